@@ -1,0 +1,51 @@
+import { oc } from "@orpc/contract";
+import * as z from "zod";
+
+/** One problem with a request's input, as a client can show it next to the field. */
+export const inputIssueSchema = z.object({
+  /** Where in the input, e.g. `["pagination", "first"]`. */
+  path: z.array(z.union([z.string(), z.number()])),
+  message: z.string(),
+});
+export type InputIssue = z.infer<typeof inputIssueSchema>;
+
+/**
+ * The catalogue of RPC errors (SPEC §7), with one HTTP status each. Every procedure may raise any
+ * of them, so clients see them as typed ("defined") errors.
+ */
+export const rpcErrors = {
+  UNAUTHORIZED: {
+    status: 401,
+    message: "Authentication is missing or invalid.",
+  },
+  FORBIDDEN: {
+    status: 403,
+    message: "You lack access to this resource.",
+    data: z.object({
+      /** The scope the credential would need, when a scope is what is missing. */
+      missingScope: z.string().optional(),
+    }),
+  },
+  BAD_REQUEST: {
+    status: 400,
+    message: "The request is malformed or has invalid parameters.",
+    data: z.object({ issues: z.array(inputIssueSchema) }),
+  },
+  NOT_FOUND: {
+    status: 404,
+    message: "The resource does not exist.",
+  },
+  TOO_MANY_REQUESTS: {
+    status: 429,
+    message: "Too many requests; back off and retry later.",
+  },
+  INTERNAL_SERVER_ERROR: {
+    status: 500,
+    message: "Unexpected server error.",
+  },
+} as const;
+
+export type RpcErrorCode = keyof typeof rpcErrors;
+
+/** Every namespace builds its procedures from this, so every procedure declares the whole catalogue. */
+export const procedure = oc.errors(rpcErrors);

@@ -1,0 +1,28 @@
+import { deploymentsContract } from "./deployments.ts";
+import { projectsContract } from "./projects.ts";
+import { resourcesContract } from "./resources.ts";
+import { tracesContract } from "./traces.ts";
+import { workflowsContract } from "./workflows.ts";
+
+export * from "./deployments.ts";
+export * from "./errors.ts";
+export * from "./manifest.ts";
+export * from "./pagination.ts";
+export * from "./projects.ts";
+export * from "./resources.ts";
+export * from "./traces.ts";
+export * from "./workflows.ts";
+
+/**
+ * The whole RPC API: one entry per namespace (DESIGN.md §6), each defined in `./<namespace>.ts`. A
+ * procedure is reached at `POST {base_url}/rpc/<namespace>/<verb>` with body `{"json": <input>}`.
+ */
+export const contract = {
+  projects: projectsContract,
+  deployments: deploymentsContract,
+  workflows: workflowsContract,
+  traces: tracesContract,
+  resources: resourcesContract,
+};
+
+export type Contract = typeof contract;

@@ -1,0 +1,52 @@
+import * as z from "zod";
+
+/** Page size of a list when the caller names none. */
+export const defaultPageSize = 20;
+
+/**
+ * The `pagination` object of a list input (DESIGN.md §6): `first`/`after` page forward, `last`/
+ * `before` page backward. Cursors are opaque. Each list states its own largest page.
+ */
+export function paginationInput(options: { maxPageSize: number }) {
+  const size = z.int().min(1).max(options.maxPageSize);
+  return z
+    .object({
+      first: size.optional(),
+      after: z.string().min(1).optional(),
+      last: size.optional(),
+      before: z.string().min(1).optional(),
+    })
+    .strict()
+    .superRefine((value, ctx) => {
+      const forward = value.first !== undefined || value.after !== undefined;
+      const backward = value.last !== undefined || value.before !== undefined;
+      if (forward && backward) {
+        ctx.addIssue({
+          code: "custom",
+          path: value.last !== undefined ? ["last"] : ["before"],
+          message: "Page forward with first/after or backward with last/before, not both.",
+        });
+      }
+    });
+}
+
+export type PaginationInput = z.infer<ReturnType<typeof paginationInput>>;
+
+export const pageInfoSchema = z.object({
+  hasNextPage: z.boolean(),
+  hasPreviousPage: z.boolean(),
+  /** Cursor of the first result; null when the page is empty. */
+  startCursor: z.string().nullable(),
+  /** Cursor of the last result; null when the page is empty. */
+  endCursor: z.string().nullable(),
+});
+export type PageInfo = z.infer<typeof pageInfoSchema>;
+
+/** The standard list result: `{ pagination, results, totalCount }`. */
+export function pageOf<T extends z.ZodType>(result: T) {
+  return z.object({
+    pagination: pageInfoSchema,
+    results: z.array(result),
+    totalCount: z.int().min(0),
+  });
+}

@@ -1,0 +1,55 @@
+import * as z from "zod";
+import { procedure } from "./errors.ts";
+import { pageOf, paginationInput } from "./pagination.ts";
+
+/** Largest page of `projects.list`. */
+export const projectsPageLimit = 100;
+
+export const projectIdSchema = z.string().regex(/^prj_[0-9a-z]{26}$/, "Expected a project id (prj_…).");
+export const workspaceIdSchema = z.string().regex(/^wsp_[0-9a-z]{26}$/, "Expected a workspace id (wsp_…).");
+export const projectNameSchema = z
+  .string()
+  .trim()
+  .min(1, "A project name needs at least 1 character.")
+  .max(64, "A project name has at most 64 characters.");
+
+export const projectSchema = z.object({
+  id: z.string(),
+  workspaceId: z.string(),
+  name: z.string(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+});
+export type Project = z.infer<typeof projectSchema>;
+
+/** The `projects` namespace: the projects of every workspace the user belongs to. */
+export const projectsContract = {
+  list: procedure
+    .route({ summary: "List the projects of the user's workspaces", tags: ["projects"] })
+    .input(
+      z
+        .object({
+          pagination: paginationInput({ maxPageSize: projectsPageLimit }).optional(),
+          workspaceId: workspaceIdSchema.optional(),
+        })
+        .strict()
+        .default({}),
+    )
+    .output(pageOf(projectSchema)),
+  get: procedure
+    .route({ summary: "Read one project", tags: ["projects"] })
+    .input(z.object({ projectId: projectIdSchema }).strict())
+    .output(projectSchema),
+  create: procedure
+    .route({ summary: "Create a project (in the personal workspace unless one is named)", tags: ["projects"] })
+    .input(z.object({ name: projectNameSchema, workspaceId: workspaceIdSchema.optional() }).strict())
+    .output(projectSchema),
+  update: procedure
+    .route({ summary: "Rename a project", tags: ["projects"] })
+    .input(z.object({ projectId: projectIdSchema, name: projectNameSchema }).strict())
+    .output(projectSchema),
+  delete: procedure
+    .route({ summary: "Delete a project", tags: ["projects"] })
+    .input(z.object({ projectId: projectIdSchema }).strict())
+    .output(z.object({ id: z.string(), deleted: z.literal(true) })),
+};

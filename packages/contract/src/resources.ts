@@ -1,0 +1,82 @@
+import * as z from "zod";
+import { procedure } from "./errors.ts";
+import { jsonSchemaSchema } from "./manifest.ts";
+import { pageOf, paginationInput } from "./pagination.ts";
+import { projectIdSchema } from "./projects.ts";
+
+/** Largest page of `resources.list`. */
+export const resourcesPageLimit = 200;
+
+export const resourceKinds = ["workflow", "form", "webhook"] as const;
+export const resourceKindSchema = z.enum(resourceKinds);
+export type ResourceKind = z.infer<typeof resourceKindSchema>;
+
+const common = {
+  name: z.string(),
+  /** The active deployment the definition comes from. */
+  deploymentId: z.string(),
+};
+
+export const workflowResourceSchema = z.object({
+  kind: z.literal("workflow"),
+  ...common,
+  inputSchema: jsonSchemaSchema.nullable(),
+});
+
+export const formResourceSchema = z.object({
+  kind: z.literal("form"),
+  ...common,
+  workflow: z.string(),
+  title: z.string().nullable(),
+  description: z.string().nullable(),
+  visibility: z.enum(["public", "internal"]),
+  disabled: z.boolean(),
+  /** Whether the form asks for a username and password (the credentials themselves are never returned). */
+  basicAuth: z.boolean(),
+  schema: jsonSchemaSchema,
+  urls: z.object({
+    /** The hosted HTML page (GET) that also accepts its own POST; null for an internal form. */
+    page: z.string().nullable(),
+    /** The programmatic JSON endpoint (POST); null for an internal form. */
+    programmatic: z.string().nullable(),
+  }),
+});
+
+export const webhookResourceSchema = z.object({
+  kind: z.literal("webhook"),
+  ...common,
+  workflow: z.string(),
+  /** The header that must carry the shared secret, or null when the webhook has none. */
+  secretHeader: z.string().nullable(),
+  urls: z.object({ webhook: z.string() }),
+});
+
+export const resourceSchema = z.discriminatedUnion("kind", [
+  workflowResourceSchema,
+  formResourceSchema,
+  webhookResourceSchema,
+]);
+export type Resource = z.infer<typeof resourceSchema>;
+
+/**
+ * The `resources` namespace: what a project's active deployment defines, with the public address of
+ * each form and webhook, so that the CLI and agents can find them.
+ */
+export const resourcesContract = {
+  list: procedure
+    .route({ summary: "List the workflows, forms and webhooks a project has deployed", tags: ["resources"] })
+    .input(
+      z
+        .object({
+          projectId: projectIdSchema,
+          kind: resourceKindSchema.optional(),
+          pagination: paginationInput({ maxPageSize: resourcesPageLimit }).optional(),
+        })
+        .strict(),
+    )
+    .output(pageOf(resourceSchema)),
+  get: procedure
+    .route({ summary: "Read one deployed workflow, form or webhook", tags: ["resources"] })
+    .input(z.object({ projectId: projectIdSchema, kind: resourceKindSchema, name: z.string().min(1) }).strict())
+    .output(resourceSchema),
+};

@@ -1,0 +1,76 @@
+import * as z from "zod";
+import { procedure } from "./errors.ts";
+import { definitionNameSchema } from "./manifest.ts";
+import { projectIdSchema } from "./projects.ts";
+import { executionStatusSchema } from "./workflows.ts";
+
+/** Largest page of `traces.list`. */
+export const tracesPageLimit = 100;
+
+const spanStatusSchema = z.object({ code: z.enum(["unset", "ok", "error"]), message: z.string().nullable() });
+
+export const traceSummarySchema = z.object({
+  traceId: z.string(),
+  executionId: z.string().nullable(),
+  workflow: z.string().nullable(),
+  executionStatus: executionStatusSchema.nullable(),
+  name: z.string(),
+  startTime: z.iso.datetime(),
+  endTime: z.iso.datetime().nullable(),
+  durationMs: z.number().nullable(),
+  status: spanStatusSchema,
+});
+
+export interface SpanOutput {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | null;
+  name: string;
+  kind: "trigger" | "execution" | "attempt" | "step";
+  startTime: string;
+  endTime: string | null;
+  attributes: Record<string, string | number | boolean>;
+  status: z.infer<typeof spanStatusSchema>;
+  children: SpanOutput[];
+}
+
+/** An OpenTelemetry-shaped span with its children. */
+export const spanSchema: z.ZodType<SpanOutput> = z.object({
+  traceId: z.string(),
+  spanId: z.string(),
+  parentSpanId: z.string().nullable(),
+  name: z.string(),
+  kind: z.enum(["trigger", "execution", "attempt", "step"]),
+  startTime: z.iso.datetime(),
+  endTime: z.iso.datetime().nullable(),
+  attributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  status: spanStatusSchema,
+  get children() {
+    return z.array(spanSchema);
+  },
+});
+
+/** The `traces` namespace: spans of executions (trigger → execution → attempts → steps). */
+export const tracesContract = {
+  list: procedure
+    .route({ summary: "List a project's traces, newest first (timestamp cursor)", tags: ["traces"] })
+    .input(
+      z
+        .object({
+          projectId: projectIdSchema,
+          from: z.iso.datetime().optional(),
+          to: z.iso.datetime().optional(),
+          workflow: definitionNameSchema.optional(),
+          status: z.union([executionStatusSchema, z.array(executionStatusSchema).min(1)]).optional(),
+          limit: z.int().min(1).max(tracesPageLimit).default(20),
+          /** `nextCursor` of the previous page. */
+          cursor: z.string().min(1).optional(),
+        })
+        .strict(),
+    )
+    .output(z.object({ data: z.array(traceSummarySchema), nextCursor: z.string().nullable() })),
+  get: procedure
+    .route({ summary: "Read a trace as a tree of spans", tags: ["traces"] })
+    .input(z.object({ projectId: projectIdSchema, traceId: z.string().regex(/^[0-9a-f]{32}$/) }).strict())
+    .output(z.object({ traceId: z.string(), spans: z.array(spanSchema) })),
+};

@@ -1,0 +1,126 @@
+import * as z from "zod";
+import { deploymentIdSchema } from "./deployments.ts";
+import { procedure } from "./errors.ts";
+import { definitionNameSchema, workflowManifestSchema } from "./manifest.ts";
+import { pageOf, paginationInput } from "./pagination.ts";
+import { projectIdSchema } from "./projects.ts";
+
+/** Largest page of `workflows.listExecutions`. */
+export const executionsPageLimit = 100;
+
+export const executionIdSchema = z.string().regex(/^exe_[0-9a-z]{26}$/, "Expected an execution id (exe_…).");
+export const executionStatusSchema = z.enum(["queued", "running", "sleeping", "succeeded", "failed", "cancelled"]);
+export type ExecutionStatusValue = z.infer<typeof executionStatusSchema>;
+
+export const workflowSchema = workflowManifestSchema.extend({
+  deploymentId: z.string(),
+  deploymentNumber: z.int(),
+});
+
+const logEntrySchema = z.object({
+  at: z.string(),
+  level: z.enum(["debug", "info", "warn", "error"]),
+  message: z.string(),
+  fields: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const executionSummarySchema = z.object({
+  id: z.string(),
+  projectId: z.string(),
+  deploymentId: z.string(),
+  workflow: z.string(),
+  status: executionStatusSchema,
+  attempt: z.int(),
+  trigger: z.object({ kind: z.string(), name: z.string().nullable() }),
+  createdAt: z.iso.datetime(),
+  startedAt: z.iso.datetime().nullable(),
+  finishedAt: z.iso.datetime().nullable(),
+});
+
+export const executionSchema = executionSummarySchema.extend({
+  input: z.unknown(),
+  output: z.unknown(),
+  error: z.object({ name: z.string(), message: z.string(), stack: z.string().optional() }).nullable(),
+  maxAttempts: z.int(),
+  runAt: z.iso.datetime(),
+  cancelRequested: z.boolean(),
+  rerunOf: z.string().nullable(),
+  traceId: z.string(),
+  logs: z.array(logEntrySchema),
+  steps: z.array(
+    z.object({
+      name: z.string(),
+      kind: z.enum(["step", "sleep"]),
+      attempt: z.int(),
+      startedAt: z.iso.datetime(),
+      finishedAt: z.iso.datetime(),
+      durationMs: z.number(),
+      output: z.unknown(),
+      wakeAt: z.iso.datetime().nullable(),
+      logs: z.array(logEntrySchema),
+    }),
+  ),
+  attempts: z.array(
+    z.object({
+      number: z.int(),
+      resumed: z.boolean(),
+      startedAt: z.iso.datetime(),
+      endedAt: z.iso.datetime().nullable(),
+      status: z.string(),
+      error: z.string().nullable(),
+    }),
+  ),
+});
+export type Execution = z.infer<typeof executionSchema>;
+
+const workflowRef = z.object({ projectId: projectIdSchema, workflow: definitionNameSchema }).strict();
+const executionRef = z.object({ executionId: executionIdSchema }).strict();
+
+/** The `workflows` namespace: the workflows of a project's active deployment and their executions. */
+export const workflowsContract = {
+  list: procedure
+    .route({ summary: "List the workflows of the project's active deployment", tags: ["workflows"] })
+    .input(z.object({ projectId: projectIdSchema }).strict())
+    .output(z.object({ deploymentId: deploymentIdSchema.nullable(), results: z.array(workflowSchema) })),
+  get: procedure
+    .route({ summary: "Read one workflow of the active deployment", tags: ["workflows"] })
+    .input(workflowRef)
+    .output(workflowSchema),
+  run: procedure
+    .route({ summary: "Start an execution (input validated against the workflow's schema)", tags: ["workflows"] })
+    .input(
+      workflowRef.extend({
+        input: z.unknown(),
+        /** The same key within 24 hours names the same execution. */
+        idempotencyKey: z.string().min(1).max(200).optional(),
+      }),
+    )
+    .output(z.object({ executionId: z.string() })),
+  listExecutions: procedure
+    .route({ summary: "List a project's executions, oldest first", tags: ["workflows"] })
+    .input(
+      z
+        .object({
+          projectId: projectIdSchema,
+          workflow: definitionNameSchema.optional(),
+          status: z.union([executionStatusSchema, z.array(executionStatusSchema).min(1)]).optional(),
+          createdFrom: z.iso.datetime().optional(),
+          createdTo: z.iso.datetime().optional(),
+          pagination: paginationInput({ maxPageSize: executionsPageLimit }).optional(),
+        })
+        .strict(),
+    )
+    .output(pageOf(executionSummarySchema)),
+  getExecution: procedure
+    .route({ summary: "Read an execution with its steps, attempts and logs", tags: ["workflows"] })
+    .input(executionRef)
+    .output(executionSchema),
+  cancelExecution: procedure
+    .route({ summary: "Cancel an execution (a running one stops at its next step)", tags: ["workflows"] })
+    .input(executionRef)
+    .output(z.object({ executionId: z.string(), status: executionStatusSchema })),
+  rerunExecution: procedure
+    .route({ summary: "Start a new execution with the same input", tags: ["workflows"] })
+    .input(executionRef)
+    .output(z.object({ executionId: z.string() })),
+};

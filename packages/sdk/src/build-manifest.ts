@@ -1,0 +1,83 @@
+import { type JsonSchema, type Manifest, manifestSchema } from "@weft/contract";
+import { z } from "zod";
+import type { SchemaDefinition, WeftConfig } from "./definitions.ts";
+import { durationToMs } from "./duration.ts";
+
+function isStandardSchema(schema: SchemaDefinition): schema is Exclude<SchemaDefinition, JsonSchema> {
+  return typeof schema === "object" && schema !== null && "~standard" in schema;
+}
+
+/** JSON Schema of a definition's schema: a zod schema is converted, JSON Schema is kept as is. */
+export function toJsonSchema(schema: SchemaDefinition): JsonSchema {
+  if (!isStandardSchema(schema)) return schema;
+  if ((schema["~standard"] as { vendor: string }).vendor !== "zod") {
+    throw new TypeError("only zod schemas and JSON Schema objects are supported as schemas");
+  }
+  return z.toJSONSchema(schema as unknown as z.ZodType, { io: "input" }) as JsonSchema;
+}
+
+export class ManifestError extends Error {
+  override readonly name = "ManifestError";
+  readonly issues: { path: string; message: string }[];
+
+  constructor(issues: { path: string; message: string }[]) {
+    super(issues.map((issue) => `${issue.path}: ${issue.message}`).join("\n"));
+    this.issues = issues;
+  }
+}
+
+/**
+ * Turns a `weft.config.ts` configuration into the manifest a deployment carries, validating every
+ * definition. Issue paths name the definition (`workflows[echo].retries.maxAttempts`).
+ */
+export function buildManifest(config: WeftConfig): Manifest {
+  const input = {
+    version: 1,
+    workflows: config.workflows.map((definition) => ({
+      name: definition.name,
+      ...(definition.input === undefined ? {} : { inputSchema: toJsonSchema(definition.input) }),
+      ...(definition.retries === undefined
+        ? {}
+        : {
+            retries: {
+              maxAttempts: definition.retries.maxAttempts,
+              minDelayMs: durationToMs(definition.retries.minDelay ?? "1s"),
+              maxDelayMs: durationToMs(definition.retries.maxDelay ?? "1m"),
+            },
+          }),
+      ...(definition.timeout === undefined ? {} : { timeoutMs: durationToMs(definition.timeout) }),
+      ...(definition.concurrency === undefined ? {} : { concurrency: definition.concurrency }),
+    })),
+    forms: (config.forms ?? []).map(
+      ({ name, workflow, title, description, visibility, schema, basicAuth, disabled }) => ({
+        name,
+        workflow,
+        title,
+        description,
+        visibility,
+        schema: toJsonSchema(schema),
+        basicAuth,
+        disabled,
+      }),
+    ),
+    webhooks: (config.webhooks ?? []).map(({ name, workflow, secret }) => ({
+      name,
+      workflow,
+      ...(secret === undefined ? {} : { secret }),
+    })),
+  };
+  const parsed = manifestSchema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  throw new ManifestError(
+    parsed.error.issues.map((issue) => ({ path: describePath(input, issue.path), message: issue.message })),
+  );
+}
+
+function describePath(input: Record<string, unknown>, path: PropertyKey[]): string {
+  const [kind, index, ...rest] = path;
+  if (typeof kind !== "string") return "manifest";
+  const entries = input[kind] as { name?: unknown }[] | undefined;
+  const entry = typeof index === "number" ? entries?.[index] : undefined;
+  const label = entry === undefined ? kind : `${kind}[${typeof entry.name === "string" ? entry.name : String(index)}]`;
+  return [label, ...rest.map(String)].join(".");
+}

@@ -1,0 +1,111 @@
+import type { JsonSchema } from "@weft/contract";
+import type { Duration } from "./duration.ts";
+
+/**
+ * Any schema implementing Standard Schema (zod 4 does). Only the type is read here: the CLI turns
+ * the schema into JSON Schema for the manifest, and the server validates against that.
+ */
+export interface StandardSchemaLike<Output = unknown> {
+  readonly "~standard": { readonly version: 1; readonly vendor: string; readonly types?: { readonly output: Output } };
+}
+
+export type SchemaDefinition<T = unknown> = StandardSchemaLike<T> | JsonSchema;
+
+export interface WorkflowLogger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** What a workflow's `run` receives beside its input. */
+export interface WorkflowContext {
+  /**
+   * Runs `fn` once per execution: its result is stored, and when the execution is replayed (a retry,
+   * crash recovery, a wake-up after `sleep`) the stored result is returned instead of running it
+   * again. Names must be unique within an execution; results must be JSON-serializable.
+   */
+  step<T>(name: string, fn: () => T | Promise<T>): Promise<T>;
+  /** A durable timer: the execution releases its worker and resumes after `duration`. */
+  sleep(name: string, duration: Duration): Promise<void>;
+  log: WorkflowLogger;
+  execution: { id: string; attempt: number };
+}
+
+export interface RetryOptions {
+  maxAttempts: number;
+  minDelay?: Duration;
+  maxDelay?: Duration;
+}
+
+export interface WorkflowOptions<TInput, TOutput> {
+  name: string;
+  input?: SchemaDefinition<TInput>;
+  retries?: RetryOptions;
+  timeout?: Duration;
+  /** Most executions of this workflow running at once per project. */
+  concurrency?: number;
+  run(input: TInput, ctx: WorkflowContext): Promise<TOutput>;
+}
+
+export interface WorkflowDefinition<TInput = unknown, TOutput = unknown> extends WorkflowOptions<TInput, TOutput> {
+  readonly kind: "workflow";
+}
+
+export interface BasicAuth {
+  username: string;
+  password: string;
+}
+
+export interface FormOptions {
+  name: string;
+  workflow: string;
+  title?: string;
+  description?: string;
+  visibility?: "public" | "internal";
+  schema: SchemaDefinition;
+  basicAuth?: BasicAuth | undefined;
+  disabled?: boolean;
+}
+
+export interface FormDefinition extends FormOptions {
+  readonly kind: "form";
+}
+
+export interface WebhookOptions {
+  name: string;
+  workflow: string;
+  /** The header the caller must send, and the value it must carry (compared in constant time). */
+  secret?: { header: string; value: string | undefined } | undefined;
+}
+
+export interface WebhookDefinition extends WebhookOptions {
+  readonly kind: "webhook";
+}
+
+export interface WeftConfig {
+  /** The project deployments go to; written by `weft deploy --create`. */
+  project?: string;
+  // biome-ignore lint/suspicious/noExplicitAny: a config holds workflows of many input and output types.
+  workflows: WorkflowDefinition<any, any>[];
+  forms?: (FormOptions | FormDefinition)[];
+  webhooks?: (WebhookOptions | WebhookDefinition)[];
+}
+
+export function workflow<TInput, TOutput>(
+  options: WorkflowOptions<TInput, TOutput>,
+): WorkflowDefinition<TInput, TOutput> {
+  return { ...options, kind: "workflow" };
+}
+
+export function form(options: FormOptions): FormDefinition {
+  return { ...options, kind: "form" };
+}
+
+export function webhook(options: WebhookOptions): WebhookDefinition {
+  return { ...options, kind: "webhook" };
+}
+
+export function defineConfig(config: WeftConfig): WeftConfig {
+  return config;
+}

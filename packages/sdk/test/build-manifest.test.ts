@@ -1,0 +1,123 @@
+import { describe, expect, expectTypeOf, it } from "vitest";
+import { z } from "zod";
+import {
+  buildManifest,
+  defineConfig,
+  durationToMs,
+  ManifestError,
+  type WorkflowContext,
+  workflow,
+} from "../src/index.ts";
+
+const echo = workflow({
+  name: "echo",
+  async run(input: { n: number }, ctx) {
+    const doubled = await ctx.step("double", async () => input.n * 2);
+    return { doubled };
+  },
+});
+
+describe("durations", () => {
+  it.each([
+    [250, 250],
+    ["500ms", 500],
+    ["3s", 3000],
+    ["1.5s", 1500],
+    ["5m", 300_000],
+    ["1h", 3_600_000],
+    ["2d", 172_800_000],
+  ] as const)("%s is %d ms", (duration, ms) => {
+    expect(durationToMs(duration)).toBe(ms);
+  });
+
+  it("refuses what is not a duration", () => {
+    expect(() => durationToMs("3 weeks" as "3s")).toThrow(/"3 weeks" is not a duration/);
+    expect(() => durationToMs(-1)).toThrow(RangeError);
+  });
+});
+
+describe("workflow typing", () => {
+  it("flows a zod input type into run", () => {
+    workflow({
+      name: "typed",
+      input: z.object({ email: z.email() }),
+      async run(input, ctx) {
+        expectTypeOf(input).toEqualTypeOf<{ email: string }>();
+        expectTypeOf(ctx).toEqualTypeOf<WorkflowContext>();
+        return input.email;
+      },
+    });
+  });
+});
+
+describe("buildManifest", () => {
+  it("turns a config into a manifest: zod to JSON Schema, durations to ms, defaults filled", () => {
+    const manifest = buildManifest(
+      defineConfig({
+        project: "prj_x",
+        workflows: [
+          echo,
+          workflow({
+            name: "signup",
+            input: z.object({ email: z.email(), age: z.int().optional() }),
+            retries: { maxAttempts: 3, minDelay: "500ms", maxDelay: "10s" },
+            timeout: "5m",
+            concurrency: 2,
+            run: async (input) => input.email,
+          }),
+        ],
+        forms: [
+          {
+            name: "contact",
+            workflow: "echo",
+            schema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+          },
+        ],
+        webhooks: [{ name: "hook", workflow: "echo", secret: { header: "X-Hook-Secret", value: "s3cret" } }],
+      }),
+    );
+    expect(manifest.workflows[0]).toEqual({ name: "echo" });
+    expect(manifest.workflows[1]).toMatchObject({
+      name: "signup",
+      retries: { maxAttempts: 3, minDelayMs: 500, maxDelayMs: 10_000 },
+      timeoutMs: 300_000,
+      concurrency: 2,
+      inputSchema: { type: "object", required: ["email"] },
+    });
+    expect(manifest.forms[0]).toMatchObject({ name: "contact", visibility: "public", disabled: false });
+    expect(manifest.webhooks[0]?.secret).toEqual({ header: "x-hook-secret", value: "s3cret" });
+  });
+
+  function issuesOf(config: Parameters<typeof buildManifest>[0]): string[] {
+    try {
+      buildManifest(config);
+    } catch (error) {
+      if (error instanceof ManifestError) return error.issues.map((issue) => `${issue.path}: ${issue.message}`);
+      throw error;
+    }
+    throw new Error("expected a ManifestError");
+  }
+
+  it("names the definition and the field of every problem", () => {
+    const issues = issuesOf({
+      workflows: [echo],
+      forms: [{ name: "Bad Name", workflow: "echo", schema: { type: "object" } }],
+      webhooks: [{ name: "hook", workflow: "echo", secret: { header: "x-secret", value: undefined } }],
+    });
+    expect(issues).toEqual([
+      expect.stringMatching(/^forms\[Bad Name\]\.name: must start with a lower-case letter/),
+      expect.stringMatching(/^webhooks\[hook\]\.secret\.value: is missing/),
+    ]);
+  });
+
+  it("finds duplicate names and references to workflows that do not exist", () => {
+    const issues = issuesOf({
+      workflows: [echo, { ...echo }],
+      forms: [{ name: "contact", workflow: "missing", schema: { type: "object" } }],
+    });
+    expect(issues).toEqual([
+      'workflows: the name "echo" is used twice',
+      expect.stringMatching(/^forms\[contact\]\.workflow: names the workflow "missing"/),
+    ]);
+  });
+});
