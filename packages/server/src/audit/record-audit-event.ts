@@ -1,0 +1,41 @@
+import type { Database, Transaction } from "../db/database.ts";
+import { auditEvents } from "../db/schema/index.ts";
+import type { Clock } from "../shared/clock.ts";
+import type { IdGenerator } from "../shared/ids.ts";
+
+export interface AuditEventInput {
+  action: string;
+  targetType: string;
+  targetId: string;
+  workspaceId?: string | undefined;
+  actorAccountId?: string | undefined;
+  actorCredentialId?: string | undefined;
+  /** Context for a reader; never a secret. */
+  data?: Record<string, unknown> | undefined;
+}
+
+export interface AuditDependencies {
+  clock: Clock;
+  ids: IdGenerator;
+}
+
+/** Appends one audit event, inside the caller's transaction so it commits with the change it describes. */
+export async function recordAuditEvent(
+  db: Database | Transaction,
+  deps: AuditDependencies,
+  event: AuditEventInput,
+): Promise<string> {
+  const id = deps.ids("auditEvent");
+  await db.insert(auditEvents).values({
+    id,
+    action: event.action,
+    targetType: event.targetType,
+    targetId: event.targetId,
+    workspaceId: event.workspaceId ?? null,
+    actorAccountId: event.actorAccountId ?? null,
+    actorCredentialId: event.actorCredentialId ?? null,
+    data: event.data ?? null,
+    createdAt: deps.clock.now(),
+  });
+  return id;
+}

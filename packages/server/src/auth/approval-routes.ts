@@ -1,0 +1,107 @@
+import { type Context, Hono } from "hono";
+import type { AppEnv } from "../http/app-env.ts";
+import type { PlatformContext } from "../platform-context.ts";
+import { approvalCsrfTokenIsValid, issueApprovalCsrfToken } from "./approval-csrf.ts";
+import {
+  type Decision,
+  decideRegistration,
+  type PendingRegistrationView,
+  viewRegistrationByApprovalToken,
+} from "./decide-registration.ts";
+import { alreadyApprovedPage, approvalRequestPage, approvedPage, messagePage } from "./pages/approval-pages.ts";
+
+const approvalTokenPattern = /^apv_[A-Za-z0-9_-]{43}$/;
+const decisions: readonly string[] = ["approve", "deny", "revoke"];
+
+const unknownLink = () =>
+  messagePage("Link not valid", "This approval link is not valid. Ask the agent to register again to get a new mail.");
+
+type Status = 200 | 400 | 403 | 404 | 409 | 410;
+
+function pageFor(c: Context<AppEnv>, html: string, status: Status): Response {
+  c.header("Cache-Control", "no-store");
+  return c.html(html, status);
+}
+
+/** The page a link shows for a registration in its current state (the approval form while pending). */
+function statePage(registration: PendingRegistrationView, csrfToken: string): { html: string; status: Status } {
+  switch (registration.status) {
+    case "pending":
+      return registration.expired
+        ? {
+            html: messagePage(
+              "Link expired",
+              "This request expired 30 minutes after the agent made it. Ask the agent to register again.",
+            ),
+            status: 410,
+          }
+        : { html: approvalRequestPage(registration, csrfToken), status: 200 };
+    case "approved":
+      return { html: alreadyApprovedPage(csrfToken), status: 200 };
+    case "denied":
+      return { html: messagePage("Request denied", "You denied this request. The agent gets no access."), status: 200 };
+    case "revoked":
+      return {
+        html: messagePage("Approval revoked", "This request was revoked. The agent cannot claim access with it."),
+        status: 200,
+      };
+    default:
+      return {
+        html: messagePage(
+          "Link already used",
+          "The agent has already claimed access with this request; this link does nothing more.",
+        ),
+        status: 410,
+      };
+  }
+}
+
+/**
+ * `GET|POST /agent/auth/approve?token=apv_…`: the page the approval mail links to. GET never changes
+ * anything. The token travels in the query so that access logs, which record the path, never hold it.
+ */
+export function approvalRoutes(context: PlatformContext): Hono<AppEnv> {
+  const { database, clock, ids } = context;
+  const key = context.config.secretKey;
+  if (key === undefined) throw new Error("the platform secret key is not loaded");
+  const app = new Hono<AppEnv>();
+
+  app.get("/agent/auth/approve", async (c) => {
+    const token = c.req.query("token") ?? "";
+    const registration = approvalTokenPattern.test(token)
+      ? await viewRegistrationByApprovalToken(database.db, clock, token)
+      : undefined;
+    if (registration === undefined) return pageFor(c, unknownLink(), 404);
+    const { html, status } = statePage(registration, issueApprovalCsrfToken(key, token, clock.now()));
+    return pageFor(c, html, status);
+  });
+
+  app.post("/agent/auth/approve", async (c) => {
+    const token = c.req.query("token") ?? "";
+    if (!approvalTokenPattern.test(token)) return pageFor(c, unknownLink(), 404);
+    const form = await c.req.parseBody();
+    const csrf = typeof form.csrf === "string" ? form.csrf : "";
+    if (!approvalCsrfTokenIsValid(key, token, csrf, clock.now())) {
+      return pageFor(
+        c,
+        messagePage("Please try again", "This form is out of date. Open the link from the mail again."),
+        403,
+      );
+    }
+    const decision =
+      typeof form.decision === "string" && decisions.includes(form.decision) ? (form.decision as Decision) : undefined;
+    if (decision === undefined) {
+      return pageFor(c, messagePage("Choose an answer", "Use the Approve or Deny button on the page."), 400);
+    }
+    const outcome = await decideRegistration(database.db, { clock, ids, secretKey: key }, token, decision);
+    if (outcome === undefined) return pageFor(c, unknownLink(), 404);
+    const nextCsrf = issueApprovalCsrfToken(key, token, clock.now());
+    if (outcome.kind === "approved") {
+      return pageFor(c, approvedPage(outcome.registration, outcome.code, outcome.codeExpiresAt, nextCsrf), 200);
+    }
+    const { html, status } = statePage(outcome.registration, nextCsrf);
+    return pageFor(c, html, outcome.kind === "refused" && status === 200 ? 409 : status);
+  });
+
+  return app;
+}

@@ -1,0 +1,34 @@
+/** Every error code of the registration, claim and revoke endpoints (SPEC §7). */
+export const authErrorCodes = [
+  "invalid_request",
+  "unsupported_identity_type",
+  "unsupported_assertion_type",
+  "unsupported_credential_type",
+  "rate_limited",
+  "invalid_grant",
+  "issuer_not_enabled",
+  "invalid_assertion",
+  "invalid_client_id",
+  "missing_verified_email",
+  "replay_detected",
+  "server_error",
+] as const;
+export type AuthErrorCode = (typeof authErrorCodes)[number];
+
+/** A refusal of the authorization server, shown to the client as `{error, error_description}`. */
+export class AuthError extends Error {
+  override readonly name = "AuthError";
+  readonly code: AuthErrorCode;
+
+  constructor(code: AuthErrorCode, description: string) {
+    super(description);
+    this.code = code;
+  }
+}
+
+/** DESIGN §5: 400 for every code except `rate_limited` (429) and `server_error` (500). */
+export function authErrorStatus(code: AuthErrorCode): 400 | 429 | 500 {
+  if (code === "rate_limited") return 429;
+  if (code === "server_error") return 500;
+  return 400;
+}

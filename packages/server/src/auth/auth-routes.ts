@@ -1,0 +1,56 @@
+import { type Handler, Hono } from "hono";
+import type { AppEnv } from "../http/app-env.ts";
+import { createClientIpResolver } from "../http/client-ip.ts";
+import type { PlatformContext } from "../platform-context.ts";
+import { limitPerClientIp } from "../rate-limit/rate-limit-middleware.ts";
+import { createRateLimiter } from "../rate-limit/rate-limiter.ts";
+import { approvalRoutes } from "./approval-routes.ts";
+import { AuthError } from "./auth-error.ts";
+import { authGuide } from "./auth-guide.ts";
+import { authErrorResponse, serverError } from "./auth-http.ts";
+import { authorizationServerMetadata } from "./discovery.ts";
+import { createJwksCache } from "./jwks-cache.ts";
+import { claimInstructionsRoute, claimRoute } from "./routes/claim-route.ts";
+import { credentialCheckRoute } from "./routes/credential-check-route.ts";
+import { registerRoute } from "./routes/register-route.ts";
+import { revokeRoute } from "./routes/revoke-route.ts";
+
+/** RFC 8414 metadata; also served at `/.well-known/oauth-authorization-server{path}` when `{auth_url}` has a path. */
+export function authorizationServerMetadataRoute(config: PlatformContext["config"]): Handler<AppEnv> {
+  return (c) => c.json(authorizationServerMetadata(config));
+}
+
+/** Every route of the authorization server, relative to the path of `{auth_url}`. */
+export function authRoutes(context: PlatformContext): Hono<AppEnv> {
+  const { config } = context;
+  const clientIps = createClientIpResolver(config.trustedProxies);
+  const limit = (name: "register" | "claim" | "revoke") =>
+    limitPerClientIp(
+      createRateLimiter(context.database, {
+        name: `auth-${name}`,
+        points: config.authRateLimits[name],
+        windowSeconds: 60,
+      }),
+      clientIps,
+      {
+        limited: (c, retryAfterSeconds) =>
+          authErrorResponse(c, new AuthError("rate_limited", `Too many requests; retry in ${retryAfterSeconds} s.`)),
+        storeFailed: (c) => authErrorResponse(c, serverError(c)),
+      },
+    );
+  const app = new Hono<AppEnv>();
+  app.get("/.well-known/oauth-authorization-server", authorizationServerMetadataRoute(config));
+  app.get("/auth.md", (c) => {
+    c.header("Content-Type", "text/markdown; charset=utf-8");
+    return c.body(authGuide(config));
+  });
+  const jwks = createJwksCache(context.clock);
+  // Each limit runs before the endpoint reads its body.
+  app.post("/agent/auth", limit("register"), registerRoute(context, jwks));
+  app.post("/agent/auth/claim/complete", limit("claim"), claimRoute(context));
+  app.get("/agent/auth/claim/:registrationId", claimInstructionsRoute());
+  app.post("/agent/auth/revoke", limit("revoke"), revokeRoute(context, jwks));
+  app.get("/agent/auth/credential", credentialCheckRoute(context));
+  app.route("/", approvalRoutes(context));
+  return app;
+}

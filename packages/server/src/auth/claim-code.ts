@@ -1,0 +1,29 @@
+import { createHmac, randomInt, timingSafeEqual } from "node:crypto";
+
+/** SPEC §8: a claim code lives 10 minutes from approval and allows 5 attempts. */
+export const claimCodeLifetimeMs = 10 * 60 * 1000;
+export const maxClaimCodeAttempts = 5;
+
+/** Six decimal digits from the CSPRNG, leading zeros kept. */
+export function generateClaimCode(): string {
+  return String(randomInt(0, 1_000_000)).padStart(6, "0");
+}
+
+/**
+ * A million codes are too few for a plain hash to hide one from someone holding a database copy,
+ * so codes are stored as an HMAC under the platform secret key, bound to their registration.
+ */
+export function claimCodeDigest(key: Buffer, registrationId: string, code: string): string {
+  return createHmac("sha256", key).update(`claim-code:${registrationId}:${code}`).digest("hex");
+}
+
+export function claimCodeMatches(
+  key: Buffer,
+  registrationId: string,
+  presented: string,
+  storedDigest: string,
+): boolean {
+  const expected = Buffer.from(storedDigest, "hex");
+  const actual = Buffer.from(claimCodeDigest(key, registrationId, presented), "hex");
+  return expected.length === actual.length && timingSafeEqual(expected, actual);
+}

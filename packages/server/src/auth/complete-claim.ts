@@ -1,0 +1,90 @@
+import { and, eq, lt, sql } from "drizzle-orm";
+import { recordAuditEvent } from "../audit/record-audit-event.ts";
+import type { Database } from "../db/database.ts";
+import { registrations } from "../db/schema/index.ts";
+import { issueCredential } from "../identity/credentials.ts";
+import type { Scope } from "../identity/scopes.ts";
+import type { Clock } from "../shared/clock.ts";
+import type { IdGenerator } from "../shared/ids.ts";
+import { hashSecret } from "../shared/secrets.ts";
+import { AuthError } from "./auth-error.ts";
+import { claimCodeMatches, maxClaimCodeAttempts } from "./claim-code.ts";
+
+export interface ClaimedRegistration {
+  registrationId: string;
+  credential: string;
+  credentialExpires: Date;
+  scopes: Scope[];
+}
+
+/** One description for every refusal, so a caller learns nothing about which check failed. */
+function invalidGrant(): AuthError {
+  return new AuthError(
+    "invalid_grant",
+    "The claim token or code is wrong, expired, already used, or the request is not approved.",
+  );
+}
+
+/**
+ * Exchanges a claim token and the 6-digit code the person read from the approval page for a
+ * credential, once. Each attempt is counted before the code is compared, in its own statement,
+ * so that parallel guesses cannot exceed the limit; the sixth attempt fails even with the right code.
+ */
+export async function completeClaim(
+  db: Database,
+  deps: { clock: Clock; ids: IdGenerator; secretKey: Buffer },
+  presented: { claimToken: string; code: string },
+): Promise<ClaimedRegistration> {
+  const now = deps.clock.now();
+  const [attempt] = await db
+    .update(registrations)
+    .set({ codeAttempts: sql`${registrations.codeAttempts} + 1` })
+    .where(
+      and(
+        eq(registrations.claimTokenHash, hashSecret(presented.claimToken)),
+        eq(registrations.status, "approved"),
+        lt(registrations.codeAttempts, maxClaimCodeAttempts),
+      ),
+    )
+    .returning();
+  if (
+    attempt === undefined ||
+    attempt.claimTokenExpiresAt === null ||
+    attempt.codeExpiresAt === null ||
+    attempt.codeHash === null ||
+    attempt.accountId === null ||
+    now.getTime() >= attempt.claimTokenExpiresAt.getTime() ||
+    now.getTime() >= attempt.codeExpiresAt.getTime() ||
+    !claimCodeMatches(deps.secretKey, attempt.id, presented.code, attempt.codeHash)
+  ) {
+    throw invalidGrant();
+  }
+  const accountId = attempt.accountId;
+  return db.transaction(async (tx) => {
+    const [claimed] = await tx
+      .update(registrations)
+      .set({ status: "claimed", codeHash: null })
+      .where(and(eq(registrations.id, attempt.id), eq(registrations.status, "approved")))
+      .returning({ id: registrations.id });
+    if (claimed === undefined) throw invalidGrant();
+    const issued = await issueCredential(tx, deps, {
+      accountId,
+      scopes: attempt.scopes as Scope[],
+      registrationId: attempt.id,
+    });
+    await tx.update(registrations).set({ credentialId: issued.credentialId }).where(eq(registrations.id, attempt.id));
+    await recordAuditEvent(tx, deps, {
+      action: "registration.claimed",
+      targetType: "registration",
+      targetId: attempt.id,
+      actorAccountId: accountId,
+      data: { credentialId: issued.credentialId },
+    });
+    return {
+      registrationId: attempt.id,
+      credential: issued.credential,
+      credentialExpires: issued.expiresAt,
+      scopes: issued.scopes,
+    };
+  });
+}

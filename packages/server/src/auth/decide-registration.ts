@@ -1,0 +1,135 @@
+import { and, eq, inArray } from "drizzle-orm";
+import { recordAuditEvent } from "../audit/record-audit-event.ts";
+import type { Database, Transaction } from "../db/database.ts";
+import { type RegistrationStatus, registrations } from "../db/schema/index.ts";
+import { findOrCreateAccount } from "../identity/accounts.ts";
+import type { Clock } from "../shared/clock.ts";
+import type { IdGenerator } from "../shared/ids.ts";
+import { hashSecret } from "../shared/secrets.ts";
+import { claimCodeDigest, claimCodeLifetimeMs, generateClaimCode } from "./claim-code.ts";
+
+export interface PendingRegistrationView {
+  registrationId: string;
+  email: string;
+  scopes: string[];
+  agentDescription: string;
+  status: RegistrationStatus;
+  linkExpiresAt: Date;
+  /** True when the link can no longer approve or deny (30 minutes after registration). */
+  expired: boolean;
+}
+
+export type Decision = "approve" | "deny" | "revoke";
+
+export type DecisionOutcome =
+  | { kind: "approved"; code: string; codeExpiresAt: Date; registration: PendingRegistrationView }
+  | { kind: "denied" | "revoked"; registration: PendingRegistrationView }
+  /** The decision does not apply to the registration as it stands (expired, decided, claimed). */
+  | { kind: "refused"; registration: PendingRegistrationView };
+
+/** `secretKey` keys the digest of claim codes. */
+type Deps = { clock: Clock; ids: IdGenerator; secretKey: Buffer };
+
+async function load(
+  executor: Database | Transaction,
+  clock: Clock,
+  approvalToken: string,
+  options: { forUpdate: boolean },
+): Promise<PendingRegistrationView | undefined> {
+  const query = executor
+    .select()
+    .from(registrations)
+    .where(eq(registrations.approvalTokenHash, hashSecret(approvalToken)));
+  const [row] = options.forUpdate ? await query.for("update") : await query;
+  if (row === undefined || row.claimTokenExpiresAt === null) return undefined;
+  return {
+    registrationId: row.id,
+    email: row.email,
+    scopes: row.scopes,
+    agentDescription: row.agentDescription ?? "an unnamed agent",
+    status: row.status,
+    linkExpiresAt: row.claimTokenExpiresAt,
+    expired: clock.now().getTime() >= row.claimTokenExpiresAt.getTime(),
+  };
+}
+
+/** What the approval link shows; changes nothing. Undefined for a link that names no registration. */
+export function viewRegistrationByApprovalToken(
+  db: Database,
+  clock: Clock,
+  approvalToken: string,
+): Promise<PendingRegistrationView | undefined> {
+  return load(db, clock, approvalToken, { forUpdate: false });
+}
+
+async function approve(tx: Transaction, deps: Deps, registration: PendingRegistrationView): Promise<DecisionOutcome> {
+  const account = await findOrCreateAccount(tx, deps, registration.email);
+  const code = generateClaimCode();
+  const now = deps.clock.now();
+  const codeExpiresAt = new Date(now.getTime() + claimCodeLifetimeMs);
+  await tx
+    .update(registrations)
+    .set({
+      status: "approved",
+      accountId: account.accountId,
+      codeHash: claimCodeDigest(deps.secretKey, registration.registrationId, code),
+      codeExpiresAt,
+      codeAttempts: 0,
+      decidedAt: now,
+    })
+    .where(eq(registrations.id, registration.registrationId));
+  await recordAuditEvent(tx, deps, {
+    action: "registration.approved",
+    targetType: "registration",
+    targetId: registration.registrationId,
+    workspaceId: account.personalWorkspaceId,
+    actorAccountId: account.accountId,
+  });
+  return { kind: "approved", code, codeExpiresAt, registration: { ...registration, status: "approved" } };
+}
+
+async function close(
+  tx: Transaction,
+  deps: Deps,
+  registration: PendingRegistrationView,
+  to: "denied" | "revoked",
+): Promise<DecisionOutcome> {
+  await tx
+    .update(registrations)
+    .set({ status: to, decidedAt: deps.clock.now(), codeHash: null })
+    .where(
+      and(eq(registrations.id, registration.registrationId), inArray(registrations.status, ["pending", "approved"])),
+    );
+  await recordAuditEvent(tx, deps, {
+    action: to === "denied" ? "registration.denied" : "registration.revoked",
+    targetType: "registration",
+    targetId: registration.registrationId,
+    data: { email: registration.email },
+  });
+  return { kind: to, registration: { ...registration, status: to } };
+}
+
+/**
+ * Applies the person's decision from the approval page. Approve and deny need a registration still
+ * awaiting approval within its 30 minutes; revoke withdraws one awaiting approval or approved but
+ * not yet claimed. Undefined for a link that names no registration.
+ */
+export function decideRegistration(
+  db: Database,
+  deps: Deps,
+  approvalToken: string,
+  decision: Decision,
+): Promise<DecisionOutcome | undefined> {
+  return db.transaction(async (tx) => {
+    const registration = await load(tx, deps.clock, approvalToken, { forUpdate: true });
+    if (registration === undefined) return undefined;
+    if (decision === "revoke") {
+      if (registration.status !== "pending" && registration.status !== "approved") {
+        return { kind: "refused", registration };
+      }
+      return close(tx, deps, registration, "revoked");
+    }
+    if (registration.status !== "pending" || registration.expired) return { kind: "refused", registration };
+    return decision === "approve" ? approve(tx, deps, registration) : close(tx, deps, registration, "denied");
+  });
+}

@@ -1,0 +1,53 @@
+import type { TrustedIssuer } from "../config/config.ts";
+import { allScopes } from "../identity/scopes.ts";
+import { idJagAssertionType } from "./verify-id-jag.ts";
+import { revocationEventUri } from "./verify-logout-token.ts";
+
+export interface DiscoveryConfig {
+  authUrl: string;
+  baseUrl: string;
+  trustedIssuers: readonly TrustedIssuer[];
+  eventSchemaHost: string;
+}
+
+/** ID-JAG is offered only while some issuer is trusted; the email flow always is. */
+export function supportedAssertionTypes(config: DiscoveryConfig): string[] {
+  return config.trustedIssuers.length > 0 ? [idJagAssertionType, "verified_email"] : ["verified_email"];
+}
+
+export function agentAuthEndpoints(authUrl: string) {
+  return {
+    guide: `${authUrl}/auth.md`,
+    register: `${authUrl}/agent/auth`,
+    claim: `${authUrl}/agent/auth/claim/complete`,
+    revoke: `${authUrl}/agent/auth/revoke`,
+  };
+}
+
+/** RFC 8414 authorization server metadata, extended with the agent registration description. */
+export function authorizationServerMetadata(config: DiscoveryConfig) {
+  const endpoints = agentAuthEndpoints(config.authUrl);
+  const assertionTypes = supportedAssertionTypes(config);
+  return {
+    issuer: config.authUrl,
+    service_documentation: endpoints.guide,
+    revocation_endpoint: endpoints.revoke,
+    revocation_endpoint_auth_methods_supported: ["none"],
+    response_types_supported: [],
+    grant_types_supported: [],
+    scopes_supported: [...allScopes],
+    identity_assertion_types_supported: assertionTypes,
+    agent_auth: {
+      skill: endpoints.guide,
+      register_uri: endpoints.register,
+      claim_uri: endpoints.claim,
+      revocation_uri: endpoints.revoke,
+      identity_types_supported: ["identity_assertion"],
+      identity_assertion: {
+        assertion_types_supported: assertionTypes,
+        credential_types_supported: ["api_key"],
+      },
+      events_supported: [revocationEventUri(config.eventSchemaHost)],
+    },
+  };
+}

@@ -1,0 +1,76 @@
+import { html } from "hono/html";
+import type { PendingRegistrationView } from "../decide-registration.ts";
+import { page } from "./page-layout.ts";
+
+function requestDetails(registration: PendingRegistrationView) {
+  return html`<dl>
+    <dt>Agent</dt>
+    <dd>${registration.agentDescription}</dd>
+    <dt>Your email</dt>
+    <dd>${registration.email}</dd>
+    <dt>Access requested</dt>
+    <dd>
+      <ul>
+        ${registration.scopes.map((scope) => html`<li><code>${scope}</code></li>`)}
+      </ul>
+    </dd>
+  </dl>`;
+}
+
+function decisionForm(csrfToken: string, buttons: ReturnType<typeof html>) {
+  return html`<form method="post">
+    <input type="hidden" name="csrf" value="${csrfToken}" />
+    ${buttons}
+  </form>`;
+}
+
+/** The approval link's page: shows the request and offers Approve / Deny. Viewing it changes nothing. */
+export function approvalRequestPage(registration: PendingRegistrationView, csrfToken: string): string {
+  return page(
+    "Approve an AI agent",
+    html`<h1>Approve an AI agent?</h1>
+      <p>An AI agent asked to act in your Weft workspace on your behalf, with the access below.</p>
+      ${requestDetails(registration)}
+      <p>This request expires at <time datetime="${registration.linkExpiresAt.toISOString()}">${registration.linkExpiresAt.toISOString()}</time>.</p>
+      ${decisionForm(
+        csrfToken,
+        html`<button type="submit" name="decision" value="approve" class="primary">Approve</button>
+          <button type="submit" name="decision" value="deny" class="secondary">Deny</button>`,
+      )}`,
+  );
+}
+
+/** After approval: the one-time code to read back to the agent, and a way to withdraw. */
+export function approvedPage(
+  registration: PendingRegistrationView,
+  code: string,
+  codeExpiresAt: Date,
+  csrfToken: string,
+): string {
+  return page(
+    "Agent approved",
+    html`<h1>Agent approved</h1>
+      <p>Give this code to the agent that asked. It works once, until <time datetime="${codeExpiresAt.toISOString()}">${codeExpiresAt.toISOString()}</time>.</p>
+      <h2>Your code</h2>
+      <p class="code" id="claim-code">${code}</p>
+      ${requestDetails(registration)}
+      <p>Changed your mind? Revoking stops the agent from claiming access.</p>
+      ${decisionForm(csrfToken, html`<button type="submit" name="decision" value="revoke" class="secondary">Revoke</button>`)}`,
+  );
+}
+
+/** An approved registration seen again from its link: the code is not shown twice, but it can be revoked. */
+export function alreadyApprovedPage(csrfToken: string): string {
+  return page(
+    "Already approved",
+    html`<h1>Already approved</h1>
+      <p>You approved this request; its code was shown once and cannot be shown again.</p>
+      <p>If you did not give the code to the agent, or changed your mind, revoke the approval.</p>
+      ${decisionForm(csrfToken, html`<button type="submit" name="decision" value="revoke" class="secondary">Revoke</button>`)}`,
+  );
+}
+
+/** Every end state of the link: denied, revoked, expired, used, unknown. */
+export function messagePage(title: string, message: string): string {
+  return page(title, html`<h1>${title}</h1><p>${message}</p>`);
+}

@@ -1,0 +1,82 @@
+import { recordAuditEvent } from "../audit/record-audit-event.ts";
+import type { Database } from "../db/database.ts";
+import { registrations } from "../db/schema/index.ts";
+import { normalizeEmail } from "../identity/accounts.ts";
+import { allScopes, type Scope } from "../identity/scopes.ts";
+import type { Mailer } from "../mail/mailer.ts";
+import type { Clock } from "../shared/clock.ts";
+import type { IdGenerator } from "../shared/ids.ts";
+import { generateToken, hashSecret } from "../shared/secrets.ts";
+import { approvalMail } from "./approval-mail.ts";
+import { AuthError } from "./auth-error.ts";
+import { isDeliverableEmailAddress } from "./email-address.ts";
+
+/** SPEC §8: the claim token lives 30 minutes from registration; so does the approval link. */
+export const claimTokenLifetimeMs = 30 * 60 * 1000;
+
+export interface EmailRegistration {
+  registrationId: string;
+  claimToken: string;
+  claimTokenExpires: Date;
+  postClaimScopes: Scope[];
+}
+
+export function approvalPageUrl(authUrl: string, approvalToken: string): string {
+  return `${authUrl}/agent/auth/approve?token=${approvalToken}`;
+}
+
+export function claimPageUrl(authUrl: string, registrationId: string): string {
+  return `${authUrl}/agent/auth/claim/${registrationId}`;
+}
+
+/**
+ * Starts a verified-email registration: stores it awaiting approval with digests of a claim token
+ * (for the agent) and an approval-link token (for the person, by mail), then sends the mail.
+ * No account is created until the person approves.
+ */
+export async function registerWithEmail(
+  db: Database,
+  deps: { clock: Clock; ids: IdGenerator; mailer: Mailer; authUrl: string },
+  request: { email: string; agentDescription: string },
+): Promise<EmailRegistration> {
+  if (!isDeliverableEmailAddress(request.email.trim())) {
+    throw new AuthError("invalid_request", "assertion must be the user's email address, like user@example.com.");
+  }
+  const email = normalizeEmail(request.email);
+  const now = deps.clock.now();
+  const registrationId = deps.ids("registration");
+  const claimToken = generateToken("clm");
+  const approvalToken = generateToken("apv");
+  const claimTokenExpires = new Date(now.getTime() + claimTokenLifetimeMs);
+  const scopes = [...allScopes];
+  await db.transaction(async (tx) => {
+    await tx.insert(registrations).values({
+      id: registrationId,
+      type: "email-verification",
+      status: "pending",
+      email,
+      scopes,
+      agentDescription: request.agentDescription,
+      claimTokenHash: hashSecret(claimToken),
+      claimTokenExpiresAt: claimTokenExpires,
+      approvalTokenHash: hashSecret(approvalToken),
+      createdAt: now,
+    });
+    await recordAuditEvent(tx, deps, {
+      action: "registration.created",
+      targetType: "registration",
+      targetId: registrationId,
+      data: { type: "email-verification", email, scopes },
+    });
+  });
+  await deps.mailer.send(
+    approvalMail({
+      to: email,
+      agentDescription: request.agentDescription,
+      scopes,
+      approvalUrl: approvalPageUrl(deps.authUrl, approvalToken),
+      expiresAt: claimTokenExpires,
+    }),
+  );
+  return { registrationId, claimToken, claimTokenExpires, postClaimScopes: scopes };
+}

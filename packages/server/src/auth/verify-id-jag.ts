@@ -1,0 +1,69 @@
+import type { TrustedIssuer } from "../config/config.ts";
+import { allScopes, type Scope } from "../identity/scopes.ts";
+import type { Clock } from "../shared/clock.ts";
+import { AuthError } from "./auth-error.ts";
+import type { JwksCache } from "./jwks-cache.ts";
+import { verifySignedJwt } from "./verify-signed-jwt.ts";
+
+export const idJagAssertionType = "urn:ietf:params:oauth:token-type:id-jag";
+
+export interface VerifiedIdJag {
+  issuer: string;
+  subject: string;
+  jti: string;
+  expiresAt: Date;
+  email: string;
+  clientId: string;
+  scopes: Scope[];
+}
+
+/** An ID-JAG's optional `scope` claim narrows what is granted (unknown scopes are ignored); it never widens it. */
+function grantedScopes(scopeClaim: unknown): Scope[] {
+  if (scopeClaim === undefined) return [...allScopes];
+  if (typeof scopeClaim !== "string") throw new AuthError("invalid_assertion", "The scope claim must be a string.");
+  const requested = new Set(scopeClaim.split(" "));
+  const granted = allScopes.filter((scope) => requested.has(scope));
+  if (granted.length === 0) {
+    throw new AuthError("invalid_assertion", "The scope claim names no scope this service grants.");
+  }
+  return granted;
+}
+
+/**
+ * Verifies an ID-JAG (Identity Assertion JWT Authorization Grant) against the trusted issuers.
+ * Does not record its `jti`: the caller does that last, once every other check has passed.
+ */
+export async function verifyIdJag(
+  token: string,
+  config: { authUrl: string; trustedIssuers: readonly TrustedIssuer[] },
+  deps: { clock: Clock; jwks: JwksCache },
+): Promise<VerifiedIdJag> {
+  if (config.trustedIssuers.length === 0) {
+    throw new AuthError("issuer_not_enabled", "ID-JAG registration is not enabled here; register with verified_email.");
+  }
+  const { payload, issuer } = await verifySignedJwt(
+    token,
+    {
+      typ: "oauth-id-jag+jwt",
+      audience: config.authUrl,
+      trustedIssuers: config.trustedIssuers,
+      requiredClaims: ["iss", "sub", "aud", "client_id", "jti", "iat", "exp"],
+    },
+    deps,
+  );
+  if (typeof payload.client_id !== "string" || !issuer.clientIds.includes(payload.client_id)) {
+    throw new AuthError("invalid_client_id", "The asserting client is not trusted for this issuer.");
+  }
+  if (typeof payload.email !== "string" || payload.email_verified !== true) {
+    throw new AuthError("missing_verified_email", "The ID-JAG must carry an email claim with email_verified: true.");
+  }
+  return {
+    issuer: issuer.issuer,
+    subject: payload.sub as string,
+    jti: payload.jti as string,
+    expiresAt: new Date((payload.exp as number) * 1000),
+    email: payload.email,
+    clientId: payload.client_id,
+    scopes: grantedScopes(payload.scope),
+  };
+}

@@ -1,0 +1,112 @@
+import { decodeJwt, decodeProtectedHeader, errors, type JWTPayload, jwtVerify } from "jose";
+import type { TrustedIssuer } from "../config/config.ts";
+import type { Clock } from "../shared/clock.ts";
+import { AuthError } from "./auth-error.ts";
+import { type JwksCache, JwksUnavailableError } from "./jwks-cache.ts";
+
+/** Asymmetric algorithms only: `none` and HMAC (a shared secret anyone with the JWKS URL could not hold) never verify. */
+export const acceptedAlgorithms = [
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+  "Ed25519",
+];
+
+/** How far ahead of our clock an issuer's `iat` may be. */
+export const maxIssuedAtSkewSeconds = 60;
+
+export interface SignedJwtExpectations {
+  /** The media type in the `typ` header, without `application/`, lower-case. */
+  typ: string;
+  audience: string;
+  trustedIssuers: readonly TrustedIssuer[];
+  requiredClaims: string[];
+}
+
+export interface VerifiedJwt {
+  payload: JWTPayload & Record<string, unknown>;
+  issuer: TrustedIssuer;
+}
+
+/** RFC 8725 §3.11: compare `typ` case-insensitively, allowing the optional `application/` prefix. */
+export function typMatches(typ: unknown, expected: string): boolean {
+  if (typeof typ !== "string") return false;
+  const normalized = typ.toLowerCase();
+  return normalized === expected || normalized === `application/${expected}`;
+}
+
+function invalid(description: string): AuthError {
+  return new AuthError("invalid_assertion", description);
+}
+
+function readHeaderAndIssuer(token: string, expected: SignedJwtExpectations): TrustedIssuer {
+  let header: ReturnType<typeof decodeProtectedHeader>;
+  let unverified: JWTPayload;
+  try {
+    header = decodeProtectedHeader(token);
+    unverified = decodeJwt(token);
+  } catch {
+    throw invalid("The assertion is not a well-formed signed JWT.");
+  }
+  if (!typMatches(header.typ, expected.typ)) {
+    throw invalid(`The JWT header typ must be ${expected.typ}.`);
+  }
+  if (typeof header.alg !== "string" || !acceptedAlgorithms.includes(header.alg)) {
+    throw invalid("The JWT must be signed with an asymmetric algorithm.");
+  }
+  if (typeof unverified.iss !== "string") throw invalid("The JWT has no iss claim.");
+  // The trust list is consulted before anything is fetched: an untrusted iss never makes us call out.
+  const issuer = expected.trustedIssuers.find((candidate) => candidate.issuer === unverified.iss);
+  if (issuer === undefined) {
+    throw new AuthError("issuer_not_enabled", "This issuer is not trusted here; register with verified_email instead.");
+  }
+  return issuer;
+}
+
+/**
+ * Verifies a JWT from a trusted issuer: header `typ` and `alg`, issuer trust, signature against the
+ * issuer's JWKS, `aud` exactly our address, `exp` in the future, `iat` not ahead of us, and the
+ * presence of every required claim. Claim-specific checks are left to the caller.
+ */
+export async function verifySignedJwt(
+  token: string,
+  expected: SignedJwtExpectations,
+  deps: { clock: Clock; jwks: JwksCache },
+): Promise<VerifiedJwt> {
+  const issuer = readHeaderAndIssuer(token, expected);
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtVerify(token, (header) => deps.jwks.keyFor(issuer.jwksUri, header), {
+      algorithms: acceptedAlgorithms,
+      issuer: issuer.issuer,
+      audience: expected.audience,
+      requiredClaims: expected.requiredClaims,
+      currentDate: deps.clock.now(),
+    }));
+  } catch (error) {
+    if (error instanceof JwksUnavailableError) throw invalid(`The issuer's keys are unavailable: ${error.message}.`);
+    if (error instanceof errors.JWTExpired) throw invalid("The JWT has expired.");
+    if (error instanceof errors.JWTClaimValidationFailed) throw invalid(`The JWT ${error.claim} claim is not valid.`);
+    if (error instanceof errors.JOSEError) throw invalid("The JWT signature does not verify with the issuer's keys.");
+    throw error;
+  }
+  if (Array.isArray(payload.aud) && (payload.aud.length !== 1 || payload.aud[0] !== expected.audience)) {
+    throw invalid("The JWT aud must be exactly this authorization server.");
+  }
+  const nowSeconds = Math.floor(deps.clock.now().getTime() / 1000);
+  if (typeof payload.iat !== "number" || payload.iat > nowSeconds + maxIssuedAtSkewSeconds) {
+    throw invalid("The JWT iat claim is in the future.");
+  }
+  for (const claim of ["iss", "sub", "jti"] as const) {
+    if (typeof payload[claim] !== "string" || payload[claim] === "")
+      throw invalid(`The JWT ${claim} claim is missing.`);
+  }
+  return { payload: payload as VerifiedJwt["payload"], issuer };
+}

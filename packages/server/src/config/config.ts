@@ -1,0 +1,56 @@
+import type { LevelWithSilent } from "pino";
+
+export const platformRoles = ["auth", "api", "ingress", "worker"] as const;
+export type PlatformRole = (typeof platformRoles)[number];
+
+export interface TrustedIssuer {
+  issuer: string;
+  jwksUri: string;
+  clientIds: string[];
+}
+
+export type DatabaseConfig = { kind: "embedded"; dataDir: string } | { kind: "postgres"; url: string };
+
+/** Requests per minute per client IP on each rate-limited authorization-server endpoint. */
+export interface AuthRateLimits {
+  register: number;
+  claim: number;
+  revoke: number;
+}
+
+export type MailConfig = { kind: "outbox" } | { kind: "smtp"; url: string };
+
+export interface WorkerConfig {
+  /** Most executions one worker process runs at once. */
+  concurrency: number;
+  leaseMs: number;
+  pollIntervalMs: number;
+  /** Memory cap of each sandbox child process. */
+  memoryMb: number;
+}
+
+/** The platform's configuration, parsed once at start-up (see DESIGN.md §2) and passed down. */
+export interface Config {
+  port: number;
+  host: string;
+  baseUrl: string;
+  authUrl: string;
+  dataDir: string;
+  database: DatabaseConfig;
+  mail: MailConfig;
+  mailFrom: string;
+  trustedIssuers: TrustedIssuer[];
+  eventSchemaHost: string;
+  roles: ReadonlySet<PlatformRole>;
+  /** Peers (IPs or CIDRs) whose `X-Forwarded-For` is believed; empty means the socket address is the client. */
+  trustedProxies: string[];
+  authRateLimits: AuthRateLimits;
+  /** Submissions per minute per client IP and form on the programmatic form endpoint. */
+  formsRateLimit: number;
+  /** 32 bytes; `undefined` until the platform loads or generates it from the data dir. */
+  secretKey: Buffer | undefined;
+  logLevel: LevelWithSilent;
+  worker: WorkerConfig;
+  /** Base URL of an OpenTelemetry collector (OTLP/HTTP); spans are also sent there when set. */
+  otlpEndpoint: string | undefined;
+}

@@ -1,0 +1,140 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { drizzle as drizzlePostgres } from "drizzle-orm/node-postgres";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import pg from "pg";
+import type { DatabaseConfig } from "../config/config.ts";
+import { migrateEmbedded, migratePostgres } from "./migrate.ts";
+import * as schema from "./schema/index.ts";
+
+export type Schema = typeof schema;
+
+/** The Drizzle database, the same type whichever driver is underneath. */
+export type Database = PgDatabase<PgQueryResultHKT, Schema>;
+
+export type Transaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
+
+export interface DatabaseHandle {
+  db: Database;
+  kind: "embedded" | "postgres";
+  /** Resolves when the database answers a trivial query. */
+  ping(): Promise<void>;
+  /**
+   * Subscribes to a NOTIFY channel; resolves with the unsubscribe function. Delivery is best effort
+   * (a dropped connection loses notifications until it is re-established), so listeners also poll.
+   */
+  listen(channel: string, onNotification: (payload: string) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+/** Wraps an open PGlite instance; migrations are applied before it is returned. */
+export async function useEmbedded(client: PGlite): Promise<DatabaseHandle> {
+  await migrateEmbedded(client);
+  const db = drizzlePglite({ client, schema }) as unknown as Database;
+  return {
+    db,
+    kind: "embedded",
+    ping: async () => {
+      await client.query("select 1");
+    },
+    listen: (channel, onNotification) => client.listen(channel, onNotification),
+    close: () => client.close(),
+  };
+}
+
+/** Opens a pool on a PostgreSQL server; migrations are applied before it is returned. */
+export async function usePostgres(url: string): Promise<DatabaseHandle> {
+  await migratePostgres(url);
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // An idle pooled connection that the server closes (restart, failover) is replaced on next use;
+  // without a listener its error event would crash the process.
+  pool.on("error", () => undefined);
+  const db = drizzlePostgres({ client: pool, schema }) as unknown as Database;
+  const notifications = createNotificationListener(url);
+  return {
+    db,
+    kind: "postgres",
+    ping: async () => {
+      await pool.query("select 1");
+    },
+    listen: (channel, onNotification) => notifications.listen(channel, onNotification),
+    close: async () => {
+      await notifications.close();
+      await pool.end();
+    },
+  };
+}
+
+const reconnectDelayMs = 1000;
+
+/**
+ * One dedicated connection holds every LISTEN of a process (a pooled connection would lose them).
+ * If it drops, it is re-opened and the channels are listened to again after a short delay.
+ */
+function createNotificationListener(url: string) {
+  const callbacks = new Map<string, Set<(payload: string) => void>>();
+  let connection: Promise<pg.Client> | undefined;
+  let closed = false;
+
+  const quote = (channel: string) => `"${channel.replaceAll('"', '""')}"`;
+
+  function connect(): Promise<pg.Client> {
+    connection ??= (async () => {
+      const client = new pg.Client({ connectionString: url });
+      client.on("notification", (message) => {
+        for (const callback of callbacks.get(message.channel) ?? []) callback(message.payload ?? "");
+      });
+      client.on("error", () => {
+        connection = undefined;
+        client.end().catch(() => undefined);
+        if (!closed && callbacks.size > 0) {
+          setTimeout(() => {
+            if (!closed) connect().catch(() => undefined);
+          }, reconnectDelayMs).unref();
+        }
+      });
+      await client.connect();
+      for (const channel of callbacks.keys()) await client.query(`listen ${quote(channel)}`);
+      return client;
+    })();
+    connection.catch(() => {
+      connection = undefined;
+    });
+    return connection;
+  }
+
+  return {
+    async listen(channel: string, onNotification: (payload: string) => void): Promise<() => Promise<void>> {
+      const existing = callbacks.get(channel);
+      const set = existing ?? new Set();
+      set.add(onNotification);
+      callbacks.set(channel, set);
+      const client = await connect();
+      if (existing === undefined) await client.query(`listen ${quote(channel)}`);
+      return async () => {
+        set.delete(onNotification);
+        if (set.size === 0) {
+          callbacks.delete(channel);
+          const current = await connection?.catch(() => undefined);
+          await current?.query(`unlisten ${quote(channel)}`).catch(() => undefined);
+        }
+      };
+    },
+    async close(): Promise<void> {
+      closed = true;
+      const current = await connection?.catch(() => undefined);
+      connection = undefined;
+      await current?.end().catch(() => undefined);
+    },
+  };
+}
+
+/** Opens the configured database (the embedded one lives in `<dataDir>/pgdata`) and migrates it. */
+export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHandle> {
+  if (config.kind === "postgres") return usePostgres(config.url);
+  const directory = join(config.dataDir, "pgdata");
+  mkdirSync(directory, { recursive: true });
+  return useEmbedded(await PGlite.create(directory));
+}

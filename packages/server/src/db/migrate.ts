@@ -1,0 +1,41 @@
+import { fileURLToPath } from "node:url";
+import type { PGlite } from "@electric-sql/pglite";
+import { drizzle as drizzlePostgres } from "drizzle-orm/node-postgres";
+import { migrate as migratePostgresFolder } from "drizzle-orm/node-postgres/migrator";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { migrate as migratePgliteFolder } from "drizzle-orm/pglite/migrator";
+import pg from "pg";
+
+const migrationsFolder = fileURLToPath(new URL("../../drizzle", import.meta.url));
+
+/**
+ * Key of the session-level advisory lock held while migrating, so that several processes starting
+ * at once against one server apply each migration exactly once (the others wait, then find nothing
+ * left to do).
+ */
+const migrationLockKey = 7_418_220_011;
+
+export async function migratePostgres(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query("select pg_advisory_lock($1)", [migrationLockKey]);
+    try {
+      await migratePostgresFolder(drizzlePostgres({ client }), { migrationsFolder });
+    } finally {
+      await client.query("select pg_advisory_unlock($1)", [migrationLockKey]);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+/** PGlite has a single connection, so the lock only matters for symmetry of the SQL run. */
+export async function migrateEmbedded(client: PGlite): Promise<void> {
+  await client.query("select pg_advisory_lock($1)", [migrationLockKey]);
+  try {
+    await migratePgliteFolder(drizzlePglite({ client }), { migrationsFolder });
+  } finally {
+    await client.query("select pg_advisory_unlock($1)", [migrationLockKey]);
+  }
+}

@@ -1,0 +1,45 @@
+import { index, integer, json, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import type { StoredManifest } from "../../deployments/stored-manifest.ts";
+import { projects } from "./projects.ts";
+
+const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+
+/**
+ * An immutable deployment: the manifest (secrets hashed) and the ESM bundle of a project's code,
+ * numbered 1, 2, 3 … per project. Deleting the project deletes its deployments, so its forms and
+ * webhooks stop answering at once.
+ */
+export const deployments = pgTable(
+  "deployments",
+  {
+    id: text("id").primaryKey(),
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    number: integer("number").notNull(),
+    // json, not jsonb: jsonb reorders object keys, and the order of a form schema's properties is the
+    // order of the hosted form's fields.
+    manifest: json("manifest").$type<StoredManifest>().notNull(),
+    bundle: text("bundle").notNull(),
+    bundleSha256: text("bundle_sha256").notNull(),
+    bundleBytes: integer("bundle_bytes").notNull(),
+    createdByAccountId: text("created_by_account_id"),
+    createdAt: timestamptz("created_at").notNull(),
+  },
+  (table) => [uniqueIndex().on(table.projectId, table.number)],
+);
+
+/** The one active deployment of each project: forms, webhooks and new runs resolve against it. */
+export const activeDeployments = pgTable(
+  "active_deployments",
+  {
+    projectId: text("project_id")
+      .primaryKey()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    deploymentId: text("deployment_id")
+      .notNull()
+      .references(() => deployments.id, { onDelete: "cascade" }),
+    activatedAt: timestamptz("activated_at").notNull(),
+  },
+  (table) => [index().on(table.deploymentId)],
+);

@@ -1,0 +1,158 @@
+import { sql } from "drizzle-orm";
+import { doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { deployments } from "./deployments.ts";
+import { projects } from "./projects.ts";
+
+const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+
+export const executionStatuses = ["queued", "running", "sleeping", "succeeded", "failed", "cancelled"] as const;
+export type ExecutionStatus = (typeof executionStatuses)[number];
+
+export const triggerKinds = ["api", "form", "webhook", "rerun"] as const;
+export type TriggerKind = (typeof triggerKinds)[number];
+
+export interface ExecutionError {
+  name: string;
+  message: string;
+  stack?: string | undefined;
+}
+
+export interface LogEntry {
+  at: string;
+  level: "debug" | "info" | "warn" | "error";
+  message: string;
+  fields?: Record<string, unknown> | undefined;
+}
+
+/**
+ * One run of a workflow, and the queue entry for it (DESIGN.md §4). A row is claimable when it is
+ * `queued`/`sleeping` with `run_at` reached, or `running` with an expired lease (its worker died).
+ * The workflow's retry policy, timeout and concurrency are copied from the deployment's manifest at
+ * enqueue time so that claiming needs no join.
+ */
+export const executions = pgTable(
+  "executions",
+  {
+    id: text("id").primaryKey(),
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    deploymentId: text("deployment_id")
+      .notNull()
+      .references(() => deployments.id),
+    workflow: text("workflow").notNull(),
+    status: text("status", { enum: executionStatuses }).notNull(),
+    input: jsonb("input").$type<unknown>(),
+    output: jsonb("output").$type<unknown>(),
+    error: jsonb("error").$type<ExecutionError>(),
+    attempt: integer("attempt").notNull(),
+    maxAttempts: integer("max_attempts").notNull(),
+    retryMinDelayMs: integer("retry_min_delay_ms").notNull(),
+    retryMaxDelayMs: integer("retry_max_delay_ms").notNull(),
+    timeoutMs: integer("timeout_ms"),
+    concurrencyLimit: integer("concurrency_limit"),
+    runAt: timestamptz("run_at").notNull(),
+    leaseOwner: text("lease_owner"),
+    leaseExpiresAt: timestamptz("lease_expires_at"),
+    cancelRequestedAt: timestamptz("cancel_requested_at"),
+    triggerKind: text("trigger_kind", { enum: triggerKinds }).notNull(),
+    triggerName: text("trigger_name"),
+    rerunOf: text("rerun_of"),
+    traceId: text("trace_id").notNull(),
+    /** The span of the execution itself; attempt spans are its children. */
+    executionSpanId: text("execution_span_id").notNull(),
+    logs: jsonb("logs").$type<LogEntry[]>().notNull(),
+    createdAt: timestamptz("created_at").notNull(),
+    startedAt: timestamptz("started_at"),
+    finishedAt: timestamptz("finished_at"),
+  },
+  (table) => [
+    index("executions_ready_idx").on(table.runAt).where(sql`${table.status} in ('queued', 'sleeping')`),
+    index("executions_leased_idx").on(table.leaseExpiresAt).where(sql`${table.status} = 'running'`),
+    index().on(table.projectId, table.workflow, table.status),
+    index().on(table.projectId, table.createdAt),
+  ],
+);
+
+/**
+ * Idempotency keys of triggers: the same key within its window (24 h) names the same execution.
+ * Kept apart from `executions` because uniqueness is bounded in time, which an index cannot express.
+ */
+export const idempotencyKeys = pgTable(
+  "idempotency_keys",
+  {
+    projectId: text("project_id").notNull(),
+    key: text("key").notNull(),
+    executionId: text("execution_id")
+      .notNull()
+      .references(() => executions.id, { onDelete: "cascade" }),
+    expiresAt: timestamptz("expires_at").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.projectId, table.key] })],
+);
+
+/**
+ * A completed step (or a durable sleep) of an execution. Only completed steps are stored: a stored
+ * step is replayed, never run again.
+ */
+export const executionSteps = pgTable(
+  "execution_steps",
+  {
+    executionId: text("execution_id")
+      .notNull()
+      .references(() => executions.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    kind: text("kind", { enum: ["step", "sleep"] }).notNull(),
+    /** `{ value }` for a step that returned a value, `{}` for one that returned undefined. */
+    result: jsonb("result").$type<{ value?: unknown }>().notNull(),
+    attempt: integer("attempt").notNull(),
+    startedAt: timestamptz("started_at").notNull(),
+    finishedAt: timestamptz("finished_at").notNull(),
+    /** For a sleep: when the execution may resume. */
+    wakeAt: timestamptz("wake_at"),
+    logs: jsonb("logs").$type<LogEntry[]>().notNull(),
+    sequence: integer("sequence").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.executionId, table.name] })],
+);
+
+/** OpenTelemetry-shaped spans: trigger, execution, attempts and steps of every execution. */
+export const spans = pgTable(
+  "spans",
+  {
+    spanId: text("span_id").primaryKey(),
+    traceId: text("trace_id").notNull(),
+    parentSpanId: text("parent_span_id"),
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    executionId: text("execution_id"),
+    workflow: text("workflow"),
+    name: text("name").notNull(),
+    kind: text("kind", { enum: ["trigger", "execution", "attempt", "step"] }).notNull(),
+    startTime: timestamptz("start_time").notNull(),
+    endTime: timestamptz("end_time"),
+    attributes: jsonb("attributes").$type<Record<string, string | number | boolean>>().notNull(),
+    statusCode: text("status_code", { enum: ["unset", "ok", "error"] }).notNull(),
+    statusMessage: text("status_message"),
+  },
+  (table) => [index().on(table.traceId), index().on(table.executionId), index().on(table.projectId, table.startTime)],
+);
+
+/**
+ * One row per finished execution, for billing: executions counted and seconds spent in steps. No
+ * foreign keys: usage already incurred outlives the deletion of its project or execution.
+ */
+export const usageRecords = pgTable(
+  "usage_records",
+  {
+    executionId: text("execution_id").primaryKey(),
+    projectId: text("project_id").notNull(),
+    workflow: text("workflow").notNull(),
+    executions: integer("executions").notNull(),
+    stepSeconds: doublePrecision("step_seconds").notNull(),
+    attempts: integer("attempts").notNull(),
+    recordedAt: timestamptz("recorded_at").notNull(),
+  },
+  (table) => [index().on(table.projectId, table.recordedAt)],
+);

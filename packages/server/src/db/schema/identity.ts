@@ -1,0 +1,82 @@
+import { sql } from "drizzle-orm";
+import { index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+
+const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+
+/** A person, identified by a verified email address (stored lower-cased). */
+export const accounts = pgTable("accounts", {
+  id: text("id").primaryKey(),
+  email: text("email").notNull().unique(),
+  createdAt: timestamptz("created_at").notNull(),
+});
+
+/** An organization that owns projects. Every account gets a personal one. */
+export const workspaces = pgTable("workspaces", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  personalAccountId: text("personal_account_id")
+    .unique()
+    .references(() => accounts.id),
+  createdAt: timestamptz("created_at").notNull(),
+});
+
+export const workspaceRoles = ["owner", "admin", "member", "viewer"] as const;
+export type WorkspaceRole = (typeof workspaceRoles)[number];
+
+export const memberships = pgTable(
+  "memberships",
+  {
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    role: text("role", { enum: workspaceRoles }).notNull(),
+    createdAt: timestamptz("created_at").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.workspaceId, table.accountId] }), index().on(table.accountId)],
+);
+
+/**
+ * A bearer credential. Only the SHA-256 of the secret is kept; `issuer`/`subject` record the ID-JAG
+ * delegation it came from, so a logout token can revoke every credential of that (iss, sub).
+ */
+export const credentials = pgTable(
+  "credentials",
+  {
+    id: text("id").primaryKey(),
+    secretHash: text("secret_hash").notNull(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    registrationId: text("registration_id"),
+    scopes: text("scopes").array().notNull(),
+    issuer: text("issuer"),
+    subject: text("subject"),
+    createdAt: timestamptz("created_at").notNull(),
+    expiresAt: timestamptz("expires_at").notNull(),
+    revokedAt: timestamptz("revoked_at"),
+  },
+  (table) => [
+    uniqueIndex().on(table.secretHash),
+    index().on(table.issuer, table.subject).where(sql`${table.issuer} is not null`),
+  ],
+);
+
+/** Append-only record of every state change that matters to an administrator. */
+export const auditEvents = pgTable(
+  "audit_events",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id"),
+    actorAccountId: text("actor_account_id"),
+    actorCredentialId: text("actor_credential_id"),
+    action: text("action").notNull(),
+    targetType: text("target_type").notNull(),
+    targetId: text("target_id").notNull(),
+    data: jsonb("data").$type<Record<string, unknown>>(),
+    createdAt: timestamptz("created_at").notNull(),
+  },
+  (table) => [index().on(table.workspaceId, table.id)],
+);

@@ -1,0 +1,5 @@
+export * from "./auth.ts";
+export * from "./deployments.ts";
+export * from "./executions.ts";
+export * from "./identity.ts";
+export * from "./projects.ts";

@@ -1,0 +1,23 @@
+import { index, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { accounts, workspaces } from "./identity.ts";
+
+const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+
+/**
+ * A project of a workspace: what deployments, workflows and ingress definitions belong to. Its id is
+ * a time-sortable `prj_` ULID, which keyset pagination orders by.
+ */
+export const projects = pgTable(
+  "projects",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    createdByAccountId: text("created_by_account_id").references(() => accounts.id, { onDelete: "set null" }),
+    createdAt: timestamptz("created_at").notNull(),
+    updatedAt: timestamptz("updated_at").notNull(),
+  },
+  (table) => [uniqueIndex().on(table.workspaceId, table.name), index().on(table.workspaceId, table.id)],
+);

@@ -1,0 +1,117 @@
+import { createHash } from "node:crypto";
+import { type Manifest, manifestSchema } from "@weft/contract";
+import { sql } from "drizzle-orm";
+import { recordAuditEvent } from "../audit/record-audit-event.ts";
+import type { Database } from "../db/database.ts";
+import { deployments } from "../db/schema/index.ts";
+import { jsonSchemaProblem } from "../schemas/validate-json-schema.ts";
+import type { Clock } from "../shared/clock.ts";
+import type { IdGenerator } from "../shared/ids.ts";
+import { InvalidRequestError } from "../shared/service-errors.ts";
+import { type DeploymentSummary, toDeploymentSummary } from "./deployment-summary.ts";
+import { makeActive } from "./make-active.ts";
+import { toStoredManifest } from "./stored-manifest.ts";
+
+export const deploymentLimits = {
+  /** Bytes of the manifest's JSON text. */
+  manifestBytes: 1024 * 1024,
+  /** Bytes of the ESM bundle (UTF-8). */
+  bundleBytes: 10 * 1024 * 1024,
+} as const;
+
+export interface CreateDeploymentRequest {
+  projectId: string;
+  manifest: unknown;
+  bundle: string;
+  actor?: { accountId?: string | undefined; credentialId?: string | undefined; workspaceId?: string | undefined };
+}
+
+function issuePath(path: PropertyKey[]): string {
+  return path.map(String).join(".");
+}
+
+/** Validates an uploaded manifest strictly: every problem becomes one issue. */
+export function parseManifest(manifest: unknown): Manifest {
+  const manifestBytes = Buffer.byteLength(JSON.stringify(manifest) ?? "", "utf8");
+  if (manifestBytes > deploymentLimits.manifestBytes) {
+    throw new InvalidRequestError(
+      `the manifest is ${manifestBytes} bytes; at most ${deploymentLimits.manifestBytes} are accepted`,
+    );
+  }
+  const parsed = manifestSchema.safeParse(manifest);
+  if (!parsed.success) {
+    throw new InvalidRequestError(
+      "the manifest is invalid",
+      parsed.error.issues.map((issue) => ({ path: issuePath(issue.path), message: issue.message })),
+    );
+  }
+  const issues: { path: string; message: string }[] = [];
+  parsed.data.workflows.forEach((workflow, index) => {
+    const problem = workflow.inputSchema === undefined ? undefined : jsonSchemaProblem(workflow.inputSchema);
+    if (problem !== undefined) issues.push({ path: `workflows.${index}.inputSchema`, message: problem });
+  });
+  parsed.data.forms.forEach((form, index) => {
+    const problem = jsonSchemaProblem(form.schema);
+    if (problem !== undefined) issues.push({ path: `forms.${index}.schema`, message: problem });
+  });
+  if (issues.length > 0) throw new InvalidRequestError("the manifest is invalid", issues);
+  return parsed.data;
+}
+
+function checkBundle(bundle: string): void {
+  const bytes = Buffer.byteLength(bundle, "utf8");
+  if (bytes === 0) throw new InvalidRequestError("the bundle is empty: expected one ESM file");
+  if (bytes > deploymentLimits.bundleBytes) {
+    throw new InvalidRequestError(`the bundle is ${bytes} bytes; at most ${deploymentLimits.bundleBytes} are accepted`);
+  }
+}
+
+/**
+ * Stores a new immutable deployment with the next number of its project and makes it the active
+ * one. Secrets in the manifest are stored as digests only.
+ */
+export async function createDeployment(
+  db: Database,
+  deps: { clock: Clock; ids: IdGenerator },
+  request: CreateDeploymentRequest,
+): Promise<DeploymentSummary> {
+  const manifest = parseManifest(request.manifest);
+  checkBundle(request.bundle);
+  const stored = toStoredManifest(manifest);
+  const bundleSha256 = createHash("sha256").update(request.bundle, "utf8").digest("hex");
+  return db.transaction(async (tx) => {
+    // Serialises deployments of one project so numbers are consecutive without retry loops.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`deploy:${request.projectId}`}, 0))`);
+    const [last] = await tx
+      .select({ number: sql<number>`coalesce(max(${deployments.number}), 0)::int` })
+      .from(deployments)
+      .where(sql`${deployments.projectId} = ${request.projectId}`);
+    const now = deps.clock.now();
+    const [row] = await tx
+      .insert(deployments)
+      .values({
+        id: deps.ids("deployment"),
+        projectId: request.projectId,
+        number: (last?.number ?? 0) + 1,
+        manifest: stored,
+        bundle: request.bundle,
+        bundleSha256,
+        bundleBytes: Buffer.byteLength(request.bundle, "utf8"),
+        createdByAccountId: request.actor?.accountId ?? null,
+        createdAt: now,
+      })
+      .returning();
+    if (row === undefined) throw new Error("the deployment insert returned no row");
+    await makeActive(tx, request.projectId, row.id, now);
+    await recordAuditEvent(tx, deps, {
+      action: "deployment.created",
+      targetType: "deployment",
+      targetId: row.id,
+      workspaceId: request.actor?.workspaceId,
+      actorAccountId: request.actor?.accountId,
+      actorCredentialId: request.actor?.credentialId,
+      data: { projectId: request.projectId, number: row.number, bundleSha256 },
+    });
+    return toDeploymentSummary(row, { active: true });
+  });
+}

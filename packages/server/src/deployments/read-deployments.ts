@@ -1,0 +1,103 @@
+import { and, eq, getTableColumns } from "drizzle-orm";
+import { recordAuditEvent } from "../audit/record-audit-event.ts";
+import type { Database, Transaction } from "../db/database.ts";
+import { keysetCondition } from "../db/keyset-condition.ts";
+import { fetchKeysetPage, type KeysetPage, matchingCount, type PageRequest, sliceOrder } from "../db/keyset-page.ts";
+import { activeDeployments, deployments } from "../db/schema/index.ts";
+import type { Clock } from "../shared/clock.ts";
+import type { IdGenerator } from "../shared/ids.ts";
+import { NotFoundError } from "../shared/service-errors.ts";
+import { type DeploymentSummary, toDeploymentSummary } from "./deployment-summary.ts";
+import { makeActive } from "./make-active.ts";
+
+const { bundle: _bundle, ...summaryColumns } = getTableColumns(deployments);
+
+/** The active deployment of a project (what forms, webhooks and new runs use), or undefined. */
+export async function getActiveDeployment(
+  db: Database | Transaction,
+  projectId: string,
+): Promise<DeploymentSummary | undefined> {
+  const [row] = await db
+    .select(summaryColumns)
+    .from(activeDeployments)
+    .innerJoin(deployments, eq(deployments.id, activeDeployments.deploymentId))
+    .where(eq(activeDeployments.projectId, projectId));
+  return row === undefined ? undefined : toDeploymentSummary(row, { active: true });
+}
+
+async function activeDeploymentId(db: Database | Transaction, projectId: string): Promise<string | undefined> {
+  const [row] = await db
+    .select({ id: activeDeployments.deploymentId })
+    .from(activeDeployments)
+    .where(eq(activeDeployments.projectId, projectId));
+  return row?.id;
+}
+
+/** One deployment by id; NotFoundError when it does not exist (or belongs to another project, when given). */
+export async function getDeployment(
+  db: Database | Transaction,
+  deploymentId: string,
+  options: { projectId?: string } = {},
+): Promise<DeploymentSummary> {
+  const [row] = await db.select(summaryColumns).from(deployments).where(eq(deployments.id, deploymentId));
+  if (row === undefined || (options.projectId !== undefined && row.projectId !== options.projectId)) {
+    throw new NotFoundError(`no deployment ${deploymentId}`);
+  }
+  return toDeploymentSummary(row, { active: (await activeDeploymentId(db, row.projectId)) === row.id });
+}
+
+/** One page of a project's deployments, oldest first (ids, like numbers, follow creation order). */
+export async function listDeployments(
+  db: Database,
+  request: { projectId: string; page: PageRequest },
+): Promise<KeysetPage<DeploymentSummary>> {
+  const active = await activeDeploymentId(db, request.projectId);
+  const page = await fetchKeysetPage({
+    request: request.page,
+    selectSlice: (slice) =>
+      db
+        .select({ row: summaryColumns, matchingCount: matchingCount() })
+        .from(deployments)
+        .where(and(eq(deployments.projectId, request.projectId), keysetCondition(deployments.id, slice)))
+        .orderBy(sliceOrder(deployments.id, slice))
+        .limit(slice.limit),
+  });
+  return { ...page, rows: page.rows.map((row) => toDeploymentSummary(row, { active: row.id === active })) };
+}
+
+/** Makes an earlier (or the current) deployment the active one: a rollback. */
+export async function activateDeployment(
+  db: Database,
+  deps: { clock: Clock; ids: IdGenerator },
+  request: {
+    projectId: string;
+    deploymentId: string;
+    actor?: { accountId?: string | undefined; credentialId?: string | undefined; workspaceId?: string | undefined };
+  },
+): Promise<DeploymentSummary> {
+  return db.transaction(async (tx) => {
+    const target = await getDeployment(tx, request.deploymentId, { projectId: request.projectId });
+    const now = deps.clock.now();
+    await makeActive(tx, request.projectId, target.id, now);
+    await recordAuditEvent(tx, deps, {
+      action: "deployment.activated",
+      targetType: "deployment",
+      targetId: target.id,
+      workspaceId: request.actor?.workspaceId,
+      actorAccountId: request.actor?.accountId,
+      actorCredentialId: request.actor?.credentialId,
+      data: { projectId: request.projectId, number: target.number },
+    });
+    return { ...target, active: true };
+  });
+}
+
+/** The bundle text of a deployment, for the worker that runs it. */
+export async function readDeploymentBundle(db: Database, deploymentId: string): Promise<string> {
+  const [row] = await db
+    .select({ bundle: deployments.bundle })
+    .from(deployments)
+    .where(eq(deployments.id, deploymentId));
+  if (row === undefined) throw new NotFoundError(`no deployment ${deploymentId}`);
+  return row.bundle;
+}

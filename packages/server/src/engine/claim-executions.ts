@@ -1,0 +1,171 @@
+import { type SQL, sql } from "drizzle-orm";
+import type { Database } from "../db/database.ts";
+import { relaxedCommit, relaxedCommitUsed, relaxTransactionCommit, sqlRows } from "./sql-rows.ts";
+
+/** An execution a worker has just leased, with what it needs to run it. */
+export interface ClaimedExecution {
+  id: string;
+  projectId: string;
+  deploymentId: string;
+  workflow: string;
+  input: unknown;
+  attempt: number;
+  maxAttempts: number;
+  retryMinDelayMs: number;
+  retryMaxDelayMs: number;
+  timeoutMs: number | null;
+  traceId: string;
+  executionSpanId: string;
+  cancelRequested: boolean;
+  /** False for an execution never started before: it has no stored steps to replay. */
+  hasHistory: boolean;
+  /** True when this continues an attempt (after a sleep, or a lost lease) rather than starting one. */
+  resumed: boolean;
+  /** The span opened for this attempt (or resumption) by the claim. */
+  attemptSpanId: string;
+}
+
+interface ClaimRow {
+  id: string;
+  project_id: string;
+  deployment_id: string;
+  workflow: string;
+  input: unknown;
+  attempt: number;
+  max_attempts: number;
+  retry_min_delay_ms: number;
+  retry_max_delay_ms: number;
+  timeout_ms: number | null;
+  trace_id: string;
+  execution_span_id: string;
+  cancel_requested_at: Date | null;
+  previous_started_at: Date | string | null;
+  resumed: boolean;
+  attempt_span_id: string;
+}
+
+export interface ClaimRequest {
+  workerId: string;
+  now: Date;
+  leaseMs: number;
+  limit: number;
+}
+
+/**
+ * Claimable: queued or sleeping with `run_at` reached, or running under an expired lease held by
+ * another worker (it died; its own live executions are never taken back from under it).
+ */
+function claimable(request: ClaimRequest): SQL {
+  const now = request.now.toISOString();
+  return sql`((e.status in ('queued', 'sleeping') and e.run_at <= ${now}::timestamptz)
+    or (e.status = 'running' and e.lease_expires_at < ${now}::timestamptz and e.lease_owner <> ${request.workerId}))`;
+}
+
+/**
+ * Leases the candidate rows and opens an attempt span for each, in one statement (one round trip,
+ * committed without waiting for the WAL flush: see `relaxedCommit`).
+ */
+function leaseAndReturn(request: ClaimRequest, candidates: SQL): SQL {
+  const now = request.now.toISOString();
+  const expires = new Date(request.now.getTime() + request.leaseMs).toISOString();
+  return sql`with ${relaxedCommit}, candidates as (${candidates}),
+    claimed as (update executions x set status = 'running', lease_owner = ${request.workerId},
+        lease_expires_at = ${expires}::timestamptz, started_at = coalesce(x.started_at, ${now}::timestamptz)
+      from candidates c where x.id = c.id
+      returning x.id, x.project_id, x.deployment_id, x.workflow, x.input, x.attempt, x.max_attempts,
+        x.retry_min_delay_ms, x.retry_max_delay_ms, x.timeout_ms, x.trace_id, x.execution_span_id,
+        x.cancel_requested_at, c.previous_started_at, c.previous_status in ('sleeping', 'running') as resumed,
+        substr(replace(gen_random_uuid()::text, '-', ''), 1, 16) as attempt_span_id),
+    attempt_spans as (insert into spans (span_id, trace_id, parent_span_id, project_id, execution_id, workflow, name,
+        kind, start_time, end_time, attributes, status_code, status_message)
+      select attempt_span_id, trace_id, execution_span_id, project_id, id, workflow,
+        'attempt ' || attempt || case when resumed then ' (resumed)' else '' end, 'attempt', ${now}::timestamptz, null,
+        jsonb_build_object('weft.execution.attempt', attempt, 'weft.worker.id', ${request.workerId}::text,
+          'weft.resumed', resumed),
+        'unset', null
+      from claimed returning 1)
+    select claimed.*, ${relaxedCommitUsed} as relaxed, (select count(*) from attempt_spans) as spans from claimed`;
+}
+
+function toClaimed(row: ClaimRow): ClaimedExecution {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    deploymentId: row.deployment_id,
+    workflow: row.workflow,
+    input: row.input,
+    attempt: row.attempt,
+    maxAttempts: row.max_attempts,
+    retryMinDelayMs: row.retry_min_delay_ms,
+    retryMaxDelayMs: row.retry_max_delay_ms,
+    timeoutMs: row.timeout_ms,
+    traceId: row.trace_id,
+    executionSpanId: row.execution_span_id,
+    cancelRequested: row.cancel_requested_at !== null,
+    hasHistory: row.previous_started_at !== null,
+    resumed: row.resumed,
+    attemptSpanId: row.attempt_span_id,
+  };
+}
+
+/** Leases up to `limit` claimable executions of workflows without a concurrency limit. */
+async function claimUnlimited(db: Database, request: ClaimRequest): Promise<ClaimedExecution[]> {
+  const candidates = sql`select e.id, e.started_at as previous_started_at, e.status as previous_status from executions e
+    where e.concurrency_limit is null and ${claimable(request)}
+    order by e.run_at limit ${request.limit} for update skip locked`;
+  return (await sqlRows<ClaimRow>(db, leaseAndReturn(request, candidates))).map(toClaimed);
+}
+
+/**
+ * Leases executions of one concurrency-limited workflow of one project. An advisory lock per
+ * (project, workflow) serialises workers here, so the count of running executions they read is
+ * exact and the limit holds across processes.
+ */
+async function claimLimitedGroup(
+  db: Database,
+  request: ClaimRequest,
+  group: { projectId: string; workflow: string; concurrencyLimit: number },
+): Promise<ClaimedExecution[]> {
+  const now = request.now.toISOString();
+  return db.transaction(async (tx) => {
+    await tx.execute(relaxTransactionCommit);
+    await tx.execute(
+      sql`select pg_advisory_xact_lock(hashtextextended(${`concurrency:${group.projectId}:${group.workflow}`}, 0))`,
+    );
+    const candidates = sql`select e.id, e.started_at as previous_started_at, e.status as previous_status from executions e
+      where e.project_id = ${group.projectId} and e.workflow = ${group.workflow}
+        and e.concurrency_limit is not null and ${claimable(request)}
+      order by e.run_at
+      limit greatest(0, least(${request.limit}::int, ${group.concurrencyLimit}::int - (
+        select count(*)::int from executions r
+        where r.project_id = ${group.projectId} and r.workflow = ${group.workflow} and r.status = 'running'
+          and (r.lease_expires_at >= ${now}::timestamptz or r.lease_owner = ${request.workerId})
+      )))
+      for update skip locked`;
+    return (await sqlRows<ClaimRow>(tx, leaseAndReturn(request, candidates))).map(toClaimed);
+  });
+}
+
+/** Leases up to `limit` executions, honouring each workflow's concurrency limit. */
+export async function claimExecutions(db: Database, request: ClaimRequest): Promise<ClaimedExecution[]> {
+  const claimed = await claimUnlimited(db, request);
+  let left = request.limit - claimed.length;
+  if (left <= 0) return claimed;
+  const groups = await sqlRows<{ project_id: string; workflow: string; concurrency_limit: number }>(
+    db,
+    sql`select e.project_id, e.workflow, min(e.concurrency_limit)::int as concurrency_limit from executions e
+      where e.concurrency_limit is not null and ${claimable(request)}
+      group by e.project_id, e.workflow limit 50`,
+  );
+  for (const group of groups) {
+    if (left <= 0) break;
+    const more = await claimLimitedGroup(
+      db,
+      { ...request, limit: left },
+      { projectId: group.project_id, workflow: group.workflow, concurrencyLimit: group.concurrency_limit },
+    );
+    claimed.push(...more);
+    left -= more.length;
+  }
+  return claimed;
+}

@@ -1,0 +1,136 @@
+import type { WorkflowManifest } from "@weft/contract";
+import { and, eq, gt, sql } from "drizzle-orm";
+import type { Transaction } from "../db/database.ts";
+import { deployments, executions, idempotencyKeys, spans, type TriggerKind } from "../db/schema/index.ts";
+import type { Clock } from "../shared/clock.ts";
+import type { IdGenerator } from "../shared/ids.ts";
+import { NotFoundError } from "../shared/service-errors.ts";
+import { executionsChannel } from "./channels.ts";
+import { retryPolicyOf } from "./retry-policy.ts";
+import { newSpanId, newTraceId } from "./trace-ids.ts";
+
+/** How long an idempotency key keeps naming the execution it created. */
+export const idempotencyWindowMs = 24 * 60 * 60 * 1000;
+
+export interface EnqueueExecutionRequest {
+  projectId: string;
+  deploymentId: string;
+  workflow: string;
+  /** Already validated against the workflow's input schema by the caller. */
+  input: unknown;
+  idempotencyKey?: string;
+  trigger: { kind: TriggerKind; name?: string };
+  /** For reruns: the execution whose input is reused. */
+  rerunOf?: string;
+}
+
+/**
+ * Inserts a queued execution in the caller's transaction (so whoever answers 2xx does so only once
+ * the row is committed) and wakes the workers with NOTIFY, which PostgreSQL delivers at commit.
+ * With an idempotency key already used in the project within 24 hours, nothing is inserted and the
+ * earlier execution's id is returned with `created: false`.
+ */
+export async function enqueueExecution(
+  tx: Transaction,
+  deps: { clock: Clock; ids: IdGenerator },
+  request: EnqueueExecutionRequest,
+): Promise<{ executionId: string; created: boolean }> {
+  const now = deps.clock.now();
+  if (request.idempotencyKey !== undefined) {
+    // Serialises triggers carrying the same key, so two concurrent ones cannot both create.
+    await tx.execute(
+      sql`select pg_advisory_xact_lock(hashtextextended(${`idem:${request.projectId}:${request.idempotencyKey}`}, 0))`,
+    );
+    const [existing] = await tx
+      .select({ executionId: idempotencyKeys.executionId })
+      .from(idempotencyKeys)
+      .where(
+        and(
+          eq(idempotencyKeys.projectId, request.projectId),
+          eq(idempotencyKeys.key, request.idempotencyKey),
+          gt(idempotencyKeys.expiresAt, now),
+        ),
+      );
+    if (existing !== undefined) return { executionId: existing.executionId, created: false };
+  }
+  const [deployment] = await tx
+    .select({ projectId: deployments.projectId, workflows: sql<unknown>`${deployments.manifest} -> 'workflows'` })
+    .from(deployments)
+    .where(eq(deployments.id, request.deploymentId));
+  if (deployment === undefined || deployment.projectId !== request.projectId) {
+    throw new NotFoundError(`no deployment ${request.deploymentId} in project ${request.projectId}`);
+  }
+  const workflow = (deployment.workflows as WorkflowManifest[]).find((entry) => entry.name === request.workflow);
+  if (workflow === undefined) {
+    throw new NotFoundError(`the deployment ${request.deploymentId} defines no workflow "${request.workflow}"`);
+  }
+  const retries = retryPolicyOf(workflow);
+  const executionId = deps.ids("execution");
+  const traceId = newTraceId();
+  const triggerSpanId = newSpanId();
+  const executionSpanId = newSpanId();
+  await tx.insert(executions).values({
+    id: executionId,
+    projectId: request.projectId,
+    deploymentId: request.deploymentId,
+    workflow: request.workflow,
+    status: "queued",
+    input: request.input ?? null,
+    attempt: 1,
+    maxAttempts: retries.maxAttempts,
+    retryMinDelayMs: retries.minDelayMs,
+    retryMaxDelayMs: retries.maxDelayMs,
+    timeoutMs: workflow.timeoutMs ?? null,
+    concurrencyLimit: workflow.concurrency ?? null,
+    runAt: now,
+    triggerKind: request.trigger.kind,
+    triggerName: request.trigger.name ?? null,
+    rerunOf: request.rerunOf ?? null,
+    traceId,
+    executionSpanId,
+    logs: [],
+    createdAt: now,
+  });
+  const common = { traceId, projectId: request.projectId, executionId, workflow: request.workflow };
+  await tx.insert(spans).values([
+    {
+      ...common,
+      spanId: triggerSpanId,
+      parentSpanId: null,
+      name: `trigger ${request.trigger.kind}${request.trigger.name === undefined ? "" : ` ${request.trigger.name}`}`,
+      kind: "trigger",
+      startTime: now,
+      endTime: now,
+      attributes: {
+        "weft.trigger.kind": request.trigger.kind,
+        ...(request.trigger.name === undefined ? {} : { "weft.trigger.name": request.trigger.name }),
+        "weft.deployment.id": request.deploymentId,
+        ...(request.idempotencyKey === undefined ? {} : { "weft.idempotency_key": request.idempotencyKey }),
+      },
+      statusCode: "ok",
+    },
+    {
+      ...common,
+      spanId: executionSpanId,
+      parentSpanId: triggerSpanId,
+      name: `execution ${request.workflow}`,
+      kind: "execution",
+      startTime: now,
+      endTime: null,
+      attributes: { "weft.execution.id": executionId, "weft.workflow": request.workflow },
+      statusCode: "unset",
+    },
+  ]);
+  if (request.idempotencyKey !== undefined) {
+    const expiresAt = new Date(now.getTime() + idempotencyWindowMs);
+    await tx
+      .insert(idempotencyKeys)
+      .values({ projectId: request.projectId, key: request.idempotencyKey, executionId, expiresAt })
+      .onConflictDoUpdate({
+        target: [idempotencyKeys.projectId, idempotencyKeys.key],
+        set: { executionId, expiresAt },
+      });
+  }
+  await tx.execute(sql`select pg_notify(${executionsChannel}, '')`);
+  return { executionId, created: true };
+}

@@ -1,0 +1,417 @@
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import { sql } from "drizzle-orm";
+import type { DatabaseHandle } from "../db/database.ts";
+import type { ExecutionError, LogEntry } from "../db/schema/index.ts";
+import { readDeploymentBundle } from "../deployments/read-deployments.ts";
+import type { Clock } from "../shared/clock.ts";
+import type { Logger } from "../shared/logger.ts";
+import type { SpanExport } from "../traces/otlp-export.ts";
+import { cancellationsChannel, executionsChannel } from "./channels.ts";
+import { type ClaimedExecution, claimExecutions } from "./claim-executions.ts";
+import {
+  endAttempt,
+  errorJson,
+  leaseHeld,
+  loadStoredSteps,
+  recordStep,
+  renewLeases,
+  type StepSpan,
+  stepSpanOf,
+  suspendForSleep,
+} from "./execution-transitions.ts";
+import { retryDelayMs } from "./retry-policy.ts";
+import type { ChildMessage, SerializedError } from "./sandbox/protocol.ts";
+import { createSandboxPool, type SandboxRun } from "./sandbox/sandbox-pool.ts";
+import { newSpanId } from "./trace-ids.ts";
+
+/**
+ * Glossary. An *execution* is one run of a workflow with one input. An *attempt* is one try at it,
+ * from the start of `run` (replaying stored steps) until it returns or throws; a failed attempt is
+ * retried with backoff until the workflow's maxAttempts. A *step* is a named unit of work whose
+ * result is stored once it completes. A *lease* is a worker's time-limited claim on an execution,
+ * renewed by heartbeat; an execution whose lease expires is claimable again. Sleeping releases the
+ * lease; waking up continues the same attempt.
+ */
+
+export interface WorkerOptions {
+  /** Most executions this worker runs at once. */
+  concurrency: number;
+  leaseMs: number;
+  /** How often the worker looks for work when no notification arrives, and checks timeouts. */
+  pollIntervalMs: number;
+  /** Memory cap of each sandbox child process, in MB. */
+  memoryMb: number;
+  /** Where deployment bundles are written for the sandbox children. */
+  dataDir: string;
+  workerId?: string;
+}
+
+export interface WorkerDependencies {
+  database: DatabaseHandle;
+  clock: Clock;
+  logger: Logger;
+  /** Where finished executions' spans are copied (the optional OTLP exporter). */
+  spanExport?: SpanExport | undefined;
+}
+
+export interface Worker {
+  id: string;
+  /** Looks for claimable executions now (as a notification would); resolves once that pass is over. */
+  poke(): Promise<void>;
+  /** Stops claiming, hands running executions back to the queue and stops the sandboxes. */
+  stop(): Promise<void>;
+}
+
+interface Running {
+  execution: ClaimedExecution;
+  attemptSpanId: string;
+  startedAt: Date;
+  deadline: number | undefined;
+  sandbox: SandboxRun | undefined;
+  cancelRequested: boolean;
+  timedOut: boolean;
+  /** Spans of this attempt's steps, written when it ends. */
+  stepSpans: StepSpan[];
+  /** Set once a final transition is under way, so no second one starts. */
+  done: boolean;
+}
+
+const cancelledError: ExecutionError = { name: "CancelledError", message: "the execution was cancelled" };
+
+export async function startWorker(deps: WorkerDependencies, options: WorkerOptions): Promise<Worker> {
+  const { database, clock, logger } = deps;
+  const db = database.db;
+  const workerId = options.workerId ?? `wrk_${randomBytes(8).toString("hex")}`;
+  const running = new Map<string, Running>();
+  const pool = createSandboxPool({
+    bundlesDir: join(options.dataDir, "bundles"),
+    memoryMb: options.memoryMb,
+    maxChildren: 16,
+    loadBundle: (deploymentId) => readDeploymentBundle(db, deploymentId),
+    logger,
+  });
+  let stopped = false;
+  const finishing = new Set<Promise<void>>();
+  let passes: Promise<void> = Promise.resolve();
+  let nextPass: Promise<void> | undefined;
+
+  const lease = (id: string) => ({ executionId: id, workerId });
+  const release = (id: string) => {
+    running.delete(id);
+    void poke();
+  };
+
+  function attemptEnd(run: Running, status: { code: "ok" | "error"; message?: string }, logs: LogEntry[]) {
+    return {
+      now: clock.now(),
+      attemptSpanId: run.attemptSpanId,
+      attemptStatus: status,
+      logs,
+      stepSpans: run.stepSpans.splice(0),
+    };
+  }
+
+  async function succeed(run: Running, result: { value?: unknown }, logs: LogEntry[]): Promise<void> {
+    const ended = await endAttempt(
+      db,
+      { executionId: run.execution.id, condition: leaseHeld(workerId), relaxedCommit: true },
+      {
+        ...attemptEnd(run, { code: "ok" }, logs),
+        set: sql`status = 'succeeded', output = ${JSON.stringify(result.value ?? null)}::jsonb, error = null,
+          finished_at = ${clock.now().toISOString()}::timestamptz`,
+        final: { code: "ok" },
+      },
+    );
+    if (ended) deps.spanExport?.exportExecution(run.execution.id);
+  }
+
+  async function fail(run: Running, error: ExecutionError, logs: LogEntry[]): Promise<void> {
+    const { execution } = run;
+    const target = { executionId: execution.id, condition: leaseHeld(workerId), relaxedCommit: true };
+    const now = clock.now();
+    if (execution.attempt < execution.maxAttempts) {
+      const delay = retryDelayMs(
+        {
+          maxAttempts: execution.maxAttempts,
+          minDelayMs: execution.retryMinDelayMs,
+          maxDelayMs: execution.retryMaxDelayMs,
+        },
+        execution.attempt,
+      );
+      await endAttempt(db, target, {
+        ...attemptEnd(run, { code: "error", message: error.message }, logs),
+        set: sql`status = 'queued', attempt = attempt + 1, error = ${errorJson(error)},
+          run_at = ${new Date(now.getTime() + delay).toISOString()}::timestamptz`,
+      });
+      return;
+    }
+    const ended = await endAttempt(db, target, {
+      ...attemptEnd(run, { code: "error", message: error.message }, logs),
+      set: sql`status = 'failed', error = ${errorJson(error)}, finished_at = ${now.toISOString()}::timestamptz`,
+      final: { code: "error", message: error.message },
+    });
+    if (ended) deps.spanExport?.exportExecution(execution.id);
+  }
+
+  async function cancel(run: Running, logs: LogEntry[]): Promise<void> {
+    const ended = await endAttempt(
+      db,
+      { executionId: run.execution.id, condition: leaseHeld(workerId), relaxedCommit: true },
+      {
+        ...attemptEnd(run, { code: "error", message: cancelledError.message }, logs),
+        set: sql`status = 'cancelled', error = ${errorJson(cancelledError)},
+          finished_at = ${clock.now().toISOString()}::timestamptz`,
+        final: { code: "error", message: cancelledError.message },
+      },
+    );
+    if (ended) deps.spanExport?.exportExecution(run.execution.id);
+  }
+
+  /** Hands an execution back to the queue without using up an attempt (shutdown, a sibling's timeout). */
+  async function requeue(run: Running, reason: string): Promise<void> {
+    await endAttempt(
+      db,
+      { executionId: run.execution.id, condition: leaseHeld(workerId), relaxedCommit: true },
+      {
+        ...attemptEnd(run, { code: "error", message: reason }, []),
+        set: sql`status = 'queued', run_at = ${clock.now().toISOString()}::timestamptz`,
+      },
+    );
+  }
+
+  /** Runs a final transition once, then frees the slot; a database error is logged, the lease then lapses. */
+  function finish(run: Running, transition: () => Promise<void>): void {
+    if (run.done) return;
+    run.done = true;
+    const settled = transition()
+      .catch((error: unknown) =>
+        logger.error({ err: error, executionId: run.execution.id }, "could not record the end of an attempt"),
+      )
+      .finally(() => {
+        finishing.delete(settled);
+        release(run.execution.id);
+      });
+    finishing.add(settled);
+  }
+
+  async function onStep(run: Running, message: Extract<ChildMessage, { type: "step" }>) {
+    if (run.done) return { stop: "abandoned" as const };
+    const finishedAt = clock.now();
+    const step = {
+      name: message.name,
+      attempt: run.execution.attempt,
+      sequence: message.sequence,
+      startedAt: new Date(finishedAt.getTime() - Math.round(message.durationMs)),
+      finishedAt,
+      durationMs: message.durationMs,
+      logs: message.logs,
+      span: {
+        spanId: newSpanId(),
+        traceId: run.execution.traceId,
+        parentSpanId: run.attemptSpanId,
+        projectId: run.execution.projectId,
+        workflow: run.execution.workflow,
+      },
+      outcome: message.outcome,
+    };
+    const outcome = await recordStep(db, lease(run.execution.id), step);
+    if (outcome.owned) run.stepSpans.push(stepSpanOf(run.execution.id, step));
+    if (!outcome.owned) {
+      run.done = true;
+      run.sandbox?.abandon();
+      release(run.execution.id);
+      return { stop: "abandoned" as const };
+    }
+    if (outcome.cancelRequested || run.cancelRequested) {
+      run.sandbox?.abandon();
+      finish(run, () => cancel(run, []));
+      return { stop: "cancelled" as const };
+    }
+    return {};
+  }
+
+  function handlersFor(run: Running) {
+    return {
+      step: (message: Extract<ChildMessage, { type: "step" }>) => onStep(run, message),
+      sleep: (message: Extract<ChildMessage, { type: "sleep" }>) => {
+        const now = clock.now();
+        finish(run, async () => {
+          await suspendForSleep(db, lease(run.execution.id), {
+            name: message.name,
+            attempt: run.execution.attempt,
+            sequence: 0,
+            wakeAt: new Date(now.getTime() + message.durationMs),
+            end: attemptEnd(run, { code: "ok", message: `sleeping (${message.name})` }, message.logs),
+          });
+        });
+      },
+      finished: (message: Extract<ChildMessage, { type: "finished" }>) => {
+        finish(run, () =>
+          message.outcome.ok
+            ? succeed(run, message.outcome.result, message.logs)
+            : fail(run, message.outcome.error, message.logs),
+        );
+      },
+      exited: (info: { error: SerializedError; killedByParent: boolean }) => {
+        if (run.timedOut) {
+          const timeout = {
+            name: "TimeoutError",
+            message: `the attempt exceeded the workflow's timeout of ${run.execution.timeoutMs} ms`,
+          };
+          finish(run, () => fail(run, timeout, []));
+        } else if (info.killedByParent) {
+          finish(run, () => requeue(run, "the workflow process was stopped by the worker"));
+        } else {
+          finish(run, () => fail(run, info.error, []));
+        }
+      },
+    };
+  }
+
+  async function begin(
+    execution: ClaimedExecution,
+    steps: Record<string, { kind: "step" | "sleep"; result: { value?: unknown } }>,
+  ) {
+    const now = clock.now();
+    const run: Running = {
+      execution,
+      attemptSpanId: execution.attemptSpanId,
+      startedAt: now,
+      deadline: execution.timeoutMs === null ? undefined : now.getTime() + execution.timeoutMs,
+      sandbox: undefined,
+      cancelRequested: false,
+      timedOut: false,
+      stepSpans: [],
+      done: false,
+    };
+    running.set(execution.id, run);
+    if (execution.cancelRequested) {
+      finish(run, () => cancel(run, []));
+      return;
+    }
+    try {
+      run.sandbox = await pool.run(
+        execution.deploymentId,
+        {
+          type: "run",
+          executionId: execution.id,
+          workflow: execution.workflow,
+          input: execution.input,
+          attempt: execution.attempt,
+          steps,
+        },
+        handlersFor(run),
+      );
+    } catch (error) {
+      const failure =
+        error instanceof Error
+          ? { name: error.name, message: error.message, stack: error.stack }
+          : { name: "Error", message: String(error) };
+      finish(run, () => fail(run, failure, []));
+    }
+  }
+
+  async function claimOnce(): Promise<void> {
+    while (!stopped) {
+      const free = options.concurrency - running.size;
+      if (free <= 0) return;
+      const claimed = await claimExecutions(db, { workerId, now: clock.now(), leaseMs: options.leaseMs, limit: free });
+      if (claimed.length === 0) return;
+      const stored = await loadStoredSteps(
+        db,
+        claimed.filter((execution) => execution.hasHistory).map((execution) => execution.id),
+      );
+      for (const execution of claimed) {
+        begin(execution, stored.get(execution.id) ?? {}).catch((error: unknown) => {
+          logger.error({ err: error, executionId: execution.id }, "could not start an execution");
+          running.delete(execution.id);
+        });
+      }
+    }
+  }
+
+  /** Chains claim passes: a call made while a pass runs gets the next one, which covers it. */
+  function poke(): Promise<void> {
+    if (stopped) return Promise.resolve();
+    if (nextPass !== undefined) return nextPass;
+    const pass = passes.then(() => {
+      nextPass = undefined;
+      return claimOnce().catch((error: unknown) => logger.error({ err: error }, "claiming executions failed"));
+    });
+    nextPass = pass;
+    passes = pass;
+    return pass;
+  }
+
+  async function heartbeat(): Promise<void> {
+    const now = clock.now();
+    for (const run of running.values()) {
+      if (!run.done && !run.timedOut && run.deadline !== undefined && now.getTime() > run.deadline) {
+        run.timedOut = true;
+        run.sandbox?.terminate();
+      }
+    }
+    const ids = [...running.keys()];
+    const held = await renewLeases(db, {
+      workerId,
+      executionIds: ids,
+      expiresAt: new Date(now.getTime() + options.leaseMs),
+    });
+    const heldIds = new Map(held.map((entry) => [entry.id, entry.cancelRequested]));
+    for (const id of ids) {
+      const run = running.get(id);
+      if (run === undefined || run.done) continue;
+      const cancelRequested = heldIds.get(id);
+      if (cancelRequested === undefined) {
+        // Another worker took the execution over: let go of it here.
+        run.done = true;
+        run.sandbox?.abandon();
+        running.delete(id);
+      } else if (cancelRequested) {
+        run.cancelRequested = true;
+      }
+    }
+  }
+
+  const unlistenExecutions = await database.listen(executionsChannel, () => void poke());
+  const unlistenCancellations = await database.listen(cancellationsChannel, (executionId) => {
+    const run = running.get(executionId);
+    if (run !== undefined) run.cancelRequested = true;
+  });
+  let beating = false;
+  const tick = setInterval(() => {
+    void poke();
+    if (beating) return;
+    beating = true;
+    heartbeat()
+      .catch((error: unknown) => logger.error({ err: error }, "renewing leases failed"))
+      .finally(() => {
+        beating = false;
+      });
+  }, options.pollIntervalMs);
+  tick.unref();
+  void poke();
+
+  return {
+    id: workerId,
+    poke,
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(tick);
+      await unlistenExecutions().catch(() => undefined);
+      await unlistenCancellations().catch(() => undefined);
+      await passes;
+      const left = [...running.values()].filter((run) => !run.done);
+      for (const run of left) {
+        run.done = true;
+        run.sandbox?.abandon();
+      }
+      await Promise.all(left.map((run) => requeue(run, "the worker stopped").catch(() => undefined)));
+      await Promise.all([...finishing]);
+      running.clear();
+      await pool.close();
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { secureHeaders } from "hono/secure-headers";
+import { authorizationServerMetadataRoute, authRoutes } from "../auth/auth-routes.ts";
+import { mountIngressRoutes } from "../ingress/ingress-routes.ts";
+import { mailboxRoutes } from "../mail/mailbox-routes.ts";
+import type { PlatformContext } from "../platform-context.ts";
+import { rpcRoutes } from "../rpc/rpc-routes.ts";
+import type { AppEnv } from "./app-env.ts";
+import { jsonError } from "./errors.ts";
+import { healthRoutes } from "./health-routes.ts";
+import { requestContext } from "./request-context.ts";
+
+/** Largest request body accepted anywhere unless a route sets its own limit. */
+export const defaultBodyLimitBytes = 1024 * 1024;
+
+const ownBodyLimitPaths = /^\/(rpc|api|triggers)\//;
+
+/** Builds the HTTP application of one platform process: shared middleware, then each surface's routes. */
+export function createApp(context: PlatformContext): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use(requestContext(context.logger));
+  app.use(
+    secureHeaders({
+      contentSecurityPolicy: {
+        defaultSrc: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+      },
+    }),
+  );
+  const platformBodyLimit = bodyLimit({
+    maxSize: defaultBodyLimitBytes,
+    onError: (c) => {
+      // The unread rest of the body is still on the socket: close it rather than reuse it.
+      c.header("Connection", "close");
+      return jsonError(c, 413, "payload_too_large", `The request body is larger than ${defaultBodyLimitBytes} bytes.`);
+    },
+  });
+  // The RPC handlers enforce their own limit (oRPC's BodyLimitPlugin), answering with an RPC error;
+  // hosted forms and webhooks set theirs on their routes, answering in their own shapes.
+  app.use((c, next) => (ownBodyLimitPaths.test(c.req.path) ? next() : platformBodyLimit(c, next)));
+  app.route("/", healthRoutes(context.database));
+  if (context.config.roles.has("auth")) {
+    // The authorization server answers under the path of {auth_url}, which may differ from "/";
+    // RFC 8414 §3 then places its metadata at the root, suffixed with that path.
+    const authPath = new URL(context.config.authUrl).pathname;
+    app.route(authPath, authRoutes(context));
+    if (authPath !== "/") {
+      app.get(`/.well-known/oauth-authorization-server${authPath}`, authorizationServerMetadataRoute(context.config));
+    }
+  }
+  const outbox = context.mailer.outbox;
+  if (outbox !== undefined) app.route("/", mailboxRoutes(outbox));
+  if (context.config.roles.has("ingress")) mountIngressRoutes(app, context);
+  if (context.config.roles.has("api")) app.route("/", rpcRoutes(context));
+  app.notFound((c) => jsonError(c, 404, "not_found", `No route for ${c.req.method} ${c.req.path}.`));
+  app.onError((error, c) => {
+    c.get("logger").error({ err: error }, "unhandled error");
+    return jsonError(c, 500, "internal_error", `Something went wrong; quote request id ${c.get("requestId")}.`);
+  });
+  return app;
+}

@@ -1,0 +1,34 @@
+import { Hono } from "hono";
+import type { DatabaseHandle } from "../db/database.ts";
+import type { AppEnv } from "./app-env.ts";
+
+const pingTimeoutMs = 2000;
+
+function withTimeout<T>(promise: Promise<T>, milliseconds: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out after ${milliseconds} ms`)), milliseconds);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** `GET /healthz`: healthy only while the database answers, so a load balancer can route around us. */
+export function healthRoutes(database: DatabaseHandle): Hono<AppEnv> {
+  return new Hono<AppEnv>().get("/healthz", async (c) => {
+    try {
+      await withTimeout(database.ping(), pingTimeoutMs);
+      return c.json({ status: "ok" });
+    } catch (error) {
+      c.get("logger").warn({ err: error }, "health check failed: the database does not answer");
+      return c.json({ status: "unavailable", message: "the database does not answer" }, 503);
+    }
+  });
+}

@@ -1,0 +1,41 @@
+import type { Server } from "node:http";
+import { createAdaptorServer } from "@hono/node-server";
+import type { Hono } from "hono";
+import type { AppEnv } from "./app-env.ts";
+
+export interface RunningHttpServer {
+  server: Server;
+  port: number;
+  /** Stops accepting, lets in-flight requests finish, and force-closes what is left after `graceMs`. */
+  close(graceMs: number): Promise<void>;
+}
+
+export async function listen(app: Hono<AppEnv>, port: number, host: string): Promise<RunningHttpServer> {
+  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const boundPort = typeof address === "object" && address !== null ? address.port : port;
+  return {
+    server,
+    port: boundPort,
+    close: (graceMs) =>
+      new Promise<void>((resolve) => {
+        const force = setTimeout(() => server.closeAllConnections(), graceMs);
+        // A keep-alive connection turns idle only when its in-flight response ends; sweep
+        // until none is left instead of waiting for the keep-alive timeout.
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
+        server.close(() => {
+          clearTimeout(force);
+          clearInterval(sweep);
+          resolve();
+        });
+        server.closeIdleConnections();
+      }),
+  };
+}

@@ -1,0 +1,147 @@
+import { and, eq, gt, isNull, type SQL } from "drizzle-orm";
+import { recordAuditEvent } from "../audit/record-audit-event.ts";
+import type { Database, Transaction } from "../db/database.ts";
+import { credentials } from "../db/schema/index.ts";
+import type { Clock } from "../shared/clock.ts";
+import type { IdGenerator } from "../shared/ids.ts";
+import { generateToken, hashSecret } from "../shared/secrets.ts";
+import type { Scope } from "./scopes.ts";
+
+/** Credentials live 30 days from issue (SPEC §3). */
+export const credentialLifetimeMs = 30 * 24 * 60 * 60 * 1000;
+
+/** Recognisable prefix of every bearer credential, so leaked ones can be found by secret scanners. */
+export const credentialPrefix = "weft";
+
+export interface IssuedCredential {
+  credentialId: string;
+  /** The bearer secret: returned once, never stored. */
+  credential: string;
+  expiresAt: Date;
+  scopes: Scope[];
+}
+
+export interface IssueCredentialInput {
+  accountId: string;
+  scopes: Scope[];
+  registrationId?: string | undefined;
+  /** The ID-JAG delegation (iss, sub) it was issued for, if any. */
+  issuer?: string | undefined;
+  subject?: string | undefined;
+}
+
+export async function issueCredential(
+  tx: Transaction,
+  deps: { clock: Clock; ids: IdGenerator },
+  input: IssueCredentialInput,
+): Promise<IssuedCredential> {
+  const credentialId = deps.ids("credential");
+  const credential = generateToken(credentialPrefix);
+  const now = deps.clock.now();
+  const expiresAt = new Date(now.getTime() + credentialLifetimeMs);
+  await tx.insert(credentials).values({
+    id: credentialId,
+    secretHash: hashSecret(credential),
+    accountId: input.accountId,
+    registrationId: input.registrationId ?? null,
+    scopes: input.scopes,
+    issuer: input.issuer ?? null,
+    subject: input.subject ?? null,
+    createdAt: now,
+    expiresAt,
+  });
+  await recordAuditEvent(tx, deps, {
+    action: "credential.issued",
+    targetType: "credential",
+    targetId: credentialId,
+    actorAccountId: input.accountId,
+    data: { scopes: input.scopes, registrationId: input.registrationId },
+  });
+  return { credentialId, credential, expiresAt, scopes: input.scopes };
+}
+
+export interface ActiveCredential {
+  credentialId: string;
+  accountId: string;
+  scopes: Scope[];
+  expiresAt: Date;
+}
+
+/** The credential a bearer secret names, if it exists, is not revoked and has not expired. */
+export async function findActiveCredential(
+  db: Database,
+  clock: Clock,
+  presentedSecret: string,
+): Promise<ActiveCredential | undefined> {
+  if (!presentedSecret.startsWith(`${credentialPrefix}_`)) return undefined;
+  const [row] = await db
+    .select({
+      credentialId: credentials.id,
+      accountId: credentials.accountId,
+      scopes: credentials.scopes,
+      expiresAt: credentials.expiresAt,
+    })
+    .from(credentials)
+    .where(
+      and(
+        eq(credentials.secretHash, hashSecret(presentedSecret)),
+        isNull(credentials.revokedAt),
+        gt(credentials.expiresAt, clock.now()),
+      ),
+    );
+  return row === undefined ? undefined : { ...row, scopes: row.scopes as Scope[] };
+}
+
+export interface RevocationDependencies {
+  clock: Clock;
+  ids: IdGenerator;
+}
+
+async function revokeWhere(
+  tx: Transaction,
+  deps: RevocationDependencies,
+  condition: SQL,
+  reason: string,
+): Promise<string[]> {
+  const revoked = await tx
+    .update(credentials)
+    .set({ revokedAt: deps.clock.now() })
+    .where(and(condition, isNull(credentials.revokedAt)))
+    .returning({ id: credentials.id, accountId: credentials.accountId });
+  for (const row of revoked) {
+    await recordAuditEvent(tx, deps, {
+      action: "credential.revoked",
+      targetType: "credential",
+      targetId: row.id,
+      actorAccountId: row.accountId,
+      data: { reason },
+    });
+  }
+  return revoked.map((row) => row.id);
+}
+
+/**
+ * Revokes the credential a bearer secret names. Returns the ids revoked (none for an unknown or
+ * already revoked secret); callers announce them on `CredentialRevocations` after commit.
+ */
+export function revokeCredentialBySecret(
+  tx: Transaction,
+  deps: RevocationDependencies,
+  presentedSecret: string,
+): Promise<string[]> {
+  return revokeWhere(tx, deps, eq(credentials.secretHash, hashSecret(presentedSecret)), "revoked by its holder");
+}
+
+/** Revokes every credential issued for an ID-JAG delegation `(iss, sub)` (logout-token revocation). */
+export function revokeCredentialsOfDelegation(
+  tx: Transaction,
+  deps: RevocationDependencies,
+  delegation: { issuer: string; subject: string },
+): Promise<string[]> {
+  return revokeWhere(
+    tx,
+    deps,
+    and(eq(credentials.issuer, delegation.issuer), eq(credentials.subject, delegation.subject)) as SQL,
+    "identity provider logout",
+  );
+}

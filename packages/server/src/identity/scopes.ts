@@ -1,0 +1,7 @@
+/** Every scope a credential can carry (SPEC §2). */
+export const allScopes = ["projects:read", "projects:write", "deployments:read", "deployments:write"] as const;
+export type Scope = (typeof allScopes)[number];
+
+export function isScope(value: string): value is Scope {
+  return (allScopes as readonly string[]).includes(value);
+}

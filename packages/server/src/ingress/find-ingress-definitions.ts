@@ -1,0 +1,117 @@
+import type { WorkflowManifest } from "@weft/contract";
+import { eq, sql } from "drizzle-orm";
+import type { Database } from "../db/database.ts";
+import { activeDeployments, deployments } from "../db/schema/index.ts";
+import type { StoredForm, StoredManifest, StoredWebhook } from "../deployments/stored-manifest.ts";
+
+/** A form or webhook of a project's active deployment, with the workflow it starts. */
+export interface ActiveDefinition<T> {
+  projectId: string;
+  deploymentId: string;
+  definition: T;
+  workflow: WorkflowManifest;
+}
+
+/**
+ * Manifests by deployment id. Deployments are immutable, so a cached manifest never goes stale and
+ * losing the cache costs only a query: each request still reads which deployment is active, so a
+ * new deployment or a rollback takes effect at once in every process.
+ */
+export interface ManifestCache {
+  get(deploymentId: string): StoredManifest | undefined;
+  set(deploymentId: string, manifest: StoredManifest): void;
+}
+
+export function createManifestCache(limit = 500): ManifestCache {
+  const entries = new Map<string, StoredManifest>();
+  return {
+    get: (deploymentId) => {
+      const manifest = entries.get(deploymentId);
+      if (manifest !== undefined) {
+        // Re-inserting keeps the map in least-recently-used order.
+        entries.delete(deploymentId);
+        entries.set(deploymentId, manifest);
+      }
+      return manifest;
+    },
+    set: (deploymentId, manifest) => {
+      entries.set(deploymentId, manifest);
+      const oldest = entries.keys().next();
+      if (entries.size > limit && oldest.done !== true) entries.delete(oldest.value);
+    },
+  };
+}
+
+export interface DefinitionLookup {
+  db: Database;
+  manifests: ManifestCache;
+}
+
+async function activeManifest(
+  lookup: DefinitionLookup,
+  projectId: string,
+): Promise<{ deploymentId: string; manifest: StoredManifest } | undefined> {
+  const [active] = await lookup.db
+    .select({ deploymentId: activeDeployments.deploymentId })
+    .from(activeDeployments)
+    .where(eq(activeDeployments.projectId, projectId));
+  if (active === undefined) return undefined;
+  const cached = lookup.manifests.get(active.deploymentId);
+  if (cached !== undefined) return { deploymentId: active.deploymentId, manifest: cached };
+  const [row] = await lookup.db
+    .select({ manifest: deployments.manifest })
+    .from(deployments)
+    .where(eq(deployments.id, active.deploymentId));
+  if (row === undefined) return undefined;
+  lookup.manifests.set(active.deploymentId, row.manifest);
+  return { deploymentId: active.deploymentId, manifest: row.manifest };
+}
+
+async function findActive<T extends { name: string; workflow: string }>(
+  lookup: DefinitionLookup,
+  projectId: string,
+  pick: (manifest: StoredManifest) => T[],
+  name: string,
+): Promise<ActiveDefinition<T> | undefined> {
+  const active = await activeManifest(lookup, projectId);
+  if (active === undefined) return undefined;
+  const definition = pick(active.manifest).find((entry) => entry.name === name);
+  const workflow = active.manifest.workflows.find((entry) => entry.name === definition?.workflow);
+  if (definition === undefined || workflow === undefined) return undefined;
+  return { projectId, deploymentId: active.deploymentId, definition, workflow };
+}
+
+/** The form of that name in the project's active deployment, whatever its visibility or state. */
+export function findActiveForm(
+  lookup: DefinitionLookup,
+  projectId: string,
+  formName: string,
+): Promise<ActiveDefinition<StoredForm> | undefined> {
+  return findActive(lookup, projectId, (manifest) => manifest.forms, formName);
+}
+
+export function findActiveWebhook(
+  lookup: DefinitionLookup,
+  projectId: string,
+  webhookName: string,
+): Promise<ActiveDefinition<StoredWebhook> | undefined> {
+  return findActive(lookup, projectId, (manifest) => manifest.webhooks, webhookName);
+}
+
+/**
+ * The projects whose active deployment defines a public form of that name, at most `limit` of
+ * them: the programmatic endpoint needs to know whether a name without `projectId` is unique.
+ * Internal forms are not counted, so their existence is not revealed.
+ */
+export async function projectsWithPublicForm(db: Database, formName: string, limit: number): Promise<string[]> {
+  const rows = await db
+    .select({ projectId: activeDeployments.projectId })
+    .from(activeDeployments)
+    .innerJoin(deployments, eq(deployments.id, activeDeployments.deploymentId))
+    .where(
+      sql`(${deployments.manifest})::jsonb -> 'forms' @> ${JSON.stringify([{ name: formName, visibility: "public" }])}::jsonb`,
+    )
+    .orderBy(activeDeployments.projectId)
+    .limit(limit);
+  return rows.map((row) => row.projectId);
+}

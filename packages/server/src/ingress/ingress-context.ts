@@ -1,0 +1,52 @@
+import type { Context } from "hono";
+import type { AppEnv } from "../http/app-env.ts";
+import type { PlatformContext } from "../platform-context.ts";
+import { deriveCsrfKey } from "./csrf-token.ts";
+import { createManifestCache, type DefinitionLookup } from "./find-ingress-definitions.ts";
+import { type Budget, budgetRetryAfterSeconds, hotPathBudgetMs, withinBudget } from "./hot-path-budget.ts";
+
+/** What the ingress routes share: the platform's dependencies and the key CSRF tokens are signed with. */
+export interface IngressContext {
+  platform: PlatformContext;
+  csrfKey: Buffer;
+  definitions: DefinitionLookup;
+}
+
+export function createIngressContext(platform: PlatformContext): IngressContext {
+  const secretKey = platform.config.secretKey;
+  if (secretKey === undefined) throw new Error("ingress needs the secret key, which the platform loads at start-up");
+  return {
+    platform,
+    csrfKey: deriveCsrfKey(secretKey),
+    definitions: { db: platform.database.db, manifests: createManifestCache() },
+  };
+}
+
+/**
+ * Runs a request's hot path (lookup, auth, CSRF, validation, enqueue) under the 5-second budget.
+ * Over budget, the client gets `overBudget`'s response with `Retry-After` while the abandoned work
+ * rolls back; the log says so.
+ */
+export async function runHotPath(
+  ingress: IngressContext,
+  c: Context<AppEnv>,
+  work: (budget: Budget) => Promise<Response>,
+  overBudget: () => Response,
+): Promise<Response> {
+  const logger = c.get("logger");
+  const outcome = await withinBudget(
+    {
+      budgetMs: hotPathBudgetMs,
+      timers: ingress.platform.timers,
+      onAbandoned: ({ committed, error }) => {
+        if (committed) logger.warn("an ingress request answered 503 committed its execution after all");
+        else logger.warn({ err: error }, "an ingress request over its budget was rolled back");
+      },
+    },
+    work,
+  );
+  if (outcome.ok) return outcome.value;
+  logger.warn({ budgetMs: hotPathBudgetMs }, "ingress hot-path budget exceeded");
+  c.header("Retry-After", String(budgetRetryAfterSeconds));
+  return overBudget();
+}

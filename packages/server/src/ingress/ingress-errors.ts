@@ -1,0 +1,39 @@
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { AppEnv } from "../http/app-env.ts";
+
+/**
+ * Error codes of the JSON ingress endpoints (programmatic forms, webhooks), each with its status.
+ * The body is always `{"error": "<code>", "message": "<text>"}`, plus `issues` for invalid input.
+ */
+export const ingressErrorStatus = {
+  invalid_body: 400,
+  invalid_input: 400,
+  project_required: 400,
+  unauthorized: 401,
+  form_disabled: 403,
+  not_found: 404,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  unavailable: 503,
+} as const satisfies Record<string, ContentfulStatusCode>;
+
+export type IngressErrorCode = keyof typeof ingressErrorStatus;
+
+export function ingressError(
+  c: Context<AppEnv>,
+  error: IngressErrorCode,
+  message: string,
+  extra: { issues?: { path: string; message: string }[]; headers?: Record<string, string> } = {},
+): Response {
+  const body = extra.issues === undefined ? { error, message } : { error, message, issues: extra.issues };
+  return c.json(body, ingressErrorStatus[error], extra.headers);
+}
+
+export const overBudgetMessage = "The submission could not be recorded in time and nothing was saved; retry shortly.";
+
+/** 202 with the ids of the executions the request started (one today; a list so that fan-out can come later). */
+export function accepted(c: Context<AppEnv>, message: string, executionIds: string[]): Response {
+  return c.json({ message, executionIds }, 202);
+}

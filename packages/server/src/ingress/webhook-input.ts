@@ -1,0 +1,75 @@
+/**
+ * The input a webhook call gives its workflow:
+ *
+ * ```json
+ * { "body": …, "headers": { "content-type": "application/json", … }, "query": { "a": "1", "b": ["2", "3"] }, "method": "POST" }
+ * ```
+ *
+ * - `body`: the parsed JSON when the content type is JSON (`application/json` or `*+json`), else the
+ *   raw body as UTF-8 text; `null` when the body is empty.
+ * - `headers`: lower-case names; credentials (`authorization`, `cookie`, …) and the webhook's own
+ *   secret header are left out, so no secret is ever stored with an execution.
+ * - `query`: each parameter's value, or an array of values when it is repeated.
+ */
+export interface WebhookInput {
+  body: unknown;
+  headers: Record<string, string>;
+  query: Record<string, string | string[]>;
+  method: string;
+}
+
+/** Headers never kept in an execution's input, whatever the webhook. */
+export const sensitiveHeaders: ReadonlySet<string> = new Set([
+  "authorization",
+  "proxy-authorization",
+  "cookie",
+  "set-cookie",
+  "x-api-key",
+  "x-auth-token",
+  "x-csrf-token",
+]);
+
+export interface WebhookRequest {
+  method: string;
+  headers: Iterable<[string, string]>;
+  url: string;
+  rawBody: string;
+  /** The webhook's secret header, dropped like the other credentials. */
+  secretHeader: string | undefined;
+}
+
+export type WebhookInputResult = { ok: true; input: WebhookInput } | { ok: false; message: string };
+
+export function isJsonContentType(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false;
+  const mediaType = contentType.split(";")[0]?.trim().toLowerCase() ?? "";
+  return mediaType === "application/json" || mediaType.endsWith("+json");
+}
+
+function queryOf(url: string): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = {};
+  for (const [name, value] of new URL(url).searchParams) {
+    const previous = query[name];
+    if (previous === undefined) query[name] = value;
+    else query[name] = Array.isArray(previous) ? [...previous, value] : [previous, value];
+  }
+  return query;
+}
+
+export function buildWebhookInput(request: WebhookRequest): WebhookInputResult {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of request.headers) {
+    const lower = name.toLowerCase();
+    if (sensitiveHeaders.has(lower) || lower === request.secretHeader) continue;
+    headers[lower] = value;
+  }
+  let body: unknown = request.rawBody === "" ? null : request.rawBody;
+  if (request.rawBody !== "" && isJsonContentType(headers["content-type"])) {
+    try {
+      body = JSON.parse(request.rawBody);
+    } catch {
+      return { ok: false, message: "The body is declared as JSON but is not valid JSON." };
+    }
+  }
+  return { ok: true, input: { body, headers, query: queryOf(request.url), method: request.method } };
+}

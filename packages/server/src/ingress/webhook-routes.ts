@@ -1,0 +1,86 @@
+import type { Context } from "hono";
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { AppEnv } from "../http/app-env.ts";
+import { secretMatchesHash } from "../shared/secrets.ts";
+import { enqueueSubmission, validateSubmission } from "./accept-submission.ts";
+import { findActiveWebhook } from "./find-ingress-definitions.ts";
+import type { Budget } from "./hot-path-budget.ts";
+import { type IngressContext, runHotPath } from "./ingress-context.ts";
+import { accepted, ingressError, overBudgetMessage } from "./ingress-errors.ts";
+import { buildWebhookInput } from "./webhook-input.ts";
+
+/** Largest webhook body accepted (413 above): senders' events are small, and each is stored as input. */
+export const webhookBodyLimitBytes = 256 * 1024;
+
+const idempotencyKeyPattern = /^[\x21-\x7e]{1,200}$/;
+
+async function receive(
+  c: Context<AppEnv>,
+  ingress: IngressContext,
+  budget: Budget,
+  rawBody: string,
+): Promise<Response> {
+  const projectId = c.req.param("projectId") ?? "";
+  const webhookName = c.req.param("webhookName") ?? "";
+  const webhook = await findActiveWebhook(ingress.definitions, projectId, webhookName);
+  if (webhook === undefined) return ingressError(c, "not_found", `No webhook named "${webhookName}" in that project.`);
+  const secret = webhook.definition.secret;
+  if (secret !== undefined && !secretMatchesHash(c.req.header(secret.header) ?? "", secret.valueHash)) {
+    return ingressError(c, "unauthorized", `The ${secret.header} header does not carry this webhook's secret.`);
+  }
+  const idempotencyKey = c.req.header("idempotency-key");
+  if (idempotencyKey !== undefined && !idempotencyKeyPattern.test(idempotencyKey)) {
+    return ingressError(c, "invalid_body", "Idempotency-Key must be 1 to 200 visible ASCII characters.");
+  }
+  const built = buildWebhookInput({
+    method: c.req.method,
+    headers: c.req.raw.headers.entries(),
+    url: c.req.url,
+    rawBody,
+    secretHeader: secret?.header,
+  });
+  if (!built.ok) return ingressError(c, "invalid_body", built.message);
+  const validated = validateSubmission({ definition: undefined, workflow: webhook.workflow.inputSchema }, built.input);
+  if (!validated.ok) {
+    return ingressError(c, "invalid_input", "The call does not match the workflow's input schema.", {
+      issues: validated.issues,
+    });
+  }
+  const enqueued = await enqueueSubmission(ingress.platform, budget, {
+    projectId,
+    deploymentId: webhook.deploymentId,
+    workflow: webhook.workflow.name,
+    input: validated.value,
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey: `webhook:${webhookName}:${idempotencyKey}` }),
+    trigger: { kind: "webhook", name: webhookName },
+  });
+  return accepted(c, enqueued.created ? "Webhook accepted." : "Webhook already accepted with this Idempotency-Key.", [
+    enqueued.executionId,
+  ]);
+}
+
+/** `POST /triggers/webhooks/:projectId/:webhookName`: any content type, optional shared secret. */
+export function webhookRoutes(ingress: IngressContext): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.post(
+    "/triggers/webhooks/:projectId/:webhookName",
+    bodyLimit({
+      maxSize: webhookBodyLimitBytes,
+      onError: (c) =>
+        ingressError(c, "payload_too_large", `The body is larger than ${webhookBodyLimitBytes} bytes.`, {
+          headers: { Connection: "close" },
+        }),
+    }),
+    async (c) => {
+      const rawBody = await c.req.text();
+      return runHotPath(
+        ingress,
+        c,
+        (budget) => receive(c, ingress, budget, rawBody),
+        () => ingressError(c, "unavailable", overBudgetMessage),
+      );
+    },
+  );
+  return app;
+}

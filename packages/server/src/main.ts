@@ -1,0 +1,14 @@
+import { startPlatform } from "./platform.ts";
+import { parseConfigOrExit, stopOnSignals } from "./process/process-lifecycle.ts";
+
+/**
+ * Entry point of `npm start` and `weft server`: parse the configuration once, start every role,
+ * and stop gracefully on SIGTERM/SIGINT (stop accepting, drain in-flight requests, close the database).
+ */
+const config = parseConfigOrExit(process.env, "weft");
+const platform = await startPlatform(config);
+const where = config.database.kind === "embedded" ? `embedded database in ${config.dataDir}` : "PostgreSQL server";
+process.stdout.write(
+  `Weft is running at ${config.baseUrl} (listening on ${platform.listenUrl}; roles: ${[...config.roles].join(", ")}; data: ${where})\n`,
+);
+stopOnSignals(platform.context.logger, () => platform.stop(), "platform");

@@ -1,0 +1,21 @@
+import type { Config } from "./config/config.ts";
+import type { DatabaseHandle } from "./db/database.ts";
+import type { CredentialRevocations } from "./identity/credential-revocations.ts";
+import type { Mailer } from "./mail/mailer.ts";
+import type { Clock } from "./shared/clock.ts";
+import type { IdGenerator } from "./shared/ids.ts";
+import type { Logger } from "./shared/logger.ts";
+import type { Timers } from "./shared/timers.ts";
+
+/** What every service and adapter of a running platform process may depend on. */
+export interface PlatformContext {
+  config: Config;
+  database: DatabaseHandle;
+  clock: Clock;
+  ids: IdGenerator;
+  logger: Logger;
+  /** Deadlines (the ingress hot-path budget) are scheduled through it, so tests can make them pass. */
+  timers: Timers;
+  credentialRevocations: CredentialRevocations;
+  mailer: Mailer;
+}

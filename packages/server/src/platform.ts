@@ -1,0 +1,77 @@
+import type { Config } from "./config/config.ts";
+import { loadOrCreateSecretKey } from "./config/secret-key.ts";
+import { type DatabaseHandle, openDatabase } from "./db/database.ts";
+import { startWorker, type Worker } from "./engine/worker.ts";
+import { createApp } from "./http/app.ts";
+import { listen } from "./http/http-server.ts";
+import { createCredentialRevocations } from "./identity/credential-revocations.ts";
+import { createMailer } from "./mail/mailer.ts";
+import type { PlatformContext } from "./platform-context.ts";
+import { type Clock, systemClock } from "./shared/clock.ts";
+import { createIdGenerator } from "./shared/ids.ts";
+import { createLogger, type Logger } from "./shared/logger.ts";
+import { systemTimers, type Timers } from "./shared/timers.ts";
+import { createOtlpSpanExport } from "./traces/otlp-export.ts";
+
+export interface PlatformOptions {
+  clock?: Clock;
+  logger?: Logger;
+  timers?: Timers;
+  /** An already-open database, left open on stop (tests hand in their own); otherwise the configured one is opened and closed. */
+  database?: DatabaseHandle;
+}
+
+export interface RunningPlatform {
+  context: PlatformContext;
+  /** The worker of this process, when the `worker` role runs here. */
+  worker: Worker | undefined;
+  /** The address the process listens on, e.g. http://127.0.0.1:3000. */
+  listenUrl: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** Time left to in-flight requests on shutdown before their connections are cut. */
+const drainGraceMs = 8000;
+
+/** Opens the database, applies migrations and serves every configured role until stopped. */
+export async function startPlatform(config: Config, options: PlatformOptions = {}): Promise<RunningPlatform> {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? createLogger({ level: config.logLevel });
+  const ownsDatabase = options.database === undefined;
+  const database = options.database ?? (await openDatabase(config.database));
+  const context: PlatformContext = {
+    config: { ...config, secretKey: loadOrCreateSecretKey(config.secretKey, config.dataDir) },
+    database,
+    clock,
+    ids: createIdGenerator(clock),
+    logger,
+    timers: options.timers ?? systemTimers,
+    credentialRevocations: createCredentialRevocations(),
+    mailer: createMailer(config, clock, logger),
+  };
+  const spanExport =
+    config.roles.has("worker") && config.otlpEndpoint !== undefined
+      ? createOtlpSpanExport({ db: database.db, endpoint: config.otlpEndpoint, logger })
+      : undefined;
+  const worker = config.roles.has("worker")
+    ? await startWorker({ database, clock, logger, spanExport }, { ...config.worker, dataDir: config.dataDir })
+    : undefined;
+  const http = await listen(createApp(context), config.port, config.host);
+  let stopping: Promise<void> | undefined;
+  return {
+    context,
+    worker,
+    listenUrl: `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${http.port}`,
+    port: http.port,
+    stop: () => {
+      stopping ??= (async () => {
+        await http.close(drainGraceMs);
+        await worker?.stop();
+        await spanExport?.shutdown();
+        if (ownsDatabase) await database.close();
+      })();
+      return stopping;
+    },
+  };
+}

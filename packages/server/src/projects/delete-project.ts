@@ -1,0 +1,29 @@
+import { eq } from "drizzle-orm";
+import { recordAuditEvent } from "../audit/record-audit-event.ts";
+import type { Database } from "../db/database.ts";
+import { projects } from "../db/schema/index.ts";
+import type { Clock } from "../shared/clock.ts";
+import type { IdGenerator } from "../shared/ids.ts";
+import type { ProjectActor } from "./project-record.ts";
+
+/** Deletes a project (its dependent rows go with it); false when it no longer exists. */
+export async function deleteProject(
+  db: Database,
+  deps: { clock: Clock; ids: IdGenerator },
+  input: { projectId: string; actor: ProjectActor },
+): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const [deleted] = await tx.delete(projects).where(eq(projects.id, input.projectId)).returning();
+    if (deleted === undefined) return false;
+    await recordAuditEvent(tx, deps, {
+      action: "project.deleted",
+      targetType: "project",
+      targetId: deleted.id,
+      workspaceId: deleted.workspaceId,
+      actorAccountId: input.actor.accountId,
+      actorCredentialId: input.actor.credentialId,
+      data: { name: deleted.name },
+    });
+    return true;
+  });
+}

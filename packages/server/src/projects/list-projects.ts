@@ -1,0 +1,89 @@
+import { and, getTableColumns, type SQL, sql } from "drizzle-orm";
+import type { Database } from "../db/database.ts";
+import {
+  cursorCondition,
+  fetchKeysetPage,
+  type KeysetPage,
+  type KeysetSlice,
+  matchingCount,
+  type PageRequest,
+  sliceKey,
+  sliceOrder,
+} from "../db/keyset-page.ts";
+import { preparedStatementCache } from "../db/prepared-statements.ts";
+import { projects } from "../db/schema/index.ts";
+import type { ProjectRecord } from "./project-record.ts";
+
+/** A slice row as `to_json` writes it: column names as keys, timestamps as ISO 8601 text. */
+interface ProjectJson {
+  id: string;
+  workspace_id: string;
+  name: string;
+  created_by_account_id: string | null;
+  created_at: string;
+  updated_at: string;
+  matching_count: number;
+}
+
+interface SliceStatement {
+  execute(values: { workspaceIds: string[]; cursor?: string; limit: number }): Promise<{ slice: ProjectJson[] }[]>;
+}
+
+const sliceStatements = preparedStatementCache<SliceStatement>();
+
+/**
+ * The slice comes back as one JSON array in one row rather than a row per project: on the embedded
+ * PGlite every field of every row is decoded by its wire-protocol parser in JavaScript, which made
+ * up a large share of a page's cost, whereas one JSON value is decoded by the native JSON.parse
+ * (see docs/decisions.md, "Benchmark"). The same SQL runs on PostgreSQL.
+ */
+function sliceStatement(db: Database, slice: KeysetSlice): SliceStatement {
+  const key = sliceKey(slice);
+  return sliceStatements(db, key, () => {
+    const inWorkspaces: SQL = sql`${projects.workspaceId} = any(${sql.placeholder("workspaceIds")})`;
+    const rows = db
+      .select({ ...getTableColumns(projects), matchingCount: matchingCount().as("matching_count") })
+      .from(projects)
+      .where(and(inWorkspaces, cursorCondition(projects.id, slice)))
+      .orderBy(sliceOrder(projects.id, slice))
+      .limit(sql.placeholder("limit"))
+      .as("slice");
+    const aggregated = sql<
+      ProjectJson[]
+    >`coalesce(json_agg(${sql.identifier("slice")} order by ${sliceOrder(rows.id, slice)}), '[]')`;
+    return db.select({ slice: aggregated }).from(rows).prepare(`list_projects_${key}`);
+  });
+}
+
+function toProjectRecord(json: ProjectJson): ProjectRecord {
+  return {
+    id: json.id,
+    workspaceId: json.workspace_id,
+    name: json.name,
+    createdByAccountId: json.created_by_account_id,
+    createdAt: new Date(json.created_at),
+    updatedAt: new Date(json.updated_at),
+  };
+}
+
+/** One page of the projects of the given workspaces, oldest first. */
+export async function listProjects(
+  db: Database,
+  input: { workspaceIds: readonly string[]; page: PageRequest },
+): Promise<KeysetPage<ProjectRecord>> {
+  if (input.workspaceIds.length === 0) {
+    return { rows: [], hasNextPage: false, hasPreviousPage: false, totalCount: 0 };
+  }
+  const workspaceIds = [...input.workspaceIds];
+  return fetchKeysetPage({
+    request: input.page,
+    selectSlice: async (slice) => {
+      const [result] = await sliceStatement(db, slice).execute({
+        workspaceIds,
+        limit: slice.limit,
+        ...(slice.cursor === undefined ? {} : { cursor: slice.cursor.id }),
+      });
+      return (result?.slice ?? []).map((json) => ({ row: toProjectRecord(json), matchingCount: json.matching_count }));
+    },
+  });
+}

@@ -1,0 +1,31 @@
+import { eq, sql } from "drizzle-orm";
+import type { Database, Transaction } from "../db/database.ts";
+import { preparedStatementCache } from "../db/prepared-statements.ts";
+import { projects } from "../db/schema/index.ts";
+
+export type ProjectRecord = typeof projects.$inferSelect;
+
+/** Who made a change, for the audit trail. */
+export interface ProjectActor {
+  accountId: string;
+  credentialId: string | undefined;
+}
+
+interface FindProjectStatement {
+  execute(values: { projectId: string }): Promise<ProjectRecord[]>;
+}
+
+const findStatements = preparedStatementCache<FindProjectStatement>();
+
+/** The project with this id, if any: every project-scoped procedure's first query, hence prepared. */
+export async function findProject(db: Database | Transaction, projectId: string): Promise<ProjectRecord | undefined> {
+  const statement = findStatements(db, "find", () =>
+    db
+      .select()
+      .from(projects)
+      .where(eq(projects.id, sql.placeholder("projectId")))
+      .prepare("find_project"),
+  );
+  const [row] = await statement.execute({ projectId });
+  return row;
+}

@@ -1,0 +1,55 @@
+import { and, eq, ne } from "drizzle-orm";
+import { recordAuditEvent } from "../audit/record-audit-event.ts";
+import type { Database } from "../db/database.ts";
+import { projects } from "../db/schema/index.ts";
+import { isUniqueViolation } from "../db/unique-violation.ts";
+import type { Clock } from "../shared/clock.ts";
+import type { IdGenerator } from "../shared/ids.ts";
+import type { ProjectActor, ProjectRecord } from "./project-record.ts";
+
+export type RenameProjectResult =
+  | { kind: "renamed"; project: ProjectRecord }
+  | { kind: "name_taken" }
+  | { kind: "not_found" };
+
+/** Renames a project; the new name must be free in its workspace. */
+export async function renameProject(
+  db: Database,
+  deps: { clock: Clock; ids: IdGenerator },
+  input: { projectId: string; name: string; actor: ProjectActor },
+): Promise<RenameProjectResult> {
+  try {
+    return await db.transaction(async (tx): Promise<RenameProjectResult> => {
+      const [before] = await tx.select().from(projects).where(eq(projects.id, input.projectId)).for("update");
+      if (before === undefined) return { kind: "not_found" };
+      if (before.name === input.name) return { kind: "renamed", project: before };
+      const [taken] = await tx
+        .select({ id: projects.id })
+        .from(projects)
+        .where(
+          and(eq(projects.workspaceId, before.workspaceId), eq(projects.name, input.name), ne(projects.id, before.id)),
+        );
+      if (taken !== undefined) return { kind: "name_taken" };
+      const [project] = await tx
+        .update(projects)
+        .set({ name: input.name, updatedAt: deps.clock.now() })
+        .where(eq(projects.id, before.id))
+        .returning();
+      if (project === undefined) return { kind: "not_found" };
+      await recordAuditEvent(tx, deps, {
+        action: "project.renamed",
+        targetType: "project",
+        targetId: project.id,
+        workspaceId: project.workspaceId,
+        actorAccountId: input.actor.accountId,
+        actorCredentialId: input.actor.credentialId,
+        data: { from: before.name, to: project.name },
+      });
+      return { kind: "renamed", project };
+    });
+  } catch (error) {
+    // Two renames racing to the same free name: the unique index lets one win.
+    if (isUniqueViolation(error)) return { kind: "name_taken" };
+    throw error;
+  }
+}

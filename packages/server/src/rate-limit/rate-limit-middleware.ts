@@ -1,0 +1,33 @@
+import type { Context, MiddlewareHandler } from "hono";
+import type { AppEnv } from "../http/app-env.ts";
+import { type ClientIpResolver, clientIpOf } from "../http/client-ip.ts";
+import type { RateLimiter } from "./rate-limiter.ts";
+
+/** How a surface answers, in its own error shape, when a client is limited or the counter store fails. */
+export interface RateLimitResponses {
+  /** Called with `Retry-After` already set. */
+  limited(c: Context<AppEnv>, retryAfterSeconds: number): Response;
+  storeFailed(c: Context<AppEnv>): Response;
+}
+
+/** Limits requests per client IP (see `client-ip.ts` for how the IP is decided). */
+export function limitPerClientIp(
+  limiter: RateLimiter,
+  clientIps: ClientIpResolver,
+  responses: RateLimitResponses,
+): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    let decision: Awaited<ReturnType<RateLimiter["consume"]>>;
+    try {
+      decision = await limiter.consume(clientIpOf(c, clientIps));
+    } catch (error) {
+      c.get("logger").error({ err: error }, "rate limit counters unavailable");
+      return responses.storeFailed(c);
+    }
+    if (!decision.allowed) {
+      c.header("Retry-After", String(decision.retryAfterSeconds));
+      return responses.limited(c, decision.retryAfterSeconds);
+    }
+    await next();
+  };
+}

@@ -1,0 +1,35 @@
+import type { WorkspaceRole } from "../db/schema/index.ts";
+import type { Scope } from "../identity/scopes.ts";
+import type { PlatformContext } from "../platform-context.ts";
+import type { Logger } from "../shared/logger.ts";
+
+/** Who is calling: the account a credential acts for, what it may do, and where. */
+export interface Principal {
+  accountId: string;
+  credentialId: string;
+  scopes: ReadonlySet<Scope>;
+  /** Every workspace the account belongs to, with its role there. */
+  workspaces: ReadonlyMap<string, WorkspaceRole>;
+  personalWorkspaceId: string | undefined;
+}
+
+/** The outcome of reading `Authorization: Bearer …`, decided before the procedure runs. */
+export type BearerAuthentication =
+  | { status: "authenticated"; principal: Principal }
+  | { status: "missing" }
+  | { status: "invalid" }
+  /** The lookup itself broke (e.g. the database is down): a server error, not the caller's fault. */
+  | { status: "failed"; error: unknown };
+
+/** What the HTTP adapter hands to every RPC call. */
+export interface RpcInitialContext {
+  platform: PlatformContext;
+  requestId: string;
+  logger: Logger;
+  authentication: BearerAuthentication;
+}
+
+/** What procedures see once the authentication middleware has let the call through. */
+export interface AuthenticatedContext extends RpcInitialContext {
+  principal: Principal;
+}

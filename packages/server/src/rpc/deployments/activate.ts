@@ -1,0 +1,22 @@
+import { activateDeployment } from "../../deployments/read-deployments.ts";
+import { rpc } from "../implementer.ts";
+import { actorOf, requireProjectAccess } from "../project-access.ts";
+import { requireScope } from "../require-scope.ts";
+import { mapServiceErrors } from "../service-errors.ts";
+import { toDeployment } from "./to-deployment.ts";
+
+/** `deployments.activate`: makes an earlier deployment the active one (rollback). */
+export const activate = rpc.deployments.activate
+  .use(requireScope("deployments:write"))
+  .handler(async ({ input, context }) => {
+    const project = await requireProjectAccess(context, input.projectId, { access: "write" });
+    const { platform } = context;
+    const deployment = await mapServiceErrors(() =>
+      activateDeployment(platform.database.db, platform, {
+        projectId: project.id,
+        deploymentId: input.deploymentId,
+        actor: { ...actorOf(context), workspaceId: project.workspaceId },
+      }),
+    );
+    return toDeployment(deployment);
+  });

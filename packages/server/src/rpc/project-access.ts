@@ -1,0 +1,44 @@
+import type { WorkspaceRole } from "../db/schema/index.ts";
+import { findProject, type ProjectRecord } from "../projects/project-record.ts";
+import type { AuthenticatedContext, Principal } from "./context.ts";
+import { forbidden, notFound } from "./rpc-errors.ts";
+
+/** `read` sees a workspace's things; `write` changes them, which a viewer may not. */
+export type WorkspaceAccess = "read" | "write";
+
+const writerRoles: ReadonlySet<WorkspaceRole> = new Set(["owner", "admin", "member"]);
+
+/**
+ * Refuses unless the caller belongs to the workspace (NOT_FOUND: a workspace one is not in is
+ * never visible) and, for `write`, holds a role that may change it (FORBIDDEN).
+ */
+export function requireWorkspaceAccess(principal: Principal, workspaceId: string, access: WorkspaceAccess): void {
+  const role = principal.workspaces.get(workspaceId);
+  if (role === undefined) throw notFound(`No workspace ${workspaceId}.`);
+  if (access === "write" && !writerRoles.has(role)) {
+    throw forbidden(`Your ${role} role in workspace ${workspaceId} cannot change it.`);
+  }
+}
+
+/**
+ * Loads a project the caller may see, or refuses: a project of a workspace the caller is not in is
+ * NOT_FOUND, exactly like a project that does not exist. Every procedure taking a `projectId` goes
+ * through this before touching anything of the project.
+ */
+export async function requireProjectAccess(
+  context: AuthenticatedContext,
+  projectId: string,
+  options: { access: WorkspaceAccess },
+): Promise<ProjectRecord> {
+  const project = await findProject(context.platform.database.db, projectId);
+  if (project === undefined || !context.principal.workspaces.has(project.workspaceId)) {
+    throw notFound(`No project ${projectId}.`);
+  }
+  requireWorkspaceAccess(context.principal, project.workspaceId, options.access);
+  return project;
+}
+
+/** Who is acting, as the audit trail records it. */
+export function actorOf(context: AuthenticatedContext): { accountId: string; credentialId: string } {
+  return { accountId: context.principal.accountId, credentialId: context.principal.credentialId };
+}

@@ -1,0 +1,28 @@
+import { createProject } from "../../projects/create-project.ts";
+import { rpc } from "../implementer.ts";
+import { actorOf, requireWorkspaceAccess } from "../project-access.ts";
+import { requireScope } from "../require-scope.ts";
+import { badRequest } from "../rpc-errors.ts";
+import { toProject } from "./to-project.ts";
+
+/** `projects.create`: a new project in the named workspace, by default the caller's personal one. */
+export const create = rpc.projects.create.use(requireScope("projects:write")).handler(async ({ input, context }) => {
+  const workspaceId = input.workspaceId ?? context.principal.personalWorkspaceId;
+  if (workspaceId === undefined) {
+    throw badRequest("Input validation failed", [
+      { path: ["workspaceId"], message: "You have no personal workspace: name the workspace." },
+    ]);
+  }
+  requireWorkspaceAccess(context.principal, workspaceId, "write");
+  const result = await createProject(context.platform.database.db, context.platform, {
+    workspaceId,
+    name: input.name,
+    actor: actorOf(context),
+  });
+  if (result.kind === "name_taken") {
+    throw badRequest("Input validation failed", [
+      { path: ["name"], message: `A project named "${input.name}" already exists in this workspace.` },
+    ]);
+  }
+  return toProject(result.project);
+});

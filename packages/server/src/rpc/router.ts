@@ -1,0 +1,17 @@
+import { deploymentsRouter } from "./deployments/index.ts";
+import { rpc } from "./implementer.ts";
+import { projectsRouter } from "./projects/index.ts";
+import { resourcesRouter } from "./resources/index.ts";
+import { tracesRouter } from "./traces/index.ts";
+import { workflowsRouter } from "./workflows/index.ts";
+
+/** Every namespace of the contract, implemented; one entry per namespace folder. */
+export const router = rpc.router({
+  projects: projectsRouter,
+  deployments: deploymentsRouter,
+  workflows: workflowsRouter,
+  traces: tracesRouter,
+  resources: resourcesRouter,
+});
+
+export type Router = typeof router;

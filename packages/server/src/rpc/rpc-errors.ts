@@ -1,0 +1,22 @@
+import { ORPCError } from "@orpc/server";
+import type { InputIssue } from "@weft/contract";
+
+/**
+ * Constructors for the errors of the contract's catalogue (`rpcErrors` in @weft/contract), so every
+ * procedure words the same refusal the same way.
+ */
+export function badRequest(message: string, issues: InputIssue[]): ORPCError<"BAD_REQUEST", { issues: InputIssue[] }> {
+  return new ORPCError("BAD_REQUEST", { status: 400, message, data: { issues } });
+}
+
+export function notFound(message: string): ORPCError<"NOT_FOUND", undefined> {
+  return new ORPCError("NOT_FOUND", { status: 404, message });
+}
+
+export function forbidden(message: string, data: { missingScope?: string } = {}) {
+  return new ORPCError("FORBIDDEN", { status: 403, message, data });
+}
+
+export function unauthorized(message: string): ORPCError<"UNAUTHORIZED", undefined> {
+  return new ORPCError("UNAUTHORIZED", { status: 401, message });
+}

@@ -1,0 +1,30 @@
+import { ORPCError } from "@orpc/server";
+import { eq } from "drizzle-orm";
+import { executions } from "../../db/schema/index.ts";
+import type { AuthenticatedContext } from "../context.ts";
+import { requireProjectAccess, type WorkspaceAccess } from "../project-access.ts";
+import { notFound } from "../rpc-errors.ts";
+
+/**
+ * The project of an execution the caller may see (and, for `write`, change); NOT_FOUND otherwise,
+ * also for another tenant's execution.
+ */
+export async function requireExecutionAccess(
+  context: AuthenticatedContext,
+  executionId: string,
+  options: { access: WorkspaceAccess },
+): Promise<{ projectId: string }> {
+  const [row] = await context.platform.database.db
+    .select({ projectId: executions.projectId })
+    .from(executions)
+    .where(eq(executions.id, executionId));
+  if (row === undefined) throw notFound(`No execution ${executionId}.`);
+  try {
+    await requireProjectAccess(context, row.projectId, options);
+  } catch (error) {
+    // Never name the project of an execution the caller cannot see.
+    if (error instanceof ORPCError && error.code === "NOT_FOUND") throw notFound(`No execution ${executionId}.`);
+    throw error;
+  }
+  return row;
+}

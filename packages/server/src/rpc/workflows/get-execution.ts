@@ -1,0 +1,17 @@
+import { getExecution as getExecutionService } from "../../workflows/read-executions.ts";
+import { rpc } from "../implementer.ts";
+import { requireScope } from "../require-scope.ts";
+import { mapServiceErrors } from "../service-errors.ts";
+import { requireExecutionAccess } from "./execution-access.ts";
+import { toExecution } from "./to-execution.ts";
+
+/** `workflows.getExecution`: status, input, output, error, attempts and steps with timings and logs. */
+export const getExecution = rpc.workflows.getExecution
+  .use(requireScope("projects:read"))
+  .handler(async ({ input, context }) => {
+    const { projectId } = await requireExecutionAccess(context, input.executionId, { access: "read" });
+    const detail = await mapServiceErrors(() =>
+      getExecutionService(context.platform.database.db, { executionId: input.executionId, projectId }),
+    );
+    return toExecution(detail);
+  });

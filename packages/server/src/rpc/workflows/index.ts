@@ -1,0 +1,10 @@
+import { cancelExecution } from "./cancel-execution.ts";
+import { get } from "./get.ts";
+import { getExecution } from "./get-execution.ts";
+import { list } from "./list.ts";
+import { listExecutions } from "./list-executions.ts";
+import { rerunExecution } from "./rerun-execution.ts";
+import { run } from "./run.ts";
+
+/** The `workflows` namespace: one file per procedure. */
+export const workflowsRouter = { list, get, run, listExecutions, getExecution, cancelExecution, rerunExecution };

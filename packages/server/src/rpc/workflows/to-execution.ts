@@ -1,0 +1,47 @@
+import type { Execution } from "@weft/contract";
+import type { ExecutionDetail, ExecutionSummary } from "../../workflows/read-executions.ts";
+
+const iso = (date: Date | null) => (date === null ? null : date.toISOString());
+
+export function toExecutionSummary(summary: ExecutionSummary) {
+  return {
+    ...summary,
+    createdAt: summary.createdAt.toISOString(),
+    startedAt: iso(summary.startedAt),
+    finishedAt: iso(summary.finishedAt),
+  };
+}
+
+/** The wire shape of an execution with its steps and attempts. */
+export function toExecution(detail: ExecutionDetail): Execution {
+  return {
+    ...toExecutionSummary(detail),
+    input: detail.input,
+    output: detail.output,
+    error:
+      detail.error === null
+        ? null
+        : {
+            name: detail.error.name,
+            message: detail.error.message,
+            ...(detail.error.stack === undefined ? {} : { stack: detail.error.stack }),
+          },
+    maxAttempts: detail.maxAttempts,
+    runAt: detail.runAt.toISOString(),
+    cancelRequested: detail.cancelRequested,
+    rerunOf: detail.rerunOf,
+    traceId: detail.traceId,
+    logs: detail.logs,
+    steps: detail.steps.map((step) => ({
+      ...step,
+      startedAt: step.startedAt.toISOString(),
+      finishedAt: step.finishedAt.toISOString(),
+      wakeAt: iso(step.wakeAt),
+    })),
+    attempts: detail.attempts.map((attempt) => ({
+      ...attempt,
+      startedAt: attempt.startedAt.toISOString(),
+      endedAt: iso(attempt.endedAt),
+    })),
+  };
+}

@@ -1,0 +1,26 @@
+/**
+ * Errors that domain services throw for a caller's mistake. Adapters map them: RPC to BAD_REQUEST /
+ * NOT_FOUND / CONFLICT, ingress to its own JSON bodies. Messages are safe to show to the caller.
+ */
+export class InvalidRequestError extends Error {
+  override readonly name = "InvalidRequestError";
+  readonly issues: { path: string; message: string }[];
+
+  constructor(message: string, issues: { path: string; message: string }[] = []) {
+    super(issues.length === 0 ? message : `${message}: ${issues.map(describeIssue).join("; ")}`);
+    this.issues = issues;
+  }
+}
+
+function describeIssue(issue: { path: string; message: string }): string {
+  return issue.path === "" ? issue.message : `${issue.path}: ${issue.message}`;
+}
+
+export class NotFoundError extends Error {
+  override readonly name = "NotFoundError";
+}
+
+/** The request is valid but the target's state forbids it (cancelling a finished execution). */
+export class ConflictError extends Error {
+  override readonly name = "ConflictError";
+}

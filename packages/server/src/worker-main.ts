@@ -1,0 +1,32 @@
+import { openDatabase } from "./db/database.ts";
+import { startWorker } from "./engine/worker.ts";
+import { parseConfigOrExit, stopOnSignals } from "./process/process-lifecycle.ts";
+import { systemClock } from "./shared/clock.ts";
+import { createLogger } from "./shared/logger.ts";
+import { createOtlpSpanExport } from "./traces/otlp-export.ts";
+
+/**
+ * Entry point of `weft worker`: a process that only runs workflow executions, claiming them from
+ * the database that DATABASE_URL names. Any number of them can share one PostgreSQL server.
+ */
+const config = parseConfigOrExit(process.env, "weft worker");
+const logger = createLogger({ level: config.logLevel });
+const database = await openDatabase(config.database);
+const spanExport =
+  config.otlpEndpoint === undefined
+    ? undefined
+    : createOtlpSpanExport({ db: database.db, endpoint: config.otlpEndpoint, logger });
+const worker = await startWorker(
+  { database, clock: systemClock, logger, spanExport },
+  { ...config.worker, dataDir: config.dataDir },
+);
+process.stdout.write(`Weft worker ${worker.id} is running (concurrency ${config.worker.concurrency})\n`);
+stopOnSignals(
+  logger,
+  async () => {
+    await worker.stop();
+    await spanExport?.shutdown();
+    await database.close();
+  },
+  "worker",
+);

@@ -1,0 +1,174 @@
+import { and, asc, eq, gte, inArray, lte, type SQL } from "drizzle-orm";
+import type { Database } from "../db/database.ts";
+import { keysetCondition } from "../db/keyset-condition.ts";
+import { fetchKeysetPage, type KeysetPage, matchingCount, type PageRequest, sliceOrder } from "../db/keyset-page.ts";
+import { type ExecutionStatus, executionSteps, executions, type LogEntry, spans } from "../db/schema/index.ts";
+import { NotFoundError } from "../shared/service-errors.ts";
+
+export interface ExecutionSummary {
+  id: string;
+  projectId: string;
+  deploymentId: string;
+  workflow: string;
+  status: ExecutionStatus;
+  attempt: number;
+  trigger: { kind: string; name: string | null };
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}
+
+export interface ExecutionStep {
+  name: string;
+  kind: "step" | "sleep";
+  attempt: number;
+  startedAt: Date;
+  finishedAt: Date;
+  durationMs: number;
+  output: unknown;
+  wakeAt: Date | null;
+  logs: LogEntry[];
+}
+
+export interface ExecutionDetail extends ExecutionSummary {
+  input: unknown;
+  output: unknown;
+  error: { name: string; message: string; stack?: string | undefined } | null;
+  maxAttempts: number;
+  runAt: Date;
+  cancelRequested: boolean;
+  rerunOf: string | null;
+  traceId: string;
+  logs: LogEntry[];
+  steps: ExecutionStep[];
+  attempts: {
+    number: number;
+    resumed: boolean;
+    startedAt: Date;
+    endedAt: Date | null;
+    status: string;
+    error: string | null;
+  }[];
+}
+
+const summaryColumns = {
+  id: executions.id,
+  projectId: executions.projectId,
+  deploymentId: executions.deploymentId,
+  workflow: executions.workflow,
+  status: executions.status,
+  attempt: executions.attempt,
+  triggerKind: executions.triggerKind,
+  triggerName: executions.triggerName,
+  createdAt: executions.createdAt,
+  startedAt: executions.startedAt,
+  finishedAt: executions.finishedAt,
+};
+
+type SummaryRow = Pick<
+  typeof executions.$inferSelect,
+  | "id"
+  | "projectId"
+  | "deploymentId"
+  | "workflow"
+  | "status"
+  | "attempt"
+  | "triggerKind"
+  | "triggerName"
+  | "createdAt"
+  | "startedAt"
+  | "finishedAt"
+>;
+
+function toSummary(row: SummaryRow): ExecutionSummary {
+  const { triggerKind, triggerName, ...rest } = row;
+  return { ...rest, trigger: { kind: triggerKind, name: triggerName } };
+}
+
+export interface ListExecutionsRequest {
+  projectId: string;
+  workflow?: string | undefined;
+  status?: ExecutionStatus[] | undefined;
+  createdFrom?: Date | undefined;
+  createdTo?: Date | undefined;
+  page: PageRequest;
+}
+
+/** One page of a project's executions, oldest first (ids are ULIDs: their order is creation order). */
+export async function listExecutions(
+  db: Database,
+  request: ListExecutionsRequest,
+): Promise<KeysetPage<ExecutionSummary>> {
+  const filters: (SQL | undefined)[] = [
+    eq(executions.projectId, request.projectId),
+    request.workflow === undefined ? undefined : eq(executions.workflow, request.workflow),
+    request.status === undefined || request.status.length === 0
+      ? undefined
+      : inArray(executions.status, request.status),
+    request.createdFrom === undefined ? undefined : gte(executions.createdAt, request.createdFrom),
+    request.createdTo === undefined ? undefined : lte(executions.createdAt, request.createdTo),
+  ];
+  const page = await fetchKeysetPage({
+    request: request.page,
+    selectSlice: (slice) =>
+      db
+        .select({ row: summaryColumns, matchingCount: matchingCount() })
+        .from(executions)
+        .where(and(...filters, keysetCondition(executions.id, slice)))
+        .orderBy(sliceOrder(executions.id, slice))
+        .limit(slice.limit),
+  });
+  return { ...page, rows: page.rows.map(toSummary) };
+}
+
+/** One execution with its steps (timings, results, logs) and attempts; NotFoundError if absent. */
+export async function getExecution(
+  db: Database,
+  request: { executionId: string; projectId?: string | undefined },
+): Promise<ExecutionDetail> {
+  const [row] = await db.select().from(executions).where(eq(executions.id, request.executionId));
+  if (row === undefined || (request.projectId !== undefined && row.projectId !== request.projectId)) {
+    throw new NotFoundError(`no execution ${request.executionId}`);
+  }
+  const steps = await db
+    .select()
+    .from(executionSteps)
+    .where(eq(executionSteps.executionId, row.id))
+    .orderBy(asc(executionSteps.startedAt), asc(executionSteps.sequence));
+  const attemptSpans = await db
+    .select()
+    .from(spans)
+    .where(and(eq(spans.executionId, row.id), eq(spans.kind, "attempt")))
+    .orderBy(asc(spans.startTime));
+  return {
+    ...toSummary(row),
+    input: row.input,
+    output: row.output,
+    error: row.error,
+    maxAttempts: row.maxAttempts,
+    runAt: row.runAt,
+    cancelRequested: row.cancelRequestedAt !== null,
+    rerunOf: row.rerunOf,
+    traceId: row.traceId,
+    logs: row.logs,
+    steps: steps.map((step) => ({
+      name: step.name,
+      kind: step.kind,
+      attempt: step.attempt,
+      startedAt: step.startedAt,
+      finishedAt: step.finishedAt,
+      durationMs: step.finishedAt.getTime() - step.startedAt.getTime(),
+      output: step.result.value ?? null,
+      wakeAt: step.wakeAt,
+      logs: step.logs,
+    })),
+    attempts: attemptSpans.map((span) => ({
+      number: Number(span.attributes["weft.execution.attempt"] ?? 0),
+      resumed: span.attributes["weft.resumed"] === true,
+      startedAt: span.startTime,
+      endedAt: span.endTime,
+      status: span.statusCode,
+      error: span.statusCode === "error" ? span.statusMessage : null,
+    })),
+  };
+}

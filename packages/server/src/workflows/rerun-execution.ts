@@ -1,0 +1,22 @@
+import type { Database } from "../db/database.ts";
+import type { Clock } from "../shared/clock.ts";
+import type { IdGenerator } from "../shared/ids.ts";
+import { getExecution } from "./read-executions.ts";
+import { runWorkflow } from "./run-workflow.ts";
+
+/** Starts a new execution of the same workflow with the same input, on the active deployment. */
+export async function rerunExecution(
+  db: Database,
+  deps: { clock: Clock; ids: IdGenerator },
+  request: { executionId: string; projectId?: string | undefined },
+): Promise<{ executionId: string }> {
+  const original = await getExecution(db, request);
+  const { executionId } = await runWorkflow(db, deps, {
+    projectId: original.projectId,
+    workflow: original.workflow,
+    input: original.input,
+    trigger: { kind: "rerun" },
+    rerunOf: original.id,
+  });
+  return { executionId };
+}

@@ -1,0 +1,180 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, parseConfig } from "../src/config/parse-config.ts";
+
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    parseConfig(env, "/srv/weft");
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("parseConfig", () => {
+  it("uses the documented defaults when nothing is set", () => {
+    const config = parseConfig({}, "/srv/weft");
+    expect(config).toMatchObject({
+      port: 3000,
+      host: "127.0.0.1",
+      baseUrl: "http://localhost:3000",
+      authUrl: "http://localhost:3000",
+      dataDir: "/srv/weft/.weft",
+      database: { kind: "embedded", dataDir: "/srv/weft/.weft" },
+      mail: { kind: "outbox" },
+      mailFrom: "Weft <no-reply@localhost>",
+      trustedIssuers: [],
+      eventSchemaHost: "https://schemas.workos.com",
+      secretKey: undefined,
+      logLevel: "info",
+      worker: { concurrency: 20, leaseMs: 30_000, pollIntervalMs: 1000, memoryMb: 256 },
+      otlpEndpoint: undefined,
+    });
+    expect([...config.roles]).toEqual(["auth", "api", "ingress", "worker"]);
+  });
+
+  it("derives the base URL from PORT and the auth URL from the base URL", () => {
+    expect(parseConfig({ PORT: "8080" }).baseUrl).toBe("http://localhost:8080");
+    const config = parseConfig({ WEFT_BASE_URL: "https://weft.example.com/" });
+    expect(config.baseUrl).toBe("https://weft.example.com");
+    expect(config.authUrl).toBe("https://weft.example.com");
+  });
+
+  it("reads every variable it documents", () => {
+    const key = "ab".repeat(32);
+    const config = parseConfig(
+      {
+        PORT: "4000",
+        HOST: "0.0.0.0",
+        WEFT_BASE_URL: "https://api.example.com",
+        WEFT_AUTH_URL: "https://auth.example.com",
+        WEFT_DATA_DIR: "/var/lib/weft",
+        DATABASE_URL: "postgres://weft:pw@db.internal:5432/weft",
+        SMTP_URL: "smtp://user:pass@mail.internal:587",
+        WEFT_MAIL_FROM: "Weft <weft@example.com>",
+        WEFT_TRUSTED_ISSUERS: JSON.stringify([
+          { issuer: "https://idp.example.com", jwks_uri: "https://idp.example.com/jwks", client_ids: ["agent"] },
+        ]),
+        WEFT_EVENT_SCHEMA_HOST: "https://schemas.example.com",
+        WEFT_ROLES: "api,worker",
+        WEFT_SECRET_KEY: key,
+        WEFT_LOG_LEVEL: "debug",
+        WEFT_WORKER_CONCURRENCY: "50",
+        WEFT_WORKER_LEASE_SECONDS: "10",
+        WEFT_WORKER_MEMORY_MB: "512",
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector.internal:4318/",
+      },
+      "/srv",
+    );
+    expect(config).toMatchObject({
+      port: 4000,
+      host: "0.0.0.0",
+      baseUrl: "https://api.example.com",
+      authUrl: "https://auth.example.com",
+      dataDir: "/var/lib/weft",
+      database: { kind: "postgres", url: "postgres://weft:pw@db.internal:5432/weft" },
+      mail: { kind: "smtp", url: "smtp://user:pass@mail.internal:587" },
+      mailFrom: "Weft <weft@example.com>",
+      trustedIssuers: [
+        { issuer: "https://idp.example.com", jwksUri: "https://idp.example.com/jwks", clientIds: ["agent"] },
+      ],
+      eventSchemaHost: "https://schemas.example.com",
+      logLevel: "debug",
+      worker: { concurrency: 50, leaseMs: 10_000, memoryMb: 512 },
+      otlpEndpoint: "http://collector.internal:4318",
+    });
+    expect([...config.roles]).toEqual(["api", "worker"]);
+    expect(config.secretKey?.toString("hex")).toBe(key);
+  });
+
+  it("reads trusted proxies and rate limits, with limits of at most 60 per minute by default", () => {
+    const defaults = parseConfig({}, "/srv/weft");
+    expect(defaults.trustedProxies).toEqual([]);
+    expect(Object.values(defaults.authRateLimits).every((limit) => limit >= 1 && limit <= 60)).toBe(true);
+    const config = parseConfig(
+      {
+        WEFT_TRUSTED_PROXIES: "10.0.0.1, 10.1.0.0/16,fd00::/8",
+        WEFT_RATE_LIMIT_REGISTER: "5",
+        WEFT_RATE_LIMIT_CLAIM: "6",
+        WEFT_RATE_LIMIT_REVOKE: "7",
+      },
+      "/srv/weft",
+    );
+    expect(config.trustedProxies).toEqual(["10.0.0.1", "10.1.0.0/16", "fd00::/8"]);
+    expect(config.authRateLimits).toEqual({ register: 5, claim: 6, revoke: 7 });
+  });
+
+  it("limits programmatic form submissions to 60 per minute per client IP and form unless told otherwise", () => {
+    expect(parseConfig({}, "/srv/weft").formsRateLimit).toBe(60);
+    expect(parseConfig({ WEFT_RATE_LIMIT_FORMS: "600" }, "/srv/weft").formsRateLimit).toBe(600);
+  });
+
+  it("reads WEFT_TRUSTED_ISSUERS from a file when it names one", () => {
+    const dir = mkdtempSync(join(tmpdir(), "weft-config-"));
+    const entries = [
+      { issuer: "https://idp.example.com", jwks_uri: "https://idp.example.com/jwks", client_ids: ["a"] },
+    ];
+    writeFileSync(join(dir, "issuers.json"), JSON.stringify(entries));
+    expect(parseConfig({ WEFT_TRUSTED_ISSUERS: "issuers.json" }, dir).trustedIssuers).toHaveLength(1);
+  });
+
+  it.each([
+    [{ PORT: "abc" }, "PORT", /PORT="abc" is not a port number: expected an integer from 0 to 65535/],
+    [{ PORT: "70000" }, "PORT", /PORT="70000" is not a port number/],
+    [{ DATABASE_URL: "mysql://x" }, "DATABASE_URL", /unsupported scheme "mysql": expected a PostgreSQL URL/],
+    [{ DATABASE_URL: "not a url" }, "DATABASE_URL", /DATABASE_URL is not a URL/],
+    [
+      { WEFT_TRUSTED_ISSUERS: "not-json" },
+      "WEFT_TRUSTED_ISSUERS",
+      /neither JSON nor the path of an existing file: expected a JSON array/,
+    ],
+    [{ WEFT_TRUSTED_ISSUERS: "[{" }, "WEFT_TRUSTED_ISSUERS", /is not valid JSON: expected a JSON array/],
+    [
+      { WEFT_TRUSTED_ISSUERS: '[{"issuer":"https://a"}]' },
+      "WEFT_TRUSTED_ISSUERS",
+      /not a valid issuer list .*jwks_uri/,
+    ],
+    [
+      { WEFT_BASE_URL: "localhost:3000" },
+      "WEFT_BASE_URL",
+      /uses localhost, not http or https: expected an http\(s\) URL/,
+    ],
+    [{ WEFT_BASE_URL: "/relative" }, "WEFT_BASE_URL", /is not an absolute URL: expected an http\(s\) URL/],
+    [{ WEFT_BASE_URL: "ftp://example.com" }, "WEFT_BASE_URL", /uses ftp, not http or https/],
+    [{ WEFT_AUTH_URL: "nope" }, "WEFT_AUTH_URL", /WEFT_AUTH_URL="nope" is not an absolute URL/],
+    [{ SMTP_URL: "http://mail" }, "SMTP_URL", /unsupported scheme "http": expected smtp:/],
+    [{ WEFT_MAIL_FROM: "nobody" }, "WEFT_MAIL_FROM", /is not a mail address/],
+    [{ WEFT_ROLES: "api,web" }, "WEFT_ROLES", /names unknown roles \(web\)/],
+    [{ WEFT_SECRET_KEY: "short" }, "WEFT_SECRET_KEY", /is not a 32-byte key/],
+    [{ WEFT_LOG_LEVEL: "loud" }, "WEFT_LOG_LEVEL", /is not a log level/],
+    [{ WEFT_WORKER_CONCURRENCY: "0" }, "WEFT_WORKER_CONCURRENCY", /is not an integer from 1 to 1000/],
+    [{ WEFT_WORKER_CONCURRENCY: "many" }, "WEFT_WORKER_CONCURRENCY", /is not an integer from 1 to 1000/],
+    [{ WEFT_WORKER_LEASE_SECONDS: "1" }, "WEFT_WORKER_LEASE_SECONDS", /is not an integer from 2 to 3600/],
+    [{ WEFT_WORKER_MEMORY_MB: "16" }, "WEFT_WORKER_MEMORY_MB", /is not an integer from 32 to 65536/],
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" }, "OTEL_EXPORTER_OTLP_ENDPOINT", /not http or https/],
+    [{ WEFT_EVENT_SCHEMA_HOST: "schemas" }, "WEFT_EVENT_SCHEMA_HOST", /is not an absolute URL/],
+    [
+      { WEFT_TRUSTED_PROXIES: "10.0.0.1,proxy" },
+      "WEFT_TRUSTED_PROXIES",
+      /names "proxy", which is not an IP address or CIDR/,
+    ],
+    [{ WEFT_TRUSTED_PROXIES: "10.0.0.0/33" }, "WEFT_TRUSTED_PROXIES", /not an IP address or CIDR/],
+    [{ WEFT_RATE_LIMIT_REGISTER: "0" }, "WEFT_RATE_LIMIT_REGISTER", /is not a request count: expected a whole number/],
+    [{ WEFT_RATE_LIMIT_CLAIM: "ten" }, "WEFT_RATE_LIMIT_CLAIM", /is not a request count/],
+    [{ WEFT_RATE_LIMIT_REVOKE: "1.5" }, "WEFT_RATE_LIMIT_REVOKE", /is not a request count/],
+    [{ WEFT_RATE_LIMIT_FORMS: "-1" }, "WEFT_RATE_LIMIT_FORMS", /is not a request count/],
+  ])("refuses %o", (env, variable, message) => {
+    const error = configError(env);
+    expect(error.variable).toBe(variable);
+    expect(error.message).toMatch(message);
+    expect(error.message).not.toContain("\n");
+  });
+
+  it("never repeats a secret value in its message", () => {
+    expect(configError({ WEFT_SECRET_KEY: "hunter2-secret" }).message).not.toContain("hunter2");
+    expect(configError({ DATABASE_URL: "mysql://root:hunter2@db/x" }).message).not.toContain("hunter2");
+  });
+});

@@ -1,0 +1,148 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { executionSteps, executions, spans } from "../src/db/schema/index.ts";
+import { createDeployment } from "../src/deployments/create-deployment.ts";
+import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
+import { systemClock } from "../src/shared/clock.ts";
+import { createIdGenerator } from "../src/shared/ids.ts";
+import {
+  bundleConfig,
+  createTestDatabase,
+  ensureTestProject,
+  type TestDatabase,
+  testServerUrl,
+} from "./support/index.ts";
+
+const workerEntry = fileURLToPath(new URL("../src/worker-main.ts", import.meta.url));
+
+const source = `
+import { defineConfig, workflow } from "@weft/sdk";
+export default defineConfig({
+  workflows: [
+    workflow({
+      name: "counted",
+      async run(input: { base: string }, ctx) {
+        const hit = (path: string) => ctx.step(path, async () => (await fetch(input.base + "/" + path)).text());
+        return [await hit("first"), await hit("block"), await hit("last")];
+      },
+    }),
+  ],
+});
+`;
+
+/** Counts the runs of each step; the first "block" request is held open until the test lets go. */
+function startCounter(): Promise<{ server: Server; base: string; hits: Map<string, number>; blocked: Promise<void> }> {
+  const hits = new Map<string, number>();
+  let announceBlocked: () => void = () => undefined;
+  const blocked = new Promise<void>((resolve) => {
+    announceBlocked = resolve;
+  });
+  const server = createServer((request, response) => {
+    const name = (request.url ?? "/").slice(1);
+    const count = (hits.get(name) ?? 0) + 1;
+    hits.set(name, count);
+    if (name === "block" && count === 1) {
+      announceBlocked();
+      return;
+    }
+    response.end(`${name}#${count}`);
+  });
+  return new Promise((resolve) => {
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({ server, base: `http://127.0.0.1:${port}`, hits, blocked });
+    });
+  });
+}
+
+function spawnWorker(databaseUrl: string, dataDir: string): { child: ChildProcess; exited: Promise<unknown> } {
+  const child = spawn(process.execPath, [workerEntry], {
+    env: {
+      PATH: process.env.PATH ?? "",
+      DATABASE_URL: databaseUrl,
+      WEFT_DATA_DIR: dataDir,
+      WEFT_WORKER_LEASE_SECONDS: "2",
+      WEFT_LOG_LEVEL: "warn",
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return { child, exited: new Promise((resolve) => child.once("exit", resolve)) };
+}
+
+const dataDirs: string[] = [];
+let database: TestDatabase | undefined;
+
+beforeAll(async () => {
+  if (testServerUrl() !== undefined) database = await createTestDatabase();
+});
+afterAll(async () => {
+  await database?.destroy();
+  for (const directory of dataDirs) rmSync(directory, { recursive: true, force: true });
+});
+
+// The embedded database belongs to a single process, so several worker processes need PostgreSQL.
+describe.skipIf(testServerUrl() === undefined)("a worker killed mid-execution (PostgreSQL only)", () => {
+  it("is replaced by another worker that resumes from the last stored step", async () => {
+    if (database?.url === undefined) throw new Error("no server database");
+    const ids = createIdGenerator(systemClock);
+    const deps = { clock: systemClock, ids };
+    const counter = await startCounter();
+    await ensureTestProject(database.db, deps, "prj_crash");
+    const deployment = await createDeployment(database.db, deps, {
+      projectId: "prj_crash",
+      manifest: { version: 1, workflows: [{ name: "counted" }] },
+      bundle: await bundleConfig(source),
+    });
+    const { executionId } = await database.db.transaction((tx) =>
+      enqueueExecution(tx, deps, {
+        projectId: "prj_crash",
+        deploymentId: deployment.id,
+        workflow: "counted",
+        input: { base: counter.base },
+        trigger: { kind: "api" },
+      }),
+    );
+
+    const firstDir = mkdtempSync(join(tmpdir(), "weft-worker-a-"));
+    const secondDir = mkdtempSync(join(tmpdir(), "weft-worker-b-"));
+    dataDirs.push(firstDir, secondDir);
+    const first = spawnWorker(database.url, firstDir);
+    await counter.blocked;
+    first.child.kill("SIGKILL");
+    await first.exited;
+
+    const second = spawnWorker(database.url, secondDir);
+    try {
+      const deadline = Date.now() + 30_000;
+      let row = (await database.db.select().from(executions).where(eq(executions.id, executionId)))[0];
+      while (row?.status !== "succeeded") {
+        if (Date.now() > deadline) throw new Error(`not resumed: ${JSON.stringify(row)}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        row = (await database.db.select().from(executions).where(eq(executions.id, executionId)))[0];
+      }
+      expect(row.output).toEqual(["first#1", "block#2", "last#1"]);
+      expect(Object.fromEntries(counter.hits)).toEqual({ first: 1, block: 2, last: 1 });
+      const steps = await database.db.select().from(executionSteps).where(eq(executionSteps.executionId, executionId));
+      expect(steps.map((step) => step.name).sort()).toEqual(["block", "first", "last"]);
+      const attempts = await database.db.select().from(spans).where(eq(spans.executionId, executionId));
+      expect(
+        attempts
+          .filter((span) => span.kind === "attempt")
+          .map((span) => span.name)
+          .sort(),
+      ).toEqual(["attempt 1", "attempt 1 (resumed)"]);
+    } finally {
+      second.child.kill("SIGTERM");
+      await second.exited;
+      counter.server.closeAllConnections();
+      counter.server.close();
+    }
+  });
+});

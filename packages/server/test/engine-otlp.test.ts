@@ -1,0 +1,58 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callRpc, createTestIdentity, startTestPlatform, type TestPlatform } from "./support/index.ts";
+
+/** A stand-in OpenTelemetry collector: records what is POSTed to /v1/traces. */
+let collector: Server;
+const received: { path: string; contentType: string; body: string }[] = [];
+let weft: TestPlatform;
+
+beforeAll(async () => {
+  collector = createServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk: Buffer) => {
+      body += chunk.toString();
+    });
+    request.on("end", () => {
+      received.push({ path: request.url ?? "", contentType: request.headers["content-type"] ?? "", body });
+      response.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((resolve) => collector.listen(0, "127.0.0.1", resolve));
+  const { port } = collector.address() as AddressInfo;
+  weft = await startTestPlatform({
+    env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` },
+    configure: (parsed) => ({ ...parsed, worker: { ...parsed.worker, pollIntervalMs: 25 } }),
+  });
+});
+afterAll(async () => {
+  await weft.stop();
+  collector.close();
+});
+
+describe("the OTLP/HTTP exporter", () => {
+  it("sends a finished execution's spans to the configured collector", async () => {
+    const owner = await createTestIdentity(weft, "otel@example.com");
+    const call = async (procedure: string, input: unknown) =>
+      (await callRpc(weft.url, procedure, input, { token: owner.credential })).json as Record<string, unknown>;
+    const project = await call("projects.create", { name: "Traced" });
+    await call("deployments.create", {
+      projectId: project.id,
+      manifest: { version: 1, workflows: [{ name: "hello" }] },
+      bundle:
+        'export default { workflows: [{ name: "hello", run: async (input, ctx) => ctx.step("greet", () => "hi") }] };',
+    });
+    const { executionId } = await call("workflows.run", { projectId: project.id, workflow: "hello", input: {} });
+    const execution = await call("workflows.getExecution", { executionId });
+    const deadline = Date.now() + 20_000;
+    while (!received.some((request) => request.body.includes(String(execution.traceId)))) {
+      if (Date.now() > deadline) throw new Error(`no spans reached the collector: ${JSON.stringify(received)}`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const request = received.find((entry) => entry.body.includes(String(execution.traceId)));
+    expect(request?.path).toBe("/v1/traces");
+    const names = [...(request?.body ?? "").matchAll(/"name":"([^"]+)"/g)].map((match) => match[1]);
+    expect(names).toEqual(expect.arrayContaining(["trigger api", "execution hello", "attempt 1", "step greet"]));
+  });
+});

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type EngineHarness, startEngineHarness } from "./support/index.ts";
+
+let engine: EngineHarness;
+
+const source = `
+import { readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { defineConfig, workflow } from "@weft/sdk";
+
+const once = { maxAttempts: 1 };
+export default defineConfig({
+  workflows: [
+    workflow({ name: "reader", retries: once, async run(_input: unknown, ctx) {
+      return ctx.step("read", () => readFileSync("/etc/hostname", "utf8"));
+    } }),
+    workflow({ name: "spawner", retries: once, async run(_input: unknown, ctx) {
+      return ctx.step("spawn", () => spawnSync("true").status);
+    } }),
+    workflow({ name: "hog", retries: once, async run(_input: unknown, ctx) {
+      return ctx.step("eat", () => {
+        const heap: number[][] = [];
+        for (;;) heap.push(new Array(1_000_000).fill(Math.random()));
+      });
+    } }),
+    workflow({ name: "healthy", retries: once, async run(input: { n: number }, ctx) {
+      return ctx.step("square", () => input.n * input.n);
+    } }),
+  ],
+});
+`;
+
+const once = { maxAttempts: 1, minDelayMs: 0, maxDelayMs: 0 };
+const manifest = {
+  version: 1,
+  workflows: ["reader", "spawner", "hog", "healthy"].map((name) => ({ name, retries: once })),
+};
+
+beforeAll(async () => {
+  engine = await startEngineHarness({ memoryMb: 64 });
+  await engine.deploy("prj_box", source, manifest);
+});
+afterAll(async () => {
+  await engine.stop();
+});
+
+describe("the sandbox", () => {
+  it("refuses to read a file outside the bundle, failing that attempt", async () => {
+    const id = await engine.run("prj_box", "reader", {});
+    const failed = await engine.waitFor(id, (row) => row.status === "failed");
+    expect(failed.error?.message).toMatch(/ERR_ACCESS_DENIED|Access to this API has been restricted/);
+  });
+
+  it("refuses to spawn a process", async () => {
+    const id = await engine.run("prj_box", "spawner", {});
+    const failed = await engine.waitFor(id, (row) => row.status === "failed");
+    expect(failed.error?.message).toMatch(/ERR_ACCESS_DENIED|Access to this API has been restricted/);
+  });
+
+  it("fails an attempt that exceeds the memory cap, and the worker goes on running executions", async () => {
+    const id = await engine.run("prj_box", "hog", {});
+    const failed = await engine.waitFor(id, (row) => row.status === "failed", 60_000);
+    expect(failed.error?.name).toBe("OutOfMemoryError");
+    const next = await engine.run("prj_box", "healthy", { n: 12 });
+    expect((await engine.waitFor(next, (row) => row.status === "succeeded")).output).toBe(144);
+  });
+});

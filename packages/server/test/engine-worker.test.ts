@@ -1,0 +1,115 @@
+import { and, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { executionSteps, spans, usageRecords } from "../src/db/schema/index.ts";
+import { type EngineHarness, startEngineHarness } from "./support/index.ts";
+
+let engine: EngineHarness;
+
+const source = `
+import { defineConfig, workflow } from "@weft/sdk";
+
+const journey = workflow({
+  name: "journey",
+  retries: { maxAttempts: 3, minDelay: "1s", maxDelay: "2s" },
+  async run(input: { n: number }, ctx) {
+    const doubled = await ctx.step("double", async () => input.n * 2);
+    ctx.log.info("doubled", { doubled });
+    await ctx.sleep("nap", "1h");
+    const flaky = await ctx.step("flaky", async () => {
+      if (ctx.execution.attempt < 2) throw new Error("transient trouble");
+      return doubled + 1;
+    });
+    return { doubled, flaky, attempt: ctx.execution.attempt };
+  },
+});
+
+const doomed = workflow({
+  name: "doomed",
+  retries: { maxAttempts: 2, minDelay: "1s", maxDelay: "1s" },
+  async run(_input: unknown, ctx) {
+    await ctx.step("boom", () => {
+      throw new TypeError("kaput");
+    });
+  },
+});
+
+export default defineConfig({ workflows: [journey, doomed] });
+`;
+
+const manifest = {
+  version: 1,
+  workflows: [
+    { name: "journey", retries: { maxAttempts: 3, minDelayMs: 1000, maxDelayMs: 2000 } },
+    { name: "doomed", retries: { maxAttempts: 2, minDelayMs: 1000, maxDelayMs: 1000 } },
+  ],
+};
+
+beforeAll(async () => {
+  engine = await startEngineHarness();
+  await engine.deploy("prj_engine", source, manifest);
+});
+afterAll(async () => {
+  await engine.stop();
+});
+
+describe("the workflow engine", () => {
+  it("runs steps, sleeps durably and retries to success, never re-running a stored step", async () => {
+    const id = await engine.run("prj_engine", "journey", { n: 20 });
+    const sleeping = await engine.waitFor(id, (row) => row.status === "sleeping");
+    expect(sleeping.runAt.getTime()).toBe(engine.clock.now().getTime() + 3_600_000);
+    expect(sleeping.leaseOwner).toBeNull();
+
+    engine.clock.advance(3_600_000);
+    await engine.worker.poke();
+    const retrying = await engine.waitFor(id, (row) => row.status === "queued" && row.attempt === 2);
+    expect(retrying.error).toMatchObject({ name: "Error", message: "transient trouble" });
+    const delay = retrying.runAt.getTime() - engine.clock.now().getTime();
+    expect(delay).toBeGreaterThanOrEqual(1000);
+    expect(delay).toBeLessThanOrEqual(2000);
+
+    engine.clock.advance(2000);
+    await engine.worker.poke();
+    const done = await engine.waitFor(id, (row) => row.status === "succeeded");
+    expect(done.output).toEqual({ doubled: 40, flaky: 41, attempt: 2 });
+    expect(done.attempt).toBe(2);
+
+    const steps = await engine.database.db
+      .select()
+      .from(executionSteps)
+      .where(eq(executionSteps.executionId, id))
+      .orderBy(executionSteps.startedAt);
+    expect(steps.map((step) => [step.name, step.kind, step.attempt])).toEqual([
+      ["double", "step", 1],
+      ["nap", "sleep", 1],
+      ["flaky", "step", 2],
+    ]);
+    expect(steps[0]?.result).toEqual({ value: 40 });
+    const doubleSpans = await engine.database.db
+      .select()
+      .from(spans)
+      .where(and(eq(spans.executionId, id), eq(spans.name, "step double")));
+    expect(doubleSpans).toHaveLength(1);
+    expect(done.logs.map((entry) => entry.message)).toContain("doubled");
+
+    const [usage] = await engine.database.db.select().from(usageRecords).where(eq(usageRecords.executionId, id));
+    expect(usage).toMatchObject({ projectId: "prj_engine", workflow: "journey", executions: 1, attempts: 2 });
+    expect(usage?.stepSeconds).toBeGreaterThanOrEqual(0);
+  });
+
+  it("retries a throwing step with backoff, then fails with the error and its stack", async () => {
+    const id = await engine.run("prj_engine", "doomed", {});
+    const retrying = await engine.waitFor(id, (row) => row.status === "queued" && row.attempt === 2);
+    expect(retrying.runAt.getTime()).toBe(engine.clock.now().getTime() + 1000);
+
+    engine.clock.advance(999);
+    await engine.worker.poke();
+    expect((await engine.execution(id)).status).toBe("queued");
+
+    engine.clock.advance(1);
+    await engine.worker.poke();
+    const failed = await engine.waitFor(id, (row) => row.status === "failed");
+    expect(failed.error).toMatchObject({ name: "TypeError", message: "kaput" });
+    expect(failed.error?.stack).toContain("kaput");
+    expect(failed.finishedAt).not.toBeNull();
+  });
+});

@@ -1,0 +1,51 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Hono } from "hono";
+import { describe, expect, it } from "vitest";
+import type { AppEnv } from "../src/http/app-env.ts";
+import { listen } from "../src/http/http-server.ts";
+import { freePort, spawnServer, waitUntilServing } from "./support/index.ts";
+
+describe("graceful shutdown", () => {
+  it("lets an in-flight request finish while refusing new connections", async () => {
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let started: () => void = () => undefined;
+    const requestStarted = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const app = new Hono<AppEnv>().get("/slow", async (c) => {
+      started();
+      await released;
+      return c.text("finished");
+    });
+    const http = await listen(app, 0, "127.0.0.1");
+    const url = `http://127.0.0.1:${http.port}`;
+    const inFlight = fetch(`${url}/slow`).then((response) => response.text());
+    await requestStarted;
+    const closed = http.close(5000);
+    await expect(fetch(`${url}/slow`)).rejects.toThrow();
+    release();
+    expect(await inFlight).toBe("finished");
+    await closed;
+  });
+
+  it("exits 0 promptly on SIGTERM and on SIGINT", async () => {
+    for (const signal of ["SIGTERM", "SIGINT"] as const) {
+      const port = await freePort();
+      const server = spawnServer({
+        PORT: String(port),
+        WEFT_DATA_DIR: mkdtempSync(join(tmpdir(), "weft-shutdown-")),
+      });
+      await waitUntilServing(server);
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+      const signalledAt = Date.now();
+      server.child.kill(signal);
+      expect(await server.exited).toBe(0);
+      expect(Date.now() - signalledAt).toBeLessThan(10_000);
+    }
+  }, 90_000);
+});

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestPlatform, type TestPlatform } from "./support/index.ts";
+
+let weft: TestPlatform;
+
+beforeAll(async () => {
+  weft = await startTestPlatform();
+});
+
+afterAll(async () => {
+  await weft.stop();
+});
+
+describe("server skeleton", () => {
+  it("answers /healthz with 200 while the database answers", async () => {
+    const response = await fetch(`${weft.url}/healthz`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: "ok" });
+  });
+
+  it("answers an unknown path with a JSON 404", async () => {
+    const response = await fetch(`${weft.url}/no/such/path`, { method: "POST" });
+    expect(response.status).toBe(404);
+    expect(response.headers.get("content-type")).toMatch(/application\/json/);
+    expect(await response.json()).toEqual({ error: "not_found", message: "No route for POST /no/such/path." });
+  });
+
+  it("refuses a body over the limit with 413", async () => {
+    const response = await fetch(`${weft.url}/healthz`, {
+      method: "POST",
+      body: "x".repeat(1024 * 1024 + 1),
+      headers: { "content-type": "text/plain" },
+    });
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ error: "payload_too_large" });
+  });
+
+  it("sends security headers and a request id", async () => {
+    const response = await fetch(`${weft.url}/healthz`);
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(response.headers.get("x-frame-options")).toBe("SAMEORIGIN");
+    expect(response.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(response.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(response.headers.get("x-request-id")).toMatch(/^req_/);
+  });
+
+  it("echoes a sane caller request id and replaces an unsafe one", async () => {
+    const echoed = await fetch(`${weft.url}/healthz`, { headers: { "x-request-id": "trace-123" } });
+    expect(echoed.headers.get("x-request-id")).toBe("trace-123");
+    const replaced = await fetch(`${weft.url}/healthz`, { headers: { "x-request-id": "bad id\twith spaces" } });
+    expect(replaced.headers.get("x-request-id")).toMatch(/^req_/);
+  });
+});
+
+describe("health when the database is gone", () => {
+  it("answers 503 once the database stops answering", async () => {
+    const other = await startTestPlatform();
+    try {
+      await other.database.close();
+      const response = await fetch(`${other.url}/healthz`);
+      expect(response.status).toBe(503);
+      expect(await response.json()).toMatchObject({ status: "unavailable" });
+    } finally {
+      await other.platform.stop();
+    }
+  });
+});

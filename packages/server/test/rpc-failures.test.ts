@@ -1,0 +1,102 @@
+import { Writable } from "node:stream";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rpcBodyLimitBytes } from "../src/rpc/rpc-handlers.ts";
+import { createLogger } from "../src/shared/logger.ts";
+import {
+  callRpc,
+  createTestIdentity,
+  startTestPlatform,
+  type TestIdentity,
+  type TestPlatform,
+} from "./support/index.ts";
+
+let weft: TestPlatform;
+let ada: TestIdentity;
+const logLines: Record<string, unknown>[] = [];
+
+beforeAll(async () => {
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      logLines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      callback();
+    },
+  });
+  weft = await startTestPlatform({ logger: createLogger({ level: "error", destination }) });
+  ada = await createTestIdentity(weft, "ada@example.com");
+});
+
+afterAll(async () => {
+  await weft.stop();
+});
+
+describe("RPC failures", () => {
+  it("answers an unknown procedure with 404", async () => {
+    const result = await callRpc(weft.url, "projects.explode", {}, { token: ada.credential });
+    expect(result.status).toBe(404);
+  });
+
+  it("refuses a body over the limit with 413", async () => {
+    const result = await callRpc(
+      weft.url,
+      "projects.create",
+      { name: "x".repeat(rpcBodyLimitBytes) },
+      {
+        token: ada.credential,
+      },
+    );
+    expect(result.status).toBe(413);
+    expect(result.json).toMatchObject({ code: "PAYLOAD_TOO_LARGE" });
+  });
+
+  it("serves the same procedures as plain JSON under /api, described by /openapi.json", async () => {
+    const document = (await (await fetch(`${weft.url}/openapi.json`)).json()) as {
+      openapi: string;
+      servers: { url: string }[];
+      paths: Record<string, unknown>;
+    };
+    expect(document.openapi).toMatch(/^3\.1\./);
+    expect(document.servers).toEqual([{ url: `${weft.url}/api` }]);
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining(["/projects/list", "/projects/get", "/projects/create"]),
+    );
+    const response = await fetch(`${weft.url}/api/projects/create`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${ada.credential}` },
+      body: JSON.stringify({ name: "Plain" }),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ name: "Plain", workspaceId: ada.personalWorkspaceId });
+    const anonymous = await fetch(`${weft.url}/api/projects/list`, { method: "POST" });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get("www-authenticate")).toContain("resource_metadata=");
+  });
+
+  it("hides what went wrong inside an unexpected failure and quotes the request id", async () => {
+    await weft.database.db.execute(sql`alter table projects rename to projects_gone`);
+    try {
+      const result = await callRpc(
+        weft.url,
+        "projects.list",
+        {},
+        {
+          token: ada.credential,
+          headers: { "x-request-id": "req-broken-1" },
+        },
+      );
+      expect(result.status).toBe(500);
+      expect(result.json).toEqual({
+        defined: true,
+        code: "INTERNAL_SERVER_ERROR",
+        status: 500,
+        message: "Unexpected server error; quote request id req-broken-1.",
+      });
+      const logged = logLines.find((line) => line.requestId === "req-broken-1");
+      expect(logged).toMatchObject({ level: 50, msg: "RPC procedure failed" });
+      expect(JSON.stringify(logged?.err)).toContain("projects");
+      expect(JSON.stringify(logLines)).not.toContain(ada.credential);
+    } finally {
+      await weft.database.db.execute(sql`alter table projects_gone rename to projects`);
+    }
+  });
+});

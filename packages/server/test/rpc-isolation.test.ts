@@ -1,0 +1,160 @@
+import { isContractProcedure } from "@orpc/contract";
+import { contract } from "@weft/contract";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { auditEvents, deployments, executions, projects } from "../src/db/schema/index.ts";
+import {
+  callRpc,
+  createTestIdentity,
+  startTestPlatform,
+  type TestIdentity,
+  type TestPlatform,
+} from "./support/index.ts";
+
+/** What user B owns, for user A to try to reach. */
+interface VictimFixture {
+  victim: TestIdentity;
+  projectId: string;
+  deploymentId: string;
+  executionId: string;
+  traceId: string;
+}
+
+/**
+ * Per procedure of the contract: an input aimed at B's things, and what A must get back. A
+ * procedure added to the contract without an entry here fails the test, so every namespace that
+ * lands is covered.
+ */
+const attempts: Record<
+  string,
+  { input: (fixture: VictimFixture) => unknown; expectation: "refused" | "sees-nothing" }
+> = {
+  "projects.list": { input: () => ({}), expectation: "sees-nothing" },
+  "projects.list#workspace": {
+    input: ({ victim }) => ({ workspaceId: victim.personalWorkspaceId }),
+    expectation: "refused",
+  },
+  "projects.get": { input: ({ projectId }) => ({ projectId }), expectation: "refused" },
+  "projects.create": {
+    input: ({ victim }) => ({ name: "intruder", workspaceId: victim.personalWorkspaceId }),
+    expectation: "refused",
+  },
+  "projects.update": { input: ({ projectId }) => ({ projectId, name: "hijacked" }), expectation: "refused" },
+  "projects.delete": { input: ({ projectId }) => ({ projectId }), expectation: "refused" },
+  "deployments.create": {
+    input: ({ projectId }) => ({ projectId, manifest: { version: 1, workflows: [{ name: "evil" }] }, bundle: "x" }),
+    expectation: "refused",
+  },
+  "deployments.activate": {
+    input: ({ projectId, deploymentId }) => ({ projectId, deploymentId }),
+    expectation: "refused",
+  },
+  "deployments.list": { input: ({ projectId }) => ({ projectId }), expectation: "refused" },
+  "deployments.get": { input: ({ deploymentId }) => ({ deploymentId }), expectation: "refused" },
+  "workflows.list": { input: ({ projectId }) => ({ projectId }), expectation: "refused" },
+  "workflows.get": { input: ({ projectId }) => ({ projectId, workflow: "echo" }), expectation: "refused" },
+  "workflows.run": { input: ({ projectId }) => ({ projectId, workflow: "echo", input: {} }), expectation: "refused" },
+  "workflows.listExecutions": { input: ({ projectId }) => ({ projectId }), expectation: "refused" },
+  "workflows.getExecution": { input: ({ executionId }) => ({ executionId }), expectation: "refused" },
+  "workflows.cancelExecution": { input: ({ executionId }) => ({ executionId }), expectation: "refused" },
+  "workflows.rerunExecution": { input: ({ executionId }) => ({ executionId }), expectation: "refused" },
+  "traces.list": { input: ({ projectId }) => ({ projectId }), expectation: "refused" },
+  "traces.get": { input: ({ projectId, traceId }) => ({ projectId, traceId }), expectation: "refused" },
+  "resources.list": { input: ({ projectId }) => ({ projectId }), expectation: "refused" },
+  "resources.get": { input: ({ projectId }) => ({ projectId, kind: "form", name: "contact" }), expectation: "refused" },
+};
+
+function procedurePaths(router: object, prefix: string[] = []): string[] {
+  return Object.entries(router).flatMap(([key, value]) => {
+    if (isContractProcedure(value)) return [[...prefix, key].join(".")];
+    return typeof value === "object" && value !== null ? procedurePaths(value, [...prefix, key]) : [];
+  });
+}
+
+let weft: TestPlatform;
+let intruder: TestIdentity;
+let fixture: VictimFixture;
+
+beforeAll(async () => {
+  weft = await startTestPlatform();
+  intruder = await createTestIdentity(weft, "mallory@example.com");
+  const victim = await createTestIdentity(weft, "bob@example.com");
+  const created = await callRpc(weft.url, "projects.create", { name: "Secret plans" }, { token: victim.credential });
+  const projectId = (created.json as { id: string }).id;
+  const deployed = await callRpc(
+    weft.url,
+    "deployments.create",
+    {
+      projectId,
+      manifest: { version: 1, workflows: [{ name: "echo" }] },
+      bundle: 'export default { workflows: [{ name: "echo", run: async (input) => input }] };',
+    },
+    { token: victim.credential },
+  );
+  const deploymentId = (deployed.json as { id: string }).id;
+  const ran = await callRpc(
+    weft.url,
+    "workflows.run",
+    { projectId, workflow: "echo", input: { secret: 1 } },
+    {
+      token: victim.credential,
+    },
+  );
+  const executionId = (ran.json as { executionId: string }).executionId;
+  const execution = await callRpc(weft.url, "workflows.getExecution", { executionId }, { token: victim.credential });
+  fixture = { victim, projectId, deploymentId, executionId, traceId: (execution.json as { traceId: string }).traceId };
+});
+
+afterAll(async () => {
+  await weft.stop();
+});
+
+describe("tenant isolation", () => {
+  const procedures = procedurePaths(contract);
+
+  it("has an attempt for every procedure of the contract", () => {
+    const covered = new Set(Object.keys(attempts).map((name) => name.split("#")[0]));
+    expect(procedures.filter((name) => !covered.has(name))).toEqual([]);
+  });
+
+  it.each(Object.entries(attempts))(
+    "%s as another user neither reveals nor changes anything",
+    async (name, attempt) => {
+      const procedure = name.split("#")[0] ?? name;
+      expect(procedures).toContain(procedure);
+      const before = {
+        projects: await weft.database.db.select().from(projects),
+        audit: await weft.database.db.select().from(auditEvents),
+        deployments: await weft.database.db.select().from(deployments),
+        executions: await weft.database.db.select({ id: executions.id }).from(executions),
+      };
+      const input = attempt.input(fixture);
+      const result = await callRpc(weft.url, procedure, input, { token: intruder.credential });
+      if (attempt.expectation === "refused") {
+        expect(result.status).toBe(404);
+        expect(result.json).toMatchObject({ code: "NOT_FOUND" });
+      } else {
+        expect(result.status).toBe(200);
+      }
+      // Echoing what the caller sent reveals nothing; anything else of B's would.
+      let serialized = JSON.stringify(result.json);
+      for (const sent of Object.values(input as Record<string, unknown>)) {
+        if (typeof sent === "string") serialized = serialized.replaceAll(sent, "<input>");
+      }
+      for (const secret of [
+        fixture.projectId,
+        fixture.deploymentId,
+        fixture.executionId,
+        fixture.traceId,
+        fixture.victim.personalWorkspaceId,
+        fixture.victim.email,
+        "Secret plans",
+      ]) {
+        expect(serialized).not.toContain(secret);
+      }
+      expect(await weft.database.db.select().from(projects)).toEqual(before.projects);
+      expect(await weft.database.db.select().from(auditEvents)).toEqual(before.audit);
+      expect(await weft.database.db.select().from(deployments)).toEqual(before.deployments);
+      expect(await weft.database.db.select({ id: executions.id }).from(executions)).toEqual(before.executions);
+    },
+  );
+});

@@ -1,0 +1,88 @@
+import { Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { createManualClock } from "../src/shared/clock.ts";
+import { createIdGenerator, isIdOfKind } from "../src/shared/ids.ts";
+import { createLogger } from "../src/shared/logger.ts";
+import { generateToken, hashSecret, secretMatchesHash, secretsEqual } from "../src/shared/secrets.ts";
+
+describe("manual clock", () => {
+  it("moves only when told", () => {
+    const clock = createManualClock(new Date("2026-05-01T00:00:00Z"));
+    expect(clock.now().toISOString()).toBe("2026-05-01T00:00:00.000Z");
+    clock.advance(90_000);
+    expect(clock.now().toISOString()).toBe("2026-05-01T00:01:30.000Z");
+    clock.set(new Date("2027-01-01T00:00:00Z"));
+    expect(clock.now().getUTCFullYear()).toBe(2027);
+  });
+});
+
+describe("ids", () => {
+  it("carry their kind's prefix and sort by creation time, also within one millisecond", () => {
+    const clock = createManualClock();
+    const nextId = createIdGenerator(clock);
+    const sameMillisecond = [nextId("project"), nextId("project"), nextId("project")];
+    clock.advance(1);
+    const later = nextId("project");
+    const all = [...sameMillisecond, later];
+    expect([...all].sort()).toEqual(all);
+    expect(new Set(all).size).toBe(4);
+    for (const id of all) expect(isIdOfKind(id, "project")).toBe(true);
+    expect(isIdOfKind(nextId("execution"), "project")).toBe(false);
+    expect(nextId("deployment")).toMatch(/^dep_[0-9a-z]{26}$/);
+  });
+
+  it("follow the injected clock", () => {
+    const early = createIdGenerator(createManualClock(new Date("2026-01-01T00:00:00Z")))("execution");
+    const late = createIdGenerator(createManualClock(new Date("2026-06-01T00:00:00Z")))("execution");
+    expect(early < late).toBe(true);
+  });
+});
+
+describe("secrets", () => {
+  it("hash with SHA-256 and compare presented secrets to stored hashes", () => {
+    const token = generateToken("weft");
+    expect(token).toMatch(/^weft_[A-Za-z0-9_-]{43}$/);
+    const stored = hashSecret(token);
+    expect(stored).toMatch(/^[0-9a-f]{64}$/);
+    expect(secretMatchesHash(token, stored)).toBe(true);
+    expect(secretMatchesHash(`${token}x`, stored)).toBe(false);
+    expect(secretMatchesHash(token, "not-hex")).toBe(false);
+  });
+
+  it("compare two secrets of any lengths", () => {
+    expect(secretsEqual("abc", "abc")).toBe(true);
+    expect(secretsEqual("abc", "abd")).toBe(false);
+    expect(secretsEqual("abc", "abcdef")).toBe(false);
+  });
+
+  it("makes tokens that do not repeat", () => {
+    const tokens = new Set(Array.from({ length: 1000 }, () => generateToken("clm")));
+    expect(tokens.size).toBe(1000);
+  });
+});
+
+describe("logger", () => {
+  it("never writes secrets, wherever they sit in a logged object", () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    const logger = createLogger({ level: "info", destination: sink }).child({ requestId: "req_1" });
+    logger.info(
+      {
+        credential: "weft_secret1",
+        body: { claim_token: "clm_secret2", otp: "123456" },
+        req: { headers: { authorization: "Bearer weft_secret3" } },
+      },
+      "registration",
+    );
+    const output = lines.join("");
+    expect(output).toContain('"requestId":"req_1"');
+    for (const secret of ["weft_secret1", "clm_secret2", "123456", "weft_secret3"]) {
+      expect(output).not.toContain(secret);
+    }
+  });
+});

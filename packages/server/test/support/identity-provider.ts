@@ -1,0 +1,71 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from "jose";
+
+type PrivateKey = Awaited<ReturnType<typeof generateKeyPair>>["privateKey"];
+
+export interface TestIdentityProvider {
+  issuer: string;
+  jwksUri: string;
+  clientId: string;
+  /** How many times the JWKS was fetched. */
+  jwksFetches(): number;
+  /** Adds a new signing key (published in the JWKS) and makes it the one `sign` uses. */
+  rotateKey(): Promise<void>;
+  /** Signs a JWT with the current key; `header` overrides typ/alg/kid. */
+  sign(payload: JWTPayload, header?: { typ?: string; kid?: string }): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** A local identity provider: generated ES256 keys served as a JWKS over HTTP. */
+export async function startTestIdentityProvider(
+  options: { cacheControl?: string } = {},
+): Promise<TestIdentityProvider> {
+  const publicKeys: JWK[] = [];
+  let current: { kid: string; privateKey: PrivateKey } | undefined;
+  let fetches = 0;
+  const rotateKey = async () => {
+    const { publicKey, privateKey } = await generateKeyPair("ES256");
+    const kid = `key-${publicKeys.length + 1}`;
+    publicKeys.push({ ...(await exportJWK(publicKey)), kid, alg: "ES256", use: "sig" });
+    current = { kid, privateKey };
+  };
+  await rotateKey();
+  const server: Server = createServer((_request, response) => {
+    fetches += 1;
+    response.setHeader("content-type", "application/json");
+    if (options.cacheControl !== undefined) response.setHeader("cache-control", options.cacheControl);
+    response.end(JSON.stringify({ keys: publicKeys }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const issuer = `http://127.0.0.1:${port}`;
+  return {
+    issuer,
+    jwksUri: `${issuer}/jwks`,
+    clientId: "agent-client-1",
+    jwksFetches: () => fetches,
+    rotateKey,
+    sign: (payload, header = {}) => {
+      if (current === undefined) throw new Error("no key");
+      return new SignJWT(payload)
+        .setProtectedHeader({ alg: "ES256", typ: header.typ ?? "oauth-id-jag+jwt", kid: header.kid ?? current.kid })
+        .sign(current.privateKey);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export function trustedIssuersEnv(...providers: TestIdentityProvider[]): string {
+  return JSON.stringify(
+    providers.map((provider) => ({
+      issuer: provider.issuer,
+      jwks_uri: provider.jwksUri,
+      client_ids: [provider.clientId],
+    })),
+  );
+}

@@ -1,0 +1,31 @@
+/** The decoded answer of one raw RPC call. */
+export interface RpcCallResult {
+  status: number;
+  headers: Headers;
+  /** The `json` member of oRPC's RPC response body. */
+  json: unknown;
+}
+
+/**
+ * `POST {url}/rpc/<namespace>/<verb>` with body `{"json": input}`, exactly as DESIGN.md §9 fixes
+ * the wire, so tests exercise the protocol rather than our client library.
+ */
+export async function callRpc(
+  url: string,
+  procedure: string,
+  input: unknown,
+  options: { token?: string | undefined; headers?: Record<string, string> } = {},
+): Promise<RpcCallResult> {
+  const response = await fetch(`${url}/rpc/${procedure.replaceAll(".", "/")}`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }),
+      ...options.headers,
+    },
+    body: JSON.stringify(input === undefined ? {} : { json: input }),
+  });
+  const text = await response.text();
+  const body = text === "" ? undefined : (JSON.parse(text) as { json?: unknown });
+  return { status: response.status, headers: response.headers, json: body?.json };
+}

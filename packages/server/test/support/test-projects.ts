@@ -1,0 +1,34 @@
+import type { Database } from "../../src/db/database.ts";
+import { projects } from "../../src/db/schema/index.ts";
+import { findOrCreateAccount } from "../../src/identity/accounts.ts";
+import type { Clock } from "../../src/shared/clock.ts";
+import type { IdGenerator } from "../../src/shared/ids.ts";
+
+/** Owner of the projects that service-level tests name by id without going through the API. */
+const testProjectOwner = "project-owner@tests.weft.invalid";
+
+/**
+ * Makes sure a project row with this id exists, so tests and benchmarks of the engine and of
+ * deployments can name their projects (`prj_engine`, …) while the foreign keys hold.
+ */
+export async function ensureTestProject(
+  db: Database,
+  deps: { clock: Clock; ids: IdGenerator },
+  projectId: string,
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    const owner = await findOrCreateAccount(tx, deps, testProjectOwner);
+    const now = deps.clock.now();
+    await tx
+      .insert(projects)
+      .values({
+        id: projectId,
+        workspaceId: owner.personalWorkspaceId,
+        name: projectId,
+        createdByAccountId: owner.accountId,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .onConflictDoNothing();
+  });
+}
