@@ -1,0 +1,12 @@
+export { type ClientOptions, createClient, isRpcError, RpcError, type WeftClient } from "./create-client.ts";
+export { type AgentAuthEndpoints, type Discovery, discover } from "./discover.ts";
+export {
+  completeClaim,
+  type IssuedCredential,
+  idJagAssertionType,
+  type PendingRegistration,
+  registerWithEmail,
+  registerWithIdJag,
+  revokeCredential,
+} from "./registration.ts";
+export { RegistrationError } from "./registration-error.ts";

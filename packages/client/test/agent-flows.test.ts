@@ -1,0 +1,158 @@
+import { randomUUID } from "node:crypto";
+import {
+  completeClaim,
+  createClient,
+  type Discovery,
+  discover,
+  idJagAssertionType,
+  RegistrationError,
+  registerWithEmail,
+  registerWithIdJag,
+  revokeCredential,
+  type WeftClient,
+} from "@weft/client";
+import {
+  claimCodeOf,
+  decide,
+  freePort,
+  type SmtpSink,
+  startSmtpSink,
+  startTestIdentityProvider,
+  startTestPlatform,
+  type TestIdentityProvider,
+  type TestPlatform,
+  trustedIssuersEnv,
+} from "@weft/server/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+let idp: TestIdentityProvider;
+let smtp: SmtpSink;
+let weft: TestPlatform;
+let found: Discovery;
+
+beforeAll(async () => {
+  idp = await startTestIdentityProvider();
+  smtp = await startSmtpSink();
+  weft = await startTestPlatform({ env: { WEFT_TRUSTED_ISSUERS: trustedIssuersEnv(idp), SMTP_URL: smtp.url } });
+  found = await discover(weft.url);
+});
+
+afterAll(async () => {
+  await weft.stop();
+  await smtp.close();
+  await idp.close();
+});
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error("expected a refusal");
+    },
+    (error: unknown) => error,
+  );
+}
+
+function idJag(email: string): Promise<string> {
+  const now = Math.floor(weft.clock.now().getTime() / 1000);
+  return idp.sign({
+    iss: idp.issuer,
+    sub: `user-${email}`,
+    aud: found.authUrl,
+    client_id: idp.clientId,
+    jti: randomUUID(),
+    iat: now,
+    exp: now + 300,
+    email,
+    email_verified: true,
+  });
+}
+
+/** What every agent should be able to do with its credential: the whole projects namespace. */
+async function manageProjects(client: WeftClient): Promise<void> {
+  const created = await client.projects.create({ name: "Agent project" });
+  expect(await client.projects.get({ projectId: created.id })).toEqual(created);
+  expect((await client.projects.list({})).results).toContainEqual(created);
+  expect(await client.projects.update({ projectId: created.id, name: "Renamed by agent" })).toMatchObject({
+    name: "Renamed by agent",
+  });
+  expect(await client.projects.delete({ projectId: created.id })).toEqual({ id: created.id, deleted: true });
+}
+
+describe("discover", () => {
+  it("follows a bare 401 to the protected resource metadata and the authorization server metadata", async () => {
+    expect(found).toMatchObject({
+      resourceMetadataUrl: `${weft.url}/.well-known/oauth-protected-resource`,
+      resourceMetadata: { resource: weft.url, authorization_servers: [weft.url] },
+      authUrl: weft.url,
+      identityAssertionTypesSupported: expect.arrayContaining([idJagAssertionType, "verified_email"]),
+      registerUri: `${weft.url}/agent/auth`,
+      claimUri: `${weft.url}/agent/auth/claim/complete`,
+      revocationUri: `${weft.url}/agent/auth/revoke`,
+    });
+  });
+
+  it("finds an authorization server that lives under a path (RFC 8414 well-known URL)", async () => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const pathful = await startTestPlatform({
+      env: { PORT: String(port), WEFT_BASE_URL: base, WEFT_AUTH_URL: `${base}/auth`, SMTP_URL: smtp.url },
+    });
+    try {
+      const there = await discover(pathful.url);
+      expect(there).toMatchObject({ authUrl: `${base}/auth`, registerUri: `${base}/auth/agent/auth` });
+      const pending = await registerWithEmail(there, "pathful@example.com");
+      expect(pending.claimToken).toMatch(/^clm_/);
+    } finally {
+      await pathful.stop();
+    }
+  });
+
+  it("refuses an address that does not challenge an unauthenticated call", async () => {
+    const error = await rejection(discover(`${weft.url}/nowhere`));
+    expect(error).toBeInstanceOf(RegistrationError);
+    expect(error).toMatchObject({ code: "discovery_failed" });
+  });
+});
+
+describe("an agent registered with an ID-JAG", () => {
+  it("manages projects until its credential is revoked, then gets 401 invalid_token", async () => {
+    const issued = await registerWithIdJag(found, await idJag("idjag-user@example.com"));
+    expect(issued).toMatchObject({ credentialType: "api_key", scopes: expect.arrayContaining(["projects:write"]) });
+    const client = createClient({ baseUrl: weft.url, token: issued.credential });
+    await manageProjects(client);
+
+    await revokeCredential(found, issued.credential);
+    expect(await rejection(client.projects.list({}))).toMatchObject({ code: "UNAUTHORIZED", status: 401 });
+    const raw = await fetch(`${weft.url}/rpc/projects/list`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${issued.credential}`, "content-type": "application/json" },
+      body: JSON.stringify({ json: {} }),
+    });
+    expect(raw.headers.get("www-authenticate")).toContain('error="invalid_token"');
+  });
+
+  it("surfaces a refused assertion as a RegistrationError with the server's code", async () => {
+    const error = await rejection(registerWithIdJag(found, "not.a.jwt"));
+    expect(error).toBeInstanceOf(RegistrationError);
+    expect(error).toMatchObject({ code: "invalid_assertion", status: 400, message: expect.any(String) });
+  });
+});
+
+describe("an agent registered with a verified email", () => {
+  it("claims its credential with the user's code and manages projects", async () => {
+    const email = "email-user@example.com";
+    const pending = await registerWithEmail(found, email, { agentName: "ClientLibraryTest/1.0" });
+    expect(pending.claimToken).toMatch(/^clm_/);
+    const approved = await decide(smtp.approvalLinkFor(email), "approve");
+    const otp = claimCodeOf(approved.html);
+
+    const wrong = await rejection(
+      completeClaim(found, { claimToken: pending.claimToken, otp: otp === "000000" ? "111111" : "000000" }),
+    );
+    expect(wrong).toMatchObject({ code: "invalid_grant" });
+
+    const claimed = await completeClaim(found, { claimToken: pending.claimToken, otp });
+    expect(claimed).toMatchObject({ status: "claimed", registrationId: pending.registrationId });
+    await manageProjects(createClient({ baseUrl: weft.url, token: claimed.credential }));
+  });
+});

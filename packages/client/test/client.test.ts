@@ -1,0 +1,69 @@
+import { createClient, isRpcError, RpcError } from "@weft/client";
+import { createTestIdentity, startTestPlatform, type TestIdentity, type TestPlatform } from "@weft/server/testing";
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
+
+let weft: TestPlatform;
+let ada: TestIdentity;
+
+beforeAll(async () => {
+  weft = await startTestPlatform();
+  ada = await createTestIdentity(weft, "ada@example.com");
+});
+
+afterAll(async () => {
+  await weft.stop();
+});
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error("expected the call to be refused");
+    },
+    (error: unknown) => error,
+  );
+}
+
+describe("createClient", () => {
+  it("calls every projects procedure with typed inputs and outputs", async () => {
+    const client = createClient({ baseUrl: `${weft.url}/`, token: ada.credential });
+    const created = await client.projects.create({ name: "From the client" });
+    expect(created).toMatchObject({ name: "From the client", workspaceId: ada.personalWorkspaceId });
+    expect(await client.projects.get({ projectId: created.id })).toEqual(created);
+    const page = await client.projects.list({ pagination: { first: 10 } });
+    expect(page.results.map((project) => project.id)).toEqual([created.id]);
+    expect(page.totalCount).toBe(1);
+    const renamed = await client.projects.update({ projectId: created.id, name: "Renamed" });
+    expect(renamed.name).toBe("Renamed");
+    expect(await client.projects.delete({ projectId: created.id })).toEqual({ id: created.id, deleted: true });
+  });
+
+  it("is typed from the contract", async () => {
+    const client = createClient({ baseUrl: weft.url, token: ada.credential });
+    expectTypeOf(client.projects.create)
+      .parameter(0)
+      .toEqualTypeOf<{ name: string; workspaceId?: string | undefined }>();
+    expectTypeOf<Awaited<ReturnType<typeof client.projects.get>>>().toEqualTypeOf<{
+      id: string;
+      workspaceId: string;
+      name: string;
+      createdAt: string;
+      updatedAt: string;
+    }>();
+    const everything = await client.projects.list();
+    expect(everything.totalCount).toBe(0);
+  });
+
+  it("surfaces refusals as RpcError with code, message and data", async () => {
+    const client = createClient({ baseUrl: weft.url, token: ada.credential });
+    const missing = await rejection(client.projects.get({ projectId: `prj_${"0".repeat(26)}` }));
+    expect(missing).toBeInstanceOf(RpcError);
+    expect(isRpcError(missing, "NOT_FOUND")).toBe(true);
+    expect(missing).toMatchObject({ code: "NOT_FOUND", status: 404, message: expect.stringContaining("No project") });
+
+    const invalid = await rejection(client.projects.create({ name: "" }));
+    expect(invalid).toMatchObject({ code: "BAD_REQUEST", data: { issues: [{ path: ["name"] }] } });
+
+    const anonymous = createClient({ baseUrl: weft.url, token: "weft_not-a-real-one" });
+    expect(await rejection(anonymous.projects.list({}))).toMatchObject({ code: "UNAUTHORIZED", status: 401 });
+  });
+});
