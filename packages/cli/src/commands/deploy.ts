@@ -1,0 +1,160 @@
+import { basename, dirname, relative } from "node:path";
+import type { WeftClient } from "@weft/client";
+import type { Command } from "commander";
+import { connect } from "../api.ts";
+import type { CommandContext } from "../context.ts";
+import { UsageError } from "../errors.ts";
+import { examples } from "../help.ts";
+import { ask, choose } from "../input.ts";
+import { plural } from "../plural.ts";
+import { locateConfig, writePinnedProject } from "../project/config-file.ts";
+import { type LoadedConfig, loadConfig } from "../project/load-config.ts";
+import { ingressSummary, listIngress } from "../resources.ts";
+import { runCommand } from "../run-command.ts";
+
+interface DeployOptions {
+  project?: string;
+  create?: boolean;
+  name?: string;
+}
+
+interface Target {
+  projectId: string;
+  /** How the project was chosen, for the summary. */
+  how: "flag" | "pinned" | "created" | "picked";
+  pinned: boolean;
+}
+
+async function createAndPin(client: WeftClient, loaded: LoadedConfig, name: string): Promise<string> {
+  const project = await client.projects.create({ name });
+  writePinnedProject(loaded.path, project.id);
+  return project.id;
+}
+
+async function pickInteractively(context: CommandContext, client: WeftClient, loaded: LoadedConfig): Promise<Target> {
+  const { results } = await client.projects.list({ pagination: { first: 100 } });
+  const choice = await choose<string>(context.output, {
+    message: "Which project should this deploy to? (it is pinned in weft.config.ts)",
+    options: [
+      { value: "", label: "Create a new project" },
+      ...results.map((project) => ({ value: project.id, label: project.name, hint: project.id })),
+    ],
+  });
+  if (choice !== "") {
+    writePinnedProject(loaded.path, choice);
+    return { projectId: choice, how: "picked", pinned: true };
+  }
+  const name = await ask(context.output, {
+    message: "Name of the new project",
+    placeholder: basename(dirname(loaded.path)),
+    validate: (value) => (value.length > 64 ? "At most 64 characters" : undefined),
+  });
+  const projectId = await createAndPin(client, loaded, name || basename(dirname(loaded.path)));
+  return { projectId, how: "created", pinned: true };
+}
+
+/**
+ * Which project to deploy to: `--project`, else the one pinned in the config, else `--create`
+ * (created and pinned), else a choice on a terminal. Scripts without any of them are told which
+ * flags exist.
+ */
+async function resolveTarget(
+  context: CommandContext,
+  client: WeftClient,
+  loaded: LoadedConfig,
+  options: DeployOptions,
+): Promise<Target> {
+  if (options.project !== undefined) return { projectId: options.project, how: "flag", pinned: false };
+  if (loaded.config.project !== undefined && loaded.config.project !== "") {
+    return { projectId: loaded.config.project, how: "pinned", pinned: false };
+  }
+  if (options.create) {
+    const projectId = await createAndPin(client, loaded, options.name ?? basename(dirname(loaded.path)));
+    return { projectId, how: "created", pinned: true };
+  }
+  if (context.output.interactive) return pickInteractively(context, client, loaded);
+  throw new UsageError("weft.config.ts names no project to deploy to", {
+    fix: "pass --project <id> to deploy to an existing project, or --create [--name <name>] to create one (its id is then written into weft.config.ts)",
+  });
+}
+
+export function registerDeploy(program: Command): void {
+  program
+    .command("deploy")
+    .description("Validate weft.config.ts, bundle it with esbuild and upload it as a new deployment")
+    .option("--project <id>", "deploy to this project (overrides the project pinned in weft.config.ts)")
+    .option("--create", "create the project on first use and pin its id into weft.config.ts")
+    .option("--name <name>", "name of the project --create makes (default: the directory name)")
+    .addHelpText(
+      "after",
+      examples("weft deploy --create --name shop", "weft deploy", "weft deploy --project prj_01j... --json"),
+    )
+    .action(
+      runCommand(async (context, options: DeployOptions) => {
+        if (options.project !== undefined && options.create) {
+          throw new UsageError("--project and --create exclude each other", {
+            fix: "use --project <id> for an existing project, or --create to make one",
+          });
+        }
+        if (options.name !== undefined && !options.create) throw new UsageError("--name only applies with --create");
+        const path = locateConfig(context.cwd);
+        const file = relative(context.cwd, path) || path;
+        const progress = context.output.progress();
+        progress.step(`Evaluating ${file}`);
+        let loaded: LoadedConfig;
+        try {
+          loaded = await loadConfig(path);
+        } catch (error) {
+          progress.fail(`${file} is not deployable`);
+          throw error;
+        }
+        const { manifest } = loaded;
+        progress.done(
+          `Validated ${file}: ${plural(manifest.workflows.length, "workflow")}, ${plural(manifest.forms.length, "form")}, ${plural(manifest.webhooks.length, "webhook")} (bundle ${(Buffer.byteLength(loaded.bundle) / 1024).toFixed(1)} kB)`,
+        );
+        const client = connect(context);
+        const target = await resolveTarget(context, client, loaded, options);
+        if (target.how === "created") progress.done(`Created project ${target.projectId} and pinned it in ${file}`);
+        else if (target.pinned) progress.done(`Pinned project ${target.projectId} in ${file}`);
+        progress.step(`Uploading to ${target.projectId}`);
+        let deployment: Awaited<ReturnType<WeftClient["deployments"]["create"]>>;
+        try {
+          deployment = await client.deployments.create({
+            projectId: target.projectId,
+            manifest,
+            bundle: loaded.bundle,
+          });
+        } catch (error) {
+          progress.fail("Upload refused");
+          throw error;
+        }
+        progress.done(`Deployed #${deployment.number} to ${target.projectId}`);
+        const { forms, webhooks } = ingressSummary(await listIngress(client, target.projectId));
+        context.output.result(
+          {
+            projectId: target.projectId,
+            projectCreated: target.how === "created",
+            pinned: target.pinned,
+            deployment: { id: deployment.id, number: deployment.number },
+            workflows: manifest.workflows.map((workflow) => workflow.name),
+            forms,
+            webhooks,
+          },
+          () => {
+            const { output } = context;
+            output.line();
+            output.line(`${output.style(["green", "bold"], "Deployment")} #${deployment.number} is live.`);
+            for (const form of forms) {
+              output.line(`${output.style("bold", `form ${form.name}`)}`);
+              if (form.pageUrl !== null) output.line(`  page  ${form.pageUrl}`);
+              output.line(`  POST  ${form.url ?? "(internal: no public address)"}`);
+            }
+            for (const webhook of webhooks) {
+              output.line(`${output.style("bold", `webhook ${webhook.name}`)}`);
+              output.line(`  POST  ${webhook.url}`);
+            }
+          },
+        );
+      }),
+    );
+}

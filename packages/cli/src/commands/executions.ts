@@ -1,0 +1,132 @@
+import { type Execution, executionStatusSchema, executionsPageLimit } from "@weft/contract";
+import type { Command } from "commander";
+import { connect } from "../api.ts";
+import type { CommandContext } from "../context.ts";
+import { UsageError } from "../errors.ts";
+import { examples } from "../help.ts";
+import { type NewestPageOptions, toNewestPagination, withNewestPageOptions } from "../pagination-options.ts";
+import { resolveProject, withProjectOption } from "../project-option.ts";
+import { runCommand } from "../run-command.ts";
+import { formatDuration } from "../span-tree.ts";
+import { watchExecution } from "../watch-execution.ts";
+
+interface ListOptions extends NewestPageOptions {
+  project?: string;
+  workflow?: string;
+  status?: string;
+}
+
+function parseStatus(value: string | undefined) {
+  if (value === undefined) return undefined;
+  const parsed = executionStatusSchema.safeParse(value);
+  if (!parsed.success) {
+    throw new UsageError(`--status ${value} is not an execution status`, {
+      fix: `use one of ${executionStatusSchema.options.join(", ")}`,
+    });
+  }
+  return parsed.data;
+}
+
+function showExecution(context: CommandContext, execution: Execution): void {
+  const { output } = context;
+  output.fields([
+    ["id", execution.id],
+    ["workflow", execution.workflow],
+    ["status", execution.status],
+    ["attempt", `${execution.attempt} of ${execution.maxAttempts}`],
+    ["trigger", `${execution.trigger.kind}${execution.trigger.name ? ` ${execution.trigger.name}` : ""}`],
+    ["created", execution.createdAt],
+    ["finished", execution.finishedAt],
+    ["input", JSON.stringify(execution.input)],
+    ["output", execution.output === undefined ? undefined : JSON.stringify(execution.output)],
+    ["error", execution.error?.message],
+    ["trace", execution.traceId],
+  ]);
+  output.line();
+  output.table(
+    ["STEP", "KIND", "ATTEMPT", "DURATION"],
+    execution.steps.map((step) => [step.name, step.kind, String(step.attempt), formatDuration(step.durationMs)]),
+    "No completed steps.",
+  );
+}
+
+export function registerExecutions(program: Command): void {
+  const executions = program
+    .command("executions")
+    .description("List, inspect, cancel and watch workflow executions")
+    .addHelpText("after", examples("weft executions list --status failed", "weft executions watch exe_01j..."));
+
+  withProjectOption(
+    withNewestPageOptions(
+      executions.command("list").description("List a project's executions, newest last"),
+      executionsPageLimit,
+    ),
+  )
+    .option("--workflow <name>", "only this workflow's")
+    .option("--status <status>", "only these: queued, running, sleeping, succeeded, failed or cancelled")
+    .addHelpText(
+      "after",
+      examples("weft executions list", "weft executions list --workflow greet --status failed --json"),
+    )
+    .action(
+      runCommand(async (context, options: ListOptions) => {
+        const status = parseStatus(options.status);
+        const page = await connect(context).workflows.listExecutions({
+          projectId: resolveProject(context, options.project),
+          ...(options.workflow === undefined ? {} : { workflow: options.workflow }),
+          ...(status === undefined ? {} : { status }),
+          pagination: toNewestPagination(options, executionsPageLimit),
+        });
+        context.output.result(page, () => {
+          context.output.table(
+            ["ID", "WORKFLOW", "STATUS", "ATTEMPT", "TRIGGER", "CREATED"],
+            page.results.map((execution) => [
+              execution.id,
+              execution.workflow,
+              execution.status,
+              String(execution.attempt),
+              execution.trigger.kind,
+              execution.createdAt,
+            ]),
+            "No executions.",
+          );
+          if (page.pagination.hasPreviousPage && page.pagination.startCursor !== null) {
+            context.output.line(context.output.style("dim", `older: add --before ${page.pagination.startCursor}`));
+          }
+        });
+      }),
+    );
+
+  executions
+    .command("get")
+    .description("Show an execution with its steps")
+    .argument("<executionId>", "the execution's id (exe_…)")
+    .addHelpText("after", examples("weft executions get exe_01j...", "weft executions get exe_01j... --json"))
+    .action(
+      runCommand(async (context, executionId: string) => {
+        const execution = await connect(context).workflows.getExecution({ executionId });
+        context.output.result(execution, () => showExecution(context, execution));
+      }),
+    );
+
+  executions
+    .command("cancel")
+    .description("Cancel an execution (a running one stops at its next step)")
+    .argument("<executionId>", "the execution's id (exe_…)")
+    .addHelpText("after", examples("weft executions cancel exe_01j..."))
+    .action(
+      runCommand(async (context, executionId: string) => {
+        const cancelled = await connect(context).workflows.cancelExecution({ executionId });
+        context.output.result(cancelled, () =>
+          context.output.line(`Cancelled ${executionId}: it is ${cancelled.status} now.`),
+        );
+      }),
+    );
+
+  executions
+    .command("watch")
+    .description("Follow an execution's status and steps until it ends (exit 1 if it fails)")
+    .argument("<executionId>", "the execution's id (exe_…)")
+    .addHelpText("after", examples("weft executions watch exe_01j...", "weft executions watch exe_01j... --json"))
+    .action(runCommand(async (context, executionId: string) => watchExecution(context, executionId)));
+}

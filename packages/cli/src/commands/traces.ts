@@ -1,0 +1,105 @@
+import { executionStatusSchema, type SpanOutput, tracesPageLimit } from "@weft/contract";
+import type { Command } from "commander";
+import { connect } from "../api.ts";
+import { UsageError } from "../errors.ts";
+import { examples } from "../help.ts";
+import { resolveProject, withProjectOption } from "../project-option.ts";
+import { runCommand } from "../run-command.ts";
+import { formatDuration, renderSpanTree, type SpanLike } from "../span-tree.ts";
+
+interface ListOptions {
+  project?: string;
+  workflow?: string;
+  status?: string;
+  limit?: string;
+  cursor?: string;
+}
+
+/** The tree the API returns, as the flat list the renderer reads. */
+function flatten(spans: SpanOutput[]): SpanLike[] {
+  return spans.flatMap((span) => [
+    {
+      spanId: span.spanId,
+      parentSpanId: span.parentSpanId,
+      name: span.name,
+      startTime: span.startTime,
+      endTime: span.endTime,
+      status: span.status.message ? `${span.status.code}: ${span.status.message}` : span.status.code,
+    },
+    ...flatten(span.children),
+  ]);
+}
+
+export function registerTraces(program: Command): void {
+  const traces = program
+    .command("traces")
+    .description("List a project's traces and show one as a tree of spans")
+    .addHelpText("after", examples("weft traces list", "weft traces get 4bf92f3577b34da6a3ce929d0e0e4736"));
+
+  withProjectOption(traces.command("list").description("List traces, newest first"))
+    .option("--workflow <name>", "only this workflow's")
+    .option("--status <status>", "only executions with this status")
+    .option("--limit <n>", `how many (1-${tracesPageLimit}, default 20)`)
+    .option("--cursor <cursor>", "the next page (printed when there are more)")
+    .addHelpText("after", examples("weft traces list", "weft traces list --status failed --json"))
+    .action(
+      runCommand(async (context, options: ListOptions) => {
+        const limit = options.limit === undefined ? undefined : Number(options.limit);
+        if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= tracesPageLimit)) {
+          throw new UsageError(`--limit ${options.limit} is not a whole number from 1 to ${tracesPageLimit}`);
+        }
+        const status = options.status === undefined ? undefined : executionStatusSchema.safeParse(options.status);
+        if (status?.success === false) {
+          throw new UsageError(`--status ${options.status} is not an execution status`, {
+            fix: `use one of ${executionStatusSchema.options.join(", ")}`,
+          });
+        }
+        const page = await connect(context).traces.list({
+          projectId: resolveProject(context, options.project),
+          ...(options.workflow === undefined ? {} : { workflow: options.workflow }),
+          ...(status === undefined ? {} : { status: status.data }),
+          ...(limit === undefined ? {} : { limit }),
+          ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
+        });
+        context.output.result(page, () => {
+          context.output.table(
+            ["TRACE", "NAME", "EXECUTION", "STATUS", "STARTED", "DURATION"],
+            page.data.map((trace) => [
+              trace.traceId,
+              trace.name,
+              trace.executionId ?? "-",
+              trace.executionStatus ?? trace.status.code,
+              trace.startTime,
+              trace.durationMs === null ? "running" : formatDuration(trace.durationMs),
+            ]),
+            "No traces yet.",
+          );
+          if (page.nextCursor !== null)
+            context.output.line(context.output.style("dim", `more: add --cursor ${page.nextCursor}`));
+        });
+      }),
+    );
+
+  withProjectOption(
+    traces
+      .command("get")
+      .description("Show a trace as a tree of spans with durations")
+      .argument("<traceId>", "the trace id"),
+  )
+    .addHelpText(
+      "after",
+      examples("weft traces get 4bf92f3577b34da6a3ce929d0e0e4736", "weft traces get <traceId> --json"),
+    )
+    .action(
+      runCommand(async (context, traceId: string, options: { project?: string }) => {
+        const trace = await connect(context).traces.get({
+          projectId: resolveProject(context, options.project),
+          traceId,
+        });
+        context.output.result(trace, () => {
+          context.output.line(context.output.style("bold", `trace ${trace.traceId}`));
+          for (const line of renderSpanTree(flatten(trace.spans))) context.output.line(line);
+        });
+      }),
+    );
+}

@@ -1,0 +1,78 @@
+import type { Command } from "commander";
+import { connect } from "../api.ts";
+import { examples } from "../help.ts";
+import { parseInputOption } from "../parse-input.ts";
+import { resolveProject, withProjectOption } from "../project-option.ts";
+import { runCommand } from "../run-command.ts";
+import { watchExecution } from "../watch-execution.ts";
+
+interface RunOptions {
+  project?: string;
+  input: string;
+  idempotencyKey?: string;
+  watch?: boolean;
+}
+
+export function registerWorkflows(program: Command): void {
+  const workflows = program
+    .command("workflows")
+    .description("List the active deployment's workflows and run them")
+    .addHelpText(
+      "after",
+      examples("weft workflows list", `weft workflows run greet --input '{"name": "Ada"}' --watch`),
+    );
+
+  withProjectOption(workflows.command("list").description("List the workflows of the active deployment"))
+    .addHelpText("after", examples("weft workflows list", "weft workflows list --project prj_01j... --json"))
+    .action(
+      runCommand(async (context, options: { project?: string }) => {
+        const list = await connect(context).workflows.list({ projectId: resolveProject(context, options.project) });
+        context.output.result(list, () =>
+          context.output.table(
+            ["NAME", "DEPLOYMENT", "RETRIES", "TIMEOUT"],
+            list.results.map((workflow) => [
+              workflow.name,
+              `#${workflow.deploymentNumber}`,
+              workflow.retries === undefined ? "-" : String(workflow.retries.maxAttempts),
+              workflow.timeoutMs === undefined ? "-" : `${workflow.timeoutMs}ms`,
+            ]),
+            "No workflows: the project has no active deployment yet (run `weft deploy`).",
+          ),
+        );
+      }),
+    );
+
+  withProjectOption(
+    workflows
+      .command("run")
+      .description("Start an execution of a workflow")
+      .argument("<name>", "the workflow's name")
+      .option("--input <json|@file>", "the input: JSON text, or @path of a JSON file", "{}")
+      .option("--idempotency-key <key>", "the same key within 24 hours starts no second execution")
+      .option("--watch", "follow the execution until it ends"),
+  )
+    .addHelpText(
+      "after",
+      examples(
+        `weft workflows run greet --input '{"name": "Ada"}'`,
+        "weft workflows run greet --input @input.json --watch",
+      ),
+    )
+    .action(
+      runCommand(async (context, name: string, options: RunOptions) => {
+        const input = parseInputOption(options.input, context.cwd);
+        const projectId = resolveProject(context, options.project);
+        const { executionId } = await connect(context).workflows.run({
+          projectId,
+          workflow: name,
+          input,
+          ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
+        });
+        if (options.watch) return watchExecution(context, executionId);
+        context.output.result({ executionId }, () => {
+          context.output.line(`Started ${executionId}.`);
+          context.output.line(`Follow it with: weft executions watch ${executionId}`);
+        });
+      }),
+    );
+}

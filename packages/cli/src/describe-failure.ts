@@ -1,0 +1,78 @@
+import { isRpcError, RegistrationError } from "@weft/client";
+import { CliError } from "./errors.ts";
+
+/** What to do about an API refusal, by its RPC code (SPEC §7). */
+const rpcFixes: Record<string, string> = {
+  UNAUTHORIZED: "run `weft login` (your credential is missing, expired or revoked)",
+  FORBIDDEN: "ask an owner or admin of the workspace for access, or log in as an account that has it",
+  NOT_FOUND: "check the id (the matching `list` command shows what exists)",
+  BAD_REQUEST: "fix the input named above and try again",
+  TOO_MANY_REQUESTS: "wait a little and try again",
+  INTERNAL_SERVER_ERROR: "try again; if it keeps failing, check the platform's log",
+};
+
+function networkCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    const code = (current as NodeJS.ErrnoException).code;
+    if (typeof code === "string" && /^E[A-Z]+$/.test(code)) return code;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+function issuesOf(data: unknown): string[] {
+  const issues = (data as { issues?: unknown } | undefined)?.issues;
+  if (!Array.isArray(issues)) return [];
+  return issues.map((issue: { path?: unknown; message?: unknown }) => {
+    const path = Array.isArray(issue.path) ? issue.path.join(".") : String(issue.path ?? "");
+    return `  ${path === "" ? "" : `${path}: `}${String(issue.message)}`;
+  });
+}
+
+function describeRegistrationError(error: RegistrationError): CliError {
+  const { code } = error;
+  if (code === "discovery_failed") {
+    return new CliError(`could not find the authorization server: ${error.message}`, {
+      code,
+      fix: "check that --api-url (or WEFT_API_URL) points at a running Weft platform",
+    });
+  }
+  if (code === "rate_limited") {
+    const wait = error.retryAfterSeconds === undefined ? "a little" : `${error.retryAfterSeconds} seconds`;
+    return new CliError(`the authorization server refused: too many requests (${error.message})`, {
+      code,
+      fix: `wait ${wait} and try again`,
+    });
+  }
+  return new CliError(`the authorization server refused: ${error.message} (${code})`, {
+    code,
+    fix: code === "server_error" ? "try again in a moment" : "check the input and run the command again",
+  });
+}
+
+/** Turns anything a command threw into a CliError that says what happened and what to do. */
+export function describeFailure(error: unknown, context: { apiUrl: string | undefined }): CliError {
+  if (error instanceof CliError) return error;
+  if (error instanceof RegistrationError) return describeRegistrationError(error);
+  if (isRpcError(error)) {
+    const message = [error.message, ...issuesOf(error.data)].join("\n");
+    return new CliError(message, {
+      code: error.code.toLowerCase(),
+      fix: rpcFixes[error.code] ?? "check the input and try again",
+    });
+  }
+  // fetch() rejects with TypeError("fetch failed") and the reason (ECONNREFUSED, ENOTFOUND...) as cause.
+  if (error instanceof TypeError && error.message === "fetch failed") {
+    const reason = networkCode(error) ?? (error.cause instanceof Error ? error.cause.message : "no answer");
+    return new CliError(`could not reach Weft at ${context.apiUrl ?? "the API address"} (${reason})`, {
+      code: "unreachable",
+      fix: "start the platform with `weft server`, or point the CLI at it with --api-url (or WEFT_API_URL)",
+    });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new CliError(message, {
+    code: "internal",
+    fix: "this is unexpected; please report it with the command you ran",
+  });
+}

@@ -1,0 +1,48 @@
+import { createInterface } from "node:readline";
+import { isCancel, select, text } from "@clack/prompts";
+import { CliError } from "./errors.ts";
+import type { Output } from "./output.ts";
+
+function cancelled(): CliError {
+  return new CliError("cancelled", { code: "cancelled", fix: "run the command again when you are ready" });
+}
+
+/** Asks a question on the terminal; only for interactive output. */
+export async function ask(
+  output: Output,
+  options: { message: string; placeholder?: string; validate?: (value: string) => string | undefined },
+): Promise<string> {
+  const answer = await text({
+    message: options.message,
+    placeholder: options.placeholder,
+    validate: options.validate === undefined ? undefined : (value) => options.validate?.((value ?? "").trim()),
+    input: output.streams.stdin,
+    output: output.streams.stdout,
+  });
+  if (isCancel(answer)) throw cancelled();
+  return answer.trim();
+}
+
+export async function choose<T>(
+  output: Output,
+  options: { message: string; options: { value: T; label: string; hint?: string }[] },
+): Promise<T> {
+  const answer = await select<T>({
+    message: options.message,
+    // biome-ignore lint/suspicious/noExplicitAny: clack's Option type is conditional on T and cannot be named generically.
+    options: options.options as any,
+    input: output.streams.stdin,
+    output: output.streams.stdout,
+  });
+  if (isCancel(answer)) throw cancelled();
+  return answer as T;
+}
+
+/** Reads standard input line by line (for scripts that pipe answers in). */
+export function stdinLines(stream: NodeJS.ReadStream): () => Promise<string | undefined> {
+  const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY })[Symbol.asyncIterator]();
+  return async () => {
+    const next = await lines.next();
+    return next.done ? undefined : next.value.trim();
+  };
+}

@@ -1,0 +1,58 @@
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "../src/project/load-config.ts";
+import { parseJson, runCli } from "./support/run-cli.ts";
+
+function emptyDir(): string {
+  return mkdtempSync(join(tmpdir(), "weft-init-"));
+}
+
+describe("weft init", () => {
+  it("scaffolds a project whose config evaluates to a valid manifest with a workflow, a form and a webhook", async () => {
+    const directory = emptyDir();
+    const result = await runCli(["init"], { cwd: directory });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("weft deploy --create");
+    expect(JSON.parse(readFileSync(join(directory, "package.json"), "utf8"))).toMatchObject({
+      dependencies: { "@weft/sdk": "^0.1.0" },
+    });
+    // The directory has no node_modules: the CLI provides @weft/sdk to the bundle.
+    expect(existsSync(join(directory, "node_modules"))).toBe(false);
+    const loaded = await loadConfig(join(directory, "weft.config.ts"));
+    expect(loaded.manifest.workflows.map((workflow) => workflow.name)).toEqual(["greet"]);
+    expect(loaded.manifest.forms.map((form) => form.name)).toEqual(["contact"]);
+    expect(loaded.manifest.webhooks.map((webhook) => webhook.name)).toEqual(["incoming"]);
+    expect(loaded.bundle).toContain("export");
+  });
+
+  it("adds the @weft/sdk dependency to an existing package.json and keeps the rest", async () => {
+    const directory = emptyDir();
+    writeFileSync(
+      join(directory, "package.json"),
+      '{\n    "name": "shop",\n    "dependencies": { "left-pad": "1.3.0" }\n}\n',
+    );
+    const result = await runCli(["init", "--json"], { cwd: directory });
+    expect(result.code).toBe(0);
+    expect(parseJson(result)).toMatchObject({
+      created: ["weft.config.ts", join("workflows", "greet.ts")],
+      updated: ["package.json"],
+    });
+    expect(JSON.parse(readFileSync(join(directory, "package.json"), "utf8"))).toEqual({
+      name: "shop",
+      dependencies: { "left-pad": "1.3.0", "@weft/sdk": "^0.1.0" },
+    });
+  });
+
+  it("refuses to overwrite an existing weft.config.ts, and changes nothing", async () => {
+    const directory = emptyDir();
+    writeFileSync(join(directory, "weft.config.ts"), "// mine\n");
+    const result = await runCli(["init", "--json"], { cwd: directory });
+    expect(result.code).toBe(1);
+    expect(parseJson(result)).toMatchObject({ error: { code: "already_initialized" } });
+    expect(readFileSync(join(directory, "weft.config.ts"), "utf8")).toBe("// mine\n");
+    expect(existsSync(join(directory, "workflows"))).toBe(false);
+    expect(existsSync(join(directory, "package.json"))).toBe(false);
+  });
+});

@@ -1,0 +1,68 @@
+import { createTestIdentity, freePort, startTestPlatform, type TestPlatform } from "@weft/server/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseJson, runCli } from "./support/run-cli.ts";
+
+let weft: TestPlatform;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  weft = await startTestPlatform();
+  const identity = await createTestIdentity(weft, "projects@example.com");
+  env = { WEFT_TOKEN: identity.credential, WEFT_API_URL: weft.url };
+});
+
+afterAll(async () => {
+  await weft?.stop();
+});
+
+describe("weft projects", () => {
+  it("creates, gets and lists projects, as JSON and as text", async () => {
+    const created = await runCli(["projects", "create", "shop", "--json"], { env });
+    expect(created.code).toBe(0);
+    const project = parseJson<{ id: string; name: string }>(created);
+    expect(project).toMatchObject({ id: expect.stringMatching(/^prj_/), name: "shop" });
+
+    const got = await runCli(["projects", "get", project.id, "--json"], { env });
+    expect(parseJson(got)).toMatchObject({ id: project.id, name: "shop" });
+
+    const listed = await runCli(["projects", "list", "--json"], { env });
+    expect(parseJson(listed)).toMatchObject({ results: [{ id: project.id }], totalCount: 1 });
+
+    const text = await runCli(["projects", "list"], { env });
+    expect(text.stdout).toMatch(/^ID\s+NAME\s+WORKSPACE\s+CREATED\n/);
+    expect(text.stdout).toContain(project.id);
+  });
+
+  it("pages with --limit and --after", async () => {
+    await runCli(["projects", "create", "second"], { env });
+    const first = parseJson<{ results: unknown[]; pagination: { endCursor: string } }>(
+      await runCli(["projects", "list", "--limit", "1", "--json"], { env }),
+    );
+    expect(first.results).toHaveLength(1);
+    const next = parseJson<{ results: unknown[] }>(
+      await runCli(["projects", "list", "--limit", "1", "--after", first.pagination.endCursor, "--json"], { env }),
+    );
+    expect(next.results).toHaveLength(1);
+    expect(next.results).not.toEqual(first.results);
+    expect((await runCli(["projects", "list", "--limit", "0"], { env })).code).toBe(2);
+  });
+
+  it("turns API refusals into exit 1 with the fix: 401 says run weft login, 404 says check the id", async () => {
+    const unauthorized = await runCli(["projects", "list", "--json"], { env: { ...env, WEFT_TOKEN: "weft_revoked" } });
+    expect(unauthorized.code).toBe(1);
+    expect(parseJson(unauthorized)).toMatchObject({
+      error: { code: "unauthorized", fix: expect.stringContaining("run `weft login`") },
+    });
+    const missing = await runCli(["projects", "get", "prj_00000000000000000000000000"], { env });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/fix: check the id/);
+  });
+
+  it("says the platform cannot be reached, and how to start it", async () => {
+    const nobody = `http://127.0.0.1:${await freePort()}`;
+    const result = await runCli(["projects", "list", "--api-url", nobody], { env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`could not reach Weft at ${nobody} (ECONNREFUSED)`);
+    expect(result.stderr).toContain("weft server");
+  });
+});
