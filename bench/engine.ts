@@ -1,0 +1,165 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { and, count, eq, max, sql } from "drizzle-orm";
+import { executions, spans } from "../packages/server/src/db/schema/index.ts";
+import { createDeployment } from "../packages/server/src/deployments/create-deployment.ts";
+import { enqueueExecution } from "../packages/server/src/engine/enqueue-execution.ts";
+import { startWorker, type Worker } from "../packages/server/src/engine/worker.ts";
+import { systemClock } from "../packages/server/src/shared/clock.ts";
+import { createIdGenerator } from "../packages/server/src/shared/ids.ts";
+import { createLogger } from "../packages/server/src/shared/logger.ts";
+import {
+  bundleConfig,
+  createTestDatabase,
+  ensureTestProject,
+  type TestDatabase,
+} from "../packages/server/test/support/index.ts";
+
+/**
+ * Engine benchmarks: orchestration overhead per step (total time of one execution minus the time
+ * spent inside user code, divided by its steps) and the rate at which a worker drains a backlog of
+ * single-step executions. Time inside user code is what the sandbox measured around each step.
+ */
+
+const source = `
+import { defineConfig, workflow } from "@weft/sdk";
+function fib(n: number): number { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+export default defineConfig({
+  workflows: [
+    workflow({ name: "trivial40", retries: { maxAttempts: 1 }, async run(_input: unknown, ctx) {
+      let total = 0;
+      for (let i = 0; i < 40; i++) total += await ctx.step("s" + i, () => i);
+      return total;
+    } }),
+    workflow({ name: "fib10", retries: { maxAttempts: 1 }, async run(_input: unknown, ctx) {
+      let total = 0;
+      for (let i = 0; i < 10; i++) total += await ctx.step("fib" + i, () => fib(33));
+      return total;
+    } }),
+    workflow({ name: "single", retries: { maxAttempts: 1 }, async run(_input: unknown, ctx) {
+      return ctx.step("only", () => 1);
+    } }),
+  ],
+});
+`;
+
+const once = { maxAttempts: 1, minDelayMs: 0, maxDelayMs: 0 };
+const manifest = { version: 1, workflows: ["trivial40", "fib10", "single"].map((name) => ({ name, retries: once })) };
+const projectId = "prj_bench";
+const drainCount = Number(process.env.BENCH_DRAIN_EXECUTIONS ?? 10_000);
+const workerConcurrency = Number(process.env.BENCH_WORKER_CONCURRENCY ?? 50);
+
+interface Bench {
+  database: TestDatabase;
+  deploymentId: string;
+  dataDir: string;
+}
+
+const deps = { clock: systemClock, ids: createIdGenerator(systemClock) };
+const logger = createLogger({ level: "warn" });
+
+function enqueue(bench: Bench, workflow: string, n: number): Promise<string[]> {
+  return bench.database.db.transaction(async (tx) => {
+    const ids: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const { executionId } = await enqueueExecution(tx, deps, {
+        projectId,
+        deploymentId: bench.deploymentId,
+        workflow,
+        input: {},
+        trigger: { kind: "api" },
+      });
+      ids.push(executionId);
+    }
+    return ids;
+  });
+}
+
+function start(bench: Bench): Promise<Worker> {
+  return startWorker(
+    { database: bench.database, clock: systemClock, logger },
+    { concurrency: workerConcurrency, leaseMs: 30_000, pollIntervalMs: 200, memoryMb: 512, dataDir: bench.dataDir },
+  );
+}
+
+async function finished(bench: Bench, id: string): Promise<typeof executions.$inferSelect> {
+  for (;;) {
+    const [row] = await bench.database.db.select().from(executions).where(eq(executions.id, id));
+    if (row?.status === "succeeded") return row;
+    if (row?.status === "failed") throw new Error(`benchmark execution failed: ${JSON.stringify(row.error)}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** One execution's wall time (enqueued → finished) and the part of it spent in user code. */
+async function measureOne(bench: Bench, workflow: string, steps: number): Promise<string> {
+  const [id] = await enqueue(bench, workflow, 1);
+  if (id === undefined) throw new Error("nothing enqueued");
+  const row = await finished(bench, id);
+  const [user] = await bench.database.db
+    .select({ ms: sql<number>`coalesce(sum((${spans.attributes} ->> 'weft.step.duration_ms')::float8), 0)` })
+    .from(spans)
+    .where(and(eq(spans.executionId, id), eq(spans.kind, "step")));
+  const totalMs = (row.finishedAt?.getTime() ?? 0) - row.createdAt.getTime();
+  const userMs = Number(user?.ms ?? 0);
+  const overhead = (totalMs - userMs) / steps;
+  return `${workflow.padEnd(10)} total ${totalMs.toFixed(0).padStart(6)} ms, in user code ${userMs.toFixed(1).padStart(8)} ms, overhead ${overhead.toFixed(2)} ms/step`;
+}
+
+async function measureDrain(bench: Bench): Promise<string> {
+  for (let queued = 0; queued < drainCount; queued += 500)
+    await enqueue(bench, "single", Math.min(500, drainCount - queued));
+  const started = Date.now();
+  const worker = await start(bench);
+  try {
+    for (;;) {
+      const [done] = await bench.database.db
+        .select({ n: count(), last: max(executions.finishedAt) })
+        .from(executions)
+        .where(
+          and(
+            eq(executions.projectId, projectId),
+            eq(executions.workflow, "single"),
+            eq(executions.status, "succeeded"),
+          ),
+        );
+      if ((done?.n ?? 0) >= drainCount + 1) {
+        const seconds = ((done?.last?.getTime() ?? Date.now()) - started) / 1000;
+        return `drained ${drainCount} single-step executions in ${seconds.toFixed(2)} s: ${(drainCount / seconds).toFixed(0)} executions/s (worker concurrency ${workerConcurrency})`;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    await worker.stop();
+  }
+}
+
+/** Runs every engine benchmark on one database and returns printable lines. */
+export async function benchEngine(serverUrl: string | undefined): Promise<string[]> {
+  const database = await createTestDatabase(serverUrl);
+  const dataDir = mkdtempSync(join(tmpdir(), "weft-bench-"));
+  try {
+    await ensureTestProject(database.db, deps, projectId);
+    const deployment = await createDeployment(database.db, deps, {
+      projectId,
+      manifest,
+      bundle: await bundleConfig(source),
+    });
+    const bench: Bench = { database, deploymentId: deployment.id, dataDir };
+    const lines: string[] = [];
+    const worker = await start(bench);
+    try {
+      await finished(bench, (await enqueue(bench, "single", 1))[0] ?? "");
+      lines.push(await measureOne(bench, "trivial40", 40));
+      lines.push(await measureOne(bench, "fib10", 10));
+    } finally {
+      await worker.stop();
+    }
+    lines.push(await measureDrain(bench));
+    return lines;
+  } finally {
+    await database.destroy();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,59 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseConfig, startPlatform } from "@weft/server";
+import {
+  createTestDatabase,
+  deployManifest,
+  executionCount,
+  executionsExisting,
+  freePort,
+  localPlatformEnv,
+} from "@weft/server/testing";
+import { startBaselineServer } from "./baseline-server.ts";
+
+/**
+ * The server side of the ingress benchmark, in its own process so that the load generator does not
+ * share its event loop. `baseline` serves the bare node:http 202; `embedded` and `postgres <url>`
+ * serve Weft (ingress and API roles, no worker, so the executions stay as rows to count) with one
+ * webhook deployed. Prints one JSON line `{url}` once it serves. Over IPC it answers
+ * `{ids}` with `{committed, acknowledgedCommitted}`: rows in total, and how many of those ids exist.
+ */
+const [mode = "baseline", postgresUrl] = process.argv.slice(2);
+export const benchProjectId = "prj_01jbenchingress0000000000000";
+
+if (mode === "baseline") {
+  const server = await startBaselineServer();
+  process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
+  process.once("SIGTERM", () => void server.close().then(() => process.exit(0)));
+} else {
+  const port = await freePort();
+  const config = parseConfig({
+    ...localPlatformEnv(port, mkdtempSync(join(tmpdir(), "weft-bench-"))),
+    WEFT_LOG_LEVEL: "warn",
+    WEFT_ROLES: "api,ingress",
+  });
+  const database = await createTestDatabase(mode === "postgres" ? postgresUrl : undefined);
+  const platform = await startPlatform(config, { database });
+  const weft = { platform, database };
+  await deployManifest(weft, benchProjectId, {
+    version: 1,
+    workflows: [{ name: "ingest" }],
+    webhooks: [{ name: "orders", workflow: "ingest" }],
+  });
+  process.stdout.write(`${JSON.stringify({ url: `${config.baseUrl}/triggers/webhooks/${benchProjectId}/orders` })}\n`);
+  process.on("message", (message: { ids: string[] }) => {
+    void (async () => {
+      const committed = await executionCount(weft, benchProjectId);
+      const acknowledgedCommitted = await executionsExisting(weft, message.ids);
+      process.send?.({ committed, acknowledgedCommitted });
+    })();
+  });
+  process.once("SIGTERM", () => {
+    void (async () => {
+      await platform.stop();
+      await database.destroy();
+      process.exit(0);
+    })();
+  });
+}

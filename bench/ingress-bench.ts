@@ -1,0 +1,140 @@
+import { type ChildProcess, fork } from "node:child_process";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { formatLoad, type LoadResult, measureLoad } from "./http-load.ts";
+
+/**
+ * The ingress benchmark: webhook POSTs (no secret, a small JSON body) at increasing concurrency,
+ * against a bare node:http server answering 202 (the baseline) and against Weft on each database,
+ * each server in its own process. Every acknowledged webhook must be a committed execution row: the
+ * execution ids read from the 202s are looked up after the run.
+ */
+export interface IngressBenchOptions {
+  concurrencies: number[];
+  durationSeconds: number;
+  /** The PostgreSQL server to run on besides the embedded database, when there is one. */
+  postgresUrl: string | undefined;
+  write: (line: string) => void;
+}
+
+const webhookBody = JSON.stringify({ event: "order.created", orderId: 1234, amount: 42.5 });
+
+interface BenchServer {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+async function startServer(args: string[]): Promise<BenchServer> {
+  const child = fork(fileURLToPath(new URL("./ingress-bench-server.ts", import.meta.url)), args, {
+    stdio: ["ignore", "pipe", "inherit", "ipc"],
+  });
+  if (child.stdout === null) throw new Error("the bench server has no stdout");
+  const [line] = (await Promise.race([
+    once(createInterface({ input: child.stdout }), "line"),
+    once(child, "exit").then(() => {
+      throw new Error(`the ${args[0]} bench server exited before serving`);
+    }),
+  ])) as [string];
+  const { url } = JSON.parse(line) as { url: string };
+  return {
+    url,
+    child,
+    stop: async () => {
+      child.kill("SIGTERM");
+      await once(child, "exit");
+    },
+  };
+}
+
+function load(url: string, connections: number, options: IngressBenchOptions, extra: object = {}): Promise<LoadResult> {
+  return measureLoad({
+    url,
+    method: "POST",
+    connections,
+    durationSeconds: options.durationSeconds,
+    headers: { "content-type": "application/json" },
+    body: webhookBody,
+    ...extra,
+  });
+}
+
+function peak(results: LoadResult[]): LoadResult {
+  return results.reduce((best, result) => (result.requestsPerSecond > best.requestsPerSecond ? result : best));
+}
+
+async function verify(
+  server: BenchServer,
+  ids: string[],
+): Promise<{ committed: number; acknowledgedCommitted: number }> {
+  const answer = once(server.child, "message");
+  server.child.send({ ids });
+  const [reply] = (await answer) as [{ committed: number; acknowledgedCommitted: number }];
+  return reply;
+}
+
+async function benchWeft(
+  label: string,
+  args: string[],
+  baselinePeak: LoadResult,
+  options: IngressBenchOptions,
+): Promise<void> {
+  const server = await startServer(args);
+  try {
+    const acknowledged: string[] = [];
+    const onBody = (body: string) => {
+      const ids = (JSON.parse(body) as { executionIds?: string[] }).executionIds;
+      if (ids !== undefined) acknowledged.push(...ids);
+    };
+    const results: LoadResult[] = [];
+    for (const connections of options.concurrencies) {
+      const result = await load(server.url, connections, options, { onBody });
+      options.write(formatLoad(`webhook ${label} c=${connections}`, result));
+      results.push(result);
+    }
+    const top = peak(results);
+    const halfRate = Math.max(1, Math.floor(top.requestsPerSecond / 2));
+    const peakConnections = options.concurrencies[results.indexOf(top)] ?? 1;
+    const half = await load(server.url, peakConnections, options, { onBody, overallRate: halfRate });
+    options.write(formatLoad(`webhook ${label} c=${peakConnections} @${halfRate}/s`, half));
+    const { committed, acknowledgedCommitted } = await verify(server, acknowledged);
+    const ratio = top.requestsPerSecond / baselinePeak.requestsPerSecond;
+    options.write(
+      `  ${label}: peak ${top.requestsPerSecond.toFixed(0)} req/s = ${(ratio * 100).toFixed(1)} % of node:http (target ≥ 30 %); ` +
+        `p99 at half the peak rate ${half.p99Ms.toFixed(1)} ms (target ≤ 50 ms)`,
+    );
+    // A run stops with requests in flight: those commit but their 202 is never read, so there may be
+    // more rows than 202s read, by at most the connections open when each run ended.
+    options.write(
+      `  ${label}: 202s read ${acknowledged.length}, committed ${acknowledgedCommitted} of them (${
+        acknowledgedCommitted === acknowledged.length ? "all" : "SOME LOST"
+      }); ${committed} rows in all, ${committed - acknowledged.length} from requests in flight when a run stopped`,
+    );
+  } finally {
+    await server.stop();
+  }
+}
+
+export async function runIngressBench(options: IngressBenchOptions): Promise<void> {
+  options.write(
+    `Ingress: webhook POST (small JSON, no secret), concurrency ${options.concurrencies.join(", ")}, ${options.durationSeconds} s each, each server in its own process`,
+  );
+  const baseline = await startServer(["baseline"]);
+  const results: LoadResult[] = [];
+  try {
+    for (const connections of options.concurrencies) {
+      const result = await load(baseline.url, connections, options);
+      options.write(formatLoad(`node:http 202 c=${connections}`, result));
+      results.push(result);
+    }
+  } finally {
+    await baseline.stop();
+  }
+  await benchWeft("embedded", ["embedded"], peak(results), options);
+  if (options.postgresUrl !== undefined) {
+    await benchWeft("postgres", ["postgres", options.postgresUrl], peak(results), options);
+  } else {
+    options.write("  postgres: skipped (set WEFT_TEST_DATABASE_URL to a PostgreSQL server to include it)");
+  }
+}
