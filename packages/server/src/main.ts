@@ -7,8 +7,10 @@ import { parseConfigOrExit, stopOnSignals } from "./process/process-lifecycle.ts
  */
 const config = parseConfigOrExit(process.env, "weft");
 const platform = await startPlatform(config);
+// Before announcing readiness: whoever waits for the line below may signal at once, and a signal
+// that arrives before a handler exists ends the process without a graceful stop.
+stopOnSignals(platform.context.logger, () => platform.stop(), "platform");
 const where = config.database.kind === "embedded" ? `embedded database in ${config.dataDir}` : "PostgreSQL server";
 process.stdout.write(
   `Weft is running at ${config.baseUrl} (listening on ${platform.listenUrl}; roles: ${[...config.roles].join(", ")}; data: ${where})\n`,
 );
-stopOnSignals(platform.context.logger, () => platform.stop(), "platform");

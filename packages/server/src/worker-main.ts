@@ -20,7 +20,7 @@ const worker = await startWorker(
   { database, clock: systemClock, logger, spanExport },
   { ...config.worker, dataDir: config.dataDir },
 );
-process.stdout.write(`Weft worker ${worker.id} is running (concurrency ${config.worker.concurrency})\n`);
+// Before announcing readiness: a signal that arrives before a handler exists ends the process at once.
 stopOnSignals(
   logger,
   async () => {
@@ -30,3 +30,4 @@ stopOnSignals(
   },
   "worker",
 );
+process.stdout.write(`Weft worker ${worker.id} is running (concurrency ${config.worker.concurrency})\n`);
