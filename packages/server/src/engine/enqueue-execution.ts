@@ -64,63 +64,10 @@ export async function enqueueExecution(
   if (workflow === undefined) {
     throw new NotFoundError(`the deployment ${request.deploymentId} defines no workflow "${request.workflow}"`);
   }
-  const retries = retryPolicyOf(workflow);
-  const executionId = deps.ids("execution");
-  const traceId = newTraceId();
-  const triggerSpanId = newSpanId();
-  const executionSpanId = newSpanId();
-  await tx.insert(executions).values({
-    id: executionId,
-    projectId: request.projectId,
-    deploymentId: request.deploymentId,
-    workflow: request.workflow,
-    status: "queued",
-    input: request.input ?? null,
-    attempt: 1,
-    maxAttempts: retries.maxAttempts,
-    retryMinDelayMs: retries.minDelayMs,
-    retryMaxDelayMs: retries.maxDelayMs,
-    timeoutMs: workflow.timeoutMs ?? null,
-    concurrencyLimit: workflow.concurrency ?? null,
-    runAt: now,
-    triggerKind: request.trigger.kind,
-    triggerName: request.trigger.name ?? null,
-    rerunOf: request.rerunOf ?? null,
-    traceId,
-    executionSpanId,
-    logs: [],
-    createdAt: now,
-  });
-  const common = { traceId, projectId: request.projectId, executionId, workflow: request.workflow };
-  await tx.insert(spans).values([
-    {
-      ...common,
-      spanId: triggerSpanId,
-      parentSpanId: null,
-      name: `trigger ${request.trigger.kind}${request.trigger.name === undefined ? "" : ` ${request.trigger.name}`}`,
-      kind: "trigger",
-      startTime: now,
-      endTime: now,
-      attributes: {
-        "weft.trigger.kind": request.trigger.kind,
-        ...(request.trigger.name === undefined ? {} : { "weft.trigger.name": request.trigger.name }),
-        "weft.deployment.id": request.deploymentId,
-        ...(request.idempotencyKey === undefined ? {} : { "weft.idempotency_key": request.idempotencyKey }),
-      },
-      statusCode: "ok",
-    },
-    {
-      ...common,
-      spanId: executionSpanId,
-      parentSpanId: triggerSpanId,
-      name: `execution ${request.workflow}`,
-      kind: "execution",
-      startTime: now,
-      endTime: null,
-      attributes: { "weft.execution.id": executionId, "weft.workflow": request.workflow },
-      statusCode: "unset",
-    },
-  ]);
+  const rows = queuedExecutionRows(deps, request, workflow);
+  await tx.insert(executions).values(rows.execution);
+  await tx.insert(spans).values(rows.spans);
+  const executionId = rows.execution.id;
   if (request.idempotencyKey !== undefined) {
     const expiresAt = new Date(now.getTime() + idempotencyWindowMs);
     await tx
@@ -133,4 +80,72 @@ export async function enqueueExecution(
   }
   await tx.execute(sql`select pg_notify(${executionsChannel}, '')`);
   return { executionId, created: true };
+}
+
+/** The rows a queued execution starts with: the execution itself, and its trigger and execution spans. */
+export function queuedExecutionRows(
+  deps: { clock: Clock; ids: IdGenerator },
+  request: EnqueueExecutionRequest,
+  workflow: WorkflowManifest,
+): { execution: typeof executions.$inferInsert & { id: string }; spans: (typeof spans.$inferInsert)[] } {
+  const now = deps.clock.now();
+  const retries = retryPolicyOf(workflow);
+  const executionId = deps.ids("execution");
+  const traceId = newTraceId();
+  const triggerSpanId = newSpanId();
+  const executionSpanId = newSpanId();
+  const common = { traceId, projectId: request.projectId, executionId, workflow: request.workflow };
+  return {
+    execution: {
+      id: executionId,
+      projectId: request.projectId,
+      deploymentId: request.deploymentId,
+      workflow: request.workflow,
+      status: "queued",
+      input: request.input ?? null,
+      attempt: 1,
+      maxAttempts: retries.maxAttempts,
+      retryMinDelayMs: retries.minDelayMs,
+      retryMaxDelayMs: retries.maxDelayMs,
+      timeoutMs: workflow.timeoutMs ?? null,
+      concurrencyLimit: workflow.concurrency ?? null,
+      runAt: now,
+      triggerKind: request.trigger.kind,
+      triggerName: request.trigger.name ?? null,
+      rerunOf: request.rerunOf ?? null,
+      traceId,
+      executionSpanId,
+      logs: [],
+      createdAt: now,
+    },
+    spans: [
+      {
+        ...common,
+        spanId: triggerSpanId,
+        parentSpanId: null,
+        name: `trigger ${request.trigger.kind}${request.trigger.name === undefined ? "" : ` ${request.trigger.name}`}`,
+        kind: "trigger",
+        startTime: now,
+        endTime: now,
+        attributes: {
+          "weft.trigger.kind": request.trigger.kind,
+          ...(request.trigger.name === undefined ? {} : { "weft.trigger.name": request.trigger.name }),
+          "weft.deployment.id": request.deploymentId,
+          ...(request.idempotencyKey === undefined ? {} : { "weft.idempotency_key": request.idempotencyKey }),
+        },
+        statusCode: "ok",
+      },
+      {
+        ...common,
+        spanId: executionSpanId,
+        parentSpanId: triggerSpanId,
+        name: `execution ${request.workflow}`,
+        kind: "execution",
+        startTime: now,
+        endTime: null,
+        attributes: { "weft.execution.id": executionId, "weft.workflow": request.workflow },
+        statusCode: "unset",
+      },
+    ],
+  };
 }

@@ -1,10 +1,9 @@
 import type { JsonSchema } from "@weft/contract";
-import type { DatabaseHandle } from "../db/database.ts";
 import { type EnqueueExecutionRequest, enqueueExecution } from "../engine/enqueue-execution.ts";
 import { type SchemaValidation, validateJsonSchema } from "../schemas/validate-json-schema.ts";
-import type { Clock } from "../shared/clock.ts";
-import type { IdGenerator } from "../shared/ids.ts";
+import type { ActiveDefinition } from "./find-ingress-definitions.ts";
 import type { Budget } from "./hot-path-budget.ts";
+import type { IngressContext } from "./ingress-context.ts";
 
 /**
  * Checks a submission against the form's schema (when it has one), then against the input schema of
@@ -25,17 +24,34 @@ export function validateSubmission(
 }
 
 /**
- * Enqueues the execution in its own transaction. The budget is checked just before the commit: a
- * submission whose caller has already been told 503 rolls back rather than running unannounced.
+ * Enqueues the execution that a form or webhook of the active deployment starts. A submission with
+ * an idempotency key gets a transaction of its own (the key is looked up and claimed under a lock);
+ * any other joins the group commit of the ingress's batcher. Either way the budget is checked just
+ * before the commit: a submission whose caller has already been told 503 rolls back rather than
+ * running unannounced.
  */
-export function enqueueSubmission(
-  deps: { database: DatabaseHandle; clock: Clock; ids: IdGenerator },
+export async function enqueueSubmission(
+  ingress: IngressContext,
   budget: Budget,
-  request: EnqueueExecutionRequest,
+  definition: ActiveDefinition<unknown>,
+  submission: { input: unknown; trigger: EnqueueExecutionRequest["trigger"]; idempotencyKey?: string | undefined },
 ): Promise<{ executionId: string; created: boolean }> {
-  return deps.database.db.transaction(async (tx) => {
+  const request = {
+    projectId: definition.projectId,
+    deploymentId: definition.deploymentId,
+    workflow: definition.workflow.name,
+    input: submission.input,
+    trigger: submission.trigger,
+  };
+  if (submission.idempotencyKey === undefined) {
+    const executionId = await ingress.enqueues.enqueue({ request, workflow: definition.workflow, deadline: budget });
+    return { executionId, created: true };
+  }
+  const { database, clock, ids } = ingress.platform;
+  const idempotencyKey = submission.idempotencyKey;
+  return database.db.transaction(async (tx) => {
     budget.throwIfExpired();
-    const enqueued = await enqueueExecution(tx, deps, request);
+    const enqueued = await enqueueExecution(tx, { clock, ids }, { ...request, idempotencyKey });
     budget.throwIfExpired();
     return enqueued;
   });

@@ -152,10 +152,7 @@ async function acceptForm(
   if (issues.length > 0 || !validated.ok) {
     return showForm(c, ingress, form, 400, { submitted: submission, errors: errorsByField(issues) });
   }
-  const { executionId } = await enqueueSubmission(ingress.platform, budget, {
-    projectId: form.projectId,
-    deploymentId: form.deploymentId,
-    workflow: form.workflow.name,
+  const { executionId } = await enqueueSubmission(ingress, budget, form, {
     input: validated.value,
     // One rendered page gives one execution, however often it is submitted (double clicks, retries after a 503).
     idempotencyKey: `form:${form.definition.name}:${csrf.nonce}`,

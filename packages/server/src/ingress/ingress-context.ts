@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../http/app-env.ts";
+import { createEnqueueBatcher, type EnqueueBatcher } from "../engine/enqueue-batcher.ts";
 import type { PlatformContext } from "../platform-context.ts";
 import { deriveCsrfKey } from "./csrf-token.ts";
 import { createManifestCache, type DefinitionLookup } from "./find-ingress-definitions.ts";
@@ -10,6 +11,8 @@ export interface IngressContext {
   platform: PlatformContext;
   csrfKey: Buffer;
   definitions: DefinitionLookup;
+  /** Group commit of the executions that submissions without an idempotency key start. */
+  enqueues: EnqueueBatcher;
 }
 
 export function createIngressContext(platform: PlatformContext): IngressContext {
@@ -19,6 +22,7 @@ export function createIngressContext(platform: PlatformContext): IngressContext 
     platform,
     csrfKey: deriveCsrfKey(secretKey),
     definitions: { db: platform.database.db, manifests: createManifestCache() },
+    enqueues: createEnqueueBatcher({ db: platform.database.db, clock: platform.clock, ids: platform.ids }),
   };
 }
 

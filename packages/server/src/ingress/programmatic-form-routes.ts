@@ -78,10 +78,7 @@ async function submit(c: Context<AppEnv>, ingress: IngressContext, budget: Budge
       issues: validated.issues,
     });
   }
-  const { executionId } = await enqueueSubmission(ingress.platform, budget, {
-    projectId: form.projectId,
-    deploymentId: form.deploymentId,
-    workflow: form.workflow.name,
+  const { executionId } = await enqueueSubmission(ingress, budget, form, {
     input: validated.value,
     trigger: { kind: "form", name: form.definition.name },
   });

@@ -47,10 +47,7 @@ async function receive(
       issues: validated.issues,
     });
   }
-  const enqueued = await enqueueSubmission(ingress.platform, budget, {
-    projectId,
-    deploymentId: webhook.deploymentId,
-    workflow: webhook.workflow.name,
+  const enqueued = await enqueueSubmission(ingress, budget, webhook, {
     input: validated.value,
     ...(idempotencyKey === undefined ? {} : { idempotencyKey: `webhook:${webhookName}:${idempotencyKey}` }),
     trigger: { kind: "webhook", name: webhookName },
