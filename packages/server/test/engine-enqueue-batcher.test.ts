@@ -60,7 +60,7 @@ describe("the enqueue batcher (group commit of triggers)", () => {
       .where(inArray(executions.id, ids));
     expect(rows).toHaveLength(60);
     const inputs = new Map(rows.map((row) => [row.id, row.input]));
-    ids.forEach((id, n) => expect(inputs.get(id)).toEqual({ n }));
+    expect(ids.map((id) => inputs.get(id))).toEqual(ids.map((_, n) => ({ n })));
     expect(rows.every((row) => row.status === "queued")).toBe(true);
     expect(await transactionsThatWrote(ids)).toBeLessThan(5);
     const spanRows = await database.db.select().from(spans).where(inArray(spans.executionId, ids));
@@ -81,7 +81,10 @@ describe("the enqueue batcher (group commit of triggers)", () => {
       { n: 1 },
       { n: 3 },
     ]);
-    const orphans = await database.db.select().from(executions).where(eq(executions.deploymentId, "dep_does_not_exist"));
+    const orphans = await database.db
+      .select()
+      .from(executions)
+      .where(eq(executions.deploymentId, "dep_does_not_exist"));
     expect(orphans).toHaveLength(0);
   });
 

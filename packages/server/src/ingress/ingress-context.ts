@@ -1,6 +1,6 @@
 import type { Context } from "hono";
-import type { AppEnv } from "../http/app-env.ts";
 import { createEnqueueBatcher, type EnqueueBatcher } from "../engine/enqueue-batcher.ts";
+import type { AppEnv } from "../http/app-env.ts";
 import type { PlatformContext } from "../platform-context.ts";
 import { deriveCsrfKey } from "./csrf-token.ts";
 import { createManifestCache, type DefinitionLookup } from "./find-ingress-definitions.ts";
