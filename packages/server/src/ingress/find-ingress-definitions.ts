@@ -1,5 +1,6 @@
 import type { WorkflowManifest } from "@weft/contract";
-import { eq, sql } from "drizzle-orm";
+import DataLoader from "dataloader";
+import { eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
 import { activeDeployments, deployments } from "../db/schema/index.ts";
 import type { StoredForm, StoredManifest, StoredWebhook } from "../deployments/stored-manifest.ts";
@@ -45,26 +46,47 @@ export function createManifestCache(limit = 500): ManifestCache {
 export interface DefinitionLookup {
   db: Database;
   manifests: ManifestCache;
+  activeDeployments: ActiveDeploymentReader;
+}
+
+/** Reads which deployment of a project is active (undefined: none), one fresh read per call. */
+export type ActiveDeploymentReader = (projectId: string) => Promise<string | undefined>;
+
+/**
+ * Lookups that arrive in the same turn of the event loop share one query. Each is still answered
+ * from a read that started after it arrived (nothing is cached), so a new deployment or a rollback
+ * takes effect at once; under load, one query serves every submission parsed in that turn.
+ */
+export function createActiveDeploymentReader(db: Database): ActiveDeploymentReader {
+  const loader = new DataLoader<string, string | undefined>(
+    async (projectIds) => {
+      const rows = await db
+        .select({ projectId: activeDeployments.projectId, deploymentId: activeDeployments.deploymentId })
+        .from(activeDeployments)
+        .where(inArray(activeDeployments.projectId, [...projectIds]));
+      const active = new Map(rows.map((row) => [row.projectId, row.deploymentId]));
+      return projectIds.map((projectId) => active.get(projectId));
+    },
+    { cache: false, batchScheduleFn: (dispatch) => setImmediate(dispatch), maxBatchSize: 500 },
+  );
+  return (projectId) => loader.load(projectId);
 }
 
 async function activeManifest(
   lookup: DefinitionLookup,
   projectId: string,
 ): Promise<{ deploymentId: string; manifest: StoredManifest } | undefined> {
-  const [active] = await lookup.db
-    .select({ deploymentId: activeDeployments.deploymentId })
-    .from(activeDeployments)
-    .where(eq(activeDeployments.projectId, projectId));
-  if (active === undefined) return undefined;
-  const cached = lookup.manifests.get(active.deploymentId);
-  if (cached !== undefined) return { deploymentId: active.deploymentId, manifest: cached };
+  const deploymentId = await lookup.activeDeployments(projectId);
+  if (deploymentId === undefined) return undefined;
+  const cached = lookup.manifests.get(deploymentId);
+  if (cached !== undefined) return { deploymentId, manifest: cached };
   const [row] = await lookup.db
     .select({ manifest: deployments.manifest })
     .from(deployments)
-    .where(eq(deployments.id, active.deploymentId));
+    .where(eq(deployments.id, deploymentId));
   if (row === undefined) return undefined;
-  lookup.manifests.set(active.deploymentId, row.manifest);
-  return { deploymentId: active.deploymentId, manifest: row.manifest };
+  lookup.manifests.set(deploymentId, row.manifest);
+  return { deploymentId, manifest: row.manifest };
 }
 
 async function findActive<T extends { name: string; workflow: string }>(

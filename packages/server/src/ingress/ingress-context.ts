@@ -3,7 +3,11 @@ import { createEnqueueBatcher, type EnqueueBatcher } from "../engine/enqueue-bat
 import type { AppEnv } from "../http/app-env.ts";
 import type { PlatformContext } from "../platform-context.ts";
 import { deriveCsrfKey } from "./csrf-token.ts";
-import { createManifestCache, type DefinitionLookup } from "./find-ingress-definitions.ts";
+import {
+  createActiveDeploymentReader,
+  createManifestCache,
+  type DefinitionLookup,
+} from "./find-ingress-definitions.ts";
 import { type Budget, budgetRetryAfterSeconds, hotPathBudgetMs, withinBudget } from "./hot-path-budget.ts";
 
 /** What the ingress routes share: the platform's dependencies and the key CSRF tokens are signed with. */
@@ -21,7 +25,11 @@ export function createIngressContext(platform: PlatformContext): IngressContext 
   return {
     platform,
     csrfKey: deriveCsrfKey(secretKey),
-    definitions: { db: platform.database.db, manifests: createManifestCache() },
+    definitions: {
+      db: platform.database.db,
+      manifests: createManifestCache(),
+      activeDeployments: createActiveDeploymentReader(platform.database.db),
+    },
     enqueues: createEnqueueBatcher({ db: platform.database.db, clock: platform.clock, ids: platform.ids }),
   };
 }
