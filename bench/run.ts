@@ -18,58 +18,75 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const durationSeconds = Number(process.env.BENCH_SECONDS ?? 5);
 const write = (line: string) => process.stdout.write(`${line}\n`);
 const warmUpSeconds = Number(process.env.BENCH_WARM_UP_SECONDS ?? 2);
-
-const server = spawn(process.execPath, [fileURLToPath(new URL("./bench-server.ts", import.meta.url))], {
-  stdio: ["ignore", "pipe", "pipe"],
-});
-let serverErrors = "";
-server.stderr.on("data", (chunk: Buffer) => {
-  serverErrors += chunk.toString();
-});
-try {
-  const lines = createInterface({ input: server.stdout });
-  const [line] = (await Promise.race([
-    once(lines, "line"),
-    once(server, "exit").then(() => {
-      throw new Error(`the bench server exited before serving: ${serverErrors}`);
-    }),
-  ])) as [string];
-  const { url, token, database } = JSON.parse(line) as { url: string; token: string; database: string };
-  process.stdout.write(
-    `Weft benchmarks (${database} database, server in its own process, ${connections} connections, ${durationSeconds} s each after ${warmUpSeconds} s of warm-up)\n`,
-  );
-  const health = await measureLoad({ url: `${url}/healthz`, connections, durationSeconds, warmUpSeconds });
-  process.stdout.write(`${formatLoad("GET /healthz", health)}\n`);
-  const list = await measureLoad({
-    url: `${url}/rpc/projects/list`,
-    connections,
-    durationSeconds,
-    warmUpSeconds,
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-    body: JSON.stringify({ json: {} }),
-  });
-  process.stdout.write(`${formatLoad("POST /rpc/projects/list", list)}\n`);
-  const ratio = health.requestsPerSecond / list.requestsPerSecond;
-  process.stdout.write(
-    `projects.list throughput is 1/${ratio.toFixed(2)} of /healthz: ${ratio <= 2 ? "within" : "NOT within"} 2x\n`,
-  );
-} finally {
-  server.kill("SIGTERM");
-  await once(server, "exit");
+const benchParts = ["api", "engine", "ingress"];
+/** `BENCH_ONLY=ingress` (or a comma-separated list of api, engine, ingress) runs just those parts. */
+const only = new Set((process.env.BENCH_ONLY ?? benchParts.join(",")).split(",").map((part) => part.trim()));
+for (const part of only) {
+  if (!benchParts.includes(part)) {
+    process.stderr.write(
+      `BENCH_ONLY: unknown part "${part}"; expected a comma-separated list of ${benchParts.join(", ")}\n`,
+    );
+    process.exit(1);
+  }
 }
+
+async function benchApi(): Promise<void> {
+  const server = spawn(process.execPath, [fileURLToPath(new URL("./bench-server.ts", import.meta.url))], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let serverErrors = "";
+  server.stderr.on("data", (chunk: Buffer) => {
+    serverErrors += chunk.toString();
+  });
+  try {
+    const lines = createInterface({ input: server.stdout });
+    const [line] = (await Promise.race([
+      once(lines, "line"),
+      once(server, "exit").then(() => {
+        throw new Error(`the bench server exited before serving: ${serverErrors}`);
+      }),
+    ])) as [string];
+    const { url, token, database } = JSON.parse(line) as { url: string; token: string; database: string };
+    process.stdout.write(
+      `Weft benchmarks (${database} database, server in its own process, ${connections} connections, ${durationSeconds} s each after ${warmUpSeconds} s of warm-up)\n`,
+    );
+    const health = await measureLoad({ url: `${url}/healthz`, connections, durationSeconds, warmUpSeconds });
+    process.stdout.write(`${formatLoad("GET /healthz", health)}\n`);
+    const list = await measureLoad({
+      url: `${url}/rpc/projects/list`,
+      connections,
+      durationSeconds,
+      warmUpSeconds,
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify({ json: {} }),
+    });
+    process.stdout.write(`${formatLoad("POST /rpc/projects/list", list)}\n`);
+    const ratio = health.requestsPerSecond / list.requestsPerSecond;
+    process.stdout.write(
+      `projects.list throughput is 1/${ratio.toFixed(2)} of /healthz: ${ratio <= 2 ? "within" : "NOT within"} 2x\n`,
+    );
+  } finally {
+    server.kill("SIGTERM");
+    await once(server, "exit");
+  }
+}
+
+if (only.has("api")) await benchApi();
 
 // The workflow engine, in this process: on the embedded default, and on PostgreSQL when one is set.
 const engineDatabases: [string, string | undefined][] = [["embedded", undefined]];
 if (process.env.WEFT_TEST_DATABASE_URL) engineDatabases.push(["PostgreSQL", process.env.WEFT_TEST_DATABASE_URL]);
-for (const [label, serverUrl] of engineDatabases) {
+for (const [label, serverUrl] of only.has("engine") ? engineDatabases : []) {
   process.stdout.write(`Workflow engine (${label} database)\n`);
   for (const line of await benchEngine(serverUrl)) process.stdout.write(`  ${line}\n`);
 }
 
-await runIngressBench({
-  concurrencies: (process.env.BENCH_INGRESS_CONCURRENCY ?? "1,8,32,64").split(",").map(Number),
-  durationSeconds,
-  postgresUrl: testServerUrl(),
-  write,
-});
+if (only.has("ingress")) {
+  await runIngressBench({
+    concurrencies: (process.env.BENCH_INGRESS_CONCURRENCY ?? "1,8,32,64").split(",").map(Number),
+    durationSeconds,
+    postgresUrl: testServerUrl(),
+    write,
+  });
+}

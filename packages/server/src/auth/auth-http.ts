@@ -1,5 +1,6 @@
 import type { Context, Handler } from "hono";
 import type { AppEnv } from "../http/app-env.ts";
+import { requestLogger } from "../http/request-context.ts";
 import { AuthError, authErrorStatus } from "./auth-error.ts";
 
 export function authErrorResponse(c: Context<AppEnv>, error: AuthError): Response {
@@ -21,7 +22,7 @@ export function authHandler(handler: (c: Context<AppEnv>) => Promise<Response>):
       return await handler(c);
     } catch (error) {
       if (error instanceof AuthError) return authErrorResponse(c, error);
-      c.get("logger").error({ err: error }, "authorization server request failed");
+      requestLogger(c).error({ err: error }, "authorization server request failed");
       return authErrorResponse(c, serverError(c));
     }
   };

@@ -1,6 +1,7 @@
 import type { WorkflowManifest } from "@weft/contract";
 import { inArray, sql } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
+import { insertJsonRows } from "../db/insert-json-rows.ts";
 import { executions, spans } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
@@ -73,9 +74,16 @@ export function createEnqueueBatcher(
     let late = new Set<number>();
     try {
       await deps.db.transaction(async (tx) => {
-        await tx.insert(executions).values(rows.map((row) => row.execution));
-        await tx.insert(spans).values(rows.flatMap((row) => row.spans));
-        await tx.execute(sql`select pg_notify(${executionsChannel}, '')`);
+        // One statement: the rows of both tables and the wake-up, which PostgreSQL delivers at commit.
+        await tx.execute(
+          sql`with inserted_executions as (${insertJsonRows(
+            executions,
+            rows.map((row) => row.execution),
+          )}), inserted_spans as (${insertJsonRows(
+            spans,
+            rows.flatMap((row) => row.spans),
+          )}) select pg_notify(${executionsChannel}, '')`,
+        );
         late = new Set(live.flatMap((entry, index) => (entry.item.deadline?.expired === true ? [index] : [])));
         if (late.size > 0) {
           const lateIds = rows.filter((_, index) => late.has(index)).map((row) => row.execution.id);

@@ -1,6 +1,5 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { secureHeaders } from "hono/secure-headers";
 import { authorizationServerMetadataRoute, authRoutes } from "../auth/auth-routes.ts";
 import { mountIngressRoutes } from "../ingress/ingress-routes.ts";
 import { mailboxRoutes } from "../mail/mailbox-routes.ts";
@@ -9,7 +8,8 @@ import { rpcRoutes } from "../rpc/rpc-routes.ts";
 import type { AppEnv } from "./app-env.ts";
 import { jsonError } from "./errors.ts";
 import { healthRoutes } from "./health-routes.ts";
-import { requestContext } from "./request-context.ts";
+import { requestContext, requestLogger } from "./request-context.ts";
+import { securityHeaders } from "./security-headers.ts";
 
 /** Largest request body accepted anywhere unless a route sets its own limit. */
 export const defaultBodyLimitBytes = 1024 * 1024;
@@ -21,7 +21,7 @@ export function createApp(context: PlatformContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use(requestContext(context.logger));
   app.use(
-    secureHeaders({
+    securityHeaders({
       contentSecurityPolicy: {
         defaultSrc: ["'self'"],
         formAction: ["'self'"],
@@ -40,7 +40,12 @@ export function createApp(context: PlatformContext): Hono<AppEnv> {
   });
   // The RPC handlers enforce their own limit (oRPC's BodyLimitPlugin), answering with an RPC error;
   // hosted forms and webhooks set theirs on their routes, answering in their own shapes.
-  app.use((c, next) => (ownBodyLimitPaths.test(c.req.path) ? next() : platformBodyLimit(c, next)));
+  // GET and HEAD carry no body to limit (and asking the request for one would make a Web Request of it).
+  app.use((c, next) =>
+    c.req.method === "GET" || c.req.method === "HEAD" || ownBodyLimitPaths.test(c.req.path)
+      ? next()
+      : platformBodyLimit(c, next),
+  );
   app.route("/", healthRoutes(context.database));
   if (context.config.roles.has("auth")) {
     // The authorization server answers under the path of {auth_url}, which may differ from "/";
@@ -57,7 +62,7 @@ export function createApp(context: PlatformContext): Hono<AppEnv> {
   if (context.config.roles.has("api")) app.route("/", rpcRoutes(context));
   app.notFound((c) => jsonError(c, 404, "not_found", `No route for ${c.req.method} ${c.req.path}.`));
   app.onError((error, c) => {
-    c.get("logger").error({ err: error }, "unhandled error");
+    requestLogger(c).error({ err: error }, "unhandled error");
     return jsonError(c, 500, "internal_error", `Something went wrong; quote request id ${c.get("requestId")}.`);
   });
   return app;

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import type { DatabaseHandle } from "../db/database.ts";
 import type { AppEnv } from "./app-env.ts";
+import { requestLogger } from "./request-context.ts";
 
 const pingTimeoutMs = 2000;
 
@@ -27,7 +28,7 @@ export function healthRoutes(database: DatabaseHandle): Hono<AppEnv> {
       await withTimeout(database.ping(), pingTimeoutMs);
       return c.json({ status: "ok" });
     } catch (error) {
-      c.get("logger").warn({ err: error }, "health check failed: the database does not answer");
+      requestLogger(c).warn({ err: error }, "health check failed: the database does not answer");
       return c.json({ status: "unavailable", message: "the database does not answer" }, 503);
     }
   });

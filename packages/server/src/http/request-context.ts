@@ -1,25 +1,26 @@
 import { randomUUID } from "node:crypto";
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { Logger } from "../shared/logger.ts";
 import type { AppEnv } from "./app-env.ts";
+import { setResponseHeader } from "./response-headers.ts";
 
 const acceptableRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * Gives every request an id (a caller's `X-Request-Id` when it is sane, else a new one), a child
- * logger that stamps it on every line, and one access-log line when the response is ready.
+ * Gives every request an id (a caller's `X-Request-Id` when it is sane, else a new one), echoed in
+ * the response, and one access-log line when the response is ready (at level info).
  */
 export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const offered = c.req.header("x-request-id");
     const requestId = offered !== undefined && acceptableRequestId.test(offered) ? offered : `req_${randomUUID()}`;
-    const requestLogger = logger.child({ requestId });
     c.set("requestId", requestId);
-    c.set("logger", requestLogger);
+    c.set("processLogger", logger);
+    setResponseHeader(c, "X-Request-Id", requestId);
+    if (!logger.isLevelEnabled("info")) return next();
     const started = performance.now();
     await next();
-    c.header("X-Request-Id", requestId);
-    requestLogger.info(
+    requestLogger(c).info(
       {
         method: c.req.method,
         path: c.req.path,
@@ -29,4 +30,18 @@ export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
       "request completed",
     );
   };
+}
+
+/**
+ * The logger of this request: every line carries its request id. Made on first use, because a
+ * child logger (with its bindings run through redaction) costs more than most requests that never
+ * log anything.
+ */
+export function requestLogger(c: Context<AppEnv>): Logger {
+  let logger = c.get("requestLogger");
+  if (logger === undefined) {
+    logger = c.get("processLogger").child({ requestId: c.get("requestId") });
+    c.set("requestLogger", logger);
+  }
+  return logger;
 }

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { createEnqueueBatcher, type EnqueueBatcher } from "../engine/enqueue-batcher.ts";
 import type { AppEnv } from "../http/app-env.ts";
+import { requestLogger } from "../http/request-context.ts";
 import type { PlatformContext } from "../platform-context.ts";
 import { deriveCsrfKey } from "./csrf-token.ts";
 import {
@@ -45,20 +46,19 @@ export async function runHotPath(
   work: (budget: Budget) => Promise<Response>,
   overBudget: () => Response,
 ): Promise<Response> {
-  const logger = c.get("logger");
   const outcome = await withinBudget(
     {
       budgetMs: hotPathBudgetMs,
       timers: ingress.platform.timers,
       onAbandoned: ({ committed, error }) => {
-        if (committed) logger.warn("an ingress request answered 503 committed its execution after all");
-        else logger.warn({ err: error }, "an ingress request over its budget was rolled back");
+        if (committed) requestLogger(c).warn("an ingress request answered 503 committed its execution after all");
+        else requestLogger(c).warn({ err: error }, "an ingress request over its budget was rolled back");
       },
     },
     work,
   );
   if (outcome.ok) return outcome.value;
-  logger.warn({ budgetMs: hotPathBudgetMs }, "ingress hot-path budget exceeded");
+  requestLogger(c).warn({ budgetMs: hotPathBudgetMs }, "ingress hot-path budget exceeded");
   c.header("Retry-After", String(budgetRetryAfterSeconds));
   return overBudget();
 }

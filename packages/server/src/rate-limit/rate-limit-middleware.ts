@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../http/app-env.ts";
 import { type ClientIpResolver, clientIpOf } from "../http/client-ip.ts";
+import { requestLogger } from "../http/request-context.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
 
 /** How a surface answers, in its own error shape, when a client is limited or the counter store fails. */
@@ -21,7 +22,7 @@ export function limitPerClientIp(
     try {
       decision = await limiter.consume(clientIpOf(c, clientIps));
     } catch (error) {
-      c.get("logger").error({ err: error }, "rate limit counters unavailable");
+      requestLogger(c).error({ err: error }, "rate limit counters unavailable");
       return responses.storeFailed(c);
     }
     if (!decision.allowed) {

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../http/app-env.ts";
 import { jsonError } from "../http/errors.ts";
+import { requestLogger } from "../http/request-context.ts";
 import type { PlatformContext } from "../platform-context.ts";
 import { authenticateBearer, bearerChallenge } from "./bearer-authentication.ts";
 import { generateOpenApiDocument } from "./openapi-document.ts";
@@ -43,7 +44,14 @@ export function rpcRoutes(context: PlatformContext): Hono<AppEnv> {
       const authentication = await authenticateBearer(c.req.header("authorization"), resolver);
       const { matched, response } = await handler.handle(c.req.raw, {
         prefix: prefix as `/${string}`,
-        context: { platform: context, requestId: c.get("requestId"), logger: c.get("logger"), authentication },
+        context: {
+          platform: context,
+          requestId: c.get("requestId"),
+          get logger() {
+            return requestLogger(c);
+          },
+          authentication,
+        },
       });
       if (!matched) return jsonError(c, 404, "not_found", `No procedure at ${c.req.path}.`);
       const challenge = response.status === 401 ? bearerChallenge(authentication, metadataUrl) : undefined;
