@@ -26,6 +26,9 @@ export default defineConfig({
     workflow({ name: "healthy", retries: once, async run(input: { n: number }, ctx) {
       return ctx.step("square", () => input.n * input.n);
     } }),
+    workflow({ name: "whoami", retries: once, async run(_input: unknown, ctx) {
+      return ctx.step("pid", () => process.pid);
+    } }),
   ],
 });
 `;
@@ -33,7 +36,7 @@ export default defineConfig({
 const once = { maxAttempts: 1, minDelayMs: 0, maxDelayMs: 0 };
 const manifest = {
   version: 1,
-  workflows: ["reader", "spawner", "hog", "healthy"].map((name) => ({ name, retries: once })),
+  workflows: ["reader", "spawner", "hog", "healthy", "whoami"].map((name) => ({ name, retries: once })),
 };
 
 beforeAll(async () => {
@@ -45,6 +48,15 @@ afterAll(async () => {
 });
 
 describe("the sandbox", () => {
+  it("runs executions claimed while their deployment is cold in one shared child process", async () => {
+    await engine.deploy("prj_cold", source, manifest);
+    const ids = await Promise.all(Array.from({ length: 6 }, () => engine.run("prj_cold", "whoami", {})));
+    const rows = await Promise.all(ids.map((id) => engine.waitFor(id, (row) => row.status === "succeeded")));
+    const pids = new Set(rows.map((row) => row.output));
+    expect(pids.size).toBe(1);
+    expect(pids.has(process.pid)).toBe(false);
+  });
+
   it("refuses to read a file outside the bundle, failing that attempt", async () => {
     const id = await engine.run("prj_box", "reader", {});
     const failed = await engine.waitFor(id, (row) => row.status === "failed");

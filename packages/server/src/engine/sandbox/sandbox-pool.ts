@@ -55,6 +55,7 @@ interface Sandbox {
 /** Starts child processes per deployment, keeps them warm and routes each execution's messages. */
 export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
   const sandboxes = new Map<string, Sandbox>();
+  const starting = new Map<string, Promise<Sandbox>>();
 
   async function writeBundle(deploymentId: string): Promise<string> {
     const directory = join(options.bundlesDir, deploymentId);
@@ -178,9 +179,20 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
   async function acquire(deploymentId: string): Promise<Sandbox> {
     let sandbox = sandboxes.get(deploymentId);
     if (sandbox === undefined) {
-      sandbox = await start(deploymentId);
-      sandboxes.set(deploymentId, sandbox);
-      evictIdle();
+      // Executions claimed together all find the deployment cold: they must share one start, not
+      // each fork a process of their own.
+      let pending = starting.get(deploymentId);
+      if (pending === undefined) {
+        pending = start(deploymentId)
+          .then((started) => {
+            sandboxes.set(deploymentId, started);
+            evictIdle();
+            return started;
+          })
+          .finally(() => starting.delete(deploymentId));
+        starting.set(deploymentId, pending);
+      }
+      sandbox = await pending;
     }
     sandbox.lastUsed = Date.now();
     await sandbox.ready;
@@ -204,6 +216,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
       };
     },
     close: async () => {
+      await Promise.allSettled([...starting.values()]);
       const all = [...sandboxes.values()];
       sandboxes.clear();
       await Promise.all(
