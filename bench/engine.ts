@@ -92,8 +92,16 @@ async function finished(bench: Bench, id: string): Promise<typeof executions.$in
   }
 }
 
+const engineRuns = Number(process.env.BENCH_ENGINE_RUNS ?? 5);
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
 /** One execution's wall time (enqueued → finished) and the part of it spent in user code. */
-async function measureOne(bench: Bench, workflow: string, steps: number): Promise<string> {
+async function runOnce(bench: Bench, workflow: string): Promise<{ totalMs: number; userMs: number }> {
   const [id] = await enqueue(bench, workflow, 1);
   if (id === undefined) throw new Error("nothing enqueued");
   const row = await finished(bench, id);
@@ -101,10 +109,17 @@ async function measureOne(bench: Bench, workflow: string, steps: number): Promis
     .select({ ms: sql<number>`coalesce(sum((${spans.attributes} ->> 'weft.step.duration_ms')::float8), 0)` })
     .from(spans)
     .where(and(eq(spans.executionId, id), eq(spans.kind, "step")));
-  const totalMs = (row.finishedAt?.getTime() ?? 0) - row.createdAt.getTime();
-  const userMs = Number(user?.ms ?? 0);
-  const overhead = (totalMs - userMs) / steps;
-  return `${workflow.padEnd(10)} total ${totalMs.toFixed(0).padStart(6)} ms, in user code ${userMs.toFixed(1).padStart(8)} ms, overhead ${overhead.toFixed(2)} ms/step`;
+  return { totalMs: (row.finishedAt?.getTime() ?? 0) - row.createdAt.getTime(), userMs: Number(user?.ms ?? 0) };
+}
+
+/** The median of several executions of one workflow, one after the other. */
+async function measureOne(bench: Bench, workflow: string, steps: number): Promise<string> {
+  const runs: { totalMs: number; userMs: number }[] = [];
+  for (let run = 0; run < engineRuns; run += 1) runs.push(await runOnce(bench, workflow));
+  const totalMs = median(runs.map((run) => run.totalMs));
+  const userMs = median(runs.map((run) => run.userMs));
+  const overhead = median(runs.map((run) => (run.totalMs - run.userMs) / steps));
+  return `${workflow.padEnd(10)} total ${totalMs.toFixed(0).padStart(6)} ms, in user code ${userMs.toFixed(1).padStart(8)} ms, overhead ${overhead.toFixed(2)} ms/step (medians of ${engineRuns} runs)`;
 }
 
 async function measureDrain(bench: Bench): Promise<string> {
