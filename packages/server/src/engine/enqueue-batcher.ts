@@ -43,23 +43,17 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
-export interface EnqueueBatcherOptions {
-  /** Most executions written by one transaction. */
-  maxBatch?: number;
-}
+/** Most executions written by one transaction. */
+const maxBatch = 500;
 
 /**
  * Group commit for triggers: requests that arrive while a transaction is being written wait for
- * the next one, which inserts all of them with one statement per table and one NOTIFY. Under load a
- * commit (and its flush to disk) serves hundreds of submissions; alone, a request is written at
- * once. Every caller is still answered only after its own row is committed, and a request that fails
+ * the next one, which inserts all of them (executions and spans) and NOTIFYs in one statement.
+ * Under load a commit (and its flush to disk) serves many submissions; alone, a request is written
+ * at once. Every caller is still answered only after its own row is committed, and a request that fails
  * (say, its project was deleted meanwhile) is retried alone so that it cannot fail the others.
  */
-export function createEnqueueBatcher(
-  deps: { db: Database; clock: Clock; ids: IdGenerator },
-  options: EnqueueBatcherOptions = {},
-): EnqueueBatcher {
-  const maxBatch = options.maxBatch ?? 500;
+export function createEnqueueBatcher(deps: { db: Database; clock: Clock; ids: IdGenerator }): EnqueueBatcher {
   let pending: Pending[] = [];
   let writing = false;
 
