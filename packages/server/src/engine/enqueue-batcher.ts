@@ -1,12 +1,10 @@
 import type { WorkflowManifest } from "@weft/contract";
-import { inArray, sql } from "drizzle-orm";
+import { inArray } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
-import { insertJsonRows } from "../db/insert-json-rows.ts";
 import { executions, spans } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
-import { executionsChannel } from "./channels.ts";
-import { type EnqueueExecutionRequest, queuedExecutionRows } from "./enqueue-execution.ts";
+import { type EnqueueExecutionRequest, insertQueuedExecutions, queuedExecutionRows } from "./enqueue-execution.ts";
 
 /** Says, just before a commit, whether the caller still wants the row (its deadline has not passed). */
 export interface CommitDeadline {
@@ -68,16 +66,7 @@ export function createEnqueueBatcher(deps: { db: Database; clock: Clock; ids: Id
     let late = new Set<number>();
     try {
       await deps.db.transaction(async (tx) => {
-        // One statement: the rows of both tables and the wake-up, which PostgreSQL delivers at commit.
-        await tx.execute(
-          sql`with inserted_executions as (${insertJsonRows(
-            executions,
-            rows.map((row) => row.execution),
-          )}), inserted_spans as (${insertJsonRows(
-            spans,
-            rows.flatMap((row) => row.spans),
-          )}) select pg_notify(${executionsChannel}, '')`,
-        );
+        await insertQueuedExecutions(tx, rows);
         late = new Set(live.flatMap((entry, index) => (entry.item.deadline?.expired === true ? [index] : [])));
         if (late.size > 0) {
           const lateIds = rows.filter((_, index) => late.has(index)).map((row) => row.execution.id);

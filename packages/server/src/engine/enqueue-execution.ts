@@ -1,6 +1,7 @@
 import type { WorkflowManifest } from "@weft/contract";
 import { and, eq, gt, sql } from "drizzle-orm";
 import type { Transaction } from "../db/database.ts";
+import { insertJsonRows } from "../db/insert-json-rows.ts";
 import { deployments, executions, idempotencyKeys, spans, type TriggerKind } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
@@ -65,8 +66,7 @@ export async function enqueueExecution(
     throw new NotFoundError(`the deployment ${request.deploymentId} defines no workflow "${request.workflow}"`);
   }
   const rows = queuedExecutionRows(deps, request, workflow);
-  await tx.insert(executions).values(rows.execution);
-  await tx.insert(spans).values(rows.spans);
+  await insertQueuedExecutions(tx, [rows]);
   const executionId = rows.execution.id;
   if (request.idempotencyKey !== undefined) {
     const expiresAt = new Date(now.getTime() + idempotencyWindowMs);
@@ -78,8 +78,25 @@ export async function enqueueExecution(
         set: { executionId, expiresAt },
       });
   }
-  await tx.execute(sql`select pg_notify(${executionsChannel}, '')`);
   return { executionId, created: true };
+}
+
+export type QueuedExecutionRows = ReturnType<typeof queuedExecutionRows>;
+
+/**
+ * Inserts queued executions with their spans and wakes the workers, in one statement of the
+ * caller's transaction (PostgreSQL delivers the NOTIFY at commit).
+ */
+export async function insertQueuedExecutions(tx: Transaction, rows: readonly QueuedExecutionRows[]): Promise<void> {
+  await tx.execute(
+    sql`with inserted_executions as (${insertJsonRows(
+      executions,
+      rows.map((row) => row.execution),
+    )}), inserted_spans as (${insertJsonRows(
+      spans,
+      rows.flatMap((row) => row.spans),
+    )}) select pg_notify(${executionsChannel}, '')`,
+  );
 }
 
 /** The rows a queued execution starts with: the execution itself, and its trigger and execution spans. */
