@@ -2,8 +2,8 @@ import type { Config } from "./config/config.ts";
 import { loadOrCreateSecretKey } from "./config/secret-key.ts";
 import { type DatabaseHandle, openDatabase } from "./db/database.ts";
 import { startWorker, type Worker } from "./engine/worker.ts";
-import { createApp } from "./http/app.ts";
 import { listen } from "./http/http-server.ts";
+import { createRequestListener } from "./http/request-listener.ts";
 import { createCredentialRevocations } from "./identity/credential-revocations.ts";
 import { createMailer } from "./mail/mailer.ts";
 import type { PlatformContext } from "./platform-context.ts";
@@ -57,7 +57,8 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
   const worker = config.roles.has("worker")
     ? await startWorker({ database, clock, logger, spanExport }, { ...config.worker, dataDir: config.dataDir })
     : undefined;
-  const http = await listen(createApp(context), config.port, config.host);
+  const requests = createRequestListener(context);
+  const http = await listen(requests.listener, config.port, config.host);
   let stopping: Promise<void> | undefined;
   return {
     context,
@@ -67,6 +68,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     stop: () => {
       stopping ??= (async () => {
         await http.close(drainGraceMs);
+        requests.close();
         await worker?.stop();
         await spanExport?.shutdown();
         if (ownsDatabase) await database.close();

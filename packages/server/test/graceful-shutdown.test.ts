@@ -1,6 +1,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { getRequestListener } from "@hono/node-server";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import type { AppEnv } from "../src/http/app-env.ts";
@@ -22,7 +23,7 @@ describe("graceful shutdown", () => {
       await released;
       return c.text("finished");
     });
-    const http = await listen(app, 0, "127.0.0.1");
+    const http = await listen(getRequestListener(app.fetch), 0, "127.0.0.1");
     const url = `http://127.0.0.1:${http.port}`;
     const inFlight = fetch(`${url}/slow`).then((response) => response.text());
     await requestStarted;

@@ -34,6 +34,27 @@ describe("RPC failures", () => {
   it("answers an unknown procedure with 404", async () => {
     const result = await callRpc(weft.url, "projects.explode", {}, { token: ada.credential });
     expect(result.status).toBe(404);
+    const response = await fetch(`${weft.url}/api/projects/explode`, { method: "POST" });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ error: "not_found", message: "No procedure at /api/projects/explode." });
+  });
+
+  it("sends the security headers and the request id on RPC answers, refusals included", async () => {
+    for (const authorization of [`Bearer ${ada.credential}`, undefined]) {
+      const response = await fetch(`${weft.url}/rpc/projects/list`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-request-id": "trace-rpc-1",
+          ...(authorization === undefined ? {} : { authorization }),
+        },
+        body: JSON.stringify({ json: {} }),
+      });
+      expect(response.status).toBe(authorization === undefined ? 401 : 200);
+      expect(response.headers.get("x-request-id")).toBe("trace-rpc-1");
+      expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(response.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    }
   });
 
   it("refuses a body over the limit with 413", async () => {

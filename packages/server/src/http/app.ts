@@ -9,27 +9,21 @@ import type { AppEnv } from "./app-env.ts";
 import { jsonError } from "./errors.ts";
 import { healthRoutes } from "./health-routes.ts";
 import { requestContext, requestLogger } from "./request-context.ts";
-import { securityHeaders } from "./security-headers.ts";
+import { type SecurityHeaderList, securityHeaders } from "./security-headers.ts";
 
 /** Largest request body accepted anywhere unless a route sets its own limit. */
 export const defaultBodyLimitBytes = 1024 * 1024;
 
-const ownBodyLimitPaths = /^\/(rpc|api|triggers)\//;
+const ownBodyLimitPaths = /^\/triggers\//;
 
-/** Builds the HTTP application of one platform process: shared middleware, then each surface's routes. */
-export function createApp(context: PlatformContext): Hono<AppEnv> {
+/**
+ * Builds the HTTP application of one platform process: shared middleware, then each surface's
+ * routes. The RPC API itself is served beside it (see `request-listener.ts`).
+ */
+export function createApp(context: PlatformContext, headers: SecurityHeaderList): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use(requestContext(context.logger));
-  app.use(
-    securityHeaders({
-      contentSecurityPolicy: {
-        defaultSrc: ["'self'"],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-      },
-    }),
-  );
+  app.use(securityHeaders(headers));
   const platformBodyLimit = bodyLimit({
     maxSize: defaultBodyLimitBytes,
     onError: (c) => {
@@ -38,8 +32,7 @@ export function createApp(context: PlatformContext): Hono<AppEnv> {
       return jsonError(c, 413, "payload_too_large", `The request body is larger than ${defaultBodyLimitBytes} bytes.`);
     },
   });
-  // The RPC handlers enforce their own limit (oRPC's BodyLimitPlugin), answering with an RPC error;
-  // hosted forms and webhooks set theirs on their routes, answering in their own shapes.
+  // Hosted forms and webhooks set their limits on their routes, answering in their own shapes.
   // GET and HEAD carry no body to limit (and asking the request for one would make a Web Request of it).
   app.use((c, next) =>
     c.req.method === "GET" || c.req.method === "HEAD" || ownBodyLimitPaths.test(c.req.path)

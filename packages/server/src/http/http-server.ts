@@ -1,7 +1,4 @@
-import type { Server } from "node:http";
-import { createAdaptorServer } from "@hono/node-server";
-import type { Hono } from "hono";
-import type { AppEnv } from "./app-env.ts";
+import { createServer, type RequestListener, type Server } from "node:http";
 
 export interface RunningHttpServer {
   server: Server;
@@ -10,8 +7,8 @@ export interface RunningHttpServer {
   close(graceMs: number): Promise<void>;
 }
 
-export async function listen(app: Hono<AppEnv>, port: number, host: string): Promise<RunningHttpServer> {
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+export async function listen(listener: RequestListener, port: number, host: string): Promise<RunningHttpServer> {
+  const server = createServer(listener);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {

@@ -1,10 +1,8 @@
-import { randomUUID } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
 import type { Logger } from "../shared/logger.ts";
 import type { AppEnv } from "./app-env.ts";
+import { requestIdFor } from "./request-id.ts";
 import { setResponseHeader } from "./response-headers.ts";
-
-const acceptableRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * Gives every request an id (a caller's `X-Request-Id` when it is sane, else a new one), echoed in
@@ -12,8 +10,7 @@ const acceptableRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const offered = c.req.header("x-request-id");
-    const requestId = offered !== undefined && acceptableRequestId.test(offered) ? offered : `req_${randomUUID()}`;
+    const requestId = requestIdFor(c.req.header("x-request-id"));
     c.set("requestId", requestId);
     c.set("processLogger", logger);
     setResponseHeader(c, "X-Request-Id", requestId);

@@ -5,6 +5,9 @@ import { projects } from "../db/schema/index.ts";
 
 export type ProjectRecord = typeof projects.$inferSelect;
 
+/** A project as a list reads it: its instants already ISO 8601 text (UTC, milliseconds). */
+export type ProjectSummary = Omit<ProjectRecord, "createdAt" | "updatedAt"> & { createdAt: string; updatedAt: string };
+
 /** Who made a change, for the audit trail. */
 export interface ProjectActor {
   accountId: string;

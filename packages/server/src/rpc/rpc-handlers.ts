@@ -1,7 +1,9 @@
-import { OpenAPIHandler } from "@orpc/openapi/fetch";
+import { OpenAPIHandler } from "@orpc/openapi/node";
 import { ORPCError, ValidationError } from "@orpc/server";
-import { BodyLimitPlugin, RPCHandler } from "@orpc/server/fetch";
+import { BodyLimitPlugin, RPCHandler } from "@orpc/server/node";
+import type { StandardHandleResult } from "@orpc/server/standard";
 import type { InputIssue } from "@weft/contract";
+import { bearerChallenge } from "./bearer-authentication.ts";
 import type { RpcInitialContext } from "./context.ts";
 import { router } from "./router.ts";
 
@@ -43,9 +45,24 @@ function toPublicError(error: unknown, context: RpcInitialContext): unknown {
   });
 }
 
-function handlerOptions() {
+/** What the handlers need beyond the router: where a 401 tells the caller to look for how to authenticate. */
+export interface RpcHandlerOptions {
+  protectedResourceMetadataUrl: string;
+}
+
+function handlerOptions(options: RpcHandlerOptions) {
   return {
     plugins: [new BodyLimitPlugin<RpcInitialContext>({ maxBodySize: rpcBodyLimitBytes })],
+    rootInterceptors: [
+      async ({ next, context }: { next: () => Promise<StandardHandleResult>; context: RpcInitialContext }) => {
+        const result = await next();
+        if (result.matched && result.response.status === 401) {
+          const challenge = bearerChallenge(context.authentication, options.protectedResourceMetadataUrl);
+          if (challenge !== undefined) result.response.headers["www-authenticate"] = challenge;
+        }
+        return result;
+      },
+    ],
     clientInterceptors: [
       async ({ next, context }: { next: () => Promise<unknown>; context: RpcInitialContext }) => {
         try {
@@ -59,11 +76,11 @@ function handlerOptions() {
 }
 
 /** oRPC's RPC protocol at `{base_url}/rpc` (what the client library and CLI speak). */
-export function createRpcHandler(): RPCHandler<RpcInitialContext> {
-  return new RPCHandler<RpcInitialContext>(router, handlerOptions());
+export function createRpcHandler(options: RpcHandlerOptions): RPCHandler<RpcInitialContext> {
+  return new RPCHandler<RpcInitialContext>(router, handlerOptions(options));
 }
 
 /** The same procedures as plain JSON over HTTP at `{base_url}/api`, described by `/openapi.json`. */
-export function createOpenApiHandler(): OpenAPIHandler<RpcInitialContext> {
-  return new OpenAPIHandler<RpcInitialContext>(router, handlerOptions());
+export function createOpenApiHandler(options: RpcHandlerOptions): OpenAPIHandler<RpcInitialContext> {
+  return new OpenAPIHandler<RpcInitialContext>(router, handlerOptions(options));
 }

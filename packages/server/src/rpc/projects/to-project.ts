@@ -1,13 +1,15 @@
 import type { Project } from "@weft/contract";
-import type { ProjectRecord } from "../../projects/project-record.ts";
+import type { ProjectRecord, ProjectSummary } from "../../projects/project-record.ts";
+
+const toIso = (instant: Date | string): string => (typeof instant === "string" ? instant : instant.toISOString());
 
 /** The wire shape of a project. */
-export function toProject(record: ProjectRecord): Project {
+export function toProject(record: ProjectRecord | ProjectSummary): Project {
   return {
     id: record.id,
     workspaceId: record.workspaceId,
     name: record.name,
-    createdAt: record.createdAt.toISOString(),
-    updatedAt: record.updatedAt.toISOString(),
+    createdAt: toIso(record.createdAt),
+    updatedAt: toIso(record.updatedAt),
   };
 }

@@ -1,0 +1,118 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { requestIdFor } from "../http/request-id.ts";
+import type { SecurityHeaderList } from "../http/security-headers.ts";
+import type { PlatformContext } from "../platform-context.ts";
+import type { Logger } from "../shared/logger.ts";
+import { authenticateBearer } from "./bearer-authentication.ts";
+import { createPrincipalResolver } from "./principal-cache.ts";
+import { protectedResourceMetadataUrl } from "./protected-resource-metadata.ts";
+import { createOpenApiHandler, createRpcHandler } from "./rpc-handlers.ts";
+
+export interface RpcListener {
+  /** Serves the request when its path is under `/rpc/` or `/api/`; answers false otherwise. */
+  serve(incoming: IncomingMessage, outgoing: ServerResponse): boolean;
+  close(): void;
+}
+
+const prefixes = ["/rpc", "/api"] as const;
+
+function sendJson(outgoing: ServerResponse, status: number, body: unknown): void {
+  if (outgoing.headersSent) {
+    outgoing.destroy();
+    return;
+  }
+  outgoing.statusCode = status;
+  outgoing.setHeader("content-type", "application/json");
+  outgoing.end(JSON.stringify(body));
+}
+
+/**
+ * The RPC API (`/rpc`, oRPC's protocol) and the same procedures as plain JSON (`/api`), served on
+ * Node's request and response directly. Going through the web-standard Request and Response that
+ * the rest of the HTTP app uses cost more than the procedures of a typical call (see
+ * docs/decisions.md, "Benchmark"). Every answer carries the request id and the security headers
+ * the app sends; bearer authentication happens here, once per request, and the procedures'
+ * middleware refuses calls that did not pass it.
+ */
+export function createRpcListener(context: PlatformContext, securityHeaders: SecurityHeaderList): RpcListener {
+  const resolver = createPrincipalResolver({
+    db: context.database.db,
+    clock: context.clock,
+    revocations: context.credentialRevocations,
+  });
+  const options = { protectedResourceMetadataUrl: protectedResourceMetadataUrl(context.config.baseUrl) };
+  const handlers = { "/rpc": createRpcHandler(options), "/api": createOpenApiHandler(options) };
+  let headerList: [string, string][] | undefined;
+  void securityHeaders.then((list) => {
+    headerList = list;
+  });
+
+  async function handle(
+    prefix: (typeof prefixes)[number],
+    incoming: IncomingMessage,
+    outgoing: ServerResponse,
+    requestId: string,
+  ): Promise<void> {
+    for (const [name, value] of headerList ?? (await securityHeaders)) outgoing.setHeader(name, value);
+    let requestLogger: Logger | undefined;
+    const logger = () => {
+      requestLogger ??= context.logger.child({ requestId });
+      return requestLogger;
+    };
+    try {
+      const authentication = await authenticateBearer(incoming.headers.authorization, resolver);
+      const { matched } = await handlers[prefix].handle(incoming, outgoing, {
+        prefix,
+        context: {
+          platform: context,
+          requestId,
+          get logger() {
+            return logger();
+          },
+          authentication,
+        },
+      });
+      if (!matched) {
+        sendJson(outgoing, 404, { error: "not_found", message: `No procedure at ${incoming.url?.split("?")[0]}.` });
+      }
+    } catch (error) {
+      logger().error({ err: error }, "unhandled error");
+      sendJson(outgoing, 500, {
+        error: "internal_error",
+        message: `Something went wrong; quote request id ${requestId}.`,
+      });
+    }
+  }
+
+  return {
+    serve: (incoming, outgoing) => {
+      const url = incoming.url ?? "";
+      const prefix = prefixes.find((candidate) => url.startsWith(`${candidate}/`));
+      if (prefix === undefined) return false;
+      const requestId = requestIdFor(headerValue(incoming.headers["x-request-id"]));
+      outgoing.setHeader("X-Request-Id", requestId);
+      if (context.logger.isLevelEnabled("info")) {
+        const started = performance.now();
+        outgoing.once("finish", () => {
+          context.logger.info(
+            {
+              requestId,
+              method: incoming.method,
+              path: url.split("?")[0],
+              status: outgoing.statusCode,
+              durationMs: Math.round((performance.now() - started) * 100) / 100,
+            },
+            "request completed",
+          );
+        });
+      }
+      void handle(prefix, incoming, outgoing, requestId);
+      return true;
+    },
+    close: resolver.close,
+  };
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
