@@ -128,6 +128,37 @@ describe("POST /triggers/webhooks/:projectId/:webhookName", () => {
     expect(await executionCount(weft, projectId)).toBe(before);
   });
 
+  it("caps a body sent without Content-Length (chunked) too, and accepts one of exactly the limit", async () => {
+    const before = await executionCount(weft, projectId);
+    const chunked = (size: number) => {
+      const chunk = new TextEncoder().encode("y".repeat(16 * 1024));
+      let left = size;
+      return new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (left <= 0) return controller.close();
+          const part = chunk.subarray(0, Math.min(chunk.length, left));
+          left -= part.length;
+          controller.enqueue(part);
+        },
+      });
+    };
+    const post = (size: number) =>
+      fetch(hookUrl("open"), {
+        method: "POST",
+        body: chunked(size),
+        headers: { "content-type": "text/plain" },
+        duplex: "half",
+      } as RequestInit);
+    const refused = await post(webhookBodyLimitBytes + 1);
+    expect(refused.status).toBe(413);
+    expect(await refused.json()).toMatchObject({ error: "payload_too_large" });
+    expect(await executionCount(weft, projectId)).toBe(before);
+    const executionId = await acceptedId(await post(webhookBodyLimitBytes));
+    expect(((await executionRow(weft, executionId))?.input as { body: string }).body).toHaveLength(
+      webhookBodyLimitBytes,
+    );
+  });
+
   it("deduplicates by Idempotency-Key", async () => {
     const before = await executionCount(weft, projectId);
     const call = () =>

@@ -48,6 +48,7 @@ export function isJsonContentType(contentType: string | undefined): boolean {
 
 function queryOf(url: string): Record<string, string | string[]> {
   const query: Record<string, string | string[]> = {};
+  if (!url.includes("?")) return query;
   for (const [name, value] of new URL(url).searchParams) {
     const previous = query[name];
     if (previous === undefined) query[name] = value;

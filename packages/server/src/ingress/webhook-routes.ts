@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "../http/app-env.ts";
+import { readBodyText, requestHeaderEntries } from "../http/request-body.ts";
 import { secretMatchesHash } from "../shared/secrets.ts";
 import { enqueueSubmission, validateSubmission } from "./accept-submission.ts";
 import { findActiveWebhook } from "./find-ingress-definitions.ts";
@@ -35,7 +35,7 @@ async function receive(
   }
   const built = buildWebhookInput({
     method: c.req.method,
-    headers: c.req.raw.headers.entries(),
+    headers: requestHeaderEntries(c),
     url: c.req.url,
     rawBody,
     secretHeader: secret?.header,
@@ -60,24 +60,20 @@ async function receive(
 /** `POST /triggers/webhooks/:projectId/:webhookName`: any content type, optional shared secret. */
 export function webhookRoutes(ingress: IngressContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.post(
-    "/triggers/webhooks/:projectId/:webhookName",
-    bodyLimit({
-      maxSize: webhookBodyLimitBytes,
-      onError: (c) =>
-        ingressError(c, "payload_too_large", `The body is larger than ${webhookBodyLimitBytes} bytes.`, {
-          headers: { Connection: "close" },
-        }),
-    }),
-    async (c) => {
-      const rawBody = await c.req.text();
-      return runHotPath(
-        ingress,
-        c,
-        (budget) => receive(c, ingress, budget, rawBody),
-        () => ingressError(c, "unavailable", overBudgetMessage),
-      );
-    },
-  );
+  app.post("/triggers/webhooks/:projectId/:webhookName", async (c) => {
+    const body = await readBodyText(c, webhookBodyLimitBytes);
+    if (!body.ok) {
+      // The unread rest of the body is still on the socket: close it rather than reuse it.
+      return ingressError(c, "payload_too_large", `The body is larger than ${webhookBodyLimitBytes} bytes.`, {
+        headers: { Connection: "close" },
+      });
+    }
+    return runHotPath(
+      ingress,
+      c,
+      (budget) => receive(c, ingress, budget, body.text),
+      () => ingressError(c, "unavailable", overBudgetMessage),
+    );
+  });
   return app;
 }
