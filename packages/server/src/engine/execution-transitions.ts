@@ -1,5 +1,6 @@
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Database, Transaction } from "../db/database.ts";
+import { preparedSql } from "../db/prepared-sql.ts";
 import { type ExecutionError, executionSteps, executions, type LogEntry } from "../db/schema/index.ts";
 import { jsonParam, relaxedCommit, relaxedCommitUsed, relaxTransactionCommit, sqlRows } from "./sql-rows.ts";
 
@@ -100,6 +101,30 @@ export function stepSpanOf(executionId: string, step: StepRecord): StepSpan {
   };
 }
 
+const held = sql`id = ${sql.placeholder("executionId")} and lease_owner = ${sql.placeholder("workerId")} and status = 'running'`;
+
+/** The statement of `recordStep`, prepared once per database handle: it runs at every step. */
+function recordStepStatement(db: Database, stores: boolean) {
+  return preparedSql<{ owned: number; cancel_requested: boolean }>(
+    db,
+    stores ? "record_step" : "record_failed_step",
+    () => {
+      const storeResult = stores
+        ? sql`, stored as (insert into execution_steps
+            (execution_id, name, kind, result, attempt, started_at, finished_at, wake_at, logs, sequence)
+            select owner.id, ${sql.placeholder("name")}, 'step', ${sql.placeholder("result")}::jsonb,
+              ${sql.placeholder("attempt")}::int, ${sql.placeholder("startedAt")}::timestamptz,
+              ${sql.placeholder("finishedAt")}::timestamptz, null, ${sql.placeholder("logs")}::jsonb,
+              ${sql.placeholder("sequence")}::int
+            from owner on conflict do nothing returning 1)`
+        : sql``;
+      return sql`with ${relaxedCommit}, owner as (select id, cancel_requested_at from executions where ${held})${storeResult}
+        select (select count(*)::int from owner) as owned, ${relaxedCommitUsed} as relaxed,
+          coalesce((select cancel_requested_at is not null from owner), false) as cancel_requested`;
+    },
+  );
+}
+
 /**
  * Stores a completed step (a step that threw stores nothing). Answers whether the lease is still
  * held and whether cancellation was requested meanwhile. The step's span is written when the
@@ -110,20 +135,19 @@ export async function recordStep(
   lease: Lease,
   step: StepRecord,
 ): Promise<{ owned: boolean; cancelRequested: boolean }> {
-  const storeResult = step.outcome.ok
-    ? sql`, stored as (insert into execution_steps
-        (execution_id, name, kind, result, attempt, started_at, finished_at, wake_at, logs, sequence)
-        select owner.id, ${step.name}, 'step', ${jsonParam(step.outcome.result)}::jsonb, ${step.attempt},
-          ${step.startedAt.toISOString()}::timestamptz, ${step.finishedAt.toISOString()}::timestamptz, null,
-          ${jsonParam(step.logs)}::jsonb, ${step.sequence}
-        from owner on conflict do nothing returning 1)`
-    : sql``;
-  const [row] = await sqlRows<{ owned: number; cancel_requested: boolean }>(
-    db,
-    sql`with ${relaxedCommit}, owner as (select id, cancel_requested_at from executions where ${heldBy(lease)})${storeResult}
-      select (select count(*)::int from owner) as owned, ${relaxedCommitUsed} as relaxed,
-        coalesce((select cancel_requested_at is not null from owner), false) as cancel_requested`,
-  );
+  const owner = { executionId: lease.executionId, workerId: lease.workerId };
+  const [row] = step.outcome.ok
+    ? await recordStepStatement(db, true).execute({
+        ...owner,
+        name: step.name,
+        result: jsonParam(step.outcome.result),
+        attempt: step.attempt,
+        startedAt: step.startedAt.toISOString(),
+        finishedAt: step.finishedAt.toISOString(),
+        logs: jsonParam(step.logs),
+        sequence: step.sequence,
+      })
+    : await recordStepStatement(db, false).execute(owner);
   return { owned: (row?.owned ?? 0) > 0, cancelRequested: row?.cancel_requested === true };
 }
 
