@@ -6,6 +6,7 @@ import type { Clock } from "./shared/clock.ts";
 import type { IdGenerator } from "./shared/ids.ts";
 import type { Logger } from "./shared/logger.ts";
 import type { Timers } from "./shared/timers.ts";
+import type { SpanExport } from "./traces/otlp-export.ts";
 
 /** What every service and adapter of a running platform process may depend on. */
 export interface PlatformContext {
@@ -18,4 +19,6 @@ export interface PlatformContext {
   timers: Timers;
   credentialRevocations: CredentialRevocations;
   mailer: Mailer;
+  /** The OTLP exporter, when OTEL_EXPORTER_OTLP_ENDPOINT is set. */
+  spanExport: SpanExport | undefined;
 }

@@ -40,6 +40,12 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   const ownsDatabase = options.database === undefined;
   const database = options.database ?? (await openDatabase(config.database));
+  // The collector gets each finished execution's spans, whichever process finishes it: a worker, or
+  // the API cancelling a queued or sleeping execution.
+  const spanExport =
+    config.otlpEndpoint === undefined
+      ? undefined
+      : createOtlpSpanExport({ db: database.db, endpoint: config.otlpEndpoint, logger });
   const context: PlatformContext = {
     config: { ...config, secretKey: loadOrCreateSecretKey(config.secretKey, config.dataDir) },
     database,
@@ -49,11 +55,8 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     timers: options.timers ?? systemTimers,
     credentialRevocations: createCredentialRevocations(),
     mailer: createMailer(config, clock, logger),
+    spanExport,
   };
-  const spanExport =
-    config.roles.has("worker") && config.otlpEndpoint !== undefined
-      ? createOtlpSpanExport({ db: database.db, endpoint: config.otlpEndpoint, logger })
-      : undefined;
   const worker = config.roles.has("worker")
     ? await startWorker({ database, clock, logger, spanExport }, { ...config.worker, dataDir: config.dataDir })
     : undefined;

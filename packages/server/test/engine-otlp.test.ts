@@ -31,6 +31,16 @@ afterAll(async () => {
   collector.close();
 });
 
+async function collected(traceId: unknown): Promise<string> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const request = received.find((entry) => entry.body.includes(String(traceId)));
+    if (request !== undefined) return request.body;
+    if (Date.now() > deadline) throw new Error(`no spans reached the collector: ${JSON.stringify(received)}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
 describe("the OTLP/HTTP exporter", () => {
   it("sends a finished execution's spans to the configured collector", async () => {
     const owner = await createTestIdentity(weft, "otel@example.com");
@@ -54,5 +64,29 @@ describe("the OTLP/HTTP exporter", () => {
     expect(request?.path).toBe("/v1/traces");
     const names = [...(request?.body ?? "").matchAll(/"name":"([^"]+)"/g)].map((match) => match[1]);
     expect(names).toEqual(expect.arrayContaining(["trigger api", "execution hello", "attempt 1", "step greet"]));
+  });
+
+  it("sends the spans of an execution the API cancels while it sleeps, which no worker finishes", async () => {
+    const owner = await createTestIdentity(weft, "otel-cancel@example.com");
+    const call = async (procedure: string, input: unknown) =>
+      (await callRpc(weft.url, procedure, input, { token: owner.credential })).json as Record<string, unknown>;
+    const project = await call("projects.create", { name: "Traced cancel" });
+    await call("deployments.create", {
+      projectId: project.id,
+      manifest: { version: 1, workflows: [{ name: "nap" }] },
+      bundle: 'export default { workflows: [{ name: "nap", run: async (input, ctx) => ctx.sleep("long", "1h") }] };',
+    });
+    const { executionId } = await call("workflows.run", { projectId: project.id, workflow: "nap", input: {} });
+    const deadline = Date.now() + 20_000;
+    while ((await call("workflows.getExecution", { executionId })).status !== "sleeping") {
+      if (Date.now() > deadline) throw new Error("the execution never went to sleep");
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const execution = await call("workflows.getExecution", { executionId });
+    expect(received.some((entry) => entry.body.includes(String(execution.traceId)))).toBe(false);
+    expect(await call("workflows.cancelExecution", { executionId })).toMatchObject({ status: "cancelled" });
+    const body = await collected(execution.traceId);
+    expect(body).toContain("execution nap");
+    expect(body).toContain("the execution was cancelled");
   });
 });

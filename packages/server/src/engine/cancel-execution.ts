@@ -3,16 +3,28 @@ import type { Database } from "../db/database.ts";
 import { type ExecutionStatus, executions } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import { ConflictError, NotFoundError } from "../shared/service-errors.ts";
+import type { SpanExport } from "../traces/otlp-export.ts";
 import { cancellationsChannel } from "./channels.ts";
 import { endAttempt, errorJson } from "./execution-transitions.ts";
 
 const finalStatuses: readonly ExecutionStatus[] = ["succeeded", "failed", "cancelled"];
 
 /**
- * Cancels an execution. A queued or sleeping one is cancelled at once; a running one is flagged and
- * its worker (told by NOTIFY, or at its next heartbeat) stops it at the next step boundary.
+ * Cancels an execution. A queued or sleeping one is cancelled at once (and its spans go to the
+ * OTLP collector, as a worker sends those of the executions it finishes); a running one is flagged
+ * and its worker (told by NOTIFY, or at its next heartbeat) stops it at the next step boundary.
  */
 export async function cancelExecution(
+  db: Database,
+  deps: { clock: Clock; spanExport?: SpanExport | undefined },
+  request: { executionId: string; projectId?: string | undefined },
+): Promise<{ status: ExecutionStatus }> {
+  const outcome = await cancelInTransaction(db, deps, request);
+  if (outcome.status === "cancelled") deps.spanExport?.exportExecution(request.executionId);
+  return outcome;
+}
+
+function cancelInTransaction(
   db: Database,
   deps: { clock: Clock },
   request: { executionId: string; projectId?: string | undefined },
