@@ -41,25 +41,32 @@ async function collected(traceId: unknown): Promise<string> {
   }
 }
 
+/** A new owner and project with one workflow deployed; answers an RPC caller as that owner. */
+async function deployWorkflow(email: string, workflow: string, bundle: string) {
+  const owner = await createTestIdentity(weft, email);
+  const call = async (procedure: string, input: unknown) =>
+    (await callRpc(weft.url, procedure, input, { token: owner.credential })).json as Record<string, unknown>;
+  const project = await call("projects.create", { name: `Traced ${workflow}` });
+  await call("deployments.create", {
+    projectId: project.id,
+    manifest: { version: 1, workflows: [{ name: workflow }] },
+    bundle,
+  });
+  const run = async () =>
+    (await call("workflows.run", { projectId: project.id, workflow, input: {} })) as { executionId: string };
+  return { call, run };
+}
+
 describe("the OTLP/HTTP exporter", () => {
   it("sends a finished execution's spans to the configured collector", async () => {
-    const owner = await createTestIdentity(weft, "otel@example.com");
-    const call = async (procedure: string, input: unknown) =>
-      (await callRpc(weft.url, procedure, input, { token: owner.credential })).json as Record<string, unknown>;
-    const project = await call("projects.create", { name: "Traced" });
-    await call("deployments.create", {
-      projectId: project.id,
-      manifest: { version: 1, workflows: [{ name: "hello" }] },
-      bundle:
-        'export default { workflows: [{ name: "hello", run: async (input, ctx) => ctx.step("greet", () => "hi") }] };',
-    });
-    const { executionId } = await call("workflows.run", { projectId: project.id, workflow: "hello", input: {} });
+    const { call, run } = await deployWorkflow(
+      "otel@example.com",
+      "hello",
+      'export default { workflows: [{ name: "hello", run: async (input, ctx) => ctx.step("greet", () => "hi") }] };',
+    );
+    const { executionId } = await run();
     const execution = await call("workflows.getExecution", { executionId });
-    const deadline = Date.now() + 20_000;
-    while (!received.some((request) => request.body.includes(String(execution.traceId)))) {
-      if (Date.now() > deadline) throw new Error(`no spans reached the collector: ${JSON.stringify(received)}`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await collected(execution.traceId);
     const request = received.find((entry) => entry.body.includes(String(execution.traceId)));
     expect(request?.path).toBe("/v1/traces");
     const names = [...(request?.body ?? "").matchAll(/"name":"([^"]+)"/g)].map((match) => match[1]);
@@ -67,16 +74,12 @@ describe("the OTLP/HTTP exporter", () => {
   });
 
   it("sends the spans of an execution the API cancels while it sleeps, which no worker finishes", async () => {
-    const owner = await createTestIdentity(weft, "otel-cancel@example.com");
-    const call = async (procedure: string, input: unknown) =>
-      (await callRpc(weft.url, procedure, input, { token: owner.credential })).json as Record<string, unknown>;
-    const project = await call("projects.create", { name: "Traced cancel" });
-    await call("deployments.create", {
-      projectId: project.id,
-      manifest: { version: 1, workflows: [{ name: "nap" }] },
-      bundle: 'export default { workflows: [{ name: "nap", run: async (input, ctx) => ctx.sleep("long", "1h") }] };',
-    });
-    const { executionId } = await call("workflows.run", { projectId: project.id, workflow: "nap", input: {} });
+    const { call, run } = await deployWorkflow(
+      "otel-cancel@example.com",
+      "nap",
+      'export default { workflows: [{ name: "nap", run: async (input, ctx) => ctx.sleep("long", "1h") }] };',
+    );
+    const { executionId } = await run();
     const deadline = Date.now() + 20_000;
     while ((await call("workflows.getExecution", { executionId })).status !== "sleeping") {
       if (Date.now() > deadline) throw new Error("the execution never went to sleep");
