@@ -15,18 +15,26 @@ export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
     c.set("processLogger", logger);
     setResponseHeader(c, "X-Request-Id", requestId);
     if (!logger.isLevelEnabled("info")) return next();
-    const started = performance.now();
+    const startedAt = performance.now();
     await next();
-    requestLogger(c).info(
-      {
-        method: c.req.method,
-        path: c.req.path,
-        status: c.res.status,
-        durationMs: Math.round((performance.now() - started) * 100) / 100,
-      },
-      "request completed",
-    );
+    logRequestCompleted(requestLogger(c), { method: c.req.method, path: c.req.path, status: c.res.status, startedAt });
   };
+}
+
+/** The access-log line of a request, written once its response is ready. */
+export function logRequestCompleted(
+  logger: Logger,
+  request: { method: string | undefined; path: string; status: number; startedAt: number },
+): void {
+  logger.info(
+    {
+      method: request.method,
+      path: request.path,
+      status: request.status,
+      durationMs: Math.round((performance.now() - request.startedAt) * 100) / 100,
+    },
+    "request completed",
+  );
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { logRequestCompleted } from "../http/request-context.ts";
 import { requestIdFor } from "../http/request-id.ts";
 import type { SecurityHeaderList } from "../http/security-headers.ts";
 import type { PlatformContext } from "../platform-context.ts";
@@ -30,7 +31,7 @@ function sendJson(outgoing: ServerResponse, status: number, body: unknown): void
  * The RPC API (`/rpc`, oRPC's protocol) and the same procedures as plain JSON (`/api`), served on
  * Node's request and response directly. Going through the web-standard Request and Response that
  * the rest of the HTTP app uses cost more than the procedures of a typical call (see
- * docs/decisions.md, "Benchmark"). Every answer carries the request id and the security headers
+ * docs/decisions.md, "The RPC API is served on Node's request and response"). Every answer carries the request id and the security headers
  * the app sends; bearer authentication happens here, once per request, and the procedures'
  * middleware refuses calls that did not pass it.
  */
@@ -73,7 +74,7 @@ export function createRpcListener(context: PlatformContext, securityHeaders: Sec
         },
       });
       if (!matched) {
-        sendJson(outgoing, 404, { error: "not_found", message: `No procedure at ${incoming.url?.split("?")[0]}.` });
+        sendJson(outgoing, 404, { error: "not_found", message: `No procedure at ${pathOf(incoming.url ?? "")}.` });
       }
     } catch (error) {
       logger().error({ err: error }, "unhandled error");
@@ -92,18 +93,14 @@ export function createRpcListener(context: PlatformContext, securityHeaders: Sec
       const requestId = requestIdFor(headerValue(incoming.headers["x-request-id"]));
       outgoing.setHeader("X-Request-Id", requestId);
       if (context.logger.isLevelEnabled("info")) {
-        const started = performance.now();
+        const startedAt = performance.now();
         outgoing.once("finish", () => {
-          context.logger.info(
-            {
-              requestId,
-              method: incoming.method,
-              path: url.split("?")[0],
-              status: outgoing.statusCode,
-              durationMs: Math.round((performance.now() - started) * 100) / 100,
-            },
-            "request completed",
-          );
+          logRequestCompleted(context.logger.child({ requestId }), {
+            method: incoming.method,
+            path: pathOf(url),
+            status: outgoing.statusCode,
+            startedAt,
+          });
         });
       }
       void handle(prefix, incoming, outgoing, requestId);
@@ -111,6 +108,10 @@ export function createRpcListener(context: PlatformContext, securityHeaders: Sec
     },
     close: resolver.close,
   };
+}
+
+function pathOf(url: string): string {
+  return url.split("?")[0] ?? url;
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
