@@ -1,19 +1,11 @@
-import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "../src/shared/logger.ts";
-import { callRpc, createTestIdentity, startTestPlatform, type TestPlatform } from "./support/index.ts";
+import { callRpc, capturedLogger, createTestIdentity, startTestPlatform, type TestPlatform } from "./support/index.ts";
 
 let weft: TestPlatform;
-const logLines: Record<string, unknown>[] = [];
+const { logger, lines: logLines } = capturedLogger("info");
 
 beforeAll(async () => {
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      logLines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-      callback();
-    },
-  });
-  weft = await startTestPlatform({ logger: createLogger({ level: "info", destination }) });
+  weft = await startTestPlatform({ logger });
 });
 
 afterAll(async () => {

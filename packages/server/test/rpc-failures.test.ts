@@ -1,10 +1,9 @@
-import { Writable } from "node:stream";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rpcBodyLimitBytes } from "../src/rpc/rpc-handlers.ts";
-import { createLogger } from "../src/shared/logger.ts";
 import {
   callRpc,
+  capturedLogger,
   createTestIdentity,
   startTestPlatform,
   type TestIdentity,
@@ -13,16 +12,10 @@ import {
 
 let weft: TestPlatform;
 let ada: TestIdentity;
-const logLines: Record<string, unknown>[] = [];
+const { logger, lines: logLines } = capturedLogger("error");
 
 beforeAll(async () => {
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      logLines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-      callback();
-    },
-  });
-  weft = await startTestPlatform({ logger: createLogger({ level: "error", destination }) });
+  weft = await startTestPlatform({ logger });
   ada = await createTestIdentity(weft, "ada@example.com");
 });
 

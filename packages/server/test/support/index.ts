@@ -1,5 +1,6 @@
 export * from "./auth-client.ts";
 export * from "./bundle.ts";
+export * from "./captured-logs.ts";
 export * from "./database-gate.ts";
 export * from "./engine-harness.ts";
 export * from "./identity-provider.ts";
