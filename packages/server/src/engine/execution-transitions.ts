@@ -1,4 +1,4 @@
-import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, eq, inArray, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { Database, Transaction } from "../db/database.ts";
 import { preparedSql } from "../db/prepared-sql.ts";
 import { type ExecutionError, executionSteps, executions, type LogEntry } from "../db/schema/index.ts";
@@ -20,8 +20,9 @@ export interface SpanStatus {
   message?: string | undefined;
 }
 
-const heldBy = (lease: Lease): SQL =>
-  sql`id = ${lease.executionId} and lease_owner = ${lease.workerId} and status = 'running'`;
+/** The execution row, while the lease is this worker's; its ids are values or placeholders of a prepared statement. */
+const heldBy = (lease: { executionId: string | SQLWrapper; workerId: string | SQLWrapper }): SQL =>
+  sql`id = ${lease.executionId} and ${leaseHeld(lease.workerId)}`;
 
 /** Stored steps of resumed executions, for replay: execution id → step name → step. */
 export async function loadStoredSteps(
@@ -101,14 +102,13 @@ export function stepSpanOf(executionId: string, step: StepRecord): StepSpan {
   };
 }
 
-const held = sql`id = ${sql.placeholder("executionId")} and lease_owner = ${sql.placeholder("workerId")} and status = 'running'`;
-
 /** The statement of `recordStep`, prepared once per database handle: it runs at every step. */
 function recordStepStatement(db: Database, stores: boolean) {
   return preparedSql<{ owned: number; cancel_requested: boolean }>(
     db,
     stores ? "record_step" : "record_failed_step",
     () => {
+      const held = heldBy({ executionId: sql.placeholder("executionId"), workerId: sql.placeholder("workerId") });
       const storeResult = stores
         ? sql`, stored as (insert into execution_steps
             (execution_id, name, kind, result, attempt, started_at, finished_at, wake_at, logs, sequence)
@@ -222,7 +222,7 @@ export async function endAttempt(
   return (row?.changed ?? 0) > 0;
 }
 
-export const leaseHeld = (workerId: string): SQL => sql`lease_owner = ${workerId} and status = 'running'`;
+export const leaseHeld = (workerId: string | SQLWrapper): SQL => sql`lease_owner = ${workerId} and status = 'running'`;
 
 export function errorJson(error: ExecutionError): SQL {
   return sql`${jsonParam(error)}::jsonb`;

@@ -53,13 +53,9 @@ export function createRpcListener(context: PlatformContext, securityHeaders: Sec
     incoming: IncomingMessage,
     outgoing: ServerResponse,
     requestId: string,
+    logger: () => Logger,
   ): Promise<void> {
     for (const [name, value] of headerList ?? (await securityHeaders)) outgoing.setHeader(name, value);
-    let requestLogger: Logger | undefined;
-    const logger = () => {
-      requestLogger ??= context.logger.child({ requestId });
-      return requestLogger;
-    };
     try {
       const authentication = await authenticateBearer(incoming.headers.authorization, resolver);
       const { matched } = await handlers[prefix].handle(incoming, outgoing, {
@@ -92,10 +88,16 @@ export function createRpcListener(context: PlatformContext, securityHeaders: Sec
       if (prefix === undefined) return false;
       const requestId = requestIdFor(headerValue(incoming.headers["x-request-id"]));
       outgoing.setHeader("X-Request-Id", requestId);
+      // Made on first use: a child logger costs more than most calls that never log anything.
+      let requestLogger: Logger | undefined;
+      const logger = () => {
+        requestLogger ??= context.logger.child({ requestId });
+        return requestLogger;
+      };
       if (context.logger.isLevelEnabled("info")) {
         const startedAt = performance.now();
         outgoing.once("finish", () => {
-          logRequestCompleted(context.logger.child({ requestId }), {
+          logRequestCompleted(logger(), {
             method: incoming.method,
             path: pathOf(url),
             status: outgoing.statusCode,
@@ -103,7 +105,7 @@ export function createRpcListener(context: PlatformContext, securityHeaders: Sec
           });
         });
       }
-      void handle(prefix, incoming, outgoing, requestId);
+      void handle(prefix, incoming, outgoing, requestId, logger);
       return true;
     },
     close: resolver.close,
