@@ -3,13 +3,18 @@ import { auditEvents } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 
+/** Who made a change: the account, and the credential it acted through when there was one. */
+export interface AuditActor {
+  accountId?: string | undefined;
+  credentialId?: string | undefined;
+}
+
 export interface AuditEventInput {
   action: string;
   targetType: string;
   targetId: string;
   workspaceId?: string | undefined;
-  actorAccountId?: string | undefined;
-  actorCredentialId?: string | undefined;
+  actor?: AuditActor | undefined;
   /** Context for a reader; never a secret. */
   data?: Record<string, unknown> | undefined;
 }
@@ -32,8 +37,8 @@ export async function recordAuditEvent(
     targetType: event.targetType,
     targetId: event.targetId,
     workspaceId: event.workspaceId ?? null,
-    actorAccountId: event.actorAccountId ?? null,
-    actorCredentialId: event.actorCredentialId ?? null,
+    actorAccountId: event.actor?.accountId ?? null,
+    actorCredentialId: event.actor?.credentialId ?? null,
     data: event.data ?? null,
     createdAt: deps.clock.now(),
   });

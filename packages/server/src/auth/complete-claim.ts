@@ -77,7 +77,7 @@ export async function completeClaim(
       action: "registration.claimed",
       targetType: "registration",
       targetId: attempt.id,
-      actorAccountId: accountId,
+      actor: { accountId },
       data: { credentialId: issued.credentialId },
     });
     return {

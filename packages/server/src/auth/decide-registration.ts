@@ -83,7 +83,7 @@ async function approve(tx: Transaction, deps: Deps, registration: PendingRegistr
     targetType: "registration",
     targetId: registration.registrationId,
     workspaceId: account.personalWorkspaceId,
-    actorAccountId: account.accountId,
+    actor: { accountId: account.accountId },
   });
   return { kind: "approved", code, codeExpiresAt, registration: { ...registration, status: "approved" } };
 }

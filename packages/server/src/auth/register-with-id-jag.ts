@@ -58,7 +58,7 @@ export async function registerWithIdJag(
       targetType: "registration",
       targetId: registrationId,
       workspaceId: account.personalWorkspaceId,
-      actorAccountId: account.accountId,
+      actor: { accountId: account.accountId },
       data: {
         type: "agent-provider",
         issuer: assertion.issuer,

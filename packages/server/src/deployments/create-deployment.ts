@@ -108,8 +108,7 @@ export async function createDeployment(
       targetType: "deployment",
       targetId: row.id,
       workspaceId: request.actor?.workspaceId,
-      actorAccountId: request.actor?.accountId,
-      actorCredentialId: request.actor?.credentialId,
+      actor: request.actor,
       data: { projectId: request.projectId, number: row.number, bundleSha256 },
     });
     return toDeploymentSummary(row, { active: true });

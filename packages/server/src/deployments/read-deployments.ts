@@ -84,8 +84,7 @@ export async function activateDeployment(
       targetType: "deployment",
       targetId: target.id,
       workspaceId: request.actor?.workspaceId,
-      actorAccountId: request.actor?.accountId,
-      actorCredentialId: request.actor?.credentialId,
+      actor: request.actor,
       data: { projectId: request.projectId, number: target.number },
     });
     return { ...target, active: true };

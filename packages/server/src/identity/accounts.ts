@@ -51,7 +51,7 @@ export async function findOrCreateAccount(
     targetType: "account",
     targetId: accountId,
     workspaceId,
-    actorAccountId: accountId,
+    actor: { accountId },
   });
   return { accountId, email, personalWorkspaceId: workspaceId, created: true };
 }

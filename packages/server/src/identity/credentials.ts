@@ -54,7 +54,7 @@ export async function issueCredential(
     action: "credential.issued",
     targetType: "credential",
     targetId: credentialId,
-    actorAccountId: input.accountId,
+    actor: { accountId: input.accountId },
     data: { scopes: input.scopes, registrationId: input.registrationId },
   });
   return { credentialId, credential, expiresAt, scopes: input.scopes };
@@ -113,7 +113,7 @@ async function revokeWhere(
       action: "credential.revoked",
       targetType: "credential",
       targetId: row.id,
-      actorAccountId: row.accountId,
+      actor: { accountId: row.accountId },
       data: { reason },
     });
   }

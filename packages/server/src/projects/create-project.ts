@@ -33,8 +33,7 @@ export async function createProject(
       targetType: "project",
       targetId: project.id,
       workspaceId: project.workspaceId,
-      actorAccountId: input.actor.accountId,
-      actorCredentialId: input.actor.credentialId,
+      actor: input.actor,
       data: { name: project.name },
     });
     return { kind: "created", project };

@@ -20,8 +20,7 @@ export async function deleteProject(
       targetType: "project",
       targetId: deleted.id,
       workspaceId: deleted.workspaceId,
-      actorAccountId: input.actor.accountId,
-      actorCredentialId: input.actor.credentialId,
+      actor: input.actor,
       data: { name: deleted.name },
     });
     return true;

@@ -41,8 +41,7 @@ export async function renameProject(
         targetType: "project",
         targetId: project.id,
         workspaceId: project.workspaceId,
-        actorAccountId: input.actor.accountId,
-        actorCredentialId: input.actor.credentialId,
+        actor: input.actor,
         data: { from: before.name, to: project.name },
       });
       return { kind: "renamed", project };
