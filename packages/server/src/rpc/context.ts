@@ -25,7 +25,11 @@ export type BearerAuthentication =
 export interface RpcInitialContext {
   platform: PlatformContext;
   requestId: string;
-  logger: Logger;
+  /**
+   * The request's logger, made on first call: oRPC copies the context more than once per call, so a
+   * getter here would build a child logger for every call rather than for the few that log.
+   */
+  requestLogger: () => Logger;
   authentication: BearerAuthentication;
 }
 

@@ -38,7 +38,7 @@ function toPublicError(error: unknown, context: RpcInitialContext): unknown {
     }
     if (error.status < 500) return error;
   }
-  context.logger.error({ err: error }, "RPC procedure failed");
+  context.requestLogger().error({ err: error }, "RPC procedure failed");
   return new ORPCError("INTERNAL_SERVER_ERROR", {
     status: 500,
     message: `Unexpected server error; quote request id ${context.requestId}.`,

@@ -63,9 +63,7 @@ export function createRpcListener(context: PlatformContext, securityHeaders: Sec
         context: {
           platform: context,
           requestId,
-          get logger() {
-            return logger();
-          },
+          requestLogger: logger,
           authentication,
         },
       });
