@@ -1,4 +1,17 @@
+import { cpus } from "node:os";
 import autocannon from "autocannon";
+
+/**
+ * Where the CPU went during a run, per request: everything on the machine (server, database, load
+ * generator) and the load generator alone (autocannon runs in this process). On a machine the
+ * three share, these say how far throughput can go: the cores' time divided by the CPU a request costs.
+ */
+export interface CpuPerRequest {
+  machineMicros: number;
+  loadGeneratorMicros: number;
+  /** Share of the machine's cores busy during the run, 0 to 1. */
+  machineBusy: number;
+}
 
 export interface LoadResult {
   requestsPerSecond: number;
@@ -8,6 +21,7 @@ export interface LoadResult {
   ok: number;
   non2xx: number;
   errors: number;
+  cpu: CpuPerRequest;
 }
 
 export interface LoadOptions {
@@ -49,7 +63,14 @@ export async function measureLoad(options: LoadOptions): Promise<LoadResult> {
           }),
     });
   if (options.warmUpSeconds !== undefined && options.warmUpSeconds > 0) await run(options.warmUpSeconds);
+  const machineBefore = machineCpuMs();
+  const ownBefore = process.cpuUsage();
   const result = await run(options.durationSeconds);
+  const own = process.cpuUsage(ownBefore);
+  const machineAfter = machineCpuMs();
+  const busyMs = machineAfter.busy - machineBefore.busy;
+  const idleMs = machineAfter.idle - machineBefore.idle;
+  const requests = Math.max(1, result.requests.total);
   return {
     requestsPerSecond: result.requests.average,
     p50Ms: result.latency.p50,
@@ -57,13 +78,33 @@ export async function measureLoad(options: LoadOptions): Promise<LoadResult> {
     ok: result["2xx"],
     non2xx: result.non2xx,
     errors: result.errors,
+    cpu: {
+      machineMicros: (busyMs * 1000) / requests,
+      loadGeneratorMicros: (own.user + own.system) / requests,
+      machineBusy: busyMs / Math.max(1, busyMs + idleMs),
+    },
   };
 }
 
+/** Milliseconds all cores spent busy and idle since boot. */
+function machineCpuMs(): { busy: number; idle: number } {
+  let busy = 0;
+  let idle = 0;
+  for (const { times } of cpus()) {
+    busy += times.user + times.nice + times.sys + times.irq;
+    idle += times.idle;
+  }
+  return { busy, idle };
+}
+
+/** How many cores this machine has: the server, the database and the load generator share them. */
+export function coreCount(): number {
+  return cpus().length;
+}
+
 export function formatLoad(name: string, result: LoadResult): string {
-  return `${name.padEnd(28)} ${result.requestsPerSecond.toFixed(0).padStart(8)} req/s   p50 ${result.p50Ms
-    .toFixed(1)
-    .padStart(
-      6,
-    )} ms   p99 ${result.p99Ms.toFixed(1).padStart(6)} ms   non-2xx ${result.non2xx}   errors ${result.errors}`;
+  const rate = result.requestsPerSecond.toFixed(0).padStart(8);
+  const latency = `p50 ${result.p50Ms.toFixed(1).padStart(6)} ms   p99 ${result.p99Ms.toFixed(1).padStart(6)} ms`;
+  const cpu = `cpu/req ${result.cpu.machineMicros.toFixed(0)} µs (load generator ${result.cpu.loadGeneratorMicros.toFixed(0)}), cores ${(result.cpu.machineBusy * 100).toFixed(0)} % busy`;
+  return `${name.padEnd(28)} ${rate} req/s   ${latency}   non-2xx ${result.non2xx}   errors ${result.errors}   ${cpu}`;
 }
