@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseConfig, startPlatform } from "@weft/server";
@@ -11,11 +11,12 @@ import { createTestDatabase, createTestIdentity, freePort, localPlatformEnv } fr
  * `{url, token, database}` once it serves, then runs until killed.
  */
 const port = await freePort();
+const dataDir = mkdtempSync(join(tmpdir(), "weft-bench-"));
 const config = parseConfig({
-  ...localPlatformEnv(port, mkdtempSync(join(tmpdir(), "weft-bench-"))),
+  ...localPlatformEnv(port, dataDir),
   WEFT_LOG_LEVEL: "warn",
 });
-const database = await createTestDatabase();
+const database = await createTestDatabase(undefined, { embeddedDirectory: join(dataDir, "pgdata") });
 const platform = await startPlatform(config, { database });
 const identity = await createTestIdentity({ platform }, "bench@example.com");
 for (let index = 0; index < 50; index += 1) {
@@ -32,6 +33,7 @@ process.stdout.write(
 const stop = async () => {
   await platform.stop();
   await database.destroy();
+  rmSync(dataDir, { recursive: true, force: true });
   process.exit(0);
 };
 process.once("SIGTERM", stop);

@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseConfig, startPlatform } from "@weft/server";
@@ -28,12 +28,15 @@ if (mode === "baseline") {
   process.once("SIGTERM", () => void server.close().then(() => process.exit(0)));
 } else {
   const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), "weft-bench-"));
   const config = parseConfig({
-    ...localPlatformEnv(port, mkdtempSync(join(tmpdir(), "weft-bench-"))),
+    ...localPlatformEnv(port, dataDir),
     WEFT_LOG_LEVEL: "warn",
     WEFT_ROLES: "api,ingress",
   });
-  const database = await createTestDatabase(mode === "postgres" ? postgresUrl : undefined);
+  const database = await createTestDatabase(mode === "postgres" ? postgresUrl : undefined, {
+    embeddedDirectory: join(dataDir, "pgdata"),
+  });
   const platform = await startPlatform(config, { database });
   const weft = { platform, database };
   await deployManifest(weft, benchProjectId, {
@@ -53,6 +56,7 @@ if (mode === "baseline") {
     void (async () => {
       await platform.stop();
       await database.destroy();
+      rmSync(dataDir, { recursive: true, force: true });
       process.exit(0);
     })();
   });
