@@ -1,5 +1,6 @@
 import type { Config } from "./config/config.ts";
 import type { DatabaseHandle } from "./db/database.ts";
+import type { ActiveDeploymentChanges } from "./deployments/active-deployment-changes.ts";
 import type { CredentialRevocations } from "./identity/credential-revocations.ts";
 import type { Mailer } from "./mail/mailer.ts";
 import type { Clock } from "./shared/clock.ts";
@@ -18,6 +19,8 @@ export interface PlatformContext {
   /** Deadlines (the ingress hot-path budget) are scheduled through it, so tests can make them pass. */
   timers: Timers;
   credentialRevocations: CredentialRevocations;
+  /** Changes of projects' active deployments, this process's and (with the ingress role) every other's. */
+  activeDeploymentChanges: ActiveDeploymentChanges;
   mailer: Mailer;
   /** The OTLP exporter, when OTEL_EXPORTER_OTLP_ENDPOINT is set. */
   spanExport: SpanExport | undefined;

@@ -1,6 +1,10 @@
 import type { Config } from "./config/config.ts";
 import { loadOrCreateSecretKey } from "./config/secret-key.ts";
 import { type DatabaseHandle, openDatabase } from "./db/database.ts";
+import {
+  createActiveDeploymentChanges,
+  relayActiveDeploymentChanges,
+} from "./deployments/active-deployment-changes.ts";
 import { startWorker, type Worker } from "./engine/worker.ts";
 import { listen } from "./http/http-server.ts";
 import { createRequestListener } from "./http/request-listener.ts";
@@ -54,11 +58,16 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     logger,
     timers: options.timers ?? systemTimers,
     credentialRevocations: createCredentialRevocations(),
+    activeDeploymentChanges: createActiveDeploymentChanges(),
     mailer: createMailer(config, clock, logger),
     spanExport,
   };
   const worker = config.roles.has("worker")
     ? await startWorker({ database, clock, logger, spanExport }, { ...config.worker, dataDir: config.dataDir })
+    : undefined;
+  // Ingress caches which deployment is active, so it listens for other processes' changes before serving.
+  const stopRelaying = config.roles.has("ingress")
+    ? await relayActiveDeploymentChanges(database, context.activeDeploymentChanges)
     : undefined;
   const requests = createRequestListener(context);
   const http = await listen(requests.listener, config.port, config.host);
@@ -72,6 +81,8 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
       stopping ??= (async () => {
         await http.close(drainGraceMs);
         requests.close();
+        // The database may be closed already, as when its server went away.
+        await stopRelaying?.().catch(() => undefined);
         await worker?.stop();
         await spanExport?.shutdown();
         if (ownsDatabase) await database.close();

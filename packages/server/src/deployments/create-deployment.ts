@@ -8,6 +8,7 @@ import { jsonSchemaProblem } from "../schemas/validate-json-schema.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 import { InvalidRequestError } from "../shared/service-errors.ts";
+import type { AnnouncesActiveDeploymentChanges } from "./active-deployment-changes.ts";
 import { type DeploymentSummary, toDeploymentSummary } from "./deployment-summary.ts";
 import { makeActive } from "./make-active.ts";
 import { toStoredManifest } from "./stored-manifest.ts";
@@ -72,14 +73,14 @@ function checkBundle(bundle: string): void {
  */
 export async function createDeployment(
   db: Database,
-  deps: { clock: Clock; ids: IdGenerator },
+  deps: { clock: Clock; ids: IdGenerator } & AnnouncesActiveDeploymentChanges,
   request: CreateDeploymentRequest,
 ): Promise<DeploymentSummary> {
   const manifest = parseManifest(request.manifest);
   checkBundle(request.bundle);
   const stored = toStoredManifest(manifest);
   const bundleSha256 = createHash("sha256").update(request.bundle, "utf8").digest("hex");
-  return db.transaction(async (tx) => {
+  const summary = await db.transaction(async (tx) => {
     // Serialises deployments of one project so numbers are consecutive without retry loops.
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`deploy:${request.projectId}`}, 0))`);
     const [last] = await tx
@@ -113,4 +114,6 @@ export async function createDeployment(
     });
     return toDeploymentSummary(row, { active: true });
   });
+  deps.activeDeploymentChanges?.publish(request.projectId);
+  return summary;
 }

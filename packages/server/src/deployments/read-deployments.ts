@@ -7,6 +7,7 @@ import { activeDeployments, deployments } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 import { NotFoundError } from "../shared/service-errors.ts";
+import type { AnnouncesActiveDeploymentChanges } from "./active-deployment-changes.ts";
 import { type DeploymentSummary, toDeploymentSummary } from "./deployment-summary.ts";
 import { makeActive } from "./make-active.ts";
 
@@ -68,14 +69,14 @@ export async function listDeployments(
 /** Makes an earlier (or the current) deployment the active one: a rollback. */
 export async function activateDeployment(
   db: Database,
-  deps: { clock: Clock; ids: IdGenerator },
+  deps: { clock: Clock; ids: IdGenerator } & AnnouncesActiveDeploymentChanges,
   request: {
     projectId: string;
     deploymentId: string;
     actor?: { accountId?: string | undefined; credentialId?: string | undefined; workspaceId?: string | undefined };
   },
 ): Promise<DeploymentSummary> {
-  return db.transaction(async (tx) => {
+  const activated = await db.transaction(async (tx) => {
     const target = await getDeployment(tx, request.deploymentId, { projectId: request.projectId });
     const now = deps.clock.now();
     await makeActive(tx, request.projectId, target.id, now);
@@ -89,6 +90,8 @@ export async function activateDeployment(
     });
     return { ...target, active: true };
   });
+  deps.activeDeploymentChanges?.publish(request.projectId);
+  return activated;
 }
 
 /** The bundle text of a deployment, for the worker that runs it. */

@@ -1,23 +1,17 @@
+import { type Announcements, createAnnouncements } from "../shared/announcements.ts";
+
 /**
  * In-process announcements of revoked credentials, so caches of credential lookups in this process
  * drop them at once. Other processes learn of a revocation when their cache entries expire.
  */
-export interface CredentialRevocations {
-  publish(credentialIds: readonly string[]): void;
-  /** Returns the function that unsubscribes. */
-  subscribe(listener: (credentialIds: readonly string[]) => void): () => void;
-}
+export type CredentialRevocations = Announcements<readonly string[]>;
 
 export function createCredentialRevocations(): CredentialRevocations {
-  const listeners = new Set<(credentialIds: readonly string[]) => void>();
+  const announcements = createAnnouncements<readonly string[]>();
   return {
     publish: (credentialIds) => {
-      if (credentialIds.length === 0) return;
-      for (const listener of listeners) listener(credentialIds);
+      if (credentialIds.length > 0) announcements.publish(credentialIds);
     },
-    subscribe: (listener) => {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    subscribe: announcements.subscribe,
   };
 }

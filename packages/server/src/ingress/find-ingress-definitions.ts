@@ -1,9 +1,9 @@
 import type { WorkflowManifest } from "@weft/contract";
-import DataLoader from "dataloader";
-import { eq, inArray, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
 import { activeDeployments, deployments } from "../db/schema/index.ts";
 import type { StoredForm, StoredManifest, StoredWebhook } from "../deployments/stored-manifest.ts";
+import type { ActiveDeploymentReader } from "./active-deployment-reader.ts";
 
 /** A form or webhook of a project's active deployment, with the workflow it starts. */
 export interface ActiveDefinition<T> {
@@ -15,8 +15,8 @@ export interface ActiveDefinition<T> {
 
 /**
  * Manifests by deployment id. Deployments are immutable, so a cached manifest never goes stale and
- * losing the cache costs only a query: each request still reads which deployment is active, so a
- * new deployment or a rollback takes effect at once in every process.
+ * losing the cache costs only a query; which deployment is active is what can change (see
+ * `active-deployment-reader.ts`).
  */
 export interface ManifestCache {
   get(deploymentId: string): StoredManifest | undefined;
@@ -47,29 +47,6 @@ export interface DefinitionLookup {
   db: Database;
   manifests: ManifestCache;
   activeDeployments: ActiveDeploymentReader;
-}
-
-/** Reads which deployment of a project is active (undefined: none), one fresh read per call. */
-export type ActiveDeploymentReader = (projectId: string) => Promise<string | undefined>;
-
-/**
- * Lookups that arrive in the same turn of the event loop share one query. Each is still answered
- * from a read that started after it arrived (nothing is cached), so a new deployment or a rollback
- * takes effect at once; under load, one query serves every submission parsed in that turn.
- */
-export function createActiveDeploymentReader(db: Database): ActiveDeploymentReader {
-  const loader = new DataLoader<string, string | undefined>(
-    async (projectIds) => {
-      const rows = await db
-        .select({ projectId: activeDeployments.projectId, deploymentId: activeDeployments.deploymentId })
-        .from(activeDeployments)
-        .where(inArray(activeDeployments.projectId, [...projectIds]));
-      const active = new Map(rows.map((row) => [row.projectId, row.deploymentId]));
-      return projectIds.map((projectId) => active.get(projectId));
-    },
-    { cache: false, batchScheduleFn: (dispatch) => setImmediate(dispatch), maxBatchSize: 500 },
-  );
-  return (projectId) => loader.load(projectId);
 }
 
 async function activeManifest(

@@ -3,12 +3,9 @@ import { createEnqueueBatcher, type EnqueueBatcher } from "../engine/enqueue-bat
 import type { AppEnv } from "../http/app-env.ts";
 import { requestLogger } from "../http/request-context.ts";
 import type { PlatformContext } from "../platform-context.ts";
+import { createActiveDeploymentReader } from "./active-deployment-reader.ts";
 import { deriveCsrfKey } from "./csrf-token.ts";
-import {
-  createActiveDeploymentReader,
-  createManifestCache,
-  type DefinitionLookup,
-} from "./find-ingress-definitions.ts";
+import { createManifestCache, type DefinitionLookup } from "./find-ingress-definitions.ts";
 import { type Budget, budgetRetryAfterSeconds, hotPathBudgetMs, withinBudget } from "./hot-path-budget.ts";
 
 /** What the ingress routes share: the platform's dependencies and the key CSRF tokens are signed with. */
@@ -29,7 +26,11 @@ export function createIngressContext(platform: PlatformContext): IngressContext 
     definitions: {
       db: platform.database.db,
       manifests: createManifestCache(),
-      activeDeployments: createActiveDeploymentReader(platform.database.db),
+      activeDeployments: createActiveDeploymentReader({
+        db: platform.database.db,
+        clock: platform.clock,
+        changes: platform.activeDeploymentChanges,
+      }),
     },
     enqueues: createEnqueueBatcher({ db: platform.database.db, clock: platform.clock, ids: platform.ids }),
   };

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
 import { projects } from "../db/schema/index.ts";
+import type { AnnouncesActiveDeploymentChanges } from "../deployments/active-deployment-changes.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 import type { ProjectActor } from "./project-record.ts";
@@ -9,10 +10,10 @@ import type { ProjectActor } from "./project-record.ts";
 /** Deletes a project (its dependent rows go with it); false when it no longer exists. */
 export async function deleteProject(
   db: Database,
-  deps: { clock: Clock; ids: IdGenerator },
+  deps: { clock: Clock; ids: IdGenerator } & AnnouncesActiveDeploymentChanges,
   input: { projectId: string; actor: ProjectActor },
 ): Promise<boolean> {
-  return db.transaction(async (tx) => {
+  const removed = await db.transaction(async (tx) => {
     const [deleted] = await tx.delete(projects).where(eq(projects.id, input.projectId)).returning();
     if (deleted === undefined) return false;
     await recordAuditEvent(tx, deps, {
@@ -25,4 +26,6 @@ export async function deleteProject(
     });
     return true;
   });
+  if (removed) deps.activeDeploymentChanges?.publish(input.projectId);
+  return removed;
 }

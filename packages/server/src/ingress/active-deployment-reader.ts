@@ -1,0 +1,76 @@
+import DataLoader from "dataloader";
+import { inArray } from "drizzle-orm";
+import type { Database } from "../db/database.ts";
+import { activeDeployments } from "../db/schema/index.ts";
+import type { ActiveDeploymentChanges } from "../deployments/active-deployment-changes.ts";
+import type { Clock } from "../shared/clock.ts";
+
+/** Reads which deployment of a project is active (undefined: none). */
+export type ActiveDeploymentReader = (projectId: string) => Promise<string | undefined>;
+
+/**
+ * How long a cached answer is trusted without news of a change: the bound on serving a replaced
+ * deployment should an announcement be missed (say, while the LISTEN connection was being re-opened).
+ */
+export const activeDeploymentTtlMs = 1000;
+
+const defaultMaxEntries = 10_000;
+
+interface CacheEntry {
+  deploymentId: string | undefined;
+  expiresAtMs: number;
+}
+
+/**
+ * Which deployment is active, read once per project rather than once per submission: on the
+ * embedded database every read waited for the group commit in progress, which doubled the latency
+ * of a webhook (see docs/decisions.md, "Ingress caches which deployment is active"). Announced
+ * changes drop a project's entry at once: this process's own as its services commit them, other
+ * processes' through the database; without news, an entry lives `ttlMs`. Reads that miss and
+ * arrive in the same turn of the event loop share one query.
+ */
+export function createActiveDeploymentReader(deps: {
+  db: Database;
+  clock: Clock;
+  changes: ActiveDeploymentChanges;
+  ttlMs?: number;
+  maxEntries?: number;
+}): ActiveDeploymentReader {
+  const ttlMs = deps.ttlMs ?? activeDeploymentTtlMs;
+  const maxEntries = deps.maxEntries ?? defaultMaxEntries;
+  const entries = new Map<string, CacheEntry>();
+  // Counts the changes announced per project: a read during which one arrived must not be cached.
+  const changeCounts = new Map<string, number>();
+  deps.changes.subscribe((projectId) => {
+    entries.delete(projectId);
+    changeCounts.set(projectId, (changeCounts.get(projectId) ?? 0) + 1);
+  });
+  const loader = new DataLoader<string, string | undefined>(
+    async (projectIds) => {
+      const rows = await deps.db
+        .select({ projectId: activeDeployments.projectId, deploymentId: activeDeployments.deploymentId })
+        .from(activeDeployments)
+        .where(inArray(activeDeployments.projectId, [...projectIds]));
+      const active = new Map(rows.map((row) => [row.projectId, row.deploymentId]));
+      return projectIds.map((projectId) => active.get(projectId));
+    },
+    { cache: false, batchScheduleFn: (dispatch) => setImmediate(dispatch), maxBatchSize: 500 },
+  );
+  return async (projectId) => {
+    const nowMs = deps.clock.now().getTime();
+    const cached = entries.get(projectId);
+    if (cached !== undefined && cached.expiresAtMs > nowMs) return cached.deploymentId;
+    const changesBefore = changeCounts.get(projectId) ?? 0;
+    const deploymentId = await loader.load(projectId);
+    if ((changeCounts.get(projectId) ?? 0) === changesBefore) {
+      entries.delete(projectId);
+      if (entries.size >= maxEntries) {
+        // Maps iterate in insertion order: the first key is the entry written longest ago.
+        const oldest = entries.keys().next();
+        if (oldest.done !== true) entries.delete(oldest.value);
+      }
+      entries.set(projectId, { deploymentId, expiresAtMs: deps.clock.now().getTime() + ttlMs });
+    }
+    return deploymentId;
+  };
+}
