@@ -1,7 +1,8 @@
 import type { WorkflowManifest } from "@weft/contract";
 import { and, eq, gt, sql } from "drizzle-orm";
 import type { Transaction } from "../db/database.ts";
-import { insertJsonRows } from "../db/insert-json-rows.ts";
+import { jsonRowsInsert } from "../db/insert-json-rows.ts";
+import { preparedSql } from "../db/prepared-sql.ts";
 import { deployments, executions, idempotencyKeys, spans, type TriggerKind } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
@@ -83,20 +84,69 @@ export async function enqueueExecution(
 
 export type QueuedExecutionRows = ReturnType<typeof queuedExecutionRows>;
 
+/** The columns a queued execution and its spans are written with (the others keep their defaults). */
+const queuedExecutionKeys = [
+  "id",
+  "projectId",
+  "deploymentId",
+  "workflow",
+  "status",
+  "input",
+  "attempt",
+  "maxAttempts",
+  "retryMinDelayMs",
+  "retryMaxDelayMs",
+  "timeoutMs",
+  "concurrencyLimit",
+  "runAt",
+  "triggerKind",
+  "triggerName",
+  "rerunOf",
+  "traceId",
+  "executionSpanId",
+  "logs",
+  "createdAt",
+] as const;
+const queuedSpanKeys = [
+  "traceId",
+  "projectId",
+  "executionId",
+  "workflow",
+  "spanId",
+  "parentSpanId",
+  "name",
+  "kind",
+  "startTime",
+  "endTime",
+  "attributes",
+  "statusCode",
+] as const;
+type QueuedExecution = Required<Pick<typeof executions.$inferInsert, (typeof queuedExecutionKeys)[number]>> & {
+  id: string;
+};
+type QueuedSpan = Required<Pick<typeof spans.$inferInsert, (typeof queuedSpanKeys)[number]>>;
+
+const executionRows = jsonRowsInsert(executions, queuedExecutionKeys);
+const spanRows = jsonRowsInsert(spans, queuedSpanKeys);
+
+/** Every submission and run inserts through it, so it is rendered once and, on PostgreSQL, planned once per connection. */
+const insertQueuedStatement = preparedSql<never>(
+  "insert_queued_executions",
+  () =>
+    sql`with inserted_executions as (${executionRows.statement(sql.placeholder("executions"))}),
+      inserted_spans as (${spanRows.statement(sql.placeholder("spans"))})
+      select pg_notify(${executionsChannel}, '')`,
+);
+
 /**
  * Inserts queued executions with their spans and wakes the workers, in one statement of the
  * caller's transaction (PostgreSQL delivers the NOTIFY at commit).
  */
 export async function insertQueuedExecutions(tx: Transaction, rows: readonly QueuedExecutionRows[]): Promise<void> {
-  await tx.execute(
-    sql`with inserted_executions as (${insertJsonRows(
-      executions,
-      rows.map((row) => row.execution),
-    )}), inserted_spans as (${insertJsonRows(
-      spans,
-      rows.flatMap((row) => row.spans),
-    )}) select pg_notify(${executionsChannel}, '')`,
-  );
+  await insertQueuedStatement.execute(tx, {
+    executions: executionRows.json(rows.map((row) => row.execution)),
+    spans: spanRows.json(rows.flatMap((row) => row.spans)),
+  });
 }
 
 /** The rows a queued execution starts with: the execution itself, and its trigger and execution spans. */
@@ -104,7 +154,7 @@ export function queuedExecutionRows(
   deps: { clock: Clock; ids: IdGenerator },
   request: EnqueueExecutionRequest,
   workflow: WorkflowManifest,
-): { execution: typeof executions.$inferInsert & { id: string }; spans: (typeof spans.$inferInsert)[] } {
+): { execution: QueuedExecution; spans: QueuedSpan[] } {
   const now = deps.clock.now();
   const retries = retryPolicyOf(workflow);
   const executionId = deps.ids("execution");

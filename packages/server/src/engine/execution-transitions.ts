@@ -102,28 +102,29 @@ export function stepSpanOf(executionId: string, step: StepRecord): StepSpan {
   };
 }
 
-/** The statement of `recordStep`, prepared once per database handle: it runs at every step. */
-function recordStepStatement(db: Database, stores: boolean) {
+/** The statement of `recordStep`, for a step that stores its result or one that threw: it runs at every step. */
+function recordStepStatement(stores: boolean) {
   return preparedSql<{ owned: number; cancel_requested: boolean }>(
-    db,
     stores ? "record_step" : "record_failed_step",
     () => {
       const held = heldBy({ executionId: sql.placeholder("executionId"), workerId: sql.placeholder("workerId") });
       const storeResult = stores
         ? sql`, stored as (insert into execution_steps
-            (execution_id, name, kind, result, attempt, started_at, finished_at, wake_at, logs, sequence)
-            select owner.id, ${sql.placeholder("name")}, 'step', ${sql.placeholder("result")}::jsonb,
-              ${sql.placeholder("attempt")}::int, ${sql.placeholder("startedAt")}::timestamptz,
-              ${sql.placeholder("finishedAt")}::timestamptz, null, ${sql.placeholder("logs")}::jsonb,
-              ${sql.placeholder("sequence")}::int
-            from owner on conflict do nothing returning 1)`
+          (execution_id, name, kind, result, attempt, started_at, finished_at, wake_at, logs, sequence)
+          select owner.id, ${sql.placeholder("name")}, 'step', ${sql.placeholder("result")}::jsonb,
+            ${sql.placeholder("attempt")}::int, ${sql.placeholder("startedAt")}::timestamptz,
+            ${sql.placeholder("finishedAt")}::timestamptz, null, ${sql.placeholder("logs")}::jsonb,
+            ${sql.placeholder("sequence")}::int
+          from owner on conflict do nothing returning 1)`
         : sql``;
       return sql`with ${relaxedCommit}, owner as (select id, cancel_requested_at from executions where ${held})${storeResult}
-        select (select count(*)::int from owner) as owned, ${relaxedCommitUsed} as relaxed,
-          coalesce((select cancel_requested_at is not null from owner), false) as cancel_requested`;
+      select (select count(*)::int from owner) as owned, ${relaxedCommitUsed} as relaxed,
+        coalesce((select cancel_requested_at is not null from owner), false) as cancel_requested`;
     },
   );
 }
+
+const recordStepStatements = { stores: recordStepStatement(true), threw: recordStepStatement(false) };
 
 /**
  * Stores a completed step (a step that threw stores nothing). Answers whether the lease is still
@@ -137,7 +138,7 @@ export async function recordStep(
 ): Promise<{ owned: boolean; cancelRequested: boolean }> {
   const owner = { executionId: lease.executionId, workerId: lease.workerId };
   const [row] = step.outcome.ok
-    ? await recordStepStatement(db, true).execute({
+    ? await recordStepStatements.stores.execute(db, {
         ...owner,
         name: step.name,
         result: jsonParam(step.outcome.result),
@@ -147,7 +148,7 @@ export async function recordStep(
         logs: jsonParam(step.logs),
         sequence: step.sequence,
       })
-    : await recordStepStatement(db, false).execute(owner);
+    : await recordStepStatements.threw.execute(db, owner);
   return { owned: (row?.owned ?? 0) > 0, cancelRequested: row?.cancel_requested === true };
 }
 
