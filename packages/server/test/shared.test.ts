@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createManualClock } from "../src/shared/clock.ts";
 import { createIdGenerator, isIdOfKind } from "../src/shared/ids.ts";
 import { createLogger } from "../src/shared/logger.ts";
+import { createIdRandomness } from "../src/shared/random-pool.ts";
 import { generateToken, hashSecret, secretMatchesHash, secretsEqual } from "../src/shared/secrets.ts";
 
 describe("manual clock", () => {
@@ -35,6 +36,27 @@ describe("ids", () => {
     const early = createIdGenerator(createManualClock(new Date("2026-01-01T00:00:00Z")))("execution");
     const late = createIdGenerator(createManualClock(new Date("2026-06-01T00:00:00Z")))("execution");
     expect(early < late).toBe(true);
+  });
+});
+
+describe("randomness for ids", () => {
+  it("hands out fresh bytes, refilling its block when a draw would run past it", () => {
+    const randomness = createIdRandomness(8);
+    const draws = Array.from({ length: 200 }, () => randomness.hex(5));
+    for (const draw of draws) expect(draw).toMatch(/^[0-9a-f]{10}$/);
+    // 40 random bits each: a repeat among 200 draws would mean bytes were handed out twice.
+    expect(new Set(draws).size).toBe(draws.length);
+  });
+
+  it("gives fractions in [0, 1) in steps of 1/256", () => {
+    const randomness = createIdRandomness(16);
+    const fractions = Array.from({ length: 1000 }, () => randomness.unitFraction());
+    for (const fraction of fractions) {
+      expect(fraction).toBeGreaterThanOrEqual(0);
+      expect(fraction).toBeLessThan(1);
+      expect(Number.isInteger(fraction * 256)).toBe(true);
+    }
+    expect(new Set(fractions).size).toBeGreaterThan(100);
   });
 });
 

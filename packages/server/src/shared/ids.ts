@@ -1,5 +1,6 @@
 import { monotonicFactory } from "ulid";
 import type { Clock } from "./clock.ts";
+import { idRandomness } from "./random-pool.ts";
 
 /**
  * Prefixes of every id the platform hands out. A prefix tells a reader (and a support engineer
@@ -25,7 +26,7 @@ export type IdGenerator = (kind: IdKind) => string;
 
 /** Ids are lower-case ULIDs: lower-casing Crockford base32 keeps their byte order. */
 export function createIdGenerator(clock: Clock): IdGenerator {
-  const nextUlid = monotonicFactory();
+  const nextUlid = monotonicFactory(idRandomness.unitFraction);
   return (kind) => `${idPrefixes[kind]}_${nextUlid(clock.now().getTime()).toLowerCase()}`;
 }
 
