@@ -27,6 +27,8 @@ async function projectRows() {
 
 describe("projects namespace", () => {
   it("creates, reads, lists, renames and deletes a project, auditing every change", async () => {
+    // An instant with milliseconds, so that every path must carry them to the wire.
+    weft.clock.advance(123);
     const created = await callRpc(weft.url, "projects.create", { name: "Website" }, { token: ada.credential });
     expect(created.status).toBe(200);
     expect(created.json).toEqual({
