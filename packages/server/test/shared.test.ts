@@ -1,6 +1,7 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { createManualClock } from "../src/shared/clock.ts";
+import { createExpiringMap } from "../src/shared/expiring-map.ts";
 import { createIdGenerator, isIdOfKind } from "../src/shared/ids.ts";
 import { createLogger } from "../src/shared/logger.ts";
 import { createIdRandomness } from "../src/shared/random-pool.ts";
@@ -106,5 +107,22 @@ describe("logger", () => {
     for (const secret of ["weft_secret1", "clm_secret2", "123456", "weft_secret3"]) {
       expect(output).not.toContain(secret);
     }
+  });
+});
+
+describe("expiring map", () => {
+  it("answers an entry until it expires and makes room by dropping the one written longest ago", () => {
+    const map = createExpiringMap<string, number>(2);
+    map.set("a", 1, 1000);
+    map.set("b", 2, 1000);
+    expect(map.get("a", 999)).toBe(1);
+    expect(map.get("a", 1000)).toBeUndefined();
+    map.set("a", 1, 2000);
+    map.set("c", 3, 2000);
+    expect(map.get("b", 0)).toBeUndefined();
+    expect([map.get("a", 0), map.get("c", 0)]).toEqual([1, 3]);
+    map.deleteWhere((value) => value === 3);
+    map.delete("a");
+    expect([map.get("a", 0), map.get("c", 0)]).toEqual([undefined, undefined]);
   });
 });

@@ -4,6 +4,7 @@ import type { Database } from "../db/database.ts";
 import { activeDeployments } from "../db/schema/index.ts";
 import type { ActiveDeploymentChanges } from "../deployments/active-deployment-changes.ts";
 import type { Clock } from "../shared/clock.ts";
+import { createExpiringMap } from "../shared/expiring-map.ts";
 
 /** Reads which deployment of a project is active (undefined: none). */
 export type ActiveDeploymentReader = (projectId: string) => Promise<string | undefined>;
@@ -15,11 +16,6 @@ export type ActiveDeploymentReader = (projectId: string) => Promise<string | und
 export const activeDeploymentTtlMs = 1000;
 
 const defaultMaxEntries = 10_000;
-
-interface CacheEntry {
-  deploymentId: string | undefined;
-  expiresAtMs: number;
-}
 
 /**
  * Which deployment is active, read once per project rather than once per submission: on the
@@ -38,12 +34,13 @@ export function createActiveDeploymentReader(deps: {
 }): ActiveDeploymentReader {
   const ttlMs = deps.ttlMs ?? activeDeploymentTtlMs;
   const maxEntries = deps.maxEntries ?? defaultMaxEntries;
-  const entries = new Map<string, CacheEntry>();
-  // Counts the changes announced per project: a read during which one arrived must not be cached.
-  const changeCounts = new Map<string, number>();
+  const entries = createExpiringMap<string, { deploymentId: string | undefined }>(maxEntries);
+  // Counts announced changes: a read during which one arrived (for any project, so that nothing
+  // per project outlives its entry) must not be cached.
+  let changeCount = 0;
   deps.changes.subscribe((projectId) => {
     entries.delete(projectId);
-    changeCounts.set(projectId, (changeCounts.get(projectId) ?? 0) + 1);
+    changeCount += 1;
   });
   const loader = new DataLoader<string, string | undefined>(
     async (projectIds) => {
@@ -57,19 +54,12 @@ export function createActiveDeploymentReader(deps: {
     { cache: false, batchScheduleFn: (dispatch) => setImmediate(dispatch), maxBatchSize: 500 },
   );
   return async (projectId) => {
-    const nowMs = deps.clock.now().getTime();
-    const cached = entries.get(projectId);
-    if (cached !== undefined && cached.expiresAtMs > nowMs) return cached.deploymentId;
-    const changesBefore = changeCounts.get(projectId) ?? 0;
+    const cached = entries.get(projectId, deps.clock.now().getTime());
+    if (cached !== undefined) return cached.deploymentId;
+    const changesBefore = changeCount;
     const deploymentId = await loader.load(projectId);
-    if ((changeCounts.get(projectId) ?? 0) === changesBefore) {
-      entries.delete(projectId);
-      if (entries.size >= maxEntries) {
-        // Maps iterate in insertion order: the first key is the entry written longest ago.
-        const oldest = entries.keys().next();
-        if (oldest.done !== true) entries.delete(oldest.value);
-      }
-      entries.set(projectId, { deploymentId, expiresAtMs: deps.clock.now().getTime() + ttlMs });
+    if (changeCount === changesBefore) {
+      entries.set(projectId, { deploymentId }, deps.clock.now().getTime() + ttlMs);
     }
     return deploymentId;
   };

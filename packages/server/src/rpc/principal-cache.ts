@@ -4,6 +4,7 @@ import { memberships, workspaces } from "../db/schema/index.ts";
 import type { CredentialRevocations } from "../identity/credential-revocations.ts";
 import { findActiveCredential } from "../identity/credentials.ts";
 import type { Clock } from "../shared/clock.ts";
+import { createExpiringMap } from "../shared/expiring-map.ts";
 import { hashSecret } from "../shared/secrets.ts";
 import type { Principal } from "./context.ts";
 
@@ -20,11 +21,6 @@ export interface PrincipalResolver {
   resolve(secret: string): Promise<Principal | undefined>;
   /** Stops listening for revocations. */
   close(): void;
-}
-
-interface CacheEntry {
-  principal: Principal;
-  expiresAtMs: number;
 }
 
 async function loadPrincipal(
@@ -67,37 +63,26 @@ export function createPrincipalResolver(deps: {
 }): PrincipalResolver {
   const ttlMs = deps.ttlMs ?? principalCacheTtlMs;
   const maxEntries = deps.maxEntries ?? defaultMaxEntries;
-  const entries = new Map<string, CacheEntry>();
+  const entries = createExpiringMap<string, Principal>(maxEntries);
   // A lookup that started before a revocation must not cache what it read.
   let revocationEpoch = 0;
   const unsubscribe = deps.revocations.subscribe((credentialIds) => {
     revocationEpoch += 1;
     const revoked = new Set(credentialIds);
-    for (const [key, entry] of entries) {
-      if (revoked.has(entry.principal.credentialId)) entries.delete(key);
-    }
+    entries.deleteWhere((principal) => revoked.has(principal.credentialId));
   });
   return {
     resolve: async (secret) => {
       const key = hashSecret(secret);
       const nowMs = deps.clock.now().getTime();
-      const cached = entries.get(key);
-      if (cached !== undefined && cached.expiresAtMs > nowMs) return cached.principal;
-      if (cached !== undefined) entries.delete(key);
+      const cached = entries.get(key, nowMs);
+      if (cached !== undefined) return cached;
       const epoch = revocationEpoch;
       const loaded = await loadPrincipal(deps.db, deps.clock, secret);
       if (loaded === undefined) return undefined;
       // A revocation announced while we read may concern this credential: read again, cache nothing.
       if (epoch !== revocationEpoch) return (await loadPrincipal(deps.db, deps.clock, secret))?.principal;
-      if (entries.size >= maxEntries) {
-        // Maps iterate in insertion order: the first key is the oldest entry.
-        const oldest = entries.keys().next();
-        if (oldest.done !== true) entries.delete(oldest.value);
-      }
-      entries.set(key, {
-        principal: loaded.principal,
-        expiresAtMs: Math.min(nowMs + ttlMs, loaded.credentialExpiresAt.getTime()),
-      });
+      entries.set(key, loaded.principal, Math.min(nowMs + ttlMs, loaded.credentialExpiresAt.getTime()));
       return loaded.principal;
     },
     close: unsubscribe,
