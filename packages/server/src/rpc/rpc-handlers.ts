@@ -6,6 +6,7 @@ import type { InputIssue } from "@weft/contract";
 import { bearerChallenge } from "./bearer-authentication.ts";
 import type { RpcInitialContext } from "./context.ts";
 import { router } from "./router.ts";
+import { refuseUnstorableInput } from "./storable-input.ts";
 
 /** Largest RPC request body; larger ones get 413 before the procedure runs. */
 /** Large enough for `deployments.create`, which carries a bundle of up to 10 MiB beside its manifest. */
@@ -71,6 +72,7 @@ function handlerOptions(options: RpcHandlerOptions) {
           throw toPublicError(error, context);
         }
       },
+      refuseUnstorableInput,
     ],
   };
 }

@@ -1,14 +1,16 @@
 /**
  * Whether a decoded JSON value can be stored and processed safely: nested no deeper than a bound,
- * and with no string (value or key) that PostgreSQL's `jsonb` and `text` refuse. PostgreSQL rejects
- * `\u0000` in both, and a lone UTF-16 surrogate has no UTF-8 form, so either would otherwise surface
- * as a database error long after the request was accepted.
+ * made only of JSON's own kinds of value, and with no string (value or key) that PostgreSQL's
+ * `jsonb` and `text` refuse. PostgreSQL rejects `\u0000` in both, and a lone UTF-16 surrogate has
+ * no UTF-8 form, so either would otherwise surface as a database error long after the request was
+ * accepted. Decoders richer than `JSON.parse` (oRPC's RPC wire carries BigInt, Date, Map, Set, NaN
+ * …) can hand over values that `JSON.stringify` throws on or silently rewrites.
  */
 
 /** Nesting allowed in request bodies and stored values; deeper input is refused before it is walked further. */
 export const maxJsonDepth = 64;
 
-export type UnstorableProblem = "too_deep" | "nul_character" | "lone_surrogate";
+export type UnstorableProblem = "too_deep" | "nul_character" | "lone_surrogate" | "not_json";
 
 export type StorableCheck = { ok: true } | { ok: false; problem: UnstorableProblem; path: (string | number)[] };
 
@@ -17,6 +19,28 @@ export function unstorableStringProblem(text: string): UnstorableProblem | undef
   if (text.includes("\u0000")) return "nul_character";
   if (!text.isWellFormed()) return "lone_surrogate";
   return undefined;
+}
+
+/**
+ * JSON's kinds of value. `undefined` passes: `JSON.stringify` leaves it out of objects, which is
+ * what an absent optional field means.
+ */
+function isJsonKind(value: unknown): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+    case "undefined":
+      return true;
+    case "number":
+      return Number.isFinite(value);
+    case "object": {
+      if (value === null || Array.isArray(value)) return true;
+      const prototype: unknown = Object.getPrototypeOf(value);
+      return prototype === Object.prototype || prototype === null;
+    }
+    default:
+      return false;
+  }
 }
 
 /**
@@ -32,6 +56,7 @@ export function checkStorableJson(value: unknown, maxDepth: number = maxJsonDept
       if (problem !== undefined) return { ok: false, problem, path };
       continue;
     }
+    if (!isJsonKind(current)) return { ok: false, problem: "not_json", path };
     if (typeof current !== "object" || current === null) continue;
     if (path.length >= maxDepth) return { ok: false, problem: "too_deep", path };
     if (Array.isArray(current)) {
@@ -72,5 +97,7 @@ export function describeUnstorable(check: Extract<StorableCheck, { ok: false }>,
       return `${field} contains a NUL character (\\u0000), which cannot be stored`;
     case "lone_surrogate":
       return `${field} contains a lone UTF-16 surrogate, which is not valid Unicode text`;
+    case "not_json":
+      return `${field} is not a JSON value (string, finite number, boolean, null, array or object)`;
   }
 }
