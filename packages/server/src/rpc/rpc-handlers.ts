@@ -40,10 +40,12 @@ function toPublicError(error: unknown, context: RpcInitialContext): unknown {
     if (error.status < 500) return error;
   }
   context.requestLogger().error({ err: error }, "RPC procedure failed");
-  return new ORPCError("INTERNAL_SERVER_ERROR", {
-    status: 500,
-    message: `Unexpected server error; quote request id ${context.requestId}.`,
-  });
+  return new ORPCError("INTERNAL_SERVER_ERROR", { status: 500, message: internalErrorMessage(context.requestId) });
+}
+
+/** The one wording of a 500 on `/rpc` and `/api`: the request id to quote, and nothing of what went wrong. */
+export function internalErrorMessage(requestId: string): string {
+  return `Unexpected server error; quote request id ${requestId}.`;
 }
 
 /** What the handlers need beyond the router: where a 401 tells the caller to look for how to authenticate. */
