@@ -573,6 +573,20 @@ describe("hostile tenant: ID-JAG email claims", () => {
     expect(await weft.database.db.select({ id: accounts.id }).from(accounts)).toEqual(before);
   });
 
+  it.each([
+    ["jti", "\u0000"],
+    ["sub", "user-\ud800"],
+  ])("refuses a %s claim PostgreSQL cannot store with invalid_assertion", async (claim, value) => {
+    const before = await weft.database.db.select({ id: accounts.id }).from(accounts);
+    const response = await postJson(
+      `${weft.url}/agent/auth`,
+      idJagRegistration(await idp.sign(idJagClaims({ email: "frank@example.com", [claim]: value }))),
+    );
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ error: "invalid_assertion" });
+    expect(await weft.database.db.select({ id: accounts.id }).from(accounts)).toEqual(before);
+  });
+
   it("still registers a well-formed address", async () => {
     const response = await postJson(
       `${weft.url}/agent/auth`,

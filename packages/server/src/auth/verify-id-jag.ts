@@ -1,6 +1,7 @@
 import type { TrustedIssuer } from "../config/config.ts";
 import { allScopes, type Scope } from "../identity/scopes.ts";
 import type { Clock } from "../shared/clock.ts";
+import { checkStorableJson, describeUnstorable } from "../shared/storable-json.ts";
 import { AuthError } from "./auth-error.ts";
 import { isDeliverableEmailAddress } from "./email-address.ts";
 import type { JwksCache } from "./jwks-cache.ts";
@@ -52,6 +53,9 @@ export async function verifyIdJag(
     },
     deps,
   );
+  // Signed by a trusted issuer, yet stored (jti, sub): a claim PostgreSQL cannot store would be a 500.
+  const storable = checkStorableJson(payload);
+  if (!storable.ok) throw new AuthError("invalid_assertion", `The claim ${describeUnstorable(storable)}.`);
   if (typeof payload.client_id !== "string" || !issuer.clientIds.includes(payload.client_id)) {
     throw new AuthError("invalid_client_id", "The asserting client is not trusted for this issuer.");
   }
