@@ -183,6 +183,35 @@ describe("hostile tenant: input the API cannot store", () => {
     },
   );
 
+  it("refuses form-encoded /api input nested 20 000 deep or holding a NUL, and still accepts a plain form", async () => {
+    const before = await snapshot();
+    const post = (body: string) =>
+      fetch(`${weft.url}/api/projects/create`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          authorization: `Bearer ${mallory.tenant.credential}`,
+        },
+        body,
+      });
+    for (const body of [`name${"[a]".repeat(20_000)}=x`, "name=a%00b"]) {
+      const refused = await post(body);
+      expect(refused.status).toBe(400);
+      const refusal = (await refused.json()) as { code: string; data: { issues: { path: unknown[] }[] } };
+      expect(refusal.code).toBe("BAD_REQUEST");
+      expect(refusal.data.issues[0]?.path[0]).toBe("name");
+    }
+    expect(await snapshot()).toEqual(before);
+    const accepted = await post("name=Form%20encoded");
+    expect(accepted.status).toBe(200);
+    await callRpc(
+      weft.url,
+      "projects.delete",
+      { projectId: ((await accepted.json()) as { id: string }).id },
+      { token: mallory.tenant.credential },
+    );
+  });
+
   it("refuses a BigInt decoded from oRPC meta, naming the field", async () => {
     const before = await snapshot();
     const { projectId } = mallory;

@@ -48,6 +48,10 @@ describe("checkStorableJson", () => {
       "big is not a JSON value (string, finite number, boolean, null, array or object)",
     );
     expect(checkStorableJson({ absent: undefined, bare: Object.create(null) })).toEqual({ ok: true });
+    // oRPC's form decoder builds objects on an empty, frozen, null-prototype prototype.
+    const EmptyPrototype = function EmptyPrototype() {} as unknown as new () => object;
+    EmptyPrototype.prototype = Object.freeze(Object.create(null));
+    expect(checkStorableJson({ form: new EmptyPrototype() })).toEqual({ ok: true });
   });
 
   it("formats paths as a reader would write them", () => {

@@ -22,6 +22,17 @@ export function unstorableStringProblem(text: string): UnstorableProblem | undef
 }
 
 /**
+ * An object with nothing inherited but, at most, Object.prototype: a plain or null-prototype object.
+ * Empty prototypes pass too, because oRPC's form decoder builds its objects on one.
+ */
+function isRecord(value: object): boolean {
+  for (let prototype = Object.getPrototypeOf(value); prototype !== null; prototype = Object.getPrototypeOf(prototype)) {
+    if (prototype !== Object.prototype && Reflect.ownKeys(prototype).length > 0) return false;
+  }
+  return true;
+}
+
+/**
  * JSON's kinds of value. `undefined` passes: `JSON.stringify` leaves it out of objects, which is
  * what an absent optional field means.
  */
@@ -33,11 +44,8 @@ function isJsonKind(value: unknown): boolean {
       return true;
     case "number":
       return Number.isFinite(value);
-    case "object": {
-      if (value === null || Array.isArray(value)) return true;
-      const prototype: unknown = Object.getPrototypeOf(value);
-      return prototype === Object.prototype || prototype === null;
-    }
+    case "object":
+      return value === null || Array.isArray(value) || isRecord(value);
     default:
       return false;
   }
