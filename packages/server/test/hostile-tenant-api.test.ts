@@ -336,6 +336,31 @@ describe("hostile tenant: extreme dates in filters and cursors", () => {
     },
   );
 
+  it("traces.list pages through every trace with the cursors it hands out", async () => {
+    const token = { token: mallory.tenant.credential };
+    for (const n of [1, 2]) {
+      await callRpc(weft.url, "workflows.run", { projectId: mallory.projectId, workflow: "echo", input: { n } }, token);
+    }
+    const all = await callRpc(weft.url, "traces.list", { projectId: mallory.projectId, limit: 100 }, token);
+    const everyTrace = (all.json as { data: { traceId: string }[] }).data.map((trace) => trace.traceId);
+    expect(everyTrace.length).toBeGreaterThan(1);
+    const paged: string[] = [];
+    let cursor: string | null | undefined;
+    do {
+      const page = await callRpc(
+        weft.url,
+        "traces.list",
+        { projectId: mallory.projectId, limit: 1, ...(cursor == null ? {} : { cursor }) },
+        token,
+      );
+      expect(page.status).toBe(200);
+      const body = page.json as { data: { traceId: string }[]; nextCursor: string | null };
+      paged.push(...body.data.map((trace) => trace.traceId));
+      cursor = body.nextCursor;
+    } while (cursor !== null && paged.length <= everyTrace.length);
+    expect(paged).toEqual(everyTrace);
+  });
+
   it("traces.list with a cursor whose execution id PostgreSQL cannot store answers 400", async () => {
     const cursor = traceCursor("2026-01-01T00:00:00.000Z", "exe_\u0000");
     const result = await callRpc(

@@ -123,7 +123,9 @@ export async function listTraces(
       status: { code: row.statusCode ?? "unset", message: row.statusMessage },
     })),
     nextCursor:
-      rows.length > request.limit && last !== undefined ? encodeTraceCursor(last.startTime, last.spanId) : null,
+      rows.length > request.limit && last?.executionId != null
+        ? encodeTraceCursor(last.startTime, last.executionId)
+        : null,
   };
 }
 
