@@ -122,6 +122,7 @@ const hostileTargets: Record<string, { input: (own: TenantFixture) => Record<str
   "projects.update": { input: ({ projectId }) => ({ projectId, name: "fine" }), field: "name" },
   "projects.delete": { input: ({ projectId }) => ({ projectId }), field: "projectId" },
   "deployments.create": { input: ({ projectId }) => ({ projectId, manifest, bundle }), field: "manifest" },
+  "deployments.create#bundle": { input: ({ projectId }) => ({ projectId, manifest, bundle }), field: "bundle" },
   "deployments.activate": {
     input: ({ projectId, deploymentId }) => ({ projectId, deploymentId }),
     field: "deploymentId",
