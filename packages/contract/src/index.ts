@@ -6,6 +6,7 @@ import { workflowsContract } from "./workflows.ts";
 
 export * from "./deployments.ts";
 export * from "./errors.ts";
+export * from "./instants.ts";
 export * from "./manifest.ts";
 export * from "./pagination.ts";
 export * from "./projects.ts";

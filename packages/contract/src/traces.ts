@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { procedure } from "./errors.ts";
+import { instantInputSchema } from "./instants.ts";
 import { definitionNameSchema } from "./manifest.ts";
 import { projectIdSchema } from "./projects.ts";
 import { executionStatusSchema } from "./workflows.ts";
@@ -58,8 +59,8 @@ export const tracesContract = {
       z
         .object({
           projectId: projectIdSchema,
-          from: z.iso.datetime().optional(),
-          to: z.iso.datetime().optional(),
+          from: instantInputSchema.optional(),
+          to: instantInputSchema.optional(),
           workflow: definitionNameSchema.optional(),
           status: z.union([executionStatusSchema, z.array(executionStatusSchema).min(1)]).optional(),
           limit: z.int().min(1).max(tracesPageLimit).default(20),

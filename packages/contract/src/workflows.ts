@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { deploymentIdSchema } from "./deployments.ts";
 import { procedure } from "./errors.ts";
+import { instantInputSchema } from "./instants.ts";
 import { definitionNameSchema, workflowManifestSchema } from "./manifest.ts";
 import { pageOf, paginationInput } from "./pagination.ts";
 import { projectIdSchema } from "./projects.ts";
@@ -104,8 +105,8 @@ export const workflowsContract = {
           projectId: projectIdSchema,
           workflow: definitionNameSchema.optional(),
           status: z.union([executionStatusSchema, z.array(executionStatusSchema).min(1)]).optional(),
-          createdFrom: z.iso.datetime().optional(),
-          createdTo: z.iso.datetime().optional(),
+          createdFrom: instantInputSchema.optional(),
+          createdTo: instantInputSchema.optional(),
           pagination: paginationInput({ maxPageSize: executionsPageLimit }).optional(),
         })
         .strict(),

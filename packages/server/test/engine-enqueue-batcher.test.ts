@@ -88,6 +88,22 @@ describe("the enqueue batcher (group commit of triggers)", () => {
     expect(orphans).toHaveLength(0);
   });
 
+  it("fails only a request whose input PostgreSQL cannot store; the others of its batch are committed", async () => {
+    const batcher = createEnqueueBatcher({ db: database.db, ...deps });
+    const outcomes = await Promise.allSettled([
+      batcher.enqueue(request({ n: 4 })),
+      batcher.enqueue(request({ text: "nul \u0000 inside" })),
+      batcher.enqueue(request({ n: 5 })),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    const committed = outcomes.flatMap((outcome) => (outcome.status === "fulfilled" ? [outcome.value] : []));
+    const rows = await database.db.select().from(executions).where(inArray(executions.id, committed));
+    expect(rows.map((row) => row.input).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual([
+      { n: 4 },
+      { n: 5 },
+    ]);
+  });
+
   it("writes nothing for a request whose deadline passed, before or during its transaction", async () => {
     const batcher = createEnqueueBatcher({ db: database.db, ...deps });
     const before = await database.db.select({ id: executions.id }).from(executions);

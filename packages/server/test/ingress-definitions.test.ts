@@ -55,6 +55,15 @@ describe("reading the active deployment of projects", () => {
     expect(answers).toEqual([one.id, two.id, undefined, one.id]);
   });
 
+  it("fails only the lookup the database refuses; the others of its batch are answered", async () => {
+    const one = await createDeployment(database.db, elsewhere, { projectId: "prj_one", manifest, bundle });
+    const { read } = processReader();
+    const answers = await Promise.allSettled(["prj_one", "prj_\u0000bad", "prj_none"].map((id) => read(id)));
+    expect(answers.map((answer) => answer.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(answers[0]).toEqual({ status: "fulfilled", value: one.id });
+    expect(answers[2]).toEqual({ status: "fulfilled", value: undefined });
+  });
+
   it("sees this process's new deployment and rollback at once, though it caches between lookups", async () => {
     const { changes, read } = processReader();
     const here = { ...elsewhere, activeDeploymentChanges: changes };

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
@@ -19,6 +21,44 @@ describe("migrations", () => {
     await migrateEmbedded(client);
     expect(await countApplied((sql) => client.query(sql))).toBe(applied);
     await handle.close();
+  });
+
+  it("moves stored idempotency keys into the scope of the trigger they came from", async () => {
+    const folder = join(import.meta.dirname, "../drizzle");
+    const files = readdirSync(folder)
+      .filter((name) => name.endsWith(".sql"))
+      .sort();
+    const apply = async (client: PGlite, file: string) => {
+      for (const statement of readFileSync(join(folder, file), "utf8").split("--> statement-breakpoint")) {
+        await client.exec(statement);
+      }
+    };
+    const client = await PGlite.create();
+    const scopeMigration = files.findIndex((name) => name.startsWith("0002_"));
+    for (const file of files.slice(0, scopeMigration)) await apply(client, file);
+    // Keys as they were stored before scopes: the trigger's prefix inside the key.
+    await client.exec(`
+      set session_replication_role = replica;
+      insert into executions (id, project_id, deployment_id, workflow, status, attempt, max_attempts,
+        retry_min_delay_ms, retry_max_delay_ms, run_at, trigger_kind, trigger_name, trace_id,
+        execution_span_id, logs, created_at)
+      select id, 'prj_1', 'dep_1', 'echo', 'queued', 1, 1, 0, 0, now(), kind, name, 't', 's', '[]', now()
+      from (values ('exe_api', 'api', null), ('exe_hook', 'webhook', 'orders'), ('exe_form', 'form', 'contact'))
+        as triggers (id, kind, name);
+      insert into idempotency_keys (project_id, key, execution_id, expires_at) values
+        ('prj_1', 'webhook:orders:K', 'exe_api', now()),
+        ('prj_1', 'webhook:orders:K2', 'exe_hook', now()),
+        ('prj_1', 'form:contact:nonce', 'exe_form', now());
+      set session_replication_role = default;
+    `);
+    await apply(client, files[scopeMigration] ?? "");
+    const migrated = await client.query("select scope, key, execution_id from idempotency_keys order by execution_id");
+    expect(migrated.rows).toEqual([
+      { scope: "api:echo", key: "webhook:orders:K", execution_id: "exe_api" },
+      { scope: "form:contact", key: "nonce", execution_id: "exe_form" },
+      { scope: "webhook:orders", key: "K2", execution_id: "exe_hook" },
+    ]);
+    await client.close();
   });
 
   it.skipIf(testServerUrl() === undefined)(

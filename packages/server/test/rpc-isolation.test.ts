@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { isContractProcedure } from "@orpc/contract";
 import { contract } from "@weft/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -62,6 +63,18 @@ const attempts: Record<
   "resources.list": { input: ({ projectId }) => ({ projectId }), expectation: "refused" },
   "resources.get": { input: ({ projectId }) => ({ projectId, kind: "form", name: "contact" }), expectation: "refused" },
 };
+
+/** Ids of the right shape that name nothing. */
+function missingFixture(): VictimFixture {
+  const suffix = () => randomUUID().replaceAll("-", "").slice(0, 26);
+  return {
+    victim: { ...fixture.victim, personalWorkspaceId: `wsp_${suffix()}` },
+    projectId: `prj_${suffix()}`,
+    deploymentId: `dep_${suffix()}`,
+    executionId: `exe_${suffix()}`,
+    traceId: randomUUID().replaceAll("-", ""),
+  };
+}
 
 function procedurePaths(router: object, prefix: string[] = []): string[] {
   return Object.entries(router).flatMap(([key, value]) => {
@@ -132,6 +145,11 @@ describe("tenant isolation", () => {
       if (attempt.expectation === "refused") {
         expect(result.status).toBe(404);
         expect(result.json).toMatchObject({ code: "NOT_FOUND" });
+        // What does not exist reads exactly like what is someone else's.
+        const missing = await callRpc(weft.url, procedure, attempt.input(missingFixture()), {
+          token: intruder.credential,
+        });
+        expect(missing.text).toBe(result.text);
       } else {
         expect(result.status).toBe(200);
       }

@@ -36,6 +36,24 @@ describe("checkStorableJson", () => {
     expect(checkStorableJson("\uDC00")).toEqual({ ok: false, problem: "lone_surrogate", path: [] });
   });
 
+  it("refuses values that are not JSON, as richer decoders than JSON.parse produce them", () => {
+    expect(checkStorableJson({ input: { n: 10n } })).toEqual({ ok: false, problem: "not_json", path: ["input", "n"] });
+    expect(checkStorableJson([new Date(0)])).toEqual({ ok: false, problem: "not_json", path: [0] });
+    expect(checkStorableJson({ m: new Map() })).toMatchObject({ ok: false, problem: "not_json", path: ["m"] });
+    expect(checkStorableJson({ x: Number.NaN })).toMatchObject({ ok: false, problem: "not_json", path: ["x"] });
+    expect(checkStorableJson({ x: Number.POSITIVE_INFINITY })).toMatchObject({ ok: false, problem: "not_json" });
+    const check = checkStorableJson({ big: 1n });
+    if (check.ok) throw new Error("expected a refusal");
+    expect(describeUnstorable(check)).toBe(
+      "big is not a JSON value (string, finite number, boolean, null, array or object)",
+    );
+    expect(checkStorableJson({ absent: undefined, bare: Object.create(null) })).toEqual({ ok: true });
+    // oRPC's form decoder builds objects on an empty, frozen, null-prototype prototype.
+    const EmptyPrototype = function EmptyPrototype() {} as unknown as new () => object;
+    EmptyPrototype.prototype = Object.freeze(Object.create(null));
+    expect(checkStorableJson({ form: new EmptyPrototype() })).toEqual({ ok: true });
+  });
+
   it("formats paths as a reader would write them", () => {
     expect(formatJsonPath([])).toBe("(root)");
     expect(formatJsonPath(["a", 0, "b-c", "d"])).toBe('a[0]["b-c"].d');

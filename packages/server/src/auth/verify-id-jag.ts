@@ -1,7 +1,9 @@
 import type { TrustedIssuer } from "../config/config.ts";
 import { allScopes, type Scope } from "../identity/scopes.ts";
 import type { Clock } from "../shared/clock.ts";
+import { checkStorableJson, describeUnstorable } from "../shared/storable-json.ts";
 import { AuthError } from "./auth-error.ts";
+import { isDeliverableEmailAddress } from "./email-address.ts";
 import type { JwksCache } from "./jwks-cache.ts";
 import { verifySignedJwt } from "./verify-signed-jwt.ts";
 
@@ -51,11 +53,22 @@ export async function verifyIdJag(
     },
     deps,
   );
+  // Signed by a trusted issuer, yet stored (jti, sub): a claim PostgreSQL cannot store would be a 500.
+  const storable = checkStorableJson(payload);
+  if (!storable.ok) throw new AuthError("invalid_assertion", `The claim ${describeUnstorable(storable)}.`);
   if (typeof payload.client_id !== "string" || !issuer.clientIds.includes(payload.client_id)) {
     throw new AuthError("invalid_client_id", "The asserting client is not trusted for this issuer.");
   }
-  if (typeof payload.email !== "string" || payload.email_verified !== true) {
-    throw new AuthError("missing_verified_email", "The ID-JAG must carry an email claim with email_verified: true.");
+  // The same rule as `verified_email` registrations: the claim becomes the account's address.
+  if (
+    typeof payload.email !== "string" ||
+    !isDeliverableEmailAddress(payload.email.trim()) ||
+    payload.email_verified !== true
+  ) {
+    throw new AuthError(
+      "missing_verified_email",
+      "The ID-JAG must carry an email claim holding an email address, with email_verified: true.",
+    );
   }
   return {
     issuer: issuer.issuer,

@@ -6,7 +6,7 @@ import { fetchKeysetPage, type KeysetPage, matchingCount, type PageRequest, slic
 import { activeDeployments, deployments } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
-import { NotFoundError } from "../shared/service-errors.ts";
+import { NotFoundError, notFoundMessage } from "../shared/service-errors.ts";
 import type { AnnouncesActiveDeploymentChanges } from "./active-deployment-changes.ts";
 import { type DeploymentSummary, toDeploymentSummary } from "./deployment-summary.ts";
 import { makeActive } from "./make-active.ts";
@@ -42,7 +42,7 @@ export async function getDeployment(
 ): Promise<DeploymentSummary> {
   const [row] = await db.select(summaryColumns).from(deployments).where(eq(deployments.id, deploymentId));
   if (row === undefined || (options.projectId !== undefined && row.projectId !== options.projectId)) {
-    throw new NotFoundError(`no deployment ${deploymentId}`);
+    throw new NotFoundError(notFoundMessage("deployment"));
   }
   return toDeploymentSummary(row, { active: (await activeDeploymentId(db, row.projectId)) === row.id });
 }
@@ -100,6 +100,6 @@ export async function readDeploymentBundle(db: Database, deploymentId: string): 
     .select({ bundle: deployments.bundle })
     .from(deployments)
     .where(eq(deployments.id, deploymentId));
-  if (row === undefined) throw new NotFoundError(`no deployment ${deploymentId}`);
+  if (row === undefined) throw new NotFoundError(notFoundMessage("deployment"));
   return row.bundle;
 }

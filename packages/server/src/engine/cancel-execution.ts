@@ -2,7 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
 import { type ExecutionStatus, executions } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
-import { ConflictError, NotFoundError } from "../shared/service-errors.ts";
+import { ConflictError, NotFoundError, notFoundMessage } from "../shared/service-errors.ts";
 import type { SpanExport } from "../traces/otlp-export.ts";
 import { cancellationsChannel } from "./channels.ts";
 import { endAttempt, errorJson } from "./execution-transitions.ts";
@@ -36,7 +36,7 @@ function cancelInTransaction(
       .where(eq(executions.id, request.executionId))
       .for("update");
     if (row === undefined || (request.projectId !== undefined && row.projectId !== request.projectId)) {
-      throw new NotFoundError(`no execution ${request.executionId}`);
+      throw new NotFoundError(notFoundMessage("execution"));
     }
     if (finalStatuses.includes(row.status)) {
       throw new ConflictError(

@@ -27,6 +27,16 @@ export interface EnqueueExecutionRequest {
 }
 
 /**
+ * The source an idempotency key belongs to: a trigger (`webhook:orders`, `form:contact`), or for
+ * `workflows.run` the workflow it runs, so that the same key from two sources names two executions.
+ */
+export function idempotencyScopeOf(request: Pick<EnqueueExecutionRequest, "trigger" | "workflow">): string {
+  return request.trigger.kind === "api"
+    ? `api:${request.workflow}`
+    : `${request.trigger.kind}:${request.trigger.name ?? request.workflow}`;
+}
+
+/**
  * Inserts a queued execution in the caller's transaction (so whoever answers 2xx does so only once
  * the row is committed) and wakes the workers with NOTIFY, which PostgreSQL delivers at commit.
  * With an idempotency key already used in the project within 24 hours, nothing is inserted and the
@@ -38,10 +48,11 @@ export async function enqueueExecution(
   request: EnqueueExecutionRequest,
 ): Promise<{ executionId: string; created: boolean }> {
   const now = deps.clock.now();
+  const scope = idempotencyScopeOf(request);
   if (request.idempotencyKey !== undefined) {
     // Serialises triggers carrying the same key, so two concurrent ones cannot both create.
     await tx.execute(
-      sql`select pg_advisory_xact_lock(hashtextextended(${`idem:${request.projectId}:${request.idempotencyKey}`}, 0))`,
+      sql`select pg_advisory_xact_lock(hashtextextended(${JSON.stringify(["idem", request.projectId, scope, request.idempotencyKey])}, 0))`,
     );
     const [existing] = await tx
       .select({ executionId: idempotencyKeys.executionId })
@@ -49,6 +60,7 @@ export async function enqueueExecution(
       .where(
         and(
           eq(idempotencyKeys.projectId, request.projectId),
+          eq(idempotencyKeys.scope, scope),
           eq(idempotencyKeys.key, request.idempotencyKey),
           gt(idempotencyKeys.expiresAt, now),
         ),
@@ -73,9 +85,9 @@ export async function enqueueExecution(
     const expiresAt = new Date(now.getTime() + idempotencyWindowMs);
     await tx
       .insert(idempotencyKeys)
-      .values({ projectId: request.projectId, key: request.idempotencyKey, executionId, expiresAt })
+      .values({ projectId: request.projectId, scope, key: request.idempotencyKey, executionId, expiresAt })
       .onConflictDoUpdate({
-        target: [idempotencyKeys.projectId, idempotencyKeys.key],
+        target: [idempotencyKeys.projectId, idempotencyKeys.scope, idempotencyKeys.key],
         set: { executionId, expiresAt },
       });
   }

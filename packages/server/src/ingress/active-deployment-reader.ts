@@ -42,14 +42,31 @@ export function createActiveDeploymentReader(deps: {
     entries.delete(projectId);
     changeCount += 1;
   });
+  async function readActive(projectIds: readonly string[]): Promise<(string | undefined)[]> {
+    const rows = await deps.db
+      .select({ projectId: activeDeployments.projectId, deploymentId: activeDeployments.deploymentId })
+      .from(activeDeployments)
+      .where(inArray(activeDeployments.projectId, [...projectIds]));
+    const active = new Map(rows.map((row) => [row.projectId, row.deploymentId]));
+    return projectIds.map((projectId) => active.get(projectId));
+  }
   const loader = new DataLoader<string, string | undefined>(
     async (projectIds) => {
-      const rows = await deps.db
-        .select({ projectId: activeDeployments.projectId, deploymentId: activeDeployments.deploymentId })
-        .from(activeDeployments)
-        .where(inArray(activeDeployments.projectId, [...projectIds]));
-      const active = new Map(rows.map((row) => [row.projectId, row.deploymentId]));
-      return projectIds.map((projectId) => active.get(projectId));
+      try {
+        return await readActive(projectIds);
+      } catch (error) {
+        // One id the database refuses must not fail the other tenants' lookups of the same batch:
+        // each is read again alone, and only the lookups that fail again get the error.
+        if (projectIds.length === 1) throw error;
+        return Promise.all(
+          projectIds.map((projectId) =>
+            readActive([projectId]).then(
+              ([deploymentId]) => deploymentId,
+              (alone: unknown) => (alone instanceof Error ? alone : new Error(String(alone))),
+            ),
+          ),
+        );
+      }
     },
     { cache: false, batchScheduleFn: (dispatch) => setImmediate(dispatch), maxBatchSize: 500 },
   );

@@ -155,7 +155,7 @@ async function acceptForm(
   const { executionId } = await enqueueSubmission(ingress, budget, form, {
     input: validated.value,
     // One rendered page gives one execution, however often it is submitted (double clicks, retries after a 503).
-    idempotencyKey: `form:${form.definition.name}:${csrf.nonce}`,
+    idempotencyKey: csrf.nonce,
     trigger: { kind: "form", name: form.definition.name },
   });
   const confirmation = `${formPath(form.projectId, form.definition.name)}/submitted?ref=${encodeURIComponent(executionId)}`;

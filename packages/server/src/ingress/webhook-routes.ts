@@ -49,7 +49,7 @@ async function receive(
   }
   const enqueued = await enqueueSubmission(ingress, budget, webhook, {
     input: validated.value,
-    ...(idempotencyKey === undefined ? {} : { idempotencyKey: `webhook:${webhookName}:${idempotencyKey}` }),
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
     trigger: { kind: "webhook", name: webhookName },
   });
   return accepted(c, enqueued.created ? "Webhook accepted." : "Webhook already accepted with this Idempotency-Key.", [

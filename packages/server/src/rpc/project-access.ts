@@ -1,5 +1,6 @@
 import type { WorkspaceRole } from "../db/schema/index.ts";
 import { findProject, type ProjectRecord } from "../projects/project-record.ts";
+import { notFoundMessage } from "../shared/service-errors.ts";
 import type { AuthenticatedContext, Principal } from "./context.ts";
 import { forbidden, notFound } from "./rpc-errors.ts";
 
@@ -14,7 +15,7 @@ const writerRoles: ReadonlySet<WorkspaceRole> = new Set(["owner", "admin", "memb
  */
 export function requireWorkspaceAccess(principal: Principal, workspaceId: string, access: WorkspaceAccess): void {
   const role = principal.workspaces.get(workspaceId);
-  if (role === undefined) throw notFound(`No workspace ${workspaceId}.`);
+  if (role === undefined) throw notFound(notFoundMessage("workspace"));
   if (access === "write" && !writerRoles.has(role)) {
     throw forbidden(`Your ${role} role in workspace ${workspaceId} cannot change it.`);
   }
@@ -32,7 +33,7 @@ export async function requireProjectAccess(
 ): Promise<ProjectRecord> {
   const project = await findProject(context.platform.database.db, projectId);
   if (project === undefined || !context.principal.workspaces.has(project.workspaceId)) {
-    throw notFound(`No project ${projectId}.`);
+    throw notFound(notFoundMessage("project"));
   }
   requireWorkspaceAccess(context.principal, project.workspaceId, options.access);
   return project;

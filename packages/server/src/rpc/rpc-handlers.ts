@@ -6,6 +6,7 @@ import type { InputIssue } from "@weft/contract";
 import { bearerChallenge } from "./bearer-authentication.ts";
 import type { RpcInitialContext } from "./context.ts";
 import { router } from "./router.ts";
+import { refuseUnstorableInput } from "./storable-input.ts";
 
 /** Largest RPC request body; larger ones get 413 before the procedure runs. */
 /** Large enough for `deployments.create`, which carries a bundle of up to 10 MiB beside its manifest. */
@@ -39,10 +40,12 @@ function toPublicError(error: unknown, context: RpcInitialContext): unknown {
     if (error.status < 500) return error;
   }
   context.requestLogger().error({ err: error }, "RPC procedure failed");
-  return new ORPCError("INTERNAL_SERVER_ERROR", {
-    status: 500,
-    message: `Unexpected server error; quote request id ${context.requestId}.`,
-  });
+  return new ORPCError("INTERNAL_SERVER_ERROR", { status: 500, message: internalErrorMessage(context.requestId) });
+}
+
+/** The one wording of a 500 on `/rpc` and `/api`: the request id to quote, and nothing of what went wrong. */
+export function internalErrorMessage(requestId: string): string {
+  return `Unexpected server error; quote request id ${requestId}.`;
 }
 
 /** What the handlers need beyond the router: where a 401 tells the caller to look for how to authenticate. */
@@ -71,6 +74,7 @@ function handlerOptions(options: RpcHandlerOptions) {
           throw toPublicError(error, context);
         }
       },
+      refuseUnstorableInput,
     ],
   };
 }

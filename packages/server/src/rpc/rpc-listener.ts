@@ -7,7 +7,7 @@ import type { Logger } from "../shared/logger.ts";
 import { authenticateBearer } from "./bearer-authentication.ts";
 import { createPrincipalResolver } from "./principal-cache.ts";
 import { protectedResourceMetadataUrl } from "./protected-resource-metadata.ts";
-import { createOpenApiHandler, createRpcHandler } from "./rpc-handlers.ts";
+import { createOpenApiHandler, createRpcHandler, internalErrorMessage } from "./rpc-handlers.ts";
 
 export interface RpcListener {
   /** Serves the request when its path is under `/rpc/` or `/api/`; answers false otherwise. */
@@ -72,10 +72,14 @@ export function createRpcListener(context: PlatformContext, securityHeaders: Sec
       }
     } catch (error) {
       logger().error({ err: error }, "unhandled error");
-      sendJson(outgoing, 500, {
-        error: "internal_error",
-        message: `Something went wrong; quote request id ${requestId}.`,
-      });
+      // Shaped and worded as the procedures' own 500s, so that a client sees one kind of failure per surface.
+      const body = {
+        defined: true,
+        code: "INTERNAL_SERVER_ERROR",
+        status: 500,
+        message: internalErrorMessage(requestId),
+      };
+      sendJson(outgoing, 500, prefix === "/rpc" ? { json: body } : body);
     }
   }
 

@@ -1,4 +1,5 @@
 import { type DestinationStream, type LevelWithSilent, type Logger, pino } from "pino";
+import { serializeError } from "./log-error.ts";
 
 export type { Logger } from "pino";
 
@@ -41,6 +42,8 @@ export function createLogger(options: LoggerOptions): Logger {
       level: options.level,
       base: { service: "weft" },
       redact: { paths: redactPaths, censor: "[redacted]" },
+      // Every `{ err }` of every child logger goes through it: a database error's parameters never reach the log.
+      serializers: { err: serializeError },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
     options.destination,

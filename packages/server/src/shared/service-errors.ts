@@ -20,6 +20,16 @@ export class NotFoundError extends Error {
   override readonly name = "NotFoundError";
 }
 
+export type ThingFoundById = "project" | "deployment" | "execution" | "workspace" | "trace";
+
+/**
+ * The one wording of "not found" for a thing looked up by id. It names neither the id nor whose
+ * the thing is, so that a thing that does not exist and another tenant's read byte for byte alike.
+ */
+export function notFoundMessage(thing: ThingFoundById): string {
+  return `No ${thing} with this id.`;
+}
+
 /** The request is valid but the target's state forbids it (cancelling a finished execution). */
 export class ConflictError extends Error {
   override readonly name = "ConflictError";

@@ -1,8 +1,9 @@
+import { executionIdSchema, isSupportedInstant } from "@weft/contract";
 import { and, asc, desc, eq, gte, inArray, lt, lte, or, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Database } from "../db/database.ts";
 import { type ExecutionStatus, executions, spans } from "../db/schema/index.ts";
-import { InvalidRequestError, NotFoundError } from "../shared/service-errors.ts";
+import { InvalidRequestError, NotFoundError, notFoundMessage } from "../shared/service-errors.ts";
 
 export interface SpanNode {
   traceId: string;
@@ -37,13 +38,17 @@ export function encodeTraceCursor(startTime: Date, executionId: string): string 
   return Buffer.from(`${startTime.toISOString()}|${executionId}`, "utf8").toString("base64url");
 }
 
+/** Both halves are checked: a forged cursor must not carry into the query what PostgreSQL would refuse. */
 function decodeTraceCursor(cursor: string): { startTime: Date; executionId: string } {
   const [time, executionId] = Buffer.from(cursor, "base64url").toString("utf8").split("|");
   const startTime = new Date(time ?? "");
-  if (executionId === undefined || Number.isNaN(startTime.getTime())) {
-    throw new InvalidRequestError("the cursor is not one this service handed out");
+  const id = executionIdSchema.safeParse(executionId);
+  if (!id.success || !isSupportedInstant(startTime)) {
+    throw new InvalidRequestError("the cursor is not one this service handed out", [
+      { path: "", message: "Not a cursor of this list; use nextCursor of a page." },
+    ]);
   }
-  return { startTime, executionId };
+  return { startTime, executionId: id.data };
 }
 
 export interface ListTracesRequest {
@@ -118,7 +123,9 @@ export async function listTraces(
       status: { code: row.statusCode ?? "unset", message: row.statusMessage },
     })),
     nextCursor:
-      rows.length > request.limit && last !== undefined ? encodeTraceCursor(last.startTime, last.spanId) : null,
+      rows.length > request.limit && last?.executionId != null
+        ? encodeTraceCursor(last.startTime, last.executionId)
+        : null,
   };
 }
 
@@ -129,7 +136,7 @@ export async function getTrace(db: Database, request: { projectId: string; trace
     .from(spans)
     .where(and(eq(spans.traceId, request.traceId), eq(spans.projectId, request.projectId)))
     .orderBy(asc(spans.startTime), asc(spans.spanId));
-  if (rows.length === 0) throw new NotFoundError(`no trace ${request.traceId}`);
+  if (rows.length === 0) throw new NotFoundError(notFoundMessage("trace"));
   const nodes = new Map<string, SpanNode>(
     rows.map((row) => [
       row.spanId,

@@ -3,7 +3,7 @@ import type { Database } from "../db/database.ts";
 import { keysetCondition } from "../db/keyset-condition.ts";
 import { fetchKeysetPage, type KeysetPage, matchingCount, type PageRequest, sliceOrder } from "../db/keyset-page.ts";
 import { type ExecutionStatus, executionSteps, executions, type LogEntry, spans } from "../db/schema/index.ts";
-import { NotFoundError } from "../shared/service-errors.ts";
+import { NotFoundError, notFoundMessage } from "../shared/service-errors.ts";
 
 export interface ExecutionSummary {
   id: string;
@@ -128,7 +128,7 @@ export async function getExecution(
 ): Promise<ExecutionDetail> {
   const [row] = await db.select().from(executions).where(eq(executions.id, request.executionId));
   if (row === undefined || (request.projectId !== undefined && row.projectId !== request.projectId)) {
-    throw new NotFoundError(`no execution ${request.executionId}`);
+    throw new NotFoundError(notFoundMessage("execution"));
   }
   const steps = await db
     .select()

@@ -4,6 +4,8 @@ export interface RpcCallResult {
   headers: Headers;
   /** The `json` member of oRPC's RPC response body. */
   json: unknown;
+  /** The body as sent, for comparisons byte for byte. */
+  text: string;
 }
 
 /**
@@ -27,5 +29,5 @@ export async function callRpc(
   });
   const text = await response.text();
   const body = text === "" ? undefined : (JSON.parse(text) as { json?: unknown });
-  return { status: response.status, headers: response.headers, json: body?.json };
+  return { status: response.status, headers: response.headers, json: body?.json, text };
 }

@@ -82,13 +82,18 @@ export const idempotencyKeys = pgTable(
   "idempotency_keys",
   {
     projectId: text("project_id").notNull(),
+    /**
+     * Where the key came from: `api:<workflow>`, `webhook:<name>`, `form:<name>`. Its own column of
+     * the primary key, so no key a caller sends can name another source's (definition names hold no `:`).
+     */
+    scope: text("scope").notNull(),
     key: text("key").notNull(),
     executionId: text("execution_id")
       .notNull()
       .references(() => executions.id, { onDelete: "cascade" }),
     expiresAt: timestamptz("expires_at").notNull(),
   },
-  (table) => [primaryKey({ columns: [table.projectId, table.key] })],
+  (table) => [primaryKey({ columns: [table.projectId, table.scope, table.key] })],
 );
 
 /**

@@ -1,5 +1,6 @@
 import { ORPCError } from "@orpc/server";
 import { getDeployment } from "../../deployments/read-deployments.ts";
+import { notFoundMessage } from "../../shared/service-errors.ts";
 import { rpc } from "../implementer.ts";
 import { requireProjectAccess } from "../project-access.ts";
 import { requireScope } from "../require-scope.ts";
@@ -12,8 +13,7 @@ export const get = rpc.deployments.get.use(requireScope("deployments:read")).han
   const deployment = await mapServiceErrors(() => getDeployment(context.platform.database.db, input.deploymentId));
   // Another tenant's deployment is as invisible as one that does not exist.
   await requireProjectAccess(context, deployment.projectId, { access: "read" }).catch((error: unknown) => {
-    if (error instanceof ORPCError && error.code === "NOT_FOUND")
-      throw notFound(`No deployment ${input.deploymentId}.`);
+    if (error instanceof ORPCError && error.code === "NOT_FOUND") throw notFound(notFoundMessage("deployment"));
     throw error;
   });
   return toDeployment(deployment);

@@ -1,4 +1,5 @@
 import { deleteProject } from "../../projects/delete-project.ts";
+import { notFoundMessage } from "../../shared/service-errors.ts";
 import { rpc } from "../implementer.ts";
 import { actorOf, requireProjectAccess } from "../project-access.ts";
 import { requireScope } from "../require-scope.ts";
@@ -11,6 +12,6 @@ export const remove = rpc.projects.delete.use(requireScope("projects:write")).ha
     projectId: input.projectId,
     actor: actorOf(context),
   });
-  if (!deleted) throw notFound(`No project ${input.projectId}.`);
+  if (!deleted) throw notFound(notFoundMessage("project"));
   return { id: input.projectId, deleted: true as const };
 });

@@ -1,4 +1,5 @@
 import { renameProject } from "../../projects/rename-project.ts";
+import { notFoundMessage } from "../../shared/service-errors.ts";
 import { rpc } from "../implementer.ts";
 import { actorOf, requireProjectAccess } from "../project-access.ts";
 import { requireScope } from "../require-scope.ts";
@@ -13,7 +14,7 @@ export const update = rpc.projects.update.use(requireScope("projects:write")).ha
     name: input.name,
     actor: actorOf(context),
   });
-  if (result.kind === "not_found") throw notFound(`No project ${input.projectId}.`);
+  if (result.kind === "not_found") throw notFound(notFoundMessage("project"));
   if (result.kind === "name_taken") {
     throw badRequest("Input validation failed", [
       { path: ["name"], message: `A project named "${input.name}" already exists in this workspace.` },

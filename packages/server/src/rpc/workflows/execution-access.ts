@@ -1,6 +1,7 @@
 import { ORPCError } from "@orpc/server";
 import { eq } from "drizzle-orm";
 import { executions } from "../../db/schema/index.ts";
+import { notFoundMessage } from "../../shared/service-errors.ts";
 import type { AuthenticatedContext } from "../context.ts";
 import { requireProjectAccess, type WorkspaceAccess } from "../project-access.ts";
 import { notFound } from "../rpc-errors.ts";
@@ -18,12 +19,12 @@ export async function requireExecutionAccess(
     .select({ projectId: executions.projectId })
     .from(executions)
     .where(eq(executions.id, executionId));
-  if (row === undefined) throw notFound(`No execution ${executionId}.`);
+  if (row === undefined) throw notFound(notFoundMessage("execution"));
   try {
     await requireProjectAccess(context, row.projectId, options);
   } catch (error) {
     // Never name the project of an execution the caller cannot see.
-    if (error instanceof ORPCError && error.code === "NOT_FOUND") throw notFound(`No execution ${executionId}.`);
+    if (error instanceof ORPCError && error.code === "NOT_FOUND") throw notFound(notFoundMessage("execution"));
     throw error;
   }
   return row;
