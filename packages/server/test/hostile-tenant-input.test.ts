@@ -3,7 +3,10 @@ import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  callRpc,
   capturedLogger,
+  createTestIdentity,
+  deployManifest,
   emailRegistration,
   freePort,
   localPlatformEnv,
@@ -16,9 +19,31 @@ import {
 
 let weft: TestPlatform;
 const logs = capturedLogger("info");
+const projectId = "prj_01jhostiletenantinput000000";
+const catastrophic = "^(a+)+$";
 
 beforeAll(async () => {
   weft = await startTestPlatform({ logger: logs.logger });
+  await deployManifest(weft, projectId, {
+    version: 1,
+    workflows: [{ name: "take" }],
+    forms: [
+      {
+        name: "redos",
+        workflow: "take",
+        schema: { type: "object", properties: { name: { type: "string", pattern: catastrophic } } },
+      },
+      {
+        name: "keys",
+        workflow: "take",
+        schema: {
+          type: "object",
+          patternProperties: { [catastrophic]: { type: "string" } },
+          additionalProperties: false,
+        },
+      },
+    ],
+  });
 });
 afterAll(() => weft.stop());
 
@@ -109,5 +134,83 @@ describe("hostile tenant: the dev mailbox", () => {
       server.child.kill("SIGTERM");
       await server.exited;
     }
+  });
+});
+
+describe("hostile tenant: regular expressions in form schemas", () => {
+  it("answers a catastrophic-backtracking input at once, while /healthz keeps answering", async () => {
+    const hostile = `${"a".repeat(5000)}!`;
+    const started = performance.now();
+    const submissions = [
+      fetch(`${weft.url}/forms/redos?projectId=${projectId}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: hostile }),
+      }),
+      fetch(`${weft.url}/forms/keys?projectId=${projectId}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ [hostile]: "x" }),
+      }),
+    ];
+    const health = await fetch(`${weft.url}/healthz`);
+    const [form, keys] = await Promise.all(submissions);
+    const elapsedMs = performance.now() - started;
+    expect(health.status).toBe(200);
+    expect(form?.status).toBe(400);
+    expect(await form?.json()).toMatchObject({ error: "invalid_input", issues: [{ path: "name" }] });
+    expect(keys?.status).toBe(400);
+    // A backtracking engine needs longer than the age of the universe for 5 000 characters; RE2 needs milliseconds.
+    expect(elapsedMs).toBeLessThan(2000);
+  });
+
+  it("refuses at deploy a pattern the linear engine cannot run, naming the field", async () => {
+    const owner = await createTestIdentity(weft, "patterns@example.com");
+    const project = (await callRpc(weft.url, "projects.create", { name: "Patterns" }, { token: owner.credential }))
+      .json as { id: string };
+    const deploy = (schema: Record<string, unknown>) =>
+      callRpc(
+        weft.url,
+        "deployments.create",
+        {
+          projectId: project.id,
+          manifest: { version: 1, workflows: [{ name: "take" }], forms: [{ name: "f", workflow: "take", schema }] },
+          bundle: "export default {}",
+        },
+        { token: owner.credential },
+      );
+    const cases: [Record<string, unknown>, string, RegExp][] = [
+      [
+        { type: "object", properties: { name: { type: "string", pattern: "^(a)\\1$" } } },
+        "forms[0].schema.properties.name.pattern",
+        /linear time/,
+      ],
+      [
+        { type: "object", patternProperties: { "^(?=x)": { type: "string" } } },
+        'forms[0].schema.patternProperties["^(?=x)"]',
+        /linear time/,
+      ],
+      [{ $ref: "#" }, "forms[0].schema.$ref", /refers back to itself/],
+      [
+        { $defs: { a: { allOf: [{ $ref: "#/$defs/b" }] }, b: { $ref: "#/$defs/a" } }, $ref: "#/$defs/a" },
+        "forms[0].schema",
+        /refers back to itself/,
+      ],
+      [{ properties: { a: { $ref: "#/$defs/missing" } } }, "forms[0].schema.properties.a.$ref", /does not resolve/],
+    ];
+    for (const [schema, field, problem] of cases) {
+      const refused = await deploy(schema);
+      expect(refused.status).toBe(400);
+      const issues = (refused.json as { data: { issues: { message: string }[] } }).data.issues;
+      expect(issues[0]?.message.startsWith(field)).toBe(true);
+      expect(issues[0]?.message).toMatch(problem);
+    }
+    const listed = await callRpc(weft.url, "deployments.list", { projectId: project.id }, { token: owner.credential });
+    expect((listed.json as { totalCount: number }).totalCount).toBe(0);
+    const recursive = {
+      type: "object",
+      properties: { children: { type: "array", items: { $ref: "#" } } },
+    };
+    expect((await deploy(recursive)).status).toBe(200);
   });
 });
