@@ -2,12 +2,17 @@ import { mkdtempSync } from "node:fs";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { headerParameterText } from "../src/http/response-headers.ts";
+import { rateLimitClientKey } from "../src/rate-limit/client-key.ts";
+import { hasIdShape } from "../src/shared/ids.ts";
 import {
   callRpc,
   capturedLogger,
   createTestIdentity,
   deployManifest,
   emailRegistration,
+  executionCount,
+  formCsrfTokenOf,
   freePort,
   localPlatformEnv,
   postJson,
@@ -34,6 +39,18 @@ beforeAll(async () => {
         schema: { type: "object", properties: { name: { type: "string", pattern: catastrophic } } },
       },
       {
+        name: "plain",
+        workflow: "take",
+        schema: { type: "object", properties: { name: { type: "string" }, data: { type: "object" } } },
+      },
+      {
+        name: "locked",
+        workflow: "take",
+        title: 'Café ☕ 表单 "quoted" \\',
+        schema: { type: "object", properties: { name: { type: "string" } } },
+        basicAuth: { username: "ann", password: "open sesame" },
+      },
+      {
         name: "keys",
         workflow: "take",
         schema: {
@@ -43,6 +60,7 @@ beforeAll(async () => {
         },
       },
     ],
+    webhooks: [{ name: "hook", workflow: "take" }],
   });
 });
 afterAll(() => weft.stop());
@@ -212,5 +230,206 @@ describe("hostile tenant: regular expressions in form schemas", () => {
       properties: { children: { type: "array", items: { $ref: "#" } } },
     };
     expect((await deploy(recursive)).status).toBe(200);
+  });
+});
+
+const deep = `${"[".repeat(5000)}${"]".repeat(5000)}`;
+/** Raw JSON texts PostgreSQL cannot store, or nested beyond the bound, and the field each names. */
+const hostileBodies: [string, string, RegExp][] = [
+  ["NUL", '{"name": "a\\u0000b"}', /name contains a NUL character/],
+  ["lone surrogate", '{"name": "\\ud800"}', /name contains a lone UTF-16 surrogate/],
+  ["NUL in a key", '{"data": {"k\\u0000": 1}}', /NUL character/],
+  ["5 000 levels", deep, /nested more than 64 levels deep/],
+];
+
+describe("hostile tenant: request bodies", () => {
+  it.each(hostileBodies)(
+    "a webhook refuses %s with 400 naming the field, enqueuing nothing",
+    async (_, body, message) => {
+      const before = await executionCount(weft, projectId);
+      const response = await fetch(`${weft.url}/triggers/webhooks/${projectId}/hook`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+      });
+      expect(response.status).toBe(400);
+      const answer = (await response.json()) as { error: string; message: string };
+      expect(answer.error).toBe("invalid_body");
+      expect(answer.message).toMatch(message);
+      expect(await executionCount(weft, projectId)).toBe(before);
+    },
+  );
+
+  it("a webhook refuses NUL in a text body or a query value, naming where", async () => {
+    const text = await fetch(`${weft.url}/triggers/webhooks/${projectId}/hook`, {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: "a\u0000b",
+    });
+    expect(text.status).toBe(400);
+    expect(((await text.json()) as { message: string }).message).toMatch(/body contains a NUL/);
+    const query = await fetch(`${weft.url}/triggers/webhooks/${projectId}/hook?x=%00`, { method: "POST" });
+    expect(query.status).toBe(400);
+    expect(((await query.json()) as { message: string }).message).toMatch(/query\.x contains a NUL/);
+  });
+
+  it.each(hostileBodies)("a programmatic form refuses %s with 400 naming the field", async (_, body, message) => {
+    const before = await executionCount(weft, projectId);
+    const response = await fetch(`${weft.url}/forms/plain?projectId=${projectId}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    expect(response.status).toBe(400);
+    const answer = (await response.json()) as { error: string; message: string };
+    expect(answer.error).toBe("invalid_body");
+    expect(answer.message).toMatch(message);
+    expect(await executionCount(weft, projectId)).toBe(before);
+  });
+
+  it.each(hostileBodies)("the authorization server refuses %s with invalid_request", async (_, body, message) => {
+    const response = await fetch(`${weft.url}/agent/auth`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    expect(response.status).toBe(400);
+    const answer = (await response.json()) as { error: string; error_description: string };
+    expect(answer.error).toBe("invalid_request");
+    expect(answer.error_description).toMatch(message);
+  });
+
+  it("a hosted form refuses an answer with NUL, showing the form again with the problem", async () => {
+    const formUrl = `${weft.url}/triggers/forms/${projectId}/plain`;
+    const token = formCsrfTokenOf(await (await fetch(formUrl)).text());
+    const before = await executionCount(weft, projectId);
+    const response = await fetch(formUrl, {
+      method: "POST",
+      body: new URLSearchParams({ _csrf: token, name: "a\u0000b" }),
+      redirect: "manual",
+    });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain("name contains a NUL character");
+    expect(await executionCount(weft, projectId)).toBe(before);
+  });
+});
+
+describe("hostile tenant: impossible ids in paths", () => {
+  const impossible: [string, string][] = [
+    ["%00", "%00"],
+    ["NUL after the prefix", "prj_%00"],
+    ["a lone surrogate", "prj_%ED%A0%80"],
+    ["5 000 characters", `prj_${"a".repeat(5000)}`],
+    ["upper case", "prj_ABC"],
+    ["a space", "prj_a%20b"],
+  ];
+
+  it.each(impossible)("answers %s as a project id with each surface's not-found", async (_, id) => {
+    const hosted = await fetch(`${weft.url}/triggers/forms/${id}/plain`);
+    expect(hosted.status).toBe(404);
+    expect(await hosted.text()).toContain("Form not found");
+    const hostedPost = await fetch(`${weft.url}/triggers/forms/${id}/plain`, {
+      method: "POST",
+      body: new URLSearchParams({ name: "x" }),
+    });
+    expect(hostedPost.status).toBe(404);
+    expect((await fetch(`${weft.url}/triggers/forms/${id}/plain/submitted`)).status).toBe(404);
+    const webhook = await fetch(`${weft.url}/triggers/webhooks/${id}/hook`, { method: "POST", body: "{}" });
+    expect(webhook.status).toBe(404);
+    expect(await webhook.json()).toMatchObject({ error: "not_found" });
+    const programmatic = await fetch(`${weft.url}/forms/plain?projectId=${id}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(programmatic.status).toBe(404);
+    expect(await programmatic.json()).toMatchObject({ error: "not_found" });
+  });
+
+  it("answers an impossible form or webhook name with not found", async () => {
+    for (const name of ["%00", "%ED%A0%80", "a".repeat(5000)]) {
+      const programmatic = await fetch(`${weft.url}/forms/${name}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      });
+      expect(programmatic.status).toBe(404);
+      expect((await fetch(`${weft.url}/triggers/webhooks/${projectId}/${name}`, { method: "POST" })).status).toBe(404);
+    }
+  });
+
+  it("tells an id's shape from anything else (unit)", () => {
+    expect(hasIdShape("prj_01jhostiletenantinput000000", "project")).toBe(true);
+    expect(hasIdShape("prj_01JABC", "project")).toBe(false);
+    expect(hasIdShape("dep_01jabc", "project")).toBe(false);
+    expect(hasIdShape("prj_", "project")).toBe(false);
+    expect(hasIdShape("prj_a\u0000", "project")).toBe(false);
+    expect(hasIdShape(`prj_${"a".repeat(41)}`, "project")).toBe(false);
+  });
+});
+
+describe("hostile tenant: header values built from definitions", () => {
+  it("challenges with a Latin-1-safe realm when the form's title is not Latin-1", async () => {
+    const hosted = await fetch(`${weft.url}/triggers/forms/${projectId}/locked`);
+    expect(hosted.status).toBe(401);
+    expect(hosted.headers.get("www-authenticate")).toBe('Basic realm="Caf? ? ?? quoted ", charset="UTF-8"');
+    const programmatic = await fetch(`${weft.url}/forms/locked?projectId=${projectId}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(programmatic.status).toBe(401);
+    expect(programmatic.headers.get("www-authenticate")).toMatch(/^Basic realm="[\x20-\x7e]*", charset="UTF-8"$/);
+  });
+
+  it("keeps printable ASCII and drops what would end the quoted string (unit)", () => {
+    expect(headerParameterText('Sign "up" \\ now')).toBe("Sign up  now");
+    expect(headerParameterText("Zoë\r\nX-Evil: 1")).toBe("Zo???X-Evil: 1");
+  });
+});
+
+describe("hostile tenant: rate limits", () => {
+  it("counts an IPv6 client by its /64 network, an IPv4 client by its address (unit)", () => {
+    expect(rateLimitClientKey("2001:db8:1:2::a")).toBe(rateLimitClientKey("2001:db8:1:2:ffff:1:2:3"));
+    expect(rateLimitClientKey("2001:db8:1:2::a")).not.toBe(rateLimitClientKey("2001:db8:1:3::a"));
+    expect(rateLimitClientKey("2001:db8::1")).toBe("2001:db8:0:0::/64");
+    expect(rateLimitClientKey("10.0.0.1")).toBe("10.0.0.1");
+    expect(rateLimitClientKey("10.0.0.1")).not.toBe(rateLimitClientKey("10.0.0.2"));
+  });
+
+  it("limits hosted form submissions per client and form with 429 and Retry-After; IPv6 per /64", async () => {
+    const limited = await startTestPlatform({
+      env: { WEFT_RATE_LIMIT_FORMS: "2", WEFT_TRUSTED_PROXIES: "127.0.0.1" },
+    });
+    try {
+      await deployManifest(limited, projectId, {
+        version: 1,
+        workflows: [{ name: "take" }],
+        forms: [
+          { name: "plain", workflow: "take", schema: { type: "object", properties: { name: { type: "string" } } } },
+        ],
+      });
+      const formUrl = `${limited.url}/triggers/forms/${projectId}/plain`;
+      const submit = async (client: string) => {
+        const token = formCsrfTokenOf(await (await fetch(formUrl)).text());
+        return fetch(formUrl, {
+          method: "POST",
+          headers: { "x-forwarded-for": client },
+          body: new URLSearchParams({ _csrf: token, name: "n" }),
+          redirect: "manual",
+        });
+      };
+      expect((await submit("2001:db8:1:2::a")).status).toBe(303);
+      expect((await submit("2001:db8:1:2::b")).status).toBe(303);
+      const refused = await submit("2001:db8:1:2:ffff::c");
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(await refused.text()).toContain("Too many submissions");
+      expect((await submit("2001:db8:1:3::a")).status).toBe(303);
+      expect((await submit("192.0.2.1")).status).toBe(303);
+      expect(await executionCount(limited, projectId)).toBe(4);
+    } finally {
+      await limited.stop();
+    }
   });
 });
