@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { headerParameterText } from "../src/http/response-headers.ts";
 import { rateLimitClientKey } from "../src/rate-limit/client-key.ts";
 import { hasIdShape } from "../src/shared/ids.ts";
+import { isLoopbackAddress } from "../src/shared/loopback.ts";
 import {
   callRpc,
   capturedLogger,
@@ -108,6 +109,15 @@ describe("hostile tenant: the dev mailbox", () => {
     expect(text).not.toContain("apv_");
     expect(text).not.toContain("/agent/auth/approve");
     expect(text).toContain("/dev/mailbox");
+  });
+
+  it("counts only this machine's addresses as loopback (unit)", () => {
+    for (const address of ["127.0.0.1", "127.8.9.10", "::1", "::ffff:127.0.0.1", "localhost", "[::1]"]) {
+      expect(isLoopbackAddress(address)).toBe(true);
+    }
+    for (const address of ["0.0.0.0", "::", "10.0.0.1", "::ffff:10.0.0.1", "192.168.1.2", "example.com", "unknown"]) {
+      expect(isLoopbackAddress(address)).toBe(false);
+    }
   });
 
   const external = externalAddress();
