@@ -119,6 +119,7 @@ describe("parseConfig", () => {
     expect(parseConfig({ HOST: "0.0.0.0", WEFT_DEV_MAILBOX: "off" }, "/srv/weft").mail).toEqual({ kind: "dropped" });
     expect(parseConfig({ WEFT_DEV_MAILBOX: "off" }, "/srv/weft").mail).toEqual({ kind: "dropped" });
     expect(parseConfig({ HOST: "0.0.0.0", SMTP_URL: "smtp://mail:25" }, "/srv/weft").mail.kind).toBe("smtp");
+    expect(parseConfig({ HOST: "0.0.0.0", WEFT_ROLES: "api,worker" }, "/srv/weft").mail).toEqual({ kind: "dropped" });
   });
 
   it("reads WEFT_TRUSTED_ISSUERS from a file when it names one", () => {

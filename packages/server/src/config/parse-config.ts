@@ -102,7 +102,12 @@ const devMailboxModes = ["auto", "on", "off"] as const;
  * enabled on its own (`auto`) only while the platform listens on loopback; on any other address
  * the operator must choose SMTP_URL, or say WEFT_DEV_MAILBOX=on (or off) explicitly.
  */
-function parseMail(raw: string | undefined, devMailboxRaw: string | undefined, host: string): MailConfig {
+function parseMail(
+  raw: string | undefined,
+  devMailboxRaw: string | undefined,
+  host: string,
+  roles: ReadonlySet<PlatformRole>,
+): MailConfig {
   const devMailbox = devMailboxRaw ?? "auto";
   if (!(devMailboxModes as readonly string[]).includes(devMailbox)) {
     throw new ConfigError(
@@ -119,6 +124,8 @@ function parseMail(raw: string | undefined, devMailboxRaw: string | undefined, h
   if (raw === undefined) {
     if (devMailbox === "off") return { kind: "dropped" };
     if (devMailbox === "auto" && !isLoopbackAddress(host)) {
+      // Only the authorization server sends mail: a process without it has nothing to keep or refuse.
+      if (!roles.has("auth")) return { kind: "dropped" };
       throw new ConfigError(
         "WEFT_DEV_MAILBOX",
         `HOST=${host} is not a loopback address and no SMTP_URL is set: set SMTP_URL=smtp://user:password@host:587 to send mail, or WEFT_DEV_MAILBOX=on to keep it in the dev mailbox (served to loopback clients only) or WEFT_DEV_MAILBOX=off to drop it`,
@@ -322,6 +329,7 @@ export function parseConfig(env: Environment, cwd: string = process.cwd()): Conf
   const dataDir = resolve(cwd, read(env, "WEFT_DATA_DIR") ?? ".weft");
   const eventSchemaHostRaw = read(env, "WEFT_EVENT_SCHEMA_HOST");
   const otlpEndpointRaw = read(env, "OTEL_EXPORTER_OTLP_ENDPOINT");
+  const roles = parseRoles(read(env, "WEFT_ROLES"));
   return {
     port,
     host,
@@ -329,14 +337,14 @@ export function parseConfig(env: Environment, cwd: string = process.cwd()): Conf
     authUrl,
     dataDir,
     database: parseDatabase(read(env, "DATABASE_URL"), dataDir),
-    mail: parseMail(read(env, "SMTP_URL"), read(env, "WEFT_DEV_MAILBOX"), host),
+    mail: parseMail(read(env, "SMTP_URL"), read(env, "WEFT_DEV_MAILBOX"), host, roles),
     mailFrom: parseMailFrom(read(env, "WEFT_MAIL_FROM")),
     trustedIssuers: parseTrustedIssuers(read(env, "WEFT_TRUSTED_ISSUERS"), cwd),
     eventSchemaHost:
       eventSchemaHostRaw === undefined
         ? "https://schemas.workos.com"
         : parsePublicUrl("WEFT_EVENT_SCHEMA_HOST", eventSchemaHostRaw),
-    roles: parseRoles(read(env, "WEFT_ROLES")),
+    roles,
     trustedProxies: parseTrustedProxies(read(env, "WEFT_TRUSTED_PROXIES")),
     authRateLimits: {
       register: parseRateLimit(
