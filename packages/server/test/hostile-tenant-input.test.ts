@@ -309,7 +309,7 @@ describe("hostile tenant: request bodies", () => {
     expect(answer.error_description).toMatch(message);
   });
 
-  it("a hosted form refuses an answer with NUL, showing the form again with the problem", async () => {
+  it("a hosted form refuses an answer with NUL or 5 000 levels, showing the form again with the problem", async () => {
     const formUrl = `${weft.url}/triggers/forms/${projectId}/plain`;
     const token = formCsrfTokenOf(await (await fetch(formUrl)).text());
     const before = await executionCount(weft, projectId);
@@ -320,6 +320,14 @@ describe("hostile tenant: request bodies", () => {
     });
     expect(response.status).toBe(400);
     expect(await response.text()).toContain("name contains a NUL character");
+    const deepToken = formCsrfTokenOf(await (await fetch(formUrl)).text());
+    const deepAnswer = await fetch(formUrl, {
+      method: "POST",
+      body: new URLSearchParams({ _csrf: deepToken, data: `${'{"a":'.repeat(5000)}1${"}".repeat(5000)}` }),
+      redirect: "manual",
+    });
+    expect(deepAnswer.status).toBe(400);
+    expect(await deepAnswer.text()).toContain("nested more than 64 levels deep");
     expect(await executionCount(weft, projectId)).toBe(before);
   });
 });
