@@ -14,3 +14,8 @@ const where = config.database.kind === "embedded" ? `embedded database in ${conf
 process.stdout.write(
   `Weft is running at ${config.baseUrl} (listening on ${platform.listenUrl}; roles: ${[...config.roles].join(", ")}; data: ${where})\n`,
 );
+const outbox = platform.context.mailer.outbox;
+if (outbox !== undefined) {
+  // Like a notebook server's token link: the key is the mailbox's only lock besides loopback.
+  process.stdout.write(`Dev mailbox: ${config.baseUrl}/dev/mailbox?key=${outbox.key}\n`);
+}

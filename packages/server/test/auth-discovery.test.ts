@@ -90,7 +90,7 @@ describe("an authorization server under a path", () => {
       const registered = await postJson(metadata.agent_auth.register_uri, emailRegistration("prefixed@example.com"));
       expect(registered.status).toBe(201);
       const mailbox = (await (
-        await fetch(`${prefixed.url}/dev/mailbox`, { headers: { accept: "application/json" } })
+        await fetch(prefixed.mailboxUrl ?? "", { headers: { accept: "application/json" } })
       ).json()) as { messages: { text: string }[] };
       const link = /http\S+\/agent\/auth\/approve\?token=apv_\S+/.exec(mailbox.messages[0]?.text ?? "")?.[0] ?? "";
       expect(link.startsWith(`${authUrl}/agent/auth/approve?token=`)).toBe(true);
@@ -154,11 +154,11 @@ describe("dev outbox", () => {
     const response = await postJson(`${plain.url}/agent/auth`, emailRegistration("outbox@example.com"));
     expect(response.status).toBe(201);
     const mailbox = (await (
-      await fetch(`${plain.url}/dev/mailbox`, { headers: { accept: "application/json" } })
+      await fetch(plain.mailboxUrl ?? "", { headers: { accept: "application/json" } })
     ).json()) as { messages: { to: string; text: string }[] };
     expect(mailbox.messages[0]).toMatchObject({ to: "outbox@example.com" });
     expect(mailbox.messages[0]?.text).toMatch(new RegExp(`${plain.url}/agent/auth/approve\\?token=apv_`));
-    const html = await (await fetch(`${plain.url}/dev/mailbox`)).text();
+    const html = await (await fetch(plain.mailboxUrl ?? "")).text();
     expect(html).toContain("outbox@example.com");
 
     const smtpPlatform = await startTestPlatform({ env: { SMTP_URL: "smtp://127.0.0.1:1" } });

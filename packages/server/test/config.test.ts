@@ -112,6 +112,16 @@ describe("parseConfig", () => {
     expect(parseConfig({ WEFT_RATE_LIMIT_FORMS: "600" }, "/srv/weft").formsRateLimit).toBe(600);
   });
 
+  it("keeps mail in the dev mailbox on loopback, and asks for a choice on any other HOST", () => {
+    expect(parseConfig({ HOST: "::1" }, "/srv/weft").mail).toEqual({ kind: "outbox" });
+    expect(parseConfig({ HOST: "localhost" }, "/srv/weft").mail).toEqual({ kind: "outbox" });
+    expect(parseConfig({ HOST: "0.0.0.0", WEFT_DEV_MAILBOX: "on" }, "/srv/weft").mail).toEqual({ kind: "outbox" });
+    expect(parseConfig({ HOST: "0.0.0.0", WEFT_DEV_MAILBOX: "off" }, "/srv/weft").mail).toEqual({ kind: "dropped" });
+    expect(parseConfig({ WEFT_DEV_MAILBOX: "off" }, "/srv/weft").mail).toEqual({ kind: "dropped" });
+    expect(parseConfig({ HOST: "0.0.0.0", SMTP_URL: "smtp://mail:25" }, "/srv/weft").mail.kind).toBe("smtp");
+    expect(parseConfig({ HOST: "0.0.0.0", WEFT_ROLES: "api,worker" }, "/srv/weft").mail).toEqual({ kind: "dropped" });
+  });
+
   it("reads WEFT_TRUSTED_ISSUERS from a file when it names one", () => {
     const dir = mkdtempSync(join(tmpdir(), "weft-config-"));
     const entries = [
@@ -147,6 +157,13 @@ describe("parseConfig", () => {
     [{ WEFT_AUTH_URL: "nope" }, "WEFT_AUTH_URL", /WEFT_AUTH_URL="nope" is not an absolute URL/],
     [{ SMTP_URL: "http://mail" }, "SMTP_URL", /unsupported scheme "http": expected smtp:/],
     [{ WEFT_MAIL_FROM: "nobody" }, "WEFT_MAIL_FROM", /is not a mail address/],
+    [{ WEFT_DEV_MAILBOX: "yes" }, "WEFT_DEV_MAILBOX", /WEFT_DEV_MAILBOX="yes" is not a mode: expected auto, on or off/],
+    [
+      { HOST: "0.0.0.0" },
+      "WEFT_DEV_MAILBOX",
+      /HOST=0.0.0.0 is not a loopback address .* set SMTP_URL=.* or WEFT_DEV_MAILBOX=on/,
+    ],
+    [{ WEFT_DEV_MAILBOX: "on", SMTP_URL: "smtp://mail:25" }, "WEFT_DEV_MAILBOX", /contradicts SMTP_URL/],
     [{ WEFT_ROLES: "api,web" }, "WEFT_ROLES", /names unknown roles \(web\)/],
     [{ WEFT_SECRET_KEY: "short" }, "WEFT_SECRET_KEY", /is not a 32-byte key/],
     [{ WEFT_LOG_LEVEL: "loud" }, "WEFT_LOG_LEVEL", /is not a log level/],

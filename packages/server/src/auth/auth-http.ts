@@ -1,6 +1,7 @@
 import type { Context, Handler } from "hono";
 import type { AppEnv } from "../http/app-env.ts";
 import { requestLogger } from "../http/request-context.ts";
+import { parseStorableJson } from "../shared/storable-json.ts";
 import { AuthError, authErrorStatus } from "./auth-error.ts";
 
 export function authErrorResponse(c: Context<AppEnv>, error: AuthError): Response {
@@ -34,12 +35,9 @@ export async function readJsonObject(c: Context<AppEnv>): Promise<Record<string,
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     throw new AuthError("invalid_request", "Send a JSON body with Content-Type: application/json.");
   }
-  let body: unknown;
-  try {
-    body = await c.req.json();
-  } catch {
-    throw new AuthError("invalid_request", "The body is not valid JSON.");
-  }
+  const parsed = parseStorableJson(await c.req.text());
+  if (!parsed.ok) throw new AuthError("invalid_request", parsed.message);
+  const body = parsed.value;
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw new AuthError("invalid_request", "The body must be a JSON object.");
   }

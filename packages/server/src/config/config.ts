@@ -18,7 +18,11 @@ export interface AuthRateLimits {
   revoke: number;
 }
 
-export type MailConfig = { kind: "outbox" } | { kind: "smtp"; url: string };
+/**
+ * Where mail goes: an SMTP server; the dev mailbox (`/dev/mailbox`, kept in memory); or nowhere
+ * (`WEFT_DEV_MAILBOX=off` without SMTP_URL: each mail is dropped with a warning).
+ */
+export type MailConfig = { kind: "outbox" } | { kind: "smtp"; url: string } | { kind: "dropped" };
 
 export interface WorkerConfig {
   /** Most executions one worker process runs at once. */

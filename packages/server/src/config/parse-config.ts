@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { isAbsolute, resolve } from "node:path";
 import { z } from "zod";
+import { isLoopbackAddress } from "../shared/loopback.ts";
 import {
   type AuthRateLimits,
   type Config,
@@ -94,8 +95,44 @@ function parseDatabase(raw: string | undefined, dataDir: string): DatabaseConfig
   return { kind: "postgres", url: raw };
 }
 
-function parseMail(raw: string | undefined): MailConfig {
-  if (raw === undefined) return { kind: "outbox" };
+const devMailboxModes = ["auto", "on", "off"] as const;
+
+/**
+ * Without SMTP_URL, mail is kept in the dev mailbox. That mailbox hands out approval links, so it is
+ * enabled on its own (`auto`) only while the platform listens on loopback; on any other address
+ * the operator must choose SMTP_URL, or say WEFT_DEV_MAILBOX=on (or off) explicitly.
+ */
+function parseMail(
+  raw: string | undefined,
+  devMailboxRaw: string | undefined,
+  host: string,
+  roles: ReadonlySet<PlatformRole>,
+): MailConfig {
+  const devMailbox = devMailboxRaw ?? "auto";
+  if (!(devMailboxModes as readonly string[]).includes(devMailbox)) {
+    throw new ConfigError(
+      "WEFT_DEV_MAILBOX",
+      `WEFT_DEV_MAILBOX=${JSON.stringify(devMailboxRaw)} is not a mode: expected auto, on or off`,
+    );
+  }
+  if (raw !== undefined && devMailbox === "on") {
+    throw new ConfigError(
+      "WEFT_DEV_MAILBOX",
+      "WEFT_DEV_MAILBOX=on contradicts SMTP_URL: mail goes over SMTP when SMTP_URL is set; unset one of them",
+    );
+  }
+  if (raw === undefined) {
+    if (devMailbox === "off") return { kind: "dropped" };
+    if (devMailbox === "auto" && !isLoopbackAddress(host)) {
+      // Only the authorization server sends mail: a process without it has nothing to keep or refuse.
+      if (!roles.has("auth")) return { kind: "dropped" };
+      throw new ConfigError(
+        "WEFT_DEV_MAILBOX",
+        `HOST=${host} is not a loopback address and no SMTP_URL is set: set SMTP_URL=smtp://user:password@host:587 to send mail, or WEFT_DEV_MAILBOX=on to keep it in the dev mailbox (served to loopback clients only) or WEFT_DEV_MAILBOX=off to drop it`,
+      );
+    }
+    return { kind: "outbox" };
+  }
   let url: URL;
   try {
     url = new URL(raw);
@@ -292,6 +329,7 @@ export function parseConfig(env: Environment, cwd: string = process.cwd()): Conf
   const dataDir = resolve(cwd, read(env, "WEFT_DATA_DIR") ?? ".weft");
   const eventSchemaHostRaw = read(env, "WEFT_EVENT_SCHEMA_HOST");
   const otlpEndpointRaw = read(env, "OTEL_EXPORTER_OTLP_ENDPOINT");
+  const roles = parseRoles(read(env, "WEFT_ROLES"));
   return {
     port,
     host,
@@ -299,14 +337,14 @@ export function parseConfig(env: Environment, cwd: string = process.cwd()): Conf
     authUrl,
     dataDir,
     database: parseDatabase(read(env, "DATABASE_URL"), dataDir),
-    mail: parseMail(read(env, "SMTP_URL")),
+    mail: parseMail(read(env, "SMTP_URL"), read(env, "WEFT_DEV_MAILBOX"), host, roles),
     mailFrom: parseMailFrom(read(env, "WEFT_MAIL_FROM")),
     trustedIssuers: parseTrustedIssuers(read(env, "WEFT_TRUSTED_ISSUERS"), cwd),
     eventSchemaHost:
       eventSchemaHostRaw === undefined
         ? "https://schemas.workos.com"
         : parsePublicUrl("WEFT_EVENT_SCHEMA_HOST", eventSchemaHostRaw),
-    roles: parseRoles(read(env, "WEFT_ROLES")),
+    roles,
     trustedProxies: parseTrustedProxies(read(env, "WEFT_TRUSTED_PROXIES")),
     authRateLimits: {
       register: parseRateLimit(

@@ -3,26 +3,49 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "./parse-config.ts";
 
+/** How a generated key is written to its file in the data dir, and which variable to name when it is unreadable. */
+export interface KeyFile {
+  fileName: string;
+  encoding: "hex" | "base64url";
+  /** The variable a ConfigError names when the file does not hold a key. */
+  variable: string;
+  /** What to do about a bad file, after "delete it to generate a new one". */
+  remedy: string;
+}
+
 /**
- * The key used to encrypt stored secrets and sign CSRF tokens. Without WEFT_SECRET_KEY it is
- * generated once into the data dir (mode 0600) so that it survives restarts. Several processes
- * sharing one PostgreSQL must share WEFT_SECRET_KEY instead.
+ * A 32-byte key kept in the data dir: read when the file exists, otherwise generated once (mode
+ * 0600, created exclusively so that two processes starting together cannot overwrite each other's).
  */
-export function loadOrCreateSecretKey(configured: Buffer | undefined, dataDir: string): Buffer {
-  if (configured !== undefined) return configured;
-  const path = join(dataDir, "secret.key");
+export function loadOrCreateKeyFile(dataDir: string, file: KeyFile): Buffer {
+  const path = join(dataDir, file.fileName);
   if (existsSync(path)) {
-    const key = Buffer.from(readFileSync(path, "utf8").trim(), "hex");
+    const key = Buffer.from(readFileSync(path, "utf8").trim(), file.encoding);
     if (key.length !== 32) {
       throw new ConfigError(
-        "WEFT_SECRET_KEY",
-        `${path} does not hold a 32-byte hex key: delete it to generate a new one, or set WEFT_SECRET_KEY`,
+        file.variable,
+        `${path} does not hold a 32-byte ${file.encoding} key: delete it to generate a new one${file.remedy}`,
       );
     }
     return key;
   }
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const key = randomBytes(32);
-  writeFileSync(path, `${key.toString("hex")}\n`, { mode: 0o600, flag: "wx" });
+  writeFileSync(path, `${key.toString(file.encoding)}\n`, { mode: 0o600, flag: "wx" });
   return key;
+}
+
+/**
+ * The key used to encrypt stored secrets and sign CSRF tokens. Without WEFT_SECRET_KEY it is
+ * generated once into the data dir so that it survives restarts. Several processes sharing one
+ * PostgreSQL must share WEFT_SECRET_KEY instead.
+ */
+export function loadOrCreateSecretKey(configured: Buffer | undefined, dataDir: string): Buffer {
+  if (configured !== undefined) return configured;
+  return loadOrCreateKeyFile(dataDir, {
+    fileName: "secret.key",
+    encoding: "hex",
+    variable: "WEFT_SECRET_KEY",
+    remedy: ", or set WEFT_SECRET_KEY",
+  });
 }

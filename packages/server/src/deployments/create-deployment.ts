@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { type Manifest, manifestSchema } from "@weft/contract";
+import { type JsonSchema, type Manifest, manifestSchema } from "@weft/contract";
 import { sql } from "drizzle-orm";
 import { recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
@@ -8,6 +8,7 @@ import { jsonSchemaProblem } from "../schemas/validate-json-schema.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 import { InvalidRequestError } from "../shared/service-errors.ts";
+import { formatJsonPath } from "../shared/storable-json.ts";
 import type { AnnouncesActiveDeploymentChanges } from "./active-deployment-changes.ts";
 import { type DeploymentSummary, toDeploymentSummary } from "./deployment-summary.ts";
 import { makeActive } from "./make-active.ts";
@@ -47,13 +48,17 @@ export function parseManifest(manifest: unknown): Manifest {
     );
   }
   const issues: { path: string; message: string }[] = [];
+  const checkSchema = (at: (string | number)[], schema: JsonSchema | undefined) => {
+    const problem = schema === undefined ? undefined : jsonSchemaProblem(schema);
+    if (problem === undefined) return;
+    const path = [...at, ...problem.path];
+    issues.push({ path: path.join("."), message: `${formatJsonPath(path)} ${problem.message}` });
+  };
   parsed.data.workflows.forEach((workflow, index) => {
-    const problem = workflow.inputSchema === undefined ? undefined : jsonSchemaProblem(workflow.inputSchema);
-    if (problem !== undefined) issues.push({ path: `workflows.${index}.inputSchema`, message: problem });
+    checkSchema(["workflows", index, "inputSchema"], workflow.inputSchema);
   });
   parsed.data.forms.forEach((form, index) => {
-    const problem = jsonSchemaProblem(form.schema);
-    if (problem !== undefined) issues.push({ path: `forms.${index}.schema`, message: problem });
+    checkSchema(["forms", index, "schema"], form.schema);
   });
   if (issues.length > 0) throw new InvalidRequestError("the manifest is invalid", issues);
   return parsed.data;

@@ -13,3 +13,13 @@ export function setResponseHeader(c: Context<AppEnv>, name: string, value: strin
   if (outgoing !== undefined) outgoing.setHeader(name, value);
   else c.header(name, value);
 }
+
+/**
+ * User text (a form's title) made fit for a quoted header parameter such as a basic-auth realm:
+ * header values are Latin-1 on the wire and Node throws on anything else, and a quote or a
+ * backslash would end or bend the quoted string. Both are dropped, and every character outside
+ * printable ASCII becomes `?`.
+ */
+export function headerParameterText(text: string): string {
+  return text.replace(/["\\]/g, "").replace(/[^\x20-\x7e]/g, "?");
+}

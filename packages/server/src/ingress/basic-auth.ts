@@ -1,3 +1,4 @@
+import { headerParameterText } from "../http/response-headers.ts";
 import { secretMatchesHash, secretsEqual } from "../shared/secrets.ts";
 
 export interface BasicCredentials {
@@ -31,5 +32,5 @@ export function basicAuthMatches(presented: BasicCredentials | undefined, stored
 
 /** The challenge sent with a 401; the realm names the form so a browser keeps per-form logins apart. */
 export function basicAuthChallenge(realm: string): string {
-  return `Basic realm="${realm.replace(/["\\]/g, "")}", charset="UTF-8"`;
+  return `Basic realm="${headerParameterText(realm)}", charset="UTF-8"`;
 }

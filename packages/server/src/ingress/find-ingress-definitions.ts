@@ -1,8 +1,9 @@
-import type { WorkflowManifest } from "@weft/contract";
+import { definitionNamePattern, type WorkflowManifest } from "@weft/contract";
 import { eq, sql } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
 import { activeDeployments, deployments } from "../db/schema/index.ts";
 import type { StoredForm, StoredManifest, StoredWebhook } from "../deployments/stored-manifest.ts";
+import { hasIdShape } from "../shared/ids.ts";
 import type { ActiveDeploymentReader } from "./active-deployment-reader.ts";
 
 /** A form or webhook of a project's active deployment, with the workflow it starts. */
@@ -72,6 +73,8 @@ async function findActive<T extends { name: string; workflow: string }>(
   pick: (manifest: StoredManifest) => T[],
   name: string,
 ): Promise<ActiveDefinition<T> | undefined> {
+  // Public paths carry anything a client types: what cannot name a project or a definition names nothing.
+  if (!hasIdShape(projectId, "project") || !definitionNamePattern.test(name)) return undefined;
   const active = await activeManifest(lookup, projectId);
   if (active === undefined) return undefined;
   const definition = pick(active.manifest).find((entry) => entry.name === name);
@@ -103,6 +106,7 @@ export function findActiveWebhook(
  * Internal forms are not counted, so their existence is not revealed.
  */
 export async function projectsWithPublicForm(db: Database, formName: string, limit: number): Promise<string[]> {
+  if (!definitionNamePattern.test(formName)) return [];
   const rows = await db
     .select({ projectId: activeDeployments.projectId })
     .from(activeDeployments)

@@ -4,6 +4,10 @@ import { bodyLimit } from "hono/body-limit";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { StoredForm } from "../deployments/stored-manifest.ts";
 import type { AppEnv } from "../http/app-env.ts";
+import type { ClientIpResolver } from "../http/client-ip.ts";
+import { limitPerClientIp } from "../rate-limit/rate-limit-middleware.ts";
+import type { RateLimiter } from "../rate-limit/rate-limiter.ts";
+import { checkStorableJson, describeUnstorable } from "../shared/storable-json.ts";
 import { enqueueSubmission, validateSubmission } from "./accept-submission.ts";
 import { basicAuthChallenge } from "./basic-auth.ts";
 import { coerceFormSubmission, type FormSubmission, submissionFromEntries } from "./coerce-form-submission.ts";
@@ -133,6 +137,15 @@ async function acceptForm(
   }
   const fields = formFieldsFromSchema(form.definition.schema);
   const coerced = coerceFormSubmission(fields, submission);
+  const storable = checkStorableJson(coerced.value);
+  if (!storable.ok) {
+    const field = storable.path[0];
+    const message = `This answer cannot be accepted: ${describeUnstorable(storable)}.`;
+    return showForm(c, ingress, form, 400, {
+      submitted: submission,
+      errors: errorsByField([{ field: typeof field === "string" ? field : undefined, message }]),
+    });
+  }
   const fieldNames = new Set(fields.map((field) => field.name));
   const validated = validateSubmission(
     { definition: form.definition.schema, workflow: form.workflow.inputSchema },
@@ -163,7 +176,10 @@ async function acceptForm(
 }
 
 /** `GET` and `POST /triggers/forms/:projectId/:formName`, and the confirmation page after a submission. */
-export function hostedFormRoutes(ingress: IngressContext): Hono<AppEnv> {
+export function hostedFormRoutes(
+  ingress: IngressContext,
+  limits: { limiter: RateLimiter; clientIps: ClientIpResolver },
+): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const path = "/triggers/forms/:projectId/:formName";
 
@@ -190,7 +206,24 @@ export function hostedFormRoutes(ingress: IngressContext): Hono<AppEnv> {
       }),
   });
 
-  app.post(path, limitBody, async (c) => {
+  // Like the programmatic endpoint: per client and form, counted before the body is read.
+  const limitSubmissions = limitPerClientIp(
+    limits.limiter,
+    limits.clientIps,
+    {
+      limited: (c, retryAfterSeconds) =>
+        errorPage(
+          c,
+          429,
+          "Too many submissions",
+          `This form has received too many submissions from your network. Please try again in ${retryAfterSeconds} seconds.`,
+        ),
+      storeFailed: (c) => overBudgetPage(c),
+    },
+    (c) => `${c.req.param("projectId")}|${c.req.param("formName")}`,
+  );
+
+  app.post(path, limitSubmissions, limitBody, async (c) => {
     const submission = await readSubmission(c);
     return runHotPath(
       ingress,

@@ -14,17 +14,14 @@ import { webhookRoutes } from "./webhook-routes.ts";
  */
 export function mountIngressRoutes(app: Hono<AppEnv>, context: PlatformContext): void {
   const ingress = createIngressContext(context);
-  app.route("/", hostedFormRoutes(ingress));
+  const clientIps = createClientIpResolver(context.config.trustedProxies);
+  // Hosted and programmatic submissions share the configured rate, each endpoint with its own count.
+  const formLimiter = (name: string) =>
+    createRateLimiter(context.database, { name, points: context.config.formsRateLimit, windowSeconds: 60 });
+  app.route("/", hostedFormRoutes(ingress, { limiter: formLimiter("ingress-hosted-forms"), clientIps }));
   app.route("/", webhookRoutes(ingress));
   app.route(
     new URL(context.config.baseUrl).pathname,
-    programmaticFormRoutes(ingress, {
-      limiter: createRateLimiter(context.database, {
-        name: "ingress-forms",
-        points: context.config.formsRateLimit,
-        windowSeconds: 60,
-      }),
-      clientIps: createClientIpResolver(context.config.trustedProxies),
-    }),
+    programmaticFormRoutes(ingress, { limiter: formLimiter("ingress-forms"), clientIps }),
   );
 }

@@ -1,8 +1,10 @@
 import type { Context } from "hono";
 import { Hono } from "hono";
 import type { AppEnv } from "../http/app-env.ts";
-import { type ClientIpResolver, clientIpOf } from "../http/client-ip.ts";
+import type { ClientIpResolver } from "../http/client-ip.ts";
+import { limitPerClientIp } from "../rate-limit/rate-limit-middleware.ts";
 import type { RateLimiter } from "../rate-limit/rate-limiter.ts";
+import { parseStorableJson } from "../shared/storable-json.ts";
 import { enqueueSubmission, validateSubmission } from "./accept-submission.ts";
 import { basicAuthChallenge } from "./basic-auth.ts";
 import { findActiveForm, projectsWithPublicForm } from "./find-ingress-definitions.ts";
@@ -62,16 +64,12 @@ async function submit(c: Context<AppEnv>, ingress: IngressContext, budget: Budge
   if (!isJsonContentType(c.req.header("content-type"))) {
     return ingressError(c, "unsupported_media_type", "Send the submission as JSON (Content-Type: application/json).");
   }
-  let body: unknown;
-  try {
-    body = JSON.parse(rawBody);
-  } catch {
-    return ingressError(c, "invalid_body", "The body is not valid JSON.");
-  }
+  const body = parseStorableJson(rawBody);
+  if (!body.ok) return ingressError(c, "invalid_body", body.message);
   const form = access.form;
   const validated = validateSubmission(
     { definition: form.definition.schema, workflow: form.workflow.inputSchema },
-    body,
+    body.value,
   );
   if (!validated.ok) {
     return ingressError(c, "invalid_input", "The submission does not match the form's schema.", {
@@ -88,16 +86,16 @@ async function submit(c: Context<AppEnv>, ingress: IngressContext, budget: Budge
 /** `POST {base_url}/forms/:formName[?projectId=…]`: JSON submissions, limited per client IP and form. */
 export function programmaticFormRoutes(ingress: IngressContext, options: ProgrammaticFormOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.post("/forms/:formName", async (c) => {
-    const client = clientIpOf(c, options.clientIps);
-    const decision = await options.limiter.consume(
-      `${client}|${c.req.query("projectId") ?? ""}|${c.req.param("formName")}`,
-    );
-    if (!decision.allowed) {
-      return ingressError(c, "rate_limited", "Too many submissions to this form; retry later.", {
-        headers: { "Retry-After": String(decision.retryAfterSeconds) },
-      });
-    }
+  const limit = limitPerClientIp(
+    options.limiter,
+    options.clientIps,
+    {
+      limited: (c) => ingressError(c, "rate_limited", "Too many submissions to this form; retry later."),
+      storeFailed: (c) => ingressError(c, "unavailable", overBudgetMessage),
+    },
+    (c) => `${c.req.query("projectId") ?? ""}|${c.req.param("formName")}`,
+  );
+  app.post("/forms/:formName", limit, async (c) => {
     const rawBody = await c.req.text();
     return runHotPath(
       ingress,

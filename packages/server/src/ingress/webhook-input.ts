@@ -1,3 +1,5 @@
+import { checkStorableJson, describeUnstorable, parseStorableJson } from "../shared/storable-json.ts";
+
 /**
  * The input a webhook call gives its workflow:
  *
@@ -66,11 +68,20 @@ export function buildWebhookInput(request: WebhookRequest): WebhookInputResult {
   }
   let body: unknown = request.rawBody === "" ? null : request.rawBody;
   if (request.rawBody !== "" && isJsonContentType(headers["content-type"])) {
-    try {
-      body = JSON.parse(request.rawBody);
-    } catch {
-      return { ok: false, message: "The body is declared as JSON but is not valid JSON." };
+    const parsed = parseStorableJson(request.rawBody);
+    if (!parsed.ok) return { ok: false, message: parsed.message };
+    body = parsed.value;
+  }
+  const input: WebhookInput = { body, headers, query: queryOf(request.url), method: request.method };
+  // Text bodies and query values are stored as they came: `%00` there is as fatal to PostgreSQL as in JSON.
+  for (const part of ["body", "query", "headers"] as const) {
+    const check = checkStorableJson(input[part]);
+    if (!check.ok) {
+      return {
+        ok: false,
+        message: `The call cannot be accepted: ${describeUnstorable({ ...check, path: [part, ...check.path] })}.`,
+      };
     }
   }
-  return { ok: true, input: { body, headers, query: queryOf(request.url), method: request.method } };
+  return { ok: true, input };
 }

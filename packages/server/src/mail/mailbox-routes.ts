@@ -1,14 +1,36 @@
 import { Hono } from "hono";
 import { html } from "hono/html";
 import type { AppEnv } from "../http/app-env.ts";
-import type { OutboxMessage } from "./mailer.ts";
+import { jsonError } from "../http/errors.ts";
+import { isLoopbackAddress } from "../shared/loopback.ts";
+import { secretsEqual } from "../shared/secrets.ts";
+import type { Outbox } from "./mailer.ts";
+
+/** Header that carries the mailbox key for scripts, instead of `?key=`. */
+export const mailboxKeyHeader = "x-weft-mailbox-key";
 
 /**
- * `GET /dev/mailbox`: the dev outbox, mounted only when no SMTP server is configured. HTML for a
- * browser; JSON (`Accept: application/json`) for scripts and agents.
+ * `GET /dev/mailbox?key=…`: the dev outbox, mounted only when no SMTP server is configured. HTML for
+ * a browser; JSON (`Accept: application/json`) for scripts and agents. Its mail holds approval
+ * links, which claim credentials for the addressee: so it answers only clients on this machine
+ * (the socket's peer, never `X-Forwarded-For`, which a client writes itself) that present its key.
  */
-export function mailboxRoutes(outbox: { list(): readonly OutboxMessage[] }): Hono<AppEnv> {
+export function mailboxRoutes(outbox: Outbox): Hono<AppEnv> {
   return new Hono<AppEnv>().get("/dev/mailbox", (c) => {
+    const peer = c.env?.incoming?.socket.remoteAddress;
+    if (peer === undefined || !isLoopbackAddress(peer)) {
+      return jsonError(c, 404, "not_found", `No route for ${c.req.method} ${c.req.path}.`);
+    }
+    const presented = c.req.query("key") ?? c.req.header(mailboxKeyHeader) ?? "";
+    if (!secretsEqual(presented, outbox.key)) {
+      return jsonError(
+        c,
+        401,
+        "mailbox_key_required",
+        "The dev mailbox needs its key: open the link the server printed at start-up (Dev mailbox: …/dev/mailbox?key=…), or send the key of dev-mailbox.key in the data directory as ?key= or the X-Weft-Mailbox-Key header.",
+      );
+    }
+    c.header("Cache-Control", "no-store");
     const messages = outbox.list();
     if ((c.req.header("accept") ?? "").includes("application/json")) {
       return c.json({
@@ -21,6 +43,7 @@ export function mailboxRoutes(outbox: { list(): readonly OutboxMessage[] }): Hon
         })),
       });
     }
+    const self = `/dev/mailbox?key=${encodeURIComponent(outbox.key)}`;
     return c.html(html`<!doctype html>
 <html lang="en">
   <head>
@@ -30,7 +53,7 @@ export function mailboxRoutes(outbox: { list(): readonly OutboxMessage[] }): Hon
   </head>
   <body style="font-family: system-ui, sans-serif; max-width: 48rem; margin: 2rem auto; padding: 0 1rem; color: #111">
     <h1>Dev mailbox</h1>
-    <p>Mail is not sent while no <code>SMTP_URL</code> is set; it is kept here instead (newest first).</p>
+    <p>Mail is not sent while no <code>SMTP_URL</code> is set; it is kept here instead (newest first). <a href="${self}">Refresh</a></p>
     ${
       messages.length === 0
         ? html`<p>No mail yet.</p>`

@@ -1,5 +1,6 @@
 import { createTransport } from "nodemailer";
 import type { MailConfig } from "../config/config.ts";
+import { loadOrCreateKeyFile } from "../config/secret-key.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { Logger } from "../shared/logger.ts";
 
@@ -15,29 +16,55 @@ export interface OutboxMessage extends MailMessage {
   sentAt: Date;
 }
 
-/** Sends mail; resolves once the message is handed to the SMTP server or stored in the outbox. */
+/** The dev mailbox: its messages, newest first, and the key that opens it. */
+export interface Outbox {
+  list(): readonly OutboxMessage[];
+  /** 32 random bytes, base64url, kept in the data dir: `/dev/mailbox?key=…`. */
+  key: string;
+}
+
+/** Sends mail; resolves once the message is handed to the SMTP server, stored in the outbox, or dropped. */
 export interface Mailer {
   send(message: MailMessage): Promise<void>;
-  /** The dev outbox, newest first; undefined when mail really goes out over SMTP. */
-  outbox: { list(): readonly OutboxMessage[] } | undefined;
+  /** The dev outbox; undefined when mail goes out over SMTP or is dropped. */
+  outbox: Outbox | undefined;
 }
 
 /** The dev outbox keeps this many messages; it is a development aid, not a mail store. */
 const outboxCapacity = 200;
 
-function createOutboxMailer(from: string, clock: Clock, logger: Logger): Mailer {
+function createOutboxMailer(from: string, dataDir: string, clock: Clock, logger: Logger): Mailer {
   const messages: OutboxMessage[] = [];
+  const key = loadOrCreateKeyFile(dataDir, {
+    fileName: "dev-mailbox.key",
+    encoding: "base64url",
+    variable: "WEFT_DEV_MAILBOX",
+    remedy: "",
+  }).toString("base64url");
   return {
     send: async (message) => {
       messages.unshift({ ...message, from, sentAt: clock.now() });
       messages.length = Math.min(messages.length, outboxCapacity);
-      // The dev outbox exists so a developer can read the mail in the log or at /dev/mailbox.
+      // Mail carries approval links and codes: whoever reads the log must not be able to approve,
+      // so the log only says where the mail is.
       logger.info(
-        { mail: { to: message.to, subject: message.subject, body: message.text } },
-        "dev outbox: mail stored",
+        { mail: { to: message.to, subject: message.subject } },
+        "dev outbox: mail stored; read it at /dev/mailbox with the key printed at start-up",
       );
     },
-    outbox: { list: () => messages },
+    outbox: { list: () => messages, key },
+  };
+}
+
+function createDroppingMailer(logger: Logger): Mailer {
+  return {
+    send: async (message) => {
+      logger.warn(
+        { mail: { to: message.to, subject: message.subject } },
+        "mail dropped: no SMTP_URL is set and WEFT_DEV_MAILBOX=off",
+      );
+    },
+    outbox: undefined,
   };
 }
 
@@ -51,8 +78,17 @@ function createSmtpMailer(url: string, from: string): Mailer {
   };
 }
 
-export function createMailer(config: { mail: MailConfig; mailFrom: string }, clock: Clock, logger: Logger): Mailer {
-  return config.mail.kind === "smtp"
-    ? createSmtpMailer(config.mail.url, config.mailFrom)
-    : createOutboxMailer(config.mailFrom, clock, logger);
+export function createMailer(
+  config: { mail: MailConfig; mailFrom: string; dataDir: string },
+  clock: Clock,
+  logger: Logger,
+): Mailer {
+  switch (config.mail.kind) {
+    case "smtp":
+      return createSmtpMailer(config.mail.url, config.mailFrom);
+    case "outbox":
+      return createOutboxMailer(config.mailFrom, config.dataDir, clock, logger);
+    case "dropped":
+      return createDroppingMailer(logger);
+  }
 }

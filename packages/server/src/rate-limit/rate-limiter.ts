@@ -1,6 +1,7 @@
 import { RateLimiterDrizzle, RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import type { DatabaseHandle } from "../db/database.ts";
 import { rateLimitCounters } from "../db/schema/index.ts";
+import { hashSecret } from "../shared/secrets.ts";
 
 export type RateLimitDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
@@ -29,7 +30,8 @@ export function createRateLimiter(database: DatabaseHandle, options: RateLimiter
   return {
     consume: async (key) => {
       try {
-        await limiter.consume(key);
+        // Keys hold what clients sent (a form name, a project id): hashed, any of them is a short storable text.
+        await limiter.consume(hashSecret(key));
         return { allowed: true };
       } catch (rejection) {
         if (rejection instanceof RateLimiterRes) {

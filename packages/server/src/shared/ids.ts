@@ -36,3 +36,21 @@ export function isIdOfKind(value: string, kind: IdKind): boolean {
   const match = idPattern.exec(value);
   return match !== null && match[1] === idPrefixes[kind];
 }
+
+/** The longest id body accepted in a path; generated ids have 26 characters. */
+const maxIdBodyLength = 40;
+
+/**
+ * Whether a value read from a path or a query could be an id of this kind at all: its prefix, then
+ * lower-case letters and digits. Looser than `isIdOfKind` (ids made by hand in tests and imports
+ * need not be ULIDs), but strict enough that `%00`, a lone surrogate or a megabyte of text is
+ * answered "not found" before it reaches a database query that would fail on it.
+ */
+export function hasIdShape(value: string, kind: IdKind): boolean {
+  const prefix = `${idPrefixes[kind]}_`;
+  return (
+    value.startsWith(prefix) &&
+    value.length <= prefix.length + maxIdBodyLength &&
+    /^[0-9a-z]+$/.test(value.slice(prefix.length))
+  );
+}

@@ -126,3 +126,22 @@ export function describeUnstorable(check: Extract<StorableCheck, { ok: false }>,
       return `${field} is not a JSON value (string, finite number, boolean, null, array or object)`;
   }
 }
+
+export type StorableJsonText = { ok: true; value: unknown } | { ok: false; message: string };
+
+/**
+ * Parses a JSON request body and checks that it can be stored: what every public endpoint does
+ * with the JSON it reads, so that nothing PostgreSQL refuses gets past the edge.
+ */
+export function parseStorableJson(text: string): StorableJsonText {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, message: "The body is not valid JSON." };
+  }
+  const check = checkStorableJson(value);
+  return check.ok
+    ? { ok: true, value }
+    : { ok: false, message: `The body cannot be accepted: ${describeUnstorable(check)}.` };
+}

@@ -17,6 +17,8 @@ export interface TestPlatform {
   clock: ManualClock;
   database: TestDatabase;
   platform: RunningPlatform;
+  /** `/dev/mailbox` with its key, when the platform keeps mail there. */
+  mailboxUrl: string | undefined;
   stop(): Promise<void>;
 }
 
@@ -88,6 +90,10 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     clock,
     database,
     platform,
+    mailboxUrl:
+      platform.context.mailer.outbox === undefined
+        ? undefined
+        : `${config.baseUrl}/dev/mailbox?key=${platform.context.mailer.outbox.key}`,
     stop: async () => {
       await platform.stop();
       await database.destroy().catch(() => undefined);
