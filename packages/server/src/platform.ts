@@ -5,6 +5,8 @@ import {
   createActiveDeploymentChanges,
   relayActiveDeploymentChanges,
 } from "./deployments/active-deployment-changes.ts";
+import type { ResolveHost } from "./engine/egress/egress-proxy.ts";
+import { resolveSandboxIsolation, type SandboxIsolation } from "./engine/sandbox/sandbox-isolation.ts";
 import { startWorker, type Worker } from "./engine/worker.ts";
 import { listen } from "./http/http-server.ts";
 import { createRequestListener } from "./http/request-listener.ts";
@@ -23,6 +25,27 @@ export interface PlatformOptions {
   timers?: Timers;
   /** An already-open database, left open on stop (tests hand in their own); otherwise the configured one is opened and closed. */
   database?: DatabaseHandle;
+  /** How the sandboxes' egress proxy resolves host names (tests map names to loopback with it). */
+  resolveHost?: ResolveHost;
+  /** Where bubblewrap is looked for (the PATH by default). */
+  sandboxSearchPath?: string;
+}
+
+/** The platform cannot start as configured, for a reason the operator must fix (one line). */
+export class StartupError extends Error {
+  override readonly name = "StartupError";
+}
+
+/**
+ * The isolation of workflow code, decided once per process: only the worker role runs any. A
+ * fallback to unisolated processes is announced on stderr, where an operator cannot miss it.
+ */
+async function decideSandbox(config: Config, options: PlatformOptions): Promise<SandboxIsolation | undefined> {
+  if (!config.roles.has("worker")) return undefined;
+  const resolution = await resolveSandboxIsolation(config.sandbox, { searchPath: options.sandboxSearchPath });
+  if (resolution.kind === "refused") throw new StartupError(resolution.message);
+  if (resolution.kind === "fallback") process.stderr.write(`${resolution.warning}\n`);
+  return resolution.isolation;
 }
 
 export interface RunningPlatform {
@@ -42,6 +65,7 @@ const drainGraceMs = 8000;
 export async function startPlatform(config: Config, options: PlatformOptions = {}): Promise<RunningPlatform> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger({ level: config.logLevel });
+  const sandbox = await decideSandbox(config, options);
   const ownsDatabase = options.database === undefined;
   const database = options.database ?? (await openDatabase(config.database));
   // The collector gets each finished execution's spans, whichever process finishes it: a worker, or
@@ -61,10 +85,15 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     activeDeploymentChanges: createActiveDeploymentChanges(),
     mailer: createMailer(config, clock, logger),
     spanExport,
+    sandbox,
   };
-  const worker = config.roles.has("worker")
-    ? await startWorker({ database, clock, logger, spanExport }, { ...config.worker, dataDir: config.dataDir })
-    : undefined;
+  const worker =
+    sandbox === undefined
+      ? undefined
+      : await startWorker(
+          { database, clock, logger, spanExport, resolveHost: options.resolveHost },
+          { ...config.worker, dataDir: config.dataDir, sandbox },
+        );
   // Ingress caches which deployment is active, so it listens for other processes' changes before serving.
   const stopRelaying = config.roles.has("ingress")
     ? await relayActiveDeploymentChanges(database, context.activeDeploymentChanges)
