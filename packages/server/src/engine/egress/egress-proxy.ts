@@ -104,15 +104,11 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
           `content-type: text/plain; charset=utf-8\r\nconnection: close\r\n\r\nweft egress proxy: ${reason}\n`,
       );
     };
-    let target: URL;
-    try {
-      target = new URL(`http://${incoming.url ?? ""}`);
-    } catch {
-      return refuse(400, "expected CONNECT host:port");
-    }
-    if (target.port === "" || target.pathname !== "/") return refuse(400, "expected CONNECT host:port");
-    const port = Number(target.port);
-    const destination = await destinationOf(target.hostname, port);
+    const target = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+):(\d{1,5})$/.exec(incoming.url ?? "");
+    const host = target?.[1];
+    const port = Number(target?.[2]);
+    if (host === undefined || port < 1 || port > 65535) return refuse(400, "expected CONNECT host:port");
+    const destination = await destinationOf(host, port);
     if (!destination.ok) return refuse(destination.status, destination.reason);
     const upstream: Socket = connect(port, destination.address);
     let connected = false;
@@ -124,7 +120,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       client.pipe(upstream);
     });
     upstream.on("error", (error) => {
-      if (!connected) refuse(502, `${target.host} did not answer (${error.message})`);
+      if (!connected) refuse(502, `${host}:${port} did not answer (${error.message})`);
       else client.destroy();
     });
     client.on("close", () => upstream.destroy());
