@@ -1,5 +1,5 @@
 import { lookup } from "node:dns/promises";
-import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, request, type ServerResponse } from "node:http";
 import { connect, isIP, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import type { Logger } from "../../shared/logger.ts";
@@ -72,7 +72,8 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     const port = url.port === "" ? 80 : Number(url.port);
     const destination = await destinationOf(url.hostname, port);
     if (!destination.ok) return answer(response, destination.status, destination.reason);
-    const headers = { ...incoming.headers };
+    // The absolute URI decides the host, whatever Host header came with it (RFC 9112 §3.2.2).
+    const headers: IncomingHttpHeaders = { ...incoming.headers, host: url.host };
     for (const name of hopByHop) delete headers[name];
     const upstream = request({
       host: destination.address,
