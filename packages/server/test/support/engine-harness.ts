@@ -8,7 +8,7 @@ import { createDeployment } from "../../src/deployments/create-deployment.ts";
 import { getActiveDeployment } from "../../src/deployments/read-deployments.ts";
 import type { ResolveHost } from "../../src/engine/egress/egress-proxy.ts";
 import { enqueueExecution } from "../../src/engine/enqueue-execution.ts";
-import { resolveSandboxIsolation } from "../../src/engine/sandbox/sandbox-isolation.ts";
+import { resolveSandboxIsolation, type SandboxIsolation } from "../../src/engine/sandbox/sandbox-isolation.ts";
 import { startWorker, type Worker, type WorkerOptions } from "../../src/engine/worker.ts";
 import { createManualClock, type ManualClock } from "../../src/shared/clock.ts";
 import { createIdGenerator, type IdGenerator } from "../../src/shared/ids.ts";
@@ -39,16 +39,16 @@ export interface EngineHarnessOptions extends Partial<Omit<WorkerOptions, "sandb
   sandbox?: Partial<SandboxConfig>;
   /** How the egress proxy resolves host names. */
   resolveHost?: ResolveHost;
+  /** The isolation itself, skipping the probe (to test what a broken one does). */
+  isolation?: SandboxIsolation;
 }
 
 export async function startEngineHarness(options: EngineHarnessOptions = {}): Promise<EngineHarness> {
-  const { sandbox: sandboxConfig, resolveHost, ...workerOptions } = options;
-  const resolution = await resolveSandboxIsolation({
-    mode: "auto",
-    egress: "public",
-    egressAllow: [],
-    ...sandboxConfig,
-  });
+  const { sandbox: sandboxConfig, resolveHost, isolation, ...workerOptions } = options;
+  const resolution =
+    isolation === undefined
+      ? await resolveSandboxIsolation({ mode: "auto", egress: "public", egressAllow: [], ...sandboxConfig })
+      : { kind: "isolated" as const, isolation };
   if (resolution.kind === "refused") throw new Error(resolution.message);
   const database = await createTestDatabase();
   const clock = createManualClock();

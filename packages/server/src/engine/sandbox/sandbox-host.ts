@@ -52,11 +52,17 @@ export async function startSandboxHost(
         memoryMb,
         egressSocketPath: socketDir === undefined ? undefined : join(socketDir, "egress.sock"),
       });
-      return spawn(launch.command, launch.args, {
+      const child = spawn(launch.command, launch.args, {
         env: launch.env,
         stdio: [...sandboxStdio],
         serialization: "json",
       });
+      child.once("error", (error) => {
+        deps.logger.error({ err: error, command: launch.command }, "a sandbox process could not be started");
+        // A process that never started emits no "exit"; the pool learns of every end through it.
+        if (child.pid === undefined) child.emit("exit", null, null);
+      });
+      return child;
     },
     close: async () => {
       await proxy?.close();
