@@ -51,6 +51,7 @@ describe("buildSandboxLaunch", () => {
     const nodeArgs = launch.args.slice(separator + 1);
     for (const flag of [
       "--unshare-user",
+      "--disable-userns",
       "--unshare-pid",
       "--unshare-ipc",
       "--unshare-uts",

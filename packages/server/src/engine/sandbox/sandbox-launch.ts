@@ -87,6 +87,8 @@ export function buildSandboxLaunch(request: SandboxLaunchRequest): SandboxLaunch
   };
   const args = [
     "--unshare-user",
+    // No nested user namespaces: they are the usual door to kernel attack surface.
+    "--disable-userns",
     "--unshare-pid",
     "--unshare-ipc",
     "--unshare-uts",
