@@ -10,7 +10,9 @@ import {
   bundleConfig,
   callRpc,
   createTestIdentity,
+  type EngineHarness,
   freePort,
+  startEngineHarness,
   startTestPlatform,
   type TestIdentity,
   type TestPlatform,
@@ -397,5 +399,46 @@ describe.skipIf(!runHere)("hostile tenant: WEFT_SANDBOX_EGRESS_ALLOW", () => {
     expect(allowed.ok).toEqual({ status: 200, body: "hello from the helper" });
     expect(helper.requests()).toBe(1);
     expectProxyRefusal(await stepOutput<Attempt>(target, "fetch", { url: `${target.weft.url}/healthz` }));
+  });
+});
+
+describe.skipIf(!runHere)("hostile tenant: WEFT_SANDBOX_EGRESS=all (single tenant)", () => {
+  let engine: EngineHarness;
+
+  beforeAll(async () => {
+    engine = await startEngineHarness({ sandbox: { egress: "all" } });
+    await engine.deploy("prj_single", source, manifest);
+  });
+  afterAll(async () => {
+    await engine.stop();
+  });
+
+  async function output<T>(workflow: string, input: unknown): Promise<T> {
+    const id = await engine.run("prj_single", workflow, input);
+    return (await engine.waitFor(id, (row) => row.status === "succeeded")).output as T;
+  }
+
+  it("shares the host's network, as documented: loopback TCP connects", async () => {
+    const listener = await startListener();
+    try {
+      expect(await output<Attempt>("tcp", { port: listener.port })).toEqual({ ok: "connected" });
+    } finally {
+      listener.server.close();
+    }
+  });
+
+  it("still keeps its own processes, files and environment", async () => {
+    const victim = startVictim();
+    try {
+      expect((await output<Attempt>("kill", { target: victim.pid })).error).toBe("ESRCH");
+      expect(await ping(victim)).toBe("pong");
+    } finally {
+      victim.kill("SIGKILL");
+    }
+    const seen = await output<{ passwdThroughSqlite: Attempt; env: Record<string, string> }>("snoop", {
+      dataDir: engine.dataDir,
+    });
+    expect(seen.passwdThroughSqlite.message).toMatch(/unable to open database file/);
+    expect(Object.keys(seen.env).sort()).toEqual(["NODE_ENV", "PWD", "TZ"]);
   });
 });
