@@ -8,6 +8,7 @@ import type { EgressAllowEntry } from "../src/config/config.ts";
 import { createEgressPolicy } from "../src/engine/egress/address-policy.ts";
 import { type EgressProxy, type ResolveHost, startEgressProxy } from "../src/engine/egress/egress-proxy.ts";
 import { createLogger } from "../src/shared/logger.ts";
+import { createManualTimers } from "../src/shared/timers.ts";
 
 interface Seen {
   method: string | undefined;
@@ -24,6 +25,7 @@ let echoPort: number;
 const directory = mkdtempSync(join(tmpdir(), "weft-proxy-test-"));
 const proxies: EgressProxy[] = [];
 const resolutions: string[] = [];
+const timers = createManualTimers();
 
 async function listening(server: Server | ReturnType<typeof createServer>): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -47,6 +49,7 @@ async function startProxy(allow: EgressAllowEntry[]): Promise<string> {
       policy: createEgressPolicy(allow),
       resolveHost,
       logger: createLogger({ level: "silent" }),
+      timers,
     }),
   );
   return socketPath;
@@ -177,5 +180,28 @@ describe("the egress proxy", () => {
     expect(await tunnel(open, "no-port.example", "x")).toEqual({ status: 400 });
     const unknown = await viaProxy(open, { path: "http://nowhere.example/" });
     expect(unknown).toEqual({ status: 502, body: "weft egress proxy: nowhere.example could not be resolved\n" });
+  });
+
+  it("gives up on a destination that does not answer within its deadline with 504", async () => {
+    let arrived: () => void = () => undefined;
+    const requestArrived = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const silent = createHttpServer(() => arrived());
+    const silentPort = await listening(silent);
+    try {
+      const pending = viaProxy(open, { path: `http://127.0.0.1:${silentPort}/` });
+      await requestArrived;
+      expect(timers.pending()).toBe(1);
+      timers.fireAll();
+      expect(await pending).toEqual({
+        status: 504,
+        body: `weft egress proxy: 127.0.0.1:${silentPort} did not answer within 10 s\n`,
+      });
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
+    expect(timers.pending()).toBe(0);
   });
 });

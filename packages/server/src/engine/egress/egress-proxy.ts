@@ -3,6 +3,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, request, 
 import { connect, isIP, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import type { Logger } from "../../shared/logger.ts";
+import type { Timers } from "../../shared/timers.ts";
 import type { EgressPolicy } from "./address-policy.ts";
 
 /** Resolves a host name to every address it has (dns.lookup by default; tests inject their own). */
@@ -17,13 +18,23 @@ export interface EgressProxyOptions {
   policy: EgressPolicy;
   resolveHost: ResolveHost;
   logger: Logger;
+  timers: Timers;
 }
+
+/**
+ * How long a destination has to accept the connection (CONNECT) or to answer with its headers
+ * (http). Without it, a tenant aiming at addresses that never answer would pile up sockets in the
+ * worker until the kernel gave up, minutes later.
+ */
+export const upstreamDeadlineMs = 10_000;
 
 export interface EgressProxy {
   close(): Promise<void>;
 }
 
 type Destination = { ok: true; address: string } | { ok: false; status: 403 | 502; reason: string };
+
+const statusText: Record<number, string> = { 400: "Bad Request", 403: "Forbidden", 504: "Gateway Timeout" };
 
 /** Hop-by-hop and proxy-only headers, which a proxy never forwards. */
 const hopByHop = ["connection", "keep-alive", "proxy-connection", "proxy-authorization", "te", "trailer", "upgrade"];
@@ -35,7 +46,7 @@ const hopByHop = ["connection", "keep-alive", "proxy-connection", "proxy-authori
  * rebinding) gets nowhere.
  */
 export async function startEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
-  const { policy, resolveHost, logger } = options;
+  const { policy, resolveHost, logger, timers } = options;
 
   async function destinationOf(rawHost: string, port: number): Promise<Destination> {
     const host = rawHost.replace(/^\[(.*)\]$/, "$1").toLowerCase();
@@ -84,13 +95,22 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       setHost: false,
       agent: false,
     });
+    let timedOut = false;
+    const cancelDeadline = timers.after(upstreamDeadlineMs, () => {
+      timedOut = true;
+      upstream.destroy();
+      answer(response, 504, `${url.host} did not answer within ${upstreamDeadlineMs / 1000} s`);
+    });
     upstream.on("response", (reply) => {
+      cancelDeadline();
       const replyHeaders = { ...reply.headers };
       for (const name of hopByHop) delete replyHeaders[name];
       response.writeHead(reply.statusCode ?? 502, replyHeaders);
       reply.pipe(response);
     });
     upstream.on("error", (error) => {
+      cancelDeadline();
+      if (timedOut) return;
       if (response.headersSent) response.destroy();
       else answer(response, 502, `${url.host} did not answer (${error.message})`);
     });
@@ -101,7 +121,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     client.on("error", () => client.destroy());
     const refuse = (status: number, reason: string): void => {
       client.end(
-        `HTTP/1.1 ${status} ${status === 403 ? "Forbidden" : status === 400 ? "Bad Request" : "Bad Gateway"}\r\n` +
+        `HTTP/1.1 ${status} ${statusText[status] ?? "Bad Gateway"}\r\n` +
           `content-type: text/plain; charset=utf-8\r\nconnection: close\r\n\r\nweft egress proxy: ${reason}\n`,
       );
     };
@@ -113,7 +133,14 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     if (!destination.ok) return refuse(destination.status, destination.reason);
     const upstream: Socket = connect(port, destination.address);
     let connected = false;
+    let timedOut = false;
+    const cancelDeadline = timers.after(upstreamDeadlineMs, () => {
+      timedOut = true;
+      upstream.destroy();
+      refuse(504, `${host}:${port} did not answer within ${upstreamDeadlineMs / 1000} s`);
+    });
     upstream.once("connect", () => {
+      cancelDeadline();
       connected = true;
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
       if (head.length > 0) upstream.write(head);
@@ -121,6 +148,8 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       client.pipe(upstream);
     });
     upstream.on("error", (error) => {
+      cancelDeadline();
+      if (timedOut) return;
       if (!connected) refuse(502, `${host}:${port} did not answer (${error.message})`);
       else client.destroy();
     });

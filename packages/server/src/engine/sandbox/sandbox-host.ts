@@ -3,6 +3,7 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import type { Logger } from "../../shared/logger.ts";
+import { systemTimers } from "../../shared/timers.ts";
 import { createEgressPolicy } from "../egress/address-policy.ts";
 import { type EgressProxy, type ResolveHost, resolveWithSystem, startEgressProxy } from "../egress/egress-proxy.ts";
 import { hostLibraryDirs, type SandboxIsolation } from "./sandbox-isolation.ts";
@@ -35,6 +36,7 @@ export async function startSandboxHost(
       policy: createEgressPolicy(isolation.egressAllow),
       resolveHost: deps.resolveHost ?? resolveWithSystem,
       logger: deps.logger,
+      timers: systemTimers,
     });
   }
   const nodePath = realpathSync(process.execPath);
