@@ -1,4 +1,5 @@
-import { StartupError, startPlatform } from "./platform.ts";
+import { SandboxUnavailableError } from "./engine/sandbox/sandbox-isolation.ts";
+import { startPlatform } from "./platform.ts";
 import { parseConfigOrExit, stopOnSignals } from "./process/process-lifecycle.ts";
 
 /**
@@ -7,7 +8,7 @@ import { parseConfigOrExit, stopOnSignals } from "./process/process-lifecycle.ts
  */
 const config = parseConfigOrExit(process.env, "weft");
 const platform = await startPlatform(config).catch((error: unknown) => {
-  if (!(error instanceof StartupError)) throw error;
+  if (!(error instanceof SandboxUnavailableError)) throw error;
   process.stderr.write(`weft: cannot start: ${error.message}\n`);
   process.exit(1);
 });

@@ -6,7 +6,7 @@ import {
   relayActiveDeploymentChanges,
 } from "./deployments/active-deployment-changes.ts";
 import type { ResolveHost } from "./engine/egress/egress-proxy.ts";
-import { resolveSandboxIsolation, type SandboxIsolation } from "./engine/sandbox/sandbox-isolation.ts";
+import { decideSandbox } from "./engine/sandbox/sandbox-isolation.ts";
 import { startWorker, type Worker } from "./engine/worker.ts";
 import { listen } from "./http/http-server.ts";
 import { createRequestListener } from "./http/request-listener.ts";
@@ -27,25 +27,6 @@ export interface PlatformOptions {
   database?: DatabaseHandle;
   /** How the sandboxes' egress proxy resolves host names (tests map names to loopback with it). */
   resolveHost?: ResolveHost;
-  /** Where bubblewrap is looked for (the PATH by default). */
-  sandboxSearchPath?: string;
-}
-
-/** The platform cannot start as configured, for a reason the operator must fix (one line). */
-export class StartupError extends Error {
-  override readonly name = "StartupError";
-}
-
-/**
- * The isolation of workflow code, decided once per process: only the worker role runs any. A
- * fallback to unisolated processes is announced on stderr, where an operator cannot miss it.
- */
-async function decideSandbox(config: Config, options: PlatformOptions): Promise<SandboxIsolation | undefined> {
-  if (!config.roles.has("worker")) return undefined;
-  const resolution = await resolveSandboxIsolation(config.sandbox, { searchPath: options.sandboxSearchPath });
-  if (resolution.kind === "refused") throw new StartupError(resolution.message);
-  if (resolution.kind === "fallback") process.stderr.write(`${resolution.warning}\n`);
-  return resolution.isolation;
 }
 
 export interface RunningPlatform {
@@ -65,7 +46,8 @@ const drainGraceMs = 8000;
 export async function startPlatform(config: Config, options: PlatformOptions = {}): Promise<RunningPlatform> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger({ level: config.logLevel });
-  const sandbox = await decideSandbox(config, options);
+  // Decided once per process, and only where workflows run: the worker role.
+  const sandbox = config.roles.has("worker") ? await decideSandbox(config.sandbox) : undefined;
   const ownsDatabase = options.database === undefined;
   const database = options.database ?? (await openDatabase(config.database));
   // The collector gets each finished execution's spans, whichever process finishes it: a worker, or

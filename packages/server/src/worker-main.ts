@@ -1,5 +1,5 @@
 import { openDatabase } from "./db/database.ts";
-import { resolveSandboxIsolation } from "./engine/sandbox/sandbox-isolation.ts";
+import { decideSandbox, SandboxUnavailableError } from "./engine/sandbox/sandbox-isolation.ts";
 import { startWorker } from "./engine/worker.ts";
 import { parseConfigOrExit, stopOnSignals } from "./process/process-lifecycle.ts";
 import { systemClock } from "./shared/clock.ts";
@@ -12,12 +12,11 @@ import { createOtlpSpanExport } from "./traces/otlp-export.ts";
  */
 const config = parseConfigOrExit(process.env, "weft worker");
 const logger = createLogger({ level: config.logLevel });
-const sandbox = await resolveSandboxIsolation(config.sandbox);
-if (sandbox.kind === "refused") {
-  process.stderr.write(`weft worker: cannot start: ${sandbox.message}\n`);
+const sandbox = await decideSandbox(config.sandbox).catch((error: unknown) => {
+  if (!(error instanceof SandboxUnavailableError)) throw error;
+  process.stderr.write(`weft worker: cannot start: ${error.message}\n`);
   process.exit(1);
-}
-if (sandbox.kind === "fallback") process.stderr.write(`${sandbox.warning}\n`);
+});
 const database = await openDatabase(config.database);
 const spanExport =
   config.otlpEndpoint === undefined
@@ -25,7 +24,7 @@ const spanExport =
     : createOtlpSpanExport({ db: database.db, endpoint: config.otlpEndpoint, logger });
 const worker = await startWorker(
   { database, clock: systemClock, logger, spanExport },
-  { ...config.worker, dataDir: config.dataDir, sandbox: sandbox.isolation },
+  { ...config.worker, dataDir: config.dataDir, sandbox },
 );
 // Before announcing readiness: a signal that arrives before a handler exists ends the process at once.
 stopOnSignals(
@@ -38,5 +37,5 @@ stopOnSignals(
   "worker",
 );
 process.stdout.write(
-  `Weft worker ${worker.id} is running (concurrency ${config.worker.concurrency}; sandbox: ${sandbox.isolation.mode}, egress ${sandbox.isolation.egress})\n`,
+  `Weft worker ${worker.id} is running (concurrency ${config.worker.concurrency}; sandbox: ${sandbox.mode}, egress ${sandbox.egress})\n`,
 );

@@ -137,3 +137,22 @@ export async function resolveSandboxIsolation(
   }
   return { kind: "fallback", isolation: processIsolation, warning: fallbackWarning(`Reason: ${failure}.`) };
 }
+
+/** bubblewrap was required (WEFT_SANDBOX=bwrap) and does not work: the process must not start. */
+export class SandboxUnavailableError extends Error {
+  override readonly name = "SandboxUnavailableError";
+}
+
+/**
+ * The isolation a process that runs workflows starts with. A fallback to unisolated processes is
+ * announced through `warn` (stderr by default), where an operator cannot miss it.
+ */
+export async function decideSandbox(
+  config: SandboxConfig,
+  warn: (text: string) => void = (text) => process.stderr.write(`${text}\n`),
+): Promise<SandboxIsolation> {
+  const resolution = await resolveSandboxIsolation(config);
+  if (resolution.kind === "refused") throw new SandboxUnavailableError(resolution.message);
+  if (resolution.kind === "fallback") warn(resolution.warning);
+  return resolution.isolation;
+}
