@@ -81,6 +81,8 @@ describe("buildSandboxLaunch", () => {
     ]);
     expect(valuesOf(bwrapArgs, "--proc")).toEqual([["/proc"]]);
     expect(valuesOf(bwrapArgs, "--size", 3)).toEqual([[String(sandboxTmpBytes), "--tmpfs", "/tmp"]]);
+    // Mounted before the binds, so that a Node binary under the host's /tmp is not hidden by it.
+    expect(bwrapArgs.indexOf("--tmpfs")).toBeLessThan(bwrapArgs.indexOf("--ro-bind"));
     expect(Object.fromEntries(valuesOf(bwrapArgs, "--setenv", 2))).toEqual({
       NODE_ENV: "production",
       TZ: "UTC",
