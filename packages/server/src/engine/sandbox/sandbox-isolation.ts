@@ -88,6 +88,22 @@ function probe(bwrapPath: string, egress: "public" | "all", timeoutMs: number): 
   });
 }
 
+/**
+ * Probe results per binary and egress mode. A process probes once however many platforms or
+ * workers it starts (test files start several), and bubblewrap does not stop working meanwhile.
+ */
+const probes = new Map<string, Promise<string | undefined>>();
+
+function probeOnce(bwrapPath: string, egress: "public" | "all", timeoutMs: number): Promise<string | undefined> {
+  const key = `${bwrapPath}\u0000${egress}`;
+  let result = probes.get(key);
+  if (result === undefined) {
+    result = probe(bwrapPath, egress, timeoutMs);
+    probes.set(key, result);
+  }
+  return result;
+}
+
 const bar = "!".repeat(78);
 
 function fallbackWarning(reason: string): string {
@@ -122,7 +138,7 @@ export async function resolveSandboxIsolation(
   const failure =
     bwrapPath === undefined
       ? "no bwrap executable on the PATH"
-      : await probe(bwrapPath, config.egress, options.timeoutMs ?? 10_000);
+      : await probeOnce(bwrapPath, config.egress, options.timeoutMs ?? 10_000);
   if (bwrapPath !== undefined && failure === undefined) {
     return {
       kind: "isolated",
