@@ -329,10 +329,14 @@ describe.skipIf(!runHere)("hostile tenant: workflow code under bubblewrap", () =
     const victim = startVictim();
     try {
       expect(await ping(victim)).toBe("pong");
-      for (const target_ of ["parent", -1, victim.pid]) {
-        const execution = await runToEnd(target, "kill", { target: target_ });
+      const outcomes: unknown[] = [];
+      for (const signalled of ["parent", -1, victim.pid]) {
+        const execution = await runToEnd(target, "kill", { target: signalled });
         expect(["succeeded", "failed"]).toContain(execution.status);
+        outcomes.push(execution.output);
       }
+      // The victim's pid does not exist in the sandbox's PID namespace.
+      expect(outcomes[2]).toMatchObject({ error: "ESRCH" });
       expect(await ping(victim)).toBe("pong");
       expect((await fetch(`${target.weft.url}/healthz`)).status).toBe(200);
       expect(await stepOutput<number>(target, "healthy", { n: 12 })).toBe(144);
