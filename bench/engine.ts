@@ -5,6 +5,7 @@ import { and, count, eq, max, sql } from "drizzle-orm";
 import { executions, spans } from "../packages/server/src/db/schema/index.ts";
 import { createDeployment } from "../packages/server/src/deployments/create-deployment.ts";
 import { enqueueExecution } from "../packages/server/src/engine/enqueue-execution.ts";
+import { resolveSandboxIsolation } from "../packages/server/src/engine/sandbox/sandbox-isolation.ts";
 import { startWorker, type Worker } from "../packages/server/src/engine/worker.ts";
 import { systemClock } from "../packages/server/src/shared/clock.ts";
 import { createIdGenerator } from "../packages/server/src/shared/ids.ts";
@@ -58,6 +59,10 @@ interface Bench {
 
 const deps = { clock: systemClock, ids: createIdGenerator(systemClock) };
 const logger = createLogger({ level: "warn" });
+// Measured under the isolation a default installation gets: bubblewrap when it works here.
+const sandboxResolution = await resolveSandboxIsolation({ mode: "auto", egress: "public", egressAllow: [] });
+if (sandboxResolution.kind === "refused") throw new Error(sandboxResolution.message);
+const sandbox = sandboxResolution.isolation;
 
 function enqueue(bench: Bench, workflow: string, n: number): Promise<string[]> {
   return bench.database.db.transaction(async (tx) => {
@@ -79,7 +84,14 @@ function enqueue(bench: Bench, workflow: string, n: number): Promise<string[]> {
 function start(bench: Bench): Promise<Worker> {
   return startWorker(
     { database: bench.database, clock: systemClock, logger },
-    { concurrency: workerConcurrency, leaseMs: 30_000, pollIntervalMs: 200, memoryMb: 512, dataDir: bench.dataDir },
+    {
+      concurrency: workerConcurrency,
+      leaseMs: 30_000,
+      pollIntervalMs: 200,
+      memoryMb: 512,
+      dataDir: bench.dataDir,
+      sandbox,
+    },
   );
 }
 

@@ -1,6 +1,7 @@
 import type { Config } from "./config/config.ts";
 import type { DatabaseHandle } from "./db/database.ts";
 import type { ActiveDeploymentChanges } from "./deployments/active-deployment-changes.ts";
+import type { SandboxIsolation } from "./engine/sandbox/sandbox-isolation.ts";
 import type { CredentialRevocations } from "./identity/credential-revocations.ts";
 import type { Mailer } from "./mail/mailer.ts";
 import type { Clock } from "./shared/clock.ts";
@@ -24,4 +25,6 @@ export interface PlatformContext {
   mailer: Mailer;
   /** The OTLP exporter, when OTEL_EXPORTER_OTLP_ENDPOINT is set. */
   spanExport: SpanExport | undefined;
+  /** The isolation of workflow code in force, when this process runs the worker role. */
+  sandbox: SandboxIsolation | undefined;
 }

@@ -5,6 +5,8 @@ import {
   createActiveDeploymentChanges,
   relayActiveDeploymentChanges,
 } from "./deployments/active-deployment-changes.ts";
+import type { ResolveHost } from "./engine/egress/egress-proxy.ts";
+import { decideSandbox } from "./engine/sandbox/sandbox-isolation.ts";
 import { startWorker, type Worker } from "./engine/worker.ts";
 import { listen } from "./http/http-server.ts";
 import { createRequestListener } from "./http/request-listener.ts";
@@ -23,6 +25,8 @@ export interface PlatformOptions {
   timers?: Timers;
   /** An already-open database, left open on stop (tests hand in their own); otherwise the configured one is opened and closed. */
   database?: DatabaseHandle;
+  /** How the sandboxes' egress proxy resolves host names (tests map names to loopback with it). */
+  resolveHost?: ResolveHost;
 }
 
 export interface RunningPlatform {
@@ -42,6 +46,8 @@ const drainGraceMs = 8000;
 export async function startPlatform(config: Config, options: PlatformOptions = {}): Promise<RunningPlatform> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger({ level: config.logLevel });
+  // Decided once per process, and only where workflows run: the worker role.
+  const sandbox = config.roles.has("worker") ? await decideSandbox(config.sandbox) : undefined;
   const ownsDatabase = options.database === undefined;
   const database = options.database ?? (await openDatabase(config.database));
   // The collector gets each finished execution's spans, whichever process finishes it: a worker, or
@@ -61,10 +67,15 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     activeDeploymentChanges: createActiveDeploymentChanges(),
     mailer: createMailer(config, clock, logger),
     spanExport,
+    sandbox,
   };
-  const worker = config.roles.has("worker")
-    ? await startWorker({ database, clock, logger, spanExport }, { ...config.worker, dataDir: config.dataDir })
-    : undefined;
+  const worker =
+    sandbox === undefined
+      ? undefined
+      : await startWorker(
+          { database, clock, logger, spanExport, resolveHost: options.resolveHost },
+          { ...config.worker, dataDir: config.dataDir, sandbox },
+        );
   // Ingress caches which deployment is active, so it listens for other processes' changes before serving.
   const stopRelaying = config.roles.has("ingress")
     ? await relayActiveDeploymentChanges(database, context.activeDeploymentChanges)

@@ -1,4 +1,5 @@
 import { openDatabase } from "./db/database.ts";
+import { decideSandbox, SandboxUnavailableError } from "./engine/sandbox/sandbox-isolation.ts";
 import { startWorker } from "./engine/worker.ts";
 import { parseConfigOrExit, stopOnSignals } from "./process/process-lifecycle.ts";
 import { systemClock } from "./shared/clock.ts";
@@ -11,6 +12,11 @@ import { createOtlpSpanExport } from "./traces/otlp-export.ts";
  */
 const config = parseConfigOrExit(process.env, "weft worker");
 const logger = createLogger({ level: config.logLevel });
+const sandbox = await decideSandbox(config.sandbox).catch((error: unknown) => {
+  if (!(error instanceof SandboxUnavailableError)) throw error;
+  process.stderr.write(`weft worker: cannot start: ${error.message}\n`);
+  process.exit(1);
+});
 const database = await openDatabase(config.database);
 const spanExport =
   config.otlpEndpoint === undefined
@@ -18,7 +24,7 @@ const spanExport =
     : createOtlpSpanExport({ db: database.db, endpoint: config.otlpEndpoint, logger });
 const worker = await startWorker(
   { database, clock: systemClock, logger, spanExport },
-  { ...config.worker, dataDir: config.dataDir },
+  { ...config.worker, dataDir: config.dataDir, sandbox },
 );
 // Before announcing readiness: a signal that arrives before a handler exists ends the process at once.
 stopOnSignals(
@@ -30,4 +36,6 @@ stopOnSignals(
   },
   "worker",
 );
-process.stdout.write(`Weft worker ${worker.id} is running (concurrency ${config.worker.concurrency})\n`);
+process.stdout.write(
+  `Weft worker ${worker.id} is running (concurrency ${config.worker.concurrency}; sandbox: ${sandbox.mode}, egress ${sandbox.egress})\n`,
+);

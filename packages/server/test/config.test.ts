@@ -195,3 +195,53 @@ describe("parseConfig", () => {
     expect(configError({ DATABASE_URL: "mysql://root:hunter2@db/x" }).message).not.toContain("hunter2");
   });
 });
+
+describe("parseConfig: the sandbox", () => {
+  it("isolates with bubblewrap when it can and keeps egress to public addresses by default", () => {
+    expect(parseConfig({}, "/srv/weft").sandbox).toEqual({ mode: "auto", egress: "public", egressAllow: [] });
+  });
+
+  it("reads WEFT_SANDBOX, WEFT_SANDBOX_EGRESS and the CIDRs and host:port entries of WEFT_SANDBOX_EGRESS_ALLOW", () => {
+    const config = parseConfig({
+      WEFT_SANDBOX: "bwrap",
+      WEFT_SANDBOX_EGRESS: "all",
+      WEFT_SANDBOX_EGRESS_ALLOW: "10.0.0.0/8, 127.0.0.1/32,fd00::/8,Db.Internal:8080,[::1]:9000,127.0.0.1:5000",
+    });
+    expect(config.sandbox).toEqual({
+      mode: "bwrap",
+      egress: "all",
+      egressAllow: [
+        { kind: "cidr", address: "10.0.0.0", prefix: 8, family: "ipv4" },
+        { kind: "cidr", address: "127.0.0.1", prefix: 32, family: "ipv4" },
+        { kind: "cidr", address: "fd00::", prefix: 8, family: "ipv6" },
+        { kind: "hostPort", host: "db.internal", port: 8080 },
+        { kind: "hostPort", host: "::1", port: 9000 },
+        { kind: "hostPort", host: "127.0.0.1", port: 5000 },
+      ],
+    });
+    expect(parseConfig({ WEFT_SANDBOX: "process" }).sandbox.mode).toBe("process");
+  });
+
+  it.each([
+    [
+      { WEFT_SANDBOX: "docker" },
+      "WEFT_SANDBOX",
+      /WEFT_SANDBOX="docker" is not valid: expected one of auto, bwrap, process/,
+    ],
+    [{ WEFT_SANDBOX_EGRESS: "none" }, "WEFT_SANDBOX_EGRESS", /expected one of public, all/],
+    [
+      { WEFT_SANDBOX_EGRESS_ALLOW: "10.0.0.0/33" },
+      "WEFT_SANDBOX_EGRESS_ALLOW",
+      /names "10.0.0.0\/33", which is neither/,
+    ],
+    [{ WEFT_SANDBOX_EGRESS_ALLOW: "internal" }, "WEFT_SANDBOX_EGRESS_ALLOW", /names "internal", which is neither/],
+    [{ WEFT_SANDBOX_EGRESS_ALLOW: "db:99999" }, "WEFT_SANDBOX_EGRESS_ALLOW", /names "db:99999"/],
+    [{ WEFT_SANDBOX_EGRESS_ALLOW: "[db]:80" }, "WEFT_SANDBOX_EGRESS_ALLOW", /names "\[db\]:80"/],
+    [{ WEFT_SANDBOX_EGRESS_ALLOW: "10.0.0.1,,db:80" }, "WEFT_SANDBOX_EGRESS_ALLOW", /names "", which is neither/],
+  ])("refuses %o", (env, variable, message) => {
+    const error = configError(env);
+    expect(error.variable).toBe(variable);
+    expect(error.message).toMatch(message);
+    expect(error.message).not.toContain("\n");
+  });
+});

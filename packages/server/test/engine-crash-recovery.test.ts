@@ -70,6 +70,8 @@ function spawnWorker(databaseUrl: string, dataDir: string): { child: ChildProces
       WEFT_DATA_DIR: dataDir,
       WEFT_WORKER_LEASE_SECONDS: "2",
       WEFT_LOG_LEVEL: "warn",
+      // The workflow fetches the test's own loopback counter, through the sandbox's egress proxy.
+      WEFT_SANDBOX_EGRESS_ALLOW: "127.0.0.1",
     },
     stdio: ["ignore", "pipe", "inherit"],
   });

@@ -4,7 +4,8 @@ import { startTestPlatform, type TestPlatform } from "./support/index.ts";
 let weft: TestPlatform;
 
 beforeAll(async () => {
-  weft = await startTestPlatform();
+  // The HTTP skeleton without the worker role: /healthz then reports no sandbox (see sandbox-startup.test.ts).
+  weft = await startTestPlatform({ env: { WEFT_ROLES: "auth,api,ingress" } });
 });
 
 afterAll(async () => {

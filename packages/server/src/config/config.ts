@@ -33,6 +33,22 @@ export interface WorkerConfig {
   memoryMb: number;
 }
 
+export const sandboxModes = ["auto", "bwrap", "process"] as const;
+export const sandboxEgressModes = ["public", "all"] as const;
+
+/** A destination exempt from the egress proxy's refusal: a CIDR, or one host (name or IP) and port. */
+export type EgressAllowEntry =
+  | { kind: "cidr"; address: string; prefix: number; family: "ipv4" | "ipv6" }
+  | { kind: "hostPort"; host: string; port: number };
+
+export interface SandboxConfig {
+  /** `auto` isolates with bubblewrap when it works on the machine, else falls back to `process` with a warning. */
+  mode: (typeof sandboxModes)[number];
+  /** `public`: no network in the sandbox except HTTP(S) through the platform's proxy to public addresses. */
+  egress: (typeof sandboxEgressModes)[number];
+  egressAllow: EgressAllowEntry[];
+}
+
 /** The platform's configuration, parsed once at start-up (see DESIGN.md §2) and passed down. */
 export interface Config {
   port: number;
@@ -55,6 +71,8 @@ export interface Config {
   secretKey: Buffer | undefined;
   logLevel: LevelWithSilent;
   worker: WorkerConfig;
+  /** How workflow code is isolated (WEFT_SANDBOX, WEFT_SANDBOX_EGRESS, WEFT_SANDBOX_EGRESS_ALLOW). */
+  sandbox: SandboxConfig;
   /** Base URL of an OpenTelemetry collector (OTLP/HTTP); spans are also sent there when set. */
   otlpEndpoint: string | undefined;
 }

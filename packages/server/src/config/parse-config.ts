@@ -7,9 +7,13 @@ import {
   type AuthRateLimits,
   type Config,
   type DatabaseConfig,
+  type EgressAllowEntry,
   type MailConfig,
   type PlatformRole,
   platformRoles,
+  type SandboxConfig,
+  sandboxEgressModes,
+  sandboxModes,
   type TrustedIssuer,
 } from "./config.ts";
 
@@ -316,6 +320,60 @@ function parseWorker(env: Environment): Config["worker"] {
   };
 }
 
+function parseChoice<T extends string>(name: string, raw: string | undefined, choices: readonly T[]): T {
+  if (raw === undefined) return choices[0] as T;
+  if (!(choices as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `${name}=${JSON.stringify(raw)} is not valid: expected one of ${choices.join(", ")}`);
+  }
+  return raw as T;
+}
+
+const egressAllowForm =
+  "expected a comma list of CIDRs or host:port entries like 10.0.0.0/8,127.0.0.1,db.internal:8080,[::1]:9000";
+
+function parseEgressAllowEntry(entry: string): EgressAllowEntry | undefined {
+  const single = isIP(entry);
+  if (single !== 0) {
+    return { kind: "cidr", address: entry, prefix: single === 4 ? 32 : 128, family: single === 4 ? "ipv4" : "ipv6" };
+  }
+  const cidr = /^([^/]+)\/(\d{1,3})$/.exec(entry);
+  if (cidr !== null) {
+    const family = isIP(cidr[1] ?? "");
+    const prefix = Number(cidr[2]);
+    if (family === 0 || prefix > (family === 4 ? 32 : 128)) return undefined;
+    return { kind: "cidr", address: cidr[1] ?? "", prefix, family: family === 4 ? "ipv4" : "ipv6" };
+  }
+  const hostPort = /^(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9.-]+)):(\d{1,5})$/.exec(entry);
+  if (hostPort === null) return undefined;
+  const host = (hostPort[1] ?? hostPort[2] ?? "").toLowerCase();
+  const port = Number(hostPort[3]);
+  if (port < 1 || port > 65535 || (hostPort[1] !== undefined && isIP(host) !== 6)) return undefined;
+  return { kind: "hostPort", host, port };
+}
+
+function parseEgressAllow(raw: string | undefined): EgressAllowEntry[] {
+  if (raw === undefined) return [];
+  return raw.split(",").map((text) => {
+    const entry = text.trim();
+    const parsed = parseEgressAllowEntry(entry);
+    if (parsed === undefined) {
+      throw new ConfigError(
+        "WEFT_SANDBOX_EGRESS_ALLOW",
+        `WEFT_SANDBOX_EGRESS_ALLOW names ${JSON.stringify(entry)}, which is neither a CIDR nor host:port: ${egressAllowForm}`,
+      );
+    }
+    return parsed;
+  });
+}
+
+function parseSandbox(env: Environment): SandboxConfig {
+  return {
+    mode: parseChoice("WEFT_SANDBOX", read(env, "WEFT_SANDBOX"), sandboxModes),
+    egress: parseChoice("WEFT_SANDBOX_EGRESS", read(env, "WEFT_SANDBOX_EGRESS"), sandboxEgressModes),
+    egressAllow: parseEgressAllow(read(env, "WEFT_SANDBOX_EGRESS_ALLOW")),
+  };
+}
+
 /**
  * Parses the environment into a Config. Pure apart from reading WEFT_TRUSTED_ISSUERS from a file
  * when it names one; throws ConfigError on the first bad variable.
@@ -363,6 +421,7 @@ export function parseConfig(env: Environment, cwd: string = process.cwd()): Conf
     secretKey: parseSecretKey(read(env, "WEFT_SECRET_KEY")),
     logLevel: parseLogLevel(read(env, "WEFT_LOG_LEVEL")),
     worker: parseWorker(env),
+    sandbox: parseSandbox(env),
     otlpEndpoint:
       otlpEndpointRaw === undefined ? undefined : parsePublicUrl("OTEL_EXPORTER_OTLP_ENDPOINT", otlpEndpointRaw),
   };

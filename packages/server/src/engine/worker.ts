@@ -9,6 +9,7 @@ import type { Logger } from "../shared/logger.ts";
 import type { SpanExport } from "../traces/otlp-export.ts";
 import { cancellationsChannel, executionsChannel } from "./channels.ts";
 import { type ClaimedExecution, claimExecutions } from "./claim-executions.ts";
+import type { ResolveHost } from "./egress/egress-proxy.ts";
 import {
   endAttempt,
   errorJson,
@@ -22,6 +23,8 @@ import {
 } from "./execution-transitions.ts";
 import { retryDelayMs } from "./retry-policy.ts";
 import type { ChildMessage, SerializedError } from "./sandbox/protocol.ts";
+import { startSandboxHost } from "./sandbox/sandbox-host.ts";
+import type { SandboxIsolation } from "./sandbox/sandbox-isolation.ts";
 import { createSandboxPool, type SandboxRun } from "./sandbox/sandbox-pool.ts";
 import { newSpanId } from "./trace-ids.ts";
 
@@ -44,6 +47,8 @@ export interface WorkerOptions {
   memoryMb: number;
   /** Where deployment bundles are written for the sandbox children. */
   dataDir: string;
+  /** The isolation decided at start-up (resolveSandboxIsolation): bubblewrap or plain processes. */
+  sandbox: SandboxIsolation;
   workerId?: string;
 }
 
@@ -53,6 +58,8 @@ export interface WorkerDependencies {
   logger: Logger;
   /** Where finished executions' spans are copied (the optional OTLP exporter). */
   spanExport?: SpanExport | undefined;
+  /** How the sandboxes' egress proxy resolves host names (the system resolver by default). */
+  resolveHost?: ResolveHost | undefined;
 }
 
 export interface Worker {
@@ -84,12 +91,14 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
   const db = database.db;
   const workerId = options.workerId ?? `wrk_${randomBytes(8).toString("hex")}`;
   const running = new Map<string, Running>();
+  const sandboxHost = await startSandboxHost(options.sandbox, { logger, resolveHost: deps.resolveHost });
   const pool = createSandboxPool({
     bundlesDir: join(options.dataDir, "bundles"),
     memoryMb: options.memoryMb,
     maxChildren: 16,
     loadBundle: (deploymentId) => readDeploymentBundle(db, deploymentId),
     logger,
+    host: sandboxHost,
   });
   let stopped = false;
   const finishing = new Set<Promise<void>>();
@@ -412,6 +421,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       await Promise.all([...finishing]);
       running.clear();
       await pool.close();
+      await sandboxHost.close();
     },
   };
 }

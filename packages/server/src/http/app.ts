@@ -39,7 +39,7 @@ export function createApp(context: PlatformContext, headers: SecurityHeaderList)
       ? next()
       : platformBodyLimit(c, next),
   );
-  app.route("/", healthRoutes(context.database));
+  app.route("/", healthRoutes(context.database, context.sandbox));
   if (context.config.roles.has("auth")) {
     // The authorization server answers under the path of {auth_url}, which may differ from "/";
     // RFC 8414 §3 then places its metadata at the root, suffixed with that path.

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import type { DatabaseHandle } from "../db/database.ts";
+import type { SandboxIsolation } from "../engine/sandbox/sandbox-isolation.ts";
 import type { AppEnv } from "./app-env.ts";
 import { requestLogger } from "./request-context.ts";
 
@@ -21,12 +22,16 @@ function withTimeout<T>(promise: Promise<T>, milliseconds: number): Promise<T> {
   });
 }
 
-/** `GET /healthz`: healthy only while the database answers, so a load balancer can route around us. */
-export function healthRoutes(database: DatabaseHandle): Hono<AppEnv> {
+/**
+ * `GET /healthz`: healthy only while the database answers, so a load balancer can route around us.
+ * A process that runs workflows also says how their code is isolated.
+ */
+export function healthRoutes(database: DatabaseHandle, sandbox: SandboxIsolation | undefined): Hono<AppEnv> {
+  const isolation = sandbox === undefined ? {} : { sandbox: { mode: sandbox.mode, egress: sandbox.egress } };
   return new Hono<AppEnv>().get("/healthz", async (c) => {
     try {
       await withTimeout(database.ping(), pingTimeoutMs);
-      return c.json({ status: "ok" });
+      return c.json({ status: "ok", ...isolation });
     } catch (error) {
       requestLogger(c).warn({ err: error }, "health check failed: the database does not answer");
       return c.json({ status: "unavailable", message: "the database does not answer" }, 503);

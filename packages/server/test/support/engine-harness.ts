@@ -2,10 +2,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
+import type { SandboxConfig } from "../../src/config/config.ts";
 import { executions } from "../../src/db/schema/index.ts";
 import { createDeployment } from "../../src/deployments/create-deployment.ts";
 import { getActiveDeployment } from "../../src/deployments/read-deployments.ts";
+import type { ResolveHost } from "../../src/engine/egress/egress-proxy.ts";
 import { enqueueExecution } from "../../src/engine/enqueue-execution.ts";
+import { resolveSandboxIsolation, type SandboxIsolation } from "../../src/engine/sandbox/sandbox-isolation.ts";
 import { startWorker, type Worker, type WorkerOptions } from "../../src/engine/worker.ts";
 import { createManualClock, type ManualClock } from "../../src/shared/clock.ts";
 import { createIdGenerator, type IdGenerator } from "../../src/shared/ids.ts";
@@ -31,15 +34,38 @@ export interface EngineHarness {
   stop(): Promise<void>;
 }
 
-export async function startEngineHarness(options: Partial<WorkerOptions> = {}): Promise<EngineHarness> {
+export interface EngineHarnessOptions extends Partial<Omit<WorkerOptions, "sandbox">> {
+  /** The sandbox as WEFT_SANDBOX* would configure it; by default bubblewrap when it works, public egress. */
+  sandbox?: Partial<SandboxConfig>;
+  /** How the egress proxy resolves host names. */
+  resolveHost?: ResolveHost;
+  /** The isolation itself, skipping the probe (to test what a broken one does). */
+  isolation?: SandboxIsolation;
+}
+
+export async function startEngineHarness(options: EngineHarnessOptions = {}): Promise<EngineHarness> {
+  const { sandbox: sandboxConfig, resolveHost, isolation, ...workerOptions } = options;
+  const resolution =
+    isolation === undefined
+      ? await resolveSandboxIsolation({ mode: "auto", egress: "public", egressAllow: [], ...sandboxConfig })
+      : { kind: "isolated" as const, isolation };
+  if (resolution.kind === "refused") throw new Error(resolution.message);
   const database = await createTestDatabase();
   const clock = createManualClock();
   const ids = createIdGenerator(clock);
   const dataDir = mkdtempSync(join(tmpdir(), "weft-engine-"));
   const logger = createLogger({ level: (process.env.WEFT_TEST_LOG_LEVEL as "info" | undefined) ?? "silent" });
   const worker = await startWorker(
-    { database, clock, logger },
-    { concurrency: 8, leaseMs: 30_000, pollIntervalMs: 25, memoryMb: 128, dataDir, ...options },
+    { database, clock, logger, resolveHost },
+    {
+      concurrency: 8,
+      leaseMs: 30_000,
+      pollIntervalMs: 25,
+      memoryMb: 128,
+      dataDir,
+      sandbox: resolution.isolation,
+      ...workerOptions,
+    },
   );
   const execution = async (id: string) => {
     const [row] = await database.db.select().from(executions).where(eq(executions.id, id));

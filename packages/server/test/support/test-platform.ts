@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { Config } from "../../src/config/config.ts";
 import { parseConfig } from "../../src/config/parse-config.ts";
 import type { DatabaseHandle } from "../../src/db/database.ts";
+import type { ResolveHost } from "../../src/engine/egress/egress-proxy.ts";
 import { type RunningPlatform, startPlatform } from "../../src/platform.ts";
 import { createManualClock, type ManualClock } from "../../src/shared/clock.ts";
 import { createLogger, type Logger } from "../../src/shared/logger.ts";
@@ -59,6 +60,8 @@ export interface TestPlatformOptions {
   wrapDatabase?: (database: DatabaseHandle) => DatabaseHandle;
   /** Where the platform logs; silent unless WEFT_TEST_LOG_LEVEL says otherwise. */
   logger?: Logger;
+  /** How the sandboxes' egress proxy resolves host names (the system resolver by default). */
+  resolveHost?: ResolveHost;
 }
 
 /**
@@ -84,6 +87,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     logger,
     database: options.wrapDatabase ? options.wrapDatabase(database) : database,
     ...(options.timers === undefined ? {} : { timers: options.timers }),
+    ...(options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost }),
   });
   return {
     url: config.baseUrl,

@@ -1,11 +1,9 @@
-import { type ChildProcess, fork } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Logger } from "../../shared/logger.ts";
 import type { ChildMessage, ParentMessage, SerializedError } from "./protocol.ts";
-
-const runtimePath = fileURLToPath(new URL("./child-runtime.ts", import.meta.url));
+import type { SandboxHost } from "./sandbox-host.ts";
 
 type StepMessage = Extract<ChildMessage, { type: "step" }>;
 type RunMessage = Extract<ParentMessage, { type: "run" }>;
@@ -35,6 +33,8 @@ export interface SandboxPoolOptions {
   maxChildren: number;
   loadBundle(deploymentId: string): Promise<string>;
   logger: Logger;
+  /** Starts each child under the isolation in force (bubblewrap or a plain process). */
+  host: SandboxHost;
 }
 
 export interface SandboxPool {
@@ -84,19 +84,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
 
   async function start(deploymentId: string): Promise<Sandbox> {
     const bundlePath = await writeBundle(deploymentId);
-    const child = fork(runtimePath, [bundlePath], {
-      execArgv: [
-        "--permission",
-        `--allow-fs-read=${join(options.bundlesDir, deploymentId)}`,
-        `--allow-fs-read=${runtimePath}`,
-        `--max-old-space-size=${options.memoryMb}`,
-        "--disable-warning=ExperimentalWarning",
-      ],
-      // The platform's environment (database URL, keys) never reaches user code.
-      env: { NODE_ENV: "production", TZ: "UTC" },
-      stdio: ["ignore", "pipe", "pipe", "ipc"],
-      serialization: "json",
-    });
+    const child = options.host.spawn(bundlePath, options.memoryMb);
     let settleReady: { resolve(): void; reject(error: Error): void } | undefined;
     const sandbox: Sandbox = {
       deploymentId,
