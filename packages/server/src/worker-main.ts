@@ -10,7 +10,9 @@ import { createOtlpSpanExport } from "./traces/otlp-export.ts";
  * Entry point of `weft worker`: a process that only runs workflow executions, claiming them from
  * the database that DATABASE_URL names. Any number of them can share one PostgreSQL server.
  */
-const config = parseConfigOrExit(process.env, "weft worker");
+// This process plays the worker role only, whatever WEFT_ROLES says, so the rules of the serving
+// roles (such as the dev mailbox's refusal of a non-loopback HOST) do not stop it.
+const config = parseConfigOrExit({ ...process.env, WEFT_ROLES: "worker" }, "weft worker");
 const logger = createLogger({ level: config.logLevel });
 const sandbox = await decideSandbox(config.sandbox).catch((error: unknown) => {
   if (!(error instanceof SandboxUnavailableError)) throw error;
