@@ -292,6 +292,7 @@ export function parseConfig(env: Environment, cwd: string = process.cwd()): Conf
   const dataDir = resolve(cwd, read(env, "WEFT_DATA_DIR") ?? ".weft");
   const eventSchemaHostRaw = read(env, "WEFT_EVENT_SCHEMA_HOST");
   const otlpEndpointRaw = read(env, "OTEL_EXPORTER_OTLP_ENDPOINT");
+  const logoUrlRaw = read(env, "WEFT_LOGO_URL");
   return {
     port,
     host,
@@ -306,6 +307,7 @@ export function parseConfig(env: Environment, cwd: string = process.cwd()): Conf
       eventSchemaHostRaw === undefined
         ? "https://schemas.workos.com"
         : parsePublicUrl("WEFT_EVENT_SCHEMA_HOST", eventSchemaHostRaw),
+    logoUrl: logoUrlRaw === undefined ? undefined : parsePublicUrl("WEFT_LOGO_URL", logoUrlRaw),
     roles: parseRoles(read(env, "WEFT_ROLES")),
     trustedProxies: parseTrustedProxies(read(env, "WEFT_TRUSTED_PROXIES")),
     authRateLimits: {
