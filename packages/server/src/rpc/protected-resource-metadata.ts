@@ -1,11 +1,7 @@
 import { allScopes } from "../identity/scopes.ts";
+import { basePathOf } from "../shared/base-path.ts";
 
 export const protectedResourceMetadataPath = "/.well-known/oauth-protected-resource";
-
-/** The path of `{base_url}`, without a trailing slash: "" at the root, "/weft" for https://host/weft. */
-export function basePathOf(baseUrl: string): string {
-  return new URL(baseUrl).pathname.replace(/\/+$/, "");
-}
 
 /**
  * Where clients find the metadata (RFC 9728 §3.1): the well-known path on the resource server's

@@ -3,11 +3,12 @@ import { logRequestCompleted } from "../http/request-context.ts";
 import { requestIdFor } from "../http/request-id.ts";
 import type { SecurityHeaderList } from "../http/security-headers.ts";
 import type { PlatformContext } from "../platform-context.ts";
+import { basePathOf } from "../shared/base-path.ts";
 import type { Logger } from "../shared/logger.ts";
 import { authenticateBearer } from "./bearer-authentication.ts";
 import { createPrincipalResolver } from "./principal-cache.ts";
 import { procedureBodyLimitBytes, procedureOfPath } from "./procedure-body-limits.ts";
-import { basePathOf, protectedResourceMetadataUrl } from "./protected-resource-metadata.ts";
+import { protectedResourceMetadataUrl } from "./protected-resource-metadata.ts";
 import { createOpenApiHandler, createRpcHandler, type RpcHandlerOptions } from "./rpc-handlers.ts";
 
 export interface RpcListener {

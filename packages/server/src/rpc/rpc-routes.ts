@@ -1,8 +1,9 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../http/app-env.ts";
 import type { PlatformContext } from "../platform-context.ts";
+import { basePathOf } from "../shared/base-path.ts";
 import { generateOpenApiDocument } from "./openapi-document.ts";
-import { basePathOf, protectedResourceMetadata, protectedResourceMetadataPath } from "./protected-resource-metadata.ts";
+import { protectedResourceMetadata, protectedResourceMetadataPath } from "./protected-resource-metadata.ts";
 
 /**
  * The resource server's documents: protected resource metadata and the OpenAPI document. The
