@@ -83,8 +83,12 @@ describe("the OpenAPI document", () => {
   it("describes recursive values once, as components, with no branch that accepts anything", () => {
     expect(emptyBranches(document)).toEqual([]);
     expect(document.components.schemas.JsonValue).toMatchObject({
-      anyOf: expect.arrayContaining([{ type: "array", items: { $ref: "#/components/schemas/JsonValue" } }]),
+      anyOf: expect.arrayContaining([
+        { type: "object", additionalProperties: { $ref: "#/components/schemas/JsonValue" } },
+      ]),
     });
+    const createDeployment = JSON.stringify(document.paths["/deployments/create"]?.post);
+    expect(createDeployment).toContain('"additionalProperties":{"$ref":"#/components/schemas/JsonValue"}');
     expect(document.components.schemas.Span).toMatchObject({
       properties: { children: { type: "array", items: { $ref: "#/components/schemas/Span" } } },
     });

@@ -6,6 +6,24 @@ import { protectedResourceMetadataUrl } from "./protected-resource-metadata.ts";
 
 const jsonValueRef = "#/components/schemas/JsonValue";
 
+/**
+ * Any JSON value, written by hand: the converter unrolls zod's recursive JSON schema two levels and
+ * ends in empty `{}` branches. An array's items are left unconstrained rather than referring back:
+ * openapi-typescript turns a union whose array branch names the union itself into a type that
+ * TypeScript refuses as circular. Objects refer back, which it handles.
+ */
+const jsonValueComponent = {
+  description: "Any JSON value.",
+  anyOf: [
+    { type: "string" },
+    { type: "number" },
+    { type: "boolean" },
+    { type: "null" },
+    { type: "array", items: { description: "Any JSON value." } },
+    { type: "object", additionalProperties: { $ref: jsonValueRef } },
+  ],
+} satisfies OpenAPI.SchemaObject;
+
 /** The project publishes no licence of its own; the document says so rather than leaving it blank. */
 const license = { name: "Proprietary", identifier: "LicenseRef-Proprietary" };
 
@@ -83,12 +101,7 @@ export async function generateOpenApiDocument(baseUrl: string): Promise<OpenAPI.
   const generator = new OpenAPIGenerator({
     schemaConverters: [
       new ZodToJsonSchemaConverter({
-        interceptors: [
-          // The generator refers outputs to a common schema only when its output form equals its input
-          // form, which the unrolled JSON value's does not: one recursive component serves both.
-          ({ schema, options, next }) =>
-            schema === jsonValueSchema && options.strategy === "output" ? [true, { $ref: jsonValueRef }] : next(),
-        ],
+        interceptors: [({ schema, next }) => (schema === jsonValueSchema ? [true, { $ref: jsonValueRef }] : next())],
       }),
     ],
   });
@@ -103,9 +116,12 @@ export async function generateOpenApiDocument(baseUrl: string): Promise<OpenAPI.
     },
     servers: [{ url: `${baseUrl}/api` }],
     security: [{ bearer: [] }],
-    components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
-    // Recursive schemas as components: inline, the generator unrolls them a few levels and ends in `{}` branches.
-    commonSchemas: { JsonValue: { schema: jsonValueSchema }, Span: { schema: spanSchema, strategy: "output" } },
+    components: {
+      securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
+      schemas: { JsonValue: jsonValueComponent },
+    },
+    // A span's children are spans: as a component it refers to itself instead of being unrolled.
+    commonSchemas: { Span: { schema: spanSchema, strategy: "output" } },
   });
   for (const pathItem of Object.values(document.paths ?? {})) {
     for (const method of ["get", "put", "post", "delete", "patch"] as const) {
