@@ -1,3 +1,7 @@
+import { createORPCClient, ORPCError } from "@orpc/client";
+import { RPCLink } from "@orpc/client/fetch";
+import type { ContractRouterClient } from "@orpc/contract";
+import type { contract } from "@weft/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultBodyLimitBytes } from "../src/http/body-limit.ts";
 import { deploymentUploadBodyLimitBytes } from "../src/rpc/procedure-body-limits.ts";
@@ -192,6 +196,55 @@ describe("a base URL with a path", () => {
       expect(api.status).toBe(200);
       const document = (await (await fetch(`${base}/openapi.json`)).json()) as { servers: { url: string }[] };
       expect(document.servers).toEqual([{ url: `${origin}/weft/api` }]);
+    }
+  });
+});
+
+describe("a plain oRPC 1.x client", () => {
+  it("calls procedures and decodes Weft's errors as typed ones", async () => {
+    const clientOf = (token: string): ContractRouterClient<typeof contract> =>
+      createORPCClient(new RPCLink({ url: `${weft.url}/rpc`, headers: { authorization: `Bearer ${token}` } }));
+    const created = await clientOf(owner.credential).projects.create({ name: "Via oRPC" });
+    expect(created).toMatchObject({ name: "Via oRPC", id: expect.stringMatching(/^prj_/) });
+    const refused = await clientOf(reader.credential)
+      .projects.create({ name: "nope" })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ORPCError);
+    expect(refused).toMatchObject({ defined: true, code: "FORBIDDEN", data: { missingScope: "projects:write" } });
+  });
+});
+
+describe("discovery documents", () => {
+  it("advertise only endpoints that answer, and no OAuth endpoint that does not exist yet", async () => {
+    const authorizationServer = (await (
+      await fetch(`${weft.url}/.well-known/oauth-authorization-server`)
+    ).json()) as Record<string, unknown> & { agent_auth: Record<string, unknown> };
+    for (const absent of ["authorization_endpoint", "token_endpoint", "registration_endpoint", "jwks_uri"]) {
+      expect(authorizationServer, absent).not.toHaveProperty(absent);
+    }
+    const resource = (await (await fetch(`${weft.url}/.well-known/oauth-protected-resource`)).json()) as Record<
+      string,
+      unknown
+    >;
+    const documents = [
+      authorizationServer.service_documentation,
+      authorizationServer.agent_auth.skill,
+      resource.resource_documentation,
+    ];
+    for (const url of documents) expect((await fetch(String(url))).status, String(url)).toBe(200);
+    const endpoints = [
+      authorizationServer.revocation_endpoint,
+      authorizationServer.agent_auth.register_uri,
+      authorizationServer.agent_auth.revocation_uri,
+    ];
+    for (const url of endpoints) {
+      // An empty JSON object is refused as a bad request by a real endpoint, not as an unknown route.
+      const response = await fetch(String(url), {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      });
+      expect(response.status, String(url)).toBe(400);
     }
   });
 });
