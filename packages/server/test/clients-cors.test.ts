@@ -211,7 +211,7 @@ describe.skipIf(!existsSync(chromiumPath))("a browser-based agent on another ori
     await new Promise<void>((resolve) => agentSite?.close(() => resolve()));
   });
 
-  it("discovers, reads the challenge, and calls the API with a bearer token; it cannot read the mailbox", async () => {
+  it("discovers, reads the challenge, calls the API with a bearer token and the registration API; it cannot read the mailbox", async () => {
     const page = await browser.newPage();
     await page.goto(agentUrl);
     const seen = await page.evaluate(
@@ -227,6 +227,11 @@ describe.skipIf(!existsSync(chromiumPath))("a browser-based agent on another ori
           headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
           body: JSON.stringify({ json: {} }),
         });
+        const revoked = await fetch(`${base}/agent/auth/revoke`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ credential: "weft_not_a_credential" }),
+        });
         const mailbox = await fetch(`${base}/dev/mailbox`).then(
           () => "read",
           () => "blocked",
@@ -238,6 +243,7 @@ describe.skipIf(!existsSync(chromiumPath))("a browser-based agent on another ori
           resource: (metadata as { resource: string }).resource,
           calledStatus: called.status,
           totalCount: ((await called.json()) as { json: { totalCount: number } }).json.totalCount,
+          revoked: [revoked.status, await revoked.json()],
           mailbox,
         };
       },
@@ -250,6 +256,7 @@ describe.skipIf(!existsSync(chromiumPath))("a browser-based agent on another ori
       resource: weft.url,
       calledStatus: 200,
       totalCount: 0,
+      revoked: [200, {}],
       mailbox: "blocked",
     });
     await page.close();

@@ -16,7 +16,10 @@ export function procedureBodyLimitBytes(procedure: string): number {
   return ownLimits[procedure] ?? defaultBodyLimitBytes;
 }
 
-/** The procedure a request path under `/rpc` or `/api` names: `/deployments/create` → `deployments.create`. */
+/**
+ * The procedure a request path under `/rpc` or `/api` names: `/deployments/create` →
+ * `deployments.create`. Procedures keep oRPC's default paths, which both protocols share.
+ */
 export function procedureOfPath(path: string): string {
   return path.replace(/^\/+/, "").replaceAll("/", ".");
 }

@@ -19,8 +19,8 @@ function toInputIssues(validation: ValidationError): InputIssue[] {
 
 /**
  * What a client may see of an error thrown by a procedure: our own ORPCErrors as they are (an
- * input validation failure gains its field issues); anything else is logged with the request id
- * and becomes a bare INTERNAL_SERVER_ERROR.
+ * input validation failure gains its field issues, and a missing scope is noted for the 403's
+ * challenge); anything else is logged with the request id and becomes a bare INTERNAL_SERVER_ERROR.
  */
 function toPublicError(error: unknown, context: RpcInitialContext): unknown {
   if (error instanceof ORPCError) {

@@ -88,6 +88,7 @@ export function createRpcListener(context: PlatformContext, securityHeaders: Sec
       const procedure = procedureOfPath(pathOf(incoming.url ?? "").slice(prefix.length));
       const handler = handlerFor(protocol, procedureBodyLimitBytes(procedure));
       const { matched } = await handler.handle(incoming, outgoing, {
+        // Every prefix starts with "/": it is `{base path}/rpc` or `{base path}/api`.
         prefix: prefix as `/${string}`,
         context: {
           platform: context,
