@@ -3,7 +3,7 @@ import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { allowsCrossOrigin } from "../src/http/cors.ts";
+import { crossOriginRule } from "../src/http/cors.ts";
 import {
   createTestIdentity,
   emailRegistration,
@@ -146,21 +146,21 @@ describe("simple and actual requests", () => {
 
 describe("which paths are open to other origins", () => {
   it("follows the paths of the auth and base URLs", () => {
-    const paths = { authPath: "/auth", basePath: "/weft" };
+    const allowsCrossOrigin = crossOriginRule({ authPath: "/auth", basePath: "/w.ft" });
     for (const path of [
       "/auth/agent/auth",
       "/auth/agent/auth/claim/complete",
       "/auth/auth.md",
       "/auth/.well-known/oauth-authorization-server",
       "/auth/oauth2/token",
-      "/weft/rpc/projects/list",
+      "/w.ft/rpc/projects/list",
       "/rpc/projects/list",
-      "/weft/api/projects/list",
-      "/weft/openapi.json",
-      "/weft/mcp",
-      "/.well-known/oauth-protected-resource/weft",
+      "/w.ft/api/projects/list",
+      "/w.ft/openapi.json",
+      "/w.ft/mcp",
+      "/.well-known/oauth-protected-resource/w.ft",
     ]) {
-      expect(allowsCrossOrigin(path, paths), path).toBe(true);
+      expect(allowsCrossOrigin(path), path).toBe(true);
     }
     for (const path of [
       "/agent/auth",
@@ -168,11 +168,13 @@ describe("which paths are open to other origins", () => {
       "/auth/agent/auth/claim/reg_x",
       "/auth/agent/authority",
       "/rpcx/projects",
-      "/weft/forms/contact",
+      "/wxft/rpc/projects/list",
+      "/auth/agent/auth/approved",
+      "/w.ft/forms/contact",
       "/dev/mailbox",
       "/",
     ]) {
-      expect(allowsCrossOrigin(path, paths), path).toBe(false);
+      expect(allowsCrossOrigin(path), path).toBe(false);
     }
   });
 });
