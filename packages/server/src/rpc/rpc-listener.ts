@@ -57,7 +57,7 @@ export function createRpcListener(context: PlatformContext, securityHeaders: Sec
     revocations: context.credentialRevocations,
   });
   const metadataUrl = protectedResourceMetadataUrl(context.config.baseUrl);
-  const prefixes = apiPathPrefixes(context.config.baseUrl);
+  const prefixes = apiPathPrefixes(context.config.baseUrl).map((entry) => ({ ...entry, under: `${entry.prefix}/` }));
   // One handler per protocol and body limit: oRPC's body limit is fixed per handler.
   const handlers = new Map<string, ReturnType<typeof createRpcHandler> | ReturnType<typeof createOpenApiHandler>>();
   const handlerFor = (protocol: Protocol, maxBodyBytes: number) => {
@@ -113,7 +113,7 @@ export function createRpcListener(context: PlatformContext, securityHeaders: Sec
   return {
     serve: (incoming, outgoing) => {
       const url = incoming.url ?? "";
-      const prefix = prefixes.find((candidate) => url.startsWith(`${candidate.prefix}/`));
+      const prefix = prefixes.find((candidate) => url.startsWith(candidate.under));
       if (prefix === undefined) return false;
       const requestId = requestIdFor(headerValue(incoming.headers["x-request-id"]));
       outgoing.setHeader("X-Request-Id", requestId);
