@@ -7,7 +7,7 @@ export interface CorsPaths {
 }
 
 /** Request headers a cross-origin caller may send: bearer tokens, JSON bodies, and MCP's own. */
-export const corsAllowedHeaders = [
+const corsAllowedHeaders = [
   "Authorization",
   "Content-Type",
   "MCP-Protocol-Version",
@@ -17,7 +17,7 @@ export const corsAllowedHeaders = [
 ];
 
 /** Response headers a cross-origin caller may read besides the CORS-safelisted ones. */
-export const corsExposedHeaders = ["WWW-Authenticate", "Retry-After", "X-Request-Id", "Mcp-Session-Id"];
+const corsExposedHeaders = ["WWW-Authenticate", "Retry-After", "X-Request-Id", "Mcp-Session-Id"];
 
 /** How long a browser may reuse a preflight's answer (Chromium caps it at 2 hours). */
 const preflightMaxAgeSeconds = 7200;
