@@ -23,7 +23,7 @@ export interface VerifiedLogoutToken {
  * When a verified logout token stops being accepted. OpenID Back-Channel Logout does not require
  * `exp`, and the auth.md reference provider sends none; such a token is bounded by its `iat` instead.
  */
-export function logoutTokenExpiry(payload: { iat: number; exp?: unknown }, now: Date): Date {
+function logoutTokenExpiry(payload: { iat: number; exp?: unknown }, now: Date): Date {
   if (typeof payload.exp === "number") return new Date(payload.exp * 1000);
   const expiresAt = new Date((payload.iat + logoutTokenMaxAgeSeconds) * 1000);
   if (expiresAt.getTime() < now.getTime()) {

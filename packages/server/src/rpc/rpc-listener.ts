@@ -23,7 +23,7 @@ type Protocol = "rpc" | "api";
  * Where the API answers: `/rpc` and `/api`, and, when `{base_url}` has a path, the same under that
  * path too, so it works both behind a proxy that strips the path and behind one that passes it on.
  */
-export function apiPathPrefixes(baseUrl: string): { prefix: string; protocol: Protocol }[] {
+function apiPathPrefixes(baseUrl: string): { prefix: string; protocol: Protocol }[] {
   const basePath = basePathOf(baseUrl);
   const roots = basePath === "" ? [""] : [basePath, ""];
   return roots.flatMap((root) => [

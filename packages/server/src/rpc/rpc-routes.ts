@@ -8,7 +8,7 @@ import { protectedResourceMetadata, protectedResourceMetadataPath } from "./prot
 /**
  * The resource server's documents: protected resource metadata and the OpenAPI document. The
  * procedures themselves are served by `rpc-listener.ts`. When `{base_url}` has a path, each is
- * served under it as well as at the root (see `apiPathPrefixes`).
+ * served under it as well as at the root (see `rpc-listener.ts`).
  */
 export function rpcRoutes(context: PlatformContext): Hono<AppEnv> {
   const metadata = protectedResourceMetadata(context.config);
