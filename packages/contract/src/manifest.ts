@@ -13,8 +13,14 @@ export const definitionNameSchema = z
 
 const maxDurationMs = 7 * 24 * 60 * 60 * 1000;
 
+/**
+ * Any JSON value. One shared instance, so the OpenAPI document can describe it once, as a recursive
+ * component, rather than unrolling it at every use.
+ */
+export const jsonValueSchema = z.json();
+
 /** A JSON Schema document, kept as plain JSON. */
-export const jsonSchemaSchema = z.record(z.string(), z.json());
+export const jsonSchemaSchema = z.record(z.string(), jsonValueSchema);
 export type JsonSchema = z.infer<typeof jsonSchemaSchema>;
 
 export const retryPolicySchema = z

@@ -41,7 +41,6 @@ describe("authorization server metadata", () => {
       agent_auth: {
         skill: `${url}/auth.md`,
         register_uri: `${url}/agent/auth`,
-        claim_uri: `${url}/agent/auth/claim/complete`,
         revocation_uri: `${url}/agent/auth/revoke`,
         identity_types_supported: ["identity_assertion"],
         identity_assertion: {

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rpcBodyLimitBytes } from "../src/rpc/rpc-handlers.ts";
+import { defaultBodyLimitBytes as rpcBodyLimitBytes } from "../src/http/body-limit.ts";
 import {
   callRpc,
   capturedLogger,

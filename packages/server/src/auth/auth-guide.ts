@@ -1,5 +1,7 @@
 import { agentAuthEndpoints, type DiscoveryConfig, supportedAssertionTypes } from "./discovery.ts";
 import { idJagAssertionType } from "./verify-id-jag.ts";
+import { logoutTokenMaxAgeSeconds, revocationEventUri } from "./verify-logout-token.ts";
+import { maxIssuedAtSkewSeconds } from "./verify-signed-jwt.ts";
 
 function idJagSection(config: DiscoveryConfig, registerUri: string): string {
   if (!supportedAssertionTypes(config).includes(idJagAssertionType)) {
@@ -80,7 +82,12 @@ curl -s -X POST ${endpoints.revoke} -H 'content-type: application/json' -d '{"cr
 \`\`\`
 
 Identity providers revoke every credential of a delegation by posting a logout token
-(\`content-type: application/logout+jwt\`) to the same address.
+(\`content-type: application/logout+jwt\`) to the same address: a JWT with header \`typ\`
+\`logout+jwt\`, signed by a trusted issuer, carrying \`iss\`, \`sub\`, \`aud\` = \`${config.authUrl}\`,
+\`iat\`, a unique \`jti\` and \`events\` with \`${revocationEventUri(config.eventSchemaHost)}\`, and no
+\`nonce\`. With an \`exp\`, it is accepted until then. Without one, it is accepted for
+${logoutTokenMaxAgeSeconds / 60} minutes after its \`iat\` (which may be at most ${maxIssuedAtSkewSeconds} s ahead of this server's clock).
+Each logout token works once.
 
 ## Errors
 

@@ -40,7 +40,6 @@ export function authorizationServerMetadata(config: DiscoveryConfig) {
     agent_auth: {
       skill: endpoints.guide,
       register_uri: endpoints.register,
-      claim_uri: endpoints.claim,
       revocation_uri: endpoints.revoke,
       identity_types_supported: ["identity_assertion"],
       identity_assertion: {

@@ -8,17 +8,38 @@ export function revocationEventUri(schemaHost: string): string {
   return `${schemaHost}/events/agent/auth/identity/assertion/revoked`;
 }
 
+/** How long after its `iat` a logout token without `exp` is accepted (and its `jti` remembered). */
+export const logoutTokenMaxAgeSeconds = 5 * 60;
+
 export interface VerifiedLogoutToken {
   issuer: string;
   subject: string;
   jti: string;
+  /** When the token stops verifying: its `exp`, or `iat` + 5 minutes when it has none. */
   expiresAt: Date;
+}
+
+/**
+ * When a verified logout token stops being accepted. OpenID Back-Channel Logout does not require
+ * `exp`, and the auth.md reference provider sends none; such a token is bounded by its `iat` instead.
+ */
+function logoutTokenExpiry(payload: { iat: number; exp?: unknown }, now: Date): Date {
+  if (typeof payload.exp === "number") return new Date(payload.exp * 1000);
+  const expiresAt = new Date((payload.iat + logoutTokenMaxAgeSeconds) * 1000);
+  if (expiresAt.getTime() < now.getTime()) {
+    throw new AuthError(
+      "invalid_assertion",
+      `The logout token carries no exp and was issued more than ${logoutTokenMaxAgeSeconds / 60} minutes ago.`,
+    );
+  }
+  return expiresAt;
 }
 
 /**
  * Verifies a logout token (OpenID Back-Channel Logout shape) announcing that the provider revoked
  * an identity assertion: signed by a trusted issuer, for us, carrying the revocation event, a
- * `sub`, an `exp`, and no `nonce`. Its `jti` is recorded by the caller.
+ * `sub`, no `nonce`, and either an `exp` in the future or an `iat` of the last 5 minutes. Its `jti`
+ * is recorded by the caller until `expiresAt`.
  */
 export async function verifyLogoutToken(
   token: string,
@@ -34,7 +55,7 @@ export async function verifyLogoutToken(
       typ: "logout+jwt",
       audience: config.authUrl,
       trustedIssuers: config.trustedIssuers,
-      requiredClaims: ["iss", "sub", "aud", "jti", "iat", "exp", "events"],
+      requiredClaims: ["iss", "sub", "aud", "jti", "iat", "events"],
     },
     deps,
   );
@@ -54,6 +75,7 @@ export async function verifyLogoutToken(
     issuer: issuer.issuer,
     subject: payload.sub as string,
     jti: payload.jti as string,
-    expiresAt: new Date((payload.exp as number) * 1000),
+    // verifySignedJwt has checked that iat is a number.
+    expiresAt: logoutTokenExpiry({ iat: payload.iat as number, exp: payload.exp }, deps.clock.now()),
   };
 }

@@ -61,6 +61,8 @@ export interface Config {
   mailFrom: string;
   trustedIssuers: TrustedIssuer[];
   eventSchemaHost: string;
+  /** Logo of this instance that agents may show at consent (`resource_logo_uri`, RFC 9728); none when unset. */
+  logoUrl: string | undefined;
   roles: ReadonlySet<PlatformRole>;
   /** Peers (IPs or CIDRs) whose `X-Forwarded-For` is believed; empty means the socket address is the client. */
   trustedProxies: string[];

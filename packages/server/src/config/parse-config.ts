@@ -388,6 +388,7 @@ export function parseConfig(env: Environment, cwd: string = process.cwd()): Conf
   const eventSchemaHostRaw = read(env, "WEFT_EVENT_SCHEMA_HOST");
   const otlpEndpointRaw = read(env, "OTEL_EXPORTER_OTLP_ENDPOINT");
   const roles = parseRoles(read(env, "WEFT_ROLES"));
+  const logoUrlRaw = read(env, "WEFT_LOGO_URL");
   return {
     port,
     host,
@@ -402,6 +403,7 @@ export function parseConfig(env: Environment, cwd: string = process.cwd()): Conf
       eventSchemaHostRaw === undefined
         ? "https://schemas.workos.com"
         : parsePublicUrl("WEFT_EVENT_SCHEMA_HOST", eventSchemaHostRaw),
+    logoUrl: logoUrlRaw === undefined ? undefined : parsePublicUrl("WEFT_LOGO_URL", logoUrlRaw),
     roles,
     trustedProxies: parseTrustedProxies(read(env, "WEFT_TRUSTED_PROXIES")),
     authRateLimits: {

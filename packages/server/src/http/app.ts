@@ -6,13 +6,11 @@ import { mailboxRoutes } from "../mail/mailbox-routes.ts";
 import type { PlatformContext } from "../platform-context.ts";
 import { rpcRoutes } from "../rpc/rpc-routes.ts";
 import type { AppEnv } from "./app-env.ts";
+import { defaultBodyLimitBytes } from "./body-limit.ts";
 import { jsonError } from "./errors.ts";
 import { healthRoutes } from "./health-routes.ts";
 import { requestContext, requestLogger } from "./request-context.ts";
 import { type SecurityHeaderList, securityHeaders } from "./security-headers.ts";
-
-/** Largest request body accepted anywhere unless a route sets its own limit. */
-export const defaultBodyLimitBytes = 1024 * 1024;
 
 const ownBodyLimitPaths = /^\/triggers\//;
 

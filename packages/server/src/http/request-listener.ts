@@ -2,7 +2,9 @@ import type { RequestListener } from "node:http";
 import { getRequestListener } from "@hono/node-server";
 import type { PlatformContext } from "../platform-context.ts";
 import { createRpcListener } from "../rpc/rpc-listener.ts";
+import { basePathOf } from "../shared/base-path.ts";
 import { createApp } from "./app.ts";
+import { createCorsHandler } from "./cors.ts";
 import { securityHeaderList } from "./security-headers.ts";
 
 export interface PlatformRequestListener {
@@ -11,8 +13,8 @@ export interface PlatformRequestListener {
 }
 
 /**
- * What node:http calls for each request of one platform process: the RPC API on Node's own request
- * and response, every other surface through the Hono app.
+ * What node:http calls for each request of one platform process: CORS first (see `cors.ts`), then
+ * the RPC API on Node's own request and response, every other surface through the Hono app.
  */
 export function createRequestListener(context: PlatformContext): PlatformRequestListener {
   const headers = securityHeaderList({
@@ -25,8 +27,13 @@ export function createRequestListener(context: PlatformContext): PlatformRequest
   });
   const app = getRequestListener(createApp(context, headers).fetch);
   const rpc = context.config.roles.has("api") ? createRpcListener(context, headers) : undefined;
+  const cors = createCorsHandler({
+    authPath: basePathOf(context.config.authUrl),
+    basePath: basePathOf(context.config.baseUrl),
+  });
   return {
     listener: (incoming, outgoing) => {
+      if (cors(incoming, outgoing)) return;
       if (rpc?.serve(incoming, outgoing) === true) return;
       return app(incoming, outgoing);
     },

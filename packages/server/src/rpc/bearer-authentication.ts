@@ -35,3 +35,8 @@ export function bearerChallenge(
     ? `${challenge}, error="invalid_token", error_description="The credential is unknown, expired or revoked."`
     : challenge;
 }
+
+/** The `WWW-Authenticate` challenge of a 403 for a missing scope (RFC 6750 §3.1), for step-up authorization. */
+export function insufficientScopeChallenge(scope: string, protectedResourceMetadataUrl: string): string {
+  return `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${protectedResourceMetadataUrl}"`;
+}

@@ -31,6 +31,11 @@ export interface RpcInitialContext {
    */
   requestLogger: () => Logger;
   authentication: BearerAuthentication;
+  /**
+   * Filled when a procedure refuses the call for a missing scope, so the 403 can name the scope in
+   * its challenge. An object rather than a field: oRPC hands procedures copies of this context.
+   */
+  refusedScope: { scope?: string };
 }
 
 /** What procedures see once the authentication middleware has let the call through. */

@@ -1,14 +1,18 @@
 import { allScopes } from "../identity/scopes.ts";
+import { basePathOf } from "../shared/base-path.ts";
 
 export const protectedResourceMetadataPath = "/.well-known/oauth-protected-resource";
 
-/** Where clients find the metadata: the well-known path on the resource server's origin (RFC 9728 §3). */
+/**
+ * Where clients find the metadata (RFC 9728 §3.1): the well-known path on the resource server's
+ * origin, followed by the path of `{base_url}` when it has one.
+ */
 export function protectedResourceMetadataUrl(baseUrl: string): string {
-  return new URL(protectedResourceMetadataPath, baseUrl).href;
+  return new URL(`${protectedResourceMetadataPath}${basePathOf(baseUrl)}`, baseUrl).href;
 }
 
 /** RFC 9728 protected resource metadata of the API. */
-export function protectedResourceMetadata(config: { baseUrl: string; authUrl: string }) {
+export function protectedResourceMetadata(config: { baseUrl: string; authUrl: string; logoUrl: string | undefined }) {
   return {
     resource: config.baseUrl,
     authorization_servers: [config.authUrl],
@@ -16,5 +20,6 @@ export function protectedResourceMetadata(config: { baseUrl: string; authUrl: st
     bearer_methods_supported: ["header"],
     resource_name: "Weft API",
     resource_documentation: `${config.baseUrl}/openapi.json`,
+    ...(config.logoUrl === undefined ? {} : { resource_logo_uri: config.logoUrl }),
   };
 }

@@ -3,14 +3,10 @@ import { ORPCError, ValidationError } from "@orpc/server";
 import { BodyLimitPlugin, RPCHandler } from "@orpc/server/node";
 import type { StandardHandleResult } from "@orpc/server/standard";
 import type { InputIssue } from "@weft/contract";
-import { bearerChallenge } from "./bearer-authentication.ts";
+import { bearerChallenge, insufficientScopeChallenge } from "./bearer-authentication.ts";
 import type { RpcInitialContext } from "./context.ts";
 import { router } from "./router.ts";
 import { refuseUnstorableInput } from "./storable-input.ts";
-
-/** Largest RPC request body; larger ones get 413 before the procedure runs. */
-/** Large enough for `deployments.create`, which carries a bundle of up to 10 MiB beside its manifest. */
-export const rpcBodyLimitBytes = 12 * 1024 * 1024;
 
 function toInputIssues(validation: ValidationError): InputIssue[] {
   return validation.issues.map((issue) => ({
@@ -24,11 +20,13 @@ function toInputIssues(validation: ValidationError): InputIssue[] {
 
 /**
  * What a client may see of an error thrown by a procedure: our own ORPCErrors as they are (an
- * input validation failure gains its field issues); anything else is logged with the request id
- * and becomes a bare INTERNAL_SERVER_ERROR.
+ * input validation failure gains its field issues, and a missing scope is noted for the 403's
+ * challenge); anything else is logged with the request id and becomes a bare INTERNAL_SERVER_ERROR.
  */
 function toPublicError(error: unknown, context: RpcInitialContext): unknown {
   if (error instanceof ORPCError) {
+    const missingScope = (error.data as { missingScope?: unknown } | undefined)?.missingScope;
+    if (error.code === "FORBIDDEN" && typeof missingScope === "string") context.refusedScope.scope = missingScope;
     if (error.code === "BAD_REQUEST" && error.cause instanceof ValidationError) {
       return new ORPCError("BAD_REQUEST", {
         status: 400,
@@ -48,19 +46,31 @@ export function internalErrorMessage(requestId: string): string {
   return `Unexpected server error; quote request id ${requestId}.`;
 }
 
-/** What the handlers need beyond the router: where a 401 tells the caller to look for how to authenticate. */
+/**
+ * What the handlers need beyond the router: where a 401 or 403 tells the caller to look for how to
+ * authenticate, and the largest request body they read (413 above).
+ */
 export interface RpcHandlerOptions {
   protectedResourceMetadataUrl: string;
+  maxBodyBytes: number;
+}
+
+/** The `WWW-Authenticate` challenge a refusal carries: RFC 6750 §3 for a 401, §3.1 for a missing scope. */
+function challengeFor(status: number, context: RpcInitialContext, metadataUrl: string): string | undefined {
+  if (status === 401) return bearerChallenge(context.authentication, metadataUrl);
+  const scope = context.refusedScope.scope;
+  if (status === 403 && scope !== undefined) return insufficientScopeChallenge(scope, metadataUrl);
+  return undefined;
 }
 
 function handlerOptions(options: RpcHandlerOptions) {
   return {
-    plugins: [new BodyLimitPlugin<RpcInitialContext>({ maxBodySize: rpcBodyLimitBytes })],
+    plugins: [new BodyLimitPlugin<RpcInitialContext>({ maxBodySize: options.maxBodyBytes })],
     rootInterceptors: [
       async ({ next, context }: { next: () => Promise<StandardHandleResult>; context: RpcInitialContext }) => {
         const result = await next();
-        if (result.matched && result.response.status === 401) {
-          const challenge = bearerChallenge(context.authentication, options.protectedResourceMetadataUrl);
+        if (result.matched) {
+          const challenge = challengeFor(result.response.status, context, options.protectedResourceMetadataUrl);
           if (challenge !== undefined) result.response.headers["www-authenticate"] = challenge;
         }
         return result;

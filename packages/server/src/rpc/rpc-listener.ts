@@ -3,11 +3,18 @@ import { logRequestCompleted } from "../http/request-context.ts";
 import { requestIdFor } from "../http/request-id.ts";
 import type { SecurityHeaderList } from "../http/security-headers.ts";
 import type { PlatformContext } from "../platform-context.ts";
+import { basePathOf } from "../shared/base-path.ts";
 import type { Logger } from "../shared/logger.ts";
 import { authenticateBearer } from "./bearer-authentication.ts";
 import { createPrincipalResolver } from "./principal-cache.ts";
+import { procedureBodyLimitBytes, procedureOfPath } from "./procedure-body-limits.ts";
 import { protectedResourceMetadataUrl } from "./protected-resource-metadata.ts";
-import { createOpenApiHandler, createRpcHandler, internalErrorMessage } from "./rpc-handlers.ts";
+import {
+  createOpenApiHandler,
+  createRpcHandler,
+  internalErrorMessage,
+  type RpcHandlerOptions,
+} from "./rpc-handlers.ts";
 
 export interface RpcListener {
   /** Serves the request when its path is under `/rpc/` or `/api/`; answers false otherwise. */
@@ -15,7 +22,20 @@ export interface RpcListener {
   close(): void;
 }
 
-const prefixes = ["/rpc", "/api"] as const;
+type Protocol = "rpc" | "api";
+
+/**
+ * Where the API answers: `/rpc` and `/api`, and, when `{base_url}` has a path, the same under that
+ * path too, so it works both behind a proxy that strips the path and behind one that passes it on.
+ */
+function apiPathPrefixes(baseUrl: string): { prefix: string; protocol: Protocol }[] {
+  const basePath = basePathOf(baseUrl);
+  const roots = basePath === "" ? [""] : [basePath, ""];
+  return roots.flatMap((root) => [
+    { prefix: `${root}/rpc`, protocol: "rpc" as const },
+    { prefix: `${root}/api`, protocol: "api" as const },
+  ]);
+}
 
 function sendJson(outgoing: ServerResponse, status: number, body: unknown): void {
   if (outgoing.headersSent) {
@@ -41,15 +61,27 @@ export function createRpcListener(context: PlatformContext, securityHeaders: Sec
     clock: context.clock,
     revocations: context.credentialRevocations,
   });
-  const options = { protectedResourceMetadataUrl: protectedResourceMetadataUrl(context.config.baseUrl) };
-  const handlers = { "/rpc": createRpcHandler(options), "/api": createOpenApiHandler(options) };
+  const metadataUrl = protectedResourceMetadataUrl(context.config.baseUrl);
+  const prefixes = apiPathPrefixes(context.config.baseUrl).map((entry) => ({ ...entry, under: `${entry.prefix}/` }));
+  // One handler per protocol and body limit: oRPC's body limit is fixed per handler.
+  const handlers = new Map<string, ReturnType<typeof createRpcHandler> | ReturnType<typeof createOpenApiHandler>>();
+  const handlerFor = (protocol: Protocol, maxBodyBytes: number) => {
+    const key = `${protocol}:${maxBodyBytes}`;
+    let handler = handlers.get(key);
+    if (handler === undefined) {
+      const options: RpcHandlerOptions = { protectedResourceMetadataUrl: metadataUrl, maxBodyBytes };
+      handler = protocol === "rpc" ? createRpcHandler(options) : createOpenApiHandler(options);
+      handlers.set(key, handler);
+    }
+    return handler;
+  };
   let headerList: [string, string][] | undefined;
   void securityHeaders.then((list) => {
     headerList = list;
   });
 
   async function handle(
-    prefix: (typeof prefixes)[number],
+    { prefix, protocol }: { prefix: string; protocol: Protocol },
     incoming: IncomingMessage,
     outgoing: ServerResponse,
     requestId: string,
@@ -58,13 +90,17 @@ export function createRpcListener(context: PlatformContext, securityHeaders: Sec
     for (const [name, value] of headerList ?? (await securityHeaders)) outgoing.setHeader(name, value);
     try {
       const authentication = await authenticateBearer(incoming.headers.authorization, resolver);
-      const { matched } = await handlers[prefix].handle(incoming, outgoing, {
-        prefix,
+      const procedure = procedureOfPath(pathOf(incoming.url ?? "").slice(prefix.length));
+      const handler = handlerFor(protocol, procedureBodyLimitBytes(procedure));
+      const { matched } = await handler.handle(incoming, outgoing, {
+        // Every prefix starts with "/": it is `{base path}/rpc` or `{base path}/api`.
+        prefix: prefix as `/${string}`,
         context: {
           platform: context,
           requestId,
           requestLogger: logger,
           authentication,
+          refusedScope: {},
         },
       });
       if (!matched) {
@@ -86,7 +122,7 @@ export function createRpcListener(context: PlatformContext, securityHeaders: Sec
   return {
     serve: (incoming, outgoing) => {
       const url = incoming.url ?? "";
-      const prefix = prefixes.find((candidate) => url.startsWith(`${candidate}/`));
+      const prefix = prefixes.find((candidate) => url.startsWith(candidate.under));
       if (prefix === undefined) return false;
       const requestId = requestIdFor(headerValue(incoming.headers["x-request-id"]));
       outgoing.setHeader("X-Request-Id", requestId);
