@@ -27,6 +27,12 @@ export interface WorkerConfig {
   pollIntervalMs: number;
   /** Memory cap of each sandbox child process. */
   memoryMb: number;
+  /** Time limit of an attempt of a workflow without its own `timeout`. */
+  defaultTimeoutMs: number;
+  /** Caps every workflow's timeout; `undefined` for no cap. */
+  maxTimeoutMs: number | undefined;
+  /** Share (0 to 1] of `concurrency` one workspace may hold at once. */
+  workspaceShare: number;
 }
 
 /** The platform's configuration, parsed once at start-up (see DESIGN.md §2) and passed down. */

@@ -6,9 +6,10 @@ import { preparedSql } from "../db/prepared-sql.ts";
 import { deployments, executions, idempotencyKeys, spans, type TriggerKind } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
-import { NotFoundError } from "../shared/service-errors.ts";
+import { InvalidRequestError, NotFoundError } from "../shared/service-errors.ts";
 import { executionsChannel } from "./channels.ts";
 import { retryPolicyOf } from "./retry-policy.ts";
+import { checkInput } from "./stored-values.ts";
 import { newSpanId, newTraceId } from "./trace-ids.ts";
 
 /** How long an idempotency key keeps naming the execution it created. */
@@ -26,6 +27,14 @@ export interface EnqueueExecutionRequest {
   rerunOf?: string;
 }
 
+/** Refuses an input over the 4 MiB limit (or one PostgreSQL cannot store) as the caller's mistake, naming the limit. */
+export function assertStorableInput(input: unknown): void {
+  const checked = checkInput(input);
+  if (!checked.ok) {
+    throw new InvalidRequestError("the input cannot be accepted", [{ path: "", message: checked.error.message }]);
+  }
+}
+
 /**
  * Inserts a queued execution in the caller's transaction (so whoever answers 2xx does so only once
  * the row is committed) and wakes the workers with NOTIFY, which PostgreSQL delivers at commit.
@@ -37,6 +46,7 @@ export async function enqueueExecution(
   deps: { clock: Clock; ids: IdGenerator },
   request: EnqueueExecutionRequest,
 ): Promise<{ executionId: string; created: boolean }> {
+  assertStorableInput(request.input);
   const now = deps.clock.now();
   if (request.idempotencyKey !== undefined) {
     // Serialises triggers carrying the same key, so two concurrent ones cannot both create.

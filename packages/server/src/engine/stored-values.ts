@@ -3,6 +3,7 @@ import { checkStorableJson, describeUnstorable, unstorableStringProblem } from "
 import {
   formatBytes,
   formatLimit,
+  maxInputBytes,
   maxLogLineBytes,
   maxOutputBytes,
   maxStepResultBytes,
@@ -41,6 +42,10 @@ export function checkStepResult(name: string, result: { value?: unknown }): Stor
 
 export function checkOutput(result: { value?: unknown }): StoredSize {
   return checkValue(result.value, "the output of the workflow", maxOutputBytes, "OutputTooLargeError");
+}
+
+export function checkInput(input: unknown): StoredSize {
+  return checkValue(input, "the input", maxInputBytes, "InputTooLargeError");
 }
 
 export function checkStepName(name: string): StoredSize {

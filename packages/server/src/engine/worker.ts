@@ -11,7 +11,7 @@ import type { Timers } from "../shared/timers.ts";
 import type { SpanExport } from "../traces/otlp-export.ts";
 import { type AttemptTimeout, attemptTimeout, defaultAttemptTimeoutMs, timeoutError } from "./attempt-timeout.ts";
 import { cancellationsChannel, executionsChannel } from "./channels.ts";
-import { type ClaimedExecution, claimExecutions, defaultWorkspaceShare, workspaceSlots } from "./claim-executions.ts";
+import { type ClaimedExecution, claimExecutions } from "./claim-executions.ts";
 import {
   endAttempt,
   errorJson,
@@ -38,6 +38,7 @@ import {
   storageBudgetError,
 } from "./stored-values.ts";
 import { newSpanId } from "./trace-ids.ts";
+import { defaultWorkspaceShare, workspaceSlots } from "./workspace-share.ts";
 
 /**
  * Glossary. An *execution* is one run of a workflow with one input. An *attempt* is one try at it,
