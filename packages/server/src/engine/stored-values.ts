@@ -83,8 +83,9 @@ export function storageBudgetError(storedBytes: number, addingBytes: number, wha
   };
 }
 
-const maxErrorNameLength = 200;
-const maxErrorTextLength = 16 * 1024;
+// Above the child's own clamp (200 characters and 16 KiB plus a note of the full length): this bounds forged errors only.
+const maxErrorNameLength = 256;
+const maxErrorTextLength = 32 * 1024;
 
 function storableText(text: string, max: number): string {
   const clamped = text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;

@@ -23,7 +23,8 @@ export interface EngineHarness {
   ids: IdGenerator;
   worker: Worker;
   dataDir: string;
-  deploy(projectId: string, configSource: string, manifest: unknown): Promise<string>;
+  /** Deploys into the project, creating it (in the workspace of `options.owner`, an email, if given). */
+  deploy(projectId: string, configSource: string, manifest: unknown, options?: { owner?: string }): Promise<string>;
   run(projectId: string, workflow: string, input: unknown, idempotencyKey?: string): Promise<string>;
   execution(id: string): Promise<ExecutionRow>;
   /** Waits (polling the database) until the execution satisfies `until`, then returns it. */
@@ -52,9 +53,9 @@ export async function startEngineHarness(options: Partial<WorkerOptions> = {}): 
     ids,
     worker,
     dataDir,
-    deploy: async (projectId, configSource, manifest) => {
+    deploy: async (projectId, configSource, manifest, deployOptions) => {
       const bundle = await bundleConfig(configSource);
-      await ensureTestProject(database.db, { clock, ids }, projectId);
+      await ensureTestProject(database.db, { clock, ids }, projectId, deployOptions?.owner);
       const deployment = await createDeployment(database.db, { clock, ids }, { projectId, manifest, bundle });
       return deployment.id;
     },
