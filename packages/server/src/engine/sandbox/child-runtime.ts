@@ -79,16 +79,19 @@ let workflows: Workflow[] = [];
 
 function ignoreSendError(): void {}
 
-/** Sends `message`, or `fallback` when it cannot go; answers whether either went. */
-function report(message: unknown, fallback?: unknown): boolean {
+/**
+ * Sends `message`, or `fallback` if sending it throws. (`process.send` answering false only means
+ * the message is queued behind others, as a stream's `write` does: it still goes.)
+ */
+function report(message: unknown, fallback?: unknown): void {
   for (const candidate of fallback === undefined ? [message] : [message, fallback]) {
     try {
-      if (sendToParent?.(candidate, undefined, undefined, ignoreSendError) === true) return true;
+      sendToParent?.(candidate, undefined, undefined, ignoreSendError);
+      return;
     } catch {
       // The next candidate is plainer; the parent's timeout is the last resort.
     }
   }
-  return false;
 }
 
 function attempt<T>(read: () => T, fallback: T): T {
