@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { and, count, eq } from "drizzle-orm";
+import { and, count, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executionSteps, executions, spans } from "../src/db/schema/index.ts";
 import { cancelExecution } from "../src/engine/cancel-execution.ts";
@@ -559,5 +559,56 @@ describe("hostile tenant: size caps", () => {
       input: { text: "fits" },
     });
     expect((await engine.waitFor(small.executionId, ended, 10_000)).output).toEqual({ text: "fits" });
+  });
+});
+
+describe("hostile tenant: a database that refuses what the worker records", () => {
+  let engine: EngineHarness;
+  const bodies: Bodies = {
+    doomed: `return ctx.step("fine", () => "stored");`,
+    "refused-step": `try { await ctx.step("refused", () => 1); } catch (error: any) { return error.name + ": " + error.message; }`,
+  };
+
+  beforeAll(async () => {
+    engine = await startEngineHarness();
+    await engine.deploy("prj_refusals", configSource(bodies), manifestOf(bodies));
+    // A stand-in for any value PostgreSQL refuses at the last moment: the database itself says no.
+    await engine.database.db.execute(sql`create function weft_test_refuse_end() returns trigger language plpgsql as $$
+      begin
+        if new.workflow = 'doomed' and new.status = 'succeeded' then raise exception 'refused by the test'; end if;
+        return new;
+      end $$`);
+    await engine.database.db.execute(sql`create function weft_test_refuse_step() returns trigger language plpgsql as $$
+      begin
+        if new.name = 'refused' then raise exception 'refused by the test'; end if;
+        return new;
+      end $$`);
+    await engine.database.db.execute(
+      sql`create trigger weft_test_refuse before update on executions for each row execute function weft_test_refuse_end()`,
+    );
+    await engine.database.db.execute(
+      sql`create trigger weft_test_refuse before insert on execution_steps for each row execute function weft_test_refuse_step()`,
+    );
+  });
+  afterAll(async () => {
+    await engine.stop();
+  });
+
+  it("fails an execution whose end cannot be stored, instead of leaving it running", async () => {
+    const id = await engine.run("prj_refusals", "doomed", {});
+    const failed = await engine.waitFor(id, ended, 10_000);
+    expect(failed.status).toBe("failed");
+    expect(failed.error).toEqual({
+      name: "StorageError",
+      message: "the end of the attempt could not be stored (SQLSTATE P0001)",
+    });
+    expect(failed.leaseOwner).toBeNull();
+  });
+
+  it("fails a step the database refuses, in the workflow's own code", async () => {
+    const id = await engine.run("prj_refusals", "refused-step", {});
+    expect((await engine.waitFor(id, ended, 10_000)).output).toBe(
+      "StorageError: the step could not be stored (SQLSTATE P0001)",
+    );
   });
 });
