@@ -68,7 +68,7 @@ describe("stored values", () => {
       ok: false,
       error: { name: "LogLineTooLargeError" },
     });
-    expect(checkLogs([line("m", { ["k\u0000"]: 1 })])).toMatchObject({
+    expect(checkLogs([line("m", { "k\u0000": 1 })])).toMatchObject({
       ok: false,
       error: {
         name: "UnstorableValueError",
