@@ -451,6 +451,23 @@ describe("hostile tenant: the default and the maximum timeout", () => {
       message: "the attempt exceeded the platform's maximum timeout (WEFT_MAX_TIMEOUT) of 120000 ms",
     });
   });
+
+  it("fails an attempt whose bundle never finishes loading once the timeout passes", async () => {
+    const neverLoads = `
+import { defineConfig, workflow } from "@weft/sdk";
+setInterval(() => undefined, 1000);
+await new Promise(() => undefined);
+export default defineConfig({ workflows: [workflow({ name: "stuck-at-load", async run() { return 1; } })] });`;
+    await engine.deploy("prj_never_loads", neverLoads, {
+      version: 1,
+      workflows: [{ name: "stuck-at-load", retries: once }],
+    });
+    const id = await engine.run("prj_never_loads", "stuck-at-load", {});
+    await engine.waitFor(id, (row) => row.status === "running", 10_000);
+    engine.clock.advance(60_001);
+    const failed = await engine.waitFor(id, ended, 10_000);
+    expect(failed.error).toMatchObject({ name: "TimeoutError" });
+  });
 });
 
 describe("hostile tenant: one workspace cannot take every slot", () => {

@@ -27,6 +27,9 @@ export const maxSleepMs = 365 * 24 * 60 * 60 * 1000;
 /** How long a cancelled execution has to reach a step boundary before its sandbox process is killed. */
 export const cancelGraceMs = 5000;
 
+/** How long a sandbox child may take to load its bundle (top-level code included) before it is killed. */
+export const bundleLoadTimeoutMs = 60_000;
+
 /** How often the worker reads each sandbox process tree's resident memory. */
 export const memoryWatchIntervalMs = 250;
 

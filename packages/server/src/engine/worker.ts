@@ -392,8 +392,8 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     };
   }
 
-  async function begin(execution: ClaimedExecution, history: StoredHistory | undefined) {
-    const now = clock.now();
+  /** `now` is the claim's instant: the attempt's time starts with its lease, not once its steps are loaded. */
+  async function begin(execution: ClaimedExecution, history: StoredHistory | undefined, now: Date) {
     const timeout = attemptTimeout(execution.timeoutMs, timeoutPolicy);
     const run: Running = {
       execution,
@@ -427,6 +427,8 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
         },
         handlersFor(run),
       );
+      // It timed out or was cancelled while its process was still starting (see `heartbeat`).
+      if (run.done) run.sandbox.abandon();
     } catch (error) {
       const failure =
         error instanceof Error
@@ -440,9 +442,10 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     while (!stopped) {
       const free = options.concurrency - running.size;
       if (free <= 0) return;
+      const now = clock.now();
       const claimed = await claimExecutions(db, {
         workerId,
-        now: clock.now(),
+        now,
         leaseMs: options.leaseMs,
         limit: free,
         workspaceSlots: slotsPerWorkspace,
@@ -453,7 +456,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
         claimed.filter((execution) => execution.hasHistory).map((execution) => execution.id),
       );
       for (const execution of claimed) {
-        begin(execution, stored.get(execution.id)).catch((error: unknown) => {
+        begin(execution, stored.get(execution.id), now).catch((error: unknown) => {
           logger.error({ err: error, executionId: execution.id }, "could not start an execution");
           running.delete(execution.id);
         });
@@ -479,7 +482,9 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     for (const run of running.values()) {
       if (!run.done && !run.timedOut && now.getTime() > run.deadline) {
         run.timedOut = true;
-        run.sandbox?.terminate();
+        // Without a sandbox yet, the process is still loading the bundle (whose top level may never return).
+        if (run.sandbox === undefined) finish(run, () => fail(run, timeoutError(run.timeout), []));
+        else run.sandbox.terminate();
       }
     }
     const ids = [...running.keys()];
@@ -503,7 +508,8 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
         // A step that never returns (a loop) never reaches the boundary where a cancel is honoured.
         if (!run.cancelKilled && !run.timedOut && now.getTime() - cancelRequestedAt.getTime() >= cancelGraceMs) {
           run.cancelKilled = true;
-          run.sandbox?.terminate();
+          if (run.sandbox === undefined) finish(run, () => cancel(run, []));
+          else run.sandbox.terminate();
         }
       }
     }

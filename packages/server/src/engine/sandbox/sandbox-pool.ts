@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "../../shared/logger.ts";
 import { systemTimers, type Timers } from "../../shared/timers.ts";
-import { memoryWatchIntervalMs } from "../limits.ts";
+import { bundleLoadTimeoutMs, memoryWatchIntervalMs } from "../limits.ts";
 import { startMemoryWatchdog } from "./memory-watchdog.ts";
 import { processTreeRssBytes } from "./process-tree-memory.ts";
 import { type ChildMessage, type ParentMessage, parseChildMessage, type SerializedError } from "./protocol.ts";
@@ -75,8 +75,9 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
   const sandboxes = new Map<string, Sandbox>();
   const starting = new Map<string, Promise<Sandbox>>();
   const readMemory = options.readMemory ?? ((pid: number) => processTreeRssBytes(pid));
+  const timers = options.timers ?? systemTimers;
   const watchdog = startMemoryWatchdog({
-    timers: options.timers ?? systemTimers,
+    timers,
     intervalMs: memoryWatchIntervalMs,
     limitBytes: options.memoryMb * 1024 * 1024,
     readBytes: readMemory,
@@ -154,6 +155,13 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
       stderrTail: "",
     };
     sandbox.ready.catch(() => undefined);
+    const stopLoadTimer = timers.after(bundleLoadTimeoutMs, () =>
+      kill(sandbox, {
+        name: "SandboxStartError",
+        message: `the deployment's bundle did not load within ${bundleLoadTimeoutMs / 1000} s`,
+      }),
+    );
+    sandbox.ready.then(stopLoadTimer, stopLoadTimer);
     child.stdout?.on("data", (chunk: Buffer) => {
       options.logger.debug({ deploymentId, output: chunk.toString() }, "workflow process output");
     });
