@@ -79,7 +79,15 @@ function enqueue(bench: Bench, workflow: string, n: number): Promise<string[]> {
 function start(bench: Bench): Promise<Worker> {
   return startWorker(
     { database: bench.database, clock: systemClock, logger },
-    { concurrency: workerConcurrency, leaseMs: 30_000, pollIntervalMs: 200, memoryMb: 512, dataDir: bench.dataDir },
+    // One tenant drains the backlog: the whole worker is its share (the default is half).
+    {
+      concurrency: workerConcurrency,
+      leaseMs: 30_000,
+      pollIntervalMs: 200,
+      memoryMb: 512,
+      dataDir: bench.dataDir,
+      workspaceShare: 1,
+    },
   );
 }
 
