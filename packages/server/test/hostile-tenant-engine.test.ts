@@ -295,6 +295,13 @@ describe("hostile tenant: poison workflows that end their own process", () => {
     sigkill: `await ctx.step("bye", () => process.kill(process.pid, "SIGKILL"));`,
     abort: `await ctx.step("bye", () => process.abort());`,
     unattributable: `process.send!({ type: "nonsense" }); await forever();`,
+    disconnect: `await ctx.step("bye", () => process.disconnect!());`,
+    "poisoned-globals": `
+      JSON.stringify = () => { throw new Error("poisoned stringify"); };
+      JSON.parse = () => { throw new Error("poisoned parse"); };
+      process.send = () => { throw new Error("poisoned send"); };
+      String.prototype.isWellFormed = () => { throw new Error("poisoned isWellFormed"); };
+      return ctx.step("after", () => "still reported");`,
   };
 
   beforeAll(async () => {
@@ -313,6 +320,7 @@ describe("hostile tenant: poison workflows that end their own process", () => {
     ["sigkill", /stopped unexpectedly \(signal SIGKILL\)/],
     ["abort", /stopped unexpectedly \(signal SIGABRT\)/],
     ["unattributable", /the workflow process sent a malformed message/],
+    ["disconnect", /stopped unexpectedly \(exit code 0\)/],
   ])("%s fails its execution, and the worker keeps serving", async (name, message) => {
     const id = await engine.run(`prj_poison_${name}`, name, {});
     const failed = await engine.waitFor(id, ended, 10_000);
@@ -320,6 +328,15 @@ describe("hostile tenant: poison workflows that end their own process", () => {
     expect(failed.error?.message).toMatch(message);
     const next = await engine.run(`prj_poison_${name}`, "healthy", { n: 3 });
     expect((await engine.waitFor(next, (row) => row.status === "succeeded", 10_000)).output).toBe(9);
+  });
+
+  it("still reports the end of a workflow that replaced JSON, process.send and String.prototype", async () => {
+    const id = await engine.run("prj_poison_poisoned-globals", "poisoned-globals", {});
+    const row = await engine.waitFor(id, ended, 10_000);
+    expect(row.status).toBe("failed");
+    expect(row.error?.message).toMatch(/poisoned isWellFormed/);
+    const next = await engine.run("prj_poison_exit", "healthy", { n: 4 });
+    expect((await engine.waitFor(next, (row) => row.status === "succeeded", 10_000)).output).toBe(16);
   });
 });
 
