@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executionSteps, executions, spans } from "../src/db/schema/index.ts";
 import { cancelExecution } from "../src/engine/cancel-execution.ts";
 import { InvalidRequestError } from "../src/shared/service-errors.ts";
+import { createManualTimers } from "../src/shared/timers.ts";
 import { runWorkflow } from "../src/workflows/run-workflow.ts";
 import { type EngineHarness, type ExecutionRow, startEngineHarness } from "./support/index.ts";
 
@@ -644,5 +645,43 @@ describe("hostile tenant: a database that refuses what the worker records", () =
     expect((await engine.waitFor(id, ended, 10_000)).output).toBe(
       "StorageError: the step could not be stored (SQLSTATE P0001)",
     );
+  });
+});
+
+describe("hostile tenant: a bundle whose top level never returns", () => {
+  const timers = createManualTimers();
+  let engine: EngineHarness;
+  const neverLoads = `
+import { defineConfig, workflow } from "@weft/sdk";
+setInterval(() => undefined, 1000);
+await new Promise(() => undefined);
+export default defineConfig({ workflows: [workflow({ name: "stuck-at-load", async run() { return 1; } })] });`;
+
+  beforeAll(async () => {
+    engine = await startEngineHarness({}, { timers });
+    await engine.deploy("prj_load_limit", neverLoads, {
+      version: 1,
+      workflows: [{ name: "stuck-at-load", retries: once }],
+    });
+  });
+  afterAll(async () => {
+    await engine.stop();
+  });
+
+  it("kills the process once the load limit passes, failing the attempts waiting for it", async () => {
+    const id = await engine.run("prj_load_limit", "stuck-at-load", {});
+    await engine.waitFor(id, (row) => row.status === "running", 10_000);
+    const deadline = Date.now() + 10_000;
+    // The limit's timer is set once the process is forked, a moment after the claim.
+    while (timers.pending() < 2) {
+      if (Date.now() > deadline) throw new Error("the bundle load limit was never armed");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    timers.fireAll();
+    const failed = await engine.waitFor(id, ended, 10_000);
+    expect(failed.error).toMatchObject({
+      name: "SandboxStartError",
+      message: "the deployment's bundle did not load within 60 s",
+    });
   });
 });

@@ -10,6 +10,7 @@ import { startWorker, type Worker, type WorkerOptions } from "../../src/engine/w
 import { createManualClock, type ManualClock } from "../../src/shared/clock.ts";
 import { createIdGenerator, type IdGenerator } from "../../src/shared/ids.ts";
 import { createLogger } from "../../src/shared/logger.ts";
+import type { Timers } from "../../src/shared/timers.ts";
 import { bundleConfig } from "./bundle.ts";
 import { createTestDatabase, type TestDatabase } from "./test-database.ts";
 import { ensureTestProject } from "./test-projects.ts";
@@ -32,14 +33,18 @@ export interface EngineHarness {
   stop(): Promise<void>;
 }
 
-export async function startEngineHarness(options: Partial<WorkerOptions> = {}): Promise<EngineHarness> {
+/** `dependencies.timers` paces the sandbox pool (memory watchdog, bundle load limit); system timers by default. */
+export async function startEngineHarness(
+  options: Partial<WorkerOptions> = {},
+  dependencies: { timers?: Timers } = {},
+): Promise<EngineHarness> {
   const database = await createTestDatabase();
   const clock = createManualClock();
   const ids = createIdGenerator(clock);
   const dataDir = mkdtempSync(join(tmpdir(), "weft-engine-"));
   const logger = createLogger({ level: (process.env.WEFT_TEST_LOG_LEVEL as "info" | undefined) ?? "silent" });
   const worker = await startWorker(
-    { database, clock, logger },
+    { database, clock, logger, timers: dependencies.timers },
     { concurrency: 8, leaseMs: 30_000, pollIntervalMs: 25, memoryMb: 128, dataDir, ...options },
   );
   const execution = async (id: string) => {
