@@ -243,6 +243,37 @@ describe("parseConfig: the sandbox", () => {
     [{ WEFT_SANDBOX_EGRESS_ALLOW: "db:99999" }, "WEFT_SANDBOX_EGRESS_ALLOW", /names "db:99999"/],
     [{ WEFT_SANDBOX_EGRESS_ALLOW: "[db]:80" }, "WEFT_SANDBOX_EGRESS_ALLOW", /names "\[db\]:80"/],
     [{ WEFT_SANDBOX_EGRESS_ALLOW: "10.0.0.1,,db:80" }, "WEFT_SANDBOX_EGRESS_ALLOW", /names "", which is neither/],
+
+describe("parseConfig: attempt timeouts and the workspace share", () => {
+  it("defaults to a 15-minute timeout for every attempt, no maximum, and half a worker per workspace", () => {
+    expect(parseConfig({}, "/srv/weft").worker).toMatchObject({
+      defaultTimeoutMs: 900_000,
+      maxTimeoutMs: undefined,
+      workspaceShare: 0.5,
+    });
+  });
+
+  it("reads durations in minutes, seconds, hours or milliseconds, and a fraction", () => {
+    const env = { WEFT_DEFAULT_TIMEOUT: "900s", WEFT_MAX_TIMEOUT: "2h", WEFT_WORKSPACE_SHARE: "0.25" };
+    expect(parseConfig(env, "/srv/weft").worker).toMatchObject({
+      defaultTimeoutMs: 900_000,
+      maxTimeoutMs: 7_200_000,
+      workspaceShare: 0.25,
+    });
+    expect(parseConfig({ WEFT_DEFAULT_TIMEOUT: "15m" }).worker.defaultTimeoutMs).toBe(900_000);
+    expect(parseConfig({ WEFT_DEFAULT_TIMEOUT: "60000" }).worker.defaultTimeoutMs).toBe(60_000);
+    expect(parseConfig({ WEFT_WORKSPACE_SHARE: "1" }).worker.workspaceShare).toBe(1);
+  });
+
+  it.each([
+    [{ WEFT_DEFAULT_TIMEOUT: "soon" }, "WEFT_DEFAULT_TIMEOUT", /is not a duration from 1s to 7 days: expected/],
+    [{ WEFT_DEFAULT_TIMEOUT: "500ms" }, "WEFT_DEFAULT_TIMEOUT", /is not a duration from 1s to 7 days/],
+    [{ WEFT_DEFAULT_TIMEOUT: "8d" }, "WEFT_DEFAULT_TIMEOUT", /is not a duration from 1s to 7 days/],
+    [{ WEFT_MAX_TIMEOUT: "-5m" }, "WEFT_MAX_TIMEOUT", /WEFT_MAX_TIMEOUT="-5m" is not a duration/],
+    [{ WEFT_MAX_TIMEOUT: "999h" }, "WEFT_MAX_TIMEOUT", /is not a duration from 1s to 7 days/],
+    [{ WEFT_WORKSPACE_SHARE: "0" }, "WEFT_WORKSPACE_SHARE", /is not a fraction above 0 and at most 1/],
+    [{ WEFT_WORKSPACE_SHARE: "1.5" }, "WEFT_WORKSPACE_SHARE", /is not a fraction above 0 and at most 1/],
+    [{ WEFT_WORKSPACE_SHARE: "half" }, "WEFT_WORKSPACE_SHARE", /is not a fraction/],
   ])("refuses %o", (env, variable, message) => {
     const error = configError(env);
     expect(error.variable).toBe(variable);

@@ -182,6 +182,21 @@ describe("workflows over RPC", () => {
     );
   });
 
+  it("refuses an input over 4 MiB with BAD_REQUEST naming the limit, queuing nothing", async () => {
+    const before = await call<{ totalCount: number }>("workflows.listExecutions", { projectId });
+    const refused = await call<{ code: string; message: string; data: { issues: { path: unknown[] }[] } }>(
+      "workflows.run",
+      { projectId, workflow: "echo", input: { n: 1, pad: "x".repeat(4 * 1024 * 1024) } },
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.json.code).toBe("BAD_REQUEST");
+    expect(refused.json.message).toMatch(/the input is 4\.0 MiB; the limit is 4 MiB/);
+    expect(refused.json.data.issues[0]?.path).toEqual(["input"]);
+    expect((await call<{ totalCount: number }>("workflows.listExecutions", { projectId })).json.totalCount).toBe(
+      before.json.totalCount,
+    );
+  });
+
   it("answers the same execution for a repeated idempotency key", async () => {
     const input = { projectId, workflow: "echo", input: { n: 5 }, idempotencyKey: "order-7" };
     const first = await call<{ executionId: string }>("workflows.run", input);

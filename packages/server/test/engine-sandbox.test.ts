@@ -40,7 +40,8 @@ const manifest = {
 };
 
 beforeAll(async () => {
-  engine = await startEngineHarness({ memoryMb: 64 });
+  // The cap covers the whole process (Node itself holds 45-80 MB), not only the V8 heap.
+  engine = await startEngineHarness({ memoryMb: 128 });
   await engine.deploy("prj_box", source, manifest);
 });
 afterAll(async () => {

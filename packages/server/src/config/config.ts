@@ -31,6 +31,12 @@ export interface WorkerConfig {
   pollIntervalMs: number;
   /** Memory cap of each sandbox child process. */
   memoryMb: number;
+  /** Time limit of an attempt of a workflow without its own `timeout`. */
+  defaultTimeoutMs: number;
+  /** Caps every workflow's timeout; `undefined` for no cap. */
+  maxTimeoutMs: number | undefined;
+  /** Share (0 to 1] of `concurrency` one workspace may hold at once. */
+  workspaceShare: number;
 }
 
 export const sandboxModes = ["auto", "bwrap", "process"] as const;

@@ -2,6 +2,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { isAbsolute, resolve } from "node:path";
 import { z } from "zod";
+import { defaultAttemptTimeoutMs } from "../engine/attempt-timeout.ts";
+import { defaultWorkspaceShare } from "../engine/workspace-share.ts";
 import { isLoopbackAddress } from "../shared/loopback.ts";
 import {
   type AuthRateLimits,
@@ -295,6 +297,35 @@ function parseInteger(
   return value;
 }
 
+const durationUnits: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const maxTimeoutSetting = 7 * 24 * 3_600_000;
+
+/** `15m`, `900s`, `2h` or milliseconds, from one second to seven days (the longest a workflow's own timeout may be). */
+function parseTimeout(name: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const match = /^(\d+)(ms|s|m|h)?$/.exec(raw);
+  const ms = match === null ? Number.NaN : Number(match[1]) * (durationUnits[match[2] ?? "ms"] ?? 1);
+  if (!(ms >= 1000 && ms <= maxTimeoutSetting)) {
+    throw new ConfigError(
+      name,
+      `${name}=${JSON.stringify(raw)} is not a duration from 1s to 7 days: expected minutes, seconds or milliseconds like ${name}=15m, 900s or 900000`,
+    );
+  }
+  return ms;
+}
+
+function parseWorkspaceShare(raw: string | undefined): number {
+  if (raw === undefined) return defaultWorkspaceShare;
+  const share = Number(raw);
+  if (!/^\d*\.?\d+$/.test(raw) || !(share > 0 && share <= 1)) {
+    throw new ConfigError(
+      "WEFT_WORKSPACE_SHARE",
+      `WEFT_WORKSPACE_SHARE=${JSON.stringify(raw)} is not a fraction above 0 and at most 1: expected the share of a worker's slots one workspace may hold, for example WEFT_WORKSPACE_SHARE=0.5`,
+    );
+  }
+  return share;
+}
+
 function parseWorker(env: Environment): Config["worker"] {
   return {
     concurrency: parseInteger("WEFT_WORKER_CONCURRENCY", read(env, "WEFT_WORKER_CONCURRENCY"), {
@@ -317,6 +348,10 @@ function parseWorker(env: Environment): Config["worker"] {
       fallback: 256,
       example: 256,
     }),
+    defaultTimeoutMs:
+      parseTimeout("WEFT_DEFAULT_TIMEOUT", read(env, "WEFT_DEFAULT_TIMEOUT")) ?? defaultAttemptTimeoutMs,
+    maxTimeoutMs: parseTimeout("WEFT_MAX_TIMEOUT", read(env, "WEFT_MAX_TIMEOUT")),
+    workspaceShare: parseWorkspaceShare(read(env, "WEFT_WORKSPACE_SHARE")),
   };
 }
 

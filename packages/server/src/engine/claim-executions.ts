@@ -23,6 +23,8 @@ export interface ClaimedExecution {
   resumed: boolean;
   /** The span opened for this attempt (or resumption) by the claim. */
   attemptSpanId: string;
+  /** Bytes of JSON text of the execution's own logs (those written outside steps, by earlier attempts). */
+  logBytes: number;
 }
 
 interface ClaimRow {
@@ -42,6 +44,7 @@ interface ClaimRow {
   previous_started_at: Date | string | null;
   resumed: boolean;
   attempt_span_id: string;
+  log_bytes: number | string;
 }
 
 export interface ClaimRequest {
@@ -49,6 +52,14 @@ export interface ClaimRequest {
   now: Date;
   leaseMs: number;
   limit: number;
+  /** Most executions of one workspace this worker may run at once (see `workspaceSlots`). */
+  workspaceSlots: number;
+}
+
+/** This worker's running executions per workspace, as a CTE body (`workspace_id`, `running`). */
+function busyWorkspaces(request: ClaimRequest): SQL {
+  return sql`select p.workspace_id, count(*)::int as running from executions r join projects p on p.id = r.project_id
+    where r.status = 'running' and r.lease_owner = ${request.workerId} group by p.workspace_id`;
 }
 
 /**
@@ -75,7 +86,8 @@ function leaseAndReturn(request: ClaimRequest, candidates: SQL): SQL {
       returning x.id, x.project_id, x.deployment_id, x.workflow, x.input, x.attempt, x.max_attempts,
         x.retry_min_delay_ms, x.retry_max_delay_ms, x.timeout_ms, x.trace_id, x.execution_span_id,
         x.cancel_requested_at, c.previous_started_at, c.previous_status in ('sleeping', 'running') as resumed,
-        substr(replace(gen_random_uuid()::text, '-', ''), 1, 16) as attempt_span_id),
+        substr(replace(gen_random_uuid()::text, '-', ''), 1, 16) as attempt_span_id,
+        octet_length(x.logs::text) as log_bytes),
     attempt_spans as (insert into spans (span_id, trace_id, parent_span_id, project_id, execution_id, workflow, name,
         kind, start_time, end_time, attributes, status_code, status_message)
       select attempt_span_id, trace_id, execution_span_id, project_id, id, workflow,
@@ -105,14 +117,28 @@ function toClaimed(row: ClaimRow): ClaimedExecution {
     hasHistory: row.previous_started_at !== null,
     resumed: row.resumed,
     attemptSpanId: row.attempt_span_id,
+    logBytes: Number(row.log_bytes),
   };
 }
 
-/** Leases up to `limit` claimable executions of workflows without a concurrency limit. */
+/**
+ * Leases up to `limit` claimable executions of workflows without a concurrency limit, at most
+ * `workspaceSlots` running per workspace on this worker. Workspaces at their share are skipped
+ * before rows are locked; among the rows locked, each workspace gets what its share has left (rows
+ * past it stay queued), so a workspace with a long backlog cannot take a whole pass either.
+ */
 async function claimUnlimited(db: Database, request: ClaimRequest): Promise<ClaimedExecution[]> {
-  const candidates = sql`select e.id, e.started_at as previous_started_at, e.status as previous_status from executions e
-    where e.concurrency_limit is null and ${claimable(request)}
-    order by e.run_at limit ${request.limit} for update skip locked`;
+  const candidates = sql`with busy as (${busyWorkspaces(request)}),
+    locked as (select e.id, e.started_at as previous_started_at, e.status as previous_status, e.run_at, p.workspace_id
+      from executions e join projects p on p.id = e.project_id
+      where e.concurrency_limit is null and ${claimable(request)}
+        and p.workspace_id not in (select workspace_id from busy where running >= ${request.workspaceSlots}::int)
+      order by e.run_at limit ${request.limit} for update of e skip locked),
+    ranked as (select locked.*, row_number() over (partition by locked.workspace_id order by locked.run_at, locked.id) as rank
+      from locked)
+    select ranked.id, ranked.previous_started_at, ranked.previous_status from ranked
+      left join busy on busy.workspace_id = ranked.workspace_id
+    where ranked.rank <= ${request.workspaceSlots}::int - coalesce(busy.running, 0)`;
   return (await sqlRows<ClaimRow>(db, leaseAndReturn(request, candidates))).map(toClaimed);
 }
 
@@ -140,7 +166,10 @@ async function claimLimitedGroup(
         select count(*)::int from executions r
         where r.project_id = ${group.projectId} and r.workflow = ${group.workflow} and r.status = 'running'
           and (r.lease_expires_at >= ${now}::timestamptz or r.lease_owner = ${request.workerId})
-      )))
+      ), ${request.workspaceSlots}::int - coalesce((
+        select busy.running from (${busyWorkspaces(request)}) busy
+        where busy.workspace_id = (select workspace_id from projects where id = ${group.projectId})
+      ), 0)))
       for update skip locked`;
     return (await sqlRows<ClaimRow>(tx, leaseAndReturn(request, candidates))).map(toClaimed);
   });

@@ -6,9 +6,10 @@ import { preparedSql } from "../db/prepared-sql.ts";
 import { deployments, executions, idempotencyKeys, spans, type TriggerKind } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
-import { NotFoundError } from "../shared/service-errors.ts";
+import { InvalidRequestError, NotFoundError } from "../shared/service-errors.ts";
 import { executionsChannel } from "./channels.ts";
 import { retryPolicyOf } from "./retry-policy.ts";
+import { checkInput } from "./stored-values.ts";
 import { newSpanId, newTraceId } from "./trace-ids.ts";
 
 /** How long an idempotency key keeps naming the execution it created. */
@@ -24,6 +25,14 @@ export interface EnqueueExecutionRequest {
   trigger: { kind: TriggerKind; name?: string };
   /** For reruns: the execution whose input is reused. */
   rerunOf?: string;
+}
+
+/** Refuses an input over the 4 MiB limit (or one PostgreSQL cannot store) as the caller's mistake, naming the limit. */
+export function assertStorableInput(input: unknown): void {
+  const checked = checkInput(input);
+  if (!checked.ok) {
+    throw new InvalidRequestError("the input cannot be accepted", [{ path: "", message: checked.error.message }]);
+  }
 }
 
 /**
@@ -47,6 +56,7 @@ export async function enqueueExecution(
   deps: { clock: Clock; ids: IdGenerator },
   request: EnqueueExecutionRequest,
 ): Promise<{ executionId: string; created: boolean }> {
+  assertStorableInput(request.input);
   const now = deps.clock.now();
   const scope = idempotencyScopeOf(request);
   if (request.idempotencyKey !== undefined) {

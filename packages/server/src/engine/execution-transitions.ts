@@ -24,12 +24,17 @@ export interface SpanStatus {
 const heldBy = (lease: { executionId: string | SQLWrapper; workerId: string | SQLWrapper }): SQL =>
   sql`id = ${lease.executionId} and ${leaseHeld(lease.workerId)}`;
 
-/** Stored steps of resumed executions, for replay: execution id → step name → step. */
-export async function loadStoredSteps(
-  db: Database,
-  executionIds: string[],
-): Promise<Map<string, Record<string, { kind: "step" | "sleep"; result: { value?: unknown } }>>> {
-  const byExecution = new Map<string, Record<string, { kind: "step" | "sleep"; result: { value?: unknown } }>>();
+/** What a resumed execution has stored: its steps, for replay, and their size (the per-execution storage limit counts it). */
+export interface StoredHistory {
+  /** Step name → step. Without a prototype, so that a step named `__proto__` is a step like any other. */
+  steps: Record<string, { kind: "step" | "sleep"; result: { value?: unknown } }>;
+  /** Bytes of JSON text of the stored results and step logs. */
+  bytes: number;
+}
+
+/** Stored steps of resumed executions, by execution id. */
+export async function loadStoredSteps(db: Database, executionIds: string[]): Promise<Map<string, StoredHistory>> {
+  const byExecution = new Map<string, StoredHistory>();
   if (executionIds.length === 0) return byExecution;
   const rows = await db
     .select({
@@ -37,13 +42,15 @@ export async function loadStoredSteps(
       name: executionSteps.name,
       kind: executionSteps.kind,
       result: executionSteps.result,
+      bytes: sql<number>`octet_length(${executionSteps.result}::text) + octet_length(${executionSteps.logs}::text)`,
     })
     .from(executionSteps)
     .where(inArray(executionSteps.executionId, executionIds));
   for (const row of rows) {
-    const steps = byExecution.get(row.executionId) ?? {};
-    steps[row.name] = { kind: row.kind, result: row.result };
-    byExecution.set(row.executionId, steps);
+    const history = byExecution.get(row.executionId) ?? { steps: Object.create(null), bytes: 0 };
+    history.steps[row.name] = { kind: row.kind, result: row.result };
+    history.bytes += Number(row.bytes);
+    byExecution.set(row.executionId, history);
   }
   return byExecution;
 }
@@ -265,11 +272,11 @@ export async function suspendForSleep(
   });
 }
 
-/** Renews the leases of the executions a worker runs; answers those it still holds. */
+/** Renews the leases of the executions a worker runs; answers those it still holds, and when a cancel was asked. */
 export async function renewLeases(
   db: Database,
   request: { workerId: string; executionIds: string[]; expiresAt: Date },
-): Promise<{ id: string; cancelRequested: boolean }[]> {
+): Promise<{ id: string; cancelRequestedAt: Date | null }[]> {
   if (request.executionIds.length === 0) return [];
   const rows = await db
     .update(executions)
@@ -282,5 +289,5 @@ export async function renewLeases(
       ),
     )
     .returning({ id: executions.id, cancelRequestedAt: executions.cancelRequestedAt });
-  return rows.map((row) => ({ id: row.id, cancelRequested: row.cancelRequestedAt !== null }));
+  return rows;
 }

@@ -3,10 +3,13 @@ import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import type { DatabaseHandle } from "../db/database.ts";
 import type { ExecutionError, LogEntry } from "../db/schema/index.ts";
+import { sqlStateOf } from "../db/sql-state.ts";
 import { readDeploymentBundle } from "../deployments/read-deployments.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { Logger } from "../shared/logger.ts";
+import type { Timers } from "../shared/timers.ts";
 import type { SpanExport } from "../traces/otlp-export.ts";
+import { type AttemptTimeout, attemptTimeout, defaultAttemptTimeoutMs, timeoutError } from "./attempt-timeout.ts";
 import { cancellationsChannel, executionsChannel } from "./channels.ts";
 import { type ClaimedExecution, claimExecutions } from "./claim-executions.ts";
 import type { ResolveHost } from "./egress/egress-proxy.ts";
@@ -17,16 +20,28 @@ import {
   loadStoredSteps,
   recordStep,
   renewLeases,
+  type StepRecord,
   type StepSpan,
+  type StoredHistory,
   stepSpanOf,
   suspendForSleep,
 } from "./execution-transitions.ts";
+import { cancelGraceMs } from "./limits.ts";
 import { retryDelayMs } from "./retry-policy.ts";
 import type { ChildMessage, SerializedError } from "./sandbox/protocol.ts";
 import { startSandboxHost } from "./sandbox/sandbox-host.ts";
 import type { SandboxIsolation } from "./sandbox/sandbox-isolation.ts";
 import { createSandboxPool, type SandboxRun } from "./sandbox/sandbox-pool.ts";
+import {
+  checkLogs,
+  checkOutput,
+  checkStepName,
+  checkStepResult,
+  storableError,
+  storageBudgetError,
+} from "./stored-values.ts";
 import { newSpanId } from "./trace-ids.ts";
+import { defaultWorkspaceShare, workspaceSlots } from "./workspace-share.ts";
 
 /**
  * Glossary. An *execution* is one run of a workflow with one input. An *attempt* is one try at it,
@@ -50,6 +65,12 @@ export interface WorkerOptions {
   /** The isolation decided at start-up (resolveSandboxIsolation): bubblewrap or plain processes. */
   sandbox: SandboxIsolation;
   workerId?: string;
+  /** Time limit of an attempt of a workflow without its own `timeout`; 15 minutes by default. */
+  defaultTimeoutMs?: number | undefined;
+  /** Caps every workflow's timeout; none by default. */
+  maxTimeoutMs?: number | undefined;
+  /** Share of `concurrency` one workspace may hold (0 to 1); half by default. */
+  workspaceShare?: number | undefined;
 }
 
 export interface WorkerDependencies {
@@ -60,6 +81,8 @@ export interface WorkerDependencies {
   spanExport?: SpanExport | undefined;
   /** How the sandboxes' egress proxy resolves host names (the system resolver by default). */
   resolveHost?: ResolveHost | undefined;
+  /** Paces the sandbox memory watchdog; system timers by default. */
+  timers?: Timers | undefined;
 }
 
 export interface Worker {
@@ -74,10 +97,15 @@ interface Running {
   execution: ClaimedExecution;
   attemptSpanId: string;
   startedAt: Date;
-  deadline: number | undefined;
+  timeout: AttemptTimeout;
+  deadline: number;
   sandbox: SandboxRun | undefined;
   cancelRequested: boolean;
   timedOut: boolean;
+  /** The cancel was not honoured within `cancelGraceMs`, so the worker killed the sandbox process. */
+  cancelKilled: boolean;
+  /** Bytes stored for the execution so far (all attempts): the per-execution storage limit counts them. */
+  storedBytes: number;
   /** Spans of this attempt's steps, written when it ends. */
   stepSpans: StepSpan[];
   /** Set once a final transition is under way, so no second one starts. */
@@ -99,7 +127,13 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     loadBundle: (deploymentId) => readDeploymentBundle(db, deploymentId),
     logger,
     host: sandboxHost,
+    timers: deps.timers,
   });
+  const timeoutPolicy = {
+    defaultTimeoutMs: options.defaultTimeoutMs ?? defaultAttemptTimeoutMs,
+    maxTimeoutMs: options.maxTimeoutMs,
+  };
+  const slotsPerWorkspace = workspaceSlots(options.concurrency, options.workspaceShare ?? defaultWorkspaceShare);
   let stopped = false;
   const finishing = new Set<Promise<void>>();
   let passes: Promise<void> = Promise.resolve();
@@ -189,13 +223,48 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     );
   }
 
-  /** Runs a final transition once, then frees the slot; a database error is logged, the lease then lapses. */
+  /**
+   * Ends an execution whose end the database refused (a value it cannot store that slipped through,
+   * a constraint): left running, its lease would lapse and the next claim would fail the same way,
+   * for ever.
+   */
+  async function failForStorage(run: Running, sqlState: string | undefined): Promise<void> {
+    const error: ExecutionError = {
+      name: "StorageError",
+      message: `the end of the attempt could not be stored${sqlState === undefined ? "" : ` (SQLSTATE ${sqlState})`}`,
+    };
+    const ended = await endAttempt(
+      db,
+      { executionId: run.execution.id, condition: leaseHeld(workerId), relaxedCommit: true },
+      {
+        now: clock.now(),
+        attemptSpanId: run.attemptSpanId,
+        attemptStatus: { code: "error", message: error.message },
+        logs: [],
+        set: sql`status = 'failed', error = ${errorJson(error)}, finished_at = ${clock.now().toISOString()}::timestamptz`,
+        final: { code: "error", message: error.message },
+      },
+    );
+    if (ended) deps.spanExport?.exportExecution(run.execution.id);
+  }
+
+  /**
+   * Runs a final transition once, then frees the slot. If the database refuses it, the execution
+   * fails with a storage error; only if that too fails (the database is gone) does the lease lapse.
+   * Database errors are logged by SQLSTATE: their text quotes the statement's parameters.
+   */
   function finish(run: Running, transition: () => Promise<void>): void {
     if (run.done) return;
     run.done = true;
+    const executionId = run.execution.id;
     const settled = transition()
+      .catch((error: unknown) => {
+        const sqlState = sqlStateOf(error);
+        logger.error({ executionId, sqlState }, "could not record the end of an attempt; failing the execution");
+        return failForStorage(run, sqlState);
+      })
       .catch((error: unknown) =>
-        logger.error({ err: error, executionId: run.execution.id }, "could not record the end of an attempt"),
+        logger.error({ executionId, sqlState: sqlStateOf(error) }, "could not record the failure of an execution"),
       )
       .finally(() => {
         finishing.delete(settled);
@@ -204,17 +273,47 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     finishing.add(settled);
   }
 
-  async function onStep(run: Running, message: Extract<ChildMessage, { type: "step" }>) {
-    if (run.done) return { stop: "abandoned" as const };
+  /** The step as it will be recorded: a step the limits refuse is recorded as failed, with `refused` as its error. */
+  function checkStep(
+    run: Running,
+    message: Extract<ChildMessage, { type: "step" }>,
+  ): { name: string; outcome: StepRecord["outcome"]; bytes: number; refused?: ExecutionError } {
+    const refuse = (error: ExecutionError, name = message.name) => ({
+      name,
+      outcome: { ok: false as const, error },
+      bytes: 0,
+      refused: error,
+    });
+    const name = checkStepName(message.name);
+    if (!name.ok) return refuse(name.error, "(unstorable name)");
+    if (!message.outcome.ok) {
+      return { name: message.name, outcome: { ok: false, error: storableError(message.outcome.error) }, bytes: 0 };
+    }
+    const result = checkStepResult(message.name, message.outcome.result);
+    if (!result.ok) return refuse(result.error);
+    const logs = checkLogs(message.logs);
+    if (!logs.ok) return refuse(logs.error);
+    const bytes = result.bytes + logs.bytes;
+    const overBudget = storageBudgetError(run.storedBytes, bytes, `step "${message.name}"`);
+    if (overBudget !== undefined) return refuse(overBudget);
+    return { name: message.name, outcome: message.outcome, bytes };
+  }
+
+  async function onStep(
+    run: Running,
+    message: Extract<ChildMessage, { type: "step" }>,
+  ): Promise<{ stop?: "cancelled" | "abandoned"; error?: SerializedError }> {
+    if (run.done) return { stop: "abandoned" };
+    const checked = checkStep(run, message);
     const finishedAt = clock.now();
-    const step = {
-      name: message.name,
+    const step: StepRecord = {
+      name: checked.name,
       attempt: run.execution.attempt,
       sequence: message.sequence,
       startedAt: new Date(finishedAt.getTime() - Math.round(message.durationMs)),
       finishedAt,
       durationMs: message.durationMs,
-      logs: message.logs,
+      logs: checked.outcome.ok ? message.logs : [],
       span: {
         spanId: newSpanId(),
         traceId: run.execution.traceId,
@@ -222,22 +321,31 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
         projectId: run.execution.projectId,
         workflow: run.execution.workflow,
       },
-      outcome: message.outcome,
+      outcome: checked.outcome,
     };
-    const outcome = await recordStep(db, lease(run.execution.id), step);
+    let outcome: { owned: boolean; cancelRequested: boolean };
+    try {
+      outcome = await recordStep(db, lease(run.execution.id), step);
+    } catch (error) {
+      const sqlState = sqlStateOf(error);
+      logger.error({ executionId: run.execution.id, sqlState }, "could not record a step");
+      const message = `the step could not be stored${sqlState === undefined ? "" : ` (SQLSTATE ${sqlState})`}`;
+      return { error: { name: "StorageError", message } };
+    }
     if (outcome.owned) run.stepSpans.push(stepSpanOf(run.execution.id, step));
     if (!outcome.owned) {
       run.done = true;
       run.sandbox?.abandon();
       release(run.execution.id);
-      return { stop: "abandoned" as const };
+      return { stop: "abandoned" };
     }
     if (outcome.cancelRequested || run.cancelRequested) {
       run.sandbox?.abandon();
       finish(run, () => cancel(run, []));
-      return { stop: "cancelled" as const };
+      return { stop: "cancelled" };
     }
-    return {};
+    if (checked.outcome.ok) run.storedBytes += checked.bytes;
+    return checked.refused === undefined ? {} : { error: checked.refused };
   }
 
   function handlersFor(run: Running) {
@@ -245,6 +353,14 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       step: (message: Extract<ChildMessage, { type: "step" }>) => onStep(run, message),
       sleep: (message: Extract<ChildMessage, { type: "sleep" }>) => {
         const now = clock.now();
+        const name = checkStepName(message.name);
+        const logs = checkLogs(message.logs);
+        const refused = !name.ok
+          ? name.error
+          : !logs.ok
+            ? logs.error
+            : storageBudgetError(run.storedBytes, logs.bytes, "the attempt's logs");
+        if (refused !== undefined) return finish(run, () => fail(run, refused, []));
         finish(run, async () => {
           await suspendForSleep(db, lease(run.execution.id), {
             name: message.name,
@@ -256,41 +372,49 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
         });
       },
       finished: (message: Extract<ChildMessage, { type: "finished" }>) => {
-        finish(run, () =>
-          message.outcome.ok
-            ? succeed(run, message.outcome.result, message.logs)
-            : fail(run, message.outcome.error, message.logs),
-        );
+        const { outcome } = message;
+        const logs = checkLogs(message.logs);
+        if (!logs.ok) return finish(run, () => fail(run, logs.error, []));
+        if (!outcome.ok) {
+          const overBudget = storageBudgetError(run.storedBytes, logs.bytes, "the attempt's logs");
+          if (overBudget !== undefined) return finish(run, () => fail(run, overBudget, []));
+          return finish(run, () => fail(run, storableError(outcome.error), message.logs));
+        }
+        const output = checkOutput(outcome.result);
+        if (!output.ok) return finish(run, () => fail(run, output.error, []));
+        const overBudget = storageBudgetError(run.storedBytes, output.bytes + logs.bytes, "the output and logs");
+        if (overBudget !== undefined) return finish(run, () => fail(run, overBudget, []));
+        finish(run, () => succeed(run, outcome.result, message.logs));
       },
+      malformed: (error: SerializedError) => finish(run, () => fail(run, storableError(error), [])),
       exited: (info: { error: SerializedError; killedByParent: boolean }) => {
         if (run.timedOut) {
-          const timeout = {
-            name: "TimeoutError",
-            message: `the attempt exceeded the workflow's timeout of ${run.execution.timeoutMs} ms`,
-          };
-          finish(run, () => fail(run, timeout, []));
+          finish(run, () => fail(run, timeoutError(run.timeout), []));
+        } else if (run.cancelKilled) {
+          finish(run, () => cancel(run, []));
         } else if (info.killedByParent) {
           finish(run, () => requeue(run, "the workflow process was stopped by the worker"));
         } else {
-          finish(run, () => fail(run, info.error, []));
+          finish(run, () => fail(run, storableError(info.error), []));
         }
       },
     };
   }
 
-  async function begin(
-    execution: ClaimedExecution,
-    steps: Record<string, { kind: "step" | "sleep"; result: { value?: unknown } }>,
-  ) {
-    const now = clock.now();
+  /** `now` is the claim's instant: the attempt's time starts with its lease, not once its steps are loaded. */
+  async function begin(execution: ClaimedExecution, history: StoredHistory | undefined, now: Date) {
+    const timeout = attemptTimeout(execution.timeoutMs, timeoutPolicy);
     const run: Running = {
       execution,
       attemptSpanId: execution.attemptSpanId,
       startedAt: now,
-      deadline: execution.timeoutMs === null ? undefined : now.getTime() + execution.timeoutMs,
+      timeout,
+      deadline: now.getTime() + timeout.ms,
       sandbox: undefined,
       cancelRequested: false,
       timedOut: false,
+      cancelKilled: false,
+      storedBytes: (history?.bytes ?? 0) + execution.logBytes,
       stepSpans: [],
       done: false,
     };
@@ -308,10 +432,12 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
           workflow: execution.workflow,
           input: execution.input,
           attempt: execution.attempt,
-          steps,
+          steps: history?.steps ?? {},
         },
         handlersFor(run),
       );
+      // It timed out or was cancelled while its process was still starting (see `heartbeat`).
+      if (run.done) run.sandbox.abandon();
     } catch (error) {
       const failure =
         error instanceof Error
@@ -325,14 +451,21 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     while (!stopped) {
       const free = options.concurrency - running.size;
       if (free <= 0) return;
-      const claimed = await claimExecutions(db, { workerId, now: clock.now(), leaseMs: options.leaseMs, limit: free });
+      const now = clock.now();
+      const claimed = await claimExecutions(db, {
+        workerId,
+        now,
+        leaseMs: options.leaseMs,
+        limit: free,
+        workspaceSlots: slotsPerWorkspace,
+      });
       if (claimed.length === 0) return;
       const stored = await loadStoredSteps(
         db,
         claimed.filter((execution) => execution.hasHistory).map((execution) => execution.id),
       );
       for (const execution of claimed) {
-        begin(execution, stored.get(execution.id) ?? {}).catch((error: unknown) => {
+        begin(execution, stored.get(execution.id), now).catch((error: unknown) => {
           logger.error({ err: error, executionId: execution.id }, "could not start an execution");
           running.delete(execution.id);
         });
@@ -356,9 +489,11 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
   async function heartbeat(): Promise<void> {
     const now = clock.now();
     for (const run of running.values()) {
-      if (!run.done && !run.timedOut && run.deadline !== undefined && now.getTime() > run.deadline) {
+      if (!run.done && !run.timedOut && now.getTime() > run.deadline) {
         run.timedOut = true;
-        run.sandbox?.terminate();
+        // Without a sandbox yet, the process is still loading the bundle (whose top level may never return).
+        if (run.sandbox === undefined) finish(run, () => fail(run, timeoutError(run.timeout), []));
+        else run.sandbox.terminate();
       }
     }
     const ids = [...running.keys()];
@@ -367,18 +502,24 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       executionIds: ids,
       expiresAt: new Date(now.getTime() + options.leaseMs),
     });
-    const heldIds = new Map(held.map((entry) => [entry.id, entry.cancelRequested]));
+    const heldIds = new Map(held.map((entry) => [entry.id, entry.cancelRequestedAt]));
     for (const id of ids) {
       const run = running.get(id);
       if (run === undefined || run.done) continue;
-      const cancelRequested = heldIds.get(id);
-      if (cancelRequested === undefined) {
+      const cancelRequestedAt = heldIds.get(id);
+      if (cancelRequestedAt === undefined) {
         // Another worker took the execution over: let go of it here.
         run.done = true;
         run.sandbox?.abandon();
         running.delete(id);
-      } else if (cancelRequested) {
+      } else if (cancelRequestedAt !== null) {
         run.cancelRequested = true;
+        // A step that never returns (a loop) never reaches the boundary where a cancel is honoured.
+        if (!run.cancelKilled && !run.timedOut && now.getTime() - cancelRequestedAt.getTime() >= cancelGraceMs) {
+          run.cancelKilled = true;
+          if (run.sandbox === undefined) finish(run, () => cancel(run, []));
+          else run.sandbox.terminate();
+        }
       }
     }
   }

@@ -2,7 +2,7 @@ import type { WorkflowManifest } from "@weft/contract";
 import type { Database } from "../db/database.ts";
 import type { TriggerKind } from "../db/schema/index.ts";
 import { getActiveDeployment } from "../deployments/read-deployments.ts";
-import { enqueueExecution } from "../engine/enqueue-execution.ts";
+import { assertStorableInput, enqueueExecution } from "../engine/enqueue-execution.ts";
 import { validateJsonSchema } from "../schemas/validate-json-schema.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
@@ -42,6 +42,8 @@ export async function runWorkflow(
   request: RunWorkflowRequest,
 ): Promise<{ executionId: string; created: boolean }> {
   const { deploymentId, workflow } = await findActiveWorkflow(db, request.projectId, request.workflow);
+  // Before the schema: validating megabytes that will be refused anyway is wasted work.
+  assertStorableInput(request.input);
   let input = request.input;
   if (workflow.inputSchema !== undefined) {
     const validation = validateJsonSchema(workflow.inputSchema, request.input);

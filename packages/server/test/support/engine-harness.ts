@@ -13,6 +13,7 @@ import { startWorker, type Worker, type WorkerOptions } from "../../src/engine/w
 import { createManualClock, type ManualClock } from "../../src/shared/clock.ts";
 import { createIdGenerator, type IdGenerator } from "../../src/shared/ids.ts";
 import { createLogger } from "../../src/shared/logger.ts";
+import type { Timers } from "../../src/shared/timers.ts";
 import { bundleConfig } from "./bundle.ts";
 import { createTestDatabase, type TestDatabase } from "./test-database.ts";
 import { ensureTestProject } from "./test-projects.ts";
@@ -26,7 +27,8 @@ export interface EngineHarness {
   ids: IdGenerator;
   worker: Worker;
   dataDir: string;
-  deploy(projectId: string, configSource: string, manifest: unknown): Promise<string>;
+  /** Deploys into the project, creating it (in the workspace of `options.owner`, an email, if given). */
+  deploy(projectId: string, configSource: string, manifest: unknown, options?: { owner?: string }): Promise<string>;
   run(projectId: string, workflow: string, input: unknown, idempotencyKey?: string): Promise<string>;
   execution(id: string): Promise<ExecutionRow>;
   /** Waits (polling the database) until the execution satisfies `until`, then returns it. */
@@ -43,7 +45,11 @@ export interface EngineHarnessOptions extends Partial<Omit<WorkerOptions, "sandb
   isolation?: SandboxIsolation;
 }
 
-export async function startEngineHarness(options: EngineHarnessOptions = {}): Promise<EngineHarness> {
+/** `dependencies.timers` paces the sandbox pool (memory watchdog, bundle load limit); system timers by default. */
+export async function startEngineHarness(
+  options: EngineHarnessOptions = {},
+  dependencies: { timers?: Timers } = {},
+): Promise<EngineHarness> {
   const { sandbox: sandboxConfig, resolveHost, isolation, ...workerOptions } = options;
   const resolution =
     isolation === undefined
@@ -56,7 +62,7 @@ export async function startEngineHarness(options: EngineHarnessOptions = {}): Pr
   const dataDir = mkdtempSync(join(tmpdir(), "weft-engine-"));
   const logger = createLogger({ level: (process.env.WEFT_TEST_LOG_LEVEL as "info" | undefined) ?? "silent" });
   const worker = await startWorker(
-    { database, clock, logger, resolveHost },
+    { database, clock, logger, resolveHost, timers: dependencies.timers },
     {
       concurrency: 8,
       leaseMs: 30_000,
@@ -78,9 +84,9 @@ export async function startEngineHarness(options: EngineHarnessOptions = {}): Pr
     ids,
     worker,
     dataDir,
-    deploy: async (projectId, configSource, manifest) => {
+    deploy: async (projectId, configSource, manifest, deployOptions) => {
       const bundle = await bundleConfig(configSource);
-      await ensureTestProject(database.db, { clock, ids }, projectId);
+      await ensureTestProject(database.db, { clock, ids }, projectId, deployOptions?.owner);
       const deployment = await createDeployment(database.db, { clock, ids }, { projectId, manifest, bundle });
       return deployment.id;
     },

@@ -9,15 +9,17 @@ const testProjectOwner = "project-owner@tests.weft.invalid";
 
 /**
  * Makes sure a project row with this id exists, so tests and benchmarks of the engine and of
- * deployments can name their projects (`prj_engine`, …) while the foreign keys hold.
+ * deployments can name their projects (`prj_engine`, …) while the foreign keys hold. The project
+ * belongs to the personal workspace of `ownerEmail` (one shared test owner by default).
  */
 export async function ensureTestProject(
   db: Database,
   deps: { clock: Clock; ids: IdGenerator },
   projectId: string,
+  ownerEmail: string = testProjectOwner,
 ): Promise<void> {
   await db.transaction(async (tx) => {
-    const owner = await findOrCreateAccount(tx, deps, testProjectOwner);
+    const owner = await findOrCreateAccount(tx, deps, ownerEmail);
     const now = deps.clock.now();
     await tx
       .insert(projects)

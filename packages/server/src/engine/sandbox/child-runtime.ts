@@ -2,7 +2,12 @@
  * Entry point of a sandbox child process: loads one deployment's bundle and runs workflow
  * executions the parent hands it, over the IPC channel. It runs under Node's permission model with
  * file reads limited to the bundle and this file, so it imports only `node:` built-ins.
- * Message shapes: see protocol.ts.
+ * Message shapes: see protocol.ts. Limits: the figures of limits.ts, repeated here.
+ *
+ * Whatever user code returns, throws or logs, this file never throws while reporting it: every
+ * user value is read under try/catch and turned into plain JSON (or a clear error) before it is
+ * handed to `process.send`, which would otherwise throw on a BigInt or a cycle and leave the
+ * execution running with nobody to report its end.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { performance } from "node:perf_hooks";
@@ -37,8 +42,10 @@ interface StepStoredMessage {
   executionId: string;
   sequence: number;
   stop?: "cancelled" | "abandoned";
+  error?: SerializedError;
 }
 type Incoming = RunMessage | StepStoredMessage | { type: "abandon"; executionId: string };
+type Outcome = { ok: true; result: { value?: unknown } } | { ok: false; error: SerializedError };
 
 interface ExecutionState {
   abandoned: boolean;
@@ -48,50 +55,273 @@ interface ExecutionState {
   waiting: Map<number, (message: StepStoredMessage) => void>;
 }
 
-const send = (message: unknown): void => {
-  process.send?.(message);
+const KiB = 1024;
+const MiB = 1024 * KiB;
+const limits = {
+  stepResultBytes: 4 * MiB,
+  outputBytes: 4 * MiB,
+  logLineBytes: 16 * KiB,
+  stepNameLength: 200,
+  sleepMs: 365 * 24 * 60 * 60 * 1000,
+  jsonDepth: 64,
+  errorNameLength: 200,
+  errorTextLength: 16 * KiB,
 };
+
+// Taken before the bundle loads: user code may replace the globals, not these references.
+const { stringify, parse } = JSON;
+const sendToParent = process.send?.bind(process);
+const { byteLength } = Buffer;
+
 const stepScope = new AsyncLocalStorage<LogEntry[]>();
 const executions = new Map<string, ExecutionState>();
 let workflows: Workflow[] = [];
 
-function serializeError(error: unknown): SerializedError {
-  if (error instanceof Error) return { name: error.name, message: error.message, stack: error.stack };
-  return { name: "Error", message: typeof error === "string" ? error : (JSON.stringify(error) ?? String(error)) };
+function ignoreSendError(): void {}
+
+/**
+ * Sends `message`, or `fallback` if sending it throws. (`process.send` answering false only means
+ * the message is queued behind others, as a stream's `write` does: it still goes.)
+ */
+function report(message: unknown, fallback?: unknown): void {
+  for (const candidate of fallback === undefined ? [message] : [message, fallback]) {
+    try {
+      sendToParent?.(candidate, undefined, undefined, ignoreSendError);
+      return;
+    } catch {
+      // The next candidate is plainer; the parent's timeout is the last resort.
+    }
+  }
 }
 
-/** Results must survive JSON (they are stored as jsonb); `{}` stands for undefined. */
-function toResult(value: unknown): { value?: unknown } {
-  if (value === undefined) return {};
-  const text = JSON.stringify(value);
-  if (text === undefined) throw new TypeError("a step result must be JSON-serializable");
-  return { value: JSON.parse(text) };
+function attempt<T>(read: () => T, fallback: T): T {
+  try {
+    return read();
+  } catch {
+    return fallback;
+  }
+}
+
+function namedError(name: string, message: string): Error {
+  const error = new Error(message);
+  error.name = name;
+  return error;
+}
+
+function errorFrom(serialized: SerializedError): Error {
+  const error = namedError(serialized.name, serialized.message);
+  if (serialized.stack !== undefined) error.stack = serialized.stack;
+  return error;
+}
+
+/** Text PostgreSQL can store, at most `max` characters: for error messages, which are shown, not refused. */
+function storableText(text: string, max: number): string {
+  const clamped = text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
+  return clamped.toWellFormed().replaceAll("\u0000", "\uFFFD");
+}
+
+/** Words for any value, never throwing (getters, Proxy traps and `toString` may all throw). */
+function describe(value: unknown): string {
+  switch (typeof value) {
+    case "string":
+      return value;
+    case "bigint":
+      return `${value}n`;
+    case "symbol":
+      return attempt(() => value.toString(), "a symbol");
+    case "function":
+      return "a function";
+    case "undefined":
+      return "undefined";
+    case "object": {
+      if (value === null) return "null";
+      const json = attempt<unknown>(() => stringify(value), undefined);
+      if (typeof json === "string") return json;
+      const text = attempt<unknown>(() => String(value), undefined);
+      return typeof text === "string" ? text : "an object that cannot be described";
+    }
+    default:
+      return String(value);
+  }
+}
+
+function serializeError(error: unknown): SerializedError {
+  if (!attempt(() => error instanceof Error, false)) {
+    return { name: "Error", message: storableText(describe(error), limits.errorTextLength) };
+  }
+  const read = (key: "name" | "message" | "stack") => attempt<unknown>(() => (error as Error)[key], undefined);
+  const name = read("name");
+  const message = read("message");
+  const stack = read("stack");
+  return {
+    name: typeof name === "string" && name !== "" ? storableText(name, limits.errorNameLength) : "Error",
+    message:
+      message === undefined
+        ? "(the error's message could not be read)"
+        : storableText(describe(message), limits.errorTextLength),
+    stack: typeof stack === "string" ? storableText(stack, limits.errorTextLength) : undefined,
+  };
+}
+
+function formatPath(path: (string | number)[]): string {
+  if (path.length === 0) return "(root)";
+  return path
+    .map((segment, index) => {
+      if (typeof segment === "number") return `[${segment}]`;
+      if (!/^[A-Za-z_$][\w$]*$/.test(segment)) return `[${stringify(segment)}]`;
+      return index === 0 ? segment : `.${segment}`;
+    })
+    .join("");
+}
+
+function stringProblem(text: string): string | undefined {
+  if (text.includes("\u0000")) return "contains a NUL character (\\u0000), which cannot be stored";
+  if (!text.isWellFormed()) return "contains a lone UTF-16 surrogate, which is not valid Unicode text";
+  return undefined;
+}
+
+/** The first string (value or key) PostgreSQL would refuse in a parsed JSON value, or too deep a nesting. */
+function unstorable(value: unknown): string | undefined {
+  const pending: { value: unknown; path: (string | number)[] }[] = [{ value, path: [] }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { value: current, path } = next;
+    if (typeof current === "string") {
+      const problem = stringProblem(current);
+      if (problem !== undefined) return `${formatPath(path)} ${problem}`;
+      continue;
+    }
+    if (typeof current !== "object" || current === null) continue;
+    if (path.length >= limits.jsonDepth)
+      return `${formatPath(path)} is nested more than ${limits.jsonDepth} levels deep`;
+    for (const [key, child] of Object.entries(current)) {
+      const problem = Array.isArray(current) ? undefined : stringProblem(key);
+      const childPath = [...path, Array.isArray(current) ? Number(key) : key];
+      if (problem !== undefined) return `${formatPath(childPath)} ${problem}`;
+      pending.push({ value: child, path: childPath });
+    }
+  }
+  return undefined;
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes >= MiB) return `${(bytes / MiB).toFixed(1)} MiB`;
+  if (bytes >= KiB) return `${(bytes / KiB).toFixed(1)} KiB`;
+  return `${bytes} bytes`;
+}
+
+function formatLimit(bytes: number): string {
+  return bytes % MiB === 0 ? `${bytes / MiB} MiB` : `${bytes / KiB} KiB`;
+}
+
+type Stored = { ok: true; result: { value?: unknown }; bytes: number } | { ok: false; error: SerializedError };
+
+/**
+ * A value as it will be stored (a JSON copy; `{}` stands for undefined), or the error that says why
+ * it cannot be: not JSON, over `maxBytes`, or holding a string PostgreSQL refuses.
+ */
+function toStored(value: unknown, what: string, maxBytes: number, tooLargeName: string): Stored {
+  if (value === undefined) return { ok: true, result: {}, bytes: 0 };
+  let text: unknown;
+  try {
+    text = stringify(value);
+  } catch (error) {
+    const reason = serializeError(error);
+    const message = `${what} cannot be stored as JSON: ${reason.name}: ${reason.message}`;
+    return { ok: false, error: { name: "UnstorableValueError", message } };
+  }
+  if (typeof text !== "string") {
+    const message = `${what} is ${describe(value)}, which JSON cannot represent`;
+    return { ok: false, error: { name: "UnstorableValueError", message } };
+  }
+  const bytes = byteLength(text);
+  if (bytes > maxBytes) {
+    const message = `${what} is ${formatBytes(bytes)}; the limit is ${formatLimit(maxBytes)}`;
+    return { ok: false, error: { name: tooLargeName, message } };
+  }
+  const copy: unknown = parse(text);
+  const problem = unstorable(copy);
+  if (problem !== undefined) {
+    return { ok: false, error: { name: "UnstorableValueError", message: `${what} cannot be stored: ${problem}` } };
+  }
+  return { ok: true, result: { value: copy }, bytes };
 }
 
 /** A promise that never settles: an abandoned or suspended execution simply stops here. */
 const halt = <T>(): Promise<T> => new Promise<T>(() => undefined);
 
+/** A log line as stored, or a thrown error naming why it cannot be (the step, or the attempt, then fails). */
+function logEntry(level: Level, message: unknown, fields: unknown): LogEntry {
+  const text = typeof message === "string" ? message : describe(message);
+  const textProblem = stringProblem(text);
+  if (textProblem !== undefined) throw namedError("UnstorableValueError", `a log message ${textProblem}`);
+  let storedFields: Record<string, unknown> | undefined;
+  let fieldsBytes = 0;
+  if (fields !== undefined) {
+    const stored = toStored(fields, "the fields of a log line", limits.logLineBytes, "LogLineTooLargeError");
+    if (!stored.ok) throw errorFrom(stored.error);
+    const value = stored.result.value;
+    storedFields =
+      typeof value === "object" && value !== null && !Array.isArray(value)
+        ? (value as Record<string, unknown>)
+        : { value };
+    fieldsBytes = stored.bytes;
+  }
+  const bytes = byteLength(text) + fieldsBytes;
+  if (bytes > limits.logLineBytes) {
+    throw namedError(
+      "LogLineTooLargeError",
+      `a log line (message and fields) is ${formatBytes(bytes)}; the limit is ${formatLimit(limits.logLineBytes)}`,
+    );
+  }
+  return { at: new Date().toISOString(), level, message: text, fields: storedFields };
+}
+
 function createLogger(state: ExecutionState) {
-  const write = (level: Level) => (message: string, fields?: Record<string, unknown>) => {
-    const entry: LogEntry = { at: new Date().toISOString(), level, message: String(message), fields };
+  const write = (level: Level) => (message: unknown, fields?: unknown) => {
+    const entry = logEntry(level, message, fields);
     (stepScope.getStore() ?? state.logs).push(entry);
   };
   return { debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error") };
 }
 
-function parseDuration(duration: unknown): number {
-  if (typeof duration === "number" && Number.isFinite(duration) && duration >= 0) return Math.round(duration);
-  const match = typeof duration === "string" ? /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(duration) : null;
-  if (match === null) throw new RangeError(`${String(duration)} is not a duration like "500ms", "3s" or "5m"`);
-  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-  return Math.round(Number(match[1]) * (units[match[2] ?? "ms"] ?? 1));
+function parseDuration(name: string, duration: unknown): number {
+  let durationMs: number;
+  if (typeof duration === "number" && Number.isFinite(duration) && duration >= 0) {
+    durationMs = Math.round(duration);
+  } else {
+    const match = typeof duration === "string" ? /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(duration) : null;
+    if (match === null) {
+      throw new RangeError(`${storableText(describe(duration), 200)} is not a duration like "500ms", "3s" or "5m"`);
+    }
+    const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+    durationMs = Math.round(Number(match[1]) * (units[match[2] ?? "ms"] ?? 1));
+  }
+  if (durationMs > limits.sleepMs) {
+    throw namedError(
+      "SleepTooLongError",
+      `the sleep "${name}" lasts ${durationMs} ms; the limit is 1 year (${limits.sleepMs} ms)`,
+    );
+  }
+  return durationMs;
 }
 
 function claimName(state: ExecutionState, name: unknown): string {
   if (typeof name !== "string" || name === "") throw new TypeError("a step needs a non-empty name");
+  if (name.length > limits.stepNameLength) {
+    throw namedError(
+      "StepNameTooLongError",
+      `a step name is ${name.length} characters long; the limit is ${limits.stepNameLength}`,
+    );
+  }
+  const problem = stringProblem(name);
+  if (problem !== undefined) throw namedError("UnstorableValueError", `a step name ${problem}`);
   if (state.names.has(name)) throw new Error(`the step name "${name}" is used twice in this execution`);
   state.names.add(name);
   return name;
+}
+
+function reportError(what: string): SerializedError {
+  return { name: "SandboxReportError", message: `${what} could not be sent to the worker` };
 }
 
 function createContext(message: RunMessage, state: ExecutionState) {
@@ -100,15 +330,21 @@ function createContext(message: RunMessage, state: ExecutionState) {
     log: createLogger(state),
     step: async <T>(rawName: string, fn: () => T | Promise<T>): Promise<T> => {
       const name = claimName(state, rawName);
-      const stored = message.steps[name];
-      if (stored !== undefined) return stored.result.value as T;
+      if (Object.hasOwn(message.steps, name)) return message.steps[name]?.result.value as T;
       if (state.abandoned) return halt();
       const logs: LogEntry[] = [];
       const started = performance.now();
-      let outcome: { ok: true; result: { value?: unknown } } | { ok: false; error: SerializedError };
+      let outcome: Outcome;
       let thrown: unknown;
       try {
-        outcome = { ok: true, result: toResult(await stepScope.run(logs, fn)) };
+        const stored = toStored(
+          await stepScope.run(logs, fn),
+          `the result of step "${name}"`,
+          limits.stepResultBytes,
+          "StepResultTooLargeError",
+        );
+        outcome = stored.ok ? { ok: true, result: stored.result } : stored;
+        if (!stored.ok) thrown = errorFrom(stored.error);
       } catch (error) {
         thrown = error;
         outcome = { ok: false, error: serializeError(error) };
@@ -117,22 +353,26 @@ function createContext(message: RunMessage, state: ExecutionState) {
       state.sequence += 1;
       const sequence = state.sequence;
       const answer = new Promise<StepStoredMessage>((resolve) => state.waiting.set(sequence, resolve));
-      send({ type: "step", executionId: message.executionId, sequence, name, outcome, durationMs, logs });
+      const step = { type: "step", executionId: message.executionId, sequence, name, durationMs };
+      report({ ...step, outcome, logs }, { ...step, outcome: { ok: false, error: reportError("the step") }, logs: [] });
       const reply = await answer;
       if (reply.stop !== undefined || state.abandoned) {
         state.abandoned = true;
         return halt();
       }
+      if (reply.error !== undefined) throw errorFrom(reply.error);
       if (!outcome.ok) throw thrown;
       return outcome.result.value as T;
     },
     sleep: async (rawName: string, duration: unknown): Promise<void> => {
       const name = claimName(state, rawName);
-      if (message.steps[name] !== undefined) return;
-      const durationMs = parseDuration(duration);
+      if (Object.hasOwn(message.steps, name)) return;
+      const durationMs = parseDuration(name, duration);
       if (state.abandoned) return halt();
       state.abandoned = true;
-      send({ type: "sleep", executionId: message.executionId, name, durationMs, logs: state.logs.splice(0) });
+      const sleep = { type: "sleep", executionId: message.executionId, name, durationMs };
+      const logs = state.logs.splice(0);
+      report({ ...sleep, logs }, { ...sleep, logs: [] });
       return halt();
     },
   };
@@ -141,22 +381,36 @@ function createContext(message: RunMessage, state: ExecutionState) {
 async function run(message: RunMessage): Promise<void> {
   const state: ExecutionState = { abandoned: false, logs: [], names: new Set(), sequence: 0, waiting: new Map() };
   executions.set(message.executionId, state);
-  let outcome: { ok: true; result: { value?: unknown } } | { ok: false; error: SerializedError };
+  let outcome: Outcome;
   try {
     const workflow = workflows.find((candidate) => candidate.name === message.workflow);
     if (workflow === undefined) throw new Error(`the bundle defines no workflow "${message.workflow}"`);
-    outcome = { ok: true, result: toResult(await workflow.run(message.input, createContext(message, state))) };
+    const value = await workflow.run(message.input, createContext(message, state));
+    const stored = toStored(value, "the output of the workflow", limits.outputBytes, "OutputTooLargeError");
+    outcome = stored.ok ? { ok: true, result: stored.result } : stored;
   } catch (error) {
     outcome = { ok: false, error: serializeError(error) };
   }
   executions.delete(message.executionId);
   if (state.abandoned) return;
-  send({ type: "finished", executionId: message.executionId, outcome, logs: state.logs });
+  const finished = { type: "finished", executionId: message.executionId };
+  report(
+    { ...finished, outcome, logs: state.logs },
+    { ...finished, outcome: { ok: false, error: reportError("the outcome") }, logs: [] },
+  );
 }
 
 process.on("message", (message: Incoming) => {
   if (message.type === "run") {
-    void run(message);
+    run(message).catch(() => {
+      // Only a poisoned built-in gets here; the parent still needs an end for this attempt.
+      report({
+        type: "finished",
+        executionId: message.executionId,
+        outcome: { ok: false, error: reportError("the outcome") },
+        logs: [],
+      });
+    });
     return;
   }
   const state = executions.get(message.executionId);
@@ -185,9 +439,9 @@ try {
   const exported = loaded.default?.workflows;
   if (!Array.isArray(exported)) throw new Error("the bundle's default export has no workflows array");
   workflows = exported as Workflow[];
-  send({ type: "ready" });
+  report({ type: "ready" });
 } catch (error) {
-  send({ type: "loadFailed", error: serializeError(error) });
+  report({ type: "loadFailed", error: serializeError(error) });
   process.exitCode = 1;
   process.disconnect?.();
 }

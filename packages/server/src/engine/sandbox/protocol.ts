@@ -1,21 +1,21 @@
+import { z } from "zod";
+import { maxSleepMs, maxStepNameLength } from "../limits.ts";
+
 /**
  * Messages between a worker (parent) and a sandbox child process running one deployment's bundle.
  * The parent owns the database: the child asks it to store each step result and waits for the
  * answer before the workflow goes on. `child-runtime.ts` repeats these shapes because it may import
  * nothing outside its own file (the child can read only its bundle and its runtime).
+ *
+ * User code can call `process.send` itself, so what the child sends is parsed here like any
+ * untrusted input: `childMessageSchema` checks the shapes; sizes and storable strings of the values
+ * are checked by `stored-values.ts` before anything reaches the database.
  */
 
 export interface SerializedError {
   name: string;
   message: string;
   stack?: string | undefined;
-}
-
-export interface SandboxLogEntry {
-  at: string;
-  level: "debug" | "info" | "warn" | "error";
-  message: string;
-  fields?: Record<string, unknown> | undefined;
 }
 
 export interface StoredStepForReplay {
@@ -32,25 +32,82 @@ export type ParentMessage =
       attempt: number;
       steps: Record<string, StoredStepForReplay>;
     }
-  | { type: "stepStored"; executionId: string; sequence: number; stop?: "cancelled" | "abandoned" | undefined }
-  | { type: "abandon"; executionId: string };
-
-export type ChildMessage =
-  | { type: "ready" }
-  | { type: "loadFailed"; error: SerializedError }
   | {
-      type: "step";
+      type: "stepStored";
       executionId: string;
       sequence: number;
-      name: string;
-      outcome: { ok: true; result: { value?: unknown } } | { ok: false; error: SerializedError };
-      durationMs: number;
-      logs: SandboxLogEntry[];
+      stop?: "cancelled" | "abandoned" | undefined;
+      /** The worker refused the step (a limit, or the database): `ctx.step` throws this. */
+      error?: SerializedError | undefined;
     }
-  | { type: "sleep"; executionId: string; name: string; durationMs: number; logs: SandboxLogEntry[] }
-  | {
-      type: "finished";
-      executionId: string;
-      outcome: { ok: true; result: { value?: unknown } } | { ok: false; error: SerializedError };
-      logs: SandboxLogEntry[];
-    };
+  | { type: "abandon"; executionId: string };
+
+/** Long enough for any id the platform issues; a longer one is not ours. */
+const executionIdSchema = z.string().min(1).max(100);
+
+const serializedErrorSchema = z.object({
+  name: z.string(),
+  message: z.string(),
+  stack: z.string().optional(),
+});
+
+const logEntrySchema = z.object({
+  at: z.string().max(40),
+  level: z.enum(["debug", "info", "warn", "error"]),
+  message: z.string(),
+  fields: z.record(z.string(), z.unknown()).optional(),
+});
+
+const outcomeSchema = z.discriminatedUnion("ok", [
+  z.object({ ok: z.literal(true), result: z.object({ value: z.unknown().optional() }) }),
+  z.object({ ok: z.literal(false), error: serializedErrorSchema }),
+]);
+
+export const childMessageSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("ready") }),
+  z.object({ type: z.literal("loadFailed"), error: serializedErrorSchema }),
+  z.object({
+    type: z.literal("step"),
+    executionId: executionIdSchema,
+    sequence: z.int().min(1),
+    name: z.string().min(1).max(maxStepNameLength),
+    outcome: outcomeSchema,
+    durationMs: z.number().min(0).max(maxSleepMs),
+    logs: z.array(logEntrySchema),
+  }),
+  z.object({
+    type: z.literal("sleep"),
+    executionId: executionIdSchema,
+    name: z.string().min(1).max(maxStepNameLength),
+    durationMs: z.int().min(0).max(maxSleepMs),
+    logs: z.array(logEntrySchema),
+  }),
+  z.object({
+    type: z.literal("finished"),
+    executionId: executionIdSchema,
+    outcome: outcomeSchema,
+    logs: z.array(logEntrySchema),
+  }),
+]);
+
+export type ChildMessage = z.infer<typeof childMessageSchema>;
+export type SandboxLogEntry = z.infer<typeof logEntrySchema>;
+
+export type ParsedChildMessage =
+  | { ok: true; message: ChildMessage }
+  /** `executionId` when the message names one, so that only that execution's attempt fails. */
+  | { ok: false; executionId: string | undefined; problem: string };
+
+/** Parses one message from a child, never throwing. */
+export function parseChildMessage(raw: unknown): ParsedChildMessage {
+  const parsed = childMessageSchema.safeParse(raw);
+  if (parsed.success) return { ok: true, message: parsed.data };
+  const claimed = typeof raw === "object" && raw !== null ? (raw as { executionId?: unknown }).executionId : undefined;
+  const issue = parsed.error.issues[0];
+  const where = issue === undefined || issue.path.length === 0 ? "" : ` at ${issue.path.join(".")}`;
+  return {
+    ok: false,
+    executionId: typeof claimed === "string" ? claimed : undefined,
+    problem: `${issue?.message ?? "malformed"}${where}`,
+  };
+}

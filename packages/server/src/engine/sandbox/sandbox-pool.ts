@@ -2,7 +2,11 @@ import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../../shared/logger.ts";
-import type { ChildMessage, ParentMessage, SerializedError } from "./protocol.ts";
+import { systemTimers, type Timers } from "../../shared/timers.ts";
+import { bundleLoadTimeoutMs, memoryWatchIntervalMs } from "../limits.ts";
+import { startMemoryWatchdog } from "./memory-watchdog.ts";
+import { processTreeRssBytes } from "./process-tree-memory.ts";
+import { type ChildMessage, type ParentMessage, parseChildMessage, type SerializedError } from "./protocol.ts";
 import type { SandboxHost } from "./sandbox-host.ts";
 
 type StepMessage = Extract<ChildMessage, { type: "step" }>;
@@ -10,18 +14,26 @@ type RunMessage = Extract<ParentMessage, { type: "run" }>;
 
 /** What a worker does with the messages of one execution running in a sandbox. */
 export interface ExecutionHandlers {
-  /** Store (or record) a step; the answer tells the child whether the execution goes on. */
-  step(message: StepMessage): Promise<{ stop?: "cancelled" | "abandoned" | undefined }>;
+  /**
+   * Store (or record) a step; the answer tells the child whether the execution goes on, or that
+   * the step failed after all (`error`: a limit, or the database refused it).
+   */
+  step(message: StepMessage): Promise<{ stop?: "cancelled" | "abandoned" | undefined; error?: SerializedError }>;
   sleep(message: Extract<ChildMessage, { type: "sleep" }>): void;
   finished(message: Extract<ChildMessage, { type: "finished" }>): void;
-  /** The child died with this execution in flight; `killedByParent` when the worker terminated it. */
+  /** The child sent a malformed message naming this execution, which the child no longer runs. */
+  malformed(error: SerializedError): void;
+  /**
+   * The child died with this execution in flight; `killedByParent` when the worker terminated it
+   * (not for the memory cap or a malformed message: those fail the attempt with `error`).
+   */
   exited(info: { error: SerializedError; killedByParent: boolean }): void;
 }
 
 export interface SandboxRun {
   /** Tells the child to let the execution go (it stops at its next step boundary). */
   abandon(): void;
-  /** Kills the child process, and with it every execution it runs (used when one overruns its timeout). */
+  /** Kills the child process, and with it every execution it runs (a timeout, or a cancel it ignores). */
   terminate(): void;
 }
 
@@ -35,6 +47,10 @@ export interface SandboxPoolOptions {
   logger: Logger;
   /** Starts each child under the isolation in force (bubblewrap or a plain process). */
   host: SandboxHost;
+  /** Paces the memory watchdog; system timers by default. */
+  timers?: Timers | undefined;
+  /** Resident bytes of a child's process tree; `/proc` by default. */
+  readMemory?: ((pid: number) => number | undefined) | undefined;
 }
 
 export interface SandboxPool {
@@ -48,6 +64,8 @@ interface Sandbox {
   ready: Promise<void>;
   running: Map<string, ExecutionHandlers>;
   killedByParent: boolean;
+  /** Why the worker killed the child on its own account (memory, a malformed message): the error its attempts fail with. */
+  killError: SerializedError | undefined;
   lastUsed: number;
   stderrTail: string;
 }
@@ -56,6 +74,31 @@ interface Sandbox {
 export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
   const sandboxes = new Map<string, Sandbox>();
   const starting = new Map<string, Promise<Sandbox>>();
+  const readMemory = options.readMemory ?? ((pid: number) => processTreeRssBytes(pid));
+  const timers = options.timers ?? systemTimers;
+  const watchdog = startMemoryWatchdog({
+    timers,
+    intervalMs: memoryWatchIntervalMs,
+    limitBytes: options.memoryMb * 1024 * 1024,
+    readBytes: readMemory,
+    watched: () =>
+      [...sandboxes.values()].map((sandbox) => ({
+        pid: sandbox.child.exitCode === null && sandbox.child.signalCode === null ? sandbox.child.pid : undefined,
+        overLimit: (bytes: number) =>
+          kill(sandbox, {
+            name: "OutOfMemoryError",
+            message: `the workflow process used ${Math.round(bytes / 1024 / 1024)} MB of memory, over the limit of ${options.memoryMb} MB, and was stopped`,
+          }),
+      })),
+  });
+
+  /** Kills a child for a reason of its own making; every attempt in it fails with `error`. */
+  function kill(sandbox: Sandbox, error: SerializedError): void {
+    if (sandbox.killError !== undefined || sandbox.killedByParent) return;
+    sandbox.killError = error;
+    if (sandboxes.get(sandbox.deploymentId) === sandbox) sandboxes.delete(sandbox.deploymentId);
+    sandbox.child.kill("SIGKILL");
+  }
 
   async function writeBundle(deploymentId: string): Promise<string> {
     const directory = join(options.bundlesDir, deploymentId);
@@ -71,6 +114,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
   }
 
   function exitError(sandbox: Sandbox, code: number | null, signal: NodeJS.Signals | null): SerializedError {
+    if (sandbox.killError !== undefined) return sandbox.killError;
     const outOfMemory = /heap out of memory|Allocation failed/i.test(sandbox.stderrTail);
     const how = signal === null ? `exit code ${code}` : `signal ${signal}`;
     return {
@@ -94,57 +138,93 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
       }),
       running: new Map(),
       killedByParent: false,
+      killError: undefined,
       lastUsed: Date.now(),
       stderrTail: "",
     };
     sandbox.ready.catch(() => undefined);
+    const stopLoadTimer = timers.after(bundleLoadTimeoutMs, () =>
+      kill(sandbox, {
+        name: "SandboxStartError",
+        message: `the deployment's bundle did not load within ${bundleLoadTimeoutMs / 1000} s`,
+      }),
+    );
+    sandbox.ready.then(stopLoadTimer, stopLoadTimer);
     child.stdout?.on("data", (chunk: Buffer) => {
       options.logger.debug({ deploymentId, output: chunk.toString() }, "workflow process output");
     });
     child.stderr?.on("data", (chunk: Buffer) => {
       sandbox.stderrTail = (sandbox.stderrTail + chunk.toString()).slice(-8000);
     });
-    child.on("message", (message: ChildMessage) => {
-      if (message.type === "ready") return settleReady?.resolve();
-      if (message.type === "loadFailed") {
-        const error = new Error(`the deployment's bundle could not be loaded: ${message.error.message}`);
-        error.stack = message.error.stack;
-        return settleReady?.reject(error);
+    // A send to a child that just died fails here, asynchronously; its exit settles its executions.
+    child.on("error", (error) => options.logger.debug({ err: error, deploymentId }, "sandbox channel error"));
+    child.on("message", (raw: unknown) => {
+      try {
+        route(sandbox, raw, settleReady);
+      } catch (error) {
+        options.logger.error({ err: error, deploymentId }, "a sandbox message could not be handled");
+        kill(sandbox, {
+          name: "SandboxProtocolError",
+          message: "a message of the workflow process could not be handled",
+        });
       }
-      const handlers = sandbox.running.get(message.executionId);
-      if (handlers === undefined) return;
-      if (message.type === "step") {
-        handlers.step(message).then(
-          (answer) =>
-            send(sandbox, {
-              type: "stepStored",
-              executionId: message.executionId,
-              sequence: message.sequence,
-              ...answer,
-            }),
-          () =>
-            send(sandbox, {
-              type: "stepStored",
-              executionId: message.executionId,
-              sequence: message.sequence,
-              stop: "abandoned",
-            }),
-        );
-        return;
-      }
-      sandbox.running.delete(message.executionId);
-      if (message.type === "sleep") handlers.sleep(message);
-      else handlers.finished(message);
     });
     child.once("exit", (code, signal) => {
       if (sandboxes.get(deploymentId) === sandbox) sandboxes.delete(deploymentId);
       const error = exitError(sandbox, code, signal);
-      settleReady?.reject(new Error(error.message));
+      settleReady?.reject(Object.assign(new Error(error.message), { name: error.name }));
       const running = [...sandbox.running.values()];
       sandbox.running.clear();
       for (const handlers of running) handlers.exited({ error, killedByParent: sandbox.killedByParent });
     });
     return sandbox;
+  }
+
+  /** Hands one message of a child to the execution it names; what cannot be attributed kills the child. */
+  function route(sandbox: Sandbox, raw: unknown, ready: { resolve(): void; reject(error: Error): void } | undefined) {
+    const parsed = parseChildMessage(raw);
+    if (!parsed.ok) {
+      const error = {
+        name: "SandboxProtocolError",
+        message: `the workflow process sent a malformed message (${parsed.problem})`,
+      };
+      const handlers = parsed.executionId === undefined ? undefined : sandbox.running.get(parsed.executionId);
+      if (handlers === undefined || parsed.executionId === undefined) return kill(sandbox, error);
+      sandbox.running.delete(parsed.executionId);
+      send(sandbox, { type: "abandon", executionId: parsed.executionId });
+      return handlers.malformed(error);
+    }
+    const message = parsed.message;
+    if (message.type === "ready") return ready?.resolve();
+    if (message.type === "loadFailed") {
+      const error = new Error(`the deployment's bundle could not be loaded: ${message.error.message}`);
+      error.stack = message.error.stack;
+      return ready?.reject(error);
+    }
+    const handlers = sandbox.running.get(message.executionId);
+    if (handlers === undefined) return;
+    if (message.type === "step") {
+      handlers.step(message).then(
+        (answer) =>
+          send(sandbox, {
+            type: "stepStored",
+            executionId: message.executionId,
+            sequence: message.sequence,
+            ...answer,
+          }),
+        () =>
+          send(sandbox, {
+            type: "stepStored",
+            executionId: message.executionId,
+            sequence: message.sequence,
+            stop: "abandoned",
+          }),
+      );
+      return;
+    }
+    sandbox.running.delete(message.executionId);
+    if (message.type === "sleep") handlers.sleep(message);
+    else handlers.finished(message);
   }
 
   function send(sandbox: Sandbox, message: ParentMessage): void {
@@ -204,6 +284,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
       };
     },
     close: async () => {
+      watchdog.stop();
       await Promise.allSettled([...starting.values()]);
       const all = [...sandboxes.values()];
       sandboxes.clear();

@@ -1,0 +1,48 @@
+/**
+ * What one execution may store and ask for. The sandbox child repeats these figures (it may import
+ * nothing) to fail early with a good message; the worker enforces them again on every message,
+ * since user code can forge any message the child sends.
+ */
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/** Bytes of JSON text of one step result, of a workflow's output, and of an execution's input. */
+export const maxStepResultBytes = 4 * MiB;
+export const maxOutputBytes = 4 * MiB;
+export const maxInputBytes = 4 * MiB;
+
+/** Bytes of JSON text stored for one execution: step results, output and logs, over all attempts. */
+export const maxStoredBytesPerExecution = 64 * MiB;
+
+/** Bytes of one log line: its message plus the JSON text of its fields. */
+export const maxLogLineBytes = 16 * KiB;
+
+/** Characters (UTF-16 code units) of a step or sleep name. */
+export const maxStepNameLength = 200;
+
+/** Longest sleep (and, later, wait). A later instant than this is more likely a mistake than a plan. */
+export const maxSleepMs = 365 * 24 * 60 * 60 * 1000;
+
+/** How long a cancelled execution has to reach a step boundary before its sandbox process is killed. */
+export const cancelGraceMs = 5000;
+
+/** How long a sandbox child may take to load its bundle (top-level code included) before it is killed. */
+export const bundleLoadTimeoutMs = 60_000;
+
+/** How often the worker reads each sandbox process tree's resident memory. */
+export const memoryWatchIntervalMs = 250;
+
+/** `25.0 MiB`, `16.0 KiB`, `512 bytes`: sizes as the limits above are worded. */
+export function formatBytes(bytes: number): string {
+  if (bytes >= MiB) return `${(bytes / MiB).toFixed(1)} MiB`;
+  if (bytes >= KiB) return `${(bytes / KiB).toFixed(1)} KiB`;
+  return `${bytes} bytes`;
+}
+
+/** A limit as the error messages name it: `4 MiB`, `16 KiB`. */
+export function formatLimit(bytes: number): string {
+  if (bytes % MiB === 0) return `${bytes / MiB} MiB`;
+  if (bytes % KiB === 0) return `${bytes / KiB} KiB`;
+  return `${bytes} bytes`;
+}
