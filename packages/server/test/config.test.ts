@@ -243,6 +243,13 @@ describe("parseConfig: the sandbox", () => {
     [{ WEFT_SANDBOX_EGRESS_ALLOW: "db:99999" }, "WEFT_SANDBOX_EGRESS_ALLOW", /names "db:99999"/],
     [{ WEFT_SANDBOX_EGRESS_ALLOW: "[db]:80" }, "WEFT_SANDBOX_EGRESS_ALLOW", /names "\[db\]:80"/],
     [{ WEFT_SANDBOX_EGRESS_ALLOW: "10.0.0.1,,db:80" }, "WEFT_SANDBOX_EGRESS_ALLOW", /names "", which is neither/],
+  ])("refuses %o", (env, variable, message) => {
+    const error = configError(env);
+    expect(error.variable).toBe(variable);
+    expect(error.message).toMatch(message);
+    expect(error.message).not.toContain("\n");
+  });
+});
 
 describe("parseConfig: attempt timeouts and the workspace share", () => {
   it("defaults to a 15-minute timeout for every attempt, no maximum, and half a worker per workspace", () => {
