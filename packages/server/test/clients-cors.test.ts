@@ -1,12 +1,13 @@
-import { existsSync } from "node:fs";
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { crossOriginRule } from "../src/http/cors.ts";
 import {
   createTestIdentity,
   emailRegistration,
+  hasChromium,
+  launchChromium,
   startTestPlatform,
   type TestIdentity,
   type TestPlatform,
@@ -180,9 +181,8 @@ describe("which paths are open to other origins", () => {
 });
 
 /** Debian's chromium; another build can be named with WEFT_CHROMIUM_PATH. */
-const chromiumPath = process.env.WEFT_CHROMIUM_PATH ?? "/usr/bin/chromium";
 
-describe.skipIf(!existsSync(chromiumPath))("a browser-based agent on another origin", () => {
+describe.skipIf(!hasChromium)("a browser-based agent on another origin", () => {
   let browser: Browser;
   let agentSite: Server;
   let agentUrl: string;
@@ -195,17 +195,7 @@ describe.skipIf(!existsSync(chromiumPath))("a browser-based agent on another ori
     await new Promise<void>((resolve) => agentSite.listen(0, "127.0.0.1", resolve));
     // Another port is another origin; "localhost" rather than 127.0.0.1 makes it another host too.
     agentUrl = `http://localhost:${(agentSite.address() as AddressInfo).port}/`;
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

@@ -1,10 +1,15 @@
-import { existsSync } from "node:fs";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deployManifest, executionRow, startTestPlatform, type TestPlatform } from "./support/index.ts";
+import {
+  deployManifest,
+  executionRow,
+  hasChromium,
+  launchChromium,
+  startTestPlatform,
+  type TestPlatform,
+} from "./support/index.ts";
 
 /** Debian's chromium (`apt-get install -y chromium`); another build can be named with WEFT_CHROMIUM_PATH. */
-const chromiumPath = process.env.WEFT_CHROMIUM_PATH ?? "/usr/bin/chromium";
 const projectId = "prj_01jbrowserform0000000000000";
 
 const configSource = `
@@ -21,7 +26,7 @@ const book = workflow({
 export default defineConfig({ workflows: [book] });
 `;
 
-describe.skipIf(!existsSync(chromiumPath))("a hosted form in a real browser", () => {
+describe.skipIf(!hasChromium)("a hosted form in a real browser", () => {
   let weft: TestPlatform;
   let browser: Browser;
 
@@ -53,17 +58,7 @@ describe.skipIf(!existsSync(chromiumPath))("a hosted form in a real browser", ()
       },
       { configSource },
     );
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,4 +1,5 @@
 export * from "./auth-client.ts";
+export * from "./browser.ts";
 export * from "./bundle.ts";
 export * from "./captured-logs.ts";
 export * from "./database-gate.ts";
