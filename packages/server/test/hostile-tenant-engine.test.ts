@@ -33,7 +33,10 @@ async function gate(name: string): Promise<void> {
   while (!existsSync(join(here, "gate-" + name))) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 const forever = () => new Promise(() => undefined);
-void gate; void forever;
+/** Drawn once per child process, when the bundle loads. */
+const token = Math.random();
+const childToken = () => token;
+void gate; void forever; void childToken;
 
 export default defineConfig({ workflows: [
 ${workflows.join(",\n")}
@@ -378,9 +381,11 @@ describe("hostile tenant: an infinite loop that is cancelled", () => {
   let engine: EngineHarness;
   let deploymentId: string;
   const bodies: Bodies = {
-    looper: `await ctx.step("where", () => process.pid); await ctx.step("spin", () => { for (;;) {} });`,
-    sibling: `await ctx.step("where", () => process.pid); await ctx.step("wait", () => gate("sibling"));
-      return process.pid;`,
+    // Inside bubblewrap every child has the same pid (its own PID namespace): a token drawn once per
+    // child process tells them apart.
+    looper: `await ctx.step("where", () => childToken()); await ctx.step("spin", () => { for (;;) {} });`,
+    sibling: `await ctx.step("where", () => childToken()); await ctx.step("wait", () => gate("sibling"));
+      return childToken();`,
   };
 
   beforeAll(async () => {
@@ -403,8 +408,8 @@ describe("hostile tenant: an infinite loop that is cancelled", () => {
         .where(and(eq(executionSteps.executionId, id), eq(executionSteps.name, "where")));
       return row?.result.value;
     };
-    const childPid = await where(looper);
-    expect(await where(sibling)).toBe(childPid);
+    const looperChild = await where(looper);
+    expect(await where(sibling)).toBe(looperChild);
 
     expect(await cancelExecution(engine.database.db, engine, { executionId: looper })).toEqual({ status: "running" });
     engine.clock.advance(5001);
@@ -416,7 +421,7 @@ describe("hostile tenant: an infinite loop that is cancelled", () => {
     const done = await engine.waitFor(sibling, (row) => row.status !== "running" && row.status !== "queued", 10_000);
     expect(done.status).toBe("succeeded");
     expect(done.attempt).toBe(1);
-    expect(done.output).not.toBe(childPid);
+    expect(done.output).not.toBe(looperChild);
     const attempts = await engine.database.db
       .select({ name: spans.name, statusMessage: spans.statusMessage })
       .from(spans)

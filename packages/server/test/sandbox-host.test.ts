@@ -28,7 +28,7 @@ describe("a sandbox that cannot be started", () => {
   it("fails the attempt instead of leaving the execution running", async () => {
     const id = await engine.run("prj_gone", "noop", {});
     const failed = await engine.waitFor(id, (row) => row.status === "failed");
-    expect(failed.error?.name).toBe("Error");
+    expect(failed.error?.name).toBe("SandboxExitError");
     expect(failed.error?.message).toMatch(/stopped unexpectedly/);
   });
 });

@@ -1,5 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { constants } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "../../shared/logger.ts";
 import { systemTimers, type Timers } from "../../shared/timers.ts";
@@ -70,6 +71,15 @@ interface Sandbox {
   stderrTail: string;
 }
 
+/**
+ * bubblewrap exits with 128 + n when the process inside dies of signal n, as shells report it:
+ * read such a code back as the signal, so the cause reads the same in either sandbox.
+ */
+function signalOfExitCode(code: number | null): string | undefined {
+  if (code === null || code <= 128) return undefined;
+  return Object.entries(constants.signals).find(([, number]) => number === code - 128)?.[0];
+}
+
 /** Starts child processes per deployment, keeps them warm and routes each execution's messages. */
 export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
   const sandboxes = new Map<string, Sandbox>();
@@ -116,7 +126,8 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
   function exitError(sandbox: Sandbox, code: number | null, signal: NodeJS.Signals | null): SerializedError {
     if (sandbox.killError !== undefined) return sandbox.killError;
     const outOfMemory = /heap out of memory|Allocation failed/i.test(sandbox.stderrTail);
-    const how = signal === null ? `exit code ${code}` : `signal ${signal}`;
+    const ended = signal ?? signalOfExitCode(code);
+    const how = ended === undefined ? `exit code ${code}` : `signal ${ended}`;
     return {
       name: outOfMemory ? "OutOfMemoryError" : "SandboxExitError",
       message: outOfMemory
