@@ -209,6 +209,49 @@ describe("every standard list walks 250 rows with many sharing one instant", () 
   });
 });
 
+describe("a cursor of one list is refused by another", () => {
+  const foreign = [
+    { procedure: "projects.list", input: () => ({}), cursorOf: resourceCursorOfFirstPage },
+    {
+      procedure: "resources.list",
+      input: () => ({ projectId: resourceProjectId }),
+      cursorOf: projectCursorOfFirstPage,
+    },
+    { procedure: "workflows.listExecutions", input: () => ({ projectId }), cursorOf: traceCursorOfFirstPage },
+  ];
+
+  it.each(foreign)("$procedure answers BAD_REQUEST naming pagination.after", async (list) => {
+    const result = await callRpc(
+      weft.url,
+      list.procedure,
+      { ...list.input(), pagination: { after: await list.cursorOf() } },
+      { token: owner.credential },
+    );
+    expect(result.status).toBe(400);
+    expect(result.json).toMatchObject({ code: "BAD_REQUEST", data: { issues: [{ path: ["pagination", "after"] }] } });
+  });
+
+  it("traces.list answers BAD_REQUEST naming the cursor", async () => {
+    const cursor = await projectCursorOfFirstPage();
+    const result = await callRpc(weft.url, "traces.list", { projectId, cursor }, { token: owner.credential });
+    expect(result.status).toBe(400);
+    expect(result.json).toMatchObject({ code: "BAD_REQUEST", data: { issues: [{ path: ["cursor"] }] } });
+  });
+});
+
+async function projectCursorOfFirstPage(): Promise<string> {
+  return String(((await call("projects.list", { pagination: { first: 1 } })) as Envelope).pagination.endCursor);
+}
+
+async function resourceCursorOfFirstPage(): Promise<string> {
+  const page = (await call("resources.list", { projectId: resourceProjectId, pagination: { first: 1 } })) as Envelope;
+  return String(page.pagination.endCursor);
+}
+
+async function traceCursorOfFirstPage(): Promise<string> {
+  return String(((await call("traces.list", { projectId, limit: 1 })) as { nextCursor: string }).nextCursor);
+}
+
 describe("traces.list walks 250 traces with many sharing one instant", () => {
   /** Newest first; traces of one millisecond by execution id, newest first too. */
   function newestFirst(): string[] {
