@@ -50,3 +50,20 @@ export function pageOf<T extends z.ZodType>(result: T) {
     totalCount: z.int().min(0),
   });
 }
+
+/**
+ * The paging fields of a newest-first list (traces, the audit log): `limit` rows after `cursor`,
+ * the `nextCursor` of the previous page. Spread them into the list's input object.
+ */
+export function timestampPageInput(options: { maxPageSize: number }) {
+  return {
+    limit: z.int().min(1).max(options.maxPageSize).default(defaultPageSize),
+    /** `nextCursor` of the previous page. */
+    cursor: z.string().min(1).optional(),
+  };
+}
+
+/** The newest-first list result: `{ data, nextCursor }`, `nextCursor` null on the last page. */
+export function timestampPageOf<T extends z.ZodType>(item: T) {
+  return z.object({ data: z.array(item), nextCursor: z.string().nullable() });
+}

@@ -2,6 +2,7 @@ import * as z from "zod";
 import { procedure } from "./errors.ts";
 import { instantInputSchema } from "./instants.ts";
 import { definitionNameSchema } from "./manifest.ts";
+import { timestampPageInput, timestampPageOf } from "./pagination.ts";
 import { projectIdSchema } from "./projects.ts";
 import { executionStatusSchema } from "./workflows.ts";
 
@@ -63,13 +64,11 @@ export const tracesContract = {
           to: instantInputSchema.optional(),
           workflow: definitionNameSchema.optional(),
           status: z.union([executionStatusSchema, z.array(executionStatusSchema).min(1)]).optional(),
-          limit: z.int().min(1).max(tracesPageLimit).default(20),
-          /** `nextCursor` of the previous page. */
-          cursor: z.string().min(1).optional(),
+          ...timestampPageInput({ maxPageSize: tracesPageLimit }),
         })
         .strict(),
     )
-    .output(z.object({ data: z.array(traceSummarySchema), nextCursor: z.string().nullable() })),
+    .output(timestampPageOf(traceSummarySchema)),
   get: procedure
     .route({ summary: "Read a trace as a tree of spans", tags: ["traces"] })
     .input(z.object({ projectId: projectIdSchema, traceId: z.string().regex(/^[0-9a-f]{32}$/) }).strict())

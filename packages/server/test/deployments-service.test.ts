@@ -14,7 +14,7 @@ import { createTestDatabase, ensureTestProject, type TestDatabase } from "./supp
 const clock = createManualClock();
 const deps = { clock, ids: createIdGenerator(clock) };
 let database: TestDatabase;
-const firstPage = { direction: "forward" as const, size: 10, cursorId: undefined };
+const firstPage = { direction: "forward" as const, size: 10, cursor: undefined };
 
 const manifest = {
   version: 1,

@@ -2,43 +2,44 @@ import { asc, desc, gt, gte, lt, lte, type SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 
 /**
- * One page of a list ordered by a time-sortable id: `forward` reads `size` rows after `cursorId`
- * (or from the start), `backward` reads `size` rows before it (or up to the end).
+ * One page of a list in a total order of unique keys (a time-sortable id, or a resource's kind
+ * and name): `forward` reads `size` rows after `cursor` (or from the start), `backward` reads
+ * `size` rows before it (or up to the end).
  */
-export interface PageRequest {
+export interface PageRequest<TKey = string> {
   direction: "forward" | "backward";
   size: number;
-  cursorId: string | undefined;
+  cursor: TKey | undefined;
 }
 
 export interface KeysetPage<T> {
-  /** In ascending id order, whichever the direction. */
+  /** In ascending key order, whichever the direction. */
   rows: T[];
   hasNextPage: boolean;
   hasPreviousPage: boolean;
   totalCount: number;
 }
 
-/** Where a slice starts relative to the cursor id. */
+/** Where a slice starts relative to the cursor key. */
 export type CursorComparison = "after" | "before" | "atOrBefore" | "atOrAfter";
 
 /**
- * One query's worth of a keyset list: the rows beyond (or behind) a cursor, in id order, at most
+ * One query's worth of a keyset list: the rows beyond (or behind) a cursor, in key order, at most
  * `limit`. Few shapes exist, so a list can keep one prepared statement per shape (`sliceKey`).
  */
-export interface KeysetSlice {
-  cursor: { comparison: CursorComparison; id: string } | undefined;
+export interface KeysetSlice<TKey = string> {
+  cursor: { comparison: CursorComparison; key: TKey } | undefined;
   order: "asc" | "desc";
   limit: number;
 }
 
-export interface KeysetQuery<T> {
-  request: PageRequest;
+export interface KeysetQuery<T, TKey = string> {
+  request: PageRequest<TKey>;
   /**
    * The rows of the slice, each with how many rows match the slice's conditions before its limit
    * (select `matchingCount` for it), so a page and its total cost one query.
    */
-  selectSlice(slice: KeysetSlice): Promise<{ row: T; matchingCount: number }[]>;
+  selectSlice(slice: KeysetSlice<TKey>): Promise<{ row: T; matchingCount: number }[]>;
 }
 
 /** A name for the shape of a slice (not its values), e.g. to name its prepared statement. */
@@ -48,11 +49,18 @@ export function sliceKey(slice: KeysetSlice): string {
 
 const comparisons = { after: gt, before: lt, atOrBefore: lte, atOrAfter: gte } as const;
 
-/** The cursor condition of a slice's shape, with the cursor id as the placeholder `cursor`. */
-export function cursorCondition(idColumn: AnyPgColumn, slice: KeysetSlice): SQL | undefined {
-  return slice.cursor === undefined
-    ? undefined
-    : comparisons[slice.cursor.comparison](idColumn, sql.placeholder("cursor"));
+/**
+ * The cursor condition of a slice on its id column: with the cursor id bound as a value, or as the
+ * placeholder `cursor` for a list kept as one prepared statement per slice shape.
+ */
+export function cursorCondition(
+  idColumn: AnyPgColumn,
+  slice: KeysetSlice,
+  bind: "value" | "placeholder" = "value",
+): SQL | undefined {
+  if (slice.cursor === undefined) return undefined;
+  const cursor = bind === "value" ? slice.cursor.key : sql.placeholder("cursor");
+  return comparisons[slice.cursor.comparison](idColumn, cursor);
 }
 
 export function sliceOrder(idColumn: AnyPgColumn, slice: KeysetSlice): SQL {
@@ -64,24 +72,49 @@ export function matchingCount(): SQL<number> {
   return sql<number>`count(*) over ()`.mapWith(Number);
 }
 
+const inMemoryComparisons = {
+  after: (order: number) => order > 0,
+  before: (order: number) => order < 0,
+  atOrBefore: (order: number) => order <= 0,
+  atOrAfter: (order: number) => order >= 0,
+} as const;
+
 /**
- * Keyset pagination: a page is "ids greater (or smaller) than the cursor", so pages never skip or
+ * The slice of a list held in memory and sorted by `compare` (a deployment's few hundred
+ * resources), so that such a list pages exactly like a table.
+ */
+export function sliceOfSortedList<T, TKey>(
+  all: readonly T[],
+  compare: (row: T, key: TKey) => number,
+  slice: KeysetSlice<TKey>,
+): { row: T; matchingCount: number }[] {
+  const { cursor } = slice;
+  const matching =
+    cursor === undefined
+      ? [...all]
+      : all.filter((row) => inMemoryComparisons[cursor.comparison](compare(row, cursor.key)));
+  if (slice.order === "desc") matching.reverse();
+  return matching.slice(0, slice.limit).map((row) => ({ row, matchingCount: matching.length }));
+}
+
+/**
+ * Keyset pagination: a page is "keys greater (or smaller) than the cursor", so pages never skip or
  * repeat a row when rows are added or removed between requests, and cost the same at any depth.
  */
-export async function fetchKeysetPage<T>(query: KeysetQuery<T>): Promise<KeysetPage<T>> {
+export async function fetchKeysetPage<T, TKey = string>(query: KeysetQuery<T, TKey>): Promise<KeysetPage<T>> {
   const { request } = query;
   const forward = request.direction === "forward";
-  const cursorId = request.cursorId;
+  const key = request.cursor;
   const [fetched, rowsBehindCursor] = await Promise.all([
     query.selectSlice({
-      cursor: cursorId === undefined ? undefined : { comparison: forward ? "after" : "before", id: cursorId },
+      cursor: key === undefined ? undefined : { comparison: forward ? "after" : "before", key },
       order: forward ? "asc" : "desc",
       limit: request.size + 1,
     }),
-    cursorId === undefined
+    key === undefined
       ? Promise.resolve([])
       : query.selectSlice({
-          cursor: { comparison: forward ? "atOrBefore" : "atOrAfter", id: cursorId },
+          cursor: { comparison: forward ? "atOrBefore" : "atOrAfter", key },
           order: "asc",
           limit: 1,
         }),

@@ -1,8 +1,14 @@
 import { and, eq, getTableColumns } from "drizzle-orm";
 import { recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database, Transaction } from "../db/database.ts";
-import { keysetCondition } from "../db/keyset-condition.ts";
-import { fetchKeysetPage, type KeysetPage, matchingCount, type PageRequest, sliceOrder } from "../db/keyset-page.ts";
+import {
+  cursorCondition,
+  fetchKeysetPage,
+  type KeysetPage,
+  matchingCount,
+  type PageRequest,
+  sliceOrder,
+} from "../db/keyset-page.ts";
 import { activeDeployments, deployments } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
@@ -59,7 +65,7 @@ export async function listDeployments(
       db
         .select({ row: summaryColumns, matchingCount: matchingCount() })
         .from(deployments)
-        .where(and(eq(deployments.projectId, request.projectId), keysetCondition(deployments.id, slice)))
+        .where(and(eq(deployments.projectId, request.projectId), cursorCondition(deployments.id, slice)))
         .orderBy(sliceOrder(deployments.id, slice))
         .limit(slice.limit),
   });

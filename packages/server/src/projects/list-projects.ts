@@ -51,7 +51,7 @@ function sliceStatement(db: Database, slice: KeysetSlice): SliceStatement {
         matchingCount: matchingCount().as("matching_count"),
       })
       .from(projects)
-      .where(and(inWorkspaces, cursorCondition(projects.id, slice)))
+      .where(and(inWorkspaces, cursorCondition(projects.id, slice, "placeholder")))
       .orderBy(sliceOrder(projects.id, slice))
       .limit(sql.placeholder("limit"))
       .as("slice");
@@ -88,7 +88,7 @@ export async function listProjects(
       const [result] = await sliceStatement(db, slice).execute({
         workspaceIds,
         limit: slice.limit,
-        ...(slice.cursor === undefined ? {} : { cursor: slice.cursor.id }),
+        ...(slice.cursor === undefined ? {} : { cursor: slice.cursor.key }),
       });
       return (result?.slice ?? []).map((json) => ({ row: toProjectSummary(json), matchingCount: json.matching_count }));
     },

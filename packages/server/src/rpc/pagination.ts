@@ -1,36 +1,65 @@
-import { defaultPageSize, type PageInfo, type PaginationInput } from "@weft/contract";
+import { defaultPageSize, isSupportedInstant, type PageInfo, type PaginationInput } from "@weft/contract";
 import type { KeysetPage, PageRequest } from "../db/keyset-page.ts";
+import type { TimestampCursor, TimestampPage, TimestampPageRequest } from "../db/timestamp-cursor-page.ts";
 import { badRequest } from "./rpc-errors.ts";
 
-const cursorIdPattern = /^[a-z]+_[0-9a-z]{26}$/;
+/**
+ * The two ways a list pages (DESIGN.md §6), from its input to its result: the standard envelope
+ * (`first/after`, `last/before`, `totalCount`, `pagination`) over `fetchKeysetPage`, and the
+ * newest-first `{ data, nextCursor }` over `fetchTimestampPage`. Cursors are opaque to clients;
+ * one that does not decode is a BAD_REQUEST naming the field and reaches no query.
+ */
 
-/** Cursors are opaque to clients; inside, they name the id a page starts after (or ends before). */
-export function encodeCursor(id: string): string {
-  return Buffer.from(JSON.stringify({ id }), "utf8").toString("base64url");
+/** How a list's key travels inside its opaque cursors. */
+export interface CursorCodec<TKey> {
+  encode(key: TKey): string;
+  /** The key inside a cursor, or undefined when the string is not a cursor of this list. */
+  decode(cursor: string): TKey | undefined;
 }
 
-/** The id inside a cursor, or undefined when the string is not a cursor we made. */
-export function decodeCursor(cursor: string): string | undefined {
+/** A JSON value as an opaque cursor. */
+export function opaqueCursor(value: object): string {
+  return Buffer.from(JSON.stringify(value), "utf8").toString("base64url");
+}
+
+/** The object inside an opaque cursor, or undefined when it holds none. */
+export function openCursor(cursor: string): Record<string, unknown> | undefined {
   try {
     const decoded: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-    if (typeof decoded !== "object" || decoded === null || !("id" in decoded)) return undefined;
-    const { id } = decoded;
-    return typeof id === "string" && cursorIdPattern.test(id) ? id : undefined;
+    return typeof decoded === "object" && decoded !== null && !Array.isArray(decoded)
+      ? (decoded as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
 }
 
-/**
- * Turns a list input's `pagination` (already validated against the contract's page limit) into a
- * page request; a cursor that does not decode is a BAD_REQUEST naming the field.
- */
-export function toPageRequest(pagination: PaginationInput | undefined): PageRequest {
+const cursorIdPattern = /^[a-z]+_[0-9a-z]{26}$/;
+
+/** The cursor of lists ordered by a time-sortable id: it names the id a page starts after (or ends before). */
+export const idCursor: CursorCodec<string> = {
+  encode: (id) => opaqueCursor({ id }),
+  decode: (cursor) => {
+    const id = openCursor(cursor)?.id;
+    return typeof id === "string" && cursorIdPattern.test(id) ? id : undefined;
+  },
+};
+
+/** Turns a list input's `pagination` (already validated against the contract's page limit) into a page request. */
+export function toPageRequest(pagination: PaginationInput | undefined): PageRequest<string>;
+export function toPageRequest<TKey>(
+  pagination: PaginationInput | undefined,
+  codec: CursorCodec<TKey>,
+): PageRequest<TKey>;
+export function toPageRequest<TKey>(
+  pagination: PaginationInput | undefined,
+  codec?: CursorCodec<TKey>,
+): PageRequest<TKey | string> {
   const backward = pagination?.last !== undefined || pagination?.before !== undefined;
   const field = backward ? "before" : "after";
   const cursor = backward ? pagination?.before : pagination?.after;
-  const cursorId = cursor === undefined ? undefined : decodeCursor(cursor);
-  if (cursor !== undefined && cursorId === undefined) {
+  const key = cursor === undefined ? undefined : (codec ?? idCursor).decode(cursor);
+  if (cursor !== undefined && key === undefined) {
     throw badRequest("Input validation failed", [
       { path: ["pagination", field], message: "Not a cursor of this list; use startCursor or endCursor of a page." },
     ]);
@@ -38,25 +67,77 @@ export function toPageRequest(pagination: PaginationInput | undefined): PageRequ
   return {
     direction: backward ? "backward" : "forward",
     size: (backward ? pagination?.last : pagination?.first) ?? defaultPageSize,
-    cursorId,
+    cursor: key,
   };
+}
+
+export interface PageEnvelope<TResult> {
+  pagination: PageInfo;
+  results: TResult[];
+  totalCount: number;
 }
 
 /** The standard list result `{ pagination, results, totalCount }` of a keyset page. */
 export function toPageEnvelope<TRow extends { id: string }, TResult>(
   page: KeysetPage<TRow>,
   toResult: (row: TRow) => TResult,
-): { pagination: PageInfo; results: TResult[]; totalCount: number } {
+): PageEnvelope<TResult>;
+export function toPageEnvelope<TRow, TResult>(
+  page: KeysetPage<TRow>,
+  toResult: (row: TRow) => TResult,
+  cursorOf: (row: TRow) => string,
+): PageEnvelope<TResult>;
+export function toPageEnvelope<TRow, TResult>(
+  page: KeysetPage<TRow>,
+  toResult: (row: TRow) => TResult,
+  cursorOf: (row: TRow) => string = (row) => idCursor.encode((row as { id: string }).id),
+): PageEnvelope<TResult> {
   const first = page.rows[0];
   const last = page.rows[page.rows.length - 1];
   return {
     pagination: {
       hasNextPage: page.hasNextPage,
       hasPreviousPage: page.hasPreviousPage,
-      startCursor: first === undefined ? null : encodeCursor(first.id),
-      endCursor: last === undefined ? null : encodeCursor(last.id),
+      startCursor: first === undefined ? null : cursorOf(first),
+      endCursor: last === undefined ? null : cursorOf(last),
     },
     results: page.rows.map(toResult),
     totalCount: page.totalCount,
+  };
+}
+
+/**
+ * The cursor of newest-first lists: the instant and id of the last row of a page. Both halves are
+ * checked, so a forged cursor cannot carry into the query what PostgreSQL would refuse.
+ */
+export const timestampCursor: CursorCodec<TimestampCursor> = {
+  encode: ({ at, id }) => Buffer.from(`${at.toISOString()}|${id}`, "utf8").toString("base64url"),
+  decode: (cursor) => {
+    const [time, id, ...rest] = Buffer.from(cursor, "base64url").toString("utf8").split("|");
+    const at = new Date(time ?? "");
+    if (rest.length > 0 || id === undefined || !cursorIdPattern.test(id) || !isSupportedInstant(at)) return undefined;
+    return { at, id };
+  },
+};
+
+/** Turns a newest-first list's `limit` and `cursor` into a page request. */
+export function toTimestampPageRequest(input: { limit: number; cursor?: string | undefined }): TimestampPageRequest {
+  const after = input.cursor === undefined ? undefined : timestampCursor.decode(input.cursor);
+  if (input.cursor !== undefined && after === undefined) {
+    throw badRequest("Input validation failed", [
+      { path: ["cursor"], message: "Not a cursor of this list; use nextCursor of a page." },
+    ]);
+  }
+  return { limit: input.limit, after };
+}
+
+/** The newest-first list result `{ data, nextCursor }`. */
+export function toTimestampPageEnvelope<TRow, TResult>(
+  page: TimestampPage<TRow>,
+  toResult: (row: TRow) => TResult,
+): { data: TResult[]; nextCursor: string | null } {
+  return {
+    data: page.rows.map(toResult),
+    nextCursor: page.next === null ? null : timestampCursor.encode(page.next),
   };
 }

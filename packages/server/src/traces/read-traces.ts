@@ -1,9 +1,15 @@
-import { executionIdSchema, isSupportedInstant } from "@weft/contract";
-import { and, asc, desc, eq, gte, inArray, lt, lte, or, type SQL } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, isNotNull, lte, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Database } from "../db/database.ts";
 import { type ExecutionStatus, executions, spans } from "../db/schema/index.ts";
-import { InvalidRequestError, NotFoundError, notFoundMessage } from "../shared/service-errors.ts";
+import {
+  fetchTimestampPage,
+  newestFirst,
+  olderThanCursor,
+  type TimestampPage,
+  type TimestampPageRequest,
+} from "../db/timestamp-cursor-page.ts";
+import { NotFoundError, notFoundMessage } from "../shared/service-errors.ts";
 
 export interface SpanNode {
   traceId: string;
@@ -30,27 +36,6 @@ export interface TraceSummary {
   status: { code: "unset" | "ok" | "error"; message: string | null };
 }
 
-/**
- * The opaque cursor of trace lists: the start time of the last trace of a page, and its execution
- * id (a ULID) to order traces that started in the same millisecond.
- */
-export function encodeTraceCursor(startTime: Date, executionId: string): string {
-  return Buffer.from(`${startTime.toISOString()}|${executionId}`, "utf8").toString("base64url");
-}
-
-/** Both halves are checked: a forged cursor must not carry into the query what PostgreSQL would refuse. */
-function decodeTraceCursor(cursor: string): { startTime: Date; executionId: string } {
-  const [time, executionId] = Buffer.from(cursor, "base64url").toString("utf8").split("|");
-  const startTime = new Date(time ?? "");
-  const id = executionIdSchema.safeParse(executionId);
-  if (!id.success || !isSupportedInstant(startTime)) {
-    throw new InvalidRequestError("the cursor is not one this service handed out", [
-      { path: "", message: "Not a cursor of this list; use nextCursor of a page." },
-    ]);
-  }
-  return { startTime, executionId: id.data };
-}
-
 export interface ListTracesRequest {
   projectId: string;
   from?: Date | undefined;
@@ -58,75 +43,74 @@ export interface ListTracesRequest {
   workflow?: string | undefined;
   /** Status of the execution the trace records. */
   status?: ExecutionStatus[] | undefined;
-  limit: number;
-  /** Newest first: continues after the trace this cursor names. */
-  cursor?: string | undefined;
+  page: TimestampPageRequest;
 }
 
+/** A trace's place in the list: its trigger span's start, and its execution id among traces of one millisecond. */
+const traceOrder = { at: spans.startTime, id: spans.executionId };
+
 /**
- * A project's traces, newest first, one per execution (its root is the trigger span). Paged by a
- * timestamp cursor: (start time, execution id) of the last trace returned.
+ * A project's traces, newest first, one per execution (its root is the trigger span), paged by a
+ * timestamp cursor.
  */
 export async function listTraces(
   db: Database,
   request: ListTracesRequest,
-): Promise<{ traces: TraceSummary[]; nextCursor: string | null }> {
+): Promise<TimestampPage<TraceSummary & { executionId: string }>> {
   const executionSpans = alias(spans, "execution_spans");
-  const after = request.cursor === undefined ? undefined : decodeTraceCursor(request.cursor);
   const filters: (SQL | undefined)[] = [
     eq(spans.projectId, request.projectId),
     eq(spans.kind, "trigger"),
+    // The execution id orders traces of one millisecond; every trigger span has one.
+    isNotNull(spans.executionId),
     request.from === undefined ? undefined : gte(spans.startTime, request.from),
     request.to === undefined ? undefined : lte(spans.startTime, request.to),
     request.workflow === undefined ? undefined : eq(spans.workflow, request.workflow),
     request.status === undefined || request.status.length === 0
       ? undefined
       : inArray(executions.status, request.status),
-    after === undefined
-      ? undefined
-      : or(
-          lt(spans.startTime, after.startTime),
-          and(eq(spans.startTime, after.startTime), lt(spans.executionId, after.executionId)),
-        ),
   ];
-  const rows = await db
-    .select({
-      traceId: spans.traceId,
-      spanId: spans.spanId,
-      executionId: spans.executionId,
-      workflow: spans.workflow,
-      name: executionSpans.name,
-      startTime: spans.startTime,
-      endTime: executionSpans.endTime,
-      statusCode: executionSpans.statusCode,
-      statusMessage: executionSpans.statusMessage,
-      executionStatus: executions.status,
-    })
-    .from(spans)
-    .leftJoin(executions, eq(executions.id, spans.executionId))
-    .leftJoin(executionSpans, eq(executionSpans.spanId, executions.executionSpanId))
-    .where(and(...filters))
-    .orderBy(desc(spans.startTime), desc(spans.executionId))
-    .limit(request.limit + 1);
-  const page = rows.slice(0, request.limit);
-  const last = page.at(-1);
-  return {
-    traces: page.map((row) => ({
-      traceId: row.traceId,
-      executionId: row.executionId,
-      workflow: row.workflow,
-      executionStatus: row.executionStatus,
-      name: row.name ?? `trace ${row.traceId}`,
-      startTime: row.startTime,
-      endTime: row.endTime,
-      durationMs: row.endTime === null ? null : row.endTime.getTime() - row.startTime.getTime(),
-      status: { code: row.statusCode ?? "unset", message: row.statusMessage },
-    })),
-    nextCursor:
-      rows.length > request.limit && last?.executionId != null
-        ? encodeTraceCursor(last.startTime, last.executionId)
-        : null,
-  };
+  return fetchTimestampPage({
+    request: request.page,
+    selectRows: async (after, limit) => {
+      const rows = await db
+        .select({
+          traceId: spans.traceId,
+          executionId: spans.executionId,
+          workflow: spans.workflow,
+          name: executionSpans.name,
+          startTime: spans.startTime,
+          endTime: executionSpans.endTime,
+          statusCode: executionSpans.statusCode,
+          statusMessage: executionSpans.statusMessage,
+          executionStatus: executions.status,
+        })
+        .from(spans)
+        .leftJoin(executions, eq(executions.id, spans.executionId))
+        .leftJoin(executionSpans, eq(executionSpans.spanId, executions.executionSpanId))
+        .where(and(...filters, olderThanCursor(traceOrder, after)))
+        .orderBy(...newestFirst(traceOrder))
+        .limit(limit);
+      return rows.flatMap(({ executionId, ...row }) =>
+        executionId === null
+          ? []
+          : [
+              {
+                traceId: row.traceId,
+                executionId,
+                workflow: row.workflow,
+                executionStatus: row.executionStatus,
+                name: row.name ?? `trace ${row.traceId}`,
+                startTime: row.startTime,
+                endTime: row.endTime,
+                durationMs: row.endTime === null ? null : row.endTime.getTime() - row.startTime.getTime(),
+                status: { code: row.statusCode ?? "unset", message: row.statusMessage },
+              },
+            ],
+      );
+    },
+    cursorOf: (trace) => ({ at: trace.startTime, id: trace.executionId }),
+  });
 }
 
 /** Every span of a trace, as a tree from its root(s); NotFoundError if the project has no such trace. */

@@ -1,7 +1,13 @@
 import { and, asc, eq, gte, inArray, lte, type SQL } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
-import { keysetCondition } from "../db/keyset-condition.ts";
-import { fetchKeysetPage, type KeysetPage, matchingCount, type PageRequest, sliceOrder } from "../db/keyset-page.ts";
+import {
+  cursorCondition,
+  fetchKeysetPage,
+  type KeysetPage,
+  matchingCount,
+  type PageRequest,
+  sliceOrder,
+} from "../db/keyset-page.ts";
 import { type ExecutionStatus, executionSteps, executions, type LogEntry, spans } from "../db/schema/index.ts";
 import { NotFoundError, notFoundMessage } from "../shared/service-errors.ts";
 
@@ -114,7 +120,7 @@ export async function listExecutions(
       db
         .select({ row: summaryColumns, matchingCount: matchingCount() })
         .from(executions)
-        .where(and(...filters, keysetCondition(executions.id, slice)))
+        .where(and(...filters, cursorCondition(executions.id, slice)))
         .orderBy(sliceOrder(executions.id, slice))
         .limit(slice.limit),
   });

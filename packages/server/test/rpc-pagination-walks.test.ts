@@ -1,0 +1,295 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { projects } from "../src/db/schema/index.ts";
+import { createDeployment } from "../src/deployments/create-deployment.ts";
+import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
+import { createManualClock } from "../src/shared/clock.ts";
+import {
+  callRpc,
+  createTestIdentity,
+  startTestPlatform,
+  type TestIdentity,
+  type TestPlatform,
+} from "./support/index.ts";
+
+/**
+ * Every list walked end to end over RPC, 250 rows each, most of them created in one millisecond:
+ * whatever the page size and direction, each row comes back exactly once and in the list's order.
+ */
+
+const rowCount = 250;
+const sharedInstant = new Date("2026-03-01T12:00:00.000Z");
+/** The first 200 rows share one instant; the last 50 follow a millisecond apart. */
+function instantOf(index: number): Date {
+  return new Date(sharedInstant.getTime() + Math.max(0, index - 199));
+}
+
+interface Envelope {
+  pagination: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  results: Record<string, unknown>[];
+  totalCount: number;
+}
+
+const clock = createManualClock(sharedInstant);
+let weft: TestPlatform;
+let owner: TestIdentity;
+let projectId: string;
+let resourceProjectId: string;
+let sixProjectId: string;
+const projectIds: string[] = [];
+const deploymentIds: string[] = [];
+const executions: { id: string; at: Date }[] = [];
+const resourceKeys: string[] = [];
+
+function manifestWith(workflows: number, forms: number, webhooks: number) {
+  const names = (prefix: string, count: number) =>
+    Array.from({ length: count }, (_, index) => `${prefix}${String(index).padStart(3, "0")}`);
+  return {
+    version: 1,
+    workflows: names("w", workflows).map((name) => ({ name })),
+    forms: names("f", forms).map((name) => ({ name, workflow: "w000", schema: { type: "object" } })),
+    webhooks: names("h", webhooks).map((name) => ({
+      name,
+      workflow: "w000",
+      secret: { header: "X-Hook-Secret", value: "a-long-enough-webhook-secret" },
+    })),
+  };
+}
+
+beforeAll(async () => {
+  // No worker: the executions stay queued, so nothing but this test writes while it pages.
+  weft = await startTestPlatform({ clock, env: { WEFT_ROLES: "auth,api,ingress" } });
+  owner = await createTestIdentity(weft, "walker@example.com");
+  const { db } = weft.platform.context.database;
+  const deps = { clock, ids: weft.platform.context.ids };
+
+  const projectRows = Array.from({ length: rowCount }, (_, index) => {
+    clock.set(instantOf(index));
+    return {
+      id: deps.ids("project"),
+      workspaceId: owner.personalWorkspaceId,
+      name: `walk-${index}`,
+      createdByAccountId: owner.accountId,
+      createdAt: clock.now(),
+      updatedAt: clock.now(),
+    };
+  });
+  // Inserted out of order: the list's order is the ids', not the table's.
+  await db.insert(projects).values([...projectRows].reverse());
+  projectIds.push(...projectRows.map((row) => row.id));
+  [projectId = "", resourceProjectId = "", sixProjectId = ""] = projectIds;
+
+  const manifest = manifestWith(1, 0, 0);
+  for (let index = 0; index < rowCount; index += 1) {
+    clock.set(instantOf(index));
+    const deployment = await createDeployment(db, deps, { projectId, manifest, bundle: `export default ${index}` });
+    deploymentIds.push(deployment.id);
+  }
+  const deploymentId = deploymentIds.at(-1) ?? "";
+
+  await db.transaction(async (tx) => {
+    for (let index = 0; index < rowCount; index += 1) {
+      clock.set(instantOf(index));
+      const { executionId } = await enqueueExecution(tx, deps, {
+        projectId,
+        deploymentId,
+        workflow: "w000",
+        input: { index },
+        trigger: { kind: "api" },
+      });
+      executions.push({ id: executionId, at: clock.now() });
+    }
+  });
+
+  clock.set(sharedInstant);
+  const six = await createDeployment(db, deps, { projectId: sixProjectId, manifest, bundle: "x" });
+  await db.transaction(async (tx) => {
+    for (let index = 0; index < 6; index += 1) {
+      await enqueueExecution(tx, deps, {
+        projectId: sixProjectId,
+        deploymentId: six.id,
+        workflow: "w000",
+        input: { index },
+        trigger: { kind: "api" },
+      });
+    }
+  });
+
+  await createDeployment(db, deps, { projectId: resourceProjectId, manifest: manifestWith(100, 75, 75), bundle: "x" });
+  const definitions = manifestWith(100, 75, 75);
+  resourceKeys.push(
+    ...definitions.workflows.map((workflow) => `workflow:${workflow.name}`),
+    ...definitions.forms.map((form) => `form:${form.name}`),
+    ...definitions.webhooks.map((webhook) => `webhook:${webhook.name}`),
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await weft.stop();
+});
+
+async function call(procedure: string, input: Record<string, unknown>): Promise<unknown> {
+  const result = await callRpc(weft.url, procedure, input, { token: owner.credential });
+  expect(result.status, JSON.stringify(result.json)).toBe(200);
+  return result.json;
+}
+
+/** Pages forward with `first/after` until the end, checking the envelope of every page. */
+async function walkForward(
+  procedure: string,
+  input: Record<string, unknown>,
+  size: number,
+  keyOf: (result: Record<string, unknown>) => string,
+): Promise<string[]> {
+  const seen: string[] = [];
+  let after: string | null = null;
+  for (;;) {
+    const page = (await call(procedure, {
+      ...input,
+      pagination: after === null ? { first: size } : { first: size, after },
+    })) as Envelope;
+    expect(page.totalCount).toBe(rowCount);
+    expect(page.results.length).toBe(Math.min(size, rowCount - seen.length));
+    expect(page.pagination.hasPreviousPage).toBe(seen.length > 0);
+    seen.push(...page.results.map(keyOf));
+    if (!page.pagination.hasNextPage) return seen;
+    after = page.pagination.endCursor;
+  }
+}
+
+/** Pages backward with `last/before` from the end to the start; returns the rows in list order. */
+async function walkBackward(
+  procedure: string,
+  input: Record<string, unknown>,
+  size: number,
+  keyOf: (result: Record<string, unknown>) => string,
+): Promise<string[]> {
+  const seen: string[] = [];
+  let before: string | null = null;
+  for (;;) {
+    const page = (await call(procedure, {
+      ...input,
+      pagination: before === null ? { last: size } : { last: size, before },
+    })) as Envelope;
+    expect(page.totalCount).toBe(rowCount);
+    expect(page.results.length).toBe(Math.min(size, rowCount - seen.length));
+    expect(page.pagination.hasNextPage).toBe(seen.length > 0);
+    seen.unshift(...page.results.map(keyOf));
+    if (!page.pagination.hasPreviousPage) return seen;
+    before = page.pagination.startCursor;
+  }
+}
+
+const byId = (result: Record<string, unknown>) => String(result.id);
+
+const envelopeLists = [
+  { procedure: "projects.list", input: () => ({}), expected: () => projectIds, keyOf: byId },
+  { procedure: "deployments.list", input: () => ({ projectId }), expected: () => deploymentIds, keyOf: byId },
+  {
+    procedure: "workflows.listExecutions",
+    input: () => ({ projectId }),
+    expected: () => executions.map((execution) => execution.id),
+    keyOf: byId,
+  },
+  {
+    procedure: "resources.list",
+    input: () => ({ projectId: resourceProjectId }),
+    expected: () => resourceKeys,
+    keyOf: (result: Record<string, unknown>) => `${String(result.kind)}:${String(result.name)}`,
+  },
+];
+
+describe("every standard list walks 250 rows with many sharing one instant", () => {
+  it.each(envelopeLists)("$procedure forward and backward, with no gap and no duplicate", async (list) => {
+    const expected = list.expected();
+    expect(new Set(expected).size).toBe(rowCount);
+    for (const size of [7, 100]) {
+      expect(await walkForward(list.procedure, list.input(), size, list.keyOf)).toEqual(expected);
+      expect(await walkBackward(list.procedure, list.input(), size, list.keyOf)).toEqual(expected);
+    }
+  });
+});
+
+describe("a cursor of one list is refused by another", () => {
+  const foreign = [
+    { procedure: "projects.list", input: () => ({}), cursorOf: resourceCursorOfFirstPage },
+    {
+      procedure: "resources.list",
+      input: () => ({ projectId: resourceProjectId }),
+      cursorOf: projectCursorOfFirstPage,
+    },
+    { procedure: "workflows.listExecutions", input: () => ({ projectId }), cursorOf: traceCursorOfFirstPage },
+  ];
+
+  it.each(foreign)("$procedure answers BAD_REQUEST naming pagination.after", async (list) => {
+    const result = await callRpc(
+      weft.url,
+      list.procedure,
+      { ...list.input(), pagination: { after: await list.cursorOf() } },
+      { token: owner.credential },
+    );
+    expect(result.status).toBe(400);
+    expect(result.json).toMatchObject({ code: "BAD_REQUEST", data: { issues: [{ path: ["pagination", "after"] }] } });
+  });
+
+  it("traces.list answers BAD_REQUEST naming the cursor", async () => {
+    const cursor = await projectCursorOfFirstPage();
+    const result = await callRpc(weft.url, "traces.list", { projectId, cursor }, { token: owner.credential });
+    expect(result.status).toBe(400);
+    expect(result.json).toMatchObject({ code: "BAD_REQUEST", data: { issues: [{ path: ["cursor"] }] } });
+  });
+});
+
+async function projectCursorOfFirstPage(): Promise<string> {
+  return String(((await call("projects.list", { pagination: { first: 1 } })) as Envelope).pagination.endCursor);
+}
+
+async function resourceCursorOfFirstPage(): Promise<string> {
+  const page = (await call("resources.list", { projectId: resourceProjectId, pagination: { first: 1 } })) as Envelope;
+  return String(page.pagination.endCursor);
+}
+
+async function traceCursorOfFirstPage(): Promise<string> {
+  return String(((await call("traces.list", { projectId, limit: 1 })) as { nextCursor: string }).nextCursor);
+}
+
+describe("traces.list walks 250 traces with many sharing one instant", () => {
+  /** Newest first; traces of one millisecond by execution id, newest first too. */
+  function newestFirst(): string[] {
+    return [...executions]
+      .sort((a, b) => b.at.getTime() - a.at.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+      .map((execution) => execution.id);
+  }
+
+  async function walk(tracesOf: string, limit: number): Promise<{ executionId: string; startTime: string }[]> {
+    const seen: { executionId: string; startTime: string }[] = [];
+    let cursor: string | null = null;
+    for (;;) {
+      const page = (await call("traces.list", {
+        projectId: tracesOf,
+        limit,
+        ...(cursor === null ? {} : { cursor }),
+      })) as {
+        data: { executionId: string; startTime: string }[];
+        nextCursor: string | null;
+      };
+      seen.push(...page.data.map(({ executionId, startTime }) => ({ executionId, startTime })));
+      if (page.nextCursor === null) return seen;
+      expect(page.data.length).toBe(limit);
+      cursor = page.nextCursor;
+    }
+  }
+
+  it.each([2, 7, 100])("in pages of %i, with no gap and no duplicate", async (limit) => {
+    const expected = newestFirst();
+    expect(new Set(expected).size).toBe(rowCount);
+    const traces = await walk(projectId, limit);
+    expect(traces.map((trace) => trace.executionId)).toEqual(expected);
+    expect(traces.filter((trace) => trace.startTime === sharedInstant.toISOString()).length).toBe(200);
+  });
+
+  it("returns all six traces of executions started in one millisecond, paged two at a time", async () => {
+    const traces = await walk(sixProjectId, 2);
+    expect(new Set(traces.map((trace) => trace.executionId)).size).toBe(6);
+    expect(new Set(traces.map((trace) => trace.startTime))).toEqual(new Set([sharedInstant.toISOString()]));
+  });
+});
