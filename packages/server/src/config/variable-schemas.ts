@@ -108,12 +108,14 @@ export const smtpUrl: VariableSchema<string> = secretUrl(
 /** One of `choices`; `what` names the kind of value in the refusal ("a mode", "a log level"). */
 export function choice<const T extends string>(choices: readonly T[], what?: string): VariableSchema<T> {
   return ({ name }) =>
-    z.enum(choices as [T, ...T[]], {
-      error: (issue) =>
-        what === undefined
-          ? `${name}=${quoted(String(issue.input))} is not valid: expected one of ${choices.join(", ")}`
-          : `${name}=${quoted(String(issue.input))} is not ${what}: expected ${listed(choices)}`,
-    }) as unknown as z.ZodType<T, string>;
+    z.string().pipe(
+      z.enum(choices, {
+        error: (issue) =>
+          what === undefined
+            ? `${name}=${quoted(String(issue.input))} is not valid: expected one of ${choices.join(", ")}`
+            : `${name}=${quoted(String(issue.input))} is not ${what}: expected ${listed(choices)}`,
+      }),
+    );
 }
 
 function listed(choices: readonly string[]): string {
