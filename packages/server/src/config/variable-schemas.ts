@@ -35,13 +35,14 @@ function textSchema<T>(convert: (raw: string, refuse: Refuse) => T): z.ZodType<T
   });
 }
 
+/** Thrown by `refuse` so a conversion stops at its first problem, even inside a list's `map`. */
 class Refusal extends Error {}
 
 const quoted = (raw: string) => JSON.stringify(raw);
 
 export const text: VariableSchema<string> = () => z.string();
 
-/** Kept as given; resolved against the working directory once every variable is read. */
+/** A directory, absolute or relative to the working directory. */
 export const path: VariableSchema<string> = ({ cwd }) => z.string().transform((raw) => resolve(cwd, raw));
 
 export const portNumber: VariableSchema<number> = ({ name, example }) =>
@@ -75,7 +76,7 @@ export const publicUrl: VariableSchema<string> = ({ name, example }) =>
 
 /**
  * A URL with one of `schemes`. It carries a password, so a refusal never repeats the value.
- * `describe` names the expected form, e.g. "a PostgreSQL URL like postgres://…".
+ * `form` names the expected form, e.g. "a PostgreSQL URL like postgres://…".
  */
 function secretUrl(schemes: readonly string[], form: string, check?: (url: URL) => string | undefined) {
   return ({ name }: VariableContext) =>
