@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseConfig, startPlatform } from "@weft/server";
+import { loadConfig, startPlatform } from "@weft/server";
 import { createTestDatabase, createTestIdentity, freePort, localPlatformEnv } from "@weft/server/testing";
 
 /**
@@ -12,7 +12,7 @@ import { createTestDatabase, createTestIdentity, freePort, localPlatformEnv } fr
  */
 const port = await freePort();
 const dataDir = mkdtempSync(join(tmpdir(), "weft-bench-"));
-const config = parseConfig({
+const config = loadConfig({
   ...localPlatformEnv(port, dataDir),
   WEFT_LOG_LEVEL: "warn",
 });

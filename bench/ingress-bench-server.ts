@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseConfig, startPlatform } from "@weft/server";
+import { loadConfig, startPlatform } from "@weft/server";
 import {
   createTestDatabase,
   deployManifest,
@@ -29,7 +29,7 @@ if (mode === "baseline") {
 } else {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "weft-bench-"));
-  const config = parseConfig({
+  const config = loadConfig({
     ...localPlatformEnv(port, dataDir),
     WEFT_LOG_LEVEL: "warn",
     WEFT_ROLES: "api,ingress",

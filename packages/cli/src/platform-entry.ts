@@ -1,12 +1,25 @@
 import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { CliError } from "./errors.ts";
 
+/** What the platform's start-up module (`@weft/server`'s `process/bootstrap.ts`) offers. */
+interface PlatformBootstrap {
+  bootstrap(env: Readonly<Record<string, string | undefined>>, kind: "platform" | "worker"): Promise<void>;
+}
+
 /**
- * A start-up script of the platform installed beside this CLI (`@weft/server`). The CLI does not
- * import the server's code; it only runs its entry points.
+ * Starts the platform installed beside this CLI (`@weft/server`) with the given environment. The CLI
+ * does not depend on the server's code at build time; it loads its start-up module when asked to run it.
  */
-export function platformEntry(file: "main.ts" | "worker-main.ts"): string {
+export async function bootstrapPlatform(
+  env: Readonly<Record<string, string | undefined>>,
+  kind: "platform" | "worker",
+): Promise<void> {
+  const { bootstrap } = (await import(pathToFileURL(platformEntry("process/bootstrap.ts")).href)) as PlatformBootstrap;
+  await bootstrap(env, kind);
+}
+
+function platformEntry(file: string): string {
   let index: string;
   try {
     index = import.meta.resolve("@weft/server");

@@ -1,5 +1,4 @@
 import type { Config } from "./config/config.ts";
-import { loadOrCreateSecretKey } from "./config/secret-key.ts";
 import { type DatabaseHandle, openDatabase } from "./db/database.ts";
 import {
   createActiveDeploymentChanges,
@@ -42,7 +41,10 @@ export interface RunningPlatform {
 /** Time left to in-flight requests on shutdown before their connections are cut. */
 const drainGraceMs = 8000;
 
-/** Opens the database, applies migrations and serves every configured role until stopped. */
+/**
+ * Opens the database, applies migrations and serves every configured role until stopped. `config`
+ * comes from `loadConfig`, its keys already loaded.
+ */
 export async function startPlatform(config: Config, options: PlatformOptions = {}): Promise<RunningPlatform> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger({ level: config.logLevel });
@@ -57,7 +59,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
       ? undefined
       : createOtlpSpanExport({ db: database.db, endpoint: config.otlpEndpoint, logger });
   const context: PlatformContext = {
-    config: { ...config, secretKey: loadOrCreateSecretKey(config.secretKey, config.dataDir) },
+    config,
     database,
     clock,
     ids: createIdGenerator(clock),

@@ -1,12 +1,15 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { serverEntry } from "./support/index.ts";
 
-function start(env: Record<string, string>) {
-  return spawnSync(process.execPath, [serverEntry], {
+const workerEntry = fileURLToPath(new URL("../src/worker-main.ts", import.meta.url));
+
+function start(env: Record<string, string>, entry = serverEntry) {
+  return spawnSync(process.execPath, [entry], {
     env: { PATH: process.env.PATH ?? "", WEFT_DATA_DIR: mkdtempSync(join(tmpdir(), "weft-cfg-")), ...env },
     encoding: "utf8",
     timeout: 20_000,
@@ -26,6 +29,28 @@ describe("start-up with a bad configuration", () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(expected);
     expect(lines[0]).toMatch(/expected/);
+    expect(result.stdout).not.toContain("Weft is running");
+  });
+});
+
+describe("start-up with a bad configuration: every entry point", () => {
+  it("stops a worker process with exit code 1 and one line naming the variable", () => {
+    const result = start({ WEFT_WORKER_CONCURRENCY: "0" }, workerEntry);
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim().split("\n")).toEqual([
+      'weft worker: invalid configuration: WEFT_WORKER_CONCURRENCY="0" is not an integer from 1 to 1000: expected for example WEFT_WORKER_CONCURRENCY=20',
+    ]);
+    expect(result.stdout).not.toContain("is running");
+  });
+
+  it("stops the platform with one line when the data dir's secret key file holds no key", () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "weft-cfg-"));
+    writeFileSync(join(dataDir, "secret.key"), "not a key\n");
+    const result = start({ WEFT_DATA_DIR: dataDir });
+    expect(result.status).toBe(1);
+    const lines = result.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^weft: invalid configuration: .*secret\.key does not hold a 32-byte hex key: delete it/);
     expect(result.stdout).not.toContain("Weft is running");
   });
 });

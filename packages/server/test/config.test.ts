@@ -1,7 +1,8 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { loadConfig } from "../src/config/load-config.ts";
 import { ConfigError, parseConfig } from "../src/config/parse-config.ts";
 
 function configError(env: Record<string, string>): ConfigError {
@@ -286,5 +287,42 @@ describe("parseConfig: attempt timeouts and the workspace share", () => {
     expect(error.variable).toBe(variable);
     expect(error.message).toMatch(message);
     expect(error.message).not.toContain("\n");
+  });
+});
+
+describe("loadConfig: the keys of the data dir", () => {
+  it("generates the secret key and the dev mailbox's key once into the data dir, then loads them", () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "weft-keys-"));
+    const first = loadConfig({ WEFT_DATA_DIR: dataDir });
+    expect(first.secretKey).toHaveLength(32);
+    expect(readFileSync(join(dataDir, "secret.key"), "utf8").trim()).toBe(first.secretKey.toString("hex"));
+    expect(first.mail).toEqual({ kind: "outbox", key: readFileSync(join(dataDir, "dev-mailbox.key"), "utf8").trim() });
+    const again = loadConfig({ WEFT_DATA_DIR: dataDir });
+    expect(again.secretKey.equals(first.secretKey)).toBe(true);
+    expect(again.mail).toEqual(first.mail);
+  });
+
+  it("takes WEFT_SECRET_KEY over the data dir, and loads no mailbox key when mail goes over SMTP", () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "weft-keys-"));
+    const key = "cd".repeat(32);
+    const config = loadConfig({ WEFT_DATA_DIR: dataDir, WEFT_SECRET_KEY: key, SMTP_URL: "smtp://mail:25" });
+    expect(config.secretKey.toString("hex")).toBe(key);
+    expect(config.mail).toEqual({ kind: "smtp", url: "smtp://mail:25" });
+  });
+
+  it("refuses a secret key file that does not hold a key, naming WEFT_SECRET_KEY", () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "weft-keys-"));
+    writeFileSync(join(dataDir, "secret.key"), "not a key\n");
+    let error: unknown;
+    try {
+      loadConfig({ WEFT_DATA_DIR: dataDir });
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).variable).toBe("WEFT_SECRET_KEY");
+    expect((error as ConfigError).message).toMatch(
+      /does not hold a 32-byte hex key: delete it .*or set WEFT_SECRET_KEY/,
+    );
   });
 });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseConfig } from "../src/config/parse-config.ts";
+import { loadConfig } from "../src/config/load-config.ts";
 import { type RunningPlatform, startPlatform } from "../src/platform.ts";
 import { createLogger } from "../src/shared/logger.ts";
 import { deployManifest, freePort, localPlatformEnv, startTestPlatform, type TestPlatform } from "./support/index.ts";
@@ -18,7 +18,7 @@ const webhookUrl = () => `${ingress.url}/triggers/webhooks/${projectId}/orders`;
 beforeAll(async () => {
   ingress = await startTestPlatform({ env: { WEFT_ROLES: "ingress" } });
   apiDataDir = mkdtempSync(join(tmpdir(), "weft-test-"));
-  const config = parseConfig({ ...localPlatformEnv(await freePort(), apiDataDir), WEFT_ROLES: "api" });
+  const config = loadConfig({ ...localPlatformEnv(await freePort(), apiDataDir), WEFT_ROLES: "api" });
   api = await startPlatform(config, {
     clock: ingress.clock,
     logger: createLogger({ level: "silent" }),

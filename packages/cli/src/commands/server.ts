@@ -1,8 +1,7 @@
-import { pathToFileURL } from "node:url";
 import type { Command } from "commander";
 import { UsageError } from "../errors.ts";
 import { examples } from "../help.ts";
-import { platformEntry } from "../platform-entry.ts";
+import { bootstrapPlatform } from "../platform-entry.ts";
 import { runCommand } from "../run-command.ts";
 
 interface ServerOptions {
@@ -23,13 +22,19 @@ Every setting of the platform is read from the environment; see the README's con
     )
     .action(
       runCommand(async (context, options: ServerOptions) => {
-        if (options.port !== undefined) {
-          if (!/^\d{1,5}$/.test(options.port)) throw new UsageError(`--port ${options.port} is not a port number`);
-          context.env.PORT = options.port;
+        if (options.port !== undefined && !/^\d{1,5}$/.test(options.port)) {
+          throw new UsageError(`--port ${options.port} is not a port number`);
         }
-        if (options.roles !== undefined) context.env.WEFT_ROLES = options.roles;
-        // The server's own entry point parses the environment, starts, and handles SIGINT/SIGTERM.
-        await import(pathToFileURL(platformEntry("main.ts")).href);
+        // The flags stand in for their variables; the platform parses the result, starts, and
+        // handles SIGINT/SIGTERM.
+        await bootstrapPlatform(
+          {
+            ...context.env,
+            ...(options.port === undefined ? {} : { PORT: options.port }),
+            ...(options.roles === undefined ? {} : { WEFT_ROLES: options.roles }),
+          },
+          "platform",
+        );
       }),
     );
 }

@@ -1,7 +1,6 @@
-import { pathToFileURL } from "node:url";
 import type { Command } from "commander";
 import { examples } from "../help.ts";
-import { platformEntry } from "../platform-entry.ts";
+import { bootstrapPlatform } from "../platform-entry.ts";
 import { runCommand } from "../run-command.ts";
 
 export function registerWorker(program: Command): void {
@@ -14,8 +13,8 @@ export function registerWorker(program: Command): void {
 Workers need the database the API uses: set DATABASE_URL (and WEFT_SECRET_KEY) as for \`weft server\`.\n`,
     )
     .action(
-      runCommand(async () => {
-        await import(pathToFileURL(platformEntry("worker-main.ts")).href);
+      runCommand(async (context) => {
+        await bootstrapPlatform(context.env, "worker");
       }),
     );
 }

@@ -63,7 +63,6 @@ function statePage(registration: PendingRegistrationView, csrfToken: string): { 
 export function approvalRoutes(context: PlatformContext): Hono<AppEnv> {
   const { database, clock, ids } = context;
   const key = context.config.secretKey;
-  if (key === undefined) throw new Error("the platform secret key is not loaded");
   const app = new Hono<AppEnv>();
 
   app.get("/agent/auth/approve", async (c) => {

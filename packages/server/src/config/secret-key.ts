@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { ConfigError } from "./parse-config.ts";
 
 /** How a generated key is written to its file in the data dir, and which variable to name when it is unreadable. */
-export interface KeyFile {
+interface KeyFile {
   fileName: string;
   encoding: "hex" | "base64url";
   /** The variable a ConfigError names when the file does not hold a key. */
@@ -17,7 +17,7 @@ export interface KeyFile {
  * A 32-byte key kept in the data dir: read when the file exists, otherwise generated once (mode
  * 0600, created exclusively so that two processes starting together cannot overwrite each other's).
  */
-export function loadOrCreateKeyFile(dataDir: string, file: KeyFile): Buffer {
+function loadOrCreateKeyFile(dataDir: string, file: KeyFile): Buffer {
   const path = join(dataDir, file.fileName);
   if (existsSync(path)) {
     const key = Buffer.from(readFileSync(path, "utf8").trim(), file.encoding);
@@ -36,16 +36,25 @@ export function loadOrCreateKeyFile(dataDir: string, file: KeyFile): Buffer {
 }
 
 /**
- * The key used to encrypt stored secrets and sign CSRF tokens. Without WEFT_SECRET_KEY it is
+ * The key used to encrypt stored secrets and sign CSRF tokens, when WEFT_SECRET_KEY is unset: it is
  * generated once into the data dir so that it survives restarts. Several processes sharing one
  * PostgreSQL must share WEFT_SECRET_KEY instead.
  */
-export function loadOrCreateSecretKey(configured: Buffer | undefined, dataDir: string): Buffer {
-  if (configured !== undefined) return configured;
+export function loadOrCreateSecretKey(dataDir: string): Buffer {
   return loadOrCreateKeyFile(dataDir, {
     fileName: "secret.key",
     encoding: "hex",
     variable: "WEFT_SECRET_KEY",
     remedy: ", or set WEFT_SECRET_KEY",
   });
+}
+
+/** The dev mailbox's key (base64url), the lock of `/dev/mailbox?key=…` besides loopback. */
+export function loadOrCreateDevMailboxKey(dataDir: string): string {
+  return loadOrCreateKeyFile(dataDir, {
+    fileName: "dev-mailbox.key",
+    encoding: "base64url",
+    variable: "WEFT_DEV_MAILBOX",
+    remedy: "",
+  }).toString("base64url");
 }

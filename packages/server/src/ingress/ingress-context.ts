@@ -18,11 +18,9 @@ export interface IngressContext {
 }
 
 export function createIngressContext(platform: PlatformContext): IngressContext {
-  const secretKey = platform.config.secretKey;
-  if (secretKey === undefined) throw new Error("ingress needs the secret key, which the platform loads at start-up");
   return {
     platform,
-    csrfKey: deriveCsrfKey(secretKey),
+    csrfKey: deriveCsrfKey(platform.config.secretKey),
     definitions: {
       db: platform.database.db,
       manifests: createManifestCache(),

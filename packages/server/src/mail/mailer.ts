@@ -1,6 +1,5 @@
 import { createTransport } from "nodemailer";
 import type { MailConfig } from "../config/config.ts";
-import { loadOrCreateKeyFile } from "../config/secret-key.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { Logger } from "../shared/logger.ts";
 
@@ -33,14 +32,8 @@ export interface Mailer {
 /** The dev outbox keeps this many messages; it is a development aid, not a mail store. */
 const outboxCapacity = 200;
 
-function createOutboxMailer(from: string, dataDir: string, clock: Clock, logger: Logger): Mailer {
+function createOutboxMailer(from: string, key: string, clock: Clock, logger: Logger): Mailer {
   const messages: OutboxMessage[] = [];
-  const key = loadOrCreateKeyFile(dataDir, {
-    fileName: "dev-mailbox.key",
-    encoding: "base64url",
-    variable: "WEFT_DEV_MAILBOX",
-    remedy: "",
-  }).toString("base64url");
   return {
     send: async (message) => {
       messages.unshift({ ...message, from, sentAt: clock.now() });
@@ -78,16 +71,12 @@ function createSmtpMailer(url: string, from: string): Mailer {
   };
 }
 
-export function createMailer(
-  config: { mail: MailConfig; mailFrom: string; dataDir: string },
-  clock: Clock,
-  logger: Logger,
-): Mailer {
+export function createMailer(config: { mail: MailConfig; mailFrom: string }, clock: Clock, logger: Logger): Mailer {
   switch (config.mail.kind) {
     case "smtp":
       return createSmtpMailer(config.mail.url, config.mailFrom);
     case "outbox":
-      return createOutboxMailer(config.mailFrom, config.dataDir, clock, logger);
+      return createOutboxMailer(config.mailFrom, config.mail.key, clock, logger);
     case "dropped":
       return createDroppingMailer(logger);
   }

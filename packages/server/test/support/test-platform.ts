@@ -3,7 +3,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Config } from "../../src/config/config.ts";
-import { parseConfig } from "../../src/config/parse-config.ts";
+import { loadConfig } from "../../src/config/load-config.ts";
 import type { DatabaseHandle } from "../../src/db/database.ts";
 import type { ResolveHost } from "../../src/engine/egress/egress-proxy.ts";
 import { type RunningPlatform, startPlatform } from "../../src/platform.ts";
@@ -71,11 +71,11 @@ export interface TestPlatformOptions {
 export async function startTestPlatform(options: TestPlatformOptions = {}): Promise<TestPlatform> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "weft-test-"));
-  const parsed = parseConfig({
+  const loaded = loadConfig({
     ...localPlatformEnv(port, dataDir),
     ...options.env,
   });
-  const config = options.configure ? options.configure(parsed) : parsed;
+  const config = options.configure ? options.configure(loaded) : loaded;
   const database = await createTestDatabase(
     options.databaseServer === undefined ? testServerUrl() : options.databaseServer || undefined,
   );

@@ -8,15 +8,17 @@ import { messagePage } from "../pages/approval-pages.ts";
 
 /** `POST {auth_url}/agent/auth/claim/complete`: claim token + 6-digit code → credential, once. */
 export function claimRoute(context: PlatformContext): Handler<AppEnv> {
-  const { database, clock, ids } = context;
-  const secretKey = context.config.secretKey;
-  if (secretKey === undefined) throw new Error("the platform secret key is not loaded");
+  const { database, clock, ids, config } = context;
   return authHandler(async (c) => {
     const body = await readJsonObject(c);
     const claimToken = requireString(body, "claim_token");
     const otp = requireString(body, "otp");
     if (!/^\d{6}$/.test(otp)) throw new AuthError("invalid_request", "otp must be the 6-digit code.");
-    const claimed = await completeClaim(database.db, { clock, ids, secretKey }, { claimToken, code: otp });
+    const claimed = await completeClaim(
+      database.db,
+      { clock, ids, secretKey: config.secretKey },
+      { claimToken, code: otp },
+    );
     noStore(c);
     return c.json({
       registration_id: claimed.registrationId,

@@ -1,0 +1,96 @@
+import type { Config, ParsedConfig } from "../config/config.ts";
+import { loadConfig } from "../config/load-config.ts";
+import { ConfigError, type Environment, parseConfig } from "../config/parse-config.ts";
+import { openDatabase } from "../db/database.ts";
+import { decideSandbox, SandboxUnavailableError } from "../engine/sandbox/sandbox-isolation.ts";
+import { startWorker } from "../engine/worker.ts";
+import { startPlatform } from "../platform.ts";
+import { systemClock } from "../shared/clock.ts";
+import { createLogger } from "../shared/logger.ts";
+import { createOtlpSpanExport } from "../traces/otlp-export.ts";
+import { stopOnSignals } from "./process-lifecycle.ts";
+
+/**
+ * What a process runs: `platform` serves every role WEFT_ROLES names (`npm start`, `weft server`);
+ * `worker` only runs workflow executions (`weft worker`).
+ */
+export type ProcessKind = "platform" | "worker";
+
+const programs: Record<ProcessKind, string> = { platform: "weft", worker: "weft worker" };
+
+/**
+ * The one start-up of every entry point: reads the configuration from `env` (never from
+ * `process.env` itself, so a command line's settings are an argument, not a mutation), starts,
+ * prints the start-up lines and stops gracefully on SIGTERM/SIGINT. A bad configuration or a
+ * sandbox that cannot be had ends the process with one line on stderr and exit code 1.
+ */
+export async function bootstrap(env: Environment, kind: ProcessKind): Promise<void> {
+  const program = programs[kind];
+  try {
+    if (kind === "worker") {
+      // This process plays the worker role only, whatever WEFT_ROLES says, so the rules of the
+      // serving roles (such as the dev mailbox's refusal of a non-loopback HOST) do not stop it; it
+      // needs none of the keys of the data dir either.
+      await runWorker(parseConfig({ ...env, WEFT_ROLES: "worker" }));
+    } else {
+      await runPlatform(loadConfig(env));
+    }
+  } catch (error) {
+    if (error instanceof ConfigError) exitWith(`${program}: invalid configuration: ${error.message}`);
+    if (error instanceof SandboxUnavailableError) exitWith(`${program}: cannot start: ${error.message}`);
+    throw error;
+  }
+}
+
+function exitWith(line: string): never {
+  process.stderr.write(`${line}\n`);
+  process.exit(1);
+}
+
+async function runPlatform(config: Config): Promise<void> {
+  const platform = await startPlatform(config);
+  // Before announcing readiness: whoever waits for the line below may signal at once, and a signal
+  // that arrives before a handler exists ends the process without a graceful stop.
+  stopOnSignals(platform.context.logger, () => platform.stop(), "platform");
+  const where = config.database.kind === "embedded" ? `embedded database in ${config.dataDir}` : "PostgreSQL server";
+  const sandbox = platform.context.sandbox;
+  const isolation =
+    sandbox === undefined
+      ? ""
+      : `; sandbox: ${sandbox.mode === "bwrap" ? `bubblewrap, egress ${sandbox.egress}` : "plain processes, NOT isolated"}`;
+  process.stdout.write(
+    `Weft is running at ${config.baseUrl} (listening on ${platform.listenUrl}; roles: ${[...config.roles].join(", ")}; data: ${where}${isolation})\n`,
+  );
+  const outbox = platform.context.mailer.outbox;
+  if (outbox !== undefined) {
+    // Like a notebook server's token link: the key is the mailbox's only lock besides loopback.
+    process.stdout.write(`Dev mailbox: ${config.baseUrl}/dev/mailbox?key=${outbox.key}\n`);
+  }
+}
+
+async function runWorker(config: ParsedConfig): Promise<void> {
+  const logger = createLogger({ level: config.logLevel });
+  const sandbox = await decideSandbox(config.sandbox);
+  const database = await openDatabase(config.database);
+  const spanExport =
+    config.otlpEndpoint === undefined
+      ? undefined
+      : createOtlpSpanExport({ db: database.db, endpoint: config.otlpEndpoint, logger });
+  const worker = await startWorker(
+    { database, clock: systemClock, logger, spanExport },
+    { ...config.worker, dataDir: config.dataDir, sandbox },
+  );
+  // Before announcing readiness: a signal that arrives before a handler exists ends the process at once.
+  stopOnSignals(
+    logger,
+    async () => {
+      await worker.stop();
+      await spanExport?.shutdown();
+      await database.close();
+    },
+    "worker",
+  );
+  process.stdout.write(
+    `Weft worker ${worker.id} is running (concurrency ${config.worker.concurrency}; sandbox: ${sandbox.mode}, egress ${sandbox.egress})\n`,
+  );
+}
