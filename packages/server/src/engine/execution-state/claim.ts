@@ -4,6 +4,7 @@ import { relaxedCommit, relaxedCommitUsed, relaxTransactionCommit, sqlRows } fro
 import {
   type ClaimTransition,
   claimTransitionFrom,
+  claimTransitions,
   type ExecutionState,
   leasedState,
   transitions,
@@ -64,6 +65,8 @@ export interface ClaimRequest {
   limit: number;
   /** Most executions of one workspace this worker may run at once (see `workspaceSlots`). */
   workspaceSlots: number;
+  /** Which of the claim transitions to take; all three by default (the worker). */
+  transitions?: readonly ClaimTransition[] | undefined;
 }
 
 /** This worker's running executions per workspace, as a CTE body (`workspace_id`, `running`). */
@@ -75,13 +78,23 @@ function busyWorkspaces(request: ClaimRequest): SQL {
 /**
  * Claimable: by `claim` or `wake`, with `run_at` reached; by `expireLease`, under an expired lease
  * held by another worker (it died; its own live executions are never taken back from under it).
+ * The states of the transitions sharing a guard are listed in one `in (...)`, as the partial index
+ * `executions_ready_idx` is.
  */
 function claimable(request: ClaimRequest): SQL {
   const now = request.now.toISOString();
-  const due = statusIn([...transitions.claim.from, ...transitions.wake.from], "e.status");
-  return sql`((${due} and e.run_at <= ${now}::timestamptz)
-    or (${statusIn(transitions.expireLease.from, "e.status")} and e.lease_expires_at < ${now}::timestamptz
-      and e.lease_owner <> ${request.workerId}))`;
+  const taken = request.transitions ?? claimTransitions;
+  const statesOf = (names: readonly ClaimTransition[]) =>
+    names.filter((name) => taken.includes(name)).flatMap((name) => transitions[name].from);
+  const due = statesOf(["claim", "wake"]);
+  const lapsed = statesOf(["expireLease"]);
+  const parts: SQL[] = [];
+  if (due.length > 0) parts.push(sql`(${statusIn(due, "e.status")} and e.run_at <= ${now}::timestamptz)`);
+  if (lapsed.length > 0) {
+    parts.push(sql`(${statusIn(lapsed, "e.status")} and e.lease_expires_at < ${now}::timestamptz
+      and e.lease_owner <> ${request.workerId})`);
+  }
+  return parts.length === 0 ? sql`false` : sql`(${sql.join(parts, sql` or `)})`;
 }
 
 /** The three claim transitions lead to the same state, so one assignment serves them all. */
