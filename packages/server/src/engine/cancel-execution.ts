@@ -4,7 +4,7 @@ import { type ExecutionStatus, executions } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import { ConflictError, NotFoundError, notFoundMessage } from "../shared/service-errors.ts";
 import type { SpanExport } from "../traces/otlp-export.ts";
-import { cancel, isFinal, leasedState, requestCancel } from "./execution-state/index.ts";
+import { cancel, isFinal, leasedState, requestCancel, transitions } from "./execution-state/index.ts";
 
 /**
  * Cancels an execution. A queued or sleeping one is cancelled at once (and its spans go to the
@@ -45,12 +45,13 @@ function cancelInTransaction(
       await requestCancel(tx, { executionId: row.id, now });
       return { status: row.status };
     }
-    // The row is locked and neither final nor leased, so the table allows `cancel` from its state.
-    await cancel(
+    const outcome = await cancel(
       tx,
       { executionId: row.id },
       { now, attemptSpanId: undefined, attemptStatus: { code: "error" }, logs: [] },
     );
-    return { status: "cancelled" };
+    // The row is locked: only a state the transition table does not let `cancel` leave refuses it.
+    if (outcome === "refused") throw new ConflictError(`an execution cannot be cancelled while ${row.status}`);
+    return { status: transitions.cancel.to };
   });
 }
