@@ -121,14 +121,14 @@ export function fail(db: Database, lease: Lease, close: AttemptClose, error: Exe
 }
 
 /** Queues the next attempt at `runAt`, keeping the failed attempt's error on the row. */
-export function retry(db: Database, lease: Lease, close: AttemptClose, retry: { error: ExecutionError; runAt: Date }) {
+export function retry(db: Database, lease: Lease, close: AttemptClose, next: { error: ExecutionError; runAt: Date }) {
   return endAttempt(
     db,
     { executionId: lease.executionId, holder: holderOf(lease) },
     {
       ...close,
       transition: "retry",
-      set: sql`attempt = attempt + 1, error = ${errorJson(retry.error)}, run_at = ${retry.runAt.toISOString()}::timestamptz`,
+      set: sql`attempt = attempt + 1, error = ${errorJson(next.error)}, run_at = ${next.runAt.toISOString()}::timestamptz`,
     },
   );
 }
@@ -183,7 +183,7 @@ export function sleep(
   db: Database,
   lease: Lease,
   close: AttemptClose,
-  sleep: { name: string; attempt: number; sequence: number; wakeAt: Date },
+  nap: { name: string; attempt: number; sequence: number; wakeAt: Date },
 ): Promise<TransitionOutcome> {
   const now = close.now.toISOString();
   return db.transaction(async (tx) => {
@@ -192,8 +192,8 @@ export function sleep(
       tx,
       sql`insert into execution_steps
           (execution_id, name, kind, result, attempt, started_at, finished_at, wake_at, logs, sequence)
-        select id, ${sleep.name}, 'sleep', '{}'::jsonb, ${sleep.attempt}, ${now}::timestamptz,
-          ${now}::timestamptz, ${sleep.wakeAt.toISOString()}::timestamptz, '[]'::jsonb, ${sleep.sequence}
+        select id, ${nap.name}, 'sleep', '{}'::jsonb, ${nap.attempt}, ${now}::timestamptz,
+          ${now}::timestamptz, ${nap.wakeAt.toISOString()}::timestamptz, '[]'::jsonb, ${nap.sequence}
         from executions where id = ${lease.executionId} and ${allowedBy("sleep", holderOf(lease))}
         on conflict do nothing returning name`,
     );
@@ -201,7 +201,7 @@ export function sleep(
     return endAttempt(
       tx,
       { executionId: lease.executionId, holder: holderOf(lease) },
-      { ...close, transition: "sleep", set: sql`run_at = ${sleep.wakeAt.toISOString()}::timestamptz` },
+      { ...close, transition: "sleep", set: sql`run_at = ${nap.wakeAt.toISOString()}::timestamptz` },
     );
   });
 }
