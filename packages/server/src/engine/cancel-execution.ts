@@ -1,13 +1,10 @@
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
 import { type ExecutionStatus, executions } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import { ConflictError, NotFoundError, notFoundMessage } from "../shared/service-errors.ts";
 import type { SpanExport } from "../traces/otlp-export.ts";
-import { cancellationsChannel } from "./channels.ts";
-import { endAttempt, errorJson } from "./execution-transitions.ts";
-
-const finalStatuses: readonly ExecutionStatus[] = ["succeeded", "failed", "cancelled"];
+import { cancel, isFinal, leasedState, requestCancel, transitions } from "./execution-state/index.ts";
 
 /**
  * Cancels an execution. A queued or sleeping one is cancelled at once (and its spans go to the
@@ -38,31 +35,23 @@ function cancelInTransaction(
     if (row === undefined || (request.projectId !== undefined && row.projectId !== request.projectId)) {
       throw new NotFoundError(notFoundMessage("execution"));
     }
-    if (finalStatuses.includes(row.status)) {
+    if (isFinal(row.status)) {
       throw new ConflictError(
         `the execution has already ${row.status === "cancelled" ? "been cancelled" : row.status}`,
       );
     }
     const now = deps.clock.now();
-    if (row.status === "running") {
-      await tx.update(executions).set({ cancelRequestedAt: now }).where(eq(executions.id, row.id));
-      await tx.execute(sql`select pg_notify(${cancellationsChannel}, ${row.id})`);
-      return { status: "running" };
+    if (row.status === leasedState) {
+      await requestCancel(tx, { executionId: row.id, now });
+      return { status: row.status };
     }
-    const error = { name: "CancelledError", message: "the execution was cancelled" };
-    await endAttempt(
+    const outcome = await cancel(
       tx,
-      { executionId: row.id, condition: sql`status in ('queued', 'sleeping')` },
-      {
-        now,
-        attemptSpanId: undefined,
-        attemptStatus: { code: "error" },
-        logs: [],
-        set: sql`status = 'cancelled', cancel_requested_at = ${now.toISOString()}::timestamptz,
-          error = ${errorJson(error)}, finished_at = ${now.toISOString()}::timestamptz`,
-        final: { code: "error", message: error.message },
-      },
+      { executionId: row.id },
+      { now, attemptSpanId: undefined, attemptStatus: { code: "error" }, logs: [] },
     );
-    return { status: "cancelled" };
+    // The row is locked: only a state the transition table does not let `cancel` leave refuses it.
+    if (outcome === "refused") throw new ConflictError(`an execution cannot be cancelled while ${row.status}`);
+    return { status: transitions.cancel.to };
   });
 }

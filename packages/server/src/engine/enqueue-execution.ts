@@ -3,11 +3,13 @@ import { and, eq, gt, sql } from "drizzle-orm";
 import type { Transaction } from "../db/database.ts";
 import { jsonRowsInsert } from "../db/insert-json-rows.ts";
 import { preparedSql } from "../db/prepared-sql.ts";
-import { deployments, executions, idempotencyKeys, spans, type TriggerKind } from "../db/schema/index.ts";
+import { deployments, executions, idempotencyKeys, type TriggerKind } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 import { InvalidRequestError, NotFoundError } from "../shared/service-errors.ts";
 import { executionsChannel } from "./channels.ts";
+import { initialState } from "./execution-state/execution-states.ts";
+import { insertSpans, type SpanRow, spansFromJson } from "./execution-state/span-writes.ts";
 import { retryPolicyOf } from "./retry-policy.ts";
 import { checkInput } from "./stored-values.ts";
 import { newSpanId, newTraceId } from "./trace-ids.ts";
@@ -106,7 +108,7 @@ export async function enqueueExecution(
 
 export type QueuedExecutionRows = ReturnType<typeof queuedExecutionRows>;
 
-/** The columns a queued execution and its spans are written with (the others keep their defaults). */
+/** The columns a queued execution is written with (the others keep their defaults). */
 const queuedExecutionKeys = [
   "id",
   "projectId",
@@ -129,34 +131,18 @@ const queuedExecutionKeys = [
   "logs",
   "createdAt",
 ] as const;
-const queuedSpanKeys = [
-  "traceId",
-  "projectId",
-  "executionId",
-  "workflow",
-  "spanId",
-  "parentSpanId",
-  "name",
-  "kind",
-  "startTime",
-  "endTime",
-  "attributes",
-  "statusCode",
-] as const;
 type QueuedExecution = Required<Pick<typeof executions.$inferInsert, (typeof queuedExecutionKeys)[number]>> & {
   id: string;
 };
-type QueuedSpan = Required<Pick<typeof spans.$inferInsert, (typeof queuedSpanKeys)[number]>>;
 
 const executionRows = jsonRowsInsert(executions, queuedExecutionKeys);
-const spanRows = jsonRowsInsert(spans, queuedSpanKeys);
 
 /** Every submission and run inserts through it, so it is rendered once and, on PostgreSQL, planned once per connection. */
 const insertQueuedStatement = preparedSql<never>(
   "insert_queued_executions",
   () =>
     sql`with inserted_executions as (${executionRows.statement(sql.placeholder("executions"))}),
-      inserted_spans as (${spanRows.statement(sql.placeholder("spans"))})
+      inserted_spans as (${insertSpans(spansFromJson(sql.placeholder("spans")))})
       select pg_notify(${executionsChannel}, '')`,
 );
 
@@ -167,7 +153,7 @@ const insertQueuedStatement = preparedSql<never>(
 export async function insertQueuedExecutions(tx: Transaction, rows: readonly QueuedExecutionRows[]): Promise<void> {
   await insertQueuedStatement.execute(tx, {
     executions: executionRows.json(rows.map((row) => row.execution)),
-    spans: spanRows.json(rows.flatMap((row) => row.spans)),
+    spans: JSON.stringify(rows.flatMap((row) => row.spans)),
   });
 }
 
@@ -176,21 +162,27 @@ export function queuedExecutionRows(
   deps: { clock: Clock; ids: IdGenerator },
   request: EnqueueExecutionRequest,
   workflow: WorkflowManifest,
-): { execution: QueuedExecution; spans: QueuedSpan[] } {
+): { execution: QueuedExecution; spans: SpanRow[] } {
   const now = deps.clock.now();
   const retries = retryPolicyOf(workflow);
   const executionId = deps.ids("execution");
   const traceId = newTraceId();
   const triggerSpanId = newSpanId();
   const executionSpanId = newSpanId();
-  const common = { traceId, projectId: request.projectId, executionId, workflow: request.workflow };
+  const nowText = now.toISOString();
+  const common = {
+    trace_id: traceId,
+    project_id: request.projectId,
+    execution_id: executionId,
+    workflow: request.workflow,
+  };
   return {
     execution: {
       id: executionId,
       projectId: request.projectId,
       deploymentId: request.deploymentId,
       workflow: request.workflow,
-      status: "queued",
+      status: initialState,
       input: request.input ?? null,
       attempt: 1,
       maxAttempts: retries.maxAttempts,
@@ -210,30 +202,32 @@ export function queuedExecutionRows(
     spans: [
       {
         ...common,
-        spanId: triggerSpanId,
-        parentSpanId: null,
+        span_id: triggerSpanId,
+        parent_span_id: null,
         name: `trigger ${request.trigger.kind}${request.trigger.name === undefined ? "" : ` ${request.trigger.name}`}`,
         kind: "trigger",
-        startTime: now,
-        endTime: now,
+        start_time: nowText,
+        end_time: nowText,
         attributes: {
           "weft.trigger.kind": request.trigger.kind,
           ...(request.trigger.name === undefined ? {} : { "weft.trigger.name": request.trigger.name }),
           "weft.deployment.id": request.deploymentId,
           ...(request.idempotencyKey === undefined ? {} : { "weft.idempotency_key": request.idempotencyKey }),
         },
-        statusCode: "ok",
+        status_code: "ok",
+        status_message: null,
       },
       {
         ...common,
-        spanId: executionSpanId,
-        parentSpanId: triggerSpanId,
+        span_id: executionSpanId,
+        parent_span_id: triggerSpanId,
         name: `execution ${request.workflow}`,
         kind: "execution",
-        startTime: now,
-        endTime: null,
+        start_time: nowText,
+        end_time: null,
         attributes: { "weft.execution.id": executionId, "weft.workflow": request.workflow },
-        statusCode: "unset",
+        status_code: "unset",
+        status_message: null,
       },
     ],
   };

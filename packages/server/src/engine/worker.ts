@@ -1,46 +1,23 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { sql } from "drizzle-orm";
 import type { DatabaseHandle } from "../db/database.ts";
-import type { ExecutionError, LogEntry } from "../db/schema/index.ts";
-import { sqlStateOf } from "../db/sql-state.ts";
 import { readDeploymentBundle } from "../deployments/read-deployments.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { Timers } from "../shared/timers.ts";
 import type { SpanExport } from "../traces/otlp-export.ts";
-import { type AttemptTimeout, attemptTimeout, defaultAttemptTimeoutMs, timeoutError } from "./attempt-timeout.ts";
+import { defaultAttemptTimeoutMs } from "./attempt-timeout.ts";
+import { endAttempt, requeueOnStop } from "./attempts/attempt-ending.ts";
+import { afterRenewal, enforceDeadline } from "./attempts/attempt-watch.ts";
+import { type AttemptContext, type RunningAttempt, startAttempt } from "./attempts/running-attempt.ts";
+import { sandboxHandlers } from "./attempts/sandbox-handlers.ts";
 import { cancellationsChannel, executionsChannel } from "./channels.ts";
-import { type ClaimedExecution, claimExecutions } from "./claim-executions.ts";
 import type { ResolveHost } from "./egress/egress-proxy.ts";
-import {
-  endAttempt,
-  errorJson,
-  leaseHeld,
-  loadStoredSteps,
-  recordStep,
-  renewLeases,
-  type StepRecord,
-  type StepSpan,
-  type StoredHistory,
-  stepSpanOf,
-  suspendForSleep,
-} from "./execution-transitions.ts";
-import { cancelGraceMs } from "./limits.ts";
-import { retryDelayMs } from "./retry-policy.ts";
-import type { ChildMessage, SerializedError } from "./sandbox/protocol.ts";
+import { type ClaimedExecution, claim, renewLeases } from "./execution-state/index.ts";
 import { startSandboxHost } from "./sandbox/sandbox-host.ts";
 import type { SandboxIsolation } from "./sandbox/sandbox-isolation.ts";
-import { createSandboxPool, type SandboxRun } from "./sandbox/sandbox-pool.ts";
-import {
-  checkLogs,
-  checkOutput,
-  checkStepName,
-  checkStepResult,
-  storableError,
-  storageBudgetError,
-} from "./stored-values.ts";
-import { newSpanId } from "./trace-ids.ts";
+import { createSandboxPool } from "./sandbox/sandbox-pool.ts";
+import { loadStoredSteps, type StoredHistory } from "./stored-steps.ts";
 import { defaultWorkspaceShare, workspaceSlots } from "./workspace-share.ts";
 
 /**
@@ -93,32 +70,16 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
-interface Running {
-  execution: ClaimedExecution;
-  attemptSpanId: string;
-  startedAt: Date;
-  timeout: AttemptTimeout;
-  deadline: number;
-  sandbox: SandboxRun | undefined;
-  cancelRequested: boolean;
-  timedOut: boolean;
-  /** The cancel was not honoured within `cancelGraceMs`, so the worker killed the sandbox process. */
-  cancelKilled: boolean;
-  /** Bytes stored for the execution so far (all attempts): the per-execution storage limit counts them. */
-  storedBytes: number;
-  /** Spans of this attempt's steps, written when it ends. */
-  stepSpans: StepSpan[];
-  /** Set once a final transition is under way, so no second one starts. */
-  done: boolean;
-}
-
-const cancelledError: ExecutionError = { name: "CancelledError", message: "the execution was cancelled" };
-
+/**
+ * The worker: the claim loop, the leases and the hand-off to the sandboxes. What happens to an
+ * attempt once it runs is in `attempts/` (its steps, its end, its deadline and cancel grace); every
+ * change of an execution's state is a transition of `execution-state/`.
+ */
 export async function startWorker(deps: WorkerDependencies, options: WorkerOptions): Promise<Worker> {
   const { database, clock, logger } = deps;
   const db = database.db;
   const workerId = options.workerId ?? `wrk_${randomBytes(8).toString("hex")}`;
-  const running = new Map<string, Running>();
+  const running = new Map<string, RunningAttempt>();
   const sandboxHost = await startSandboxHost(options.sandbox, { logger, resolveHost: deps.resolveHost });
   const pool = createSandboxPool({
     bundlesDir: join(options.dataDir, "bundles"),
@@ -135,292 +96,27 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
   };
   const slotsPerWorkspace = workspaceSlots(options.concurrency, options.workspaceShare ?? defaultWorkspaceShare);
   let stopped = false;
-  const finishing = new Set<Promise<void>>();
   let passes: Promise<void> = Promise.resolve();
   let nextPass: Promise<void> | undefined;
-
-  const lease = (id: string) => ({ executionId: id, workerId });
-  const release = (id: string) => {
-    running.delete(id);
-    void poke();
+  const context: AttemptContext = {
+    db,
+    clock,
+    logger,
+    workerId,
+    spanExport: deps.spanExport,
+    release: (executionId) => {
+      running.delete(executionId);
+      void poke();
+    },
+    finishing: new Set(),
   };
 
-  function attemptEnd(run: Running, status: { code: "ok" | "error"; message?: string }, logs: LogEntry[]) {
-    return {
-      now: clock.now(),
-      attemptSpanId: run.attemptSpanId,
-      attemptStatus: status,
-      logs,
-      stepSpans: run.stepSpans.splice(0),
-    };
-  }
-
-  async function succeed(run: Running, result: { value?: unknown }, logs: LogEntry[]): Promise<void> {
-    const ended = await endAttempt(
-      db,
-      { executionId: run.execution.id, condition: leaseHeld(workerId), relaxedCommit: true },
-      {
-        ...attemptEnd(run, { code: "ok" }, logs),
-        set: sql`status = 'succeeded', output = ${JSON.stringify(result.value ?? null)}::jsonb, error = null,
-          finished_at = ${clock.now().toISOString()}::timestamptz`,
-        final: { code: "ok" },
-      },
-    );
-    if (ended) deps.spanExport?.exportExecution(run.execution.id);
-  }
-
-  async function fail(run: Running, error: ExecutionError, logs: LogEntry[]): Promise<void> {
-    const { execution } = run;
-    const target = { executionId: execution.id, condition: leaseHeld(workerId), relaxedCommit: true };
-    const now = clock.now();
-    if (execution.attempt < execution.maxAttempts) {
-      const delay = retryDelayMs(
-        {
-          maxAttempts: execution.maxAttempts,
-          minDelayMs: execution.retryMinDelayMs,
-          maxDelayMs: execution.retryMaxDelayMs,
-        },
-        execution.attempt,
-      );
-      await endAttempt(db, target, {
-        ...attemptEnd(run, { code: "error", message: error.message }, logs),
-        set: sql`status = 'queued', attempt = attempt + 1, error = ${errorJson(error)},
-          run_at = ${new Date(now.getTime() + delay).toISOString()}::timestamptz`,
-      });
-      return;
-    }
-    const ended = await endAttempt(db, target, {
-      ...attemptEnd(run, { code: "error", message: error.message }, logs),
-      set: sql`status = 'failed', error = ${errorJson(error)}, finished_at = ${now.toISOString()}::timestamptz`,
-      final: { code: "error", message: error.message },
-    });
-    if (ended) deps.spanExport?.exportExecution(execution.id);
-  }
-
-  async function cancel(run: Running, logs: LogEntry[]): Promise<void> {
-    const ended = await endAttempt(
-      db,
-      { executionId: run.execution.id, condition: leaseHeld(workerId), relaxedCommit: true },
-      {
-        ...attemptEnd(run, { code: "error", message: cancelledError.message }, logs),
-        set: sql`status = 'cancelled', error = ${errorJson(cancelledError)},
-          finished_at = ${clock.now().toISOString()}::timestamptz`,
-        final: { code: "error", message: cancelledError.message },
-      },
-    );
-    if (ended) deps.spanExport?.exportExecution(run.execution.id);
-  }
-
-  /** Hands an execution back to the queue without using up an attempt (shutdown, a sibling's timeout). */
-  async function requeue(run: Running, reason: string): Promise<void> {
-    await endAttempt(
-      db,
-      { executionId: run.execution.id, condition: leaseHeld(workerId), relaxedCommit: true },
-      {
-        ...attemptEnd(run, { code: "error", message: reason }, []),
-        set: sql`status = 'queued', run_at = ${clock.now().toISOString()}::timestamptz`,
-      },
-    );
-  }
-
-  /**
-   * Ends an execution whose end the database refused (a value it cannot store that slipped through,
-   * a constraint): left running, its lease would lapse and the next claim would fail the same way,
-   * for ever.
-   */
-  async function failForStorage(run: Running, sqlState: string | undefined): Promise<void> {
-    const error: ExecutionError = {
-      name: "StorageError",
-      message: `the end of the attempt could not be stored${sqlState === undefined ? "" : ` (SQLSTATE ${sqlState})`}`,
-    };
-    const ended = await endAttempt(
-      db,
-      { executionId: run.execution.id, condition: leaseHeld(workerId), relaxedCommit: true },
-      {
-        now: clock.now(),
-        attemptSpanId: run.attemptSpanId,
-        attemptStatus: { code: "error", message: error.message },
-        logs: [],
-        set: sql`status = 'failed', error = ${errorJson(error)}, finished_at = ${clock.now().toISOString()}::timestamptz`,
-        final: { code: "error", message: error.message },
-      },
-    );
-    if (ended) deps.spanExport?.exportExecution(run.execution.id);
-  }
-
-  /**
-   * Runs a final transition once, then frees the slot. If the database refuses it, the execution
-   * fails with a storage error; only if that too fails (the database is gone) does the lease lapse.
-   * Database errors are logged by SQLSTATE: their text quotes the statement's parameters.
-   */
-  function finish(run: Running, transition: () => Promise<void>): void {
-    if (run.done) return;
-    run.done = true;
-    const executionId = run.execution.id;
-    const settled = transition()
-      .catch((error: unknown) => {
-        const sqlState = sqlStateOf(error);
-        logger.error({ executionId, sqlState }, "could not record the end of an attempt; failing the execution");
-        return failForStorage(run, sqlState);
-      })
-      .catch((error: unknown) =>
-        logger.error({ executionId, sqlState: sqlStateOf(error) }, "could not record the failure of an execution"),
-      )
-      .finally(() => {
-        finishing.delete(settled);
-        release(run.execution.id);
-      });
-    finishing.add(settled);
-  }
-
-  /** The step as it will be recorded: a step the limits refuse is recorded as failed, with `refused` as its error. */
-  function checkStep(
-    run: Running,
-    message: Extract<ChildMessage, { type: "step" }>,
-  ): { name: string; outcome: StepRecord["outcome"]; bytes: number; refused?: ExecutionError } {
-    const refuse = (error: ExecutionError, name = message.name) => ({
-      name,
-      outcome: { ok: false as const, error },
-      bytes: 0,
-      refused: error,
-    });
-    const name = checkStepName(message.name);
-    if (!name.ok) return refuse(name.error, "(unstorable name)");
-    if (!message.outcome.ok) {
-      return { name: message.name, outcome: { ok: false, error: storableError(message.outcome.error) }, bytes: 0 };
-    }
-    const result = checkStepResult(message.name, message.outcome.result);
-    if (!result.ok) return refuse(result.error);
-    const logs = checkLogs(message.logs);
-    if (!logs.ok) return refuse(logs.error);
-    const bytes = result.bytes + logs.bytes;
-    const overBudget = storageBudgetError(run.storedBytes, bytes, `step "${message.name}"`);
-    if (overBudget !== undefined) return refuse(overBudget);
-    return { name: message.name, outcome: message.outcome, bytes };
-  }
-
-  async function onStep(
-    run: Running,
-    message: Extract<ChildMessage, { type: "step" }>,
-  ): Promise<{ stop?: "cancelled" | "abandoned"; error?: SerializedError }> {
-    if (run.done) return { stop: "abandoned" };
-    const checked = checkStep(run, message);
-    const finishedAt = clock.now();
-    const step: StepRecord = {
-      name: checked.name,
-      attempt: run.execution.attempt,
-      sequence: message.sequence,
-      startedAt: new Date(finishedAt.getTime() - Math.round(message.durationMs)),
-      finishedAt,
-      durationMs: message.durationMs,
-      logs: checked.outcome.ok ? message.logs : [],
-      span: {
-        spanId: newSpanId(),
-        traceId: run.execution.traceId,
-        parentSpanId: run.attemptSpanId,
-        projectId: run.execution.projectId,
-        workflow: run.execution.workflow,
-      },
-      outcome: checked.outcome,
-    };
-    let outcome: { owned: boolean; cancelRequested: boolean };
-    try {
-      outcome = await recordStep(db, lease(run.execution.id), step);
-    } catch (error) {
-      const sqlState = sqlStateOf(error);
-      logger.error({ executionId: run.execution.id, sqlState }, "could not record a step");
-      const message = `the step could not be stored${sqlState === undefined ? "" : ` (SQLSTATE ${sqlState})`}`;
-      return { error: { name: "StorageError", message } };
-    }
-    if (outcome.owned) run.stepSpans.push(stepSpanOf(run.execution.id, step));
-    if (!outcome.owned) {
-      run.done = true;
-      run.sandbox?.abandon();
-      release(run.execution.id);
-      return { stop: "abandoned" };
-    }
-    if (outcome.cancelRequested || run.cancelRequested) {
-      run.sandbox?.abandon();
-      finish(run, () => cancel(run, []));
-      return { stop: "cancelled" };
-    }
-    if (checked.outcome.ok) run.storedBytes += checked.bytes;
-    return checked.refused === undefined ? {} : { error: checked.refused };
-  }
-
-  function handlersFor(run: Running) {
-    return {
-      step: (message: Extract<ChildMessage, { type: "step" }>) => onStep(run, message),
-      sleep: (message: Extract<ChildMessage, { type: "sleep" }>) => {
-        const now = clock.now();
-        const name = checkStepName(message.name);
-        const logs = checkLogs(message.logs);
-        const refused = !name.ok
-          ? name.error
-          : !logs.ok
-            ? logs.error
-            : storageBudgetError(run.storedBytes, logs.bytes, "the attempt's logs");
-        if (refused !== undefined) return finish(run, () => fail(run, refused, []));
-        finish(run, async () => {
-          await suspendForSleep(db, lease(run.execution.id), {
-            name: message.name,
-            attempt: run.execution.attempt,
-            sequence: 0,
-            wakeAt: new Date(now.getTime() + message.durationMs),
-            end: attemptEnd(run, { code: "ok", message: `sleeping (${message.name})` }, message.logs),
-          });
-        });
-      },
-      finished: (message: Extract<ChildMessage, { type: "finished" }>) => {
-        const { outcome } = message;
-        const logs = checkLogs(message.logs);
-        if (!logs.ok) return finish(run, () => fail(run, logs.error, []));
-        if (!outcome.ok) {
-          const overBudget = storageBudgetError(run.storedBytes, logs.bytes, "the attempt's logs");
-          if (overBudget !== undefined) return finish(run, () => fail(run, overBudget, []));
-          return finish(run, () => fail(run, storableError(outcome.error), message.logs));
-        }
-        const output = checkOutput(outcome.result);
-        if (!output.ok) return finish(run, () => fail(run, output.error, []));
-        const overBudget = storageBudgetError(run.storedBytes, output.bytes + logs.bytes, "the output and logs");
-        if (overBudget !== undefined) return finish(run, () => fail(run, overBudget, []));
-        finish(run, () => succeed(run, outcome.result, message.logs));
-      },
-      malformed: (error: SerializedError) => finish(run, () => fail(run, storableError(error), [])),
-      exited: (info: { error: SerializedError; killedByParent: boolean }) => {
-        if (run.timedOut) {
-          finish(run, () => fail(run, timeoutError(run.timeout), []));
-        } else if (run.cancelKilled) {
-          finish(run, () => cancel(run, []));
-        } else if (info.killedByParent) {
-          finish(run, () => requeue(run, "the workflow process was stopped by the worker"));
-        } else {
-          finish(run, () => fail(run, storableError(info.error), []));
-        }
-      },
-    };
-  }
-
-  /** `now` is the claim's instant: the attempt's time starts with its lease, not once its steps are loaded. */
+  /** Hands a claimed execution to a sandbox; `now` is the claim's instant, when its time limit starts. */
   async function begin(execution: ClaimedExecution, history: StoredHistory | undefined, now: Date) {
-    const timeout = attemptTimeout(execution.timeoutMs, timeoutPolicy);
-    const run: Running = {
-      execution,
-      attemptSpanId: execution.attemptSpanId,
-      startedAt: now,
-      timeout,
-      deadline: now.getTime() + timeout.ms,
-      sandbox: undefined,
-      cancelRequested: false,
-      timedOut: false,
-      cancelKilled: false,
-      storedBytes: (history?.bytes ?? 0) + execution.logBytes,
-      stepSpans: [],
-      done: false,
-    };
+    const run = startAttempt(execution, history, now, timeoutPolicy);
     running.set(execution.id, run);
     if (execution.cancelRequested) {
-      finish(run, () => cancel(run, []));
+      endAttempt(context, run, { kind: "cancel" });
       return;
     }
     try {
@@ -434,7 +130,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
           attempt: execution.attempt,
           steps: history?.steps ?? {},
         },
-        handlersFor(run),
+        sandboxHandlers(context, run),
       );
       // It timed out or was cancelled while its process was still starting (see `heartbeat`).
       if (run.done) run.sandbox.abandon();
@@ -443,7 +139,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
         error instanceof Error
           ? { name: error.name, message: error.message, stack: error.stack }
           : { name: "Error", message: String(error) };
-      finish(run, () => fail(run, failure, []));
+      endAttempt(context, run, { kind: "fail", error: failure, logs: [] });
     }
   }
 
@@ -452,7 +148,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       const free = options.concurrency - running.size;
       if (free <= 0) return;
       const now = clock.now();
-      const claimed = await claimExecutions(db, {
+      const claimed = await claim(db, {
         workerId,
         now,
         leaseMs: options.leaseMs,
@@ -488,14 +184,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
 
   async function heartbeat(): Promise<void> {
     const now = clock.now();
-    for (const run of running.values()) {
-      if (!run.done && !run.timedOut && now.getTime() > run.deadline) {
-        run.timedOut = true;
-        // Without a sandbox yet, the process is still loading the bundle (whose top level may never return).
-        if (run.sandbox === undefined) finish(run, () => fail(run, timeoutError(run.timeout), []));
-        else run.sandbox.terminate();
-      }
-    }
+    for (const run of running.values()) enforceDeadline(context, run, now);
     const ids = [...running.keys()];
     const held = await renewLeases(db, {
       workerId,
@@ -505,22 +194,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     const heldIds = new Map(held.map((entry) => [entry.id, entry.cancelRequestedAt]));
     for (const id of ids) {
       const run = running.get(id);
-      if (run === undefined || run.done) continue;
-      const cancelRequestedAt = heldIds.get(id);
-      if (cancelRequestedAt === undefined) {
-        // Another worker took the execution over: let go of it here.
-        run.done = true;
-        run.sandbox?.abandon();
-        running.delete(id);
-      } else if (cancelRequestedAt !== null) {
-        run.cancelRequested = true;
-        // A step that never returns (a loop) never reaches the boundary where a cancel is honoured.
-        if (!run.cancelKilled && !run.timedOut && now.getTime() - cancelRequestedAt.getTime() >= cancelGraceMs) {
-          run.cancelKilled = true;
-          if (run.sandbox === undefined) finish(run, () => cancel(run, []));
-          else run.sandbox.terminate();
-        }
-      }
+      if (run !== undefined) afterRenewal(context, run, heldIds.get(id), now);
     }
   }
 
@@ -558,8 +232,8 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
         run.done = true;
         run.sandbox?.abandon();
       }
-      await Promise.all(left.map((run) => requeue(run, "the worker stopped").catch(() => undefined)));
-      await Promise.all([...finishing]);
+      await Promise.all(left.map((run) => requeueOnStop(context, run).catch(() => undefined)));
+      await Promise.all([...context.finishing]);
       running.clear();
       await pool.close();
       await sandboxHost.close();

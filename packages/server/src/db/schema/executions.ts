@@ -1,12 +1,13 @@
 import { sql } from "drizzle-orm";
 import { doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { executionStates } from "../../engine/execution-state/execution-states.ts";
 import { deployments } from "./deployments.ts";
 import { projects } from "./projects.ts";
 
 const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 
-export const executionStatuses = ["queued", "running", "sleeping", "succeeded", "failed", "cancelled"] as const;
-export type ExecutionStatus = (typeof executionStatuses)[number];
+// The states are named by the state machine (`engine/execution-state`); the column accepts exactly those.
+export type { ExecutionState as ExecutionStatus } from "../../engine/execution-state/execution-states.ts";
 
 export const triggerKinds = ["api", "form", "webhook", "rerun"] as const;
 export type TriggerKind = (typeof triggerKinds)[number];
@@ -41,7 +42,7 @@ export const executions = pgTable(
       .notNull()
       .references(() => deployments.id),
     workflow: text("workflow").notNull(),
-    status: text("status", { enum: executionStatuses }).notNull(),
+    status: text("status", { enum: executionStates }).notNull(),
     input: jsonb("input").$type<unknown>(),
     output: jsonb("output").$type<unknown>(),
     error: jsonb("error").$type<ExecutionError>(),

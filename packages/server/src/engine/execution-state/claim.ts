@@ -1,6 +1,16 @@
 import { type SQL, sql } from "drizzle-orm";
-import type { Database } from "../db/database.ts";
-import { relaxedCommit, relaxedCommitUsed, relaxTransactionCommit, sqlRows } from "./sql-rows.ts";
+import type { Database } from "../../db/database.ts";
+import { relaxedCommit, relaxedCommitUsed, relaxTransactionCommit, sqlRows } from "../sql-rows.ts";
+import {
+  type ClaimTransition,
+  claimTransitionFrom,
+  claimTransitions,
+  type ExecutionState,
+  leasedState,
+  transitions,
+} from "./execution-states.ts";
+import { insertSpans } from "./span-writes.ts";
+import { setStatusOf, statusIn } from "./transition-condition.ts";
 
 /** An execution a worker has just leased, with what it needs to run it. */
 export interface ClaimedExecution {
@@ -19,8 +29,8 @@ export interface ClaimedExecution {
   cancelRequested: boolean;
   /** False for an execution never started before: it has no stored steps to replay. */
   hasHistory: boolean;
-  /** True when this continues an attempt (after a sleep, or a lost lease) rather than starting one. */
-  resumed: boolean;
+  /** The transition the claim took: `wake` and `expireLease` continue an attempt rather than start one. */
+  transition: ClaimTransition;
   /** The span opened for this attempt (or resumption) by the claim. */
   attemptSpanId: string;
   /** Bytes of JSON text of the execution's own logs (those written outside steps, by earlier attempts). */
@@ -42,6 +52,7 @@ interface ClaimRow {
   execution_span_id: string;
   cancel_requested_at: Date | null;
   previous_started_at: Date | string | null;
+  previous_status: ExecutionState;
   resumed: boolean;
   attempt_span_id: string;
   log_bytes: number | string;
@@ -54,23 +65,41 @@ export interface ClaimRequest {
   limit: number;
   /** Most executions of one workspace this worker may run at once (see `workspaceSlots`). */
   workspaceSlots: number;
+  /** Which of the claim transitions to take; all three by default (the worker). */
+  transitions?: readonly ClaimTransition[] | undefined;
 }
 
 /** This worker's running executions per workspace, as a CTE body (`workspace_id`, `running`). */
 function busyWorkspaces(request: ClaimRequest): SQL {
   return sql`select p.workspace_id, count(*)::int as running from executions r join projects p on p.id = r.project_id
-    where r.status = 'running' and r.lease_owner = ${request.workerId} group by p.workspace_id`;
+    where ${statusIn([leasedState], "r.status")} and r.lease_owner = ${request.workerId} group by p.workspace_id`;
 }
 
 /**
- * Claimable: queued or sleeping with `run_at` reached, or running under an expired lease held by
- * another worker (it died; its own live executions are never taken back from under it).
+ * Claimable: by `claim` or `wake`, with `run_at` reached; by `expireLease`, under an expired lease
+ * held by another worker (it died; its own live executions are never taken back from under it).
+ * The states of the transitions sharing a guard are listed in one `in (...)`, as the partial index
+ * `executions_ready_idx` is.
  */
 function claimable(request: ClaimRequest): SQL {
   const now = request.now.toISOString();
-  return sql`((e.status in ('queued', 'sleeping') and e.run_at <= ${now}::timestamptz)
-    or (e.status = 'running' and e.lease_expires_at < ${now}::timestamptz and e.lease_owner <> ${request.workerId}))`;
+  const taken = request.transitions ?? claimTransitions;
+  const statesOf = (names: readonly ClaimTransition[]) =>
+    names.filter((name) => taken.includes(name)).flatMap((name) => transitions[name].from);
+  const due = statesOf(["claim", "wake"]);
+  const lapsed = statesOf(["expireLease"]);
+  const parts: SQL[] = [];
+  if (due.length > 0) parts.push(sql`(${statusIn(due, "e.status")} and e.run_at <= ${now}::timestamptz)`);
+  if (lapsed.length > 0) {
+    parts.push(sql`(${statusIn(lapsed, "e.status")} and e.lease_expires_at < ${now}::timestamptz
+      and e.lease_owner <> ${request.workerId})`);
+  }
+  return parts.length === 0 ? sql`false` : sql`(${sql.join(parts, sql` or `)})`;
 }
+
+/** The three claim transitions lead to the same state, so one assignment serves them all. */
+const claimedStatus = setStatusOf("claim");
+const resumedFrom = statusIn([...transitions.wake.from, ...transitions.expireLease.from], "c.previous_status");
 
 /**
  * Leases the candidate rows and opens an attempt span for each, in one statement (one round trip,
@@ -80,22 +109,20 @@ function leaseAndReturn(request: ClaimRequest, candidates: SQL): SQL {
   const now = request.now.toISOString();
   const expires = new Date(request.now.getTime() + request.leaseMs).toISOString();
   return sql`with ${relaxedCommit}, candidates as (${candidates}),
-    claimed as (update executions x set status = 'running', lease_owner = ${request.workerId},
+    claimed as (update executions x set ${claimedStatus}, lease_owner = ${request.workerId},
         lease_expires_at = ${expires}::timestamptz, started_at = coalesce(x.started_at, ${now}::timestamptz)
       from candidates c where x.id = c.id
       returning x.id, x.project_id, x.deployment_id, x.workflow, x.input, x.attempt, x.max_attempts,
         x.retry_min_delay_ms, x.retry_max_delay_ms, x.timeout_ms, x.trace_id, x.execution_span_id,
-        x.cancel_requested_at, c.previous_started_at, c.previous_status in ('sleeping', 'running') as resumed,
+        x.cancel_requested_at, c.previous_started_at, c.previous_status, ${resumedFrom} as resumed,
         substr(replace(gen_random_uuid()::text, '-', ''), 1, 16) as attempt_span_id,
         octet_length(x.logs::text) as log_bytes),
-    attempt_spans as (insert into spans (span_id, trace_id, parent_span_id, project_id, execution_id, workflow, name,
-        kind, start_time, end_time, attributes, status_code, status_message)
-      select attempt_span_id, trace_id, execution_span_id, project_id, id, workflow,
+    attempt_spans as (${insertSpans(sql`select attempt_span_id, trace_id, execution_span_id, project_id, id, workflow,
         'attempt ' || attempt || case when resumed then ' (resumed)' else '' end, 'attempt', ${now}::timestamptz, null,
         jsonb_build_object('weft.execution.attempt', attempt, 'weft.worker.id', ${request.workerId}::text,
           'weft.resumed', resumed),
         'unset', null
-      from claimed returning 1)
+      from claimed`)} returning 1)
     select claimed.*, ${relaxedCommitUsed} as relaxed, (select count(*) from attempt_spans) as spans from claimed`;
 }
 
@@ -115,7 +142,7 @@ function toClaimed(row: ClaimRow): ClaimedExecution {
     executionSpanId: row.execution_span_id,
     cancelRequested: row.cancel_requested_at !== null,
     hasHistory: row.previous_started_at !== null,
-    resumed: row.resumed,
+    transition: claimTransitionFrom(row.previous_status),
     attemptSpanId: row.attempt_span_id,
     logBytes: Number(row.log_bytes),
   };
@@ -164,7 +191,7 @@ async function claimLimitedGroup(
       order by e.run_at
       limit greatest(0, least(${request.limit}::int, ${group.concurrencyLimit}::int - (
         select count(*)::int from executions r
-        where r.project_id = ${group.projectId} and r.workflow = ${group.workflow} and r.status = 'running'
+        where r.project_id = ${group.projectId} and r.workflow = ${group.workflow} and ${statusIn([leasedState], "r.status")}
           and (r.lease_expires_at >= ${now}::timestamptz or r.lease_owner = ${request.workerId})
       ), ${request.workspaceSlots}::int - coalesce((
         select busy.running from (${busyWorkspaces(request)}) busy
@@ -175,8 +202,11 @@ async function claimLimitedGroup(
   });
 }
 
-/** Leases up to `limit` executions, honouring each workflow's concurrency limit. */
-export async function claimExecutions(db: Database, request: ClaimRequest): Promise<ClaimedExecution[]> {
+/**
+ * Leases up to `limit` executions, honouring each workflow's concurrency limit: the `claim`,
+ * `wake` and `expireLease` transitions, whichever each row's state allows.
+ */
+export async function claim(db: Database, request: ClaimRequest): Promise<ClaimedExecution[]> {
   const claimed = await claimUnlimited(db, request);
   let left = request.limit - claimed.length;
   if (left <= 0) return claimed;

@@ -1,0 +1,147 @@
+import type { ExecutionError, LogEntry } from "../../db/schema/index.ts";
+import { sqlStateOf } from "../../db/sql-state.ts";
+import {
+  type AttemptClose,
+  cancel,
+  cancelledError,
+  fail,
+  type Lease,
+  requeue,
+  retry,
+  type SpanStatus,
+  sleep,
+  succeed,
+  type TransitionOutcome,
+} from "../execution-state/index.ts";
+import { retryDelayMs } from "../retry-policy.ts";
+import type { AttemptContext, RunningAttempt } from "./running-attempt.ts";
+
+/** How an attempt ends, as decided from what its sandbox reported (see `child-outcomes.ts`). */
+export type AttemptEnding =
+  | { kind: "succeed"; result: { value?: unknown }; logs: LogEntry[] }
+  /** Retried while attempts are left, else the execution fails. */
+  | { kind: "fail"; error: ExecutionError; logs: LogEntry[] }
+  | { kind: "cancel" }
+  /** Back to the queue without using up an attempt (shutdown, the worker stopped the process). */
+  | { kind: "requeue"; reason: string }
+  | { kind: "sleep"; name: string; wakeAt: Date; logs: LogEntry[] };
+
+function closeOf(context: AttemptContext, run: RunningAttempt, status: SpanStatus, logs: LogEntry[]): AttemptClose {
+  return {
+    now: context.clock.now(),
+    attemptSpanId: run.attemptSpanId,
+    attemptStatus: status,
+    logs,
+    stepSpans: run.stepSpans.splice(0),
+  };
+}
+
+/** Takes the transition `ending` names; a final one sends the execution's spans to the OTLP collector. */
+async function takeEnding(context: AttemptContext, run: RunningAttempt, ending: AttemptEnding): Promise<void> {
+  const { db } = context;
+  const { execution } = run;
+  const lease: Lease = { executionId: execution.id, workerId: context.workerId };
+  let final: TransitionOutcome | undefined;
+  switch (ending.kind) {
+    case "succeed":
+      final = await succeed(db, lease, closeOf(context, run, { code: "ok" }, ending.logs), ending.result);
+      break;
+    case "fail": {
+      const close = closeOf(context, run, { code: "error", message: ending.error.message }, ending.logs);
+      if (execution.attempt < execution.maxAttempts) {
+        const delay = retryDelayMs(
+          {
+            maxAttempts: execution.maxAttempts,
+            minDelayMs: execution.retryMinDelayMs,
+            maxDelayMs: execution.retryMaxDelayMs,
+          },
+          execution.attempt,
+        );
+        await retry(db, lease, close, { error: ending.error, runAt: new Date(close.now.getTime() + delay) });
+        return;
+      }
+      final = await fail(db, lease, close, ending.error);
+      break;
+    }
+    case "cancel":
+      final = await cancel(
+        db,
+        { executionId: execution.id, lease },
+        closeOf(context, run, { code: "error", message: cancelledError.message }, []),
+      );
+      break;
+    case "requeue":
+      await requeue(db, lease, closeOf(context, run, { code: "error", message: ending.reason }, []));
+      return;
+    case "sleep":
+      await sleep(db, lease, closeOf(context, run, { code: "ok", message: `sleeping (${ending.name})` }, ending.logs), {
+        name: ending.name,
+        attempt: execution.attempt,
+        sequence: 0,
+        wakeAt: ending.wakeAt,
+      });
+      return;
+  }
+  if (final === "taken") context.spanExport?.exportExecution(execution.id);
+}
+
+/**
+ * Fails an execution whose end the database refused (a value it cannot store that slipped through,
+ * a constraint): left running, its lease would lapse and the next claim would fail the same way,
+ * for ever.
+ */
+async function failForStorage(context: AttemptContext, run: RunningAttempt, sqlState: string | undefined) {
+  const error: ExecutionError = {
+    name: "StorageError",
+    message: `the end of the attempt could not be stored${sqlState === undefined ? "" : ` (SQLSTATE ${sqlState})`}`,
+  };
+  const outcome = await fail(
+    context.db,
+    { executionId: run.execution.id, workerId: context.workerId },
+    {
+      now: context.clock.now(),
+      attemptSpanId: run.attemptSpanId,
+      attemptStatus: { code: "error", message: error.message },
+      logs: [],
+    },
+    error,
+  );
+  if (outcome === "taken") context.spanExport?.exportExecution(run.execution.id);
+}
+
+/**
+ * Ends the attempt once, then frees its slot. If the database refuses the end, the execution
+ * fails with a storage error; only if that too fails (the database is gone) does the lease lapse.
+ * Database errors are logged by SQLSTATE: their text quotes the statement's parameters.
+ */
+export function endAttempt(context: AttemptContext, run: RunningAttempt, ending: AttemptEnding): void {
+  if (run.done) return;
+  run.done = true;
+  const executionId = run.execution.id;
+  const settled = takeEnding(context, run, ending)
+    .catch((error: unknown) => {
+      const sqlState = sqlStateOf(error);
+      context.logger.error({ executionId, sqlState }, "could not record the end of an attempt; failing the execution");
+      return failForStorage(context, run, sqlState);
+    })
+    .catch((error: unknown) =>
+      context.logger.error(
+        { executionId, sqlState: sqlStateOf(error) },
+        "could not record the failure of an execution",
+      ),
+    )
+    .finally(() => {
+      context.finishing.delete(settled);
+      context.release(executionId);
+    });
+  context.finishing.add(settled);
+}
+
+/** Hands a running attempt back to the queue as the worker stops; its slot is not released (the worker is going). */
+export function requeueOnStop(context: AttemptContext, run: RunningAttempt): Promise<TransitionOutcome> {
+  return requeue(
+    context.db,
+    { executionId: run.execution.id, workerId: context.workerId },
+    closeOf(context, run, { code: "error", message: "the worker stopped" }, []),
+  );
+}

@@ -1,0 +1,72 @@
+import type { Database } from "../../db/database.ts";
+import type { Clock } from "../../shared/clock.ts";
+import type { Logger } from "../../shared/logger.ts";
+import type { SpanExport } from "../../traces/otlp-export.ts";
+import { type AttemptTimeout, attemptTimeout, type TimeoutPolicy } from "../attempt-timeout.ts";
+import type { ClaimedExecution, SpanRow } from "../execution-state/index.ts";
+import type { SandboxRun } from "../sandbox/sandbox-pool.ts";
+import type { StoredHistory } from "../stored-steps.ts";
+
+/** One attempt a worker is running: what it has claimed, and what happened to it so far. */
+export interface RunningAttempt {
+  execution: ClaimedExecution;
+  attemptSpanId: string;
+  startedAt: Date;
+  timeout: AttemptTimeout;
+  deadline: number;
+  sandbox: SandboxRun | undefined;
+  cancelRequested: boolean;
+  timedOut: boolean;
+  /** The cancel was not honoured within `cancelGraceMs`, so the worker killed the sandbox process. */
+  cancelKilled: boolean;
+  /** Bytes stored for the execution so far (all attempts): the per-execution storage limit counts them. */
+  storedBytes: number;
+  /** Spans of this attempt's steps, written when it ends. */
+  stepSpans: SpanRow[];
+  /** Set once a final transition is under way, so no second one starts. */
+  done: boolean;
+}
+
+/** `now` is the claim's instant: the attempt's time starts with its lease, not once its steps are loaded. */
+export function startAttempt(
+  execution: ClaimedExecution,
+  history: StoredHistory | undefined,
+  now: Date,
+  timeoutPolicy: TimeoutPolicy,
+): RunningAttempt {
+  const timeout = attemptTimeout(execution.timeoutMs, timeoutPolicy);
+  return {
+    execution,
+    attemptSpanId: execution.attemptSpanId,
+    startedAt: now,
+    timeout,
+    deadline: now.getTime() + timeout.ms,
+    sandbox: undefined,
+    cancelRequested: false,
+    timedOut: false,
+    cancelKilled: false,
+    storedBytes: (history?.bytes ?? 0) + execution.logBytes,
+    stepSpans: [],
+    done: false,
+  };
+}
+
+/** What the modules that end and watch attempts need from their worker. */
+export interface AttemptContext {
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  workerId: string;
+  spanExport?: SpanExport | undefined;
+  /** Frees the attempt's slot and looks for more work. */
+  release(executionId: string): void;
+  /** Attempt ends under way; stopping waits for them. */
+  finishing: Set<Promise<void>>;
+}
+
+/** Lets go of an execution another worker took over (or will): nothing more is written for it. */
+export function abandon(context: AttemptContext, run: RunningAttempt): void {
+  run.done = true;
+  run.sandbox?.abandon();
+  context.release(run.execution.id);
+}

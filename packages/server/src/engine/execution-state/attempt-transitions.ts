@@ -1,0 +1,207 @@
+import { type SQL, sql } from "drizzle-orm";
+import type { Database, Transaction } from "../../db/database.ts";
+import type { ExecutionError, LogEntry } from "../../db/schema/index.ts";
+import { cancellationsChannel } from "../channels.ts";
+import { jsonParam, relaxedCommit, relaxedCommitUsed, relaxTransactionCommit, sqlRows } from "../sql-rows.ts";
+import type { TransitionName } from "./execution-states.ts";
+import { closeSpan, insertSpans, type SpanRow, type SpanStatus, spansFromJson } from "./span-writes.ts";
+import { allowedBy, setStatusOf } from "./transition-condition.ts";
+
+/**
+ * The transitions that end an attempt (`succeed`, `fail`, `retry`, `requeue`, `cancel`, `sleep`).
+ * Each is one statement (`sleep`: one transaction) that changes the row only if the transition
+ * table allows it from the row's state, and for a running execution only while the caller holds
+ * its lease: a worker that lost its lease (presumed dead, taken over) can no longer change it.
+ */
+
+export interface Lease {
+  executionId: string;
+  workerId: string;
+}
+
+/** `taken`: the row changed. `refused`: its state (or the lease) did not allow it, and it is unchanged. */
+export type TransitionOutcome = "taken" | "refused";
+
+/** How the attempt being ended is closed. */
+export interface AttemptClose {
+  now: Date;
+  /** The span of the attempt being ended; none when the execution was not running. */
+  attemptSpanId: string | undefined;
+  attemptStatus: SpanStatus;
+  logs: LogEntry[];
+  /** Spans of the attempt's steps not written yet. */
+  stepSpans?: SpanRow[] | undefined;
+}
+
+interface AttemptEnd extends AttemptClose {
+  transition: TransitionName;
+  /** Assignments to the execution row beside its status and releasing the lease. */
+  set: SQL;
+  /** For a final state: the execution span's status; usage is recorded too. */
+  final?: SpanStatus | undefined;
+}
+
+/**
+ * Ends the current attempt: the row's new state, the attempt span closed, the buffered step spans
+ * written and, for a final state, the execution span closed and usage recorded, in one statement.
+ * The worker's own ends commit without waiting for the WAL flush (`relaxedCommit`); the API's do.
+ */
+async function endAttempt(
+  db: Database | Transaction,
+  target: { executionId: string; holder: { workerId: string } | undefined },
+  end: AttemptEnd,
+): Promise<TransitionOutcome> {
+  const now = end.now.toISOString();
+  const relaxed = target.holder !== undefined;
+  const stepSpans = end.stepSpans ?? [];
+  const bufferedSeconds = stepSpans.reduce(
+    (total, span) => total + (Date.parse(span.end_time ?? span.start_time) - Date.parse(span.start_time)) / 1000,
+    0,
+  );
+  const flushSpans =
+    stepSpans.length === 0
+      ? sql``
+      : sql`, step_spans as (${insertSpans(sql`${spansFromJson(jsonParam(stepSpans))} where exists (select 1 from changed)`)} returning 1)`;
+  const finalParts =
+    end.final === undefined
+      ? sql``
+      : sql`, execution_span as (${closeSpan(sql`span_id = (select execution_span_id from changed)`, now, end.final)} returning 1),
+        usage as (insert into usage_records (execution_id, project_id, workflow, executions, step_seconds, attempts, recorded_at)
+          select changed.id, changed.project_id, changed.workflow, 1,
+            coalesce((select sum(extract(epoch from (s.end_time - s.start_time)))::float8 from spans s
+              where s.execution_id = changed.id and s.kind = 'step'), 0) + ${bufferedSeconds}::float8,
+            changed.attempt, ${now}::timestamptz
+          from changed on conflict do nothing returning 1)`;
+  const attemptSpan = closeSpan(
+    sql`span_id = ${end.attemptSpanId ?? ""} and exists (select 1 from changed)`,
+    now,
+    end.attemptStatus,
+  );
+  const [row] = await sqlRows<{ changed: number }>(
+    db,
+    sql`with ${relaxed ? sql`${relaxedCommit},` : sql``} changed as (update executions set ${setStatusOf(end.transition)}, ${end.set},
+          lease_owner = null, lease_expires_at = null, logs = logs || ${jsonParam(end.logs)}::jsonb
+        where id = ${target.executionId} and ${allowedBy(end.transition, target.holder)}
+        returning id, project_id, workflow, attempt, execution_span_id),
+      attempt_span as (${attemptSpan} returning 1)${flushSpans}${finalParts}
+      select count(*)::int as changed${relaxed ? sql`, ${relaxedCommitUsed} as relaxed` : sql``} from changed`,
+  );
+  return (row?.changed ?? 0) > 0 ? "taken" : "refused";
+}
+
+const errorJson = (error: ExecutionError): SQL => sql`${jsonParam(error)}::jsonb`;
+
+const holderOf = (lease: Lease) => ({ workerId: lease.workerId });
+
+export function succeed(db: Database, lease: Lease, close: AttemptClose, result: { value?: unknown }) {
+  return endAttempt(
+    db,
+    { executionId: lease.executionId, holder: holderOf(lease) },
+    {
+      ...close,
+      transition: "succeed",
+      set: sql`output = ${jsonParam(result.value)}::jsonb, error = null,
+        finished_at = ${close.now.toISOString()}::timestamptz`,
+      final: { code: "ok" },
+    },
+  );
+}
+
+export function fail(db: Database, lease: Lease, close: AttemptClose, error: ExecutionError) {
+  return endAttempt(
+    db,
+    { executionId: lease.executionId, holder: holderOf(lease) },
+    {
+      ...close,
+      transition: "fail",
+      set: sql`error = ${errorJson(error)}, finished_at = ${close.now.toISOString()}::timestamptz`,
+      final: { code: "error", message: error.message },
+    },
+  );
+}
+
+/** Queues the next attempt at `runAt`, keeping the failed attempt's error on the row. */
+export function retry(db: Database, lease: Lease, close: AttemptClose, next: { error: ExecutionError; runAt: Date }) {
+  return endAttempt(
+    db,
+    { executionId: lease.executionId, holder: holderOf(lease) },
+    {
+      ...close,
+      transition: "retry",
+      set: sql`attempt = attempt + 1, error = ${errorJson(next.error)}, run_at = ${next.runAt.toISOString()}::timestamptz`,
+    },
+  );
+}
+
+/** Hands the execution back to the queue, claimable at once, without using up an attempt. */
+export function requeue(db: Database, lease: Lease, close: AttemptClose) {
+  return endAttempt(
+    db,
+    { executionId: lease.executionId, holder: holderOf(lease) },
+    { ...close, transition: "requeue", set: sql`run_at = ${close.now.toISOString()}::timestamptz` },
+  );
+}
+
+export const cancelledError: ExecutionError = { name: "CancelledError", message: "the execution was cancelled" };
+
+/**
+ * Cancels the execution: a running one only by the worker holding `lease`; a queued or sleeping
+ * one by anyone (the API, without a lease, then also records when the cancel was requested).
+ */
+export function cancel(
+  db: Database | Transaction,
+  target: { executionId: string; lease?: Lease | undefined },
+  close: AttemptClose,
+) {
+  const now = close.now.toISOString();
+  const requested = target.lease === undefined ? sql`, cancel_requested_at = ${now}::timestamptz` : sql``;
+  return endAttempt(
+    db,
+    { executionId: target.executionId, holder: target.lease === undefined ? undefined : holderOf(target.lease) },
+    {
+      ...close,
+      transition: "cancel",
+      set: sql`error = ${errorJson(cancelledError)}, finished_at = ${now}::timestamptz${requested}`,
+      final: { code: "error", message: cancelledError.message },
+    },
+  );
+}
+
+/**
+ * Flags a running execution for cancellation and tells its worker (by NOTIFY, delivered at commit),
+ * which takes `cancel` at the next step boundary. Not a transition: the state stays `running`.
+ */
+export async function requestCancel(tx: Transaction, request: { executionId: string; now: Date }): Promise<void> {
+  await tx.execute(
+    sql`update executions set cancel_requested_at = ${request.now.toISOString()}::timestamptz where id = ${request.executionId}`,
+  );
+  await tx.execute(sql`select pg_notify(${cancellationsChannel}, ${request.executionId})`);
+}
+
+/** Stores a durable sleep as a step and releases the execution until `wakeAt`, in one transaction. */
+export function sleep(
+  db: Database,
+  lease: Lease,
+  close: AttemptClose,
+  nap: { name: string; attempt: number; sequence: number; wakeAt: Date },
+): Promise<TransitionOutcome> {
+  const now = close.now.toISOString();
+  return db.transaction(async (tx) => {
+    await tx.execute(relaxTransactionCommit);
+    const inserted = await sqlRows<{ name: string }>(
+      tx,
+      sql`insert into execution_steps
+          (execution_id, name, kind, result, attempt, started_at, finished_at, wake_at, logs, sequence)
+        select id, ${nap.name}, 'sleep', '{}'::jsonb, ${nap.attempt}, ${now}::timestamptz,
+          ${now}::timestamptz, ${nap.wakeAt.toISOString()}::timestamptz, '[]'::jsonb, ${nap.sequence}
+        from executions where id = ${lease.executionId} and ${allowedBy("sleep", holderOf(lease))}
+        on conflict do nothing returning name`,
+    );
+    if (inserted.length === 0) return "refused";
+    return endAttempt(
+      tx,
+      { executionId: lease.executionId, holder: holderOf(lease) },
+      { ...close, transition: "sleep", set: sql`run_at = ${nap.wakeAt.toISOString()}::timestamptz` },
+    );
+  });
+}

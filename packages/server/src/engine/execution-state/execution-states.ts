@@ -1,0 +1,71 @@
+/**
+ * Every state an execution can be in, and the transitions between them. A new state (a schedule's
+ * `waiting`, say) is one more entry here and in the table; the SQL of each transition reads its
+ * allowed states from the table (see `transition-condition.ts`), so nothing else names them.
+ */
+export const executionStates = ["queued", "running", "sleeping", "succeeded", "failed", "cancelled"] as const;
+export type ExecutionState = (typeof executionStates)[number];
+
+/** The state an execution is inserted in. */
+export const initialState = "queued" satisfies ExecutionState;
+
+/** States an execution never leaves. */
+export const finalStates = ["succeeded", "failed", "cancelled"] as const satisfies readonly ExecutionState[];
+
+/**
+ * The state held under a worker's lease. A transition out of it is taken only by the worker that
+ * holds the lease, except `expireLease`, which is how another worker takes over a dead one's.
+ */
+export const leasedState = "running" satisfies ExecutionState;
+
+interface Transition {
+  from: readonly ExecutionState[];
+  to: ExecutionState;
+}
+
+/**
+ * What each transition does. `claim`, `wake` and `expireLease` are taken together by one claim
+ * statement (one round trip per claim pass): each row it leases takes the one its state allows.
+ */
+export const transitions = {
+  /** A worker leases a queued execution whose `run_at` has come. */
+  claim: { from: ["queued"], to: "running" },
+  /** A worker leases a sleeping execution whose wake-up time has come; it continues the same attempt. */
+  wake: { from: ["sleeping"], to: "running" },
+  /** A worker takes over an execution whose lease another worker let lapse (it died). */
+  expireLease: { from: ["running"], to: "running" },
+  /** A completed step is stored; the execution keeps running. */
+  recordStep: { from: ["running"], to: "running" },
+  /** A durable sleep: the lease is released until the wake-up time. */
+  sleep: { from: ["running"], to: "sleeping" },
+  /** A failed attempt with attempts left: queued again after the retry delay, one attempt further. */
+  retry: { from: ["running"], to: "queued" },
+  /** Handed back to the queue without using up an attempt (shutdown, the worker killed the process). */
+  requeue: { from: ["running"], to: "queued" },
+  succeed: { from: ["running"], to: "succeeded" },
+  fail: { from: ["running"], to: "failed" },
+  /** A running execution is cancelled by its worker (at a step boundary); others by the API at once. */
+  cancel: { from: ["queued", "sleeping", "running"], to: "cancelled" },
+} as const satisfies Record<string, Transition>;
+
+export type TransitionName = keyof typeof transitions;
+export const transitionNames = Object.keys(transitions) as TransitionName[];
+
+/** The transitions a claim statement takes. */
+export const claimTransitions = ["claim", "wake", "expireLease"] as const satisfies readonly TransitionName[];
+export type ClaimTransition = (typeof claimTransitions)[number];
+
+export function isAllowed(transition: TransitionName, from: ExecutionState): boolean {
+  return (transitions[transition].from as readonly ExecutionState[]).includes(from);
+}
+
+export function isFinal(state: ExecutionState): boolean {
+  return (finalStates as readonly ExecutionState[]).includes(state);
+}
+
+/** The claim transition a row in `from` took; `expireLease` and `wake` continue an attempt. */
+export function claimTransitionFrom(from: ExecutionState): ClaimTransition {
+  const taken = claimTransitions.find((transition) => isAllowed(transition, from));
+  if (taken === undefined) throw new Error(`no claim transition leaves ${from}`);
+  return taken;
+}

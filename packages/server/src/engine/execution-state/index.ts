@@ -1,0 +1,22 @@
+/**
+ * The execution state machine: the only writer of `executions.status`. States and the transition
+ * table are in `execution-states.ts`; each transition is one function here.
+ */
+export {
+  type AttemptClose,
+  cancel,
+  cancelledError,
+  fail,
+  type Lease,
+  requestCancel,
+  requeue,
+  retry,
+  sleep,
+  succeed,
+  type TransitionOutcome,
+} from "./attempt-transitions.ts";
+export { type ClaimedExecution, type ClaimRequest, claim } from "./claim.ts";
+export * from "./execution-states.ts";
+export { recordStep, type StepRecord, type StepRecorded, stepSpanOf } from "./record-step.ts";
+export { renewLeases } from "./renew-leases.ts";
+export type { SpanRow, SpanStatus } from "./span-writes.ts";

@@ -1,0 +1,214 @@
+import { eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { executionSteps, executions, spans } from "../src/db/schema/index.ts";
+import { createDeployment } from "../src/deployments/create-deployment.ts";
+import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
+import {
+  type AttemptClose,
+  cancel,
+  claim,
+  claimTransitions,
+  type ExecutionState,
+  executionStates,
+  fail,
+  isAllowed,
+  isFinal,
+  type Lease,
+  leasedState,
+  recordStep,
+  requeue,
+  retry,
+  sleep,
+  succeed,
+  type TransitionName,
+  transitionNames,
+  transitions,
+} from "../src/engine/execution-state/index.ts";
+import { createManualClock } from "../src/shared/clock.ts";
+import { createIdGenerator } from "../src/shared/ids.ts";
+import { bundleConfig } from "./support/bundle.ts";
+import { createTestDatabase, type TestDatabase } from "./support/test-database.ts";
+import { ensureTestProject } from "./support/test-projects.ts";
+
+/**
+ * Walks the transition table against the database: from every state, every transition is taken
+ * if the table allows it and refused, with the row unchanged, if not.
+ */
+
+const clock = createManualClock();
+const ids = createIdGenerator(clock);
+let database: TestDatabase;
+let deploymentId: string;
+const projectId = "prj_states";
+const holder = "wrk_holder";
+const taker = "wrk_taker";
+const leaseMs = 30_000;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  await ensureTestProject(database.db, { clock, ids }, projectId);
+  const bundle = await bundleConfig(`
+import { defineConfig, workflow } from "@weft/sdk";
+export default defineConfig({ workflows: [workflow({ name: "w", async run() { return 1; } })] });
+`);
+  const manifest = { version: 1, workflows: [{ name: "w" }] };
+  deploymentId = (await createDeployment(database.db, { clock, ids }, { projectId, manifest, bundle })).id;
+});
+
+afterAll(async () => {
+  await database.destroy();
+});
+
+// The claim statement takes any claimable row: the executions of earlier cases must not be.
+beforeEach(async () => {
+  await database.db.delete(executions);
+});
+
+/**
+ * A new execution put in `state`: due (run_at reached), and, in the leased state, held by
+ * `holder` under a lease that has lapsed only when `lapsed` (what `expireLease` needs).
+ */
+async function executionIn(state: ExecutionState, lapsed: boolean): Promise<string> {
+  const { executionId } = await database.db.transaction((tx) =>
+    enqueueExecution(
+      tx,
+      { clock, ids },
+      { projectId, deploymentId, workflow: "w", input: null, trigger: { kind: "api" } },
+    ),
+  );
+  const now = clock.now().getTime();
+  const leased = state === leasedState;
+  await database.db
+    .update(executions)
+    .set({
+      status: state,
+      runAt: new Date(now - 1000),
+      leaseOwner: leased ? holder : null,
+      leaseExpiresAt: leased ? new Date(lapsed ? now - 1000 : now + leaseMs) : null,
+      startedAt: state === "queued" ? null : new Date(now - 2000),
+    })
+    .where(eq(executions.id, executionId));
+  return executionId;
+}
+
+/** Everything a transition may write: the row, its steps and its spans. */
+async function snapshot(executionId: string) {
+  const [row] = await database.db.select().from(executions).where(eq(executions.id, executionId));
+  const steps = await database.db.select().from(executionSteps).where(eq(executionSteps.executionId, executionId));
+  const [spanCount] = await database.db
+    .select({ count: sql<number>`count(*)::int` })
+    .from(spans)
+    .where(eq(spans.executionId, executionId));
+  return { row, steps, spans: spanCount?.count };
+}
+
+const close = (): AttemptClose => ({
+  now: clock.now(),
+  attemptSpanId: "0000000000000001",
+  attemptStatus: { code: "ok" },
+  logs: [],
+});
+
+/** Takes `transition` as its caller would: a worker with the lease, or the API without one. */
+async function take(transition: TransitionName, executionId: string, from: ExecutionState): Promise<boolean> {
+  const lease: Lease = { executionId, workerId: holder };
+  const db = database.db;
+  switch (transition) {
+    case "claim":
+    case "wake":
+    case "expireLease": {
+      const claimed = await claim(db, {
+        workerId: taker,
+        now: clock.now(),
+        leaseMs,
+        limit: 10,
+        workspaceSlots: 10,
+        transitions: [transition],
+      });
+      expect(claimed.map((execution) => execution.transition)).toEqual(claimed.length === 0 ? [] : [transition]);
+      return claimed.length > 0;
+    }
+    case "recordStep": {
+      const now = clock.now();
+      const recorded = await recordStep(db, lease, {
+        name: "a step",
+        attempt: 1,
+        sequence: 1,
+        startedAt: now,
+        finishedAt: now,
+        durationMs: 0,
+        logs: [],
+        span: { spanId: "0000000000000002", traceId: "t", parentSpanId: "p", projectId, workflow: "w" },
+        outcome: { ok: true, result: { value: 1 } },
+      });
+      return recorded.outcome === "taken";
+    }
+    case "sleep":
+      return (
+        (await sleep(db, lease, close(), { name: "nap", attempt: 1, sequence: 0, wakeAt: clock.now() })) === "taken"
+      );
+    case "retry":
+      return (await retry(db, lease, close(), { error: { name: "E", message: "m" }, runAt: clock.now() })) === "taken";
+    case "requeue":
+      return (await requeue(db, lease, close())) === "taken";
+    case "succeed":
+      return (await succeed(db, lease, close(), { value: 1 })) === "taken";
+    case "fail":
+      return (await fail(db, lease, close(), { name: "E", message: "m" })) === "taken";
+    case "cancel":
+      // A running execution is cancelled by its worker; the others by the API, without a lease.
+      return (await cancel(db, { executionId, lease: from === leasedState ? lease : undefined }, close())) === "taken";
+  }
+}
+
+describe("the execution state machine", () => {
+  it("names every state once, and no transition leaves a final state", () => {
+    expect(new Set(executionStates).size).toBe(executionStates.length);
+    for (const name of transitionNames) {
+      for (const from of transitions[name].from) expect(isFinal(from)).toBe(false);
+    }
+    expect(claimTransitions.every((name) => transitions[name].to === leasedState)).toBe(true);
+  });
+
+  for (const transition of transitionNames) {
+    for (const from of executionStates) {
+      const allowed = isAllowed(transition, from);
+      it(`${allowed ? "takes" : "refuses"} ${transition} from ${from}`, async () => {
+        const executionId = await executionIn(from, transition === "expireLease");
+        const before = await snapshot(executionId);
+        const taken = await take(transition, executionId, from);
+        const after = await snapshot(executionId);
+        expect(taken).toBe(allowed);
+        if (allowed) {
+          expect(after.row?.status).toBe(transitions[transition].to);
+        } else {
+          expect(after).toEqual(before);
+        }
+      });
+    }
+  }
+
+  it("refuses a worker's transition on a running execution whose lease another worker holds", async () => {
+    const executionId = await executionIn(leasedState, false);
+    const before = await snapshot(executionId);
+    const lease: Lease = { executionId, workerId: "wrk_other" };
+    expect(await succeed(database.db, lease, close(), { value: 1 })).toBe("refused");
+    expect(await cancel(database.db, { executionId, lease }, close())).toBe("refused");
+    expect(await cancel(database.db, { executionId }, close())).toBe("refused");
+    expect(await snapshot(executionId)).toEqual(before);
+  });
+
+  it("does not let a worker take over a running execution whose lease has not lapsed", async () => {
+    const executionId = await executionIn(leasedState, false);
+    const before = await snapshot(executionId);
+    const claimed = await claim(database.db, {
+      workerId: taker,
+      now: clock.now(),
+      leaseMs,
+      limit: 10,
+      workspaceSlots: 10,
+    });
+    expect(claimed).toEqual([]);
+    expect(await snapshot(executionId)).toEqual(before);
+  });
+});
