@@ -37,7 +37,7 @@ export interface ProcedureRoutes {
  * get the request id, security headers, CORS and access log of every other route, then hand Node's
  * request and response to oRPC's node handlers, which read the body and write the answer
  * themselves. Handing oRPC a Web `Request` instead, and reading its `Response` back into Node's,
- * cost about a third of `projects.list` (see docs/decisions.md, "One HTTP pipeline"). Bearer
+ * cost more than a typical procedure (see docs/decisions.md, "One HTTP pipeline"). Bearer
  * authentication happens here, once per request; the procedures' middleware refuses calls that
  * did not pass it.
  */
@@ -67,7 +67,8 @@ export function procedureRoutes(context: PlatformContext): ProcedureRoutes {
       const path = c.req.path;
       // Hono's `/rpc/*` also matches `/rpc`, which names no procedure and is no API path.
       if (path.length === prefix.length) return next();
-      const { incoming, outgoing } = c.env;
+      const incoming = c.env?.incoming;
+      const outgoing = c.env?.outgoing;
       if (incoming === undefined || outgoing === undefined) {
         throw new Error("the RPC API is served on node:http only: Node's request and response are missing");
       }
@@ -100,7 +101,7 @@ export function procedureRoutes(context: PlatformContext): ProcedureRoutes {
  * worded as the procedures' 500s, so that a client sees one kind of failure per surface.
  */
 function lastResortError(c: Context<AppEnv>, protocol: Protocol): Response {
-  const outgoing = c.env.outgoing;
+  const outgoing = c.env?.outgoing;
   if (outgoing?.headersSent === true) {
     // Part of an answer is on the wire already: cutting the connection is the only honest end.
     outgoing.destroy();
