@@ -32,6 +32,14 @@ describe("RPC failures", () => {
     expect(await response.json()).toEqual({ error: "not_found", message: "No procedure at /api/projects/explode." });
   });
 
+  it("answers /rpc and /api themselves, which name no procedure, with the platform's 404", async () => {
+    for (const path of ["/rpc", "/api"]) {
+      const response = await fetch(`${weft.url}${path}`, { method: "POST" });
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({ error: "not_found", message: `No route for POST ${path}.` });
+    }
+  });
+
   it("sends the security headers and the request id on RPC answers, refusals included", async () => {
     for (const authorization of [`Bearer ${ada.credential}`, undefined]) {
       const response = await fetch(`${weft.url}/rpc/projects/list`, {

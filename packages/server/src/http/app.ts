@@ -4,24 +4,42 @@ import { authorizationServerMetadataRoute, authRoutes } from "../auth/auth-route
 import { mountIngressRoutes } from "../ingress/ingress-routes.ts";
 import { mailboxRoutes } from "../mail/mailbox-routes.ts";
 import type { PlatformContext } from "../platform-context.ts";
-import { rpcRoutes } from "../rpc/rpc-routes.ts";
+import { procedurePathPrefixes, procedureRoutes } from "../rpc/procedure-routes.ts";
+import { resourceDocumentRoutes } from "../rpc/resource-document-routes.ts";
+import { basePathOf } from "../shared/base-path.ts";
 import type { AppEnv } from "./app-env.ts";
 import { defaultBodyLimitBytes } from "./body-limit.ts";
+import { crossOriginAccess } from "./cors.ts";
 import { jsonError } from "./errors.ts";
 import { healthRoutes } from "./health-routes.ts";
 import { requestContext, requestLogger } from "./request-context.ts";
 import { type SecurityHeaderList, securityHeaders } from "./security-headers.ts";
 
-const ownBodyLimitPaths = /^\/triggers\//;
+export interface PlatformApp {
+  app: Hono<AppEnv>;
+  /** Releases what the routes hold beyond a request (the API's credential cache). */
+  close(): void;
+}
 
 /**
- * Builds the HTTP application of one platform process: shared middleware, then each surface's
- * routes. The RPC API itself is served beside it (see `request-listener.ts`).
+ * Builds the HTTP application of one platform process, the only routing table and middleware
+ * chain of every surface: request id and access log, security headers, CORS, body limit, then each
+ * surface's routes, and the platform's 404 and 500.
  */
-export function createApp(context: PlatformContext, headers: SecurityHeaderList): Hono<AppEnv> {
+export function createApp(context: PlatformContext, headers: SecurityHeaderList): PlatformApp {
   const app = new Hono<AppEnv>();
+  const api = context.config.roles.has("api") ? procedureRoutes(context) : undefined;
+  // Webhooks and hosted forms limit bodies on their routes, answering in their own shapes; the
+  // API per procedure, in oRPC's.
+  const ownBodyLimitPrefixes = [
+    "/triggers/",
+    ...(api === undefined ? [] : procedurePathPrefixes(context.config.baseUrl).map(({ prefix }) => `${prefix}/`)),
+  ];
   app.use(requestContext(context.logger));
   app.use(securityHeaders(headers));
+  app.use(
+    crossOriginAccess({ authPath: basePathOf(context.config.authUrl), basePath: basePathOf(context.config.baseUrl) }),
+  );
   const platformBodyLimit = bodyLimit({
     maxSize: defaultBodyLimitBytes,
     onError: (c) => {
@@ -30,13 +48,13 @@ export function createApp(context: PlatformContext, headers: SecurityHeaderList)
       return jsonError(c, 413, "payload_too_large", `The request body is larger than ${defaultBodyLimitBytes} bytes.`);
     },
   });
-  // Hosted forms and webhooks set their limits on their routes, answering in their own shapes.
   // GET and HEAD carry no body to limit (and asking the request for one would make a Web Request of it).
-  app.use((c, next) =>
-    c.req.method === "GET" || c.req.method === "HEAD" || ownBodyLimitPaths.test(c.req.path)
+  app.use((c, next) => {
+    const path = c.req.path;
+    return c.req.method === "GET" || c.req.method === "HEAD" || ownBodyLimitPrefixes.some((p) => path.startsWith(p))
       ? next()
-      : platformBodyLimit(c, next),
-  );
+      : platformBodyLimit(c, next);
+  });
   app.route("/", healthRoutes(context.database, context.sandbox));
   if (context.config.roles.has("auth")) {
     // The authorization server answers under the path of {auth_url}, which may differ from "/";
@@ -50,11 +68,11 @@ export function createApp(context: PlatformContext, headers: SecurityHeaderList)
   const outbox = context.mailer.outbox;
   if (outbox !== undefined) app.route("/", mailboxRoutes(outbox));
   if (context.config.roles.has("ingress")) mountIngressRoutes(app, context);
-  if (context.config.roles.has("api")) app.route("/", rpcRoutes(context));
+  if (api !== undefined) app.route("/", resourceDocumentRoutes(context)).route("/", api.routes);
   app.notFound((c) => jsonError(c, 404, "not_found", `No route for ${c.req.method} ${c.req.path}.`));
   app.onError((error, c) => {
     requestLogger(c).error({ err: error }, "unhandled error");
     return jsonError(c, 500, "internal_error", `Something went wrong; quote request id ${c.get("requestId")}.`);
   });
-  return app;
+  return { app, close: () => api?.close() };
 }

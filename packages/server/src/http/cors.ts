@@ -1,4 +1,6 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "./app-env.ts";
+import { setResponseHeader } from "./response-headers.ts";
 
 /** Where the platform's surfaces live: the paths of `{auth_url}` and `{base_url}` ("" at the root). */
 export interface CorsPaths {
@@ -51,31 +53,26 @@ export function crossOriginRule({ authPath, basePath }: CorsPaths): (path: strin
 }
 
 /**
- * CORS for the paths `crossOriginRule` opens, applied on Node's request before anything else
- * runs: every answer there may be read by any origin, without credentials (bearer tokens are not
- * cookies, so `*` gives a page nothing it could not fetch itself), and a preflight is answered 204
- * at once, before authentication, rate limiting or body limits could refuse it. Answers whether it
- * answered the request.
+ * CORS for the paths `crossOriginRule` opens, the first middleware after the request id and the
+ * security headers: every answer there may be read by any origin, without credentials (bearer
+ * tokens are not cookies, so `*` gives a page nothing it could not fetch itself), and a preflight is
+ * answered 204 at once, before authentication, rate limiting or body limits could refuse it.
  */
-export function createCorsHandler(paths: CorsPaths): (incoming: IncomingMessage, outgoing: ServerResponse) => boolean {
+export function crossOriginAccess(paths: CorsPaths): MiddlewareHandler<AppEnv> {
   const allowsCrossOrigin = crossOriginRule(paths);
-  const allowedHeaders = corsAllowedHeaders.join(", ");
+  const preflightHeaders = {
+    "Access-Control-Allow-Methods": "GET, POST, DELETE, OPTIONS",
+    "Access-Control-Allow-Headers": corsAllowedHeaders.join(", "),
+    "Access-Control-Max-Age": String(preflightMaxAgeSeconds),
+  };
   const exposedHeaders = corsExposedHeaders.join(", ");
-  return (incoming, outgoing) => {
-    const url = incoming.url ?? "/";
-    const queryAt = url.indexOf("?");
-    if (!allowsCrossOrigin(queryAt === -1 ? url : url.slice(0, queryAt))) return false;
-    outgoing.setHeader("Access-Control-Allow-Origin", "*");
-    if (incoming.method !== "OPTIONS") {
-      outgoing.setHeader("Access-Control-Expose-Headers", exposedHeaders);
-      return false;
+  return async (c, next) => {
+    if (!allowsCrossOrigin(c.req.path)) return next();
+    setResponseHeader(c, "Access-Control-Allow-Origin", "*");
+    if (c.req.method !== "OPTIONS") {
+      setResponseHeader(c, "Access-Control-Expose-Headers", exposedHeaders);
+      return next();
     }
-    outgoing.writeHead(204, {
-      "Access-Control-Allow-Methods": "GET, POST, DELETE, OPTIONS",
-      "Access-Control-Allow-Headers": allowedHeaders,
-      "Access-Control-Max-Age": String(preflightMaxAgeSeconds),
-    });
-    outgoing.end();
-    return true;
+    return c.body(null, 204, preflightHeaders);
   };
 }

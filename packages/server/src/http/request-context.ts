@@ -17,7 +17,10 @@ export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
     if (!logger.isLevelEnabled("info")) return next();
     const startedAt = performance.now();
     await next();
-    logRequestCompleted(requestLogger(c), { method: c.req.method, path: c.req.path, status: c.res.status, startedAt });
+    // A route that answered on Node's response itself (the RPC API) leaves Hono's a placeholder.
+    const outgoing = c.env?.outgoing;
+    const status = outgoing?.headersSent === true ? outgoing.statusCode : c.res.status;
+    logRequestCompleted(requestLogger(c), { method: c.req.method, path: c.req.path, status, startedAt });
   };
 }
 

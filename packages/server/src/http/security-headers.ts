@@ -21,8 +21,13 @@ export async function securityHeaderList(options: SecureHeadersOptions): Securit
 }
 
 export function securityHeaders(list: SecurityHeaderList): MiddlewareHandler<AppEnv> {
+  // Read synchronously once known: awaiting even a settled promise costs every request a turn.
+  let known: [string, string][] | undefined;
+  void list.then((headers) => {
+    known = headers;
+  });
   return async (c, next) => {
-    for (const [name, value] of await list) setResponseHeader(c, name, value);
+    for (const [name, value] of known ?? (await list)) setResponseHeader(c, name, value);
     return next();
   };
 }
