@@ -7,6 +7,8 @@ const rpcFixes: Record<string, string> = {
   FORBIDDEN: "ask an owner or admin of the workspace for access, or log in as an account that has it",
   NOT_FOUND: "check the id (the matching `list` command shows what exists)",
   BAD_REQUEST: "fix the input named above and try again",
+  CONFLICT:
+    "check the current state (the matching `get` or `list` command shows it), then choose another name or retry",
   TOO_MANY_REQUESTS: "wait a little and try again",
   INTERNAL_SERVER_ERROR: "try again; if it keeps failing, check the platform's log",
 };

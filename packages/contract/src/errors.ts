@@ -35,6 +35,10 @@ export const rpcErrors = {
     status: 404,
     message: "The resource does not exist.",
   },
+  CONFLICT: {
+    status: 409,
+    message: "The resource's current state forbids this change: a name in use, or a change made meanwhile.",
+  },
   TOO_MANY_REQUESTS: {
     status: 429,
     message: "Too many requests; back off and retry later.",

@@ -13,6 +13,10 @@ export function notFound(message: string): ORPCError<"NOT_FOUND", undefined> {
   return new ORPCError("NOT_FOUND", { status: 404, message });
 }
 
+export function conflict(message: string): ORPCError<"CONFLICT", undefined> {
+  return new ORPCError("CONFLICT", { status: 409, message });
+}
+
 export function forbidden(message: string, data: { missingScope?: string } = {}) {
   return new ORPCError("FORBIDDEN", { status: 403, message, data });
 }
