@@ -136,7 +136,7 @@ describe("enqueueExecution", () => {
     clock.advance(23 * 60 * 60 * 1000);
     const again = await database.db.transaction((tx) => enqueueExecution(tx, deps, request));
     expect(first.created).toBe(true);
-    expect(again).toEqual({ executionId: first.executionId, created: false });
+    expect(again).toEqual({ executionId: first.executionId, created: false, sameRequest: true });
     clock.advance(60 * 60 * 1000);
     const later = await database.db.transaction((tx) => enqueueExecution(tx, deps, request));
     expect(later.created).toBe(true);

@@ -130,6 +130,25 @@ describe("POST {base_url}/forms/:formName", () => {
     expect(response.status).toBe(202);
   });
 
+  it("honours Idempotency-Key, and refuses it sent again with another body with 409 idempotency_key_reused", async () => {
+    const path = `spare?projectId=${alpha}`;
+    const key = { "idempotency-key": "signup-1" };
+    const first = await submit(path, { email: "ada@example.com" }, key);
+    expect(first.status).toBe(202);
+    const { executionIds } = (await first.json()) as { executionIds: string[] };
+    const before = await totalExecutions();
+    const retried = await submit(path, { email: "ada@example.com" }, key);
+    expect(retried.status).toBe(202);
+    expect(((await retried.json()) as { executionIds: string[] }).executionIds).toEqual(executionIds);
+    const reused = await submit(path, { email: "grace@example.com" }, key);
+    expect(reused.status).toBe(409);
+    expect(await reused.json()).toMatchObject({ error: "idempotency_key_reused", message: expect.any(String) });
+    const malformed = await submit(path, { email: "ada@example.com" }, { "idempotency-key": "with space" });
+    expect(malformed.status).toBe(400);
+    expect(await malformed.json()).toMatchObject({ error: "invalid_body" });
+    expect(await totalExecutions()).toBe(before);
+  });
+
   it("limits submissions per client IP and form, answering 429 with Retry-After", async () => {
     for (let index = 0; index < rateLimit; index += 1) {
       expect((await submit("limited", { email: "ada@example.com" })).status).toBe(202);

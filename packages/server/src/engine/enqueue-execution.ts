@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { WorkflowManifest } from "@weft/contract";
 import { and, eq, gt, sql } from "drizzle-orm";
 import type { Transaction } from "../db/database.ts";
@@ -24,6 +25,12 @@ export interface EnqueueExecutionRequest {
   /** Already validated against the workflow's input schema by the caller. */
   input: unknown;
   idempotencyKey?: string;
+  /**
+   * With `idempotencyKey`: a digest of the request (`requestDigest`), stored with the key so that the
+   * key sent again with another request is told apart from a retry. Without it, any request reusing
+   * the key gets the earlier execution (a hosted form's page, however its answers change).
+   */
+  requestDigest?: string;
   trigger: { kind: TriggerKind; name?: string };
   /** For reruns: the execution whose input is reused. */
   rerunOf?: string;
@@ -51,13 +58,15 @@ export function idempotencyScopeOf(request: Pick<EnqueueExecutionRequest, "trigg
  * Inserts a queued execution in the caller's transaction (so whoever answers 2xx does so only once
  * the row is committed) and wakes the workers with NOTIFY, which PostgreSQL delivers at commit.
  * With an idempotency key already used in the project within 24 hours, nothing is inserted and the
- * earlier execution's id is returned with `created: false`.
+ * earlier execution's id is returned with `created: false`; `sameRequest` is false when that key
+ * was stored with another request's digest, which the caller refuses rather than answering with an
+ * execution of someone else's request.
  */
 export async function enqueueExecution(
   tx: Transaction,
   deps: { clock: Clock; ids: IdGenerator },
   request: EnqueueExecutionRequest,
-): Promise<{ executionId: string; created: boolean }> {
+): Promise<EnqueuedExecution> {
   assertStorableInput(request.input);
   const now = deps.clock.now();
   const scope = idempotencyScopeOf(request);
@@ -67,7 +76,7 @@ export async function enqueueExecution(
       sql`select pg_advisory_xact_lock(hashtextextended(${JSON.stringify(["idem", request.projectId, scope, request.idempotencyKey])}, 0))`,
     );
     const [existing] = await tx
-      .select({ executionId: idempotencyKeys.executionId })
+      .select({ executionId: idempotencyKeys.executionId, requestDigest: idempotencyKeys.requestDigest })
       .from(idempotencyKeys)
       .where(
         and(
@@ -77,7 +86,13 @@ export async function enqueueExecution(
           gt(idempotencyKeys.expiresAt, now),
         ),
       );
-    if (existing !== undefined) return { executionId: existing.executionId, created: false };
+    if (existing !== undefined) {
+      const sameRequest =
+        existing.requestDigest === null ||
+        request.requestDigest === undefined ||
+        existing.requestDigest === request.requestDigest;
+      return { executionId: existing.executionId, created: false, sameRequest };
+    }
   }
   const [deployment] = await tx
     .select({ projectId: deployments.projectId, workflows: sql<unknown>`${deployments.manifest} -> 'workflows'` })
@@ -95,15 +110,40 @@ export async function enqueueExecution(
   const executionId = rows.execution.id;
   if (request.idempotencyKey !== undefined) {
     const expiresAt = new Date(now.getTime() + idempotencyWindowMs);
+    const requestDigest = request.requestDigest ?? null;
     await tx
       .insert(idempotencyKeys)
-      .values({ projectId: request.projectId, scope, key: request.idempotencyKey, executionId, expiresAt })
+      .values({
+        projectId: request.projectId,
+        scope,
+        key: request.idempotencyKey,
+        executionId,
+        requestDigest,
+        expiresAt,
+      })
       .onConflictDoUpdate({
         target: [idempotencyKeys.projectId, idempotencyKeys.scope, idempotencyKeys.key],
-        set: { executionId, expiresAt },
+        set: { executionId, requestDigest, expiresAt },
       });
   }
-  return { executionId, created: true };
+  return { executionId, created: true, sameRequest: true };
+}
+
+export interface EnqueuedExecution {
+  executionId: string;
+  /** False when an idempotency key named an earlier execution. */
+  created: boolean;
+  /** False when that key was stored with another request: the earlier execution is not this request's. */
+  sameRequest: boolean;
+}
+
+/**
+ * The digest an idempotency key is bound to: SHA-256 of the request as its sender wrote it (the
+ * body of a form or webhook, the JSON of a run's input). Headers and query are left out, since a
+ * sender's retry may change them (a timestamp, a signature) while it is still the same request.
+ */
+export function requestDigestOf(text: string): string {
+  return createHash("sha256").update(text).digest("base64url");
 }
 
 export type QueuedExecutionRows = ReturnType<typeof queuedExecutionRows>;

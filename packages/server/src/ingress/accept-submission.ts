@@ -1,5 +1,10 @@
 import type { JsonSchema } from "@weft/contract";
-import { type EnqueueExecutionRequest, enqueueExecution } from "../engine/enqueue-execution.ts";
+import {
+  type EnqueuedExecution,
+  type EnqueueExecutionRequest,
+  enqueueExecution,
+  requestDigestOf,
+} from "../engine/enqueue-execution.ts";
 import { type SchemaValidation, validateJsonSchema } from "../schemas/validate-json-schema.ts";
 import type { ActiveDefinition } from "./find-ingress-definitions.ts";
 import type { Budget } from "./hot-path-budget.ts";
@@ -25,8 +30,8 @@ export function validateSubmission(
 
 /**
  * Enqueues the execution that a form or webhook of the active deployment starts. A submission with
- * an idempotency key gets a transaction of its own (the key is looked up and claimed under a lock);
- * any other joins the group commit of the ingress's batcher. Either way the budget is checked just
+ * an idempotency key gets a transaction of its own (the key is looked up and claimed under a lock),
+ * bound to the digest of `rawBody` when one is given; any other joins the group commit of the ingress's batcher. Either way the budget is checked just
  * before the commit: a submission whose caller has already been told 503 rolls back rather than
  * running unannounced.
  */
@@ -34,8 +39,14 @@ export async function enqueueSubmission(
   ingress: IngressContext,
   budget: Budget,
   definition: ActiveDefinition<unknown>,
-  submission: { input: unknown; trigger: EnqueueExecutionRequest["trigger"]; idempotencyKey?: string | undefined },
-): Promise<{ executionId: string; created: boolean }> {
+  submission: {
+    input: unknown;
+    trigger: EnqueueExecutionRequest["trigger"];
+    idempotencyKey?: string | undefined;
+    /** The body as sent, whose digest the idempotency key is bound to. */
+    rawBody?: string | undefined;
+  },
+): Promise<EnqueuedExecution> {
   const request = {
     projectId: definition.projectId,
     deploymentId: definition.deploymentId,
@@ -45,13 +56,18 @@ export async function enqueueSubmission(
   };
   if (submission.idempotencyKey === undefined) {
     const executionId = await ingress.enqueues.enqueue({ request, workflow: definition.workflow, deadline: budget });
-    return { executionId, created: true };
+    return { executionId, created: true, sameRequest: true };
   }
   const { database, clock, ids } = ingress.platform;
   const idempotencyKey = submission.idempotencyKey;
   return database.db.transaction(async (tx) => {
     budget.throwIfExpired();
-    const enqueued = await enqueueExecution(tx, { clock, ids }, { ...request, idempotencyKey });
+    const requestDigest = submission.rawBody === undefined ? undefined : requestDigestOf(submission.rawBody);
+    const enqueued = await enqueueExecution(
+      tx,
+      { clock, ids },
+      { ...request, idempotencyKey, ...(requestDigest === undefined ? {} : { requestDigest }) },
+    );
     budget.throwIfExpired();
     return enqueued;
   });

@@ -13,6 +13,7 @@ export const ingressErrorStatus = {
   unauthorized: 401,
   form_disabled: 403,
   not_found: 404,
+  idempotency_key_reused: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
@@ -30,6 +31,9 @@ export function ingressError(
   const body = extra.issues === undefined ? { error, message } : { error, message, issues: extra.issues };
   return c.json(body, ingressErrorStatus[error], extra.headers);
 }
+
+export const idempotencyKeyReusedMessage =
+  "This Idempotency-Key was used with another request within 24 hours; send a new key for a new request.";
 
 export const overBudgetMessage = "The submission could not be recorded in time and nothing was saved; retry shortly.";
 

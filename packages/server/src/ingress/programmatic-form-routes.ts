@@ -10,8 +10,9 @@ import { basicAuthChallenge } from "./basic-auth.ts";
 import { findActiveForm, projectsWithPublicForm } from "./find-ingress-definitions.ts";
 import { checkFormAccess } from "./form-access.ts";
 import type { Budget } from "./hot-path-budget.ts";
+import { readIdempotencyKey } from "./idempotency-key.ts";
 import { type IngressContext, runHotPath } from "./ingress-context.ts";
-import { accepted, ingressError, overBudgetMessage } from "./ingress-errors.ts";
+import { accepted, idempotencyKeyReusedMessage, ingressError, overBudgetMessage } from "./ingress-errors.ts";
 import { isJsonContentType } from "./webhook-input.ts";
 
 export interface ProgrammaticFormOptions {
@@ -64,6 +65,9 @@ async function submit(c: Context<AppEnv>, ingress: IngressContext, budget: Budge
   if (!isJsonContentType(c.req.header("content-type"))) {
     return ingressError(c, "unsupported_media_type", "Send the submission as JSON (Content-Type: application/json).");
   }
+  const idempotency = readIdempotencyKey(c);
+  if (!idempotency.ok) return ingressError(c, "invalid_body", idempotency.message);
+  const idempotencyKey = idempotency.key;
   const body = parseStorableJson(rawBody);
   if (!body.ok) return ingressError(c, "invalid_body", body.message);
   const form = access.form;
@@ -76,11 +80,14 @@ async function submit(c: Context<AppEnv>, ingress: IngressContext, budget: Budge
       issues: validated.issues,
     });
   }
-  const { executionId } = await enqueueSubmission(ingress, budget, form, {
+  const enqueued = await enqueueSubmission(ingress, budget, form, {
     input: validated.value,
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey, rawBody }),
     trigger: { kind: "form", name: form.definition.name },
   });
-  return accepted(c, "Submission accepted.", [executionId]);
+  if (!enqueued.sameRequest) return ingressError(c, "idempotency_key_reused", idempotencyKeyReusedMessage);
+  const message = enqueued.created ? "Submission accepted." : "Submission already accepted with this Idempotency-Key.";
+  return accepted(c, message, [enqueued.executionId]);
 }
 
 /** `POST {base_url}/forms/:formName[?projectId=…]`: JSON submissions, limited per client IP and form. */

@@ -2,7 +2,12 @@ import type { WorkflowManifest } from "@weft/contract";
 import type { Database } from "../db/database.ts";
 import type { TriggerKind } from "../db/schema/index.ts";
 import { getActiveDeployment } from "../deployments/read-deployments.ts";
-import { assertStorableInput, enqueueExecution } from "../engine/enqueue-execution.ts";
+import {
+  assertStorableInput,
+  type EnqueuedExecution,
+  enqueueExecution,
+  requestDigestOf,
+} from "../engine/enqueue-execution.ts";
 import { validateJsonSchema } from "../schemas/validate-json-schema.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
@@ -35,12 +40,14 @@ export async function findActiveWorkflow(
 /**
  * Starts a workflow of the project's active deployment: the input is validated against the
  * workflow's schema (InvalidRequestError with one issue per problem) and an execution is queued.
+ * An idempotency key is bound to the input as sent: the same key with another input answers
+ * `sameRequest: false`.
  */
 export async function runWorkflow(
   db: Database,
   deps: { clock: Clock; ids: IdGenerator },
   request: RunWorkflowRequest,
-): Promise<{ executionId: string; created: boolean }> {
+): Promise<EnqueuedExecution> {
   const { deploymentId, workflow } = await findActiveWorkflow(db, request.projectId, request.workflow);
   // Before the schema: validating megabytes that will be refused anyway is wasted work.
   assertStorableInput(request.input);
@@ -58,7 +65,9 @@ export async function runWorkflow(
       workflow: request.workflow,
       input,
       trigger: request.trigger ?? { kind: "api" },
-      ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
+      ...(request.idempotencyKey === undefined
+        ? {}
+        : { idempotencyKey: request.idempotencyKey, requestDigest: requestDigestOf(JSON.stringify(request.input)) }),
       ...(request.rerunOf === undefined ? {} : { rerunOf: request.rerunOf }),
     }),
   );

@@ -92,6 +92,8 @@ export const idempotencyKeys = pgTable(
     executionId: text("execution_id")
       .notNull()
       .references(() => executions.id, { onDelete: "cascade" }),
+    /** SHA-256 (base64url) of the request that claimed the key; null where none is bound (hosted forms). */
+    requestDigest: text("request_digest"),
     expiresAt: timestamptz("expires_at").notNull(),
   },
   (table) => [primaryKey({ columns: [table.projectId, table.scope, table.key] })],
