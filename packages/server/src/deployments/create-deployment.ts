@@ -7,10 +7,11 @@ import { deployments } from "../db/schema/index.ts";
 import { jsonSchemaProblem } from "../schemas/validate-json-schema.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
-import { InvalidRequestError } from "../shared/service-errors.ts";
+import { errorOfFailure, InvalidRequestError } from "../shared/service-errors.ts";
 import { formatJsonPath } from "../shared/storable-json.ts";
 import type { AnnouncesActiveDeploymentChanges } from "./active-deployment-changes.ts";
 import { type DeploymentSummary, toDeploymentSummary } from "./deployment-summary.ts";
+import { claimGlobalFormNames } from "./global-form-names.ts";
 import { makeActive } from "./make-active.ts";
 import { toStoredManifest } from "./stored-manifest.ts";
 
@@ -109,6 +110,8 @@ export async function createDeployment(
       .returning();
     if (row === undefined) throw new Error("the deployment insert returned no row");
     await makeActive(tx, request.projectId, row.id, now);
+    const claimed = await claimGlobalFormNames(tx, request.projectId, stored.forms, now);
+    if (!claimed.ok) throw errorOfFailure(claimed.failure);
     await recordAuditEvent(tx, deps, {
       action: "deployment.created",
       targetType: "deployment",

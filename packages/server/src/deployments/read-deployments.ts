@@ -12,9 +12,10 @@ import {
 import { activeDeployments, deployments } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
-import { NotFoundError, notFoundMessage } from "../shared/service-errors.ts";
+import { errorOfFailure, NotFoundError, notFoundMessage } from "../shared/service-errors.ts";
 import type { AnnouncesActiveDeploymentChanges } from "./active-deployment-changes.ts";
 import { type DeploymentSummary, toDeploymentSummary } from "./deployment-summary.ts";
+import { claimGlobalFormNames } from "./global-form-names.ts";
 import { makeActive } from "./make-active.ts";
 
 const { bundle: _bundle, ...summaryColumns } = getTableColumns(deployments);
@@ -86,6 +87,8 @@ export async function activateDeployment(
     const target = await getDeployment(tx, request.deploymentId, { projectId: request.projectId });
     const now = deps.clock.now();
     await makeActive(tx, request.projectId, target.id, now);
+    const claimed = await claimGlobalFormNames(tx, request.projectId, target.manifest.forms, now);
+    if (!claimed.ok) throw errorOfFailure(claimed.failure);
     await recordAuditEvent(tx, deps, {
       action: "deployment.activated",
       targetType: "deployment",

@@ -1,3 +1,5 @@
+import type { ServiceFailure } from "./service-result.ts";
+
 /**
  * Errors that domain services throw for a caller's mistake. Adapters map them: RPC to BAD_REQUEST /
  * NOT_FOUND / CONFLICT, ingress to its own JSON bodies. Messages are safe to show to the caller.
@@ -33,4 +35,19 @@ export function notFoundMessage(thing: ThingFoundById): string {
 /** The request is valid but the target's state forbids it (cancelling a finished execution). */
 export class ConflictError extends Error {
   override readonly name = "ConflictError";
+}
+
+/**
+ * The thrown form of a `ServiceResult` failure, for a service that still throws and calls one that
+ * returns (until every service returns its failures).
+ */
+export function errorOfFailure(failure: ServiceFailure): Error {
+  switch (failure.kind) {
+    case "invalid":
+      return new InvalidRequestError(failure.message, failure.issues);
+    case "not_found":
+      return new NotFoundError(failure.message);
+    case "conflict":
+      return new ConflictError(failure.message);
+  }
 }
