@@ -1,4 +1,4 @@
-import { and, eq, getTableColumns } from "drizzle-orm";
+import { and, eq, getTableColumns, inArray } from "drizzle-orm";
 import { recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database, Transaction } from "../db/database.ts";
 import {
@@ -101,6 +101,16 @@ export async function activateDeployment(
   });
   deps.activeDeploymentChanges?.publish(request.projectId);
   return activated;
+}
+
+/** Which of these deployments are the active one of their project. */
+export async function activeDeploymentsAmong(db: Database, deploymentIds: string[]): Promise<Set<string>> {
+  if (deploymentIds.length === 0) return new Set();
+  const rows = await db
+    .select({ id: activeDeployments.deploymentId })
+    .from(activeDeployments)
+    .where(inArray(activeDeployments.deploymentId, deploymentIds));
+  return new Set(rows.map((row) => row.id));
 }
 
 /** The bundle text of a deployment, for the worker that runs it. */

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { DatabaseHandle } from "../db/database.ts";
-import { readDeploymentBundle } from "../deployments/read-deployments.ts";
+import { activeDeploymentsAmong, readDeploymentBundle } from "../deployments/read-deployments.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { Timers } from "../shared/timers.ts";
@@ -14,6 +14,7 @@ import { sandboxHandlers } from "./attempts/sandbox-handlers.ts";
 import { cancellationsChannel, executionsChannel } from "./channels.ts";
 import type { ResolveHost } from "./egress/egress-proxy.ts";
 import { type ClaimedExecution, claim, renewLeases } from "./execution-state/index.ts";
+import { defaultSandboxIdleMs } from "./limits.ts";
 import { startSandboxHost } from "./sandbox/sandbox-host.ts";
 import type { SandboxIsolation } from "./sandbox/sandbox-isolation.ts";
 import { createSandboxPool } from "./sandbox/sandbox-pool.ts";
@@ -48,6 +49,8 @@ export interface WorkerOptions {
   maxTimeoutMs?: number | undefined;
   /** Share of `concurrency` one workspace may hold (0 to 1); half by default. */
   workspaceShare?: number | undefined;
+  /** How long a sandbox process running nothing is kept warm; 5 minutes by default. */
+  sandboxIdleMs?: number | undefined;
 }
 
 export interface WorkerDependencies {
@@ -66,6 +69,8 @@ export interface Worker {
   id: string;
   /** Looks for claimable executions now (as a notification would); resolves once that pass is over. */
   poke(): Promise<void>;
+  /** The deployments that have a warm sandbox process in this worker. */
+  sandboxes(): string[];
   /** Stops claiming, hands running executions back to the queue and stops the sandboxes. */
   stop(): Promise<void>;
 }
@@ -85,6 +90,9 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     bundlesDir: join(options.dataDir, "bundles"),
     memoryMb: options.memoryMb,
     maxChildren: 16,
+    idleMs: options.sandboxIdleMs ?? defaultSandboxIdleMs,
+    activeAmong: (deploymentIds) => activeDeploymentsAmong(db, deploymentIds),
+    now: () => clock.now().getTime(),
     loadBundle: (deploymentId) => readDeploymentBundle(db, deploymentId),
     logger,
     host: sandboxHost,
@@ -220,6 +228,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
   return {
     id: workerId,
     poke,
+    sandboxes: () => pool.deployments(),
     stop: async () => {
       if (stopped) return;
       stopped = true;
