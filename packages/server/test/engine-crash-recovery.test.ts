@@ -1,7 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,6 +14,7 @@ import {
   bundleConfig,
   createTestDatabase,
   ensureTestProject,
+  startStepCounter,
   type TestDatabase,
   testServerUrl,
 } from "./support/index.ts";
@@ -36,31 +35,6 @@ export default defineConfig({
   ],
 });
 `;
-
-/** Counts the runs of each step; the first "block" request is held open until the test lets go. */
-function startCounter(): Promise<{ server: Server; base: string; hits: Map<string, number>; blocked: Promise<void> }> {
-  const hits = new Map<string, number>();
-  let announceBlocked: () => void = () => undefined;
-  const blocked = new Promise<void>((resolve) => {
-    announceBlocked = resolve;
-  });
-  const server = createServer((request, response) => {
-    const name = (request.url ?? "/").slice(1);
-    const count = (hits.get(name) ?? 0) + 1;
-    hits.set(name, count);
-    if (name === "block" && count === 1) {
-      announceBlocked();
-      return;
-    }
-    response.end(`${name}#${count}`);
-  });
-  return new Promise((resolve) => {
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo;
-      resolve({ server, base: `http://127.0.0.1:${port}`, hits, blocked });
-    });
-  });
-}
 
 function spawnWorker(databaseUrl: string, dataDir: string): { child: ChildProcess; exited: Promise<unknown> } {
   const child = spawn(process.execPath, [workerEntry], {
@@ -95,7 +69,7 @@ describe.skipIf(testServerUrl() === undefined)("a worker killed mid-execution (P
     if (database?.url === undefined) throw new Error("no server database");
     const ids = createIdGenerator(systemClock);
     const deps = { clock: systemClock, ids };
-    const counter = await startCounter();
+    const counter = await startStepCounter();
     await ensureTestProject(database.db, deps, "prj_crash");
     const deployment = await createDeployment(database.db, deps, {
       projectId: "prj_crash",

@@ -13,12 +13,13 @@ import { type AttemptContext, type RunningAttempt, startAttempt } from "./attemp
 import { sandboxHandlers } from "./attempts/sandbox-handlers.ts";
 import { cancellationsChannel, executionsChannel } from "./channels.ts";
 import type { ResolveHost } from "./egress/egress-proxy.ts";
-import { type ClaimedExecution, claim, renewLeases } from "./execution-state/index.ts";
+import { type ClaimedExecution, claim, endOrphanedLeases, renewLeases } from "./execution-state/index.ts";
 import { defaultSandboxIdleMs } from "./limits.ts";
 import { startSandboxHost } from "./sandbox/sandbox-host.ts";
 import type { SandboxIsolation } from "./sandbox/sandbox-isolation.ts";
 import { createSandboxPool } from "./sandbox/sandbox-pool.ts";
 import { loadStoredSteps, type StoredHistory } from "./stored-steps.ts";
+import { beat, forgetLapsedWorkers, forgetWorker } from "./worker-heartbeats.ts";
 import { defaultWorkspaceShare, workspaceSlots } from "./workspace-share.ts";
 
 /**
@@ -190,15 +191,28 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     return pass;
   }
 
+  /**
+   * Registers this worker and ends the leases of executions whose worker is gone, so the first claim
+   * pass resumes them at once: after a crash on the embedded database (one process at a time) or of
+   * a worker whose heartbeat lapsed on PostgreSQL, nothing waits for a lease to run out.
+   */
+  async function takeOverOrphans(): Promise<void> {
+    const now = clock.now();
+    await beat(db, { workerId, now, expiresAt: new Date(now.getTime() + options.leaseMs) });
+    const ended = await endOrphanedLeases(db, { workerId, now, everyOtherWorker: database.kind === "embedded" });
+    if (ended > 0) logger.info({ executions: ended }, "taking over the executions of workers that are gone");
+    await forgetLapsedWorkers(db, now);
+  }
+
   async function heartbeat(): Promise<void> {
     const now = clock.now();
     for (const run of running.values()) enforceDeadline(context, run, now);
     const ids = [...running.keys()];
-    const held = await renewLeases(db, {
-      workerId,
-      executionIds: ids,
-      expiresAt: new Date(now.getTime() + options.leaseMs),
-    });
+    const expiresAt = new Date(now.getTime() + options.leaseMs);
+    const [held] = await Promise.all([
+      renewLeases(db, { workerId, executionIds: ids, expiresAt }),
+      beat(db, { workerId, now, expiresAt }),
+    ]);
     const heldIds = new Map(held.map((entry) => [entry.id, entry.cancelRequestedAt]));
     for (const id of ids) {
       const run = running.get(id);
@@ -206,6 +220,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     }
   }
 
+  await takeOverOrphans();
   const unlistenExecutions = await database.listen(executionsChannel, () => void poke());
   const unlistenCancellations = await database.listen(cancellationsChannel, (executionId) => {
     const run = running.get(executionId);
@@ -243,6 +258,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       }
       await Promise.all(left.map((run) => requeueOnStop(context, run).catch(() => undefined)));
       await Promise.all([...context.finishing]);
+      await forgetWorker(db, workerId).catch(() => undefined);
       running.clear();
       await pool.close();
       await sandboxHost.close();
