@@ -13,6 +13,7 @@ import { type AttemptContext, type RunningAttempt, startAttempt } from "./attemp
 import { sandboxHandlers } from "./attempts/sandbox-handlers.ts";
 import { cancellationsChannel, executionsChannel } from "./channels.ts";
 import type { ResolveHost } from "./egress/egress-proxy.ts";
+import { createEmbeddedMaintenance, defaultVacuumEveryClaims } from "./embedded-maintenance.ts";
 import { type ClaimedExecution, claim, endOrphanedLeases, renewLeases } from "./execution-state/index.ts";
 import { defaultSandboxIdleMs } from "./limits.ts";
 import { startSandboxHost } from "./sandbox/sandbox-host.ts";
@@ -52,6 +53,8 @@ export interface WorkerOptions {
   workspaceShare?: number | undefined;
   /** How long a sandbox process running nothing is kept warm; 5 minutes by default. */
   sandboxIdleMs?: number | undefined;
+  /** On the embedded database, claims between two vacuums of the tables the engine churns. */
+  vacuumEveryClaims?: number | undefined;
 }
 
 export interface WorkerDependencies {
@@ -103,6 +106,13 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     defaultTimeoutMs: options.defaultTimeoutMs ?? defaultAttemptTimeoutMs,
     maxTimeoutMs: options.maxTimeoutMs,
   };
+  const maintenance =
+    database.kind === "embedded"
+      ? createEmbeddedMaintenance(
+          { db, logger },
+          { everyClaims: options.vacuumEveryClaims ?? defaultVacuumEveryClaims },
+        )
+      : undefined;
   const slotsPerWorkspace = workspaceSlots(options.concurrency, options.workspaceShare ?? defaultWorkspaceShare);
   let stopped = false;
   let passes: Promise<void> = Promise.resolve();
@@ -165,6 +175,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
         workspaceSlots: slotsPerWorkspace,
       });
       if (claimed.length === 0) return;
+      maintenance?.counted(claimed.length);
       const stored = await loadStoredSteps(
         db,
         claimed.filter((execution) => execution.hasHistory).map((execution) => execution.id),
@@ -259,6 +270,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       await Promise.all(left.map((run) => requeueOnStop(context, run).catch(() => undefined)));
       await Promise.all([...context.finishing]);
       await forgetWorker(db, workerId).catch(() => undefined);
+      await maintenance?.settled();
       running.clear();
       await pool.close();
       await sandboxHost.close();
