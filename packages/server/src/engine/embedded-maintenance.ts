@@ -3,7 +3,7 @@ import type { Database } from "../db/database.ts";
 import type { Logger } from "../shared/logger.ts";
 
 /** Claims between two vacuums of the embedded database by default. */
-export const defaultVacuumEveryClaims = 5000;
+export const defaultVacuumEveryClaims = 1000;
 
 /**
  * The tables whose rows the engine updates over and over: each claim, lease renewal and end of an
