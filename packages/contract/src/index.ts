@@ -1,9 +1,13 @@
+import { accessContract } from "./access.ts";
+import { agentsContract } from "./agents.ts";
 import { deploymentsContract } from "./deployments.ts";
 import { projectsContract } from "./projects.ts";
 import { resourcesContract } from "./resources.ts";
 import { tracesContract } from "./traces.ts";
 import { workflowsContract } from "./workflows.ts";
 
+export * from "./access.ts";
+export * from "./agents.ts";
 export * from "./deployments.ts";
 export * from "./errors.ts";
 export * from "./instants.ts";
@@ -24,6 +28,8 @@ export const contract = {
   workflows: workflowsContract,
   traces: tracesContract,
   resources: resourcesContract,
+  agents: agentsContract,
+  access: accessContract,
 };
 
 export type Contract = typeof contract;

@@ -47,6 +47,7 @@ export async function registerWithIdJag(
       email: account.email,
       scopes: assertion.scopes,
       agentDescription: `client ${assertion.clientId} of ${assertion.issuer}`,
+      clientId: assertion.clientId,
       accountId: account.accountId,
       credentialId: issued.credentialId,
       issuer: assertion.issuer,

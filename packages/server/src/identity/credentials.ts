@@ -1,10 +1,11 @@
 import { and, eq, gt, isNull, type SQL } from "drizzle-orm";
-import { recordAuditEvent } from "../audit/record-audit-event.ts";
+import { type AuditActor, recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database, Transaction } from "../db/database.ts";
 import { credentials } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 import { generateToken, hashSecret } from "../shared/secrets.ts";
+import { notifyAccessChanges } from "./access-changes.ts";
 import type { Scope } from "./scopes.ts";
 
 /** Credentials live 30 days from issue (SPEC §3). */
@@ -97,11 +98,16 @@ export interface RevocationDependencies {
   ids: IdGenerator;
 }
 
-async function revokeWhere(
+/**
+ * Revokes the active credentials matching `condition`, with an audit event each; every process
+ * hears of it on commit (`notifyAccessChanges`), this one too once the caller publishes the ids.
+ */
+export async function revokeWhere(
   tx: Transaction,
   deps: RevocationDependencies,
   condition: SQL,
   reason: string,
+  actor?: AuditActor,
 ): Promise<string[]> {
   const revoked = await tx
     .update(credentials)
@@ -113,11 +119,13 @@ async function revokeWhere(
       action: "credential.revoked",
       targetType: "credential",
       targetId: row.id,
-      actor: { accountId: row.accountId },
+      actor: actor ?? { accountId: row.accountId },
       data: { reason },
     });
   }
-  return revoked.map((row) => row.id);
+  const ids = revoked.map((row) => row.id);
+  await notifyAccessChanges(tx, { credentialIds: ids });
+  return ids;
 }
 
 /**

@@ -1,3 +1,5 @@
+import { accessRouter } from "./access/index.ts";
+import { agentsRouter } from "./agents/index.ts";
 import { deploymentsRouter } from "./deployments/index.ts";
 import { rpc } from "./implementer.ts";
 import { projectsRouter } from "./projects/index.ts";
@@ -12,6 +14,8 @@ export const router = rpc.router({
   workflows: workflowsRouter,
   traces: tracesRouter,
   resources: resourcesRouter,
+  agents: agentsRouter,
+  access: accessRouter,
 });
 
 export type Router = typeof router;
