@@ -56,6 +56,11 @@ export function invitationRoutes(context: PlatformContext): Hono<AppEnv> {
   app.post("/invitations/accept", async (c) => {
     const token = c.req.query("token") ?? "";
     if (!invitationTokenPattern.test(token)) return pageFor(c, unknownLink(), 404);
+    const invitation = await viewInvitation(database.db, { clock }, token);
+    if (invitation === undefined) return pageFor(c, unknownLink(), 404);
+    // An invitation that can no longer be accepted says so, whatever the form: it changes nothing.
+    const ended = endStatePage(invitation);
+    if (ended !== undefined) return pageFor(c, ended.html, ended.status);
     const form = await c.req.parseBody();
     const csrf = typeof form.csrf === "string" ? form.csrf : "";
     if (!approvalCsrfTokenIsValid(key, token, csrf, clock.now())) {
@@ -65,10 +70,6 @@ export function invitationRoutes(context: PlatformContext): Hono<AppEnv> {
         403,
       );
     }
-    const invitation = await viewInvitation(database.db, { clock }, token);
-    if (invitation === undefined) return pageFor(c, unknownLink(), 404);
-    const ended = endStatePage(invitation);
-    if (ended !== undefined) return pageFor(c, ended.html, ended.status);
     const accepted = await acceptInvitation(database.db, { clock, ids }, token);
     if (!accepted.ok) {
       return pageFor(c, messagePage("Invitation not usable", accepted.failure.message), 409);
