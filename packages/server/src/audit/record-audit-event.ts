@@ -15,6 +15,12 @@ export interface AuditActor {
   agent?: AgentClient | undefined;
 }
 
+/** Who changes something of which workspace, for services whose audit event is optional (API calls only). */
+export interface AuditedChange {
+  actor: AuditActor;
+  workspaceId: string;
+}
+
 export interface AuditEventInput {
   action: string;
   targetType: string;

@@ -59,7 +59,13 @@ export async function registerWithIdJag(
       targetType: "registration",
       targetId: registrationId,
       workspaceId: account.personalWorkspaceId,
-      actor: { accountId: account.accountId },
+      actor: {
+        accountId: account.accountId,
+        email: account.email,
+        credentialId: issued.credentialId,
+        agentId: registrationId,
+        agent: { clientId: assertion.clientId, issuer: assertion.issuer, userAgent: null },
+      },
       data: {
         type: "agent-provider",
         issuer: assertion.issuer,

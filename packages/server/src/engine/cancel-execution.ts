@@ -1,10 +1,19 @@
 import { eq } from "drizzle-orm";
+import { type AuditedChange, recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
 import { type ExecutionStatus, executions } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
+import type { IdGenerator } from "../shared/ids.ts";
 import { ConflictError, NotFoundError, notFoundMessage } from "../shared/service-errors.ts";
 import type { SpanExport } from "../traces/otlp-export.ts";
 import { cancel, isFinal, leasedState, requestCancel, transitions } from "./execution-state/index.ts";
+
+interface CancelRequest {
+  executionId: string;
+  projectId?: string | undefined;
+  /** Set for a cancellation through the API, which is then an audit event. */
+  audit?: AuditedChange | undefined;
+}
 
 /**
  * Cancels an execution. A queued or sleeping one is cancelled at once (and its spans go to the
@@ -13,8 +22,8 @@ import { cancel, isFinal, leasedState, requestCancel, transitions } from "./exec
  */
 export async function cancelExecution(
   db: Database,
-  deps: { clock: Clock; spanExport?: SpanExport | undefined },
-  request: { executionId: string; projectId?: string | undefined },
+  deps: { clock: Clock; ids: IdGenerator; spanExport?: SpanExport | undefined },
+  request: CancelRequest,
 ): Promise<{ status: ExecutionStatus }> {
   const outcome = await cancelInTransaction(db, deps, request);
   if (outcome.status === "cancelled") deps.spanExport?.exportExecution(request.executionId);
@@ -23,8 +32,8 @@ export async function cancelExecution(
 
 function cancelInTransaction(
   db: Database,
-  deps: { clock: Clock },
-  request: { executionId: string; projectId?: string | undefined },
+  deps: { clock: Clock; ids: IdGenerator },
+  request: CancelRequest,
 ): Promise<{ status: ExecutionStatus }> {
   return db.transaction(async (tx) => {
     const [row] = await tx
@@ -41,6 +50,16 @@ function cancelInTransaction(
       );
     }
     const now = deps.clock.now();
+    if (request.audit !== undefined) {
+      await recordAuditEvent(tx, deps, {
+        action: "execution.cancelled",
+        targetType: "execution",
+        targetId: row.id,
+        workspaceId: request.audit.workspaceId,
+        actor: request.audit.actor,
+        data: { projectId: row.projectId, from: row.status },
+      });
+    }
     if (row.status === leasedState) {
       await requestCancel(tx, { executionId: row.id, now });
       return { status: row.status };

@@ -1,7 +1,7 @@
-import { and, eq, gt, isNull, type SQL } from "drizzle-orm";
+import { and, eq, gt, inArray, isNull, type SQL } from "drizzle-orm";
 import { type AuditActor, recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database, Transaction } from "../db/database.ts";
-import { credentials } from "../db/schema/index.ts";
+import { credentials, workspaces } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 import { generateToken, hashSecret } from "../shared/secrets.ts";
@@ -114,11 +114,21 @@ export async function revokeWhere(
     .set({ revokedAt: deps.clock.now() })
     .where(and(condition, isNull(credentials.revokedAt)))
     .returning({ id: credentials.id, accountId: credentials.accountId });
+  const personal =
+    revoked.length === 0
+      ? []
+      : await tx
+          .select({ accountId: workspaces.personalAccountId, workspaceId: workspaces.id })
+          .from(workspaces)
+          .where(inArray(workspaces.personalAccountId, [...new Set(revoked.map((row) => row.accountId))]));
+  const personalWorkspaceOf = new Map(personal.map((row) => [row.accountId, row.workspaceId]));
   for (const row of revoked) {
     await recordAuditEvent(tx, deps, {
       action: "credential.revoked",
       targetType: "credential",
       targetId: row.id,
+      // The holder's own log shows it, whoever revoked it.
+      workspaceId: personalWorkspaceOf.get(row.accountId),
       actor: actor ?? { accountId: row.accountId },
       data: { reason },
     });

@@ -1,3 +1,4 @@
+import type { AuditedChange } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
@@ -8,7 +9,7 @@ import { runWorkflow } from "./run-workflow.ts";
 export async function rerunExecution(
   db: Database,
   deps: { clock: Clock; ids: IdGenerator },
-  request: { executionId: string; projectId?: string | undefined },
+  request: { executionId: string; projectId?: string | undefined; audit?: AuditedChange | undefined },
 ): Promise<{ executionId: string }> {
   const original = await getExecution(db, request);
   const { executionId } = await runWorkflow(db, deps, {
@@ -17,6 +18,7 @@ export async function rerunExecution(
     input: original.input,
     trigger: { kind: "rerun" },
     rerunOf: original.id,
+    audit: request.audit,
   });
   return { executionId };
 }

@@ -1,4 +1,6 @@
-import { claimCodeOf, decide, emailRegistration, postJson } from "./auth-client.ts";
+import { randomUUID } from "node:crypto";
+import { claimCodeOf, decide, emailRegistration, idJagRegistration, postJson } from "./auth-client.ts";
+import type { TestIdentityProvider } from "./identity-provider.ts";
 import type { TestPlatform } from "./test-platform.ts";
 
 export interface TestAgent {
@@ -31,4 +33,27 @@ export async function registerEmailAgent(
   });
   if (claimed.status !== 200) throw new Error(`claim answered ${claimed.status}`);
   return { agentId: claimed.body.registration_id as string, credential: claimed.body.credential as string };
+}
+
+/** An agent registered for `email` with an ID-JAG of `idp` (trusted by the platform), over HTTP. */
+export async function registerIdJagAgent(
+  weft: TestPlatform,
+  idp: TestIdentityProvider,
+  email: string,
+): Promise<TestAgent> {
+  const now = Math.floor(weft.clock.now().getTime() / 1000);
+  const assertion = await idp.sign({
+    iss: idp.issuer,
+    sub: `subject-of-${email}`,
+    aud: weft.url,
+    client_id: idp.clientId,
+    jti: randomUUID(),
+    iat: now,
+    exp: now + 300,
+    email,
+    email_verified: true,
+  });
+  const registered = await postJson(`${weft.url}/agent/auth`, idJagRegistration(assertion));
+  if (registered.status !== 201) throw new Error(`registration answered ${registered.status}`);
+  return { agentId: registered.body.registration_id as string, credential: registered.body.credential as string };
 }

@@ -1,6 +1,6 @@
 import { runWorkflow } from "../../workflows/run-workflow.ts";
 import { rpc } from "../implementer.ts";
-import { requireProjectAccess } from "../project-access.ts";
+import { actorOf, requireProjectAccess } from "../project-access.ts";
 import { requireScope } from "../require-scope.ts";
 import { mapServiceErrors } from "../service-errors.ts";
 
@@ -15,6 +15,7 @@ export const run = rpc.workflows.run.use(requireScope("projects:write")).handler
         workflow: input.workflow,
         input: input.input,
         idempotencyKey: input.idempotencyKey,
+        audit: { actor: actorOf(context), workspaceId: project.workspaceId },
       }),
     { prefix: ["input"] },
   );
