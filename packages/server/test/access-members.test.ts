@@ -1,7 +1,8 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeMember } from "../src/access/remove-member.ts";
 import { auditEvents, memberships } from "../src/db/schema/index.ts";
+import { startPlatform } from "../src/platform.ts";
+import { createLogger } from "../src/shared/logger.ts";
 import {
   callRpc,
   createTeamWorkspace,
@@ -185,27 +186,27 @@ describe("removal", () => {
     expect((await call(mia, "projects.list", { workspaceId: team })).status).toBe(404);
   });
 
-  it("a removed member's cached credential loses the workspace at once, also when another process removed it", async () => {
-    const team = await createTeamWorkspace(weft, olivia, "Elsewhere");
-    await joinWorkspace(weft, { workspaceId: team, by: olivia, member: vic, role: "member" });
-    expect((await call(vic, "projects.list", { workspaceId: team })).status).toBe(200);
-    // As another process would: the change commits and only the database's notification tells this one.
-    const { clock, ids } = weft.platform.context;
-    const removed = await removeMember(
-      weft.database.db,
-      { clock, ids },
-      {
-        workspaceId: team,
-        accountId: vic.accountId,
-        actor: { accountId: olivia.accountId },
-      },
+  it("a removed member's credential loses the workspace in another process too", async () => {
+    const second = await startPlatform(
+      { ...weft.platform.context.config, port: 0 },
+      { clock: weft.clock, database: weft.database, logger: createLogger({ level: "silent" }) },
     );
-    expect(removed.ok).toBe(true);
-    await expect
-      .poll(async () => (await call(vic, "projects.list", { workspaceId: team })).status, { interval: 20 })
-      .toBe(404);
-    const rows = await weft.database.db.select().from(memberships).where(eq(memberships.workspaceId, team));
-    expect(rows.map((row) => row.accountId)).toEqual([olivia.accountId]);
+    try {
+      const team = await createTeamWorkspace(weft, olivia, "Elsewhere");
+      await joinWorkspace(weft, { workspaceId: team, by: olivia, member: vic, role: "member" });
+      const elsewhere = () =>
+        callRpc(second.listenUrl, "projects.list", { workspaceId: team }, { token: vic.credential });
+      // The other process has the member's principal, with this workspace, in its cache.
+      expect((await elsewhere()).status).toBe(200);
+      expect((await call(olivia, "access.removeMember", { workspaceId: team, accountId: vic.accountId })).status).toBe(
+        200,
+      );
+      await expect.poll(async () => (await elsewhere()).status, { interval: 20 }).toBe(404);
+      const rows = await weft.database.db.select().from(memberships).where(eq(memberships.workspaceId, team));
+      expect(rows.map((row) => row.accountId)).toEqual([olivia.accountId]);
+    } finally {
+      await second.stop();
+    }
   });
 
   it("records who left, with the acting credential", async () => {

@@ -1,8 +1,9 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { revokeAgent } from "../src/agents/revoke-agents.ts";
 import { credentials } from "../src/db/schema/index.ts";
 import { credentialLifetimeMs } from "../src/identity/credentials.ts";
+import { startPlatform } from "../src/platform.ts";
+import { createLogger } from "../src/shared/logger.ts";
 import { createManualTimers } from "../src/shared/timers.ts";
 import {
   callRpc,
@@ -147,23 +148,21 @@ describe("agents.revoke and agents.revokeAll", () => {
     expect((listed.json as { results: AgentView[] }).results.map((a) => a.id)).toContain(agent.agentId);
   });
 
-  it("is refused in this process at once when another process revokes it", async () => {
-    const agent = await registerEmailAgent(weft, memberPerson.email);
-    expect((await call(agent.credential, "projects.list", {})).status).toBe(200);
-    // As another process would: it commits, and only the database's notification tells this one.
-    const { clock, ids } = weft.platform.context;
-    const result = await revokeAgent(
-      weft.database.db,
-      { clock, ids },
-      {
-        agentId: agent.agentId,
-        actor: { accountId: memberPerson.accountId, credentialId: memberPerson.credentialId },
-      },
+  it("is refused by another process too, once the revoking transaction commits", async () => {
+    const second = await startPlatform(
+      { ...weft.platform.context.config, port: 0 },
+      { clock: weft.clock, database: weft.database, logger: createLogger({ level: "silent" }) },
     );
-    expect(result.ok).toBe(true);
-    await expect
-      .poll(async () => (await call(agent.credential, "projects.list", {})).status, { interval: 20 })
-      .toBe(401);
+    try {
+      const agent = await registerEmailAgent(weft, memberPerson.email);
+      const elsewhere = (procedure: string) => callRpc(second.listenUrl, procedure, {}, { token: agent.credential });
+      // The other process has the credential in its cache.
+      expect((await elsewhere("projects.list")).status).toBe(200);
+      expect((await call(memberPerson.credential, "agents.revoke", { agentId: agent.agentId })).status).toBe(200);
+      await expect.poll(async () => (await elsewhere("projects.list")).status, { interval: 20 }).toBe(401);
+    } finally {
+      await second.stop();
+    }
   });
 
   it("lets an admin revoke a member's agent but not an owner's, nor a stranger anyone's", async () => {
