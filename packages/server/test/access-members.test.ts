@@ -176,6 +176,29 @@ describe("role rules", () => {
   });
 });
 
+describe("bad input", () => {
+  it.each([
+    ["access.invite", () => ({ workspaceId, email: "not-an-email", role: "member" }), ["email"]],
+    ["access.invite", () => ({ workspaceId, email: "x@example.com", role: "chief" }), ["role"]],
+    ["access.updateRole", () => ({ workspaceId, accountId: "acc_nope", role: "viewer" }), ["accountId"]],
+    ["access.createWorkspace", () => ({ name: "   " }), ["name"]],
+    ["access.renameWorkspace", () => ({ workspaceId, name: "x".repeat(65) }), ["name"]],
+    ["access.auditLog", () => ({ workspaceId, filter: { since: "yesterday" } }), ["filter", "since"]],
+    ["access.revokeInvitation", () => ({ invitationId: "inv_1" }), ["invitationId"]],
+  ] as const)(
+    "%s refuses bad input with BAD_REQUEST naming the field, and changes nothing",
+    async (procedure, input, path) => {
+      const before = await weft.database.db.select().from(auditEvents);
+      const refused = await call(olivia, procedure, input());
+      expect(refused.status).toBe(400);
+      const refusal = refused.json as { code: string; data: { issues: { path: unknown[] }[] } };
+      expect(refusal.code).toBe("BAD_REQUEST");
+      expect(refusal.data.issues[0]?.path).toEqual(path);
+      expect(await weft.database.db.select().from(auditEvents)).toEqual(before);
+    },
+  );
+});
+
 describe("removal", () => {
   it("a member may leave, and loses the workspace on the very next request", async () => {
     const team = await createTeamWorkspace(weft, olivia, "Leavers");
