@@ -19,18 +19,18 @@ import { type Agent, type AgentStatus, agentColumns, statusCondition, toAgent } 
 export function listAgents(
   db: Database,
   deps: { clock: Clock },
-  input: { accountId?: string; workspaceId?: string; status?: AgentStatus; page: PageRequest },
+  input: { of: { accountId: string } | { workspaceId: string }; status?: AgentStatus; page: PageRequest },
 ): Promise<KeysetPage<Agent>> {
   const now = deps.clock.now();
   const owners =
-    input.workspaceId === undefined
-      ? eq(credentials.accountId, input.accountId ?? "")
+    "accountId" in input.of
+      ? eq(credentials.accountId, input.of.accountId)
       : inArray(
           credentials.accountId,
           db
             .select({ accountId: memberships.accountId })
             .from(memberships)
-            .where(eq(memberships.workspaceId, input.workspaceId)),
+            .where(eq(memberships.workspaceId, input.of.workspaceId)),
         );
   return fetchKeysetPage({
     request: input.page,

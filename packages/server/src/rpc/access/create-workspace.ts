@@ -13,7 +13,7 @@ export const createWorkspace = rpc.access.createWorkspace
       name: input.name,
       actor: actorOf(context),
     });
-    const workspace = valueOrRpcError(result, { prefix: ["name"] });
+    const workspace = valueOrRpcError(result);
     context.platform.membershipChanges.publish([context.principal.accountId]);
     return toWorkspace(workspace);
   });

@@ -10,9 +10,8 @@ export const list = rpc.agents.list.use(requireScope("projects:read")).handler(a
   const page = toPageRequest(input.pagination);
   if (input.workspaceId !== undefined) requireMemberManager(context.principal, input.workspaceId);
   const result = await listAgents(context.platform.database.db, context.platform, {
-    ...(input.workspaceId === undefined
-      ? { accountId: context.principal.accountId }
-      : { workspaceId: input.workspaceId }),
+    of:
+      input.workspaceId === undefined ? { accountId: context.principal.accountId } : { workspaceId: input.workspaceId },
     ...(input.status === undefined ? {} : { status: input.status }),
     page,
   });
