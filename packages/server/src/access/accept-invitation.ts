@@ -9,7 +9,7 @@ import type { Clock } from "../shared/clock.ts";
 import { hashSecret } from "../shared/secrets.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import { type InvitationStatus, toInvitation } from "./invitation-record.ts";
-import type { AccessDependencies } from "./workspace-membership.ts";
+import { type AccessDependencies, lockWorkspace } from "./workspace-membership.ts";
 
 /** What the accept page shows: the workspace, who invited, and the role. */
 export interface InvitationView {
@@ -62,6 +62,7 @@ export async function acceptInvitation(
     const now = deps.clock.now();
     const { status } = toInvitation(row, now);
     if (status !== "pending") return fail.conflict(`This invitation is ${status}.`);
+    await lockWorkspace(tx, row.workspaceId);
     const account = await findOrCreateAccount(tx, deps, row.email);
     await tx
       .insert(memberships)

@@ -9,7 +9,7 @@ import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import { invitationMail, invitationPageUrl } from "./invitation-mail.ts";
 import { type Invitation, invitationLifetimeMs, toInvitation } from "./invitation-record.ts";
 import { grantRefusal } from "./role-rules.ts";
-import { type AccessDependencies, lockedRoleOf } from "./workspace-membership.ts";
+import { type AccessDependencies, lockWorkspace, roleOf } from "./workspace-membership.ts";
 
 interface CreatedInvitation {
   invitation: Invitation;
@@ -21,7 +21,7 @@ interface CreatedInvitation {
 /**
  * Invites an email into a workspace with a role the caller may grant, and mails the accept link once
  * the invitation is committed. Refused for an email that is already a member's or has a pending
- * invitation (conflicts); the workspace row is locked so two concurrent invitations of one email
+ * invitation (conflicts); under the workspace's lock two concurrent invitations of one email
  * cannot both pass that check.
  */
 export async function inviteMember(
@@ -52,11 +52,12 @@ async function createInvitation(
 ): Promise<ServiceResult<CreatedInvitation>> {
   const email = normalizeEmail(input.email);
   return db.transaction(async (tx) => {
-    const actorRole = await lockedRoleOf(tx, input.workspaceId, input.actor.accountId);
+    if (!(await lockWorkspace(tx, input.workspaceId))) return fail.notFound("workspace");
+    const actorRole = await roleOf(tx, input.workspaceId, input.actor.accountId);
     if (actorRole === undefined) return fail.notFound("workspace");
     const refusal = grantRefusal(actorRole, input.role);
     if (refusal !== undefined) return fail.forbidden(refusal);
-    const [workspace] = await tx.select().from(workspaces).where(eq(workspaces.id, input.workspaceId)).for("update");
+    const [workspace] = await tx.select().from(workspaces).where(eq(workspaces.id, input.workspaceId));
     if (workspace === undefined) return fail.notFound("workspace");
     const [member] = await tx
       .select({ accountId: accounts.id })

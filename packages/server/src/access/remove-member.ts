@@ -5,7 +5,7 @@ import { memberships } from "../db/schema/index.ts";
 import { notifyAccessChanges } from "../identity/access-changes.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import { changeRefusal } from "./role-rules.ts";
-import { type AccessDependencies, isLastOwner, lockedRoleOf } from "./workspace-membership.ts";
+import { type AccessDependencies, isLastOwner, lockWorkspace, roleOf } from "./workspace-membership.ts";
 
 /**
  * Removes a member, or lets a member leave. The last owner can do neither (a conflict); an admin
@@ -17,9 +17,10 @@ export async function removeMember(
   input: { workspaceId: string; accountId: string; actor: AuditActor & { accountId: string } },
 ): Promise<ServiceResult<{ accountId: string; left: boolean }>> {
   return db.transaction(async (tx) => {
-    const actorRole = await lockedRoleOf(tx, input.workspaceId, input.actor.accountId);
+    if (!(await lockWorkspace(tx, input.workspaceId))) return fail.notFound("workspace");
+    const actorRole = await roleOf(tx, input.workspaceId, input.actor.accountId);
     if (actorRole === undefined) return fail.notFound("workspace");
-    const targetRole = await lockedRoleOf(tx, input.workspaceId, input.accountId);
+    const targetRole = await roleOf(tx, input.workspaceId, input.accountId);
     if (targetRole === undefined) return fail.notFound("member");
     const leaving = input.accountId === input.actor.accountId;
     if (!leaving) {

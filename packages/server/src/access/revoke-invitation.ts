@@ -5,7 +5,7 @@ import { invitations } from "../db/schema/index.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import { type Invitation, toInvitation } from "./invitation-record.ts";
 import { manageRefusal, managesMembers } from "./role-rules.ts";
-import { type AccessDependencies, lockedRoleOf } from "./workspace-membership.ts";
+import { type AccessDependencies, lockWorkspace, roleOf } from "./workspace-membership.ts";
 
 /**
  * Cancels a pending invitation; its link stops working. An invitation of a workspace the caller is
@@ -19,7 +19,8 @@ export async function revokeInvitation(
   return db.transaction(async (tx) => {
     const [row] = await tx.select().from(invitations).where(eq(invitations.id, input.invitationId)).for("update");
     if (row === undefined) return fail.notFound("invitation");
-    const actorRole = await lockedRoleOf(tx, row.workspaceId, input.actor.accountId);
+    await lockWorkspace(tx, row.workspaceId);
+    const actorRole = await roleOf(tx, row.workspaceId, input.actor.accountId);
     if (actorRole === undefined) return fail.notFound("invitation");
     if (!managesMembers(actorRole)) return fail.forbidden(manageRefusal(actorRole));
     const now = deps.clock.now();

@@ -6,7 +6,7 @@ import { notifyAccessChanges } from "../identity/access-changes.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import type { Member } from "./list-members.ts";
 import { changeRefusal, grantRefusal } from "./role-rules.ts";
-import { type AccessDependencies, isLastOwner, lockedRoleOf } from "./workspace-membership.ts";
+import { type AccessDependencies, isLastOwner, lockWorkspace, roleOf } from "./workspace-membership.ts";
 
 export interface RoleChange {
   member: Member;
@@ -24,9 +24,10 @@ export async function updateRole(
   input: { workspaceId: string; accountId: string; role: WorkspaceRole; actor: AuditActor & { accountId: string } },
 ): Promise<ServiceResult<RoleChange>> {
   return db.transaction(async (tx) => {
-    const actorRole = await lockedRoleOf(tx, input.workspaceId, input.actor.accountId);
+    if (!(await lockWorkspace(tx, input.workspaceId))) return fail.notFound("workspace");
+    const actorRole = await roleOf(tx, input.workspaceId, input.actor.accountId);
     if (actorRole === undefined) return fail.notFound("workspace");
-    const targetRole = await lockedRoleOf(tx, input.workspaceId, input.accountId);
+    const targetRole = await roleOf(tx, input.workspaceId, input.accountId);
     if (targetRole === undefined) return fail.notFound("member");
     const refusal = changeRefusal(actorRole, targetRole) ?? grantRefusal(actorRole, input.role);
     if (refusal !== undefined) return fail.forbidden(refusal);
