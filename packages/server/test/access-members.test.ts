@@ -176,6 +176,31 @@ describe("role rules", () => {
   });
 });
 
+describe("concurrent changes", () => {
+  it("two owners leaving at once leave one owner behind", async () => {
+    const team = await createTeamWorkspace(weft, olivia, "Racing owners");
+    await joinWorkspace(weft, { workspaceId: team, by: olivia, member: adam, role: "owner" });
+    const outcomes = await Promise.all(
+      [olivia, adam].map((who) => call(who, "access.removeMember", { workspaceId: team, accountId: who.accountId })),
+    );
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual([200, 409]);
+    const owners = await weft.database.db.select().from(memberships).where(eq(memberships.workspaceId, team));
+    expect(owners.map((row) => row.role)).toEqual(["owner"]);
+  });
+
+  it("two owners demoting each other at once: one wins, the other is refused", async () => {
+    const team = await createTeamWorkspace(weft, olivia, "Racing demotions");
+    await joinWorkspace(weft, { workspaceId: team, by: olivia, member: adam, role: "owner" });
+    const outcomes = await Promise.all([
+      call(olivia, "access.updateRole", { workspaceId: team, accountId: adam.accountId, role: "admin" }),
+      call(adam, "access.updateRole", { workspaceId: team, accountId: olivia.accountId, role: "admin" }),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual([200, 403]);
+    const roles = await weft.database.db.select().from(memberships).where(eq(memberships.workspaceId, team));
+    expect(roles.map((row) => row.role).sort()).toEqual(["admin", "owner"]);
+  });
+});
+
 describe("bad input", () => {
   it.each([
     ["access.invite", () => ({ workspaceId, email: "not-an-email", role: "member" }), ["email"]],
