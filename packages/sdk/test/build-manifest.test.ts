@@ -117,7 +117,7 @@ describe("buildManifest", () => {
     });
     expect(issues).toEqual([
       'workflows: the name "echo" is used twice',
-      expect.stringMatching(/^forms\[contact\]\.workflow: names the workflow "missing"/),
+      expect.stringMatching(/^forms\[contact\]\.workflow: form "contact" names the workflow "missing"/),
     ]);
   });
 });

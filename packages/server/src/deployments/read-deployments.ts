@@ -85,7 +85,7 @@ export async function activateDeployment(
   const activated = await db.transaction(async (tx) => {
     const target = await getDeployment(tx, request.deploymentId, { projectId: request.projectId });
     const now = deps.clock.now();
-    await makeActive(tx, request.projectId, target.id, now);
+    await makeActive(tx, request.projectId, target, now);
     await recordAuditEvent(tx, deps, {
       action: "deployment.activated",
       targetType: "deployment",
