@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { isContractProcedure } from "@orpc/contract";
 import { contract } from "@weft/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditEvents, deployments, executions, projects } from "../src/db/schema/index.ts";
+import { auditEvents, deployments, executions, projects, schedules } from "../src/db/schema/index.ts";
 import {
   callRpc,
   createTestIdentity,
@@ -62,6 +62,9 @@ const attempts: Record<
   "traces.get": { input: ({ projectId, traceId }) => ({ projectId, traceId }), expectation: "refused" },
   "resources.list": { input: ({ projectId }) => ({ projectId }), expectation: "refused" },
   "resources.get": { input: ({ projectId }) => ({ projectId, kind: "form", name: "contact" }), expectation: "refused" },
+  "schedules.list": { input: ({ projectId }) => ({ projectId }), expectation: "refused" },
+  "schedules.pause": { input: ({ projectId }) => ({ projectId, name: "nightly" }), expectation: "refused" },
+  "schedules.resume": { input: ({ projectId }) => ({ projectId, name: "nightly" }), expectation: "refused" },
 };
 
 /** Ids of the right shape that name nothing. */
@@ -98,7 +101,11 @@ beforeAll(async () => {
     "deployments.create",
     {
       projectId,
-      manifest: { version: 1, workflows: [{ name: "echo" }] },
+      manifest: {
+        version: 1,
+        workflows: [{ name: "echo" }],
+        schedules: [{ name: "nightly", workflow: "echo", cron: "0 0 * * *" }],
+      },
       bundle: 'export default { workflows: [{ name: "echo", run: async (input) => input }] };',
     },
     { token: victim.credential },
@@ -139,6 +146,7 @@ describe("tenant isolation", () => {
         audit: await weft.database.db.select().from(auditEvents),
         deployments: await weft.database.db.select().from(deployments),
         executions: await weft.database.db.select({ id: executions.id }).from(executions),
+        schedules: await weft.database.db.select().from(schedules),
       };
       const input = attempt.input(fixture);
       const result = await callRpc(weft.url, procedure, input, { token: intruder.credential });
@@ -173,6 +181,7 @@ describe("tenant isolation", () => {
       expect(await weft.database.db.select().from(auditEvents)).toEqual(before.audit);
       expect(await weft.database.db.select().from(deployments)).toEqual(before.deployments);
       expect(await weft.database.db.select({ id: executions.id }).from(executions)).toEqual(before.executions);
+      expect(await weft.database.db.select().from(schedules)).toEqual(before.schedules);
     },
   );
 });
