@@ -72,6 +72,7 @@ describe("weft schedules", () => {
       { name: "every-minute", enabled: true, nextRunAt: "2026-01-01T00:01:00.000Z", lastExecutionId: null },
       { name: "weekday-mornings", enabled: true, nextRunAt: "2026-01-01T07:30:00.000Z" },
     ]);
+    expect((await cli(["deployments", "list"])).stdout).toContain("1 workflow, 0 forms, 0 webhooks, 2 schedules");
     const text = await cli(["schedules", "list"]);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/weekday-mornings\s+report\s+30 8 \* \* 1-5\s+Europe\/Berlin\s+enabled/);
