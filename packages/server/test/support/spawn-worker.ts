@@ -1,0 +1,24 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const workerEntry = fileURLToPath(new URL("../../src/worker-main.ts", import.meta.url));
+
+/** A worker process (`weft worker`) on the PostgreSQL database at `databaseUrl`, with a 2-second lease. */
+export function spawnWorker(
+  databaseUrl: string,
+  dataDir: string,
+  env: Record<string, string> = {},
+): { child: ChildProcess; exited: Promise<unknown> } {
+  const child = spawn(process.execPath, [workerEntry], {
+    env: {
+      PATH: process.env.PATH ?? "",
+      DATABASE_URL: databaseUrl,
+      WEFT_DATA_DIR: dataDir,
+      WEFT_WORKER_LEASE_SECONDS: "2",
+      WEFT_LOG_LEVEL: "warn",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return { child, exited: new Promise((resolve) => child.once("exit", resolve)) };
+}
