@@ -10,6 +10,7 @@ import { startWorker, type Worker } from "../packages/server/src/engine/worker.t
 import { systemClock } from "../packages/server/src/shared/clock.ts";
 import { createIdGenerator } from "../packages/server/src/shared/ids.ts";
 import { createLogger } from "../packages/server/src/shared/logger.ts";
+import { valueOrThrow } from "../packages/server/src/shared/service-result.ts";
 import {
   bundleConfig,
   createTestDatabase,
@@ -68,13 +69,15 @@ function enqueue(bench: Bench, workflow: string, n: number): Promise<string[]> {
   return bench.database.db.transaction(async (tx) => {
     const ids: string[] = [];
     for (let i = 0; i < n; i++) {
-      const { executionId } = await enqueueExecution(tx, deps, {
-        projectId,
-        deploymentId: bench.deploymentId,
-        workflow,
-        input: {},
-        trigger: { kind: "api" },
-      });
+      const { executionId } = valueOrThrow(
+        await enqueueExecution(tx, deps, {
+          projectId,
+          deploymentId: bench.deploymentId,
+          workflow,
+          input: {},
+          trigger: { kind: "api" },
+        }),
+      );
       ids.push(executionId);
     }
     return ids;
@@ -170,11 +173,9 @@ export async function benchEngine(serverUrl: string | undefined): Promise<string
   const dataDir = mkdtempSync(join(tmpdir(), "weft-bench-"));
   try {
     await ensureTestProject(database.db, deps, projectId);
-    const deployment = await createDeployment(database.db, deps, {
-      projectId,
-      manifest,
-      bundle: await bundleConfig(source),
-    });
+    const deployment = valueOrThrow(
+      await createDeployment(database.db, deps, { projectId, manifest, bundle: await bundleConfig(source) }),
+    );
     const bench: Bench = { database, deploymentId: deployment.id, dataDir };
     const lines: string[] = [];
     const worker = await start(bench);

@@ -12,6 +12,7 @@ import { createDeployment } from "../src/deployments/create-deployment.ts";
 import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
+import { valueOrThrow } from "../src/shared/service-result.ts";
 import {
   bundleConfig,
   createTestDatabase,
@@ -97,19 +98,23 @@ describe.skipIf(testServerUrl() === undefined)("a worker killed mid-execution (P
     const deps = { clock: systemClock, ids };
     const counter = await startCounter();
     await ensureTestProject(database.db, deps, "prj_crash");
-    const deployment = await createDeployment(database.db, deps, {
-      projectId: "prj_crash",
-      manifest: { version: 1, workflows: [{ name: "counted" }] },
-      bundle: await bundleConfig(source),
-    });
-    const { executionId } = await database.db.transaction((tx) =>
-      enqueueExecution(tx, deps, {
+    const deployment = valueOrThrow(
+      await createDeployment(database.db, deps, {
         projectId: "prj_crash",
-        deploymentId: deployment.id,
-        workflow: "counted",
-        input: { base: counter.base },
-        trigger: { kind: "api" },
+        manifest: { version: 1, workflows: [{ name: "counted" }] },
+        bundle: await bundleConfig(source),
       }),
+    );
+    const { executionId } = valueOrThrow(
+      await database.db.transaction((tx) =>
+        enqueueExecution(tx, deps, {
+          projectId: "prj_crash",
+          deploymentId: deployment.id,
+          workflow: "counted",
+          input: { base: counter.base },
+          trigger: { kind: "api" },
+        }),
+      ),
     );
 
     const firstDir = mkdtempSync(join(tmpdir(), "weft-worker-a-"));

@@ -5,6 +5,7 @@ import { createDeployment } from "../src/deployments/create-deployment.ts";
 import { createEnqueueBatcher, DeadlineExpiredError } from "../src/engine/enqueue-batcher.ts";
 import { createManualClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
+import { valueOrThrow } from "../src/shared/service-result.ts";
 import { createTestDatabase, ensureTestProject, type TestDatabase } from "./support/index.ts";
 
 const clock = createManualClock();
@@ -38,11 +39,13 @@ async function transactionsThatWrote(ids: string[]): Promise<number> {
 beforeAll(async () => {
   database = await createTestDatabase();
   await ensureTestProject(database.db, deps, "prj_batch");
-  const deployment = await createDeployment(database.db, deps, {
-    projectId: "prj_batch",
-    manifest: { version: 1, workflows: [workflow] },
-    bundle: "export default { workflows: [] };",
-  });
+  const deployment = valueOrThrow(
+    await createDeployment(database.db, deps, {
+      projectId: "prj_batch",
+      manifest: { version: 1, workflows: [workflow] },
+      bundle: "export default { workflows: [] };",
+    }),
+  );
   deploymentId = deployment.id;
 });
 afterAll(async () => {

@@ -237,7 +237,7 @@ describe("workflows over RPC", () => {
     expect(root?.children[0]?.children[0]?.children.map((span) => span.name)).toEqual(["step scale"]);
 
     const refused = await call<{ code: string }>("workflows.cancelExecution", { executionId: execution.id });
-    expect(refused.status).toBe(400);
+    expect(refused).toMatchObject({ status: 409, json: { code: "CONFLICT" } });
     const rerun = await call<{ executionId: string }>("workflows.rerunExecution", { executionId: execution.id });
     expect(rerun.json.executionId).not.toBe(execution.id);
     expect(await finished(rerun.json.executionId)).toMatchObject({ input: { n: 3 }, output: { scaled: 6 } });

@@ -26,6 +26,7 @@ import {
 } from "../src/engine/execution-state/index.ts";
 import { createManualClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
+import { valueOrThrow } from "../src/shared/service-result.ts";
 import { bundleConfig } from "./support/bundle.ts";
 import { createTestDatabase, type TestDatabase } from "./support/test-database.ts";
 import { ensureTestProject } from "./support/test-projects.ts";
@@ -52,7 +53,7 @@ import { defineConfig, workflow } from "@weft/sdk";
 export default defineConfig({ workflows: [workflow({ name: "w", async run() { return 1; } })] });
 `);
   const manifest = { version: 1, workflows: [{ name: "w" }] };
-  deploymentId = (await createDeployment(database.db, { clock, ids }, { projectId, manifest, bundle })).id;
+  deploymentId = valueOrThrow(await createDeployment(database.db, { clock, ids }, { projectId, manifest, bundle })).id;
 });
 
 afterAll(async () => {
@@ -69,11 +70,13 @@ beforeEach(async () => {
  * `holder` under a lease that has lapsed only when `lapsed` (what `expireLease` needs).
  */
 async function executionIn(state: ExecutionState, lapsed: boolean): Promise<string> {
-  const { executionId } = await database.db.transaction((tx) =>
-    enqueueExecution(
-      tx,
-      { clock, ids },
-      { projectId, deploymentId, workflow: "w", input: null, trigger: { kind: "api" } },
+  const { executionId } = valueOrThrow(
+    await database.db.transaction((tx) =>
+      enqueueExecution(
+        tx,
+        { clock, ids },
+        { projectId, deploymentId, workflow: "w", input: null, trigger: { kind: "api" } },
+      ),
     ),
   );
   const now = clock.now().getTime();

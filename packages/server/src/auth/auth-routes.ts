@@ -34,7 +34,10 @@ export function authRoutes(context: PlatformContext): Hono<AppEnv> {
       clientIps,
       {
         limited: (c, retryAfterSeconds) =>
-          authErrorResponse(c, new AuthError("rate_limited", `Too many requests; retry in ${retryAfterSeconds} s.`)),
+          authErrorResponse(c, {
+            code: "rate_limited",
+            description: `Too many requests; retry in ${retryAfterSeconds} s.`,
+          }),
         storeFailed: (c) => authErrorResponse(c, serverError(c)),
       },
     );

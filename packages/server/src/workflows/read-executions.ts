@@ -9,7 +9,7 @@ import {
   sliceOrder,
 } from "../db/keyset-page.ts";
 import { type ExecutionStatus, executionSteps, executions, type LogEntry, spans } from "../db/schema/index.ts";
-import { NotFoundError, notFoundMessage } from "../shared/service-errors.ts";
+import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 
 export interface ExecutionSummary {
   id: string;
@@ -127,14 +127,14 @@ export async function listExecutions(
   return { ...page, rows: page.rows.map(toSummary) };
 }
 
-/** One execution with its steps (timings, results, logs) and attempts; NotFoundError if absent. */
+/** One execution with its steps (timings, results, logs) and attempts; not_found if absent. */
 export async function getExecution(
   db: Database,
   request: { executionId: string; projectId?: string | undefined },
-): Promise<ExecutionDetail> {
+): Promise<ServiceResult<ExecutionDetail>> {
   const [row] = await db.select().from(executions).where(eq(executions.id, request.executionId));
   if (row === undefined || (request.projectId !== undefined && row.projectId !== request.projectId)) {
-    throw new NotFoundError(notFoundMessage("execution"));
+    return fail.notFound("execution");
   }
   const steps = await db
     .select()
@@ -146,7 +146,7 @@ export async function getExecution(
     .from(spans)
     .where(and(eq(spans.executionId, row.id), eq(spans.kind, "attempt")))
     .orderBy(asc(spans.startTime));
-  return {
+  return ok({
     ...toSummary(row),
     input: row.input,
     output: row.output,
@@ -176,5 +176,5 @@ export async function getExecution(
       status: span.statusCode,
       error: span.statusCode === "error" ? span.statusMessage : null,
     })),
-  };
+  });
 }

@@ -13,6 +13,7 @@ import { startWorker, type Worker, type WorkerOptions } from "../../src/engine/w
 import { createManualClock, type ManualClock } from "../../src/shared/clock.ts";
 import { createIdGenerator, type IdGenerator } from "../../src/shared/ids.ts";
 import { createLogger } from "../../src/shared/logger.ts";
+import { valueOrThrow } from "../../src/shared/service-result.ts";
 import type { Timers } from "../../src/shared/timers.ts";
 import { bundleConfig } from "./bundle.ts";
 import { createTestDatabase, type TestDatabase } from "./test-database.ts";
@@ -87,24 +88,28 @@ export async function startEngineHarness(
     deploy: async (projectId, configSource, manifest, deployOptions) => {
       const bundle = await bundleConfig(configSource);
       await ensureTestProject(database.db, { clock, ids }, projectId, deployOptions?.owner);
-      const deployment = await createDeployment(database.db, { clock, ids }, { projectId, manifest, bundle });
+      const deployment = valueOrThrow(
+        await createDeployment(database.db, { clock, ids }, { projectId, manifest, bundle }),
+      );
       return deployment.id;
     },
     run: async (projectId, workflow, input, idempotencyKey) => {
       const active = await getActiveDeployment(database.db, projectId);
       if (active === undefined) throw new Error(`project ${projectId} has no deployment`);
-      const { executionId } = await database.db.transaction((tx) =>
-        enqueueExecution(
-          tx,
-          { clock, ids },
-          {
-            projectId,
-            deploymentId: active.id,
-            workflow,
-            input,
-            trigger: { kind: "api" },
-            ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
-          },
+      const { executionId } = valueOrThrow(
+        await database.db.transaction((tx) =>
+          enqueueExecution(
+            tx,
+            { clock, ids },
+            {
+              projectId,
+              deploymentId: active.id,
+              workflow,
+              input,
+              trigger: { kind: "api" },
+              ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+            },
+          ),
         ),
       );
       return executionId;

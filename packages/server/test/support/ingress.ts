@@ -2,6 +2,7 @@ import type { ManifestInput } from "@weft/contract";
 import { count, eq, inArray } from "drizzle-orm";
 import { executions } from "../../src/db/schema/index.ts";
 import { createDeployment } from "../../src/deployments/create-deployment.ts";
+import { valueOrThrow } from "../../src/shared/service-result.ts";
 import { bundleConfig } from "./bundle.ts";
 import type { TestPlatform } from "./test-platform.ts";
 import { ensureTestProject } from "./test-projects.ts";
@@ -21,11 +22,13 @@ export async function deployManifest(
 ): Promise<string> {
   const { context } = weft.platform;
   await ensureTestProject(context.database.db, context, projectId);
-  const deployment = await createDeployment(context.database.db, context, {
-    projectId,
-    manifest,
-    bundle: options.configSource === undefined ? "export default {};" : await bundleConfig(options.configSource),
-  });
+  const deployment = valueOrThrow(
+    await createDeployment(context.database.db, context, {
+      projectId,
+      manifest,
+      bundle: options.configSource === undefined ? "export default {};" : await bundleConfig(options.configSource),
+    }),
+  );
   return deployment.id;
 }
 
