@@ -1,8 +1,9 @@
+import { isRpcError } from "@weft/client";
 import { type Execution, executionStatusSchema, executionsPageLimit } from "@weft/contract";
 import type { Command } from "commander";
 import { connect } from "../api.ts";
 import type { CommandContext } from "../context.ts";
-import { UsageError } from "../errors.ts";
+import { CliError, UsageError } from "../errors.ts";
 import { examples } from "../help.ts";
 import { type NewestPageOptions, toNewestPagination, withNewestPageOptions } from "../pagination-options.ts";
 import { resolveProject, withProjectOption } from "../project-option.ts";
@@ -116,7 +117,17 @@ export function registerExecutions(program: Command): void {
     .addHelpText("after", examples("weft executions cancel exe_01j..."))
     .action(
       runCommand(async (context, executionId: string) => {
-        const cancelled = await connect(context).workflows.cancelExecution({ executionId });
+        const api = connect(context);
+        const cancelled = await api.workflows.cancelExecution({ executionId }).catch(async (error: unknown) => {
+          if (!isRpcError(error, "CONFLICT")) throw error;
+          // The execution has ended. Cancelling twice is what a retried script does: not a failure.
+          const { status } = await api.workflows.getExecution({ executionId });
+          if (status === "cancelled") return { executionId, status };
+          throw new CliError(`${executionId} has already ${status}; there is nothing left to cancel`, {
+            code: "conflict",
+            fix: `\`weft executions get ${executionId}\` shows how it ended`,
+          });
+        });
         context.output.result(cancelled, () =>
           context.output.line(`Cancelled ${executionId}: it is ${cancelled.status} now.`),
         );
