@@ -1,22 +1,21 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { and, count, eq, max, sql } from "drizzle-orm";
-import { executions, spans } from "../packages/server/src/db/schema/index.ts";
-import { createDeployment } from "../packages/server/src/deployments/create-deployment.ts";
-import { enqueueExecution } from "../packages/server/src/engine/enqueue-execution.ts";
-import { resolveSandboxIsolation } from "../packages/server/src/engine/sandbox/sandbox-isolation.ts";
-import { startWorker, type Worker } from "../packages/server/src/engine/worker.ts";
-import { systemClock } from "../packages/server/src/shared/clock.ts";
-import { createIdGenerator } from "../packages/server/src/shared/ids.ts";
-import { createLogger } from "../packages/server/src/shared/logger.ts";
-import { valueOrThrow } from "../packages/server/src/shared/service-result.ts";
 import {
-  bundleConfig,
-  createTestDatabase,
-  ensureTestProject,
-  type TestDatabase,
-} from "../packages/server/test/support/index.ts";
+  createDeployment,
+  createIdGenerator,
+  createLogger,
+  enqueueExecution,
+  executions,
+  resolveSandboxIsolation,
+  spans,
+  startWorker,
+  systemClock,
+  valueOrThrow,
+  type Worker,
+} from "@weft/server/internals";
+import { bundleConfig, createTestDatabase, ensureTestProject, type TestDatabase } from "@weft/testing";
+import { and, count, eq, max, sql } from "drizzle-orm";
 
 /**
  * Engine benchmarks: orchestration overhead per step (total time of one execution minus the time

@@ -1,3 +1,4 @@
+import { createTestDatabase, ensureTestProject, type TestDatabase } from "@weft/testing";
 import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executions, idempotencyKeys } from "../src/db/schema/index.ts";
@@ -9,7 +10,6 @@ import { createManualClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
 import { secretMatchesHash } from "../src/shared/secrets.ts";
 import { valueOrThrow } from "../src/shared/service-result.ts";
-import { createTestDatabase, ensureTestProject, type TestDatabase } from "./support/index.ts";
 
 const clock = createManualClock();
 const deps = { clock, ids: createIdGenerator(clock) };

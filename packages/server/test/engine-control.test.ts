@@ -1,12 +1,12 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { type EngineHarness, startEngineHarness } from "@weft/testing";
 import { and, count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executionSteps, executions } from "../src/db/schema/index.ts";
 import { activateDeployment } from "../src/deployments/read-deployments.ts";
 import { cancelExecution } from "../src/engine/cancel-execution.ts";
 import { valueOrThrow } from "../src/shared/service-result.ts";
-import { type EngineHarness, startEngineHarness } from "./support/index.ts";
 
 let engine: EngineHarness;
 let deploymentId: string;

@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { bundleConfig, createTestDatabase, ensureTestProject, type TestDatabase, testServerUrl } from "@weft/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executionSteps, executions, spans } from "../src/db/schema/index.ts";
@@ -13,13 +14,6 @@ import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
 import { valueOrThrow } from "../src/shared/service-result.ts";
-import {
-  bundleConfig,
-  createTestDatabase,
-  ensureTestProject,
-  type TestDatabase,
-  testServerUrl,
-} from "./support/index.ts";
 
 const workerEntry = fileURLToPath(new URL("../src/worker-main.ts", import.meta.url));
 

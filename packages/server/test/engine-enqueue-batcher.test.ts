@@ -1,3 +1,4 @@
+import { createTestDatabase, ensureTestProject, type TestDatabase } from "@weft/testing";
 import { eq, inArray, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executions, spans } from "../src/db/schema/index.ts";
@@ -6,7 +7,6 @@ import { createEnqueueBatcher, DeadlineExpiredError } from "../src/engine/enqueu
 import { createManualClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
 import { valueOrThrow } from "../src/shared/service-result.ts";
-import { createTestDatabase, ensureTestProject, type TestDatabase } from "./support/index.ts";
 
 const clock = createManualClock();
 const deps = { clock, ids: createIdGenerator(clock) };

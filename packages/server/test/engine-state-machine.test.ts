@@ -1,3 +1,4 @@
+import { bundleConfig, createTestDatabase, ensureTestProject, type TestDatabase } from "@weft/testing";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { executionSteps, executions, spans } from "../src/db/schema/index.ts";
@@ -27,9 +28,6 @@ import {
 import { createManualClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
 import { valueOrThrow } from "../src/shared/service-result.ts";
-import { bundleConfig } from "./support/bundle.ts";
-import { createTestDatabase, type TestDatabase } from "./support/test-database.ts";
-import { ensureTestProject } from "./support/test-projects.ts";
 
 /**
  * Walks the transition table against the database: from every state, every transition is taken

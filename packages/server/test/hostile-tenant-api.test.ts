@@ -1,9 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { isContractProcedure } from "@orpc/contract";
 import { contract } from "@weft/contract";
-import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { accounts, auditEvents, deployments, executions, idempotencyKeys, projects } from "../src/db/schema/index.ts";
 import {
   callRpc,
   capturedLogger,
@@ -16,7 +13,10 @@ import {
   type TestIdentityProvider,
   type TestPlatform,
   trustedIssuersEnv,
-} from "./support/index.ts";
+} from "@weft/testing";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { accounts, auditEvents, deployments, executions, idempotencyKeys, projects } from "../src/db/schema/index.ts";
 
 /** What one tenant owns: the other tries to reach it, and it tries hostile input on its own. */
 interface TenantFixture {

@@ -1,5 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { type EngineHarness, type ExecutionRow, startEngineHarness } from "@weft/testing";
 import { and, count, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executionSteps, executions, spans } from "../src/db/schema/index.ts";
@@ -7,7 +8,6 @@ import { cancelExecution } from "../src/engine/cancel-execution.ts";
 import { valueOrThrow } from "../src/shared/service-result.ts";
 import { createManualTimers } from "../src/shared/timers.ts";
 import { runWorkflow } from "../src/workflows/run-workflow.ts";
-import { type EngineHarness, type ExecutionRow, startEngineHarness } from "./support/index.ts";
 
 /** Workflow bodies (the inside of `async run(input, ctx)`), deployed as one bundle per project. */
 type Bodies = Record<string, string>;

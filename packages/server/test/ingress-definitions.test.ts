@@ -1,3 +1,4 @@
+import { createTestDatabase, ensureTestProject, type TestDatabase } from "@weft/testing";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projects } from "../src/db/schema/index.ts";
@@ -12,7 +13,6 @@ import { deleteProject } from "../src/projects/delete-project.ts";
 import { createManualClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
 import { valueOrThrow } from "../src/shared/service-result.ts";
-import { createTestDatabase, ensureTestProject, type TestDatabase } from "./support/index.ts";
 
 const clock = createManualClock();
 /** A service of another process: it announces nothing in this one. */

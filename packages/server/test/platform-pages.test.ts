@@ -1,6 +1,6 @@
+import { emailRegistration, postJson, startTestPlatform, type TestPlatform } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readableInstant } from "../src/shared/readable-instant.ts";
-import { emailRegistration, postJson, startTestPlatform, type TestPlatform } from "./support/index.ts";
 
 let weft: TestPlatform;
 

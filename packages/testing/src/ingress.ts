@@ -1,8 +1,6 @@
 import type { ManifestInput } from "@weft/contract";
+import { createDeployment, executions, valueOrThrow } from "@weft/server/internals";
 import { count, eq, inArray } from "drizzle-orm";
-import { executions } from "../../src/db/schema/index.ts";
-import { createDeployment } from "../../src/deployments/create-deployment.ts";
-import { valueOrThrow } from "../../src/shared/service-result.ts";
 import { bundleConfig } from "./bundle.ts";
 import type { TestPlatform } from "./test-platform.ts";
 import { ensureTestProject } from "./test-projects.ts";

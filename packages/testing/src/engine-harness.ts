@@ -1,20 +1,25 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ResolveHost, SandboxConfig, Timers } from "@weft/server/internals";
+import {
+  createDeployment,
+  createIdGenerator,
+  createLogger,
+  createManualClock,
+  enqueueExecution,
+  executions,
+  getActiveDeployment,
+  type IdGenerator,
+  type ManualClock,
+  resolveSandboxIsolation,
+  type SandboxIsolation,
+  startWorker,
+  valueOrThrow,
+  type Worker,
+  type WorkerOptions,
+} from "@weft/server/internals";
 import { eq } from "drizzle-orm";
-import type { SandboxConfig } from "../../src/config/config.ts";
-import { executions } from "../../src/db/schema/index.ts";
-import { createDeployment } from "../../src/deployments/create-deployment.ts";
-import { getActiveDeployment } from "../../src/deployments/read-deployments.ts";
-import type { ResolveHost } from "../../src/engine/egress/egress-proxy.ts";
-import { enqueueExecution } from "../../src/engine/enqueue-execution.ts";
-import { resolveSandboxIsolation, type SandboxIsolation } from "../../src/engine/sandbox/sandbox-isolation.ts";
-import { startWorker, type Worker, type WorkerOptions } from "../../src/engine/worker.ts";
-import { createManualClock, type ManualClock } from "../../src/shared/clock.ts";
-import { createIdGenerator, type IdGenerator } from "../../src/shared/ids.ts";
-import { createLogger } from "../../src/shared/logger.ts";
-import { valueOrThrow } from "../../src/shared/service-result.ts";
-import type { Timers } from "../../src/shared/timers.ts";
 import { bundleConfig } from "./bundle.ts";
 import { createTestDatabase, type TestDatabase } from "./test-database.ts";
 import { ensureTestProject } from "./test-projects.ts";
