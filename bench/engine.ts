@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,6 +11,7 @@ import { startWorker, type Worker } from "../packages/server/src/engine/worker.t
 import { systemClock } from "../packages/server/src/shared/clock.ts";
 import { createIdGenerator } from "../packages/server/src/shared/ids.ts";
 import { createLogger } from "../packages/server/src/shared/logger.ts";
+import { waitTokenIssuer } from "../packages/server/src/wait-tokens/token-secret.ts";
 import {
   bundleConfig,
   createTestDatabase,
@@ -93,6 +95,7 @@ function start(bench: Bench): Promise<Worker> {
       dataDir: bench.dataDir,
       sandbox,
       workspaceShare: 1,
+      tokens: waitTokenIssuer({ secretKey: randomBytes(32), baseUrl: "http://localhost:3000" }),
     },
   );
 }

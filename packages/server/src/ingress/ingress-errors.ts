@@ -13,6 +13,8 @@ export const ingressErrorStatus = {
   unauthorized: 401,
   form_disabled: 403,
   not_found: 404,
+  /** A wait token completed before. */
+  already_completed: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,

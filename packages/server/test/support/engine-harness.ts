@@ -14,6 +14,7 @@ import { createManualClock, type ManualClock } from "../../src/shared/clock.ts";
 import { createIdGenerator, type IdGenerator } from "../../src/shared/ids.ts";
 import { createLogger } from "../../src/shared/logger.ts";
 import type { Timers } from "../../src/shared/timers.ts";
+import { waitTokenIssuer } from "../../src/wait-tokens/token-secret.ts";
 import { bundleConfig } from "./bundle.ts";
 import { createTestDatabase, type TestDatabase } from "./test-database.ts";
 import { ensureTestProject } from "./test-projects.ts";
@@ -45,6 +46,9 @@ export interface EngineHarnessOptions extends Partial<Omit<WorkerOptions, "sandb
   isolation?: SandboxIsolation;
 }
 
+/** The secret key of the harness's worker (its wait token ids are derived from it). */
+export const engineSecretKey = Buffer.alloc(32, 7);
+
 /** `dependencies.timers` paces the sandbox pool (memory watchdog, bundle load limit); system timers by default. */
 export async function startEngineHarness(
   options: EngineHarnessOptions = {},
@@ -70,6 +74,7 @@ export async function startEngineHarness(
       memoryMb: 128,
       dataDir,
       sandbox: resolution.isolation,
+      tokens: waitTokenIssuer({ secretKey: engineSecretKey, baseUrl: "http://localhost:3000" }),
       ...workerOptions,
     },
   );
