@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
+import { eq } from "drizzle-orm";
 import type { Database } from "../../src/db/database.ts";
-import { waitTokens } from "../../src/db/schema/index.ts";
+import { executions, waitTokens } from "../../src/db/schema/index.ts";
+import { isFinal } from "../../src/engine/execution-state/index.ts";
 import { newSpanId } from "../../src/engine/trace-ids.ts";
 import { tokenHashOf } from "../../src/wait-tokens/token-secret.ts";
 
@@ -11,12 +13,23 @@ export function randomTokenId(): string {
 
 /**
  * Stores a pending wait token of `executionId`, as a workflow's `ctx.createToken` would, for tests
- * that need someone's token without running a workflow that waits; returns its id.
+ * that need someone's token without running a workflow that waits; returns its id. It waits for
+ * the execution to end first: an execution's end closes its pending tokens.
  */
 export async function storeTestWaitToken(
   db: Database,
   token: { executionId: string; projectId: string; now: Date },
 ): Promise<string> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const [row] = await db
+      .select({ status: executions.status })
+      .from(executions)
+      .where(eq(executions.id, token.executionId));
+    if (row !== undefined && isFinal(row.status)) break;
+    if (Date.now() > deadline) throw new Error(`execution ${token.executionId} did not end`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
   const tokenId = randomTokenId();
   await db.insert(waitTokens).values({
     executionId: token.executionId,
