@@ -54,7 +54,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
   const ownsDatabase = options.database === undefined;
   const database = options.database ?? (await openDatabase(config.database));
   // The collector gets each finished execution's spans, whichever process finishes it: a worker, or
-  // the API cancelling a queued or sleeping execution.
+  // the API cancelling a queued, sleeping or waiting execution.
   const spanExport =
     config.otlpEndpoint === undefined
       ? undefined

@@ -148,7 +148,7 @@ export function requeue(db: Database, lease: Lease, close: AttemptClose) {
 export const cancelledError: ExecutionError = { name: "CancelledError", message: "the execution was cancelled" };
 
 /**
- * Cancels the execution: a running one only by the worker holding `lease`; a queued or sleeping
+ * Cancels the execution: a running one only by the worker holding `lease`; a queued, sleeping or waiting
  * one by anyone (the API, without a lease, then also records when the cancel was requested).
  */
 export function cancel(
