@@ -4,6 +4,7 @@ import { spans } from "../src/db/schema/index.ts";
 import {
   bundleConfig,
   callRpc,
+  capturedLogger,
   createTestIdentity,
   formCsrfTokenOf,
   randomTokenId,
@@ -22,6 +23,7 @@ let weft: TestPlatform;
 let owner: TestIdentity;
 let stranger: TestIdentity;
 let projectId: string;
+const { logger, lines: logLines } = capturedLogger("info");
 
 const source = `
 import { defineConfig, workflow } from "@weft/sdk";
@@ -104,6 +106,7 @@ async function tokenSpans(traceId: string) {
 
 beforeAll(async () => {
   weft = await startTestPlatform({
+    logger,
     configure: (parsed) => ({ ...parsed, worker: { ...parsed.worker, pollIntervalMs: 25 } }),
   });
   owner = await createTestIdentity(weft, "owner@example.com");
@@ -299,5 +302,13 @@ describe("refusals", () => {
     expect(done.error).toMatchObject({ name: "TokenTimeoutTooLongError" });
     expect(done.error?.message).toContain("30 days");
     expect(done.tokens).toEqual([]);
+  });
+});
+
+describe("the logs", () => {
+  it("never hold a token id, though the access log names every token request", () => {
+    const logged = logLines.map((line) => JSON.stringify(line));
+    expect(logged.some((line) => line.includes("/triggers/tokens/[redacted]"))).toBe(true);
+    expect(logged.filter((line) => /wtk_[A-Za-z0-9_-]{20}/.test(line))).toEqual([]);
   });
 });
