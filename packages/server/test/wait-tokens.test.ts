@@ -1,3 +1,5 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spans } from "../src/db/schema/index.ts";
@@ -23,10 +25,21 @@ let weft: TestPlatform;
 let owner: TestIdentity;
 let stranger: TestIdentity;
 let projectId: string;
+let deploymentId: string;
 const { logger, lines: logLines } = capturedLogger("info");
 
 const source = `
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { defineConfig, workflow } from "@weft/sdk";
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** Resolves once the test opens the gate by writing a file beside the bundle. */
+async function gate(name: string): Promise<void> {
+  while (!existsSync(join(here, "gate-" + name))) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
 export default defineConfig({
   workflows: [
     workflow({
@@ -37,6 +50,15 @@ export default defineConfig({
         const answer = await ctx.waitForToken("approval");
         // On the resumed run, the token is the one created before the wait.
         return { answer, url: token.url };
+      },
+    }),
+    workflow({
+      name: "early",
+      async run(_input: unknown, ctx) {
+        const token = await ctx.createToken("early", { timeout: "1h" });
+        await ctx.step("ask", () => token.url);
+        await ctx.step("hold", () => gate("early"));
+        return ctx.waitForToken("early");
       },
     }),
     workflow({
@@ -52,7 +74,11 @@ export default defineConfig({
 
 const manifest = {
   version: 1,
-  workflows: [{ name: "approval" }, { name: "too-long", retries: { maxAttempts: 1, minDelayMs: 0, maxDelayMs: 0 } }],
+  workflows: [
+    { name: "approval" },
+    { name: "early" },
+    { name: "too-long", retries: { maxAttempts: 1, minDelayMs: 0, maxDelayMs: 0 } },
+  ],
 };
 
 interface ExecutionJson {
@@ -112,8 +138,13 @@ beforeAll(async () => {
   owner = await createTestIdentity(weft, "owner@example.com");
   stranger = await createTestIdentity(weft, "stranger@example.com");
   projectId = (await call<{ id: string }>("projects.create", { name: "Approvals" })).json.id;
-  const deployed = await call("deployments.create", { projectId, manifest, bundle: await bundleConfig(source) });
+  const deployed = await call<{ id: string }>("deployments.create", {
+    projectId,
+    manifest,
+    bundle: await bundleConfig(source),
+  });
   expect(deployed.status).toBe(200);
+  deploymentId = deployed.json.id;
 });
 
 afterAll(async () => {
@@ -238,6 +269,27 @@ describe("the token's page", () => {
     expect((done.output as { answer: unknown }).answer).toEqual({ ok: true, data: { approved: false } });
     expect((await execution(second.executionId)).status).toBe("waiting");
     await call("workflows.cancelExecution", { executionId: second.executionId });
+  });
+});
+
+describe("a token completed before the workflow waits for it", () => {
+  it("is answered at once: the execution never waits and runs one attempt", async () => {
+    const ran = await call<{ executionId: string }>("workflows.run", { projectId, workflow: "early", input: {} });
+    const { executionId } = ran.json;
+    let url: unknown;
+    const deadline = Date.now() + 20_000;
+    while (url === undefined) {
+      if (Date.now() > deadline) throw new Error("the workflow stored no URL");
+      url = (await execution(executionId)).steps.find((step) => step.name === "ask")?.output;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect((await execution(executionId)).status).toBe("running");
+    expect((await postJson(String(url), '{"early": true}')).status).toBe(202);
+    writeFileSync(join(weft.platform.context.config.dataDir, "bundles", deploymentId, "gate-early"), "open");
+    const done = await until(executionId, ["succeeded", "failed"]);
+    expect(done.output).toEqual({ ok: true, data: { early: true } });
+    expect(done.attempts.map((attempt) => [attempt.number, attempt.resumed])).toEqual([[1, false]]);
+    expect(done.tokens.map((token) => token.status)).toEqual(["completed"]);
   });
 });
 

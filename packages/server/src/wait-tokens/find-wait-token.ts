@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
 import { type WaitTokenStatus, waitTokens } from "../db/schema/index.ts";
+import type { Clock } from "../shared/clock.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import { tokenHashOf, tokenIdPattern } from "./token-secret.ts";
 
@@ -22,7 +23,7 @@ export interface FoundWaitToken {
  */
 export async function findWaitToken(
   db: Database,
-  deps: { clock: { now(): Date } },
+  deps: { clock: Clock },
   tokenId: string,
 ): Promise<ServiceResult<FoundWaitToken>> {
   if (!tokenIdPattern.test(tokenId)) return fail.notFound({ message: tokenNotFoundMessage });
