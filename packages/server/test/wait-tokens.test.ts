@@ -8,6 +8,7 @@ import {
   callRpc,
   capturedLogger,
   createTestIdentity,
+  executionRow,
   formCsrfTokenOf,
   randomTokenId,
   startTestPlatform,
@@ -156,6 +157,8 @@ describe("a token completed by a public POST", () => {
     const { executionId, url } = await waitingApproval();
     expect(url).toMatch(new RegExp(`^${weft.url}/triggers/tokens/wtk_[A-Za-z0-9_-]{43}$`));
     const waiting = await execution(executionId);
+    // Waiting holds no worker: the lease is released.
+    expect(await executionRow(weft, executionId)).toMatchObject({ status: "waiting", leaseOwner: null });
     expect(waiting.tokens).toEqual([
       expect.objectContaining({ name: "approval", status: "pending", finishedAt: null }),
     ]);

@@ -27,6 +27,8 @@ export interface EngineHarness {
   clock: ManualClock;
   ids: IdGenerator;
   worker: Worker;
+  /** The sandbox isolation the worker runs under, for another worker on the same database. */
+  isolation: SandboxIsolation;
   dataDir: string;
   /** Deploys into the project, creating it (in the workspace of `options.owner`, an email, if given). */
   deploy(projectId: string, configSource: string, manifest: unknown, options?: { owner?: string }): Promise<string>;
@@ -88,6 +90,7 @@ export async function startEngineHarness(
     clock,
     ids,
     worker,
+    isolation: resolution.isolation,
     dataDir,
     deploy: async (projectId, configSource, manifest, deployOptions) => {
       const bundle = await bundleConfig(configSource);
