@@ -10,6 +10,8 @@ import {
   createTestIdentity,
   executionRow,
   formCsrfTokenOf,
+  hasChromium,
+  launchChromium,
   randomTokenId,
   startTestPlatform,
   type TestIdentity,
@@ -357,6 +359,24 @@ describe("refusals", () => {
     expect(done.error).toMatchObject({ name: "TokenTimeoutTooLongError" });
     expect(done.error?.message).toContain("30 days");
     expect(done.tokens).toEqual([]);
+  });
+});
+
+describe.skipIf(!hasChromium)("the token's page in a real browser", () => {
+  it("Approve resumes the workflow with approved: true", async () => {
+    const { executionId, url } = await waitingApproval();
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      await page.goto(url);
+      await page.getByRole("button", { name: "Approve" }).click();
+      await page.getByRole("heading", { name: "Thank you" }).waitFor();
+      expect(await page.textContent(".status")).toBe("Approved");
+    } finally {
+      await browser.close();
+    }
+    const done = await until(executionId, ["succeeded", "failed"]);
+    expect((done.output as { answer: unknown }).answer).toEqual({ ok: true, data: { approved: true } });
   });
 });
 
