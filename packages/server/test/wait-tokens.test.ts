@@ -61,6 +61,7 @@ export default defineConfig({
         const token = await ctx.createToken("early", { timeout: "1h" });
         await ctx.step("ask", () => token.url);
         await ctx.step("hold", () => gate("early"));
+        ctx.log.info("about to wait");
         return ctx.waitForToken("early");
       },
     }),
@@ -91,6 +92,7 @@ interface ExecutionJson {
   error: { name: string; message: string } | null;
   traceId: string;
   steps: { name: string; output: unknown }[];
+  logs: { message: string }[];
   tokens: { name: string; status: string; createdAt: string; expiresAt: string; finishedAt: string | null }[];
   attempts: { number: number; resumed: boolean; status: string }[];
 }
@@ -295,6 +297,7 @@ describe("a token completed before the workflow waits for it", () => {
     expect(done.output).toEqual({ ok: true, data: { early: true } });
     expect(done.attempts.map((attempt) => [attempt.number, attempt.resumed])).toEqual([[1, false]]);
     expect(done.tokens.map((token) => token.status)).toEqual(["completed"]);
+    expect(done.logs.map((line) => line.message)).toEqual(["about to wait"]);
   });
 });
 

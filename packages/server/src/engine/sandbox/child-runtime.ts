@@ -379,7 +379,7 @@ function createContext(message: RunMessage, state: ExecutionState) {
     state.sequence += 1;
     const sequence = state.sequence;
     const answer = new Promise<Reply>((resolve) => state.waiting.set(sequence, resolve));
-    // A wait's logs are stored with it if the execution waits; otherwise they stay for the next end.
+    // A wait's logs are stored with it if the execution waits (and it halts); otherwise they stay for the next end.
     const logs = wait ? [...state.logs] : [];
     const request = { type: "token", executionId: message.executionId, sequence, name, timeoutMs, wait };
     report({ ...request, logs }, { ...request, logs: [] });
@@ -392,7 +392,6 @@ function createContext(message: RunMessage, state: ExecutionState) {
     if (reply.type !== "tokenAnswer" || reply.token === undefined) {
       throw namedError("SandboxProtocolError", "the worker answered a token request without a token");
     }
-    if (wait) state.logs.splice(0);
     return reply;
   };
   return {
