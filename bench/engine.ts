@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +14,7 @@ import {
   systemClock,
   valueOrThrow,
   type Worker,
+  waitTokenIssuer,
 } from "@weft/server/internals";
 import { bundleConfig, createTestDatabase, ensureTestProject, type TestDatabase } from "@weft/testing";
 import { and, count, eq, max, sql } from "drizzle-orm";
@@ -95,6 +97,7 @@ function start(bench: Bench): Promise<Worker> {
       dataDir: bench.dataDir,
       sandbox,
       workspaceShare: 1,
+      tokens: waitTokenIssuer({ secretKey: randomBytes(32), baseUrl: "http://localhost:3000" }),
     },
   );
 }

@@ -1,7 +1,7 @@
 import { bundleConfig, createTestDatabase, ensureTestProject, type TestDatabase } from "@weft/testing";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { executionSteps, executions, spans } from "../src/db/schema/index.ts";
+import { executionSteps, executions, spans, waitTokens } from "../src/db/schema/index.ts";
 import { createDeployment } from "../src/deployments/create-deployment.ts";
 import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
 import {
@@ -24,7 +24,9 @@ import {
   type TransitionName,
   transitionNames,
   transitions,
+  wait,
 } from "../src/engine/execution-state/index.ts";
+import { newSpanId } from "../src/engine/trace-ids.ts";
 import { createManualClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
 import { valueOrThrow } from "../src/shared/service-result.ts";
@@ -92,15 +94,16 @@ async function executionIn(state: ExecutionState, lapsed: boolean): Promise<stri
   return executionId;
 }
 
-/** Everything a transition may write: the row, its steps and its spans. */
+/** Everything a transition may write: the row, its steps, its wait tokens and its spans. */
 async function snapshot(executionId: string) {
   const [row] = await database.db.select().from(executions).where(eq(executions.id, executionId));
   const steps = await database.db.select().from(executionSteps).where(eq(executionSteps.executionId, executionId));
+  const tokens = await database.db.select().from(waitTokens).where(eq(waitTokens.executionId, executionId));
   const [spanCount] = await database.db
     .select({ count: sql<number>`count(*)::int` })
     .from(spans)
     .where(eq(spans.executionId, executionId));
-  return { row, steps, spans: spanCount?.count };
+  return { row, steps, tokens, spans: spanCount?.count };
 }
 
 const close = (): AttemptClose => ({
@@ -148,6 +151,18 @@ async function take(transition: TransitionName, executionId: string, from: Execu
       return (
         (await sleep(db, lease, close(), { name: "nap", attempt: 1, sequence: 0, wakeAt: clock.now() })) === "taken"
       );
+    case "wait": {
+      const now = clock.now();
+      const token = {
+        name: "approval",
+        nonce: "nonce",
+        tokenHash: `hash of ${executionId}`,
+        spanId: newSpanId(),
+        now,
+        expiresAt: new Date(now.getTime() + 60_000),
+      };
+      return (await wait(db, lease, close(), token)).outcome === "waiting";
+    }
     case "retry":
       return (await retry(db, lease, close(), { error: { name: "E", message: "m" }, runAt: clock.now() })) === "taken";
     case "requeue":

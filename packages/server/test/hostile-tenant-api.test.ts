@@ -7,8 +7,10 @@ import {
   createTestIdentity,
   idJagRegistration,
   postJson,
+  randomTokenId,
   startTestIdentityProvider,
   startTestPlatform,
+  storeTestWaitToken,
   type TestIdentity,
   type TestIdentityProvider,
   type TestPlatform,
@@ -25,6 +27,7 @@ interface TenantFixture {
   deploymentId: string;
   executionId: string;
   traceId: string;
+  tokenId: string;
 }
 
 const bundle = 'export default { workflows: [{ name: "echo", run: async (input) => input }] };';
@@ -46,7 +49,15 @@ async function tenantWith(email: string): Promise<TenantFixture> {
   const ran = await callRpc(weft.url, "workflows.run", { projectId, workflow: "echo", input: { n: 1 } }, token);
   const executionId = (ran.json as { executionId: string }).executionId;
   const execution = await callRpc(weft.url, "workflows.getExecution", { executionId }, token);
-  return { tenant, projectId, deploymentId, executionId, traceId: (execution.json as { traceId: string }).traceId };
+  const tokenId = await storeTestWaitToken(weft.database.db, { executionId, projectId, now: weft.clock.now() });
+  return {
+    tenant,
+    projectId,
+    deploymentId,
+    executionId,
+    traceId: (execution.json as { traceId: string }).traceId,
+    tokenId,
+  };
 }
 
 beforeAll(async () => {
@@ -140,6 +151,7 @@ const hostileTargets: Record<string, { input: (own: TenantFixture) => Record<str
   "workflows.getExecution": { input: ({ executionId }) => ({ executionId }), field: "executionId" },
   "workflows.cancelExecution": { input: ({ executionId }) => ({ executionId }), field: "executionId" },
   "workflows.rerunExecution": { input: ({ executionId }) => ({ executionId }), field: "executionId" },
+  "workflows.completeToken": { input: ({ tokenId }) => ({ tokenId, data: {} }), field: "data" },
   "traces.list": { input: ({ projectId }) => ({ projectId }), field: "cursor" },
   "traces.get": { input: ({ projectId, traceId }) => ({ projectId, traceId }), field: "traceId" },
   "resources.list": { input: ({ projectId }) => ({ projectId }), field: "kind" },
@@ -399,6 +411,7 @@ function missingFixture(): TenantFixture & { workspaceId: string } {
     deploymentId: `dep_${suffix()}`,
     executionId: `exe_${suffix()}`,
     traceId: randomUUID().replaceAll("-", ""),
+    tokenId: randomTokenId(),
   };
 }
 
@@ -421,6 +434,7 @@ const lookups: Record<string, (target: TenantFixture) => Record<string, unknown>
   "workflows.getExecution": ({ executionId }) => ({ executionId }),
   "workflows.cancelExecution": ({ executionId }) => ({ executionId }),
   "workflows.rerunExecution": ({ executionId }) => ({ executionId }),
+  "workflows.completeToken": ({ tokenId }) => ({ tokenId, data: { approved: true } }),
   "traces.list": ({ projectId }) => ({ projectId }),
   "traces.get": ({ projectId, traceId }) => ({ projectId, traceId }),
   "traces.get#own-project": ({ traceId }) => ({ projectId: mallory.projectId, traceId }),

@@ -18,6 +18,7 @@ import {
   valueOrThrow,
   type Worker,
   type WorkerOptions,
+  waitTokenIssuer,
 } from "@weft/server/internals";
 import { eq } from "drizzle-orm";
 import { bundleConfig } from "./bundle.ts";
@@ -32,6 +33,8 @@ export interface EngineHarness {
   clock: ManualClock;
   ids: IdGenerator;
   worker: Worker;
+  /** The sandbox isolation the worker runs under, for another worker on the same database. */
+  isolation: SandboxIsolation;
   dataDir: string;
   /** Deploys into the project, creating it (in the workspace of `options.owner`, an email, if given). */
   deploy(projectId: string, configSource: string, manifest: unknown, options?: { owner?: string }): Promise<string>;
@@ -50,6 +53,9 @@ export interface EngineHarnessOptions extends Partial<Omit<WorkerOptions, "sandb
   /** The isolation itself, skipping the probe (to test what a broken one does). */
   isolation?: SandboxIsolation;
 }
+
+/** The secret key of the harness's worker (its wait token ids are derived from it). */
+export const engineSecretKey = Buffer.alloc(32, 7);
 
 /** `dependencies.timers` paces the sandbox pool (memory watchdog, bundle load limit); system timers by default. */
 export async function startEngineHarness(
@@ -76,6 +82,7 @@ export async function startEngineHarness(
       memoryMb: 128,
       dataDir,
       sandbox: resolution.isolation,
+      tokens: waitTokenIssuer({ secretKey: engineSecretKey, baseUrl: "http://localhost:3000" }),
       ...workerOptions,
     },
   );
@@ -89,6 +96,7 @@ export async function startEngineHarness(
     clock,
     ids,
     worker,
+    isolation: resolution.isolation,
     dataDir,
     deploy: async (projectId, configSource, manifest, deployOptions) => {
       const bundle = await bundleConfig(configSource);

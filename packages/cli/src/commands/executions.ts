@@ -49,6 +49,14 @@ function showExecution(context: CommandContext, execution: Execution): void {
     execution.steps.map((step) => [step.name, step.kind, String(step.attempt), formatDuration(step.durationMs)]),
     "No completed steps.",
   );
+  if (execution.tokens.length === 0) return;
+  output.line();
+  // The token's URL is a secret: the workflow has it, the execution's record does not.
+  output.table(
+    ["TOKEN", "STATUS", "EXPIRES", "FINISHED"],
+    execution.tokens.map((token) => [token.name, token.status, token.expiresAt, token.finishedAt ?? ""]),
+    "No wait tokens.",
+  );
 }
 
 export function registerExecutions(program: Command): void {
@@ -64,7 +72,7 @@ export function registerExecutions(program: Command): void {
     ),
   )
     .option("--workflow <name>", "only this workflow's")
-    .option("--status <status>", "only these: queued, running, sleeping, succeeded, failed or cancelled")
+    .option("--status <status>", `only these: ${executionStatusSchema.options.join(", ")}`)
     .addHelpText(
       "after",
       examples("weft executions list", "weft executions list --workflow greet --status failed --json"),
@@ -100,7 +108,7 @@ export function registerExecutions(program: Command): void {
 
   executions
     .command("get")
-    .description("Show an execution with its steps")
+    .description("Show an execution with its steps and wait tokens")
     .argument("<executionId>", "the execution's id (exe_…)")
     .addHelpText("after", examples("weft executions get exe_01j...", "weft executions get exe_01j... --json"))
     .action(

@@ -7,7 +7,7 @@ import type { SpanExport } from "../traces/otlp-export.ts";
 import { cancel, isFinal, leasedState, requestCancel, transitions } from "./execution-state/index.ts";
 
 /**
- * Cancels an execution. A queued or sleeping one is cancelled at once (and its spans go to the
+ * Cancels an execution. A queued, sleeping or waiting one is cancelled at once (and its spans go to the
  * OTLP collector, as a worker sends those of the executions it finishes); a running one is flagged
  * and its worker (told by NOTIFY, or at its next heartbeat) stops it at the next step boundary.
  */

@@ -14,6 +14,7 @@ export const ingressErrorStatus = {
   unauthorized: 401,
   form_disabled: 403,
   not_found: 404,
+  /** The target's state forbids the request: a wait token completed before. */
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,

@@ -16,7 +16,7 @@ export interface SpanNode {
   spanId: string;
   parentSpanId: string | null;
   name: string;
-  kind: "trigger" | "execution" | "attempt" | "step";
+  kind: "trigger" | "execution" | "attempt" | "step" | "token";
   startTime: Date;
   endTime: Date | null;
   attributes: Record<string, string | number | boolean>;

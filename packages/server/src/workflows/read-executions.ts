@@ -8,7 +8,15 @@ import {
   type PageRequest,
   sliceOrder,
 } from "../db/keyset-page.ts";
-import { type ExecutionStatus, executionSteps, executions, type LogEntry, spans } from "../db/schema/index.ts";
+import {
+  type ExecutionStatus,
+  executionSteps,
+  executions,
+  type LogEntry,
+  spans,
+  type WaitTokenStatus,
+  waitTokens,
+} from "../db/schema/index.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 
 export interface ExecutionSummary {
@@ -47,6 +55,8 @@ export interface ExecutionDetail extends ExecutionSummary {
   traceId: string;
   logs: LogEntry[];
   steps: ExecutionStep[];
+  /** Its wait tokens, without their ids (secrets). */
+  tokens: { name: string; status: WaitTokenStatus; createdAt: Date; expiresAt: Date; finishedAt: Date | null }[];
   attempts: {
     number: number;
     resumed: boolean;
@@ -141,6 +151,17 @@ export async function getExecution(
     .from(executionSteps)
     .where(eq(executionSteps.executionId, row.id))
     .orderBy(asc(executionSteps.startedAt), asc(executionSteps.sequence));
+  const tokens = await db
+    .select({
+      name: waitTokens.name,
+      status: waitTokens.status,
+      createdAt: waitTokens.createdAt,
+      expiresAt: waitTokens.expiresAt,
+      finishedAt: waitTokens.finishedAt,
+    })
+    .from(waitTokens)
+    .where(eq(waitTokens.executionId, row.id))
+    .orderBy(asc(waitTokens.createdAt), asc(waitTokens.name));
   const attemptSpans = await db
     .select()
     .from(spans)
@@ -168,6 +189,7 @@ export async function getExecution(
       wakeAt: step.wakeAt,
       logs: step.logs,
     })),
+    tokens,
     attempts: attemptSpans.map((span) => ({
       number: Number(span.attributes["weft.execution.attempt"] ?? 0),
       resumed: span.attributes["weft.resumed"] === true,
