@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createTestIdentity, startTestPlatform, type TestPlatform } from "@weft/server/testing";
+import { createTestIdentity, startTestPlatform, type TestPlatform } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseJson, runCli } from "./support/run-cli.ts";
 

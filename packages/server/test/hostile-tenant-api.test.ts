@@ -1,22 +1,24 @@
 import { randomUUID } from "node:crypto";
 import { isContractProcedure } from "@orpc/contract";
 import { contract } from "@weft/contract";
-import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { accounts, auditEvents, deployments, executions, idempotencyKeys, projects } from "../src/db/schema/index.ts";
 import {
   callRpc,
   capturedLogger,
   createTestIdentity,
   idJagRegistration,
   postJson,
+  randomTokenId,
   startTestIdentityProvider,
   startTestPlatform,
+  storeTestWaitToken,
   type TestIdentity,
   type TestIdentityProvider,
   type TestPlatform,
   trustedIssuersEnv,
-} from "./support/index.ts";
+} from "@weft/testing";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { accounts, auditEvents, deployments, executions, idempotencyKeys, projects } from "../src/db/schema/index.ts";
 
 /** What one tenant owns: the other tries to reach it, and it tries hostile input on its own. */
 interface TenantFixture {
@@ -25,6 +27,7 @@ interface TenantFixture {
   deploymentId: string;
   executionId: string;
   traceId: string;
+  tokenId: string;
 }
 
 const bundle = 'export default { workflows: [{ name: "echo", run: async (input) => input }] };';
@@ -51,7 +54,15 @@ async function tenantWith(email: string): Promise<TenantFixture> {
   const ran = await callRpc(weft.url, "workflows.run", { projectId, workflow: "echo", input: { n: 1 } }, token);
   const executionId = (ran.json as { executionId: string }).executionId;
   const execution = await callRpc(weft.url, "workflows.getExecution", { executionId }, token);
-  return { tenant, projectId, deploymentId, executionId, traceId: (execution.json as { traceId: string }).traceId };
+  const tokenId = await storeTestWaitToken(weft.database.db, { executionId, projectId, now: weft.clock.now() });
+  return {
+    tenant,
+    projectId,
+    deploymentId,
+    executionId,
+    traceId: (execution.json as { traceId: string }).traceId,
+    tokenId,
+  };
 }
 
 beforeAll(async () => {
@@ -145,6 +156,7 @@ const hostileTargets: Record<string, { input: (own: TenantFixture) => Record<str
   "workflows.getExecution": { input: ({ executionId }) => ({ executionId }), field: "executionId" },
   "workflows.cancelExecution": { input: ({ executionId }) => ({ executionId }), field: "executionId" },
   "workflows.rerunExecution": { input: ({ executionId }) => ({ executionId }), field: "executionId" },
+  "workflows.completeToken": { input: ({ tokenId }) => ({ tokenId, data: {} }), field: "data" },
   "traces.list": { input: ({ projectId }) => ({ projectId }), field: "cursor" },
   "traces.get": { input: ({ projectId, traceId }) => ({ projectId, traceId }), field: "traceId" },
   "resources.list": { input: ({ projectId }) => ({ projectId }), field: "kind" },
@@ -407,6 +419,7 @@ function missingFixture(): TenantFixture & { workspaceId: string } {
     deploymentId: `dep_${suffix()}`,
     executionId: `exe_${suffix()}`,
     traceId: randomUUID().replaceAll("-", ""),
+    tokenId: randomTokenId(),
   };
 }
 
@@ -429,6 +442,7 @@ const lookups: Record<string, (target: TenantFixture) => Record<string, unknown>
   "workflows.getExecution": ({ executionId }) => ({ executionId }),
   "workflows.cancelExecution": ({ executionId }) => ({ executionId }),
   "workflows.rerunExecution": ({ executionId }) => ({ executionId }),
+  "workflows.completeToken": ({ tokenId }) => ({ tokenId, data: { approved: true } }),
   "traces.list": ({ projectId }) => ({ projectId }),
   "traces.get": ({ projectId, traceId }) => ({ projectId, traceId }),
   "traces.get#own-project": ({ traceId }) => ({ projectId: mallory.projectId, traceId }),

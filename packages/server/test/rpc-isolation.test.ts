@@ -1,15 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { isContractProcedure } from "@orpc/contract";
 import { contract } from "@weft/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditEvents, deployments, executions, projects, schedules } from "../src/db/schema/index.ts";
 import {
   callRpc,
   createTestIdentity,
+  randomTokenId,
   startTestPlatform,
+  storeTestWaitToken,
   type TestIdentity,
   type TestPlatform,
-} from "./support/index.ts";
+} from "@weft/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { auditEvents, deployments, executions, projects, schedules, waitTokens } from "../src/db/schema/index.ts";
 
 /** What user B owns, for user A to try to reach. */
 interface VictimFixture {
@@ -18,6 +20,7 @@ interface VictimFixture {
   deploymentId: string;
   executionId: string;
   traceId: string;
+  tokenId: string;
 }
 
 /**
@@ -58,6 +61,10 @@ const attempts: Record<
   "workflows.getExecution": { input: ({ executionId }) => ({ executionId }), expectation: "refused" },
   "workflows.cancelExecution": { input: ({ executionId }) => ({ executionId }), expectation: "refused" },
   "workflows.rerunExecution": { input: ({ executionId }) => ({ executionId }), expectation: "refused" },
+  "workflows.completeToken": {
+    input: ({ tokenId }) => ({ tokenId, data: { approved: true } }),
+    expectation: "refused",
+  },
   "traces.list": { input: ({ projectId }) => ({ projectId }), expectation: "refused" },
   "traces.get": { input: ({ projectId, traceId }) => ({ projectId, traceId }), expectation: "refused" },
   "resources.list": { input: ({ projectId }) => ({ projectId }), expectation: "refused" },
@@ -76,6 +83,7 @@ function missingFixture(): VictimFixture {
     deploymentId: `dep_${suffix()}`,
     executionId: `exe_${suffix()}`,
     traceId: randomUUID().replaceAll("-", ""),
+    tokenId: randomTokenId(),
   };
 }
 
@@ -121,7 +129,15 @@ beforeAll(async () => {
   );
   const executionId = (ran.json as { executionId: string }).executionId;
   const execution = await callRpc(weft.url, "workflows.getExecution", { executionId }, { token: victim.credential });
-  fixture = { victim, projectId, deploymentId, executionId, traceId: (execution.json as { traceId: string }).traceId };
+  const tokenId = await storeTestWaitToken(weft.database.db, { executionId, projectId, now: weft.clock.now() });
+  fixture = {
+    victim,
+    projectId,
+    deploymentId,
+    executionId,
+    traceId: (execution.json as { traceId: string }).traceId,
+    tokenId,
+  };
 });
 
 afterAll(async () => {
@@ -147,6 +163,7 @@ describe("tenant isolation", () => {
         deployments: await weft.database.db.select().from(deployments),
         executions: await weft.database.db.select({ id: executions.id }).from(executions),
         schedules: await weft.database.db.select().from(schedules),
+        waitTokens: await weft.database.db.select().from(waitTokens),
       };
       const input = attempt.input(fixture);
       const result = await callRpc(weft.url, procedure, input, { token: intruder.credential });
@@ -182,6 +199,7 @@ describe("tenant isolation", () => {
       expect(await weft.database.db.select().from(deployments)).toEqual(before.deployments);
       expect(await weft.database.db.select({ id: executions.id }).from(executions)).toEqual(before.executions);
       expect(await weft.database.db.select().from(schedules)).toEqual(before.schedules);
+      expect(await weft.database.db.select().from(waitTokens)).toEqual(before.waitTokens);
     },
   );
 });

@@ -1,15 +1,10 @@
+import { callRpc, createTestIdentity, startTestPlatform, type TestIdentity, type TestPlatform } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projects, schedules } from "../src/db/schema/index.ts";
 import { createDeployment } from "../src/deployments/create-deployment.ts";
 import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
 import { createManualClock } from "../src/shared/clock.ts";
-import {
-  callRpc,
-  createTestIdentity,
-  startTestPlatform,
-  type TestIdentity,
-  type TestPlatform,
-} from "./support/index.ts";
+import { valueOrThrow } from "../src/shared/service-result.ts";
 
 /**
  * Every list walked end to end over RPC, 250 rows each, most of them created in one millisecond:
@@ -83,7 +78,9 @@ beforeAll(async () => {
   const manifest = manifestWith(1, 0, 0);
   for (let index = 0; index < rowCount; index += 1) {
     clock.set(instantOf(index));
-    const deployment = await createDeployment(db, deps, { projectId, manifest, bundle: `export default ${index}` });
+    const deployment = valueOrThrow(
+      await createDeployment(db, deps, { projectId, manifest, bundle: `export default ${index}` }),
+    );
     deploymentIds.push(deployment.id);
   }
   const deploymentId = deploymentIds.at(-1) ?? "";
@@ -91,32 +88,42 @@ beforeAll(async () => {
   await db.transaction(async (tx) => {
     for (let index = 0; index < rowCount; index += 1) {
       clock.set(instantOf(index));
-      const { executionId } = await enqueueExecution(tx, deps, {
-        projectId,
-        deploymentId,
-        workflow: "w000",
-        input: { index },
-        trigger: { kind: "api" },
-      });
+      const { executionId } = valueOrThrow(
+        await enqueueExecution(tx, deps, {
+          projectId,
+          deploymentId,
+          workflow: "w000",
+          input: { index },
+          trigger: { kind: "api" },
+        }),
+      );
       executions.push({ id: executionId, at: clock.now() });
     }
   });
 
   clock.set(sharedInstant);
-  const six = await createDeployment(db, deps, { projectId: sixProjectId, manifest, bundle: "x" });
+  const six = valueOrThrow(await createDeployment(db, deps, { projectId: sixProjectId, manifest, bundle: "x" }));
   await db.transaction(async (tx) => {
     for (let index = 0; index < 6; index += 1) {
-      await enqueueExecution(tx, deps, {
-        projectId: sixProjectId,
-        deploymentId: six.id,
-        workflow: "w000",
-        input: { index },
-        trigger: { kind: "api" },
-      });
+      valueOrThrow(
+        await enqueueExecution(tx, deps, {
+          projectId: sixProjectId,
+          deploymentId: six.id,
+          workflow: "w000",
+          input: { index },
+          trigger: { kind: "api" },
+        }),
+      );
     }
   });
 
-  await createDeployment(db, deps, { projectId: resourceProjectId, manifest: manifestWith(100, 75, 75), bundle: "x" });
+  valueOrThrow(
+    await createDeployment(db, deps, {
+      projectId: resourceProjectId,
+      manifest: manifestWith(100, 75, 75),
+      bundle: "x",
+    }),
+  );
   const definitions = manifestWith(100, 75, 75);
   resourceKeys.push(
     ...definitions.workflows.map((workflow) => `workflow:${workflow.name}`),
@@ -125,7 +132,9 @@ beforeAll(async () => {
   );
 
   // More schedules than one deployment may define (200), so the rows are written directly.
-  const scheduleDeployment = await createDeployment(db, deps, { projectId: scheduleProjectId, manifest, bundle: "x" });
+  const scheduleDeployment = valueOrThrow(
+    await createDeployment(db, deps, { projectId: scheduleProjectId, manifest, bundle: "x" }),
+  );
   scheduleNames.push(...Array.from({ length: rowCount }, (_, index) => `s${String(index).padStart(3, "0")}`));
   await db.insert(schedules).values(
     [...scheduleNames].reverse().map((name) => ({

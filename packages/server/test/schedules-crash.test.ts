@@ -2,13 +2,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { latestTick } from "@weft/contract";
-import { eq } from "drizzle-orm";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executions, schedules, scheduleTicks } from "../src/db/schema/index.ts";
-import { createDeployment } from "../src/deployments/create-deployment.ts";
-import { systemClock } from "../src/shared/clock.ts";
-import { createIdGenerator } from "../src/shared/ids.ts";
 import {
   bundleConfig,
   createTestDatabase,
@@ -16,7 +9,15 @@ import {
   spawnWorker,
   type TestDatabase,
   testServerUrl,
-} from "./support/index.ts";
+} from "@weft/testing";
+import { eq } from "drizzle-orm";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { executions, schedules, scheduleTicks } from "../src/db/schema/index.ts";
+import { createDeployment } from "../src/deployments/create-deployment.ts";
+import { systemClock } from "../src/shared/clock.ts";
+import { createIdGenerator } from "../src/shared/ids.ts";
+import { valueOrThrow } from "../src/shared/service-result.ts";
 
 const source = `
 import { defineConfig, workflow } from "@weft/sdk";
@@ -56,15 +57,17 @@ describe.skipIf(testServerUrl() === undefined)(
       const { db } = database;
       const deps = { clock: systemClock, ids: createIdGenerator(systemClock) };
       await ensureTestProject(db, deps, "prj_schedulecrash");
-      await createDeployment(db, deps, {
-        projectId: "prj_schedulecrash",
-        manifest: {
-          version: 1,
-          workflows: [{ name: "yearly" }],
-          schedules: [{ name: "new-year", workflow: "yearly", cron: "0 0 1 1 *" }],
-        },
-        bundle: await bundleConfig(source),
-      });
+      valueOrThrow(
+        await createDeployment(db, deps, {
+          projectId: "prj_schedulecrash",
+          manifest: {
+            version: 1,
+            workflows: [{ name: "yearly" }],
+            schedules: [{ name: "new-year", workflow: "yearly", cron: "0 0 1 1 *" }],
+          },
+          bundle: await bundleConfig(source),
+        }),
+      );
       // The tick of this past 1 January is due: as if every worker had been down since.
       const tick = latestTick("0 0 1 1 *", "UTC", new Date());
       if (tick === null) throw new Error("no tick");

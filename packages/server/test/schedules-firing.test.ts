@@ -1,4 +1,5 @@
 import type { ManifestInput } from "@weft/contract";
+import { createTestDatabase, ensureTestProject, type TestDatabase } from "@weft/testing";
 import { and, asc, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type DatabaseHandle, usePostgres } from "../src/db/database.ts";
@@ -7,7 +8,7 @@ import { createDeployment } from "../src/deployments/create-deployment.ts";
 import { fireDueSchedules } from "../src/schedules/fire-due-schedules.ts";
 import { createManualClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
-import { createTestDatabase, ensureTestProject, type TestDatabase } from "./support/index.ts";
+import { valueOrThrow } from "../src/shared/service-result.ts";
 
 let database: TestDatabase;
 /** A second handle on the same database, as a second worker process has: its own connections on PostgreSQL. */
@@ -36,11 +37,13 @@ async function deploySchedules(
   projectId = `prj_sched${String(++projectCounter).padStart(22, "0")}`,
 ): Promise<string> {
   await ensureTestProject(database.db, deps, projectId);
-  await createDeployment(database.db, deps, {
-    projectId,
-    manifest: { version: 1, workflows: [{ name: "report" }], schedules: schedulesOfConfig },
-    bundle: "export default {};",
-  });
+  valueOrThrow(
+    await createDeployment(database.db, deps, {
+      projectId,
+      manifest: { version: 1, workflows: [{ name: "report" }], schedules: schedulesOfConfig },
+      bundle: "export default {};",
+    }),
+  );
   return projectId;
 }
 

@@ -1,7 +1,3 @@
-import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditEvents, deployments, schedules } from "../src/db/schema/index.ts";
-import { createManualClock } from "../src/shared/clock.ts";
 import {
   bundleConfig,
   callRpc,
@@ -9,7 +5,11 @@ import {
   startTestPlatform,
   type TestIdentity,
   type TestPlatform,
-} from "./support/index.ts";
+} from "@weft/testing";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { auditEvents, deployments, schedules } from "../src/db/schema/index.ts";
+import { createManualClock } from "../src/shared/clock.ts";
 
 let weft: TestPlatform;
 let owner: TestIdentity;

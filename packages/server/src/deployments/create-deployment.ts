@@ -7,7 +7,7 @@ import { deployments } from "../db/schema/index.ts";
 import { jsonSchemaProblem, validateJsonSchema } from "../schemas/validate-json-schema.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
-import { InvalidRequestError } from "../shared/service-errors.ts";
+import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import { formatJsonPath } from "../shared/storable-json.ts";
 import type { AnnouncesActiveDeploymentChanges } from "./active-deployment-changes.ts";
 import { type DeploymentSummary, toDeploymentSummary } from "./deployment-summary.ts";
@@ -33,16 +33,16 @@ function issuePath(path: PropertyKey[]): string {
 }
 
 /** Validates an uploaded manifest strictly: every problem becomes one issue. */
-export function parseManifest(manifest: unknown): Manifest {
+export function parseManifest(manifest: unknown): ServiceResult<Manifest> {
   const manifestBytes = Buffer.byteLength(JSON.stringify(manifest) ?? "", "utf8");
   if (manifestBytes > deploymentLimits.manifestBytes) {
-    throw new InvalidRequestError(
+    return fail.invalid(
       `the manifest is ${manifestBytes} bytes; at most ${deploymentLimits.manifestBytes} are accepted`,
     );
   }
   const parsed = manifestSchema.safeParse(manifest);
   if (!parsed.success) {
-    throw new InvalidRequestError(
+    return fail.invalid(
       "the manifest is invalid",
       parsed.error.issues.map((issue) => ({ path: issuePath(issue.path), message: issue.message })),
     );
@@ -61,8 +61,8 @@ export function parseManifest(manifest: unknown): Manifest {
     checkSchema(["forms", index, "schema"], form.schema);
   });
   if (issues.length === 0) issues.push(...scheduleInputIssues(parsed.data));
-  if (issues.length > 0) throw new InvalidRequestError("the manifest is invalid", issues);
-  return parsed.data;
+  if (issues.length > 0) return fail.invalid("the manifest is invalid", issues);
+  return ok(parsed.data);
 }
 
 /** Stands for the tick in `scheduledFor` when a schedule's input is checked: any instant has the shape. */
@@ -82,12 +82,13 @@ function scheduleInputIssues(manifest: Manifest): { path: string; message: strin
   });
 }
 
-function checkBundle(bundle: string): void {
+function bundleFailure(bundle: string): ServiceResult<never> | undefined {
   const bytes = Buffer.byteLength(bundle, "utf8");
-  if (bytes === 0) throw new InvalidRequestError("the bundle is empty: expected one ESM file");
+  if (bytes === 0) return fail.invalid("the bundle is empty: expected one ESM file");
   if (bytes > deploymentLimits.bundleBytes) {
-    throw new InvalidRequestError(`the bundle is ${bytes} bytes; at most ${deploymentLimits.bundleBytes} are accepted`);
+    return fail.invalid(`the bundle is ${bytes} bytes; at most ${deploymentLimits.bundleBytes} are accepted`);
   }
+  return undefined;
 }
 
 /**
@@ -98,10 +99,12 @@ export async function createDeployment(
   db: Database,
   deps: { clock: Clock; ids: IdGenerator } & AnnouncesActiveDeploymentChanges,
   request: CreateDeploymentRequest,
-): Promise<DeploymentSummary> {
-  const manifest = parseManifest(request.manifest);
-  checkBundle(request.bundle);
-  const stored = toStoredManifest(manifest);
+): Promise<ServiceResult<DeploymentSummary>> {
+  const parsed = parseManifest(request.manifest);
+  if (!parsed.ok) return parsed;
+  const badBundle = bundleFailure(request.bundle);
+  if (badBundle !== undefined) return badBundle;
+  const stored = toStoredManifest(parsed.value);
   const bundleSha256 = createHash("sha256").update(request.bundle, "utf8").digest("hex");
   const summary = await db.transaction(async (tx) => {
     // Serialises deployments of one project so numbers are consecutive without retry loops.
@@ -138,5 +141,5 @@ export async function createDeployment(
     return toDeploymentSummary(row, { active: true });
   });
   deps.activeDeploymentChanges?.publish(request.projectId);
-  return summary;
+  return ok(summary);
 }

@@ -1,7 +1,7 @@
 import { cancelExecution as cancelExecutionService } from "../../engine/cancel-execution.ts";
 import { rpc } from "../implementer.ts";
 import { requireScope } from "../require-scope.ts";
-import { mapServiceErrors } from "../service-errors.ts";
+import { valueOrRpcError } from "../service-failure.ts";
 import { requireExecutionAccess } from "./execution-access.ts";
 
 /** `workflows.cancelExecution`: cancels now, or (running) at the next step boundary. */
@@ -9,11 +9,10 @@ export const cancelExecution = rpc.workflows.cancelExecution
   .use(requireScope("projects:write"))
   .handler(async ({ input, context }) => {
     const { projectId } = await requireExecutionAccess(context, input.executionId, { access: "write" });
-    const { status } = await mapServiceErrors(() =>
-      cancelExecutionService(context.platform.database.db, context.platform, {
-        executionId: input.executionId,
-        projectId,
-      }),
-    );
+    const cancelled = await cancelExecutionService(context.platform.database.db, context.platform, {
+      executionId: input.executionId,
+      projectId,
+    });
+    const { status } = valueOrRpcError(cancelled);
     return { executionId: input.executionId, status };
   });

@@ -2,21 +2,18 @@ import { runWorkflow } from "../../workflows/run-workflow.ts";
 import { rpc } from "../implementer.ts";
 import { requireProjectAccess } from "../project-access.ts";
 import { requireScope } from "../require-scope.ts";
-import { mapServiceErrors } from "../service-errors.ts";
+import { valueOrRpcError } from "../service-failure.ts";
 
 /** `workflows.run`: validates the input against the workflow's schema and queues an execution. */
 export const run = rpc.workflows.run.use(requireScope("projects:write")).handler(async ({ input, context }) => {
   const project = await requireProjectAccess(context, input.projectId, { access: "write" });
   const { platform } = context;
-  const { executionId } = await mapServiceErrors(
-    () =>
-      runWorkflow(platform.database.db, platform, {
-        projectId: project.id,
-        workflow: input.workflow,
-        input: input.input,
-        idempotencyKey: input.idempotencyKey,
-      }),
-    { prefix: ["input"] },
-  );
+  const started = await runWorkflow(platform.database.db, platform, {
+    projectId: project.id,
+    workflow: input.workflow,
+    input: input.input,
+    idempotencyKey: input.idempotencyKey,
+  });
+  const { executionId } = valueOrRpcError(started, { prefix: ["input"] });
   return { executionId };
 });

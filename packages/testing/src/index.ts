@@ -14,3 +14,4 @@ export * from "./test-database.ts";
 export * from "./test-identities.ts";
 export * from "./test-platform.ts";
 export * from "./test-projects.ts";
+export * from "./test-wait-tokens.ts";

@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-const workerEntry = fileURLToPath(new URL("../../src/worker-main.ts", import.meta.url));
+/** `src/worker-main.ts`, beside the `main.ts` that `@weft/server/main` names. */
+const workerEntry = fileURLToPath(new URL("./worker-main.ts", import.meta.resolve("@weft/server/main")));
 
 /** A worker process (`weft worker`) on the PostgreSQL database at `databaseUrl`, with a 2-second lease. */
 export function spawnWorker(
@@ -16,6 +17,8 @@ export function spawnWorker(
       WEFT_DATA_DIR: dataDir,
       WEFT_WORKER_LEASE_SECONDS: "2",
       WEFT_LOG_LEVEL: "warn",
+      // Every process of one database shares the secret key: wait token ids are derived from it.
+      WEFT_SECRET_KEY: "ab".repeat(32),
       ...env,
     },
     stdio: ["ignore", "pipe", "inherit"],
