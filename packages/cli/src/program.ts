@@ -8,6 +8,7 @@ import { registerLogin } from "./commands/login.ts";
 import { registerLogout } from "./commands/logout.ts";
 import { registerProjects } from "./commands/projects.ts";
 import { registerResources } from "./commands/resources.ts";
+import { registerSchedules } from "./commands/schedules.ts";
 import { registerServer } from "./commands/server.ts";
 import { registerTraces } from "./commands/traces.ts";
 import { registerWhoami } from "./commands/whoami.ts";
@@ -48,6 +49,7 @@ export function createProgram(): Command {
   registerExecutions(program);
   registerTraces(program);
   registerResources(program);
+  registerSchedules(program);
   registerServer(program);
   registerWorker(program);
   return program;

@@ -1,9 +1,11 @@
 import { deploymentsContract } from "./deployments.ts";
 import { projectsContract } from "./projects.ts";
 import { resourcesContract } from "./resources.ts";
+import { schedulesContract } from "./schedules.ts";
 import { tracesContract } from "./traces.ts";
 import { workflowsContract } from "./workflows.ts";
 
+export * from "./cron-schedule.ts";
 export * from "./deployments.ts";
 export * from "./errors.ts";
 export * from "./instants.ts";
@@ -11,6 +13,7 @@ export * from "./manifest.ts";
 export * from "./pagination.ts";
 export * from "./projects.ts";
 export * from "./resources.ts";
+export * from "./schedules.ts";
 export * from "./traces.ts";
 export * from "./workflows.ts";
 
@@ -24,6 +27,7 @@ export const contract = {
   workflows: workflowsContract,
   traces: tracesContract,
   resources: resourcesContract,
+  schedules: schedulesContract,
 };
 
 export type Contract = typeof contract;

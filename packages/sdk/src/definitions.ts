@@ -112,6 +112,20 @@ export interface WebhookDefinition extends WebhookOptions {
   readonly kind: "webhook";
 }
 
+/**
+ * Starts `workflow` at each tick of `cron` (5 fields: minute hour day-of-month month day-of-week),
+ * read in `timezone` (an IANA name, UTC by default), with `{ scheduledFor, ...input }` as input:
+ * `scheduledFor` is the tick as an ISO 8601 instant. `enabled: false` deploys it paused.
+ */
+export interface ScheduleOptions {
+  name: string;
+  workflow: string;
+  cron: string;
+  timezone?: string;
+  input?: Record<string, unknown>;
+  enabled?: boolean;
+}
+
 export interface WeftConfig {
   /** The project deployments go to; written by `weft deploy --create`. */
   project?: string;
@@ -119,6 +133,7 @@ export interface WeftConfig {
   workflows: WorkflowDefinition<any, any>[];
   forms?: (FormOptions | FormDefinition)[];
   webhooks?: (WebhookOptions | WebhookDefinition)[];
+  schedules?: ScheduleOptions[];
 }
 
 export function workflow<TInput, TOutput>(

@@ -1,11 +1,16 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { bundleConfig, createTestDatabase, ensureTestProject, type TestDatabase, testServerUrl } from "@weft/testing";
+import {
+  bundleConfig,
+  createTestDatabase,
+  ensureTestProject,
+  spawnWorker,
+  type TestDatabase,
+  testServerUrl,
+} from "@weft/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executionSteps, executions, spans } from "../src/db/schema/index.ts";
@@ -15,8 +20,6 @@ import { systemClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
 import { valueOrThrow } from "../src/shared/service-result.ts";
 import { completeWaitToken } from "../src/wait-tokens/complete-wait-token.ts";
-
-const workerEntry = fileURLToPath(new URL("../src/worker-main.ts", import.meta.url));
 
 const source = `
 import { defineConfig, workflow } from "@weft/sdk";
@@ -69,23 +72,8 @@ function startCounter(): Promise<{ server: Server; base: string; hits: Map<strin
   });
 }
 
-function spawnWorker(databaseUrl: string, dataDir: string): { child: ChildProcess; exited: Promise<unknown> } {
-  const child = spawn(process.execPath, [workerEntry], {
-    env: {
-      PATH: process.env.PATH ?? "",
-      DATABASE_URL: databaseUrl,
-      WEFT_DATA_DIR: dataDir,
-      WEFT_WORKER_LEASE_SECONDS: "2",
-      WEFT_LOG_LEVEL: "warn",
-      // Every process of one database shares the secret key: wait token ids are derived from it.
-      WEFT_SECRET_KEY: "ab".repeat(32),
-      // The workflow fetches the test's own loopback counter, through the sandbox's egress proxy.
-      WEFT_SANDBOX_EGRESS_ALLOW: "127.0.0.1",
-    },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  return { child, exited: new Promise((resolve) => child.once("exit", resolve)) };
-}
+// The workflow fetches the test's own loopback counter, through the sandbox's egress proxy.
+const egressToCounter = { WEFT_SANDBOX_EGRESS_ALLOW: "127.0.0.1" };
 
 const dataDirs: string[] = [];
 let database: TestDatabase | undefined;
@@ -128,12 +116,12 @@ describe.skipIf(testServerUrl() === undefined)("a worker killed mid-execution (P
     const firstDir = mkdtempSync(join(tmpdir(), "weft-worker-a-"));
     const secondDir = mkdtempSync(join(tmpdir(), "weft-worker-b-"));
     dataDirs.push(firstDir, secondDir);
-    const first = spawnWorker(database.url, firstDir);
+    const first = spawnWorker(database.url, firstDir, egressToCounter);
     await counter.blocked;
     first.child.kill("SIGKILL");
     await first.exited;
 
-    const second = spawnWorker(database.url, secondDir);
+    const second = spawnWorker(database.url, secondDir, egressToCounter);
     try {
       const deadline = Date.now() + 30_000;
       let row = (await database.db.select().from(executions).where(eq(executions.id, executionId)))[0];
@@ -205,7 +193,7 @@ describe.skipIf(testServerUrl() === undefined)(
       const firstDir = mkdtempSync(join(tmpdir(), "weft-worker-a-"));
       const secondDir = mkdtempSync(join(tmpdir(), "weft-worker-b-"));
       dataDirs.push(firstDir, secondDir);
-      const first = spawnWorker(database.url, firstDir);
+      const first = spawnWorker(database.url, firstDir, egressToCounter);
       await reach("waiting");
       first.child.kill("SIGKILL");
       await first.exited;
@@ -216,7 +204,7 @@ describe.skipIf(testServerUrl() === undefined)(
       const completed = await completeWaitToken(database.db, deps, { tokenId, data: { approved: true } });
       expect(completed).toEqual({ ok: true, value: { executionId } });
 
-      const second = spawnWorker(database.url, secondDir);
+      const second = spawnWorker(database.url, secondDir, egressToCounter);
       try {
         const row = await reach("succeeded");
         expect(row.output).toEqual(["before#1", { ok: true, data: { approved: true } }, "after#1", tokenId]);

@@ -31,7 +31,12 @@ interface TenantFixture {
 }
 
 const bundle = 'export default { workflows: [{ name: "echo", run: async (input) => input }] };';
-const manifest = { version: 1, workflows: [{ name: "echo" }], webhooks: [{ name: "orders", workflow: "echo" }] };
+const manifest = {
+  version: 1,
+  workflows: [{ name: "echo" }],
+  webhooks: [{ name: "orders", workflow: "echo" }],
+  schedules: [{ name: "nightly", workflow: "echo", cron: "0 0 * * *" }],
+};
 
 let weft: TestPlatform;
 let idp: TestIdentityProvider;
@@ -156,6 +161,9 @@ const hostileTargets: Record<string, { input: (own: TenantFixture) => Record<str
   "traces.get": { input: ({ projectId, traceId }) => ({ projectId, traceId }), field: "traceId" },
   "resources.list": { input: ({ projectId }) => ({ projectId }), field: "kind" },
   "resources.get": { input: ({ projectId }) => ({ projectId, kind: "workflow", name: "echo" }), field: "name" },
+  "schedules.list": { input: ({ projectId }) => ({ projectId }), field: "projectId" },
+  "schedules.pause": { input: ({ projectId }) => ({ projectId, name: "nightly" }), field: "name" },
+  "schedules.resume": { input: ({ projectId }) => ({ projectId, name: "nightly" }), field: "name" },
 };
 
 const hostileValues: [string, string][] = [
@@ -440,6 +448,9 @@ const lookups: Record<string, (target: TenantFixture) => Record<string, unknown>
   "traces.get#own-project": ({ traceId }) => ({ projectId: mallory.projectId, traceId }),
   "resources.list": ({ projectId }) => ({ projectId }),
   "resources.get": ({ projectId }) => ({ projectId, kind: "workflow", name: "echo" }),
+  "schedules.list": ({ projectId }) => ({ projectId }),
+  "schedules.pause": ({ projectId }) => ({ projectId, name: "nightly" }),
+  "schedules.resume": ({ projectId }) => ({ projectId, name: "nightly" }),
 };
 
 describe("hostile tenant: not found reads the same for missing and someone else's", () => {

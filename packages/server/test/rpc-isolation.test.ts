@@ -11,7 +11,7 @@ import {
   type TestPlatform,
 } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditEvents, deployments, executions, projects, waitTokens } from "../src/db/schema/index.ts";
+import { auditEvents, deployments, executions, projects, schedules, waitTokens } from "../src/db/schema/index.ts";
 
 /** What user B owns, for user A to try to reach. */
 interface VictimFixture {
@@ -69,6 +69,9 @@ const attempts: Record<
   "traces.get": { input: ({ projectId, traceId }) => ({ projectId, traceId }), expectation: "refused" },
   "resources.list": { input: ({ projectId }) => ({ projectId }), expectation: "refused" },
   "resources.get": { input: ({ projectId }) => ({ projectId, kind: "form", name: "contact" }), expectation: "refused" },
+  "schedules.list": { input: ({ projectId }) => ({ projectId }), expectation: "refused" },
+  "schedules.pause": { input: ({ projectId }) => ({ projectId, name: "nightly" }), expectation: "refused" },
+  "schedules.resume": { input: ({ projectId }) => ({ projectId, name: "nightly" }), expectation: "refused" },
 };
 
 /** Ids of the right shape that name nothing. */
@@ -106,7 +109,11 @@ beforeAll(async () => {
     "deployments.create",
     {
       projectId,
-      manifest: { version: 1, workflows: [{ name: "echo" }] },
+      manifest: {
+        version: 1,
+        workflows: [{ name: "echo" }],
+        schedules: [{ name: "nightly", workflow: "echo", cron: "0 0 * * *" }],
+      },
       bundle: 'export default { workflows: [{ name: "echo", run: async (input) => input }] };',
     },
     { token: victim.credential },
@@ -155,6 +162,7 @@ describe("tenant isolation", () => {
         audit: await weft.database.db.select().from(auditEvents),
         deployments: await weft.database.db.select().from(deployments),
         executions: await weft.database.db.select({ id: executions.id }).from(executions),
+        schedules: await weft.database.db.select().from(schedules),
         waitTokens: await weft.database.db.select().from(waitTokens),
       };
       const input = attempt.input(fixture);
@@ -190,6 +198,7 @@ describe("tenant isolation", () => {
       expect(await weft.database.db.select().from(auditEvents)).toEqual(before.audit);
       expect(await weft.database.db.select().from(deployments)).toEqual(before.deployments);
       expect(await weft.database.db.select({ id: executions.id }).from(executions)).toEqual(before.executions);
+      expect(await weft.database.db.select().from(schedules)).toEqual(before.schedules);
       expect(await weft.database.db.select().from(waitTokens)).toEqual(before.waitTokens);
     },
   );

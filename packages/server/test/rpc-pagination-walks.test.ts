@@ -1,6 +1,6 @@
 import { callRpc, createTestIdentity, startTestPlatform, type TestIdentity, type TestPlatform } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { projects } from "../src/db/schema/index.ts";
+import { projects, schedules } from "../src/db/schema/index.ts";
 import { createDeployment } from "../src/deployments/create-deployment.ts";
 import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
 import { createManualClock } from "../src/shared/clock.ts";
@@ -30,10 +30,12 @@ let owner: TestIdentity;
 let projectId: string;
 let resourceProjectId: string;
 let sixProjectId: string;
+let scheduleProjectId: string;
 const projectIds: string[] = [];
 const deploymentIds: string[] = [];
 const executions: { id: string; at: Date }[] = [];
 const resourceKeys: string[] = [];
+const scheduleNames: string[] = [];
 
 function manifestWith(workflows: number, forms: number, webhooks: number) {
   const names = (prefix: string, count: number) =>
@@ -71,7 +73,7 @@ beforeAll(async () => {
   // Inserted out of order: the list's order is the ids', not the table's.
   await db.insert(projects).values([...projectRows].reverse());
   projectIds.push(...projectRows.map((row) => row.id));
-  [projectId = "", resourceProjectId = "", sixProjectId = ""] = projectIds;
+  [projectId = "", resourceProjectId = "", sixProjectId = "", scheduleProjectId = ""] = projectIds;
 
   const manifest = manifestWith(1, 0, 0);
   for (let index = 0; index < rowCount; index += 1) {
@@ -127,6 +129,27 @@ beforeAll(async () => {
     ...definitions.workflows.map((workflow) => `workflow:${workflow.name}`),
     ...definitions.forms.map((form) => `form:${form.name}`),
     ...definitions.webhooks.map((webhook) => `webhook:${webhook.name}`),
+  );
+
+  // More schedules than one deployment may define (200), so the rows are written directly.
+  const scheduleDeployment = valueOrThrow(
+    await createDeployment(db, deps, { projectId: scheduleProjectId, manifest, bundle: "x" }),
+  );
+  scheduleNames.push(...Array.from({ length: rowCount }, (_, index) => `s${String(index).padStart(3, "0")}`));
+  await db.insert(schedules).values(
+    [...scheduleNames].reverse().map((name) => ({
+      projectId: scheduleProjectId,
+      name,
+      deploymentId: scheduleDeployment.id,
+      workflow: "w000",
+      cron: "0 0 * * *",
+      timezone: "UTC",
+      configEnabled: true,
+      enabled: true,
+      pausedThroughApi: false,
+      nextRunAt: new Date("2026-03-02T00:00:00.000Z"),
+      updatedAt: clock.now(),
+    })),
   );
 }, 120_000);
 
@@ -202,6 +225,12 @@ const envelopeLists = [
     input: () => ({ projectId: resourceProjectId }),
     expected: () => resourceKeys,
     keyOf: (result: Record<string, unknown>) => `${String(result.kind)}:${String(result.name)}`,
+  },
+  {
+    procedure: "schedules.list",
+    input: () => ({ projectId: scheduleProjectId }),
+    expected: () => scheduleNames,
+    keyOf: (result: Record<string, unknown>) => String(result.name),
   },
 ];
 

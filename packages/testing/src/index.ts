@@ -9,6 +9,7 @@ export * from "./ingress.ts";
 export * from "./rpc-calls.ts";
 export * from "./smtp-sink.ts";
 export * from "./spawn-server.ts";
+export * from "./spawn-worker.ts";
 export * from "./test-database.ts";
 export * from "./test-identities.ts";
 export * from "./test-platform.ts";

@@ -4,7 +4,7 @@ import { sql } from "drizzle-orm";
 import { recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
 import { deployments } from "../db/schema/index.ts";
-import { jsonSchemaProblem } from "../schemas/validate-json-schema.ts";
+import { jsonSchemaProblem, validateJsonSchema } from "../schemas/validate-json-schema.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
@@ -60,8 +60,26 @@ export function parseManifest(manifest: unknown): ServiceResult<Manifest> {
   parsed.data.forms.forEach((form, index) => {
     checkSchema(["forms", index, "schema"], form.schema);
   });
+  if (issues.length === 0) issues.push(...scheduleInputIssues(parsed.data));
   if (issues.length > 0) return fail.invalid("the manifest is invalid", issues);
   return ok(parsed.data);
+}
+
+/** Stands for the tick in `scheduledFor` when a schedule's input is checked: any instant has the shape. */
+const sampleTick = "2026-01-01T00:00:00.000Z";
+
+/** Each schedule's input, `{ scheduledFor, ...input }`, must be one its workflow's input schema accepts. */
+function scheduleInputIssues(manifest: Manifest): { path: string; message: string }[] {
+  return manifest.schedules.flatMap((schedule, index) => {
+    const schema = manifest.workflows.find((workflow) => workflow.name === schedule.workflow)?.inputSchema;
+    if (schema === undefined) return [];
+    const checked = validateJsonSchema(schema, { scheduledFor: sampleTick, ...schedule.input });
+    if (checked.ok) return [];
+    return checked.issues.map((issue) => ({
+      path: ["schedules", index, "input", ...(issue.path === "" ? [] : [issue.path])].join("."),
+      message: `schedule "${schedule.name}": its input ({ scheduledFor, ...input }) does not match the input schema of workflow "${schedule.workflow}": ${issue.path === "" ? "" : `${issue.path} `}${issue.message}`,
+    }));
+  });
 }
 
 function bundleFailure(bundle: string): ServiceResult<never> | undefined {
@@ -111,7 +129,7 @@ export async function createDeployment(
       })
       .returning();
     if (row === undefined) throw new Error("the deployment insert returned no row");
-    await makeActive(tx, request.projectId, row.id, now);
+    await makeActive(tx, request.projectId, row, now);
     await recordAuditEvent(tx, deps, {
       action: "deployment.created",
       targetType: "deployment",

@@ -87,7 +87,7 @@ export async function activateDeployment(
     if (!found.ok) return found;
     const target = found.value;
     const now = deps.clock.now();
-    await makeActive(tx, request.projectId, target.id, now);
+    await makeActive(tx, request.projectId, target, now);
     await recordAuditEvent(tx, deps, {
       action: "deployment.activated",
       targetType: "deployment",

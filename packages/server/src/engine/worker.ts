@@ -2,7 +2,9 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { DatabaseHandle } from "../db/database.ts";
 import { readDeploymentBundle } from "../deployments/read-deployments.ts";
+import { fireDueSchedules } from "../schedules/fire-due-schedules.ts";
 import type { Clock } from "../shared/clock.ts";
+import { createIdGenerator } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { Timers } from "../shared/timers.ts";
 import type { SpanExport } from "../traces/otlp-export.ts";
@@ -71,6 +73,8 @@ export interface Worker {
   id: string;
   /** Looks for claimable executions now (as a notification would); resolves once that pass is over. */
   poke(): Promise<void>;
+  /** Starts the executions of the schedules whose tick has come (as every poll does); resolves once started. */
+  fireSchedules(): Promise<void>;
   /** Stops claiming, hands running executions back to the queue and stops the sandboxes. */
   stop(): Promise<void>;
 }
@@ -214,8 +218,28 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     const run = running.get(executionId);
     if (run !== undefined) run.cancelRequested = true;
   });
+  const ids = createIdGenerator(clock);
+  let firing: Promise<void> = Promise.resolve();
+  let nextFiring: Promise<void> | undefined;
+  /** Chains firing passes like `poke`; other workers' passes are kept apart by the database. */
+  function fireSchedules(): Promise<void> {
+    if (stopped) return Promise.resolve();
+    if (nextFiring !== undefined) return nextFiring;
+    const pass = firing.then(() => {
+      nextFiring = undefined;
+      return fireDueSchedules(db, { clock, ids }).then(
+        () => undefined,
+        (error: unknown) => logger.error({ err: error }, "firing schedules failed"),
+      );
+    });
+    nextFiring = pass;
+    firing = pass;
+    return pass;
+  }
+
   let beating = false;
   const tick = setInterval(() => {
+    void fireSchedules();
     void poke();
     if (beating) return;
     beating = true;
@@ -231,12 +255,14 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
   return {
     id: workerId,
     poke,
+    fireSchedules,
     stop: async () => {
       if (stopped) return;
       stopped = true;
       clearInterval(tick);
       await unlistenExecutions().catch(() => undefined);
       await unlistenCancellations().catch(() => undefined);
+      await firing;
       await passes;
       const left = [...running.values()].filter((run) => !run.done);
       for (const run of left) {

@@ -2,6 +2,7 @@ import { deploymentsRouter } from "./deployments/index.ts";
 import { rpc } from "./implementer.ts";
 import { projectsRouter } from "./projects/index.ts";
 import { resourcesRouter } from "./resources/index.ts";
+import { schedulesRouter } from "./schedules/index.ts";
 import { tracesRouter } from "./traces/index.ts";
 import { workflowsRouter } from "./workflows/index.ts";
 
@@ -12,6 +13,7 @@ export const router = rpc.router({
   workflows: workflowsRouter,
   traces: tracesRouter,
   resources: resourcesRouter,
+  schedules: schedulesRouter,
 });
 
 export type Router = typeof router;

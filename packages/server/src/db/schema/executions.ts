@@ -9,7 +9,7 @@ const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode
 // The states are named by the state machine (`engine/execution-state`); the column accepts exactly those.
 export type { ExecutionState as ExecutionStatus } from "../../engine/execution-state/execution-states.ts";
 
-export const triggerKinds = ["api", "form", "webhook", "rerun"] as const;
+export const triggerKinds = ["api", "form", "webhook", "rerun", "schedule"] as const;
 export type TriggerKind = (typeof triggerKinds)[number];
 
 export interface ExecutionError {
