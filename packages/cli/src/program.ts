@@ -11,6 +11,7 @@ import { registerLogout } from "./commands/logout.ts";
 import { registerMembers } from "./commands/members.ts";
 import { registerProjects } from "./commands/projects.ts";
 import { registerResources } from "./commands/resources.ts";
+import { registerSchedules } from "./commands/schedules.ts";
 import { registerServer } from "./commands/server.ts";
 import { registerTraces } from "./commands/traces.ts";
 import { registerWhoami } from "./commands/whoami.ts";
@@ -56,6 +57,7 @@ export function createProgram(): Command {
   registerMembers(program);
   registerAgents(program);
   registerAudit(program);
+  registerSchedules(program);
   registerServer(program);
   registerWorker(program);
   return program;

@@ -6,7 +6,7 @@ import {
   startTestPlatform,
   type TestIdentity,
   type TestPlatform,
-} from "@weft/server/testing";
+} from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseJson, runCli } from "./support/run-cli.ts";
 

@@ -1,5 +1,5 @@
 import { createClient, isRpcError, RpcError } from "@weft/client";
-import { createTestIdentity, startTestPlatform, type TestIdentity, type TestPlatform } from "@weft/server/testing";
+import { createTestIdentity, startTestPlatform, type TestIdentity, type TestPlatform } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
 
 let weft: TestPlatform;

@@ -18,6 +18,7 @@ import { createIdGenerator } from "./shared/ids.ts";
 import { createLogger, type Logger } from "./shared/logger.ts";
 import { systemTimers, type Timers } from "./shared/timers.ts";
 import { createOtlpSpanExport } from "./traces/otlp-export.ts";
+import { waitTokenIssuer } from "./wait-tokens/token-secret.ts";
 
 export interface PlatformOptions {
   clock?: Clock;
@@ -54,7 +55,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
   const ownsDatabase = options.database === undefined;
   const database = options.database ?? (await openDatabase(config.database));
   // The collector gets each finished execution's spans, whichever process finishes it: a worker, or
-  // the API cancelling a queued or sleeping execution.
+  // the API cancelling a queued, sleeping or waiting execution.
   const spanExport =
     config.otlpEndpoint === undefined
       ? undefined
@@ -78,7 +79,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
       ? undefined
       : await startWorker(
           { database, clock, logger, spanExport, resolveHost: options.resolveHost },
-          { ...config.worker, dataDir: config.dataDir, sandbox },
+          { ...config.worker, dataDir: config.dataDir, sandbox, tokens: waitTokenIssuer(config) },
         );
   // Ingress caches which deployment is active, so it listens for other processes' changes before serving.
   const stopRelaying = config.roles.has("ingress")

@@ -1,5 +1,3 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditEvents } from "../src/db/schema/index.ts";
 import {
   acceptInvitationLink,
   callRpc,
@@ -17,7 +15,9 @@ import {
   type TestIdentityProvider,
   type TestPlatform,
   trustedIssuersEnv,
-} from "./support/index.ts";
+} from "@weft/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { auditEvents } from "../src/db/schema/index.ts";
 
 interface LoggedEvent {
   id: string;

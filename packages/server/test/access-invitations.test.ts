@@ -1,7 +1,3 @@
-import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { invitationLifetimeMs } from "../src/access/invitation-record.ts";
-import { accounts, auditEvents, invitations, memberships } from "../src/db/schema/index.ts";
 import {
   acceptInvitationLink,
   callRpc,
@@ -15,7 +11,11 @@ import {
   submitDecision,
   type TestIdentity,
   type TestPlatform,
-} from "./support/index.ts";
+} from "@weft/testing";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { invitationLifetimeMs } from "../src/access/invitation-record.ts";
+import { accounts, auditEvents, invitations, memberships } from "../src/db/schema/index.ts";
 
 let smtp: SmtpSink;
 let weft: TestPlatform;

@@ -1,8 +1,3 @@
-import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditEvents, memberships } from "../src/db/schema/index.ts";
-import { startPlatform } from "../src/platform.ts";
-import { createLogger } from "../src/shared/logger.ts";
 import {
   callRpc,
   createTeamWorkspace,
@@ -11,7 +6,12 @@ import {
   startTestPlatform,
   type TestIdentity,
   type TestPlatform,
-} from "./support/index.ts";
+} from "@weft/testing";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { auditEvents, memberships } from "../src/db/schema/index.ts";
+import { startPlatform } from "../src/platform.ts";
+import { createLogger } from "../src/shared/logger.ts";
 
 let weft: TestPlatform;
 let olivia: TestIdentity;

@@ -1,10 +1,3 @@
-import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { credentials } from "../src/db/schema/index.ts";
-import { credentialLifetimeMs } from "../src/identity/credentials.ts";
-import { startPlatform } from "../src/platform.ts";
-import { createLogger } from "../src/shared/logger.ts";
-import { createManualTimers } from "../src/shared/timers.ts";
 import {
   callRpc,
   createTeamWorkspace,
@@ -19,7 +12,14 @@ import {
   type TestIdentityProvider,
   type TestPlatform,
   trustedIssuersEnv,
-} from "./support/index.ts";
+} from "@weft/testing";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { credentials } from "../src/db/schema/index.ts";
+import { credentialLifetimeMs } from "../src/identity/credentials.ts";
+import { startPlatform } from "../src/platform.ts";
+import { createLogger } from "../src/shared/logger.ts";
+import { createManualTimers } from "../src/shared/timers.ts";
 
 interface AgentView {
   id: string;

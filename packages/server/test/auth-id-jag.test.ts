@@ -1,11 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { eq } from "drizzle-orm";
-import { base64url, SignJWT } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cacheLifetimeMs } from "../src/auth/jwks-cache.ts";
-import { accounts, credentials, usedAssertionIds } from "../src/db/schema/index.ts";
-import { startPlatform } from "../src/platform.ts";
-import { createLogger } from "../src/shared/logger.ts";
 import {
   idJagRegistration,
   postJson,
@@ -15,7 +8,14 @@ import {
   type TestPlatform,
   trustedIssuersEnv,
   whoAmI,
-} from "./support/index.ts";
+} from "@weft/testing";
+import { eq } from "drizzle-orm";
+import { base64url, SignJWT } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cacheLifetimeMs } from "../src/auth/jwks-cache.ts";
+import { accounts, credentials, usedAssertionIds } from "../src/db/schema/index.ts";
+import { startPlatform } from "../src/platform.ts";
+import { createLogger } from "../src/shared/logger.ts";
 
 let idp: TestIdentityProvider;
 let untrusted: TestIdentityProvider;

@@ -1,23 +1,25 @@
 import { randomUUID } from "node:crypto";
 import { isContractProcedure } from "@orpc/contract";
 import { contract } from "@weft/contract";
-import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { accounts, auditEvents, deployments, executions, idempotencyKeys, projects } from "../src/db/schema/index.ts";
 import {
   callRpc,
   capturedLogger,
   createTestIdentity,
   idJagRegistration,
   postJson,
+  randomTokenId,
   registerEmailAgent,
   startTestIdentityProvider,
   startTestPlatform,
+  storeTestWaitToken,
   type TestIdentity,
   type TestIdentityProvider,
   type TestPlatform,
   trustedIssuersEnv,
-} from "./support/index.ts";
+} from "@weft/testing";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { accounts, auditEvents, deployments, executions, idempotencyKeys, projects } from "../src/db/schema/index.ts";
 
 /** What one tenant owns: the other tries to reach it, and it tries hostile input on its own. */
 interface TenantFixture {
@@ -28,10 +30,16 @@ interface TenantFixture {
   traceId: string;
   invitationId: string;
   agentId: string;
+  tokenId: string;
 }
 
 const bundle = 'export default { workflows: [{ name: "echo", run: async (input) => input }] };';
-const manifest = { version: 1, workflows: [{ name: "echo" }], webhooks: [{ name: "orders", workflow: "echo" }] };
+const manifest = {
+  version: 1,
+  workflows: [{ name: "echo" }],
+  webhooks: [{ name: "orders", workflow: "echo" }],
+  schedules: [{ name: "nightly", workflow: "echo", cron: "0 0 * * *" }],
+};
 
 let weft: TestPlatform;
 let idp: TestIdentityProvider;
@@ -56,6 +64,7 @@ async function tenantWith(email: string): Promise<TenantFixture> {
     token,
   );
   const agent = await registerEmailAgent(weft, email);
+  const tokenId = await storeTestWaitToken(weft.database.db, { executionId, projectId, now: weft.clock.now() });
   return {
     tenant,
     projectId,
@@ -64,6 +73,7 @@ async function tenantWith(email: string): Promise<TenantFixture> {
     traceId: (execution.json as { traceId: string }).traceId,
     invitationId: (invited.json as { id: string }).id,
     agentId: agent.agentId,
+    tokenId,
   };
 }
 
@@ -158,6 +168,7 @@ const hostileTargets: Record<string, { input: (own: TenantFixture) => Record<str
   "workflows.getExecution": { input: ({ executionId }) => ({ executionId }), field: "executionId" },
   "workflows.cancelExecution": { input: ({ executionId }) => ({ executionId }), field: "executionId" },
   "workflows.rerunExecution": { input: ({ executionId }) => ({ executionId }), field: "executionId" },
+  "workflows.completeToken": { input: ({ tokenId }) => ({ tokenId, data: {} }), field: "data" },
   "traces.list": { input: ({ projectId }) => ({ projectId }), field: "cursor" },
   "traces.get": { input: ({ projectId, traceId }) => ({ projectId, traceId }), field: "traceId" },
   "resources.list": { input: ({ projectId }) => ({ projectId }), field: "kind" },
@@ -191,6 +202,9 @@ const hostileTargets: Record<string, { input: (own: TenantFixture) => Record<str
   "agents.get": { input: ({ agentId }) => ({ agentId }), field: "agentId" },
   "agents.revoke": { input: ({ agentId }) => ({ agentId }), field: "agentId" },
   "agents.revokeAll": { input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }), field: "workspaceId" },
+  "schedules.list": { input: ({ projectId }) => ({ projectId }), field: "projectId" },
+  "schedules.pause": { input: ({ projectId }) => ({ projectId, name: "nightly" }), field: "name" },
+  "schedules.resume": { input: ({ projectId }) => ({ projectId, name: "nightly" }), field: "name" },
 };
 
 const hostileValues: [string, string][] = [
@@ -448,6 +462,7 @@ function missingFixture(): TenantFixture & { workspaceId: string } {
     traceId: randomUUID().replaceAll("-", ""),
     invitationId: `inv_${suffix()}`,
     agentId: `reg_${suffix()}`,
+    tokenId: randomTokenId(),
   };
 }
 
@@ -473,6 +488,7 @@ const lookups: Record<string, ((target: TenantFixture) => Record<string, unknown
   "workflows.getExecution": ({ executionId }) => ({ executionId }),
   "workflows.cancelExecution": ({ executionId }) => ({ executionId }),
   "workflows.rerunExecution": ({ executionId }) => ({ executionId }),
+  "workflows.completeToken": ({ tokenId }) => ({ tokenId, data: { approved: true } }),
   "traces.list": ({ projectId }) => ({ projectId }),
   "traces.get": ({ projectId, traceId }) => ({ projectId, traceId }),
   "traces.get#own-project": ({ traceId }) => ({ projectId: mallory.projectId, traceId }),
@@ -500,6 +516,9 @@ const lookups: Record<string, ((target: TenantFixture) => Record<string, unknown
   "agents.get": ({ agentId }) => ({ agentId }),
   "agents.revoke": ({ agentId }) => ({ agentId }),
   "agents.revokeAll": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
+  "schedules.list": ({ projectId }) => ({ projectId }),
+  "schedules.pause": ({ projectId }) => ({ projectId, name: "nightly" }),
+  "schedules.resume": ({ projectId }) => ({ projectId, name: "nightly" }),
 };
 
 describe("hostile tenant: not found reads the same for missing and someone else's", () => {

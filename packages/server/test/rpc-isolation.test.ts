@@ -1,6 +1,16 @@
 import { randomUUID } from "node:crypto";
 import { isContractProcedure } from "@orpc/contract";
 import { contract } from "@weft/contract";
+import {
+  callRpc,
+  createTestIdentity,
+  randomTokenId,
+  registerEmailAgent,
+  startTestPlatform,
+  storeTestWaitToken,
+  type TestIdentity,
+  type TestPlatform,
+} from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   auditEvents,
@@ -10,15 +20,9 @@ import {
   invitations,
   memberships,
   projects,
+  schedules,
+  waitTokens,
 } from "../src/db/schema/index.ts";
-import {
-  callRpc,
-  createTestIdentity,
-  registerEmailAgent,
-  startTestPlatform,
-  type TestIdentity,
-  type TestPlatform,
-} from "./support/index.ts";
 
 /** What user B owns, for user A to try to reach. */
 interface VictimFixture {
@@ -29,6 +33,7 @@ interface VictimFixture {
   traceId: string;
   invitationId: string;
   agentId: string;
+  tokenId: string;
 }
 
 /**
@@ -73,6 +78,10 @@ const attempts: Record<
   "workflows.getExecution": { input: ({ executionId }) => ({ executionId }), expectation: "refused" },
   "workflows.cancelExecution": { input: ({ executionId }) => ({ executionId }), expectation: "refused" },
   "workflows.rerunExecution": { input: ({ executionId }) => ({ executionId }), expectation: "refused" },
+  "workflows.completeToken": {
+    input: ({ tokenId }) => ({ tokenId, data: { approved: true } }),
+    expectation: "refused",
+  },
   "traces.list": { input: ({ projectId }) => ({ projectId }), expectation: "refused" },
   "traces.get": { input: ({ projectId, traceId }) => ({ projectId, traceId }), expectation: "refused" },
   "resources.list": { input: ({ projectId }) => ({ projectId }), expectation: "refused" },
@@ -113,6 +122,9 @@ const attempts: Record<
   "agents.get": { input: ({ agentId }) => ({ agentId }), expectation: "refused" },
   "agents.revoke": { input: ({ agentId }) => ({ agentId }), expectation: "refused" },
   "agents.revokeAll": { input: ({ victim }) => ({ workspaceId: victim.personalWorkspaceId }), expectation: "refused" },
+  "schedules.list": { input: ({ projectId }) => ({ projectId }), expectation: "refused" },
+  "schedules.pause": { input: ({ projectId }) => ({ projectId, name: "nightly" }), expectation: "refused" },
+  "schedules.resume": { input: ({ projectId }) => ({ projectId, name: "nightly" }), expectation: "refused" },
 };
 
 /** Ids of the right shape that name nothing. */
@@ -126,6 +138,7 @@ function missingFixture(): VictimFixture {
     traceId: randomUUID().replaceAll("-", ""),
     invitationId: `inv_${suffix()}`,
     agentId: `reg_${suffix()}`,
+    tokenId: randomTokenId(),
   };
 }
 
@@ -151,7 +164,11 @@ beforeAll(async () => {
     "deployments.create",
     {
       projectId,
-      manifest: { version: 1, workflows: [{ name: "echo" }] },
+      manifest: {
+        version: 1,
+        workflows: [{ name: "echo" }],
+        schedules: [{ name: "nightly", workflow: "echo", cron: "0 0 * * *" }],
+      },
       bundle: 'export default { workflows: [{ name: "echo", run: async (input) => input }] };',
     },
     { token: victim.credential },
@@ -174,6 +191,7 @@ beforeAll(async () => {
     { token: victim.credential },
   );
   const agent = await registerEmailAgent(weft, victim.email);
+  const tokenId = await storeTestWaitToken(weft.database.db, { executionId, projectId, now: weft.clock.now() });
   fixture = {
     victim,
     projectId,
@@ -182,6 +200,7 @@ beforeAll(async () => {
     traceId: (execution.json as { traceId: string }).traceId,
     invitationId: (invited.json as { id: string }).id,
     agentId: agent.agentId,
+    tokenId,
   };
 });
 
@@ -214,6 +233,8 @@ describe("tenant isolation", () => {
           .orderBy(credentials.id),
         deployments: await weft.database.db.select().from(deployments),
         executions: await weft.database.db.select({ id: executions.id }).from(executions),
+        schedules: await weft.database.db.select().from(schedules),
+        waitTokens: await weft.database.db.select().from(waitTokens),
       };
       const input = attempt.input(fixture);
       const result = await callRpc(weft.url, procedure, input, { token: intruder.credential });
@@ -266,6 +287,8 @@ describe("tenant isolation", () => {
           .orderBy(credentials.id),
       ).toEqual(before.credentials);
       expect(await weft.database.db.select({ id: executions.id }).from(executions)).toEqual(before.executions);
+      expect(await weft.database.db.select().from(schedules)).toEqual(before.schedules);
+      expect(await weft.database.db.select().from(waitTokens)).toEqual(before.waitTokens);
     },
   );
 });

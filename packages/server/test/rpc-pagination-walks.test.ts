@@ -1,3 +1,4 @@
+import { callRpc, createTestIdentity, startTestPlatform, type TestIdentity, type TestPlatform } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   accounts,
@@ -7,19 +8,14 @@ import {
   memberships,
   projects,
   registrations,
+  schedules,
   workspaces,
 } from "../src/db/schema/index.ts";
 import { createDeployment } from "../src/deployments/create-deployment.ts";
 import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
 import { createManualClock } from "../src/shared/clock.ts";
 import type { IdGenerator } from "../src/shared/ids.ts";
-import {
-  callRpc,
-  createTestIdentity,
-  startTestPlatform,
-  type TestIdentity,
-  type TestPlatform,
-} from "./support/index.ts";
+import { valueOrThrow } from "../src/shared/service-result.ts";
 
 /**
  * Every list walked end to end over RPC, 250 rows each, most of them created in one millisecond:
@@ -45,6 +41,7 @@ let owner: TestIdentity;
 let projectId: string;
 let resourceProjectId: string;
 let sixProjectId: string;
+let scheduleProjectId: string;
 const projectIds: string[] = [];
 const deploymentIds: string[] = [];
 const executions: { id: string; at: Date }[] = [];
@@ -155,6 +152,7 @@ async function seedAccessLists(deps: { ids: IdGenerator }) {
     agentIds.push(registrationId);
   }
 }
+const scheduleNames: string[] = [];
 
 function manifestWith(workflows: number, forms: number, webhooks: number) {
   const names = (prefix: string, count: number) =>
@@ -192,12 +190,14 @@ beforeAll(async () => {
   // Inserted out of order: the list's order is the ids', not the table's.
   await db.insert(projects).values([...projectRows].reverse());
   projectIds.push(...projectRows.map((row) => row.id));
-  [projectId = "", resourceProjectId = "", sixProjectId = ""] = projectIds;
+  [projectId = "", resourceProjectId = "", sixProjectId = "", scheduleProjectId = ""] = projectIds;
 
   const manifest = manifestWith(1, 0, 0);
   for (let index = 0; index < rowCount; index += 1) {
     clock.set(instantOf(index));
-    const deployment = await createDeployment(db, deps, { projectId, manifest, bundle: `export default ${index}` });
+    const deployment = valueOrThrow(
+      await createDeployment(db, deps, { projectId, manifest, bundle: `export default ${index}` }),
+    );
     deploymentIds.push(deployment.id);
   }
   const deploymentId = deploymentIds.at(-1) ?? "";
@@ -205,13 +205,15 @@ beforeAll(async () => {
   await db.transaction(async (tx) => {
     for (let index = 0; index < rowCount; index += 1) {
       clock.set(instantOf(index));
-      const { executionId } = await enqueueExecution(tx, deps, {
-        projectId,
-        deploymentId,
-        workflow: "w000",
-        input: { index },
-        trigger: { kind: "api" },
-      });
+      const { executionId } = valueOrThrow(
+        await enqueueExecution(tx, deps, {
+          projectId,
+          deploymentId,
+          workflow: "w000",
+          input: { index },
+          trigger: { kind: "api" },
+        }),
+      );
       executions.push({ id: executionId, at: clock.now() });
     }
   });
@@ -219,25 +221,54 @@ beforeAll(async () => {
   await seedAccessLists(deps);
 
   clock.set(sharedInstant);
-  const six = await createDeployment(db, deps, { projectId: sixProjectId, manifest, bundle: "x" });
+  const six = valueOrThrow(await createDeployment(db, deps, { projectId: sixProjectId, manifest, bundle: "x" }));
   await db.transaction(async (tx) => {
     for (let index = 0; index < 6; index += 1) {
-      await enqueueExecution(tx, deps, {
-        projectId: sixProjectId,
-        deploymentId: six.id,
-        workflow: "w000",
-        input: { index },
-        trigger: { kind: "api" },
-      });
+      valueOrThrow(
+        await enqueueExecution(tx, deps, {
+          projectId: sixProjectId,
+          deploymentId: six.id,
+          workflow: "w000",
+          input: { index },
+          trigger: { kind: "api" },
+        }),
+      );
     }
   });
 
-  await createDeployment(db, deps, { projectId: resourceProjectId, manifest: manifestWith(100, 75, 75), bundle: "x" });
+  valueOrThrow(
+    await createDeployment(db, deps, {
+      projectId: resourceProjectId,
+      manifest: manifestWith(100, 75, 75),
+      bundle: "x",
+    }),
+  );
   const definitions = manifestWith(100, 75, 75);
   resourceKeys.push(
     ...definitions.workflows.map((workflow) => `workflow:${workflow.name}`),
     ...definitions.forms.map((form) => `form:${form.name}`),
     ...definitions.webhooks.map((webhook) => `webhook:${webhook.name}`),
+  );
+
+  // More schedules than one deployment may define (200), so the rows are written directly.
+  const scheduleDeployment = valueOrThrow(
+    await createDeployment(db, deps, { projectId: scheduleProjectId, manifest, bundle: "x" }),
+  );
+  scheduleNames.push(...Array.from({ length: rowCount }, (_, index) => `s${String(index).padStart(3, "0")}`));
+  await db.insert(schedules).values(
+    [...scheduleNames].reverse().map((name) => ({
+      projectId: scheduleProjectId,
+      name,
+      deploymentId: scheduleDeployment.id,
+      workflow: "w000",
+      cron: "0 0 * * *",
+      timezone: "UTC",
+      configEnabled: true,
+      enabled: true,
+      pausedThroughApi: false,
+      nextRunAt: new Date("2026-03-02T00:00:00.000Z"),
+      updatedAt: clock.now(),
+    })),
   );
 }, 120_000);
 
@@ -328,6 +359,12 @@ const envelopeLists = [
     keyOf: byId,
   },
   { procedure: "agents.list", input: () => ({}), expected: () => agentIds, keyOf: byId },
+  {
+    procedure: "schedules.list",
+    input: () => ({ projectId: scheduleProjectId }),
+    expected: () => scheduleNames,
+    keyOf: (result: Record<string, unknown>) => String(result.name),
+  },
 ];
 
 describe("every standard list walks 250 rows with many sharing one instant", () => {

@@ -1,5 +1,15 @@
 import { isContractProcedure } from "@orpc/contract";
 import { contract } from "@weft/contract";
+import {
+  callRpc,
+  createTeamWorkspace,
+  createTestIdentity,
+  joinWorkspace,
+  registerEmailAgent,
+  startTestPlatform,
+  type TestIdentity,
+  type TestPlatform,
+} from "@weft/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -12,16 +22,6 @@ import {
   projects,
   workspaces,
 } from "../src/db/schema/index.ts";
-import {
-  callRpc,
-  createTeamWorkspace,
-  createTestIdentity,
-  joinWorkspace,
-  registerEmailAgent,
-  startTestPlatform,
-  type TestIdentity,
-  type TestPlatform,
-} from "./support/index.ts";
 
 /** A team workspace with something of everything in it, its owner, and a viewer of it. */
 interface TeamFixture {

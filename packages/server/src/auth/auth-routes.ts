@@ -6,7 +6,6 @@ import type { PlatformContext } from "../platform-context.ts";
 import { limitPerClientIp } from "../rate-limit/rate-limit-middleware.ts";
 import { createRateLimiter } from "../rate-limit/rate-limiter.ts";
 import { approvalRoutes } from "./approval-routes.ts";
-import { AuthError } from "./auth-error.ts";
 import { authGuide } from "./auth-guide.ts";
 import { authErrorResponse, serverError } from "./auth-http.ts";
 import { authorizationServerMetadata } from "./discovery.ts";
@@ -35,7 +34,10 @@ export function authRoutes(context: PlatformContext): Hono<AppEnv> {
       clientIps,
       {
         limited: (c, retryAfterSeconds) =>
-          authErrorResponse(c, new AuthError("rate_limited", `Too many requests; retry in ${retryAfterSeconds} s.`)),
+          authErrorResponse(c, {
+            code: "rate_limited",
+            description: `Too many requests; retry in ${retryAfterSeconds} s.`,
+          }),
         storeFailed: (c) => authErrorResponse(c, serverError(c)),
       },
     );

@@ -8,7 +8,7 @@ import type { Scope } from "../identity/scopes.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 import { hashSecret } from "../shared/secrets.ts";
-import { AuthError } from "./auth-error.ts";
+import { type AuthResult, refuse } from "./auth-error.ts";
 import { claimCodeMatches, maxClaimCodeAttempts } from "./claim-code.ts";
 
 export interface ClaimedRegistration {
@@ -19,8 +19,8 @@ export interface ClaimedRegistration {
 }
 
 /** One description for every refusal, so a caller learns nothing about which check failed. */
-function invalidGrant(): AuthError {
-  return new AuthError(
+function invalidGrant() {
+  return refuse(
     "invalid_grant",
     "The claim token or code is wrong, expired, already used, or the request is not approved.",
   );
@@ -35,7 +35,7 @@ export async function completeClaim(
   db: Database,
   deps: { clock: Clock; ids: IdGenerator; secretKey: Buffer },
   presented: { claimToken: string; code: string },
-): Promise<ClaimedRegistration> {
+): Promise<AuthResult<ClaimedRegistration>> {
   const now = deps.clock.now();
   const [attempt] = await db
     .update(registrations)
@@ -58,16 +58,16 @@ export async function completeClaim(
     now.getTime() >= attempt.codeExpiresAt.getTime() ||
     !claimCodeMatches(deps.secretKey, attempt.id, presented.code, attempt.codeHash)
   ) {
-    throw invalidGrant();
+    return invalidGrant();
   }
   const accountId = attempt.accountId;
-  return db.transaction(async (tx) => {
+  return db.transaction(async (tx): Promise<AuthResult<ClaimedRegistration>> => {
     const [claimed] = await tx
       .update(registrations)
       .set({ status: "claimed", codeHash: null })
       .where(and(eq(registrations.id, attempt.id), eq(registrations.status, "approved")))
       .returning({ id: registrations.id });
-    if (claimed === undefined) throw invalidGrant();
+    if (claimed === undefined) return invalidGrant();
     const issued = await issueCredential(tx, deps, {
       accountId,
       scopes: attempt.scopes as Scope[],
@@ -90,10 +90,13 @@ export async function completeClaim(
       data: { credentialId: issued.credentialId },
     });
     return {
-      registrationId: attempt.id,
-      credential: issued.credential,
-      credentialExpires: issued.expiresAt,
-      scopes: issued.scopes,
+      ok: true,
+      value: {
+        registrationId: attempt.id,
+        credential: issued.credential,
+        credentialExpires: issued.expiresAt,
+        scopes: issued.scopes,
+      },
     };
   });
 }

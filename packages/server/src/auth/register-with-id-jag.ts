@@ -6,7 +6,7 @@ import { issueCredential } from "../identity/credentials.ts";
 import type { Scope } from "../identity/scopes.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
-import { AuthError } from "./auth-error.ts";
+import { type AuthResult, refuse } from "./auth-error.ts";
 import { recordAssertionId } from "./used-assertion-ids.ts";
 import type { VerifiedIdJag } from "./verify-id-jag.ts";
 
@@ -26,10 +26,10 @@ export async function registerWithIdJag(
   db: Database,
   deps: { clock: Clock; ids: IdGenerator },
   assertion: VerifiedIdJag,
-): Promise<AgentProviderRegistration> {
-  return db.transaction(async (tx) => {
+): Promise<AuthResult<AgentProviderRegistration>> {
+  return db.transaction(async (tx): Promise<AuthResult<AgentProviderRegistration>> => {
     if (!(await recordAssertionId(tx, deps.clock, assertion))) {
-      throw new AuthError("replay_detected", "This ID-JAG has already been used; mint a new one.");
+      return refuse("replay_detected", "This ID-JAG has already been used; mint a new one.");
     }
     const account = await findOrCreateAccount(tx, deps, assertion.email);
     const registrationId = deps.ids("registration");
@@ -74,10 +74,13 @@ export async function registerWithIdJag(
       },
     });
     return {
-      registrationId,
-      credential: issued.credential,
-      credentialExpires: issued.expiresAt,
-      scopes: issued.scopes,
+      ok: true,
+      value: {
+        registrationId,
+        credential: issued.credential,
+        credentialExpires: issued.expiresAt,
+        scopes: issued.scopes,
+      },
     };
   });
 }

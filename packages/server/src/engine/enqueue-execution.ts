@@ -6,7 +6,7 @@ import { preparedSql } from "../db/prepared-sql.ts";
 import { deployments, executions, idempotencyKeys, type TriggerKind } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
-import { InvalidRequestError, NotFoundError } from "../shared/service-errors.ts";
+import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import { executionsChannel } from "./channels.ts";
 import { initialState } from "./execution-state/execution-states.ts";
 import { insertSpans, type SpanRow, spansFromJson } from "./execution-state/span-writes.ts";
@@ -30,11 +30,11 @@ export interface EnqueueExecutionRequest {
 }
 
 /** Refuses an input over the 4 MiB limit (or one PostgreSQL cannot store) as the caller's mistake, naming the limit. */
-export function assertStorableInput(input: unknown): void {
+export function storableInputFailure(input: unknown): ServiceResult<never> | undefined {
   const checked = checkInput(input);
-  if (!checked.ok) {
-    throw new InvalidRequestError("the input cannot be accepted", [{ path: "", message: checked.error.message }]);
-  }
+  return checked.ok
+    ? undefined
+    : fail.invalid("the input cannot be accepted", [{ path: "", message: checked.error.message }]);
 }
 
 /**
@@ -57,8 +57,9 @@ export async function enqueueExecution(
   tx: Transaction,
   deps: { clock: Clock; ids: IdGenerator },
   request: EnqueueExecutionRequest,
-): Promise<{ executionId: string; created: boolean }> {
-  assertStorableInput(request.input);
+): Promise<ServiceResult<{ executionId: string; created: boolean }>> {
+  const unstorable = storableInputFailure(request.input);
+  if (unstorable !== undefined) return unstorable;
   const now = deps.clock.now();
   const scope = idempotencyScopeOf(request);
   if (request.idempotencyKey !== undefined) {
@@ -77,18 +78,18 @@ export async function enqueueExecution(
           gt(idempotencyKeys.expiresAt, now),
         ),
       );
-    if (existing !== undefined) return { executionId: existing.executionId, created: false };
+    if (existing !== undefined) return ok({ executionId: existing.executionId, created: false });
   }
   const [deployment] = await tx
     .select({ projectId: deployments.projectId, workflows: sql<unknown>`${deployments.manifest} -> 'workflows'` })
     .from(deployments)
     .where(eq(deployments.id, request.deploymentId));
   if (deployment === undefined || deployment.projectId !== request.projectId) {
-    throw new NotFoundError(`no deployment ${request.deploymentId} in project ${request.projectId}`);
+    return fail.notFound("deployment");
   }
   const workflow = (deployment.workflows as WorkflowManifest[]).find((entry) => entry.name === request.workflow);
   if (workflow === undefined) {
-    throw new NotFoundError(`the deployment ${request.deploymentId} defines no workflow "${request.workflow}"`);
+    return fail.notFound({ message: `The deployment defines no workflow "${request.workflow}".` });
   }
   const rows = queuedExecutionRows(deps, request, workflow);
   await insertQueuedExecutions(tx, [rows]);
@@ -103,7 +104,7 @@ export async function enqueueExecution(
         set: { executionId, expiresAt },
       });
   }
-  return { executionId, created: true };
+  return ok({ executionId, created: true });
 }
 
 export type QueuedExecutionRows = ReturnType<typeof queuedExecutionRows>;

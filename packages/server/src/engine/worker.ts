@@ -2,10 +2,13 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { DatabaseHandle } from "../db/database.ts";
 import { readDeploymentBundle } from "../deployments/read-deployments.ts";
+import { fireDueSchedules } from "../schedules/fire-due-schedules.ts";
 import type { Clock } from "../shared/clock.ts";
+import { createIdGenerator } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { Timers } from "../shared/timers.ts";
 import type { SpanExport } from "../traces/otlp-export.ts";
+import type { TokenIssuer } from "../wait-tokens/token-secret.ts";
 import { defaultAttemptTimeoutMs } from "./attempt-timeout.ts";
 import { endAttempt, requeueOnStop } from "./attempts/attempt-ending.ts";
 import { afterRenewal, enforceDeadline } from "./attempts/attempt-watch.ts";
@@ -14,10 +17,12 @@ import { sandboxHandlers } from "./attempts/sandbox-handlers.ts";
 import { cancellationsChannel, executionsChannel } from "./channels.ts";
 import type { ResolveHost } from "./egress/egress-proxy.ts";
 import { type ClaimedExecution, claim, renewLeases } from "./execution-state/index.ts";
+import type { StoredTokenForReplay } from "./sandbox/protocol.ts";
 import { startSandboxHost } from "./sandbox/sandbox-host.ts";
 import type { SandboxIsolation } from "./sandbox/sandbox-isolation.ts";
 import { createSandboxPool } from "./sandbox/sandbox-pool.ts";
 import { loadStoredSteps, type StoredHistory } from "./stored-steps.ts";
+import { loadStoredTokens } from "./stored-tokens.ts";
 import { defaultWorkspaceShare, workspaceSlots } from "./workspace-share.ts";
 
 /**
@@ -25,8 +30,8 @@ import { defaultWorkspaceShare, workspaceSlots } from "./workspace-share.ts";
  * from the start of `run` (replaying stored steps) until it returns or throws; a failed attempt is
  * retried with backoff until the workflow's maxAttempts. A *step* is a named unit of work whose
  * result is stored once it completes. A *lease* is a worker's time-limited claim on an execution,
- * renewed by heartbeat; an execution whose lease expires is claimable again. Sleeping releases the
- * lease; waking up continues the same attempt.
+ * renewed by heartbeat; an execution whose lease expires is claimable again. Sleeping, and waiting
+ * for a wait token, release the lease; waking up continues the same attempt.
  */
 
 export interface WorkerOptions {
@@ -48,6 +53,8 @@ export interface WorkerOptions {
   maxTimeoutMs?: number | undefined;
   /** Share of `concurrency` one workspace may hold (0 to 1); half by default. */
   workspaceShare?: number | undefined;
+  /** The key and base URL wait token ids and URLs are made with (`waitTokenIssuer`). */
+  tokens: TokenIssuer;
 }
 
 export interface WorkerDependencies {
@@ -66,6 +73,8 @@ export interface Worker {
   id: string;
   /** Looks for claimable executions now (as a notification would); resolves once that pass is over. */
   poke(): Promise<void>;
+  /** Starts the executions of the schedules whose tick has come (as every poll does); resolves once started. */
+  fireSchedules(): Promise<void>;
   /** Stops claiming, hands running executions back to the queue and stops the sandboxes. */
   stop(): Promise<void>;
 }
@@ -104,6 +113,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     logger,
     workerId,
     spanExport: deps.spanExport,
+    tokens: options.tokens,
     release: (executionId) => {
       running.delete(executionId);
       void poke();
@@ -112,7 +122,12 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
   };
 
   /** Hands a claimed execution to a sandbox; `now` is the claim's instant, when its time limit starts. */
-  async function begin(execution: ClaimedExecution, history: StoredHistory | undefined, now: Date) {
+  async function begin(
+    execution: ClaimedExecution,
+    history: StoredHistory | undefined,
+    tokens: Record<string, StoredTokenForReplay> | undefined,
+    now: Date,
+  ) {
     const run = startAttempt(execution, history, now, timeoutPolicy);
     running.set(execution.id, run);
     if (execution.cancelRequested) {
@@ -129,6 +144,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
           input: execution.input,
           attempt: execution.attempt,
           steps: history?.steps ?? {},
+          tokens: tokens ?? {},
         },
         sandboxHandlers(context, run),
       );
@@ -156,12 +172,11 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
         workspaceSlots: slotsPerWorkspace,
       });
       if (claimed.length === 0) return;
-      const stored = await loadStoredSteps(
-        db,
-        claimed.filter((execution) => execution.hasHistory).map((execution) => execution.id),
-      );
+      const resumed = claimed.filter((execution) => execution.hasHistory).map((execution) => execution.id);
+      const stored = await loadStoredSteps(db, resumed);
+      const tokens = await loadStoredTokens(db, options.tokens, resumed, now);
       for (const execution of claimed) {
-        begin(execution, stored.get(execution.id), now).catch((error: unknown) => {
+        begin(execution, stored.get(execution.id), tokens.get(execution.id), now).catch((error: unknown) => {
           logger.error({ err: error, executionId: execution.id }, "could not start an execution");
           running.delete(execution.id);
         });
@@ -203,8 +218,28 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     const run = running.get(executionId);
     if (run !== undefined) run.cancelRequested = true;
   });
+  const ids = createIdGenerator(clock);
+  let firing: Promise<void> = Promise.resolve();
+  let nextFiring: Promise<void> | undefined;
+  /** Chains firing passes like `poke`; other workers' passes are kept apart by the database. */
+  function fireSchedules(): Promise<void> {
+    if (stopped) return Promise.resolve();
+    if (nextFiring !== undefined) return nextFiring;
+    const pass = firing.then(() => {
+      nextFiring = undefined;
+      return fireDueSchedules(db, { clock, ids }).then(
+        () => undefined,
+        (error: unknown) => logger.error({ err: error }, "firing schedules failed"),
+      );
+    });
+    nextFiring = pass;
+    firing = pass;
+    return pass;
+  }
+
   let beating = false;
   const tick = setInterval(() => {
+    void fireSchedules();
     void poke();
     if (beating) return;
     beating = true;
@@ -220,12 +255,14 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
   return {
     id: workerId,
     poke,
+    fireSchedules,
     stop: async () => {
       if (stopped) return;
       stopped = true;
       clearInterval(tick);
       await unlistenExecutions().catch(() => undefined);
       await unlistenCancellations().catch(() => undefined);
+      await firing;
       await passes;
       const left = [...running.values()].filter((run) => !run.done);
       for (const run of left) {

@@ -12,6 +12,7 @@ import { defaultBodyLimitBytes } from "./body-limit.ts";
 import { crossOriginAccess } from "./cors.ts";
 import { jsonError } from "./errors.ts";
 import { healthRoutes } from "./health-routes.ts";
+import { homePageRoutes } from "./home-page.ts";
 import { requestContext, requestLogger } from "./request-context.ts";
 import { type SecurityHeaderList, securityHeaders } from "./security-headers.ts";
 
@@ -55,7 +56,7 @@ export function createApp(context: PlatformContext, headers: SecurityHeaderList)
       ? next()
       : platformBodyLimit(c, next);
   });
-  app.route("/", healthRoutes(context.database, context.sandbox));
+  app.route("/", healthRoutes(context.database, context.sandbox)).route("/", homePageRoutes(context.config));
   if (context.config.roles.has("auth")) {
     // The authorization server answers under the path of {auth_url}, which may differ from "/";
     // RFC 8414 §3 then places its metadata at the root, suffixed with that path.

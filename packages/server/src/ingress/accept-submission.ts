@@ -1,6 +1,7 @@
 import type { JsonSchema } from "@weft/contract";
 import { type EnqueueExecutionRequest, enqueueExecution } from "../engine/enqueue-execution.ts";
 import { type SchemaValidation, validateJsonSchema } from "../schemas/validate-json-schema.ts";
+import { ok, type ServiceResult } from "../shared/service-result.ts";
 import type { ActiveDefinition } from "./find-ingress-definitions.ts";
 import type { Budget } from "./hot-path-budget.ts";
 import type { IngressContext } from "./ingress-context.ts";
@@ -35,7 +36,7 @@ export async function enqueueSubmission(
   budget: Budget,
   definition: ActiveDefinition<unknown>,
   submission: { input: unknown; trigger: EnqueueExecutionRequest["trigger"]; idempotencyKey?: string | undefined },
-): Promise<{ executionId: string; created: boolean }> {
+): Promise<ServiceResult<{ executionId: string; created: boolean }>> {
   const request = {
     projectId: definition.projectId,
     deploymentId: definition.deploymentId,
@@ -45,7 +46,7 @@ export async function enqueueSubmission(
   };
   if (submission.idempotencyKey === undefined) {
     const executionId = await ingress.enqueues.enqueue({ request, workflow: definition.workflow, deadline: budget });
-    return { executionId, created: true };
+    return ok({ executionId, created: true });
   }
   const { database, clock, ids } = ingress.platform;
   const idempotencyKey = submission.idempotencyKey;

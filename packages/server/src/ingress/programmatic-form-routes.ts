@@ -11,7 +11,7 @@ import { findActiveForm, projectsWithPublicForm } from "./find-ingress-definitio
 import { checkFormAccess } from "./form-access.ts";
 import type { Budget } from "./hot-path-budget.ts";
 import { type IngressContext, runHotPath } from "./ingress-context.ts";
-import { accepted, ingressError, overBudgetMessage } from "./ingress-errors.ts";
+import { accepted, ingressError, ingressFailure, overBudgetMessage } from "./ingress-errors.ts";
 import { isJsonContentType } from "./webhook-input.ts";
 
 export interface ProgrammaticFormOptions {
@@ -76,11 +76,12 @@ async function submit(c: Context<AppEnv>, ingress: IngressContext, budget: Budge
       issues: validated.issues,
     });
   }
-  const { executionId } = await enqueueSubmission(ingress, budget, form, {
+  const enqueued = await enqueueSubmission(ingress, budget, form, {
     input: validated.value,
     trigger: { kind: "form", name: form.definition.name },
   });
-  return accepted(c, "Submission accepted.", [executionId]);
+  if (!enqueued.ok) return ingressFailure(c, enqueued.failure);
+  return accepted(c, "Submission accepted.", [enqueued.value.executionId]);
 }
 
 /** `POST {base_url}/forms/:formName[?projectId=…]`: JSON submissions, limited per client IP and form. */

@@ -1,7 +1,7 @@
 import type { AuditActor } from "../audit/record-audit-event.ts";
 import type { WorkspaceRole } from "../db/schema/index.ts";
 import { findProject, type ProjectRecord } from "../projects/project-record.ts";
-import { notFoundMessage } from "../shared/service-errors.ts";
+import { notFoundMessage } from "../shared/service-result.ts";
 import type { AuthenticatedContext, Principal } from "./context.ts";
 import { forbidden, notFound } from "./rpc-errors.ts";
 

@@ -4,6 +4,7 @@ import { deploymentsRouter } from "./deployments/index.ts";
 import { rpc } from "./implementer.ts";
 import { projectsRouter } from "./projects/index.ts";
 import { resourcesRouter } from "./resources/index.ts";
+import { schedulesRouter } from "./schedules/index.ts";
 import { tracesRouter } from "./traces/index.ts";
 import { workflowsRouter } from "./workflows/index.ts";
 
@@ -16,6 +17,7 @@ export const router = rpc.router({
   resources: resourcesRouter,
   agents: agentsRouter,
   access: accessRouter,
+  schedules: schedulesRouter,
 });
 
 export type Router = typeof router;

@@ -68,3 +68,12 @@ export const fail = {
 function describeIssue(issue: ServiceIssue): string {
   return issue.path === "" ? issue.message : `${issue.path}: ${issue.message}`;
 }
+
+/**
+ * The value of a result whose failure the caller has already ruled out (ingress enqueues for a
+ * deployment it has just resolved): a failure there is a bug, so it throws like one.
+ */
+export function valueOrThrow<T>(result: ServiceResult<T>): T {
+  if (result.ok) return result.value;
+  throw new Error(`unexpected ${result.failure.kind} failure: ${result.failure.message}`);
+}

@@ -1,7 +1,7 @@
 import { ORPCError } from "@orpc/server";
 import { eq } from "drizzle-orm";
 import { executions } from "../../db/schema/index.ts";
-import { notFoundMessage } from "../../shared/service-errors.ts";
+import { notFoundMessage } from "../../shared/service-result.ts";
 import type { AuthenticatedContext } from "../context.ts";
 import { requireProjectAccess, type WorkspaceAccess } from "../project-access.ts";
 import { notFound } from "../rpc-errors.ts";

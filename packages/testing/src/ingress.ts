@@ -1,7 +1,6 @@
 import type { ManifestInput } from "@weft/contract";
+import { createDeployment, executions, valueOrThrow } from "@weft/server/internals";
 import { count, eq, inArray } from "drizzle-orm";
-import { executions } from "../../src/db/schema/index.ts";
-import { createDeployment } from "../../src/deployments/create-deployment.ts";
 import { bundleConfig } from "./bundle.ts";
 import type { TestPlatform } from "./test-platform.ts";
 import { ensureTestProject } from "./test-projects.ts";
@@ -21,11 +20,13 @@ export async function deployManifest(
 ): Promise<string> {
   const { context } = weft.platform;
   await ensureTestProject(context.database.db, context, projectId);
-  const deployment = await createDeployment(context.database.db, context, {
-    projectId,
-    manifest,
-    bundle: options.configSource === undefined ? "export default {};" : await bundleConfig(options.configSource),
-  });
+  const deployment = valueOrThrow(
+    await createDeployment(context.database.db, context, {
+      projectId,
+      manifest,
+      bundle: options.configSource === undefined ? "export default {};" : await bundleConfig(options.configSource),
+    }),
+  );
   return deployment.id;
 }
 

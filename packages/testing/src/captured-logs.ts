@@ -1,5 +1,5 @@
 import { Writable } from "node:stream";
-import { createLogger, type Logger } from "../../src/shared/logger.ts";
+import { createLogger, type Logger } from "@weft/server/internals";
 
 /** A logger whose lines are kept, parsed, in `lines` (for assertions on what was logged). */
 export function capturedLogger(level: "debug" | "info" | "warn" | "error"): {

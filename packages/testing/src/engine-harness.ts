@@ -1,19 +1,26 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ResolveHost, SandboxConfig, Timers } from "@weft/server/internals";
+import {
+  createDeployment,
+  createIdGenerator,
+  createLogger,
+  createManualClock,
+  enqueueExecution,
+  executions,
+  getActiveDeployment,
+  type IdGenerator,
+  type ManualClock,
+  resolveSandboxIsolation,
+  type SandboxIsolation,
+  startWorker,
+  valueOrThrow,
+  type Worker,
+  type WorkerOptions,
+  waitTokenIssuer,
+} from "@weft/server/internals";
 import { eq } from "drizzle-orm";
-import type { SandboxConfig } from "../../src/config/config.ts";
-import { executions } from "../../src/db/schema/index.ts";
-import { createDeployment } from "../../src/deployments/create-deployment.ts";
-import { getActiveDeployment } from "../../src/deployments/read-deployments.ts";
-import type { ResolveHost } from "../../src/engine/egress/egress-proxy.ts";
-import { enqueueExecution } from "../../src/engine/enqueue-execution.ts";
-import { resolveSandboxIsolation, type SandboxIsolation } from "../../src/engine/sandbox/sandbox-isolation.ts";
-import { startWorker, type Worker, type WorkerOptions } from "../../src/engine/worker.ts";
-import { createManualClock, type ManualClock } from "../../src/shared/clock.ts";
-import { createIdGenerator, type IdGenerator } from "../../src/shared/ids.ts";
-import { createLogger } from "../../src/shared/logger.ts";
-import type { Timers } from "../../src/shared/timers.ts";
 import { bundleConfig } from "./bundle.ts";
 import { createTestDatabase, type TestDatabase } from "./test-database.ts";
 import { ensureTestProject } from "./test-projects.ts";
@@ -26,6 +33,8 @@ export interface EngineHarness {
   clock: ManualClock;
   ids: IdGenerator;
   worker: Worker;
+  /** The sandbox isolation the worker runs under, for another worker on the same database. */
+  isolation: SandboxIsolation;
   dataDir: string;
   /** Deploys into the project, creating it (in the workspace of `options.owner`, an email, if given). */
   deploy(projectId: string, configSource: string, manifest: unknown, options?: { owner?: string }): Promise<string>;
@@ -44,6 +53,9 @@ export interface EngineHarnessOptions extends Partial<Omit<WorkerOptions, "sandb
   /** The isolation itself, skipping the probe (to test what a broken one does). */
   isolation?: SandboxIsolation;
 }
+
+/** The secret key of the harness's worker (its wait token ids are derived from it). */
+export const engineSecretKey = Buffer.alloc(32, 7);
 
 /** `dependencies.timers` paces the sandbox pool (memory watchdog, bundle load limit); system timers by default. */
 export async function startEngineHarness(
@@ -70,6 +82,7 @@ export async function startEngineHarness(
       memoryMb: 128,
       dataDir,
       sandbox: resolution.isolation,
+      tokens: waitTokenIssuer({ secretKey: engineSecretKey, baseUrl: "http://localhost:3000" }),
       ...workerOptions,
     },
   );
@@ -83,28 +96,33 @@ export async function startEngineHarness(
     clock,
     ids,
     worker,
+    isolation: resolution.isolation,
     dataDir,
     deploy: async (projectId, configSource, manifest, deployOptions) => {
       const bundle = await bundleConfig(configSource);
       await ensureTestProject(database.db, { clock, ids }, projectId, deployOptions?.owner);
-      const deployment = await createDeployment(database.db, { clock, ids }, { projectId, manifest, bundle });
+      const deployment = valueOrThrow(
+        await createDeployment(database.db, { clock, ids }, { projectId, manifest, bundle }),
+      );
       return deployment.id;
     },
     run: async (projectId, workflow, input, idempotencyKey) => {
       const active = await getActiveDeployment(database.db, projectId);
       if (active === undefined) throw new Error(`project ${projectId} has no deployment`);
-      const { executionId } = await database.db.transaction((tx) =>
-        enqueueExecution(
-          tx,
-          { clock, ids },
-          {
-            projectId,
-            deploymentId: active.id,
-            workflow,
-            input,
-            trigger: { kind: "api" },
-            ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
-          },
+      const { executionId } = valueOrThrow(
+        await database.db.transaction((tx) =>
+          enqueueExecution(
+            tx,
+            { clock, ids },
+            {
+              projectId,
+              deploymentId: active.id,
+              workflow,
+              input,
+              trigger: { kind: "api" },
+              ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+            },
+          ),
         ),
       );
       return executionId;

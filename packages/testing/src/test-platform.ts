@@ -2,14 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Config } from "../../src/config/config.ts";
-import { loadConfig } from "../../src/config/load-config.ts";
-import type { DatabaseHandle } from "../../src/db/database.ts";
-import type { ResolveHost } from "../../src/engine/egress/egress-proxy.ts";
-import { type RunningPlatform, startPlatform } from "../../src/platform.ts";
-import { createManualClock, type ManualClock } from "../../src/shared/clock.ts";
-import { createLogger, type Logger } from "../../src/shared/logger.ts";
-import type { Timers } from "../../src/shared/timers.ts";
+import { type Config, loadConfig, type RunningPlatform, startPlatform } from "@weft/server";
+import type { DatabaseHandle, ResolveHost, Timers } from "@weft/server/internals";
+import { createLogger, createManualClock, type Logger, type ManualClock } from "@weft/server/internals";
 import { createTestDatabase, type TestDatabase, testServerUrl } from "./test-database.ts";
 
 export interface TestPlatform {

@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-export const serverEntry = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
+/** The file `npm start` runs. */
+export const serverEntry = fileURLToPath(import.meta.resolve("@weft/server/main"));
 
 export interface ServerProcess {
   child: ChildProcess;

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
+import { type DatabaseHandle, useEmbedded, usePostgres } from "@weft/server/internals";
 import pg from "pg";
-import { type DatabaseHandle, useEmbedded, usePostgres } from "../../src/db/database.ts";
 
 /**
  * The PostgreSQL server the suite runs against, when one is chosen; unset means every test file

@@ -1,8 +1,5 @@
-import type { Database } from "../../src/db/database.ts";
-import { projects } from "../../src/db/schema/index.ts";
-import { findOrCreateAccount } from "../../src/identity/accounts.ts";
-import type { Clock } from "../../src/shared/clock.ts";
-import type { IdGenerator } from "../../src/shared/ids.ts";
+import type { Clock, Database, IdGenerator } from "@weft/server/internals";
+import { findOrCreateAccount, projects } from "@weft/server/internals";
 
 /** Owner of the projects that service-level tests name by id without going through the API. */
 const testProjectOwner = "project-owner@tests.weft.invalid";

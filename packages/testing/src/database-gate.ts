@@ -1,4 +1,4 @@
-import type { Database, DatabaseHandle } from "../../src/db/database.ts";
+import type { Database, DatabaseHandle } from "@weft/server/internals";
 
 /**
  * Makes a platform's database slow on demand: while the gate is closed, every transaction waits

@@ -1,8 +1,5 @@
+import { allScopes, credentials, findOrCreateAccount, issueCredential, type Scope } from "@weft/server/internals";
 import { eq } from "drizzle-orm";
-import { credentials } from "../../src/db/schema/index.ts";
-import { findOrCreateAccount } from "../../src/identity/accounts.ts";
-import { issueCredential } from "../../src/identity/credentials.ts";
-import { allScopes, type Scope } from "../../src/identity/scopes.ts";
 import type { TestPlatform } from "./test-platform.ts";
 
 export interface TestIdentity {

@@ -1,7 +1,8 @@
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
-const repositoryRoot = fileURLToPath(new URL("../../../../", import.meta.url));
+/** Where esbuild resolves the source's imports from: this package, which depends on `@weft/sdk`. */
+const packageRoot = fileURLToPath(new URL("..", import.meta.url));
 
 /**
  * Bundles a `weft.config.ts` source the way `weft deploy` does: one ESM file whose default export
@@ -9,7 +10,7 @@ const repositoryRoot = fileURLToPath(new URL("../../../../", import.meta.url));
  */
 export async function bundleConfig(source: string): Promise<string> {
   const result = await build({
-    stdin: { contents: source, loader: "ts", resolveDir: repositoryRoot, sourcefile: "weft.config.ts" },
+    stdin: { contents: source, loader: "ts", resolveDir: packageRoot, sourcefile: "weft.config.ts" },
     bundle: true,
     format: "esm",
     platform: "node",
