@@ -7,6 +7,7 @@ import {
   joinWorkspace,
   registerEmailAgent,
   startTestPlatform,
+  storeTestWaitToken,
   type TestIdentity,
   type TestPlatform,
 } from "@weft/testing";
@@ -20,6 +21,8 @@ import {
   invitations,
   memberships,
   projects,
+  schedules,
+  waitTokens,
   workspaces,
 } from "../src/db/schema/index.ts";
 
@@ -34,6 +37,7 @@ interface TeamFixture {
   traceId: string;
   invitationId: string;
   ownerAgentId: string;
+  tokenId: string;
 }
 
 /**
@@ -69,6 +73,10 @@ const viewerCalls: Record<
   "workflows.getExecution": { input: ({ executionId }) => ({ executionId }), outcome: "reads" },
   "workflows.cancelExecution": { input: ({ executionId }) => ({ executionId }), outcome: "refused" },
   "workflows.rerunExecution": { input: ({ executionId }) => ({ executionId }), outcome: "refused" },
+  "workflows.completeToken": { input: ({ tokenId }) => ({ tokenId, data: { approved: true } }), outcome: "refused" },
+  "schedules.list": { input: ({ projectId }) => ({ projectId }), outcome: "reads" },
+  "schedules.pause": { input: ({ projectId }) => ({ projectId, name: "nightly" }), outcome: "refused" },
+  "schedules.resume": { input: ({ projectId }) => ({ projectId, name: "nightly" }), outcome: "refused" },
   "traces.list": { input: ({ projectId }) => ({ projectId }), outcome: "reads" },
   "traces.get": { input: ({ projectId, traceId }) => ({ projectId, traceId }), outcome: "reads" },
   "resources.list": { input: ({ projectId }) => ({ projectId }), outcome: "reads" },
@@ -123,6 +131,8 @@ async function teamState() {
     projects: await db.select().from(projects).where(eq(projects.workspaceId, team.workspaceId)),
     deployments: await db.select({ id: deployments.id }).from(deployments).orderBy(deployments.id),
     executions: await db.select({ id: executions.id }).from(executions).orderBy(executions.id),
+    schedules: await db.select().from(schedules).where(eq(schedules.projectId, team.projectId)),
+    waitTokens: await db.select().from(waitTokens).where(eq(waitTokens.projectId, team.projectId)),
     credentials: await db
       .select({ id: credentials.id, revokedAt: credentials.revokedAt })
       .from(credentials)
@@ -164,6 +174,7 @@ beforeAll(async () => {
     token,
   );
   const agent = await registerEmailAgent(weft, owner.email);
+  const tokenId = await storeTestWaitToken(weft.database.db, { executionId, projectId, now: weft.clock.now() });
   team = {
     owner,
     viewer,
@@ -174,6 +185,7 @@ beforeAll(async () => {
     traceId: (execution.json as { traceId: string }).traceId,
     invitationId: (invited.json as { id: string }).id,
     ownerAgentId: agent.agentId,
+    tokenId,
   };
 });
 
