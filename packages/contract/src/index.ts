@@ -1,3 +1,5 @@
+import { accessContract } from "./access.ts";
+import { agentsContract } from "./agents.ts";
 import { deploymentsContract } from "./deployments.ts";
 import { projectsContract } from "./projects.ts";
 import { resourcesContract } from "./resources.ts";
@@ -5,6 +7,8 @@ import { schedulesContract } from "./schedules.ts";
 import { tracesContract } from "./traces.ts";
 import { workflowsContract } from "./workflows.ts";
 
+export * from "./access.ts";
+export * from "./agents.ts";
 export * from "./cron-schedule.ts";
 export * from "./deployments.ts";
 export * from "./errors.ts";
@@ -27,6 +31,8 @@ export const contract = {
   workflows: workflowsContract,
   traces: tracesContract,
   resources: resourcesContract,
+  agents: agentsContract,
+  access: accessContract,
   schedules: schedulesContract,
 };
 

@@ -9,6 +9,7 @@ import { decideSandbox } from "./engine/sandbox/sandbox-isolation.ts";
 import { startWorker, type Worker } from "./engine/worker.ts";
 import { listen } from "./http/http-server.ts";
 import { createRequestListener } from "./http/request-listener.ts";
+import { createMembershipChanges, relayAccessChanges } from "./identity/access-changes.ts";
 import { createCredentialRevocations } from "./identity/credential-revocations.ts";
 import { createMailer } from "./mail/mailer.ts";
 import type { PlatformContext } from "./platform-context.ts";
@@ -67,6 +68,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     logger,
     timers: options.timers ?? systemTimers,
     credentialRevocations: createCredentialRevocations(),
+    membershipChanges: createMembershipChanges(),
     activeDeploymentChanges: createActiveDeploymentChanges(),
     mailer: createMailer(config, clock, logger),
     spanExport,
@@ -83,6 +85,8 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
   const stopRelaying = config.roles.has("ingress")
     ? await relayActiveDeploymentChanges(database, context.activeDeploymentChanges)
     : undefined;
+  // Cached principals must not outlive a revocation or membership change made by another process.
+  const stopRelayingAccess = await relayAccessChanges(database, context);
   const requests = createRequestListener(context);
   const http = await listen(requests.listener, config.port, config.host);
   let stopping: Promise<void> | undefined;
@@ -94,7 +98,8 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     stop: () => {
       stopping ??= (async () => {
         await http.close(drainGraceMs);
-        requests.close();
+        await requests.close();
+        await stopRelayingAccess().catch(() => undefined);
         // The database may be closed already, as when its server went away.
         await stopRelaying?.().catch(() => undefined);
         await worker?.stop();

@@ -8,6 +8,7 @@ import {
   idJagRegistration,
   postJson,
   randomTokenId,
+  registerEmailAgent,
   startTestIdentityProvider,
   startTestPlatform,
   storeTestWaitToken,
@@ -27,6 +28,8 @@ interface TenantFixture {
   deploymentId: string;
   executionId: string;
   traceId: string;
+  invitationId: string;
+  agentId: string;
   tokenId: string;
 }
 
@@ -54,6 +57,13 @@ async function tenantWith(email: string): Promise<TenantFixture> {
   const ran = await callRpc(weft.url, "workflows.run", { projectId, workflow: "echo", input: { n: 1 } }, token);
   const executionId = (ran.json as { executionId: string }).executionId;
   const execution = await callRpc(weft.url, "workflows.getExecution", { executionId }, token);
+  const invited = await callRpc(
+    weft.url,
+    "access.invite",
+    { workspaceId: tenant.personalWorkspaceId, email: `friend-of-${email}`, role: "member" },
+    token,
+  );
+  const agent = await registerEmailAgent(weft, email);
   const tokenId = await storeTestWaitToken(weft.database.db, { executionId, projectId, now: weft.clock.now() });
   return {
     tenant,
@@ -61,6 +71,8 @@ async function tenantWith(email: string): Promise<TenantFixture> {
     deploymentId,
     executionId,
     traceId: (execution.json as { traceId: string }).traceId,
+    invitationId: (invited.json as { id: string }).id,
+    agentId: agent.agentId,
     tokenId,
   };
 }
@@ -161,6 +173,35 @@ const hostileTargets: Record<string, { input: (own: TenantFixture) => Record<str
   "traces.get": { input: ({ projectId, traceId }) => ({ projectId, traceId }), field: "traceId" },
   "resources.list": { input: ({ projectId }) => ({ projectId }), field: "kind" },
   "resources.get": { input: ({ projectId }) => ({ projectId, kind: "workflow", name: "echo" }), field: "name" },
+  "access.createWorkspace": { input: () => ({ name: "fine" }), field: "name" },
+  "access.listWorkspaces": { input: () => ({}), field: "pagination" },
+  "access.renameWorkspace": {
+    input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId, name: "fine" }),
+    field: "name",
+  },
+  "access.listMembers": { input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }), field: "workspaceId" },
+  "access.invite": {
+    input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId, email: "x@example.com", role: "member" }),
+    field: "email",
+  },
+  "access.listInvitations": {
+    input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
+    field: "pagination",
+  },
+  "access.revokeInvitation": { input: ({ invitationId }) => ({ invitationId }), field: "invitationId" },
+  "access.updateRole": {
+    input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId, accountId: tenant.accountId, role: "admin" }),
+    field: "role",
+  },
+  "access.removeMember": {
+    input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId, accountId: tenant.accountId }),
+    field: "accountId",
+  },
+  "access.auditLog": { input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }), field: "filter" },
+  "agents.list": { input: () => ({}), field: "status" },
+  "agents.get": { input: ({ agentId }) => ({ agentId }), field: "agentId" },
+  "agents.revoke": { input: ({ agentId }) => ({ agentId }), field: "agentId" },
+  "agents.revokeAll": { input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }), field: "workspaceId" },
   "schedules.list": { input: ({ projectId }) => ({ projectId }), field: "projectId" },
   "schedules.pause": { input: ({ projectId }) => ({ projectId, name: "nightly" }), field: "name" },
   "schedules.resume": { input: ({ projectId }) => ({ projectId, name: "nightly" }), field: "name" },
@@ -419,12 +460,17 @@ function missingFixture(): TenantFixture & { workspaceId: string } {
     deploymentId: `dep_${suffix()}`,
     executionId: `exe_${suffix()}`,
     traceId: randomUUID().replaceAll("-", ""),
+    invitationId: `inv_${suffix()}`,
+    agentId: `reg_${suffix()}`,
     tokenId: randomTokenId(),
   };
 }
 
-/** Per procedure, an input naming someone's things; the same input names nothing with `missingFixture`. */
-const lookups: Record<string, (target: TenantFixture) => Record<string, unknown>> = {
+/**
+ * Per procedure, an input naming someone's things; the same input names nothing with `missingFixture`.
+ * `names-nothing`: the procedure takes no id of anyone's (it acts on the caller's own account).
+ */
+const lookups: Record<string, ((target: TenantFixture) => Record<string, unknown>) | "names-nothing"> = {
   "projects.list": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
   "projects.get": ({ projectId }) => ({ projectId }),
   "projects.create": ({ tenant }) => ({ name: "intruder", workspaceId: tenant.personalWorkspaceId }),
@@ -448,6 +494,28 @@ const lookups: Record<string, (target: TenantFixture) => Record<string, unknown>
   "traces.get#own-project": ({ traceId }) => ({ projectId: mallory.projectId, traceId }),
   "resources.list": ({ projectId }) => ({ projectId }),
   "resources.get": ({ projectId }) => ({ projectId, kind: "workflow", name: "echo" }),
+  "access.createWorkspace": "names-nothing",
+  "access.listWorkspaces": "names-nothing",
+  "access.renameWorkspace": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId, name: "hijacked" }),
+  "access.listMembers": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
+  "access.invite": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId, email: "m@example.com", role: "admin" }),
+  "access.listInvitations": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
+  "access.revokeInvitation": ({ invitationId }) => ({ invitationId }),
+  "access.updateRole": ({ tenant }) => ({
+    workspaceId: tenant.personalWorkspaceId,
+    accountId: tenant.accountId,
+    role: "viewer",
+  }),
+  "access.removeMember": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId, accountId: tenant.accountId }),
+  "access.removeMember#own-workspace": ({ tenant }) => ({
+    workspaceId: mallory.tenant.personalWorkspaceId,
+    accountId: tenant.accountId,
+  }),
+  "access.auditLog": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
+  "agents.list": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
+  "agents.get": ({ agentId }) => ({ agentId }),
+  "agents.revoke": ({ agentId }) => ({ agentId }),
+  "agents.revokeAll": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
   "schedules.list": ({ projectId }) => ({ projectId }),
   "schedules.pause": ({ projectId }) => ({ projectId, name: "nightly" }),
   "schedules.resume": ({ projectId }) => ({ projectId, name: "nightly" }),
@@ -459,7 +527,10 @@ describe("hostile tenant: not found reads the same for missing and someone else'
     expect(procedurePaths(contract).filter((name) => !covered.has(name))).toEqual([]);
   });
 
-  it.each(Object.entries(lookups))("%s answers byte for byte the same NOT_FOUND", async (name, lookup) => {
+  const namingLookups = Object.entries(lookups).flatMap(([name, lookup]) =>
+    lookup === "names-nothing" ? [] : [[name, lookup] as const],
+  );
+  it.each(namingLookups)("%s answers byte for byte the same NOT_FOUND", async (name, lookup) => {
     const procedure = name.split("#")[0] ?? name;
     const token = mallory.tenant.credential;
     const theirs = await postRpc(procedure, JSON.stringify({ json: lookup(bob) }), token);

@@ -1,9 +1,20 @@
 import { callRpc, createTestIdentity, startTestPlatform, type TestIdentity, type TestPlatform } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { projects, schedules } from "../src/db/schema/index.ts";
+import {
+  accounts,
+  auditEvents,
+  credentials,
+  invitations,
+  memberships,
+  projects,
+  registrations,
+  schedules,
+  workspaces,
+} from "../src/db/schema/index.ts";
 import { createDeployment } from "../src/deployments/create-deployment.ts";
 import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
 import { createManualClock } from "../src/shared/clock.ts";
+import type { IdGenerator } from "../src/shared/ids.ts";
 import { valueOrThrow } from "../src/shared/service-result.ts";
 
 /**
@@ -35,6 +46,112 @@ const projectIds: string[] = [];
 const deploymentIds: string[] = [];
 const executions: { id: string; at: Date }[] = [];
 const resourceKeys: string[] = [];
+/** A team workspace whose members, invitations and audit events are the walked lists. */
+let teamId: string;
+const workspaceIds: string[] = [];
+const memberIds: string[] = [];
+const invitationIds: string[] = [];
+const agentIds: string[] = [];
+const auditEventsOfTeam: { id: string; at: Date }[] = [];
+
+/**
+ * Rows of the `access` and `agents` lists, inserted directly (as the projects are): the owner's
+ * workspaces, a team of 250 members with 250 invitations and 250 audit events, and 250 agents.
+ */
+async function seedAccessLists(deps: { ids: IdGenerator }) {
+  const { db } = weft.platform.context.database;
+  workspaceIds.push(owner.personalWorkspaceId);
+  const workspaceRows = Array.from({ length: rowCount - 1 }, (_, index) => {
+    clock.set(instantOf(index));
+    return { id: deps.ids("workspace"), name: `team-${index}`, createdAt: clock.now() };
+  });
+  await db.insert(workspaces).values([...workspaceRows].reverse());
+  await db.insert(memberships).values(
+    workspaceRows.map((row) => ({
+      workspaceId: row.id,
+      accountId: owner.accountId,
+      role: "owner" as const,
+      createdAt: row.createdAt,
+    })),
+  );
+  workspaceIds.push(...workspaceRows.map((row) => row.id));
+  teamId = workspaceRows[0]?.id ?? "";
+
+  memberIds.push(owner.accountId);
+  const accountRows = Array.from({ length: rowCount - 1 }, (_, index) => {
+    clock.set(instantOf(index));
+    return { id: deps.ids("account"), email: `member-${index}@example.com`, createdAt: clock.now() };
+  });
+  await db.insert(accounts).values([...accountRows].reverse());
+  await db.insert(memberships).values(
+    accountRows.map((row) => ({
+      workspaceId: teamId,
+      accountId: row.id,
+      role: "viewer" as const,
+      createdAt: row.createdAt,
+    })),
+  );
+  memberIds.push(...accountRows.map((row) => row.id));
+
+  const invitationRows = Array.from({ length: rowCount }, (_, index) => {
+    clock.set(instantOf(index));
+    const id = deps.ids("invitation");
+    return {
+      id,
+      workspaceId: teamId,
+      email: `invitee-${index}@example.com`,
+      role: "member" as const,
+      tokenHash: id,
+      invitedByAccountId: owner.accountId,
+      createdAt: clock.now(),
+      expiresAt: new Date(clock.now().getTime() + 86_400_000),
+    };
+  });
+  await db.insert(invitations).values([...invitationRows].reverse());
+  invitationIds.push(...invitationRows.map((row) => row.id));
+
+  const auditRows = Array.from({ length: rowCount }, (_, index) => {
+    clock.set(instantOf(index));
+    return {
+      id: deps.ids("auditEvent"),
+      workspaceId: teamId,
+      actorAccountId: owner.accountId,
+      action: "test.walked",
+      targetType: "workspace",
+      targetId: teamId,
+      createdAt: clock.now(),
+    };
+  });
+  await db.insert(auditEvents).values([...auditRows].reverse());
+  auditEventsOfTeam.push(...auditRows.map((row) => ({ id: row.id, at: row.createdAt })));
+
+  for (let index = 0; index < rowCount; index += 1) {
+    clock.set(instantOf(index));
+    const credentialId = deps.ids("credential");
+    const registrationId = deps.ids("registration");
+    await db.insert(credentials).values({
+      id: credentialId,
+      secretHash: credentialId,
+      accountId: owner.accountId,
+      registrationId,
+      scopes: ["projects:read"],
+      createdAt: clock.now(),
+      expiresAt: new Date(clock.now().getTime() + 86_400_000),
+    });
+    await db.insert(registrations).values({
+      id: registrationId,
+      type: "email-verification",
+      status: "claimed",
+      email: owner.email,
+      scopes: ["projects:read"],
+      agentDescription: `walker-${index}`,
+      accountId: owner.accountId,
+      credentialId,
+      createdAt: clock.now(),
+    });
+    agentIds.push(registrationId);
+  }
+}
 const scheduleNames: string[] = [];
 
 function manifestWith(workflows: number, forms: number, webhooks: number) {
@@ -100,6 +217,8 @@ beforeAll(async () => {
       executions.push({ id: executionId, at: clock.now() });
     }
   });
+
+  await seedAccessLists(deps);
 
   clock.set(sharedInstant);
   const six = valueOrThrow(await createDeployment(db, deps, { projectId: sixProjectId, manifest, bundle: "x" }));
@@ -226,6 +345,20 @@ const envelopeLists = [
     expected: () => resourceKeys,
     keyOf: (result: Record<string, unknown>) => `${String(result.kind)}:${String(result.name)}`,
   },
+  { procedure: "access.listWorkspaces", input: () => ({}), expected: () => workspaceIds, keyOf: byId },
+  {
+    procedure: "access.listMembers",
+    input: () => ({ workspaceId: teamId }),
+    expected: () => memberIds,
+    keyOf: (result: Record<string, unknown>) => String(result.accountId),
+  },
+  {
+    procedure: "access.listInvitations",
+    input: () => ({ workspaceId: teamId }),
+    expected: () => invitationIds,
+    keyOf: byId,
+  },
+  { procedure: "agents.list", input: () => ({}), expected: () => agentIds, keyOf: byId },
   {
     procedure: "schedules.list",
     input: () => ({ projectId: scheduleProjectId }),
@@ -327,5 +460,27 @@ describe("traces.list walks 250 traces with many sharing one instant", () => {
     const traces = await walk(sixProjectId, 2);
     expect(new Set(traces.map((trace) => trace.executionId)).size).toBe(6);
     expect(new Set(traces.map((trace) => trace.startTime))).toEqual(new Set([sharedInstant.toISOString()]));
+  });
+});
+
+describe("access.auditLog walks 250 events with many sharing one instant", () => {
+  it.each([2, 7, 200])("in pages of %i, newest first, with no gap and no duplicate", async (limit) => {
+    const expected = [...auditEventsOfTeam]
+      .sort((a, b) => b.at.getTime() - a.at.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+      .map((event) => event.id);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (;;) {
+      const page = (await call("access.auditLog", {
+        workspaceId: teamId,
+        limit,
+        ...(cursor === null ? {} : { cursor }),
+      })) as { data: { id: string }[]; nextCursor: string | null };
+      seen.push(...page.data.map((event) => event.id));
+      if (page.nextCursor === null) break;
+      expect(page.data.length).toBe(limit);
+      cursor = page.nextCursor;
+    }
+    expect(seen).toEqual(expected);
   });
 });

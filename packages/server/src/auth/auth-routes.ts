@@ -1,4 +1,5 @@
 import { type Handler, Hono } from "hono";
+import { invitationRoutes } from "../access/invitation-routes.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { createClientIpResolver } from "../http/client-ip.ts";
 import type { PlatformContext } from "../platform-context.ts";
@@ -54,5 +55,6 @@ export function authRoutes(context: PlatformContext): Hono<AppEnv> {
   app.post("/agent/auth/revoke", limit("revoke"), revokeRoute(context, jwks));
   app.get("/agent/auth/credential", credentialCheckRoute(context));
   app.route("/", approvalRoutes(context));
+  app.route("/", invitationRoutes(context));
   return app;
 }

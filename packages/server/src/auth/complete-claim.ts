@@ -2,6 +2,7 @@ import { and, eq, lt, sql } from "drizzle-orm";
 import { recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
 import { registrations } from "../db/schema/index.ts";
+import { findAccountByEmail } from "../identity/accounts.ts";
 import { issueCredential } from "../identity/credentials.ts";
 import type { Scope } from "../identity/scopes.ts";
 import type { Clock } from "../shared/clock.ts";
@@ -73,11 +74,19 @@ export async function completeClaim(
       registrationId: attempt.id,
     });
     await tx.update(registrations).set({ credentialId: issued.credentialId }).where(eq(registrations.id, attempt.id));
+    const account = await findAccountByEmail(tx, attempt.email);
     await recordAuditEvent(tx, deps, {
       action: "registration.claimed",
       targetType: "registration",
       targetId: attempt.id,
-      actor: { accountId },
+      workspaceId: account?.personalWorkspaceId,
+      actor: {
+        accountId,
+        email: attempt.email,
+        credentialId: issued.credentialId,
+        agentId: attempt.id,
+        agent: { clientId: null, issuer: null, userAgent: attempt.agentDescription },
+      },
       data: { credentialId: issued.credentialId },
     });
     return {

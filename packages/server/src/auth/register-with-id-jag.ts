@@ -47,6 +47,7 @@ export async function registerWithIdJag(
       email: account.email,
       scopes: assertion.scopes,
       agentDescription: `client ${assertion.clientId} of ${assertion.issuer}`,
+      clientId: assertion.clientId,
       accountId: account.accountId,
       credentialId: issued.credentialId,
       issuer: assertion.issuer,
@@ -58,7 +59,13 @@ export async function registerWithIdJag(
       targetType: "registration",
       targetId: registrationId,
       workspaceId: account.personalWorkspaceId,
-      actor: { accountId: account.accountId },
+      actor: {
+        accountId: account.accountId,
+        email: account.email,
+        credentialId: issued.credentialId,
+        agentId: registrationId,
+        agent: { clientId: assertion.clientId, issuer: assertion.issuer, userAgent: null },
+      },
       data: {
         type: "agent-provider",
         issuer: assertion.issuer,

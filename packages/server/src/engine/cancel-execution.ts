@@ -1,10 +1,19 @@
 import { eq } from "drizzle-orm";
+import { type AuditedChange, recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
 import { type ExecutionStatus, executions } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
+import type { IdGenerator } from "../shared/ids.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import type { SpanExport } from "../traces/otlp-export.ts";
 import { cancel, isFinal, leasedState, requestCancel, transitions } from "./execution-state/index.ts";
+
+interface CancelRequest {
+  executionId: string;
+  projectId?: string | undefined;
+  /** Set for a cancellation through the API, which is then an audit event. */
+  audit?: AuditedChange | undefined;
+}
 
 /**
  * Cancels an execution. A queued, sleeping or waiting one is cancelled at once (and its spans go to the
@@ -13,8 +22,8 @@ import { cancel, isFinal, leasedState, requestCancel, transitions } from "./exec
  */
 export async function cancelExecution(
   db: Database,
-  deps: { clock: Clock; spanExport?: SpanExport | undefined },
-  request: { executionId: string; projectId?: string | undefined },
+  deps: { clock: Clock; ids: IdGenerator; spanExport?: SpanExport | undefined },
+  request: CancelRequest,
 ): Promise<ServiceResult<{ status: ExecutionStatus }>> {
   const outcome = await cancelInTransaction(db, deps, request);
   if (outcome.ok && outcome.value.status === "cancelled") deps.spanExport?.exportExecution(request.executionId);
@@ -23,8 +32,8 @@ export async function cancelExecution(
 
 function cancelInTransaction(
   db: Database,
-  deps: { clock: Clock },
-  request: { executionId: string; projectId?: string | undefined },
+  deps: { clock: Clock; ids: IdGenerator },
+  request: CancelRequest,
 ): Promise<ServiceResult<{ status: ExecutionStatus }>> {
   return db.transaction(async (tx) => {
     const [row] = await tx
@@ -39,8 +48,21 @@ function cancelInTransaction(
       return fail.conflict(`the execution has already ${row.status === "cancelled" ? "been cancelled" : row.status}`);
     }
     const now = deps.clock.now();
+    // Recorded once the change is made: a refusal returns without writing anything.
+    const audit = async () => {
+      if (request.audit === undefined) return;
+      await recordAuditEvent(tx, deps, {
+        action: "execution.cancelled",
+        targetType: "execution",
+        targetId: row.id,
+        workspaceId: request.audit.workspaceId,
+        actor: request.audit.actor,
+        data: { projectId: row.projectId, from: row.status },
+      });
+    };
     if (row.status === leasedState) {
       await requestCancel(tx, { executionId: row.id, now });
+      await audit();
       return ok({ status: row.status });
     }
     const outcome = await cancel(
@@ -50,6 +72,7 @@ function cancelInTransaction(
     );
     // The row is locked: only a state the transition table does not let `cancel` leave refuses it.
     if (outcome === "refused") return fail.conflict(`an execution cannot be cancelled while ${row.status}`);
+    await audit();
     return ok({ status: transitions.cancel.to });
   });
 }

@@ -18,8 +18,8 @@ import { type SecurityHeaderList, securityHeaders } from "./security-headers.ts"
 
 export interface PlatformApp {
   app: Hono<AppEnv>;
-  /** Releases what the routes hold beyond a request (the API's credential cache). */
-  close(): void;
+  /** Releases what the routes hold beyond a request (the API's credential cache, unwritten credential uses). */
+  close(): Promise<void>;
 }
 
 /**
@@ -75,5 +75,5 @@ export function createApp(context: PlatformContext, headers: SecurityHeaderList)
     requestLogger(c).error({ err: error }, "unhandled error");
     return jsonError(c, 500, "internal_error", `Something went wrong; quote request id ${c.get("requestId")}.`);
   });
-  return { app, close: () => api?.close() };
+  return { app, close: async () => api?.close() };
 }

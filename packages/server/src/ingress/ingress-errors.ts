@@ -13,6 +13,8 @@ export const ingressErrorStatus = {
   project_required: 400,
   unauthorized: 401,
   form_disabled: 403,
+  /** The caller may not do this (no ingress route refuses by role yet; the mapping is total). */
+  forbidden: 403,
   not_found: 404,
   /** The target's state forbids the request: a wait token completed before. */
   conflict: 409,
@@ -43,6 +45,8 @@ export function ingressCodeOf(failure: ServiceFailure): IngressErrorCode {
       return "not_found";
     case "conflict":
       return "conflict";
+    case "forbidden":
+      return "forbidden";
   }
 }
 

@@ -1,3 +1,5 @@
+import { accessRouter } from "./access/index.ts";
+import { agentsRouter } from "./agents/index.ts";
 import { deploymentsRouter } from "./deployments/index.ts";
 import { rpc } from "./implementer.ts";
 import { projectsRouter } from "./projects/index.ts";
@@ -13,6 +15,8 @@ export const router = rpc.router({
   workflows: workflowsRouter,
   traces: tracesRouter,
   resources: resourcesRouter,
+  agents: agentsRouter,
+  access: accessRouter,
   schedules: schedulesRouter,
 });
 

@@ -13,7 +13,9 @@ export type ServiceFailure =
   /** The target does not exist, or belongs to someone the caller may not see: the same answer. */
   | { kind: "not_found"; message: string }
   /** The request is valid but the target's state forbids it: a name in use, a finished execution. */
-  | { kind: "conflict"; message: string };
+  | { kind: "conflict"; message: string }
+  /** The caller sees the target but their role does not allow this change. */
+  | { kind: "forbidden"; message: string };
 
 export interface ServiceIssue {
   path: string;
@@ -24,7 +26,15 @@ export function ok<T>(value: T): { ok: true; value: T } {
   return { ok: true, value };
 }
 
-export type ThingFoundById = "project" | "deployment" | "execution" | "workspace" | "trace";
+export type ThingFoundById =
+  | "project"
+  | "deployment"
+  | "execution"
+  | "workspace"
+  | "trace"
+  | "member"
+  | "invitation"
+  | "agent";
 
 /**
  * The one wording of "not found" for a thing looked up by id. It names neither the id nor whose
@@ -34,7 +44,7 @@ export function notFoundMessage(thing: ThingFoundById): string {
   return `No ${thing} with this id.`;
 }
 
-/** Constructors of the three failures, so that a service reads `return fail.conflict("…")`. */
+/** Constructors of the failures, so that a service reads `return fail.conflict("…")`. */
 export const fail = {
   invalid(message: string, issues: ServiceIssue[] = []): { ok: false; failure: ServiceFailure } {
     const detail = issues.length === 0 ? message : `${message}: ${issues.map(describeIssue).join("; ")}`;
@@ -49,6 +59,9 @@ export const fail = {
   },
   conflict(message: string): { ok: false; failure: ServiceFailure } {
     return { ok: false, failure: { kind: "conflict", message } };
+  },
+  forbidden(message: string): { ok: false; failure: ServiceFailure } {
+    return { ok: false, failure: { kind: "forbidden", message } };
   },
 };
 

@@ -1,3 +1,4 @@
+import type { AuditedChange } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
@@ -9,7 +10,7 @@ import { runWorkflow } from "./run-workflow.ts";
 export async function rerunExecution(
   db: Database,
   deps: { clock: Clock; ids: IdGenerator },
-  request: { executionId: string; projectId?: string | undefined },
+  request: { executionId: string; projectId?: string | undefined; audit?: AuditedChange | undefined },
 ): Promise<ServiceResult<{ executionId: string }>> {
   const found = await getExecution(db, request);
   if (!found.ok) return found;
@@ -20,6 +21,7 @@ export async function rerunExecution(
     input: original.input,
     trigger: { kind: "rerun" },
     rerunOf: original.id,
+    audit: request.audit,
   });
   return started.ok ? ok({ executionId: started.value.executionId }) : started;
 }

@@ -1,4 +1,5 @@
 import type { WorkflowManifest } from "@weft/contract";
+import { type AuditedChange, recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
 import type { TriggerKind } from "../db/schema/index.ts";
 import { getActiveDeployment } from "../deployments/read-deployments.ts";
@@ -15,6 +16,8 @@ export interface RunWorkflowRequest {
   idempotencyKey?: string | undefined;
   trigger?: { kind: TriggerKind; name?: string } | undefined;
   rerunOf?: string | undefined;
+  /** Set when a person or agent starts it through the API: the start is then an audit event. */
+  audit?: AuditedChange | undefined;
 }
 
 /** The workflow of a project's active deployment, or not_found naming what is missing. */
@@ -55,8 +58,8 @@ export async function runWorkflow(
     if (!validation.ok) return fail.invalid("the input does not match the workflow's schema", validation.issues);
     input = validation.value;
   }
-  return db.transaction((tx) =>
-    enqueueExecution(tx, deps, {
+  return db.transaction(async (tx) => {
+    const queued = await enqueueExecution(tx, deps, {
       projectId: request.projectId,
       deploymentId,
       workflow: request.workflow,
@@ -64,6 +67,17 @@ export async function runWorkflow(
       trigger: request.trigger ?? { kind: "api" },
       ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
       ...(request.rerunOf === undefined ? {} : { rerunOf: request.rerunOf }),
-    }),
-  );
+    });
+    if (queued.ok && queued.value.created && request.audit !== undefined) {
+      await recordAuditEvent(tx, deps, {
+        action: request.rerunOf === undefined ? "execution.started" : "execution.rerun",
+        targetType: "execution",
+        targetId: queued.value.executionId,
+        workspaceId: request.audit.workspaceId,
+        actor: request.audit.actor,
+        data: { projectId: request.projectId, workflow: request.workflow, rerunOf: request.rerunOf },
+      });
+    }
+    return queued;
+  });
 }

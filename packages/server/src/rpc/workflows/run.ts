@@ -1,6 +1,6 @@
 import { runWorkflow } from "../../workflows/run-workflow.ts";
 import { rpc } from "../implementer.ts";
-import { requireProjectAccess } from "../project-access.ts";
+import { actorOf, requireProjectAccess } from "../project-access.ts";
 import { requireScope } from "../require-scope.ts";
 import { valueOrRpcError } from "../service-failure.ts";
 
@@ -13,6 +13,7 @@ export const run = rpc.workflows.run.use(requireScope("projects:write")).handler
     workflow: input.workflow,
     input: input.input,
     idempotencyKey: input.idempotencyKey,
+    audit: { actor: actorOf(context), workspaceId: project.workspaceId },
   });
   const { executionId } = valueOrRpcError(started, { prefix: ["input"] });
   return { executionId };
