@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, startPlatform } from "@weft/server";
-import { createTestDatabase, createTestIdentity, freePort, localPlatformEnv } from "@weft/server/testing";
+import { createTestDatabase, createTestIdentity, freePort, localPlatformEnv } from "@weft/testing";
 
 /**
  * The server side of `npm run bench`, run as its own process so the load generator does not share

@@ -1,21 +1,23 @@
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { and, count, eq, max, sql } from "drizzle-orm";
-import { executions, spans } from "../packages/server/src/db/schema/index.ts";
-import { createDeployment } from "../packages/server/src/deployments/create-deployment.ts";
-import { enqueueExecution } from "../packages/server/src/engine/enqueue-execution.ts";
-import { resolveSandboxIsolation } from "../packages/server/src/engine/sandbox/sandbox-isolation.ts";
-import { startWorker, type Worker } from "../packages/server/src/engine/worker.ts";
-import { systemClock } from "../packages/server/src/shared/clock.ts";
-import { createIdGenerator } from "../packages/server/src/shared/ids.ts";
-import { createLogger } from "../packages/server/src/shared/logger.ts";
 import {
-  bundleConfig,
-  createTestDatabase,
-  ensureTestProject,
-  type TestDatabase,
-} from "../packages/server/test/support/index.ts";
+  createDeployment,
+  createIdGenerator,
+  createLogger,
+  enqueueExecution,
+  executions,
+  resolveSandboxIsolation,
+  spans,
+  startWorker,
+  systemClock,
+  valueOrThrow,
+  type Worker,
+  waitTokenIssuer,
+} from "@weft/server/internals";
+import { bundleConfig, createTestDatabase, ensureTestProject, type TestDatabase } from "@weft/testing";
+import { and, count, eq, max, sql } from "drizzle-orm";
 
 /**
  * Engine benchmarks: orchestration overhead per step (total time of one execution minus the time
@@ -68,13 +70,15 @@ function enqueue(bench: Bench, workflow: string, n: number): Promise<string[]> {
   return bench.database.db.transaction(async (tx) => {
     const ids: string[] = [];
     for (let i = 0; i < n; i++) {
-      const { executionId } = await enqueueExecution(tx, deps, {
-        projectId,
-        deploymentId: bench.deploymentId,
-        workflow,
-        input: {},
-        trigger: { kind: "api" },
-      });
+      const { executionId } = valueOrThrow(
+        await enqueueExecution(tx, deps, {
+          projectId,
+          deploymentId: bench.deploymentId,
+          workflow,
+          input: {},
+          trigger: { kind: "api" },
+        }),
+      );
       ids.push(executionId);
     }
     return ids;
@@ -93,6 +97,7 @@ function start(bench: Bench): Promise<Worker> {
       dataDir: bench.dataDir,
       sandbox,
       workspaceShare: 1,
+      tokens: waitTokenIssuer({ secretKey: randomBytes(32), baseUrl: "http://localhost:3000" }),
     },
   );
 }
@@ -170,11 +175,9 @@ export async function benchEngine(serverUrl: string | undefined): Promise<string
   const dataDir = mkdtempSync(join(tmpdir(), "weft-bench-"));
   try {
     await ensureTestProject(database.db, deps, projectId);
-    const deployment = await createDeployment(database.db, deps, {
-      projectId,
-      manifest,
-      bundle: await bundleConfig(source),
-    });
+    const deployment = valueOrThrow(
+      await createDeployment(database.db, deps, { projectId, manifest, bundle: await bundleConfig(source) }),
+    );
     const bench: Bench = { database, deploymentId: deployment.id, dataDir };
     const lines: string[] = [];
     const worker = await start(bench);

@@ -9,7 +9,7 @@ import {
   executionsExisting,
   freePort,
   localPlatformEnv,
-} from "@weft/server/testing";
+} from "@weft/testing";
 import { startBaselineServer } from "./baseline-server.ts";
 
 /**

@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { freePort, serverEntry } from "@weft/server/testing";
-import { processTreeRssBytes } from "../packages/server/src/engine/sandbox/process-tree-memory.ts";
+import { processTreeRssBytes } from "@weft/server/internals";
+import { freePort, serverEntry } from "@weft/testing";
 
 const MiB = 1024 * 1024;
 

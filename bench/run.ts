@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { testServerUrl } from "@weft/server/testing";
+import { testServerUrl } from "@weft/testing";
 import { benchEngine } from "./engine.ts";
 import { formatLoad, measureLoad } from "./http-load.ts";
 import { runIngressBench } from "./ingress-bench.ts";

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { CommanderError } from "commander";
+import { UsageError } from "./errors.ts";
 import { createProgram } from "./program.ts";
+import { failureJson } from "./run-command.ts";
 
 try {
   await createProgram().parseAsync(process.argv);
@@ -8,4 +10,11 @@ try {
   if (!(error instanceof CommanderError)) throw error;
   // Help and --version end with 0; any other complaint of the parser means the command line was wrong.
   process.exitCode = error.exitCode === 0 ? 0 : 2;
+  // The parser has told a person on stderr already; a script asked for --json gets the usual object.
+  if (error.exitCode !== 0 && process.argv.includes("--json")) {
+    const message = error.message.replace(/^error: /, "");
+    process.stdout.write(
+      failureJson(new UsageError(message, { fix: "run `weft --help` to see the commands and options" })),
+    );
+  }
 }

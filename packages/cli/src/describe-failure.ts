@@ -53,16 +53,24 @@ function describeRegistrationError(error: RegistrationError): CliError {
   });
 }
 
+/** The fix for an RPC refusal: a credential from `WEFT_TOKEN` is not replaced by `weft login`. */
+function rpcFix(code: string, env: NodeJS.ProcessEnv): string {
+  if (code === "UNAUTHORIZED" && (env.WEFT_TOKEN?.trim() ?? "") !== "") {
+    return "WEFT_TOKEN holds a credential the platform refuses (missing, expired or revoked): set it to a valid one, or unset it to use the credential of `weft login`";
+  }
+  return rpcFixes[code] ?? "check the input and try again";
+}
+
 /** Turns anything a command threw into a CliError that says what happened and what to do. */
-export function describeFailure(error: unknown, context: { apiUrl: string | undefined }): CliError {
+export function describeFailure(
+  error: unknown,
+  context: { apiUrl: string | undefined; env?: NodeJS.ProcessEnv },
+): CliError {
   if (error instanceof CliError) return error;
   if (error instanceof RegistrationError) return describeRegistrationError(error);
   if (isRpcError(error)) {
     const message = [error.message, ...issuesOf(error.data)].join("\n");
-    return new CliError(message, {
-      code: error.code.toLowerCase(),
-      fix: rpcFixes[error.code] ?? "check the input and try again",
-    });
+    return new CliError(message, { code: error.code.toLowerCase(), fix: rpcFix(error.code, context.env ?? {}) });
   }
   // fetch() rejects with TypeError("fetch failed") and the reason (ECONNREFUSED, ENOTFOUND...) as cause.
   if (error instanceof TypeError && error.message === "fetch failed") {

@@ -1,40 +1,39 @@
-import { existsSync } from "node:fs";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { CliError } from "./errors.ts";
 
-/** What the platform's start-up module (`@weft/server`'s `process/bootstrap.ts`) offers. */
+/**
+ * The platform's start-up module. The CLI loads it only when asked to run a platform, so that the
+ * other commands work without `@weft/server` installed (it is an optional peer dependency), and it
+ * never imports the server's types: the package order allows this one runtime edge and nothing else.
+ */
+const platformEntry = "@weft/server/bootstrap";
+
+/** What the platform's start-up module offers. */
 interface PlatformBootstrap {
   bootstrap(env: Readonly<Record<string, string | undefined>>, kind: "platform" | "worker"): Promise<void>;
 }
 
-/**
- * Starts the platform installed beside this CLI (`@weft/server`) with the given environment. The CLI
- * does not depend on the server's code at build time; it loads its start-up module when asked to run it.
- */
+/** Starts the platform installed beside this CLI (`@weft/server`) with the given environment. */
 export async function bootstrapPlatform(
   env: Readonly<Record<string, string | undefined>>,
   kind: "platform" | "worker",
 ): Promise<void> {
-  const { bootstrap } = (await import(pathToFileURL(platformEntry("process/bootstrap.ts")).href)) as PlatformBootstrap;
+  const { bootstrap } = (await import(resolvePlatformEntry())) as PlatformBootstrap;
   await bootstrap(env, kind);
 }
 
-function platformEntry(file: string): string {
-  let index: string;
+function resolvePlatformEntry(): string {
   try {
-    index = import.meta.resolve("@weft/server");
-  } catch {
+    return import.meta.resolve(platformEntry);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ERR_PACKAGE_PATH_NOT_EXPORTED") {
+      throw new CliError(`this installation of the platform has no ${platformEntry}`, {
+        fix: "update the Weft repository (`git pull && npm install`), then try again",
+        code: "platform_missing",
+      });
+    }
     throw new CliError("the Weft platform (@weft/server) is not installed beside this CLI", {
       fix: "run `npm install` at the root of the Weft repository, then try again",
       code: "platform_missing",
     });
   }
-  const path = fileURLToPath(new URL(file, index));
-  if (!existsSync(path)) {
-    throw new CliError(`this installation of the platform has no ${file}`, {
-      fix: "update the Weft repository (`git pull && npm install`), then try again",
-      code: "platform_missing",
-    });
-  }
-  return path;
 }

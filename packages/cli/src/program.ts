@@ -1,18 +1,23 @@
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
+import { registerAgents } from "./commands/agents.ts";
+import { registerAudit } from "./commands/audit.ts";
 import { registerDeploy } from "./commands/deploy.ts";
 import { registerDeployments } from "./commands/deployments.ts";
 import { registerExecutions } from "./commands/executions.ts";
 import { registerInit } from "./commands/init.ts";
 import { registerLogin } from "./commands/login.ts";
 import { registerLogout } from "./commands/logout.ts";
+import { registerMembers } from "./commands/members.ts";
 import { registerProjects } from "./commands/projects.ts";
 import { registerResources } from "./commands/resources.ts";
+import { registerSchedules } from "./commands/schedules.ts";
 import { registerServer } from "./commands/server.ts";
 import { registerTraces } from "./commands/traces.ts";
 import { registerWhoami } from "./commands/whoami.ts";
 import { registerWorker } from "./commands/worker.ts";
 import { registerWorkflows } from "./commands/workflows.ts";
+import { registerWorkspaces } from "./commands/workspaces.ts";
 import { examples } from "./help.ts";
 
 const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
@@ -48,6 +53,11 @@ export function createProgram(): Command {
   registerExecutions(program);
   registerTraces(program);
   registerResources(program);
+  registerWorkspaces(program);
+  registerMembers(program);
+  registerAgents(program);
+  registerAudit(program);
+  registerSchedules(program);
   registerServer(program);
   registerWorker(program);
   return program;

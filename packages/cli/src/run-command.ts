@@ -26,19 +26,20 @@ export function runCommand<A extends unknown[]>(handler: Handler<A>): (...args: 
     } catch (error) {
       const output =
         context?.output ?? new Output({ json: command.optsWithGlobals<{ json?: boolean }>().json === true });
-      const failure = describeFailure(error, { apiUrl: context?.apiUrl });
+      const failure = describeFailure(error, { apiUrl: context?.apiUrl, env: process.env });
       reportFailure(output, failure);
       process.exitCode = failure.exitCode;
     }
   };
 }
 
+/** The one JSON shape of a failure under `--json` (docs/decisions.md, CLI output contract). */
+export function failureJson(failure: CliError): string {
+  return `${JSON.stringify({ error: { code: failure.code, message: failure.message, fix: failure.fix ?? null } }, null, 2)}\n`;
+}
+
 export function reportFailure(output: Output, failure: CliError): void {
-  if (output.json) {
-    output.streams.stdout.write(
-      `${JSON.stringify({ error: { code: failure.code, message: failure.message, fix: failure.fix ?? null } }, null, 2)}\n`,
-    );
-  }
+  if (output.json) output.streams.stdout.write(failureJson(failure));
   const lines = [`${output.styleError(["red", "bold"], "error:")} ${failure.message}`];
   if (failure.fix !== undefined) lines.push(`${output.styleError("dim", "  fix:")} ${failure.fix}`);
   output.streams.stderr.write(`${lines.join("\n")}\n`);

@@ -59,6 +59,18 @@ describe("the weft binary", () => {
     });
   });
 
+  it("answers an unknown command under --json with the JSON error object, exit code 2", async () => {
+    const result = await runCli(["no-such-command", "--json"]);
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stdout)).toEqual({
+      error: {
+        code: "usage",
+        message: "unknown command 'no-such-command'",
+        fix: "run `weft --help` to see the commands and options",
+      },
+    });
+  });
+
   it("writes no colour codes when the output is not a terminal, or when NO_COLOR is set", async () => {
     const piped = await runCli(["no-such-command"]);
     const noColor = await runCli(["no-such-command"], { env: { NO_COLOR: "1" } });

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createTestIdentity, startTestPlatform, type TestPlatform } from "@weft/server/testing";
+import { createTestIdentity, startTestPlatform, type TestPlatform } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseJson, runCli } from "./support/run-cli.ts";
 
@@ -46,7 +46,9 @@ describe("weft deploy", () => {
     const before = { projects: await countRows("projects"), deployments: await countRows("deployments") };
     const result = await runCli(["deploy", "--create", "--name", "broken"], { cwd: directory, env });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('weft.config.ts: forms[contact].workflow: names the workflow "nope"');
+    expect(result.stderr).toContain(
+      'weft.config.ts: forms[contact].workflow: form "contact" names the workflow "nope"',
+    );
     expect(result.stderr).toContain("nothing was uploaded");
     expect({ projects: await countRows("projects"), deployments: await countRows("deployments") }).toEqual(before);
     expect(readFileSync(path, "utf8")).toBe(broken);

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createTestIdentity, startTestPlatform, type TestPlatform } from "@weft/server/testing";
+import { createTestIdentity, startTestPlatform, type TestPlatform } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseJson, runCli } from "./support/run-cli.ts";
 
@@ -114,9 +114,37 @@ describe("everyday commands", () => {
     const cancelled = await cli(["executions", "cancel", executionId, "--json"]);
     expect(cancelled.code).toBe(0);
     expect(parseJson(cancelled)).toMatchObject({ executionId, status: "cancelled" });
+    // Cancelling again is what a retried script does: it succeeds, saying what the execution is.
+    const again = await cli(["executions", "cancel", executionId, "--json"]);
+    expect(again.code).toBe(0);
+    expect(parseJson(again)).toMatchObject({ executionId, status: "cancelled" });
     const watched = await cli(["executions", "watch", executionId, "--json"]);
     expect(watched.code).toBe(1);
     expect(parseJson(watched)).toMatchObject({ id: executionId, status: "cancelled" });
+  });
+
+  it("executions cancel of a finished execution fails with the fix of looking at how it ended", async () => {
+    const run = await cli(["workflows", "run", "greet", "--input", '{"name":"Ada"}', "--watch", "--json"]);
+    const { id } = parseJson<{ id: string; status: string }>(run);
+    const refused = await cli(["executions", "cancel", id, "--json"]);
+    expect(refused.code).toBe(1);
+    expect(parseJson(refused)).toEqual({
+      error: {
+        code: "conflict",
+        message: `${id} has already succeeded; there is nothing left to cancel`,
+        fix: `\`weft executions get ${id}\` shows how it ended`,
+      },
+    });
+  });
+
+  it("names WEFT_TOKEN in the fix when the platform refuses the credential it holds", async () => {
+    const refused = await runCli(["projects", "list"], {
+      cwd: directory,
+      env: { ...env, WEFT_TOKEN: "wft_not_a_credential_the_platform_issued" },
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("WEFT_TOKEN holds a credential the platform refuses");
+    expect(refused.stderr).toContain("unset it");
   });
 
   it("resources list shows the addresses of the active deployment's forms and webhooks", async () => {

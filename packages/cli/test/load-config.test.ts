@@ -50,7 +50,9 @@ export default defineConfig({
     const error = await failure(path);
     expect(error.code).toBe("invalid_definition");
     expect(error.message).toContain("weft.config.ts: workflows[echo].retries.maxAttempts:");
-    expect(error.message).toContain('weft.config.ts: forms[contact].workflow: names the workflow "missing"');
+    expect(error.message).toContain(
+      'weft.config.ts: forms[contact].workflow: form "contact" names the workflow "missing"',
+    );
     expect(error.fix).toMatch(/nothing was uploaded/);
   });
 

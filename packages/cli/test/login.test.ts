@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { completeClaim, discover, registerWithEmail } from "@weft/client";
-import { createTestIdentity } from "@weft/server/testing";
+import { createTestIdentity } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CliError } from "../src/errors.ts";
 import { loginWithEmail } from "../src/login-flow.ts";

@@ -1,4 +1,4 @@
-import { createTestIdentity, freePort, startTestPlatform, type TestPlatform } from "@weft/server/testing";
+import { createTestIdentity, freePort, startTestPlatform, type TestPlatform } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseJson, runCli } from "./support/run-cli.ts";
 

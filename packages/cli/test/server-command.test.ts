@@ -1,7 +1,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "@weft/server/testing";
+import { freePort } from "@weft/testing";
 import { describe, expect, it } from "vitest";
 import { startCli } from "./support/run-cli.ts";
 

@@ -22,7 +22,7 @@ import {
   type TestIdentityProvider,
   type TestPlatform,
   trustedIssuersEnv,
-} from "@weft/server/testing";
+} from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 let idp: TestIdentityProvider;

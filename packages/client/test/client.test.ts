@@ -1,5 +1,5 @@
 import { createClient, isRpcError, RpcError } from "@weft/client";
-import { createTestIdentity, startTestPlatform, type TestIdentity, type TestPlatform } from "@weft/server/testing";
+import { createTestIdentity, startTestPlatform, type TestIdentity, type TestPlatform } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
 
 let weft: TestPlatform;
@@ -35,6 +35,26 @@ describe("createClient", () => {
     const renamed = await client.projects.update({ projectId: created.id, name: "Renamed" });
     expect(renamed.name).toBe("Renamed");
     expect(await client.projects.delete({ projectId: created.id })).toEqual({ id: created.id, deleted: true });
+  });
+
+  it("calls the access and agents namespaces, typed, and decodes CONFLICT", async () => {
+    const client = createClient({ baseUrl: weft.url, token: ada.credential });
+    const team = await client.access.createWorkspace({ name: "Client team" });
+    expectTypeOf(team.role).toEqualTypeOf<"owner" | "admin" | "member" | "viewer">();
+    expect(team).toMatchObject({ name: "Client team", role: "owner", personal: false });
+    const members = await client.access.listMembers({ workspaceId: team.id });
+    expect(members.results).toEqual([expect.objectContaining({ accountId: expect.any(String), role: "owner" })]);
+    const invitation = await client.access.invite({ workspaceId: team.id, email: "grace@example.com", role: "viewer" });
+    expect(invitation.status).toBe("pending");
+    const again = await rejection(
+      client.access.invite({ workspaceId: team.id, email: "grace@example.com", role: "viewer" }),
+    );
+    expect(isRpcError(again, "CONFLICT")).toBe(true);
+    const log = await client.access.auditLog({ workspaceId: team.id, limit: 10 });
+    expect(log.data.map((event) => event.action)).toEqual(["member.invited", "workspace.created"]);
+    const agents = await client.agents.list({ status: "active" });
+    expectTypeOf(agents.results[0]?.status).toEqualTypeOf<"active" | "revoked" | "expired" | undefined>();
+    expect(agents.totalCount).toBe(0);
   });
 
   it("is typed from the contract", async () => {

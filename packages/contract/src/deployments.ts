@@ -1,6 +1,11 @@
 import * as z from "zod";
 import { procedure } from "./errors.ts";
-import { formManifestSchema, webhookManifestSchema, workflowManifestSchema } from "./manifest.ts";
+import {
+  formManifestSchema,
+  scheduleManifestSchema,
+  webhookManifestSchema,
+  workflowManifestSchema,
+} from "./manifest.ts";
 import { pageOf, paginationInput } from "./pagination.ts";
 import { projectIdSchema } from "./projects.ts";
 
@@ -26,6 +31,8 @@ export const storedManifestSchema = z.object({
       .omit({ secret: true })
       .extend({ secret: z.object({ header: z.string(), valueHash: z.string() }).optional() }),
   ),
+  /** Absent from deployments made before schedules existed. */
+  schedules: z.array(scheduleManifestSchema).optional(),
 });
 export type StoredManifestOutput = z.infer<typeof storedManifestSchema>;
 

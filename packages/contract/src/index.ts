@@ -1,9 +1,15 @@
+import { accessContract } from "./access.ts";
+import { agentsContract } from "./agents.ts";
 import { deploymentsContract } from "./deployments.ts";
 import { projectsContract } from "./projects.ts";
 import { resourcesContract } from "./resources.ts";
+import { schedulesContract } from "./schedules.ts";
 import { tracesContract } from "./traces.ts";
 import { workflowsContract } from "./workflows.ts";
 
+export * from "./access.ts";
+export * from "./agents.ts";
+export * from "./cron-schedule.ts";
 export * from "./deployments.ts";
 export * from "./errors.ts";
 export * from "./instants.ts";
@@ -11,6 +17,7 @@ export * from "./manifest.ts";
 export * from "./pagination.ts";
 export * from "./projects.ts";
 export * from "./resources.ts";
+export * from "./schedules.ts";
 export * from "./traces.ts";
 export * from "./workflows.ts";
 
@@ -24,6 +31,9 @@ export const contract = {
   workflows: workflowsContract,
   traces: tracesContract,
   resources: resourcesContract,
+  agents: agentsContract,
+  access: accessContract,
+  schedules: schedulesContract,
 };
 
 export type Contract = typeof contract;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { cronProblem, isKnownTimezone, nextTick } from "./cron-schedule.ts";
 
 /**
  * The manifest of a deployment: what `weft deploy` uploads beside the bundle, and what the server
@@ -81,10 +82,24 @@ export const webhookManifestSchema = z.strictObject({
     .optional(),
 });
 
+/**
+ * A schedule starts its workflow at each tick of a standard 5-field cron expression, read in an
+ * IANA time zone, with `{ scheduledFor, ...input }` as input. `enabled: false` deploys it paused.
+ */
+export const scheduleManifestSchema = z.strictObject({
+  name: definitionNameSchema,
+  workflow: definitionNameSchema,
+  cron: z.string().min(1).max(200),
+  timezone: z.string().min(1).max(100).default("UTC"),
+  input: z.record(z.string(), jsonValueSchema).optional(),
+  enabled: z.boolean().default(true),
+});
+
 export const manifestLimits = {
   workflows: 200,
   forms: 200,
   webhooks: 200,
+  schedules: 200,
 } as const;
 
 function duplicates(names: string[]): string[] {
@@ -97,6 +112,7 @@ export const manifestSchema = z
     workflows: z.array(workflowManifestSchema).max(manifestLimits.workflows),
     forms: z.array(formManifestSchema).max(manifestLimits.forms).default([]),
     webhooks: z.array(webhookManifestSchema).max(manifestLimits.webhooks).default([]),
+    schedules: z.array(scheduleManifestSchema).max(manifestLimits.schedules).default([]),
   })
   .superRefine((manifest, ctx) => {
     const workflowNames = manifest.workflows.map((workflow) => workflow.name);
@@ -104,29 +120,60 @@ export const manifestSchema = z
       ["workflows", workflowNames],
       ["forms", manifest.forms.map((form) => form.name)],
       ["webhooks", manifest.webhooks.map((webhook) => webhook.name)],
+      ["schedules", manifest.schedules.map((schedule) => schedule.name)],
     ] as const) {
       for (const name of duplicates(names)) {
         ctx.addIssue({ code: "custom", path: [kind], message: `the name "${name}" is used twice` });
       }
     }
-    for (const [kind, entries] of [
-      ["forms", manifest.forms],
-      ["webhooks", manifest.webhooks],
+    for (const [kind, label, entries] of [
+      ["forms", "form", manifest.forms],
+      ["webhooks", "webhook", manifest.webhooks],
+      ["schedules", "schedule", manifest.schedules],
     ] as const) {
       entries.forEach((entry, index) => {
         if (!workflowNames.includes(entry.workflow)) {
           ctx.addIssue({
             code: "custom",
             path: [kind, index, "workflow"],
-            message: `names the workflow "${entry.workflow}", which this deployment does not define`,
+            message: `${label} "${entry.name}" names the workflow "${entry.workflow}", which this deployment does not define`,
           });
         }
       });
     }
+    manifest.schedules.forEach((schedule, index) => {
+      for (const issue of scheduleTimingIssues(schedule)) {
+        ctx.addIssue({ code: "custom", path: ["schedules", index, issue.field], message: issue.message });
+      }
+    });
   });
+
+/** What is wrong with a schedule's cron expression or time zone, each message naming the schedule. */
+function scheduleTimingIssues(schedule: z.infer<typeof scheduleManifestSchema>) {
+  const issues: { field: "cron" | "timezone"; message: string }[] = [];
+  const label = `schedule "${schedule.name}"`;
+  const cronIssue = cronProblem(schedule.cron);
+  if (cronIssue !== undefined) {
+    issues.push({
+      field: "cron",
+      message: `${label}: "${schedule.cron}" is not a 5-field cron expression (${cronIssue})`,
+    });
+  }
+  if (!isKnownTimezone(schedule.timezone)) {
+    issues.push({
+      field: "timezone",
+      message: `${label}: "${schedule.timezone}" is not an IANA time zone name (such as "Europe/Berlin" or "UTC")`,
+    });
+  }
+  if (issues.length === 0 && nextTick(schedule.cron, schedule.timezone, new Date()) === null) {
+    issues.push({ field: "cron", message: `${label}: "${schedule.cron}" never matches a date` });
+  }
+  return issues;
+}
 
 export type Manifest = z.infer<typeof manifestSchema>;
 export type ManifestInput = z.input<typeof manifestSchema>;
 export type WorkflowManifest = z.infer<typeof workflowManifestSchema>;
 export type FormManifest = z.infer<typeof formManifestSchema>;
 export type WebhookManifest = z.infer<typeof webhookManifestSchema>;
+export type ScheduleManifest = z.infer<typeof scheduleManifestSchema>;

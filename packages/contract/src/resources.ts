@@ -1,13 +1,13 @@
 import * as z from "zod";
 import { procedure } from "./errors.ts";
-import { jsonSchemaSchema } from "./manifest.ts";
+import { jsonSchemaSchema, jsonValueSchema } from "./manifest.ts";
 import { pageOf, paginationInput } from "./pagination.ts";
 import { projectIdSchema } from "./projects.ts";
 
 /** Largest page of `resources.list`. */
 export const resourcesPageLimit = 200;
 
-export const resourceKinds = ["workflow", "form", "webhook"] as const;
+export const resourceKinds = ["workflow", "form", "webhook", "schedule"] as const;
 export const resourceKindSchema = z.enum(resourceKinds);
 export type ResourceKind = z.infer<typeof resourceKindSchema>;
 
@@ -51,10 +51,23 @@ export const webhookResourceSchema = z.object({
   urls: z.object({ webhook: z.string() }),
 });
 
+/** A schedule as deployed; whether it is paused and when it runs next is in `schedules.list`. */
+export const scheduleResourceSchema = z.object({
+  kind: z.literal("schedule"),
+  ...common,
+  workflow: z.string(),
+  cron: z.string(),
+  timezone: z.string(),
+  /** The `enabled` of the config (a pause through the API does not change it). */
+  enabled: z.boolean(),
+  input: z.record(z.string(), jsonValueSchema).nullable(),
+});
+
 export const resourceSchema = z.discriminatedUnion("kind", [
   workflowResourceSchema,
   formResourceSchema,
   webhookResourceSchema,
+  scheduleResourceSchema,
 ]);
 export type Resource = z.infer<typeof resourceSchema>;
 
@@ -64,7 +77,7 @@ export type Resource = z.infer<typeof resourceSchema>;
  */
 export const resourcesContract = {
   list: procedure
-    .route({ summary: "List the workflows, forms and webhooks a project has deployed", tags: ["resources"] })
+    .route({ summary: "List the workflows, forms, webhooks and schedules a project has deployed", tags: ["resources"] })
     .input(
       z
         .object({
@@ -76,7 +89,7 @@ export const resourcesContract = {
     )
     .output(pageOf(resourceSchema)),
   get: procedure
-    .route({ summary: "Read one deployed workflow, form or webhook", tags: ["resources"] })
+    .route({ summary: "Read one deployed workflow, form, webhook or schedule", tags: ["resources"] })
     .input(z.object({ projectId: projectIdSchema, kind: resourceKindSchema, name: z.string().min(1) }).strict())
     .output(resourceSchema),
 };

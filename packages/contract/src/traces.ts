@@ -28,7 +28,7 @@ export interface SpanOutput {
   spanId: string;
   parentSpanId: string | null;
   name: string;
-  kind: "trigger" | "execution" | "attempt" | "step";
+  kind: "trigger" | "execution" | "attempt" | "step" | "token";
   startTime: string;
   endTime: string | null;
   attributes: Record<string, string | number | boolean>;
@@ -42,7 +42,7 @@ export const spanSchema: z.ZodType<SpanOutput> = z.object({
   spanId: z.string(),
   parentSpanId: z.string().nullable(),
   name: z.string(),
-  kind: z.enum(["trigger", "execution", "attempt", "step"]),
+  kind: z.enum(["trigger", "execution", "attempt", "step", "token"]),
   startTime: z.iso.datetime(),
   endTime: z.iso.datetime().nullable(),
   attributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),

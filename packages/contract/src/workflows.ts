@@ -10,7 +10,15 @@ import { projectIdSchema } from "./projects.ts";
 export const executionsPageLimit = 100;
 
 export const executionIdSchema = z.string().regex(/^exe_[0-9a-z]{26}$/, "Expected an execution id (exe_…).");
-export const executionStatusSchema = z.enum(["queued", "running", "sleeping", "succeeded", "failed", "cancelled"]);
+export const executionStatusSchema = z.enum([
+  "queued",
+  "running",
+  "sleeping",
+  "waiting",
+  "succeeded",
+  "failed",
+  "cancelled",
+]);
 export type ExecutionStatusValue = z.infer<typeof executionStatusSchema>;
 
 export const workflowSchema = workflowManifestSchema.extend({
@@ -61,6 +69,16 @@ export const executionSchema = executionSummarySchema.extend({
       logs: z.array(logEntrySchema),
     }),
   ),
+  /** Wait tokens of the execution, oldest first; their ids are secrets and are not shown. */
+  tokens: z.array(
+    z.object({
+      name: z.string(),
+      status: z.enum(["pending", "completed", "timed_out", "closed"]),
+      createdAt: z.iso.datetime(),
+      expiresAt: z.iso.datetime(),
+      finishedAt: z.iso.datetime().nullable(),
+    }),
+  ),
   attempts: z.array(
     z.object({
       number: z.int(),
@@ -76,6 +94,9 @@ export type Execution = z.infer<typeof executionSchema>;
 
 const workflowRef = z.object({ projectId: projectIdSchema, workflow: definitionNameSchema }).strict();
 const executionRef = z.object({ executionId: executionIdSchema }).strict();
+
+/** A wait token id, as `ctx.createToken` returns it (the last segment of its URL). */
+export const waitTokenIdSchema = z.string().regex(/^wtk_[A-Za-z0-9_-]{43}$/, "Expected a wait token id (wtk_…).");
 
 /** The `workflows` namespace: the workflows of a project's active deployment and their executions. */
 export const workflowsContract = {
@@ -120,6 +141,10 @@ export const workflowsContract = {
     .route({ summary: "Cancel an execution (a running one stops at its next step)", tags: ["workflows"] })
     .input(executionRef)
     .output(z.object({ executionId: z.string(), status: executionStatusSchema })),
+  completeToken: procedure
+    .route({ summary: "Complete a wait token: its waiting execution resumes with `data`", tags: ["workflows"] })
+    .input(z.object({ tokenId: waitTokenIdSchema, data: z.unknown() }).strict())
+    .output(z.object({ executionId: z.string(), status: z.literal("completed") })),
   rerunExecution: procedure
     .route({ summary: "Start a new execution with the same input", tags: ["workflows"] })
     .input(executionRef)

@@ -66,6 +66,14 @@ export function buildManifest(config: WeftConfig): Manifest {
       workflow,
       ...(secret === undefined ? {} : { secret }),
     })),
+    schedules: (config.schedules ?? []).map(({ name, workflow, cron, timezone, input, enabled }) => ({
+      name,
+      workflow,
+      cron,
+      timezone,
+      input,
+      enabled,
+    })),
   };
   const parsed = manifestSchema.safeParse(input);
   if (parsed.success) return parsed.data;

@@ -18,6 +18,24 @@ export interface WorkflowLogger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
+/** A wait token: `url` completes it (a public POST with JSON, or its page's Approve and Reject). */
+export interface WaitToken {
+  /** A 256-bit secret: whoever has it can complete the token. */
+  id: string;
+  url: string;
+}
+
+/**
+ * How a wait ended: completed with the body of the POST (`{ approved: true | false }` from the
+ * page's buttons), or not completed before the timeout.
+ */
+export type TokenResult<TData = unknown> = { ok: true; data: TData } | { ok: false; reason: "timeout" };
+
+export interface TokenOptions {
+  /** At most 30 days, counted from the token's creation. */
+  timeout: Duration;
+}
+
 /** What a workflow's `run` receives beside its input. */
 export interface WorkflowContext {
   /**
@@ -28,6 +46,17 @@ export interface WorkflowContext {
   step<T>(name: string, fn: () => T | Promise<T>): Promise<T>;
   /** A durable timer: the execution releases its worker and resumes after `duration`. */
   sleep(name: string, duration: Duration): Promise<void>;
+  /**
+   * Creates the wait token `name` without waiting (or, on replay, returns the same one), so that a
+   * step can send its URL before `waitForToken`. Token names are apart from step names.
+   */
+  createToken(name: string, options: TokenOptions): Promise<WaitToken>;
+  /**
+   * Waits for the token `name`, creating it if `createToken` did not: the execution is `waiting`
+   * and releases its worker until the token is completed or times out. A token created before
+   * keeps its own timeout (`options` may then be left out).
+   */
+  waitForToken<TData = unknown>(name: string, options?: TokenOptions): Promise<TokenResult<TData>>;
   log: WorkflowLogger;
   execution: { id: string; attempt: number };
 }
@@ -88,6 +117,20 @@ export interface WebhookDefinition extends WebhookOptions {
   readonly kind: "webhook";
 }
 
+/**
+ * Starts `workflow` at each tick of `cron` (5 fields: minute hour day-of-month month day-of-week),
+ * read in `timezone` (an IANA name, UTC by default), with `{ scheduledFor, ...input }` as input:
+ * `scheduledFor` is the tick as an ISO 8601 instant. `enabled: false` deploys it paused.
+ */
+export interface ScheduleOptions {
+  name: string;
+  workflow: string;
+  cron: string;
+  timezone?: string;
+  input?: Record<string, unknown>;
+  enabled?: boolean;
+}
+
 export interface WeftConfig {
   /** The project deployments go to; written by `weft deploy --create`. */
   project?: string;
@@ -95,6 +138,7 @@ export interface WeftConfig {
   workflows: WorkflowDefinition<any, any>[];
   forms?: (FormOptions | FormDefinition)[];
   webhooks?: (WebhookOptions | WebhookDefinition)[];
+  schedules?: ScheduleOptions[];
 }
 
 export function workflow<TInput, TOutput>(

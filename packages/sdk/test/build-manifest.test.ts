@@ -17,6 +17,16 @@ const echo = workflow({
   },
 });
 
+function issuesOf(config: Parameters<typeof buildManifest>[0]): string[] {
+  try {
+    buildManifest(config);
+  } catch (error) {
+    if (error instanceof ManifestError) return error.issues.map((issue) => `${issue.path}: ${issue.message}`);
+    throw error;
+  }
+  throw new Error("expected a ManifestError");
+}
+
 describe("durations", () => {
   it.each([
     [250, 250],
@@ -88,16 +98,6 @@ describe("buildManifest", () => {
     expect(manifest.webhooks[0]?.secret).toEqual({ header: "x-hook-secret", value: "s3cret" });
   });
 
-  function issuesOf(config: Parameters<typeof buildManifest>[0]): string[] {
-    try {
-      buildManifest(config);
-    } catch (error) {
-      if (error instanceof ManifestError) return error.issues.map((issue) => `${issue.path}: ${issue.message}`);
-      throw error;
-    }
-    throw new Error("expected a ManifestError");
-  }
-
   it("names the definition and the field of every problem", () => {
     const issues = issuesOf({
       workflows: [echo],
@@ -117,7 +117,39 @@ describe("buildManifest", () => {
     });
     expect(issues).toEqual([
       'workflows: the name "echo" is used twice',
-      expect.stringMatching(/^forms\[contact\]\.workflow: names the workflow "missing"/),
+      expect.stringMatching(/^forms\[contact\]\.workflow: form "contact" names the workflow "missing"/),
+    ]);
+  });
+});
+
+describe("schedules", () => {
+  it("carry their cron, time zone (UTC by default), input and enabled into the manifest", () => {
+    const manifest = buildManifest(
+      defineConfig({
+        workflows: [echo],
+        schedules: [
+          { name: "nightly", workflow: "echo", cron: "0 3 * * *", input: { n: 2 } },
+          { name: "berlin", workflow: "echo", cron: "30 8 * * 1-5", timezone: "Europe/Berlin", enabled: false },
+        ],
+      }),
+    );
+    expect(manifest.schedules).toEqual([
+      { name: "nightly", workflow: "echo", cron: "0 3 * * *", timezone: "UTC", input: { n: 2 }, enabled: true },
+      { name: "berlin", workflow: "echo", cron: "30 8 * * 1-5", timezone: "Europe/Berlin", enabled: false },
+    ]);
+  });
+
+  it("refuses an invalid cron expression and an unknown time zone, naming the schedule", () => {
+    const issues = issuesOf({
+      workflows: [echo],
+      schedules: [
+        { name: "often", workflow: "echo", cron: "*/0 * * * *" },
+        { name: "away", workflow: "echo", cron: "0 3 * * *", timezone: "Europe/Atlantis" },
+      ],
+    });
+    expect(issues).toEqual([
+      expect.stringMatching(/^schedules\[often\]\.cron: schedule "often": "\*\/0 \* \* \* \*" is not a 5-field cron/),
+      'schedules[away].timezone: schedule "away": "Europe/Atlantis" is not an IANA time zone name (such as "Europe/Berlin" or "UTC")',
     ]);
   });
 });

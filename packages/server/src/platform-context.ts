@@ -2,6 +2,7 @@ import type { Config } from "./config/config.ts";
 import type { DatabaseHandle } from "./db/database.ts";
 import type { ActiveDeploymentChanges } from "./deployments/active-deployment-changes.ts";
 import type { SandboxIsolation } from "./engine/sandbox/sandbox-isolation.ts";
+import type { MembershipChanges } from "./identity/access-changes.ts";
 import type { CredentialRevocations } from "./identity/credential-revocations.ts";
 import type { Mailer } from "./mail/mailer.ts";
 import type { Clock } from "./shared/clock.ts";
@@ -20,6 +21,8 @@ export interface PlatformContext {
   /** Deadlines (the ingress hot-path budget) are scheduled through it, so tests can make them pass. */
   timers: Timers;
   credentialRevocations: CredentialRevocations;
+  /** Accounts whose memberships changed, this process's and every other's: their cached principals are stale. */
+  membershipChanges: MembershipChanges;
   /** Changes of projects' active deployments, this process's and (with the ingress role) every other's. */
   activeDeploymentChanges: ActiveDeploymentChanges;
   mailer: Mailer;

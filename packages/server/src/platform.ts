@@ -9,6 +9,7 @@ import { decideSandbox } from "./engine/sandbox/sandbox-isolation.ts";
 import { startWorker, type Worker } from "./engine/worker.ts";
 import { listen } from "./http/http-server.ts";
 import { createRequestListener } from "./http/request-listener.ts";
+import { createMembershipChanges, relayAccessChanges } from "./identity/access-changes.ts";
 import { createCredentialRevocations } from "./identity/credential-revocations.ts";
 import { createMailer } from "./mail/mailer.ts";
 import type { PlatformContext } from "./platform-context.ts";
@@ -17,6 +18,7 @@ import { createIdGenerator } from "./shared/ids.ts";
 import { createLogger, type Logger } from "./shared/logger.ts";
 import { systemTimers, type Timers } from "./shared/timers.ts";
 import { createOtlpSpanExport } from "./traces/otlp-export.ts";
+import { waitTokenIssuer } from "./wait-tokens/token-secret.ts";
 
 export interface PlatformOptions {
   clock?: Clock;
@@ -53,7 +55,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
   const ownsDatabase = options.database === undefined;
   const database = options.database ?? (await openDatabase(config.database));
   // The collector gets each finished execution's spans, whichever process finishes it: a worker, or
-  // the API cancelling a queued or sleeping execution.
+  // the API cancelling a queued, sleeping or waiting execution.
   const spanExport =
     config.otlpEndpoint === undefined
       ? undefined
@@ -66,6 +68,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     logger,
     timers: options.timers ?? systemTimers,
     credentialRevocations: createCredentialRevocations(),
+    membershipChanges: createMembershipChanges(),
     activeDeploymentChanges: createActiveDeploymentChanges(),
     mailer: createMailer(config, clock, logger),
     spanExport,
@@ -76,12 +79,14 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
       ? undefined
       : await startWorker(
           { database, clock, logger, spanExport, resolveHost: options.resolveHost },
-          { ...config.worker, dataDir: config.dataDir, sandbox },
+          { ...config.worker, dataDir: config.dataDir, sandbox, tokens: waitTokenIssuer(config) },
         );
   // Ingress caches which deployment is active, so it listens for other processes' changes before serving.
   const stopRelaying = config.roles.has("ingress")
     ? await relayActiveDeploymentChanges(database, context.activeDeploymentChanges)
     : undefined;
+  // Cached principals must not outlive a revocation or membership change made by another process.
+  const stopRelayingAccess = await relayAccessChanges(database, context);
   const requests = createRequestListener(context);
   const http = await listen(requests.listener, config.port, config.host);
   let stopping: Promise<void> | undefined;
@@ -93,7 +98,8 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     stop: () => {
       stopping ??= (async () => {
         await http.close(drainGraceMs);
-        requests.close();
+        await requests.close();
+        await stopRelayingAccess().catch(() => undefined);
         // The database may be closed already, as when its server went away.
         await stopRelaying?.().catch(() => undefined);
         await worker?.stop();

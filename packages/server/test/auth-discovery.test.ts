@@ -1,4 +1,3 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   emailRegistration,
   idJagRegistration,
@@ -8,7 +7,8 @@ import {
   type TestIdentityProvider,
   type TestPlatform,
   trustedIssuersEnv,
-} from "./support/index.ts";
+} from "@weft/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const idJagType = "urn:ietf:params:oauth:token-type:id-jag";
 let plain: TestPlatform;

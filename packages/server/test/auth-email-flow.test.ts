@@ -1,6 +1,3 @@
-import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { accounts, auditEvents, credentials, registrations } from "../src/db/schema/index.ts";
 import {
   claimCodeOf,
   csrfTokenOf,
@@ -14,7 +11,10 @@ import {
   submitDecision,
   type TestPlatform,
   whoAmI,
-} from "./support/index.ts";
+} from "@weft/testing";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { accounts, auditEvents, credentials, registrations } from "../src/db/schema/index.ts";
 
 const minute = 60 * 1000;
 let smtp: SmtpSink;

@@ -1,11 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { eq } from "drizzle-orm";
-import { base64url, SignJWT } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cacheLifetimeMs } from "../src/auth/jwks-cache.ts";
-import { accounts, credentials, usedAssertionIds } from "../src/db/schema/index.ts";
-import { startPlatform } from "../src/platform.ts";
-import { createLogger } from "../src/shared/logger.ts";
 import {
   idJagRegistration,
   postJson,
@@ -15,7 +8,14 @@ import {
   type TestPlatform,
   trustedIssuersEnv,
   whoAmI,
-} from "./support/index.ts";
+} from "@weft/testing";
+import { eq } from "drizzle-orm";
+import { base64url, SignJWT } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cacheLifetimeMs } from "../src/auth/jwks-cache.ts";
+import { accounts, credentials, usedAssertionIds } from "../src/db/schema/index.ts";
+import { startPlatform } from "../src/platform.ts";
+import { createLogger } from "../src/shared/logger.ts";
 
 let idp: TestIdentityProvider;
 let untrusted: TestIdentityProvider;
@@ -293,8 +293,9 @@ describe("logout-token revocation", () => {
     const token = await idp.sign(logoutClaims({ sub: "leaver" }), { typ: "logout+jwt" });
     expect(await revokeWithLogoutToken(token)).toEqual({ status: 200, body: {} });
     unsubscribe();
-    // Credential caches in this process hear of each revoked credential.
-    expect(announced).toHaveLength(3);
+    // Credential caches in this process hear of each revoked credential (from this process at once,
+    // and again through the database's notification, as every other process does).
+    expect(new Set(announced).size).toBe(3);
     for (const credential of ofUser) expect((await whoAmI(server.url, credential)).status).toBe(401);
     expect((await whoAmI(server.url, other)).status).toBe(200);
 

@@ -1,6 +1,6 @@
+import { emailRegistration, postJson, startTestPlatform, type TestPlatform } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClientIpResolver } from "../src/http/client-ip.ts";
-import { emailRegistration, postJson, startTestPlatform, type TestPlatform } from "./support/index.ts";
 
 describe("client IP", () => {
   it("is the socket peer unless the peer is a trusted proxy", () => {

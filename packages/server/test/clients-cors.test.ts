@@ -1,8 +1,5 @@
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { crossOriginRule } from "../src/http/cors.ts";
 import {
   createTestIdentity,
   emailRegistration,
@@ -11,7 +8,10 @@ import {
   startTestPlatform,
   type TestIdentity,
   type TestPlatform,
-} from "./support/index.ts";
+} from "@weft/testing";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { crossOriginRule } from "../src/http/cors.ts";
 
 const origin = "https://agent.example.net";
 let weft: TestPlatform;

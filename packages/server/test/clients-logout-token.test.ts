@@ -1,7 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { usedAssertionIds } from "../src/db/schema/index.ts";
 import {
   idJagRegistration,
   postJson,
@@ -11,7 +8,10 @@ import {
   type TestPlatform,
   trustedIssuersEnv,
   whoAmI,
-} from "./support/index.ts";
+} from "@weft/testing";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { usedAssertionIds } from "../src/db/schema/index.ts";
 
 let idp: TestIdentityProvider;
 let server: TestPlatform;

@@ -1,8 +1,8 @@
+import { startTestPlatform, type TestPlatform } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultBodyLimitBytes } from "../src/http/body-limit.ts";
 import { generateOpenApiDocument } from "../src/rpc/openapi-document.ts";
 import { deploymentUploadBodyLimitBytes } from "../src/rpc/procedure-body-limits.ts";
-import { startTestPlatform, type TestPlatform } from "./support/index.ts";
 
 interface Response {
   description: string;

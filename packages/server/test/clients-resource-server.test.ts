@@ -2,17 +2,11 @@ import { createORPCClient, ORPCError } from "@orpc/client";
 import { RPCLink } from "@orpc/client/fetch";
 import type { ContractRouterClient } from "@orpc/contract";
 import type { contract } from "@weft/contract";
+import { callRpc, createTestIdentity, startTestPlatform, type TestIdentity, type TestPlatform } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultBodyLimitBytes } from "../src/http/body-limit.ts";
 import { deploymentUploadBodyLimitBytes } from "../src/rpc/procedure-body-limits.ts";
 import { protectedResourceMetadataUrl } from "../src/rpc/protected-resource-metadata.ts";
-import {
-  callRpc,
-  createTestIdentity,
-  startTestPlatform,
-  type TestIdentity,
-  type TestPlatform,
-} from "./support/index.ts";
 
 let weft: TestPlatform;
 let owner: TestIdentity;

@@ -3,8 +3,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { serverEntry } from "@weft/testing";
 import { describe, expect, it } from "vitest";
-import { serverEntry } from "./support/index.ts";
 
 const workerEntry = fileURLToPath(new URL("../src/worker-main.ts", import.meta.url));
 

@@ -1,3 +1,4 @@
+import { createTestDatabase, ensureTestProject, type TestDatabase } from "@weft/testing";
 import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executions, idempotencyKeys } from "../src/db/schema/index.ts";
@@ -8,8 +9,7 @@ import { validateJsonSchema } from "../src/schemas/validate-json-schema.ts";
 import { createManualClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
 import { secretMatchesHash } from "../src/shared/secrets.ts";
-import { InvalidRequestError, NotFoundError } from "../src/shared/service-errors.ts";
-import { createTestDatabase, ensureTestProject, type TestDatabase } from "./support/index.ts";
+import { valueOrThrow } from "../src/shared/service-result.ts";
 
 const clock = createManualClock();
 const deps = { clock, ids: createIdGenerator(clock) };
@@ -48,21 +48,27 @@ afterAll(async () => {
 
 describe("deployments", () => {
   it("numbers deployments per project, activates the newest and stores secrets only as digests", async () => {
-    const first = await createDeployment(database.db, deps, {
-      projectId: "prj_a",
-      manifest,
-      bundle: "export default {}",
-    });
-    const second = await createDeployment(database.db, deps, {
-      projectId: "prj_a",
-      manifest,
-      bundle: "export default 2",
-    });
-    const other = await createDeployment(database.db, deps, {
-      projectId: "prj_b",
-      manifest,
-      bundle: "export default 3",
-    });
+    const first = valueOrThrow(
+      await createDeployment(database.db, deps, {
+        projectId: "prj_a",
+        manifest,
+        bundle: "export default {}",
+      }),
+    );
+    const second = valueOrThrow(
+      await createDeployment(database.db, deps, {
+        projectId: "prj_a",
+        manifest,
+        bundle: "export default 2",
+      }),
+    );
+    const other = valueOrThrow(
+      await createDeployment(database.db, deps, {
+        projectId: "prj_b",
+        manifest,
+        bundle: "export default 3",
+      }),
+    );
     expect([first.number, second.number, other.number]).toEqual([1, 2, 1]);
     expect((await getActiveDeployment(database.db, "prj_a"))?.id).toBe(second.id);
 
@@ -74,7 +80,9 @@ describe("deployments", () => {
     expect(secretMatchesHash("s3cret-value", webhookSecret?.valueHash ?? "")).toBe(true);
     expect(secretMatchesHash("open sesame", stored.forms[0]?.basicAuth?.passwordHash ?? "")).toBe(true);
 
-    const rolledBack = await activateDeployment(database.db, deps, { projectId: "prj_a", deploymentId: first.id });
+    const rolledBack = valueOrThrow(
+      await activateDeployment(database.db, deps, { projectId: "prj_a", deploymentId: first.id }),
+    );
     expect(rolledBack.active).toBe(true);
     expect((await getActiveDeployment(database.db, "prj_a"))?.id).toBe(first.id);
     const listed = await listDeployments(database.db, { projectId: "prj_a", page: firstPage });
@@ -82,9 +90,8 @@ describe("deployments", () => {
       [1, true],
       [2, false],
     ]);
-    await expect(
-      activateDeployment(database.db, deps, { projectId: "prj_b", deploymentId: first.id }),
-    ).rejects.toBeInstanceOf(NotFoundError);
+    const foreign = await activateDeployment(database.db, deps, { projectId: "prj_b", deploymentId: first.id });
+    expect(foreign).toMatchObject({ ok: false, failure: { kind: "not_found" } });
   });
 
   it("rejects an invalid manifest with one issue per problem and stores nothing", async () => {
@@ -95,11 +102,9 @@ describe("deployments", () => {
       forms: [{ name: "f", workflow: "missing", schema: { type: "nonsense" } }],
       webhooks: [],
     };
-    const error = await createDeployment(database.db, deps, { projectId: "prj_c", manifest: bad, bundle: "x" }).catch(
-      (caught: unknown) => caught,
-    );
-    expect(error).toBeInstanceOf(InvalidRequestError);
-    const paths = (error as InvalidRequestError).issues.map((issue) => issue.path);
+    const refused = await createDeployment(database.db, deps, { projectId: "prj_c", manifest: bad, bundle: "x" });
+    const paths =
+      refused.ok || refused.failure.kind !== "invalid" ? [] : refused.failure.issues.map((issue) => issue.path);
     expect(paths).toEqual(
       expect.arrayContaining(["workflows.0.name", "workflows.0.retries.maxAttempts", "forms.0.workflow"]),
     );
@@ -108,14 +113,22 @@ describe("deployments", () => {
       projectId: "prj_c",
       manifest: badSchema,
       bundle: "x",
-    }).catch((caught: unknown) => caught);
-    expect((schemaError as InvalidRequestError).issues[0]?.path).toBe("forms.0.schema");
-    await expect(
-      createDeployment(database.db, deps, { projectId: "prj_c", manifest, bundle: "" }),
-    ).rejects.toBeInstanceOf(InvalidRequestError);
-    await expect(
-      createDeployment(database.db, deps, { projectId: "prj_c", manifest, bundle: "x".repeat(10 * 1024 * 1024 + 1) }),
-    ).rejects.toThrow(/at most/);
+    });
+    expect(schemaError).toMatchObject({
+      ok: false,
+      failure: { kind: "invalid", issues: [{ path: "forms.0.schema" }] },
+    });
+    const emptyBundle = await createDeployment(database.db, deps, { projectId: "prj_c", manifest, bundle: "" });
+    expect(emptyBundle).toMatchObject({ ok: false, failure: { kind: "invalid" } });
+    const tooLarge = await createDeployment(database.db, deps, {
+      projectId: "prj_c",
+      manifest,
+      bundle: "x".repeat(10 * 1024 * 1024 + 1),
+    });
+    expect(tooLarge).toMatchObject({
+      ok: false,
+      failure: { kind: "invalid", message: expect.stringMatching(/at most/) },
+    });
     expect(await listDeployments(database.db, { projectId: "prj_c", page: firstPage })).toEqual(before);
     expect(await getActiveDeployment(database.db, "prj_c")).toBeUndefined();
   });
@@ -123,7 +136,9 @@ describe("deployments", () => {
 
 describe("enqueueExecution", () => {
   it("returns the same execution for an idempotency key within 24 hours, and a new one after", async () => {
-    const deployment = await createDeployment(database.db, deps, { projectId: "prj_i", manifest, bundle: "x" });
+    const deployment = valueOrThrow(
+      await createDeployment(database.db, deps, { projectId: "prj_i", manifest, bundle: "x" }),
+    );
     const request = {
       projectId: "prj_i",
       deploymentId: deployment.id,
@@ -132,13 +147,15 @@ describe("enqueueExecution", () => {
       idempotencyKey: "order-42",
       trigger: { kind: "api" as const },
     };
-    const first = await database.db.transaction((tx) => enqueueExecution(tx, deps, request));
+    const enqueue = async () =>
+      valueOrThrow(await database.db.transaction((tx) => enqueueExecution(tx, deps, request)));
+    const first = await enqueue();
     clock.advance(23 * 60 * 60 * 1000);
-    const again = await database.db.transaction((tx) => enqueueExecution(tx, deps, request));
+    const again = await enqueue();
     expect(first.created).toBe(true);
     expect(again).toEqual({ executionId: first.executionId, created: false, sameRequest: true });
     clock.advance(60 * 60 * 1000);
-    const later = await database.db.transaction((tx) => enqueueExecution(tx, deps, request));
+    const later = await enqueue();
     expect(later.created).toBe(true);
     expect(later.executionId).not.toBe(first.executionId);
     const [row] = await database.db.select().from(executions).where(eq(executions.id, first.executionId));
@@ -148,18 +165,19 @@ describe("enqueueExecution", () => {
   });
 
   it("refuses a workflow the deployment does not define, inserting nothing", async () => {
-    const deployment = await createDeployment(database.db, deps, { projectId: "prj_n", manifest, bundle: "x" });
-    await expect(
-      database.db.transaction((tx) =>
-        enqueueExecution(tx, deps, {
-          projectId: "prj_n",
-          deploymentId: deployment.id,
-          workflow: "nope",
-          input: {},
-          trigger: { kind: "api" },
-        }),
-      ),
-    ).rejects.toBeInstanceOf(NotFoundError);
+    const deployment = valueOrThrow(
+      await createDeployment(database.db, deps, { projectId: "prj_n", manifest, bundle: "x" }),
+    );
+    const refused = await database.db.transaction((tx) =>
+      enqueueExecution(tx, deps, {
+        projectId: "prj_n",
+        deploymentId: deployment.id,
+        workflow: "nope",
+        input: {},
+        trigger: { kind: "api" },
+      }),
+    );
+    expect(refused).toMatchObject({ ok: false, failure: { kind: "not_found" } });
     const [rows] = await database.db.select({ n: count() }).from(executions).where(eq(executions.projectId, "prj_n"));
     expect(rows?.n).toBe(0);
   });

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort, type ServerProcess, spawnServer, waitUntilServing } from "@weft/testing";
 import { afterAll, describe, expect, it } from "vitest";
-import { freePort, type ServerProcess, spawnServer, waitUntilServing } from "./support/index.ts";
 
 const dataDirs: string[] = [];
 const servers: ServerProcess[] = [];

@@ -44,14 +44,14 @@ describe("what the worker makes of a sandbox child's report", () => {
 
 describe("the cancel grace period", () => {
   const requestedAt = new Date("2026-01-01T00:00:00.000Z");
-  const after = (ms: number) => new Date(requestedAt.getTime() + ms);
+  const afterRequest = (ms: number) => new Date(requestedAt.getTime() + ms);
 
   it("is over once cancelGraceMs have passed, unless the process is already being stopped", () => {
     const run = { cancelKilled: false, timedOut: false };
-    expect(cancelGraceOver(run, requestedAt, after(cancelGraceMs - 1))).toBe(false);
-    expect(cancelGraceOver(run, requestedAt, after(cancelGraceMs))).toBe(true);
-    expect(cancelGraceOver({ ...run, cancelKilled: true }, requestedAt, after(cancelGraceMs))).toBe(false);
-    expect(cancelGraceOver({ ...run, timedOut: true }, requestedAt, after(cancelGraceMs))).toBe(false);
+    expect(cancelGraceOver(run, requestedAt, afterRequest(cancelGraceMs - 1))).toBe(false);
+    expect(cancelGraceOver(run, requestedAt, afterRequest(cancelGraceMs))).toBe(true);
+    expect(cancelGraceOver({ ...run, cancelKilled: true }, requestedAt, afterRequest(cancelGraceMs))).toBe(false);
+    expect(cancelGraceOver({ ...run, timedOut: true }, requestedAt, afterRequest(cancelGraceMs))).toBe(false);
   });
 });
 

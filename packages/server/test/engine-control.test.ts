@@ -1,12 +1,12 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { type EngineHarness, startEngineHarness } from "@weft/testing";
 import { and, count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executionSteps, executions } from "../src/db/schema/index.ts";
 import { activateDeployment } from "../src/deployments/read-deployments.ts";
 import { cancelExecution } from "../src/engine/cancel-execution.ts";
-import { ConflictError } from "../src/shared/service-errors.ts";
-import { type EngineHarness, startEngineHarness } from "./support/index.ts";
+import { valueOrThrow } from "../src/shared/service-result.ts";
 
 let engine: EngineHarness;
 let deploymentId: string;
@@ -105,7 +105,9 @@ describe("cancellation", () => {
   it("stops a running execution at its next step boundary", async () => {
     const id = await engine.run("prj_ctl", "gated", {});
     await waitForStep(id, "first");
-    expect(await cancelExecution(engine.database.db, engine, { executionId: id })).toEqual({ status: "running" });
+    expect(valueOrThrow(await cancelExecution(engine.database.db, engine, { executionId: id }))).toEqual({
+      status: "running",
+    });
     openGate("cancel");
     const cancelled = await engine.waitFor(id, (row) => row.status === "cancelled");
     expect(cancelled.finishedAt).not.toBeNull();
@@ -115,14 +117,17 @@ describe("cancellation", () => {
   it("cancels a sleeping execution at once and refuses to cancel a finished one", async () => {
     const id = await engine.run("prj_ctl", "napper", {});
     await engine.waitFor(id, (row) => row.status === "sleeping");
-    expect(await cancelExecution(engine.database.db, engine, { executionId: id })).toEqual({ status: "cancelled" });
+    expect(valueOrThrow(await cancelExecution(engine.database.db, engine, { executionId: id }))).toEqual({
+      status: "cancelled",
+    });
     engine.clock.advance(86_400_000);
     await engine.worker.poke();
     const row = await engine.execution(id);
     expect(row.status).toBe("cancelled");
-    await expect(cancelExecution(engine.database.db, engine, { executionId: id })).rejects.toBeInstanceOf(
-      ConflictError,
-    );
+    expect(await cancelExecution(engine.database.db, engine, { executionId: id })).toMatchObject({
+      ok: false,
+      failure: { kind: "conflict" },
+    });
     expect((await engine.execution(id)).finishedAt).toEqual(row.finishedAt);
   });
 });
@@ -187,7 +192,7 @@ export default defineConfig({
     await engine.deploy("prj_roll", version(2), versionManifest);
     const onSecond = await engine.run("prj_roll", "ver", {});
     await engine.waitFor(onSecond, (row) => row.status === "sleeping");
-    await activateDeployment(engine.database.db, engine, { projectId: "prj_roll", deploymentId: first });
+    valueOrThrow(await activateDeployment(engine.database.db, engine, { projectId: "prj_roll", deploymentId: first }));
     const onFirst = await engine.run("prj_roll", "ver", {});
     await engine.waitFor(onFirst, (row) => row.status === "sleeping");
     engine.clock.advance(60_000);

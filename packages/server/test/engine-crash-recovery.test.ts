@@ -1,8 +1,15 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import {
+  bundleConfig,
+  createTestDatabase,
+  ensureTestProject,
+  spawnWorker,
+  startStepCounter,
+  type TestDatabase,
+  testServerUrl,
+} from "@weft/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executionSteps, executions, spans } from "../src/db/schema/index.ts";
@@ -10,16 +17,8 @@ import { createDeployment } from "../src/deployments/create-deployment.ts";
 import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
-import {
-  bundleConfig,
-  createTestDatabase,
-  ensureTestProject,
-  startStepCounter,
-  type TestDatabase,
-  testServerUrl,
-} from "./support/index.ts";
-
-const workerEntry = fileURLToPath(new URL("../src/worker-main.ts", import.meta.url));
+import { valueOrThrow } from "../src/shared/service-result.ts";
+import { completeWaitToken } from "../src/wait-tokens/complete-wait-token.ts";
 
 const source = `
 import { defineConfig, workflow } from "@weft/sdk";
@@ -32,25 +31,23 @@ export default defineConfig({
         return [await hit("first"), await hit("block"), await hit("last")];
       },
     }),
+    workflow({
+      name: "approved",
+      async run(input: { base: string }, ctx) {
+        const hit = (path: string) => ctx.step(path, async () => (await fetch(input.base + "/" + path)).text());
+        const before = await hit("before");
+        const token = await ctx.createToken("approval", { timeout: "1d" });
+        await ctx.step("ask", () => token.id);
+        const answer = await ctx.waitForToken("approval");
+        return [before, answer, await hit("after"), token.id];
+      },
+    }),
   ],
 });
 `;
 
-function spawnWorker(databaseUrl: string, dataDir: string): { child: ChildProcess; exited: Promise<unknown> } {
-  const child = spawn(process.execPath, [workerEntry], {
-    env: {
-      PATH: process.env.PATH ?? "",
-      DATABASE_URL: databaseUrl,
-      WEFT_DATA_DIR: dataDir,
-      WEFT_WORKER_LEASE_SECONDS: "2",
-      WEFT_LOG_LEVEL: "warn",
-      // The workflow fetches the test's own loopback counter, through the sandbox's egress proxy.
-      WEFT_SANDBOX_EGRESS_ALLOW: "127.0.0.1",
-    },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  return { child, exited: new Promise((resolve) => child.once("exit", resolve)) };
-}
+// The workflow fetches the test's own loopback counter, through the sandbox's egress proxy.
+const egressToCounter = { WEFT_SANDBOX_EGRESS_ALLOW: "127.0.0.1" };
 
 const dataDirs: string[] = [];
 let database: TestDatabase | undefined;
@@ -71,30 +68,34 @@ describe.skipIf(testServerUrl() === undefined)("a worker killed mid-execution (P
     const deps = { clock: systemClock, ids };
     const counter = await startStepCounter();
     await ensureTestProject(database.db, deps, "prj_crash");
-    const deployment = await createDeployment(database.db, deps, {
-      projectId: "prj_crash",
-      manifest: { version: 1, workflows: [{ name: "counted" }] },
-      bundle: await bundleConfig(source),
-    });
-    const { executionId } = await database.db.transaction((tx) =>
-      enqueueExecution(tx, deps, {
+    const deployment = valueOrThrow(
+      await createDeployment(database.db, deps, {
         projectId: "prj_crash",
-        deploymentId: deployment.id,
-        workflow: "counted",
-        input: { base: counter.base },
-        trigger: { kind: "api" },
+        manifest: { version: 1, workflows: [{ name: "counted" }, { name: "approved" }] },
+        bundle: await bundleConfig(source),
       }),
+    );
+    const { executionId } = valueOrThrow(
+      await database.db.transaction((tx) =>
+        enqueueExecution(tx, deps, {
+          projectId: "prj_crash",
+          deploymentId: deployment.id,
+          workflow: "counted",
+          input: { base: counter.base },
+          trigger: { kind: "api" },
+        }),
+      ),
     );
 
     const firstDir = mkdtempSync(join(tmpdir(), "weft-worker-a-"));
     const secondDir = mkdtempSync(join(tmpdir(), "weft-worker-b-"));
     dataDirs.push(firstDir, secondDir);
-    const first = spawnWorker(database.url, firstDir);
+    const first = spawnWorker(database.url, firstDir, egressToCounter);
     await counter.blocked;
     first.child.kill("SIGKILL");
     await first.exited;
 
-    const second = spawnWorker(database.url, secondDir);
+    const second = spawnWorker(database.url, secondDir, egressToCounter);
     try {
       const deadline = Date.now() + 30_000;
       let row = (await database.db.select().from(executions).where(eq(executions.id, executionId)))[0];
@@ -122,3 +123,79 @@ describe.skipIf(testServerUrl() === undefined)("a worker killed mid-execution (P
     }
   });
 });
+
+describe.skipIf(testServerUrl() === undefined)(
+  "a worker killed while an execution waits for a token (PostgreSQL only)",
+  () => {
+    it("loses nothing: the completed token resumes it on another worker, which runs no step twice", async () => {
+      if (database?.url === undefined) throw new Error("no server database");
+      const ids = createIdGenerator(systemClock);
+      const deps = { clock: systemClock, ids };
+      const counter = await startStepCounter();
+      await ensureTestProject(database.db, deps, "prj_crash_wait");
+      const deployment = valueOrThrow(
+        await createDeployment(database.db, deps, {
+          projectId: "prj_crash_wait",
+          manifest: { version: 1, workflows: [{ name: "counted" }, { name: "approved" }] },
+          bundle: await bundleConfig(source),
+        }),
+      );
+      const { executionId } = valueOrThrow(
+        await database.db.transaction((tx) =>
+          enqueueExecution(tx, deps, {
+            projectId: "prj_crash_wait",
+            deploymentId: deployment.id,
+            workflow: "approved",
+            input: { base: counter.base },
+            trigger: { kind: "api" },
+          }),
+        ),
+      );
+      const read = async () =>
+        (await database?.db.select().from(executions).where(eq(executions.id, executionId)))?.[0];
+      const reach = async (status: string) => {
+        const deadline = Date.now() + 30_000;
+        let row = await read();
+        while (row?.status !== status) {
+          if (Date.now() > deadline) throw new Error(`not ${status}: ${JSON.stringify(row)}`);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          row = await read();
+        }
+        return row;
+      };
+
+      const firstDir = mkdtempSync(join(tmpdir(), "weft-worker-a-"));
+      const secondDir = mkdtempSync(join(tmpdir(), "weft-worker-b-"));
+      dataDirs.push(firstDir, secondDir);
+      const first = spawnWorker(database.url, firstDir, egressToCounter);
+      await reach("waiting");
+      first.child.kill("SIGKILL");
+      await first.exited;
+
+      const steps = await database.db.select().from(executionSteps).where(eq(executionSteps.executionId, executionId));
+      const tokenId = steps.find((step) => step.name === "ask")?.result.value;
+      if (typeof tokenId !== "string") throw new Error("no token id stored");
+      const completed = await completeWaitToken(database.db, deps, { tokenId, data: { approved: true } });
+      expect(completed).toEqual({ ok: true, value: { executionId } });
+
+      const second = spawnWorker(database.url, secondDir, egressToCounter);
+      try {
+        const row = await reach("succeeded");
+        expect(row.output).toEqual(["before#1", { ok: true, data: { approved: true } }, "after#1", tokenId]);
+        expect(Object.fromEntries(counter.hits)).toEqual({ before: 1, after: 1 });
+        const attempts = await database.db.select().from(spans).where(eq(spans.executionId, executionId));
+        expect(
+          attempts
+            .filter((span) => span.kind === "attempt")
+            .map((span) => span.name)
+            .sort(),
+        ).toEqual(["attempt 1", "attempt 1 (resumed)"]);
+      } finally {
+        second.child.kill("SIGTERM");
+        await second.exited;
+        counter.server.closeAllConnections();
+        counter.server.close();
+      }
+    });
+  },
+);

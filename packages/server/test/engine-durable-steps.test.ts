@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { bundleConfig, ensureTestProject, startStepCounter } from "@weft/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../src/db/database.ts";
@@ -11,7 +12,7 @@ import { createDeployment } from "../src/deployments/create-deployment.ts";
 import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
-import { bundleConfig, ensureTestProject, startStepCounter } from "./support/index.ts";
+import { valueOrThrow } from "../src/shared/service-result.ts";
 
 const workerEntry = fileURLToPath(new URL("../src/worker-main.ts", import.meta.url));
 
@@ -61,19 +62,23 @@ describe("a step reported stored on the embedded database", () => {
     const deps = { clock: systemClock, ids };
     const setup = await openDatabase({ kind: "embedded", dataDir });
     await ensureTestProject(setup.db, deps, "prj_durable");
-    const deployment = await createDeployment(setup.db, deps, {
-      projectId: "prj_durable",
-      manifest: { version: 1, workflows: [{ name: "counted" }] },
-      bundle: await bundleConfig(source),
-    });
-    const { executionId } = await setup.db.transaction((tx) =>
-      enqueueExecution(tx, deps, {
+    const deployment = valueOrThrow(
+      await createDeployment(setup.db, deps, {
         projectId: "prj_durable",
-        deploymentId: deployment.id,
-        workflow: "counted",
-        input: { base: counter.base },
-        trigger: { kind: "api" },
+        manifest: { version: 1, workflows: [{ name: "counted" }] },
+        bundle: await bundleConfig(source),
       }),
+    );
+    const { executionId } = valueOrThrow(
+      await setup.db.transaction((tx) =>
+        enqueueExecution(tx, deps, {
+          projectId: "prj_durable",
+          deploymentId: deployment.id,
+          workflow: "counted",
+          input: { base: counter.base },
+          trigger: { kind: "api" },
+        }),
+      ),
     );
     await setup.close();
 

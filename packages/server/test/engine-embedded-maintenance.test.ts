@@ -1,7 +1,7 @@
+import { type EngineHarness, startEngineHarness, testServerUrl } from "@weft/testing";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sqlRows } from "../src/engine/sql-rows.ts";
-import { type EngineHarness, startEngineHarness, testServerUrl } from "./support/index.ts";
 
 const everyClaims = 20;
 let engine: EngineHarness;

@@ -1,3 +1,4 @@
+import { createTestDatabase, ensureTestProject, type TestDatabase } from "@weft/testing";
 import { eq, inArray, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executions, spans } from "../src/db/schema/index.ts";
@@ -5,7 +6,7 @@ import { createDeployment } from "../src/deployments/create-deployment.ts";
 import { createEnqueueBatcher, DeadlineExpiredError } from "../src/engine/enqueue-batcher.ts";
 import { createManualClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
-import { createTestDatabase, ensureTestProject, type TestDatabase } from "./support/index.ts";
+import { valueOrThrow } from "../src/shared/service-result.ts";
 
 const clock = createManualClock();
 const deps = { clock, ids: createIdGenerator(clock) };
@@ -38,11 +39,13 @@ async function transactionsThatWrote(ids: string[]): Promise<number> {
 beforeAll(async () => {
   database = await createTestDatabase();
   await ensureTestProject(database.db, deps, "prj_batch");
-  const deployment = await createDeployment(database.db, deps, {
-    projectId: "prj_batch",
-    manifest: { version: 1, workflows: [workflow] },
-    bundle: "export default { workflows: [] };",
-  });
+  const deployment = valueOrThrow(
+    await createDeployment(database.db, deps, {
+      projectId: "prj_batch",
+      manifest: { version: 1, workflows: [workflow] },
+      bundle: "export default { workflows: [] };",
+    }),
+  );
   deploymentId = deployment.id;
 });
 afterAll(async () => {

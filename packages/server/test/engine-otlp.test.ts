@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { callRpc, createTestIdentity, startTestPlatform, type TestPlatform } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callRpc, createTestIdentity, startTestPlatform, type TestPlatform } from "./support/index.ts";
 
 /** A stand-in OpenTelemetry collector: records what is POSTed to /v1/traces. */
 let collector: Server;

@@ -1,4 +1,3 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   bundleConfig,
   callRpc,
@@ -6,7 +5,8 @@ import {
   startTestPlatform,
   type TestIdentity,
   type TestPlatform,
-} from "./support/index.ts";
+} from "@weft/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 let weft: TestPlatform;
 let owner: TestIdentity;
@@ -265,7 +265,7 @@ describe("workflows over RPC", () => {
     expect(root?.children[0]?.children[0]?.children.map((span) => span.name)).toEqual(["step scale"]);
 
     const refused = await call<{ code: string }>("workflows.cancelExecution", { executionId: execution.id });
-    expect(refused.status).toBe(400);
+    expect(refused).toMatchObject({ status: 409, json: { code: "CONFLICT" } });
     const rerun = await call<{ executionId: string }>("workflows.rerunExecution", { executionId: execution.id });
     expect(rerun.json.executionId).not.toBe(execution.id);
     expect(await finished(rerun.json.executionId)).toMatchObject({ input: { n: 3 }, output: { scaled: 6 } });

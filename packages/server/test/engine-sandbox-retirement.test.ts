@@ -1,7 +1,8 @@
+import { type EngineHarness, startEngineHarness } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
+import { valueOrThrow } from "../src/shared/service-result.ts";
 import { createManualTimers } from "../src/shared/timers.ts";
-import { type EngineHarness, startEngineHarness } from "./support/index.ts";
 
 const idleMs = 60_000;
 const timers = createManualTimers();
@@ -58,11 +59,13 @@ describe("sandbox processes at rest", () => {
     await sweepUntil(() => !engine.worker.sandboxes().includes(old));
 
     // An execution queued on the old deployment still runs, in a process of its own again.
-    const { executionId } = await engine.database.db.transaction((tx) =>
-      enqueueExecution(
-        tx,
-        { clock: engine.clock, ids: engine.ids },
-        { projectId: "prj_retired", deploymentId: old, workflow: "token", input: {}, trigger: { kind: "api" } },
+    const { executionId } = valueOrThrow(
+      await engine.database.db.transaction((tx) =>
+        enqueueExecution(
+          tx,
+          { clock: engine.clock, ids: engine.ids },
+          { projectId: "prj_retired", deploymentId: old, workflow: "token", input: {}, trigger: { kind: "api" } },
+        ),
       ),
     );
     expect(await tokenOf(executionId)).not.toBe(first);

@@ -1,6 +1,7 @@
+import { bundleConfig, createTestDatabase, ensureTestProject, type TestDatabase } from "@weft/testing";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { executionSteps, executions, spans } from "../src/db/schema/index.ts";
+import { executionSteps, executions, spans, waitTokens } from "../src/db/schema/index.ts";
 import { createDeployment } from "../src/deployments/create-deployment.ts";
 import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
 import {
@@ -23,12 +24,12 @@ import {
   type TransitionName,
   transitionNames,
   transitions,
+  wait,
 } from "../src/engine/execution-state/index.ts";
+import { newSpanId } from "../src/engine/trace-ids.ts";
 import { createManualClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
-import { bundleConfig } from "./support/bundle.ts";
-import { createTestDatabase, type TestDatabase } from "./support/test-database.ts";
-import { ensureTestProject } from "./support/test-projects.ts";
+import { valueOrThrow } from "../src/shared/service-result.ts";
 
 /**
  * Walks the transition table against the database: from every state, every transition is taken
@@ -52,7 +53,7 @@ import { defineConfig, workflow } from "@weft/sdk";
 export default defineConfig({ workflows: [workflow({ name: "w", async run() { return 1; } })] });
 `);
   const manifest = { version: 1, workflows: [{ name: "w" }] };
-  deploymentId = (await createDeployment(database.db, { clock, ids }, { projectId, manifest, bundle })).id;
+  deploymentId = valueOrThrow(await createDeployment(database.db, { clock, ids }, { projectId, manifest, bundle })).id;
 });
 
 afterAll(async () => {
@@ -69,11 +70,13 @@ beforeEach(async () => {
  * `holder` under a lease that has lapsed only when `lapsed` (what `expireLease` needs).
  */
 async function executionIn(state: ExecutionState, lapsed: boolean): Promise<string> {
-  const { executionId } = await database.db.transaction((tx) =>
-    enqueueExecution(
-      tx,
-      { clock, ids },
-      { projectId, deploymentId, workflow: "w", input: null, trigger: { kind: "api" } },
+  const { executionId } = valueOrThrow(
+    await database.db.transaction((tx) =>
+      enqueueExecution(
+        tx,
+        { clock, ids },
+        { projectId, deploymentId, workflow: "w", input: null, trigger: { kind: "api" } },
+      ),
     ),
   );
   const now = clock.now().getTime();
@@ -91,15 +94,16 @@ async function executionIn(state: ExecutionState, lapsed: boolean): Promise<stri
   return executionId;
 }
 
-/** Everything a transition may write: the row, its steps and its spans. */
+/** Everything a transition may write: the row, its steps, its wait tokens and its spans. */
 async function snapshot(executionId: string) {
   const [row] = await database.db.select().from(executions).where(eq(executions.id, executionId));
   const steps = await database.db.select().from(executionSteps).where(eq(executionSteps.executionId, executionId));
+  const tokens = await database.db.select().from(waitTokens).where(eq(waitTokens.executionId, executionId));
   const [spanCount] = await database.db
     .select({ count: sql<number>`count(*)::int` })
     .from(spans)
     .where(eq(spans.executionId, executionId));
-  return { row, steps, spans: spanCount?.count };
+  return { row, steps, tokens, spans: spanCount?.count };
 }
 
 const close = (): AttemptClose => ({
@@ -147,6 +151,18 @@ async function take(transition: TransitionName, executionId: string, from: Execu
       return (
         (await sleep(db, lease, close(), { name: "nap", attempt: 1, sequence: 0, wakeAt: clock.now() })) === "taken"
       );
+    case "wait": {
+      const now = clock.now();
+      const token = {
+        name: "approval",
+        nonce: "nonce",
+        tokenHash: `hash of ${executionId}`,
+        spanId: newSpanId(),
+        now,
+        expiresAt: new Date(now.getTime() + 60_000),
+      };
+      return (await wait(db, lease, close(), token)).outcome === "waiting";
+    }
     case "retry":
       return (await retry(db, lease, close(), { error: { name: "E", message: "m" }, runAt: clock.now() })) === "taken";
     case "requeue":

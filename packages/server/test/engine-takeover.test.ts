@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { bundleConfig, createTestDatabase, ensureTestProject, type TestDatabase } from "@weft/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executions, workerHeartbeats } from "../src/db/schema/index.ts";
@@ -12,7 +13,8 @@ import { startWorker, type Worker } from "../src/engine/worker.ts";
 import { createManualClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
 import { createLogger } from "../src/shared/logger.ts";
-import { bundleConfig, createTestDatabase, ensureTestProject, type TestDatabase } from "./support/index.ts";
+import { valueOrThrow } from "../src/shared/service-result.ts";
+import { waitTokenIssuer } from "../src/wait-tokens/token-secret.ts";
 
 const source = `
 import { defineConfig, workflow } from "@weft/sdk";
@@ -37,11 +39,13 @@ const dataDir = mkdtempSync(join(tmpdir(), "weft-takeover-"));
 beforeAll(async () => {
   database = await createTestDatabase();
   await ensureTestProject(database.db, deps, "prj_takeover");
-  const deployment = await createDeployment(database.db, deps, {
-    projectId: "prj_takeover",
-    manifest: { version: 1, workflows: [{ name: "resumable" }] },
-    bundle: await bundleConfig(source),
-  });
+  const deployment = valueOrThrow(
+    await createDeployment(database.db, deps, {
+      projectId: "prj_takeover",
+      manifest: { version: 1, workflows: [{ name: "resumable" }] },
+      bundle: await bundleConfig(source),
+    }),
+  );
   deploymentId = deployment.id;
 });
 afterAll(async () => {
@@ -51,14 +55,16 @@ afterAll(async () => {
 
 /** An execution leased by `workerId` with its first step stored, as a worker leaves it when it dies mid-run. */
 async function leftRunningBy(workerId: string): Promise<string> {
-  const { executionId } = await database.db.transaction((tx) =>
-    enqueueExecution(tx, deps, {
-      projectId: "prj_takeover",
-      deploymentId,
-      workflow: "resumable",
-      input: {},
-      trigger: { kind: "api" },
-    }),
+  const { executionId } = valueOrThrow(
+    await database.db.transaction((tx) =>
+      enqueueExecution(tx, deps, {
+        projectId: "prj_takeover",
+        deploymentId,
+        workflow: "resumable",
+        input: {},
+        trigger: { kind: "api" },
+      }),
+    ),
   );
   const now = clock.now();
   const [claimed] = await claim(database.db, { workerId, now, leaseMs, limit: 1, workspaceSlots: 10 });
@@ -92,7 +98,15 @@ async function startTestWorker(): Promise<Worker> {
   if (resolution.kind === "refused") throw new Error(resolution.message);
   return startWorker(
     { database, clock, logger: createLogger({ level: "silent" }) },
-    { concurrency: 4, leaseMs, pollIntervalMs: 25, memoryMb: 128, dataDir, sandbox: resolution.isolation },
+    {
+      concurrency: 4,
+      leaseMs,
+      pollIntervalMs: 25,
+      memoryMb: 128,
+      dataDir,
+      sandbox: resolution.isolation,
+      tokens: waitTokenIssuer({ secretKey: Buffer.alloc(32, 7), baseUrl: "http://localhost:3000" }),
+    },
   );
 }
 

@@ -1,7 +1,7 @@
+import { type EngineHarness, startEngineHarness } from "@weft/testing";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executionSteps, spans, usageRecords } from "../src/db/schema/index.ts";
-import { type EngineHarness, startEngineHarness } from "./support/index.ts";
 
 let engine: EngineHarness;
 

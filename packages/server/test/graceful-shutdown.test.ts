@@ -2,11 +2,11 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getRequestListener } from "@hono/node-server";
+import { freePort, spawnServer, waitUntilServing } from "@weft/testing";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import type { AppEnv } from "../src/http/app-env.ts";
 import { listen } from "../src/http/http-server.ts";
-import { freePort, spawnServer, waitUntilServing } from "./support/index.ts";
 
 describe("graceful shutdown", () => {
   it("lets an in-flight request finish while refusing new connections", async () => {

@@ -1,22 +1,25 @@
 import { randomUUID } from "node:crypto";
 import { isContractProcedure } from "@orpc/contract";
 import { contract } from "@weft/contract";
-import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { accounts, auditEvents, deployments, executions, idempotencyKeys, projects } from "../src/db/schema/index.ts";
 import {
   callRpc,
   capturedLogger,
   createTestIdentity,
   idJagRegistration,
   postJson,
+  randomTokenId,
+  registerEmailAgent,
   startTestIdentityProvider,
   startTestPlatform,
+  storeTestWaitToken,
   type TestIdentity,
   type TestIdentityProvider,
   type TestPlatform,
   trustedIssuersEnv,
-} from "./support/index.ts";
+} from "@weft/testing";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { accounts, auditEvents, deployments, executions, idempotencyKeys, projects } from "../src/db/schema/index.ts";
 
 /** What one tenant owns: the other tries to reach it, and it tries hostile input on its own. */
 interface TenantFixture {
@@ -25,10 +28,18 @@ interface TenantFixture {
   deploymentId: string;
   executionId: string;
   traceId: string;
+  invitationId: string;
+  agentId: string;
+  tokenId: string;
 }
 
 const bundle = 'export default { workflows: [{ name: "echo", run: async (input) => input }] };';
-const manifest = { version: 1, workflows: [{ name: "echo" }], webhooks: [{ name: "orders", workflow: "echo" }] };
+const manifest = {
+  version: 1,
+  workflows: [{ name: "echo" }],
+  webhooks: [{ name: "orders", workflow: "echo" }],
+  schedules: [{ name: "nightly", workflow: "echo", cron: "0 0 * * *" }],
+};
 
 let weft: TestPlatform;
 let idp: TestIdentityProvider;
@@ -46,7 +57,24 @@ async function tenantWith(email: string): Promise<TenantFixture> {
   const ran = await callRpc(weft.url, "workflows.run", { projectId, workflow: "echo", input: { n: 1 } }, token);
   const executionId = (ran.json as { executionId: string }).executionId;
   const execution = await callRpc(weft.url, "workflows.getExecution", { executionId }, token);
-  return { tenant, projectId, deploymentId, executionId, traceId: (execution.json as { traceId: string }).traceId };
+  const invited = await callRpc(
+    weft.url,
+    "access.invite",
+    { workspaceId: tenant.personalWorkspaceId, email: `friend-of-${email}`, role: "member" },
+    token,
+  );
+  const agent = await registerEmailAgent(weft, email);
+  const tokenId = await storeTestWaitToken(weft.database.db, { executionId, projectId, now: weft.clock.now() });
+  return {
+    tenant,
+    projectId,
+    deploymentId,
+    executionId,
+    traceId: (execution.json as { traceId: string }).traceId,
+    invitationId: (invited.json as { id: string }).id,
+    agentId: agent.agentId,
+    tokenId,
+  };
 }
 
 beforeAll(async () => {
@@ -140,10 +168,43 @@ const hostileTargets: Record<string, { input: (own: TenantFixture) => Record<str
   "workflows.getExecution": { input: ({ executionId }) => ({ executionId }), field: "executionId" },
   "workflows.cancelExecution": { input: ({ executionId }) => ({ executionId }), field: "executionId" },
   "workflows.rerunExecution": { input: ({ executionId }) => ({ executionId }), field: "executionId" },
+  "workflows.completeToken": { input: ({ tokenId }) => ({ tokenId, data: {} }), field: "data" },
   "traces.list": { input: ({ projectId }) => ({ projectId }), field: "cursor" },
   "traces.get": { input: ({ projectId, traceId }) => ({ projectId, traceId }), field: "traceId" },
   "resources.list": { input: ({ projectId }) => ({ projectId }), field: "kind" },
   "resources.get": { input: ({ projectId }) => ({ projectId, kind: "workflow", name: "echo" }), field: "name" },
+  "access.createWorkspace": { input: () => ({ name: "fine" }), field: "name" },
+  "access.listWorkspaces": { input: () => ({}), field: "pagination" },
+  "access.renameWorkspace": {
+    input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId, name: "fine" }),
+    field: "name",
+  },
+  "access.listMembers": { input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }), field: "workspaceId" },
+  "access.invite": {
+    input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId, email: "x@example.com", role: "member" }),
+    field: "email",
+  },
+  "access.listInvitations": {
+    input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
+    field: "pagination",
+  },
+  "access.revokeInvitation": { input: ({ invitationId }) => ({ invitationId }), field: "invitationId" },
+  "access.updateRole": {
+    input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId, accountId: tenant.accountId, role: "admin" }),
+    field: "role",
+  },
+  "access.removeMember": {
+    input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId, accountId: tenant.accountId }),
+    field: "accountId",
+  },
+  "access.auditLog": { input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }), field: "filter" },
+  "agents.list": { input: () => ({}), field: "status" },
+  "agents.get": { input: ({ agentId }) => ({ agentId }), field: "agentId" },
+  "agents.revoke": { input: ({ agentId }) => ({ agentId }), field: "agentId" },
+  "agents.revokeAll": { input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }), field: "workspaceId" },
+  "schedules.list": { input: ({ projectId }) => ({ projectId }), field: "projectId" },
+  "schedules.pause": { input: ({ projectId }) => ({ projectId, name: "nightly" }), field: "name" },
+  "schedules.resume": { input: ({ projectId }) => ({ projectId, name: "nightly" }), field: "name" },
 };
 
 const hostileValues: [string, string][] = [
@@ -399,11 +460,17 @@ function missingFixture(): TenantFixture & { workspaceId: string } {
     deploymentId: `dep_${suffix()}`,
     executionId: `exe_${suffix()}`,
     traceId: randomUUID().replaceAll("-", ""),
+    invitationId: `inv_${suffix()}`,
+    agentId: `reg_${suffix()}`,
+    tokenId: randomTokenId(),
   };
 }
 
-/** Per procedure, an input naming someone's things; the same input names nothing with `missingFixture`. */
-const lookups: Record<string, (target: TenantFixture) => Record<string, unknown>> = {
+/**
+ * Per procedure, an input naming someone's things; the same input names nothing with `missingFixture`.
+ * `names-nothing`: the procedure takes no id of anyone's (it acts on the caller's own account).
+ */
+const lookups: Record<string, ((target: TenantFixture) => Record<string, unknown>) | "names-nothing"> = {
   "projects.list": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
   "projects.get": ({ projectId }) => ({ projectId }),
   "projects.create": ({ tenant }) => ({ name: "intruder", workspaceId: tenant.personalWorkspaceId }),
@@ -421,11 +488,37 @@ const lookups: Record<string, (target: TenantFixture) => Record<string, unknown>
   "workflows.getExecution": ({ executionId }) => ({ executionId }),
   "workflows.cancelExecution": ({ executionId }) => ({ executionId }),
   "workflows.rerunExecution": ({ executionId }) => ({ executionId }),
+  "workflows.completeToken": ({ tokenId }) => ({ tokenId, data: { approved: true } }),
   "traces.list": ({ projectId }) => ({ projectId }),
   "traces.get": ({ projectId, traceId }) => ({ projectId, traceId }),
   "traces.get#own-project": ({ traceId }) => ({ projectId: mallory.projectId, traceId }),
   "resources.list": ({ projectId }) => ({ projectId }),
   "resources.get": ({ projectId }) => ({ projectId, kind: "workflow", name: "echo" }),
+  "access.createWorkspace": "names-nothing",
+  "access.listWorkspaces": "names-nothing",
+  "access.renameWorkspace": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId, name: "hijacked" }),
+  "access.listMembers": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
+  "access.invite": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId, email: "m@example.com", role: "admin" }),
+  "access.listInvitations": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
+  "access.revokeInvitation": ({ invitationId }) => ({ invitationId }),
+  "access.updateRole": ({ tenant }) => ({
+    workspaceId: tenant.personalWorkspaceId,
+    accountId: tenant.accountId,
+    role: "viewer",
+  }),
+  "access.removeMember": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId, accountId: tenant.accountId }),
+  "access.removeMember#own-workspace": ({ tenant }) => ({
+    workspaceId: mallory.tenant.personalWorkspaceId,
+    accountId: tenant.accountId,
+  }),
+  "access.auditLog": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
+  "agents.list": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
+  "agents.get": ({ agentId }) => ({ agentId }),
+  "agents.revoke": ({ agentId }) => ({ agentId }),
+  "agents.revokeAll": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
+  "schedules.list": ({ projectId }) => ({ projectId }),
+  "schedules.pause": ({ projectId }) => ({ projectId, name: "nightly" }),
+  "schedules.resume": ({ projectId }) => ({ projectId, name: "nightly" }),
 };
 
 describe("hostile tenant: not found reads the same for missing and someone else's", () => {
@@ -434,7 +527,10 @@ describe("hostile tenant: not found reads the same for missing and someone else'
     expect(procedurePaths(contract).filter((name) => !covered.has(name))).toEqual([]);
   });
 
-  it.each(Object.entries(lookups))("%s answers byte for byte the same NOT_FOUND", async (name, lookup) => {
+  const namingLookups = Object.entries(lookups).flatMap(([name, lookup]) =>
+    lookup === "names-nothing" ? [] : [[name, lookup] as const],
+  );
+  it.each(namingLookups)("%s answers byte for byte the same NOT_FOUND", async (name, lookup) => {
     const procedure = name.split("#")[0] ?? name;
     const token = mallory.tenant.credential;
     const theirs = await postRpc(procedure, JSON.stringify({ json: lookup(bob) }), token);

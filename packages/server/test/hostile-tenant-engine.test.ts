@@ -1,13 +1,13 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { type EngineHarness, type ExecutionRow, startEngineHarness } from "@weft/testing";
 import { and, count, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executionSteps, executions, spans } from "../src/db/schema/index.ts";
 import { cancelExecution } from "../src/engine/cancel-execution.ts";
-import { InvalidRequestError } from "../src/shared/service-errors.ts";
+import { valueOrThrow } from "../src/shared/service-result.ts";
 import { createManualTimers } from "../src/shared/timers.ts";
 import { runWorkflow } from "../src/workflows/run-workflow.ts";
-import { type EngineHarness, type ExecutionRow, startEngineHarness } from "./support/index.ts";
 
 /** Workflow bodies (the inside of `async run(input, ctx)`), deployed as one bundle per project. */
 type Bodies = Record<string, string>;
@@ -411,7 +411,9 @@ describe("hostile tenant: an infinite loop that is cancelled", () => {
     const looperChild = await where(looper);
     expect(await where(sibling)).toBe(looperChild);
 
-    expect(await cancelExecution(engine.database.db, engine, { executionId: looper })).toEqual({ status: "running" });
+    expect(valueOrThrow(await cancelExecution(engine.database.db, engine, { executionId: looper }))).toEqual({
+      status: "running",
+    });
     engine.clock.advance(5001);
     const cancelled = await engine.waitFor(looper, (row) => row.status !== "running", 10_000);
     expect(cancelled.status).toBe("cancelled");
@@ -585,19 +587,23 @@ describe("hostile tenant: size caps", () => {
 
   it("refuses an input over 4 MiB at enqueue, naming the limit and queuing nothing", async () => {
     const before = await engine.database.db.select({ n: count() }).from(executions);
-    const run = runWorkflow(engine.database.db, engine, {
+    const run = await runWorkflow(engine.database.db, engine, {
       projectId: "prj_sizes",
       workflow: "echo",
       input: { text: "x".repeat(4 * MiB) },
     });
-    await expect(run).rejects.toBeInstanceOf(InvalidRequestError);
-    await expect(run).rejects.toThrow(/the input is 4\.0 MiB; the limit is 4 MiB/);
-    expect(await engine.database.db.select({ n: count() }).from(executions)).toEqual(before);
-    const small = await runWorkflow(engine.database.db, engine, {
-      projectId: "prj_sizes",
-      workflow: "echo",
-      input: { text: "fits" },
+    expect(run).toMatchObject({
+      ok: false,
+      failure: { kind: "invalid", message: expect.stringMatching(/the input is 4\.0 MiB; the limit is 4 MiB/) },
     });
+    expect(await engine.database.db.select({ n: count() }).from(executions)).toEqual(before);
+    const small = valueOrThrow(
+      await runWorkflow(engine.database.db, engine, {
+        projectId: "prj_sizes",
+        workflow: "echo",
+        input: { text: "fits" },
+      }),
+    );
     expect((await engine.waitFor(small.executionId, ended, 10_000)).output).toEqual({ text: "fits" });
   });
 });

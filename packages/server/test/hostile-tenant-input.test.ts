@@ -1,11 +1,6 @@
 import { mkdtempSync } from "node:fs";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { headerParameterText } from "../src/http/response-headers.ts";
-import { rateLimitClientKey } from "../src/rate-limit/client-key.ts";
-import { hasIdShape } from "../src/shared/ids.ts";
-import { isLoopbackAddress } from "../src/shared/loopback.ts";
 import {
   callRpc,
   capturedLogger,
@@ -21,7 +16,12 @@ import {
   startTestPlatform,
   type TestPlatform,
   waitUntilServing,
-} from "./support/index.ts";
+} from "@weft/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { headerParameterText } from "../src/http/response-headers.ts";
+import { rateLimitClientKey } from "../src/rate-limit/client-key.ts";
+import { hasIdShape } from "../src/shared/ids.ts";
+import { isLoopbackAddress } from "../src/shared/loopback.ts";
 
 let weft: TestPlatform;
 const logs = capturedLogger("info");

@@ -4,8 +4,6 @@ import { existsSync, readdirSync } from "node:fs";
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import { type AddressInfo, connect, createServer, type Server } from "node:net";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveSandboxIsolation } from "../src/engine/sandbox/sandbox-isolation.ts";
 import {
   bundleConfig,
   callRpc,
@@ -16,7 +14,9 @@ import {
   startTestPlatform,
   type TestIdentity,
   type TestPlatform,
-} from "./support/index.ts";
+} from "@weft/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resolveSandboxIsolation } from "../src/engine/sandbox/sandbox-isolation.ts";
 
 /**
  * Workflow code written by an attacker, run in a started platform under bubblewrap. Each workflow

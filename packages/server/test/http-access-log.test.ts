@@ -1,5 +1,5 @@
+import { callRpc, capturedLogger, createTestIdentity, startTestPlatform, type TestPlatform } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callRpc, capturedLogger, createTestIdentity, startTestPlatform, type TestPlatform } from "./support/index.ts";
 
 let weft: TestPlatform;
 const { logger, lines: logLines } = capturedLogger("info");

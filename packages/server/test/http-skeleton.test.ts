@@ -1,5 +1,5 @@
+import { startTestPlatform, type TestPlatform } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestPlatform, type TestPlatform } from "./support/index.ts";
 
 let weft: TestPlatform;
 

@@ -1,3 +1,4 @@
+import { createTestDatabase, type TestDatabase } from "@weft/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditEvents, credentials, memberships } from "../src/db/schema/index.ts";
@@ -5,7 +6,6 @@ import { findOrCreateAccount } from "../src/identity/accounts.ts";
 import { credentialLifetimeMs, findActiveCredential, issueCredential } from "../src/identity/credentials.ts";
 import { createManualClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
-import { createTestDatabase, type TestDatabase } from "./support/index.ts";
 
 let database: TestDatabase;
 const clock = createManualClock();

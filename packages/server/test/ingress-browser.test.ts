@@ -1,5 +1,3 @@
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   deployManifest,
   executionRow,
@@ -7,7 +5,9 @@ import {
   launchChromium,
   startTestPlatform,
   type TestPlatform,
-} from "./support/index.ts";
+} from "@weft/testing";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /** Debian's chromium (`apt-get install -y chromium`); another build can be named with WEFT_CHROMIUM_PATH. */
 const projectId = "prj_01jbrowserform0000000000000";

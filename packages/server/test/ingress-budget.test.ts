@@ -1,9 +1,9 @@
+import { createTestDatabase, type TestDatabase } from "@weft/testing";
 import { count, sql } from "drizzle-orm";
 import { pgTable, text } from "drizzle-orm/pg-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BudgetExceededError, withinBudget } from "../src/ingress/hot-path-budget.ts";
 import { createManualTimers } from "../src/shared/timers.ts";
-import { createTestDatabase, type TestDatabase } from "./support/index.ts";
 
 const probe = pgTable("budget_probe", { id: text().primaryKey() });
 

@@ -1,3 +1,4 @@
+import { createTestDatabase, ensureTestProject, type TestDatabase } from "@weft/testing";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projects } from "../src/db/schema/index.ts";
@@ -11,7 +12,7 @@ import { activeDeploymentTtlMs, createActiveDeploymentReader } from "../src/ingr
 import { deleteProject } from "../src/projects/delete-project.ts";
 import { createManualClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
-import { createTestDatabase, ensureTestProject, type TestDatabase } from "./support/index.ts";
+import { valueOrThrow } from "../src/shared/service-result.ts";
 
 const clock = createManualClock();
 /** A service of another process: it announces nothing in this one. */
@@ -48,15 +49,21 @@ function nextAnnouncement(changes: ReturnType<typeof createActiveDeploymentChang
 
 describe("reading the active deployment of projects", () => {
   it("answers lookups made together each with its own project's active deployment", async () => {
-    const one = await createDeployment(database.db, elsewhere, { projectId: "prj_one", manifest, bundle });
-    const two = await createDeployment(database.db, elsewhere, { projectId: "prj_two", manifest, bundle });
+    const one = valueOrThrow(
+      await createDeployment(database.db, elsewhere, { projectId: "prj_one", manifest, bundle }),
+    );
+    const two = valueOrThrow(
+      await createDeployment(database.db, elsewhere, { projectId: "prj_two", manifest, bundle }),
+    );
     const { read } = processReader();
     const answers = await Promise.all(["prj_one", "prj_two", "prj_none", "prj_one"].map((id) => read(id)));
     expect(answers).toEqual([one.id, two.id, undefined, one.id]);
   });
 
   it("fails only the lookup the database refuses; the others of its batch are answered", async () => {
-    const one = await createDeployment(database.db, elsewhere, { projectId: "prj_one", manifest, bundle });
+    const one = valueOrThrow(
+      await createDeployment(database.db, elsewhere, { projectId: "prj_one", manifest, bundle }),
+    );
     const { read } = processReader();
     const answers = await Promise.allSettled(["prj_one", "prj_\u0000bad", "prj_none"].map((id) => read(id)));
     expect(answers.map((answer) => answer.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
@@ -68,11 +75,11 @@ describe("reading the active deployment of projects", () => {
     const { changes, read } = processReader();
     const here = { ...elsewhere, activeDeploymentChanges: changes };
     const first = await read("prj_one");
-    const next = await createDeployment(database.db, here, { projectId: "prj_one", manifest, bundle });
+    const next = valueOrThrow(await createDeployment(database.db, here, { projectId: "prj_one", manifest, bundle }));
     expect(await read("prj_one")).toBe(next.id);
-    await activateDeployment(database.db, here, { projectId: "prj_one", deploymentId: first ?? "" });
+    valueOrThrow(await activateDeployment(database.db, here, { projectId: "prj_one", deploymentId: first ?? "" }));
     expect(await read("prj_one")).toBe(first);
-    await createDeployment(database.db, elsewhere, { projectId: "prj_one", manifest, bundle });
+    valueOrThrow(await createDeployment(database.db, elsewhere, { projectId: "prj_one", manifest, bundle }));
     expect(await read("prj_one")).toBe(first);
   });
 
@@ -80,14 +87,18 @@ describe("reading the active deployment of projects", () => {
     const { changes, read } = processReader();
     const unlisten = await relayActiveDeploymentChanges(database, changes);
     try {
-      const first = await createDeployment(database.db, elsewhere, { projectId: "prj_gone", manifest, bundle });
+      const first = valueOrThrow(
+        await createDeployment(database.db, elsewhere, { projectId: "prj_gone", manifest, bundle }),
+      );
       expect(await read("prj_gone")).toBe(first.id);
       let announced = nextAnnouncement(changes, "prj_gone");
-      const second = await createDeployment(database.db, elsewhere, { projectId: "prj_gone", manifest, bundle });
+      const second = valueOrThrow(
+        await createDeployment(database.db, elsewhere, { projectId: "prj_gone", manifest, bundle }),
+      );
       await announced;
       expect(await read("prj_gone")).toBe(second.id);
       announced = nextAnnouncement(changes, "prj_gone");
-      await activateDeployment(database.db, elsewhere, { projectId: "prj_gone", deploymentId: first.id });
+      valueOrThrow(await activateDeployment(database.db, elsewhere, { projectId: "prj_gone", deploymentId: first.id }));
       await announced;
       expect(await read("prj_gone")).toBe(first.id);
       announced = nextAnnouncement(changes, "prj_gone");
@@ -102,7 +113,7 @@ describe("reading the active deployment of projects", () => {
 
   it("announces a project deleted by this process at once", async () => {
     const { changes, read } = processReader();
-    await createDeployment(database.db, elsewhere, { projectId: "prj_two", manifest, bundle });
+    valueOrThrow(await createDeployment(database.db, elsewhere, { projectId: "prj_two", manifest, bundle }));
     expect(await read("prj_two")).toBeDefined();
     const [owner] = await database.db
       .select({ accountId: projects.createdByAccountId })
@@ -110,20 +121,26 @@ describe("reading the active deployment of projects", () => {
       .where(eq(projects.id, "prj_two"));
     const actor = { accountId: owner?.accountId ?? "", credentialId: undefined };
     expect(
-      await deleteProject(
-        database.db,
-        { ...elsewhere, activeDeploymentChanges: changes },
-        { projectId: "prj_two", actor },
+      valueOrThrow(
+        await deleteProject(
+          database.db,
+          { ...elsewhere, activeDeploymentChanges: changes },
+          { projectId: "prj_two", actor },
+        ),
       ),
-    ).toBe(true);
+    ).toEqual({ id: "prj_two" });
     expect(await read("prj_two")).toBeUndefined();
   });
 
   it("reads again once an entry is older than its time to live, announced or not", async () => {
     const { read } = processReader();
-    const first = await createDeployment(database.db, elsewhere, { projectId: "prj_ttl", manifest, bundle });
+    const first = valueOrThrow(
+      await createDeployment(database.db, elsewhere, { projectId: "prj_ttl", manifest, bundle }),
+    );
     expect(await read("prj_ttl")).toBe(first.id);
-    const second = await createDeployment(database.db, elsewhere, { projectId: "prj_ttl", manifest, bundle });
+    const second = valueOrThrow(
+      await createDeployment(database.db, elsewhere, { projectId: "prj_ttl", manifest, bundle }),
+    );
     clock.advance(activeDeploymentTtlMs - 1);
     expect(await read("prj_ttl")).toBe(first.id);
     clock.advance(1);
@@ -132,11 +149,15 @@ describe("reading the active deployment of projects", () => {
 
   it("does not cache what it read while a change was being announced", async () => {
     const { changes, read } = processReader();
-    const first = await createDeployment(database.db, elsewhere, { projectId: "prj_race", manifest, bundle });
+    const first = valueOrThrow(
+      await createDeployment(database.db, elsewhere, { projectId: "prj_race", manifest, bundle }),
+    );
     const reading = read("prj_race");
     changes.publish("prj_race");
     expect(await reading).toBe(first.id);
-    const second = await createDeployment(database.db, elsewhere, { projectId: "prj_race", manifest, bundle });
+    const second = valueOrThrow(
+      await createDeployment(database.db, elsewhere, { projectId: "prj_race", manifest, bundle }),
+    );
     expect(await read("prj_race")).toBe(second.id);
   });
 });

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { deployManifest, freePort, localPlatformEnv, startTestPlatform, type TestPlatform } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config/load-config.ts";
 import { type RunningPlatform, startPlatform } from "../src/platform.ts";
 import { createLogger } from "../src/shared/logger.ts";
-import { deployManifest, freePort, localPlatformEnv, startTestPlatform, type TestPlatform } from "./support/index.ts";
 
 // Two platform processes on one database, as a split deployment runs them: one serves ingress,
 // the other the API through which deployments are made.

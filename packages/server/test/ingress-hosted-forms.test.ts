@@ -1,6 +1,3 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hostedFormBodyLimitBytes } from "../src/ingress/hosted-form-routes.ts";
-import { createManualTimers } from "../src/shared/timers.ts";
 import {
   basicAuthorization,
   createDatabaseGate,
@@ -10,7 +7,10 @@ import {
   formCsrfTokenOf,
   startTestPlatform,
   type TestPlatform,
-} from "./support/index.ts";
+} from "@weft/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hostedFormBodyLimitBytes } from "../src/ingress/hosted-form-routes.ts";
+import { createManualTimers } from "../src/shared/timers.ts";
 
 const timers = createManualTimers();
 const gate = createDatabaseGate();

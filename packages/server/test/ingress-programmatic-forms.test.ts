@@ -1,4 +1,3 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   basicAuthorization,
   deployManifest,
@@ -6,7 +5,8 @@ import {
   executionRow,
   startTestPlatform,
   type TestPlatform,
-} from "./support/index.ts";
+} from "@weft/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 let weft: TestPlatform;
 const alpha = "prj_01jprogrammaticforms000000a";

@@ -1,6 +1,3 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { webhookBodyLimitBytes } from "../src/ingress/webhook-routes.ts";
-import { createManualTimers } from "../src/shared/timers.ts";
 import {
   createDatabaseGate,
   deployManifest,
@@ -8,7 +5,10 @@ import {
   executionRow,
   startTestPlatform,
   type TestPlatform,
-} from "./support/index.ts";
+} from "@weft/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { webhookBodyLimitBytes } from "../src/ingress/webhook-routes.ts";
+import { createManualTimers } from "../src/shared/timers.ts";
 
 const timers = createManualTimers();
 const gate = createDatabaseGate();

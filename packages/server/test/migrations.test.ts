@@ -1,11 +1,11 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import { createEmptyServerDatabase, testServerUrl } from "@weft/testing";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { useEmbedded } from "../src/db/database.ts";
 import { migrateEmbedded, migratePostgres } from "../src/db/migrate.ts";
-import { createEmptyServerDatabase, testServerUrl } from "./support/index.ts";
 
 async function countApplied(query: (sql: string) => Promise<{ rows: unknown[] }>): Promise<number> {
   const result = await query("select count(*)::int as n from drizzle.__drizzle_migrations");

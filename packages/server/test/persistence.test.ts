@@ -1,11 +1,11 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort, spawnServer, waitUntilServing } from "@weft/testing";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../src/db/database.ts";
 import { accounts } from "../src/db/schema/index.ts";
-import { freePort, spawnServer, waitUntilServing } from "./support/index.ts";
 
 async function runServerOnce(dataDir: string): Promise<void> {
   const port = await freePort();

@@ -1,6 +1,3 @@
-import { count, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { activeDeployments, deployments, spans } from "../src/db/schema/index.ts";
 import {
   callRpc,
   createTestIdentity,
@@ -9,7 +6,10 @@ import {
   startTestPlatform,
   type TestIdentity,
   type TestPlatform,
-} from "./support/index.ts";
+} from "@weft/testing";
+import { count, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { activeDeployments, deployments, spans } from "../src/db/schema/index.ts";
 
 let weft: TestPlatform;
 let owner: TestIdentity;

@@ -1,14 +1,8 @@
+import { callRpc, createTestIdentity, revokeTestCredential, startTestPlatform, type TestPlatform } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projects } from "../src/db/schema/index.ts";
 import { credentialLifetimeMs } from "../src/identity/credentials.ts";
 import { principalCacheTtlMs } from "../src/rpc/principal-cache.ts";
-import {
-  callRpc,
-  createTestIdentity,
-  revokeTestCredential,
-  startTestPlatform,
-  type TestPlatform,
-} from "./support/index.ts";
 
 let weft: TestPlatform;
 

@@ -1,6 +1,3 @@
-import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultBodyLimitBytes as rpcBodyLimitBytes } from "../src/http/body-limit.ts";
 import {
   callRpc,
   capturedLogger,
@@ -8,7 +5,10 @@ import {
   startTestPlatform,
   type TestIdentity,
   type TestPlatform,
-} from "./support/index.ts";
+} from "@weft/testing";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defaultBodyLimitBytes as rpcBodyLimitBytes } from "../src/http/body-limit.ts";
 
 let weft: TestPlatform;
 let ada: TestIdentity;

@@ -1,15 +1,28 @@
 import { randomUUID } from "node:crypto";
 import { isContractProcedure } from "@orpc/contract";
 import { contract } from "@weft/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditEvents, deployments, executions, projects } from "../src/db/schema/index.ts";
 import {
   callRpc,
   createTestIdentity,
+  randomTokenId,
+  registerEmailAgent,
   startTestPlatform,
+  storeTestWaitToken,
   type TestIdentity,
   type TestPlatform,
-} from "./support/index.ts";
+} from "@weft/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  auditEvents,
+  credentials,
+  deployments,
+  executions,
+  invitations,
+  memberships,
+  projects,
+  schedules,
+  waitTokens,
+} from "../src/db/schema/index.ts";
 
 /** What user B owns, for user A to try to reach. */
 interface VictimFixture {
@@ -18,6 +31,9 @@ interface VictimFixture {
   deploymentId: string;
   executionId: string;
   traceId: string;
+  invitationId: string;
+  agentId: string;
+  tokenId: string;
 }
 
 /**
@@ -27,7 +43,11 @@ interface VictimFixture {
  */
 const attempts: Record<
   string,
-  { input: (fixture: VictimFixture) => unknown; expectation: "refused" | "sees-nothing" }
+  {
+    input: (fixture: VictimFixture) => unknown;
+    /** `creates-own`: it can only create something of the caller's own, and does, touching nothing of B's. */
+    expectation: "refused" | "sees-nothing" | "creates-own";
+  }
 > = {
   "projects.list": { input: () => ({}), expectation: "sees-nothing" },
   "projects.list#workspace": {
@@ -58,10 +78,53 @@ const attempts: Record<
   "workflows.getExecution": { input: ({ executionId }) => ({ executionId }), expectation: "refused" },
   "workflows.cancelExecution": { input: ({ executionId }) => ({ executionId }), expectation: "refused" },
   "workflows.rerunExecution": { input: ({ executionId }) => ({ executionId }), expectation: "refused" },
+  "workflows.completeToken": {
+    input: ({ tokenId }) => ({ tokenId, data: { approved: true } }),
+    expectation: "refused",
+  },
   "traces.list": { input: ({ projectId }) => ({ projectId }), expectation: "refused" },
   "traces.get": { input: ({ projectId, traceId }) => ({ projectId, traceId }), expectation: "refused" },
   "resources.list": { input: ({ projectId }) => ({ projectId }), expectation: "refused" },
   "resources.get": { input: ({ projectId }) => ({ projectId, kind: "form", name: "contact" }), expectation: "refused" },
+  "access.createWorkspace": { input: () => ({ name: "Intruder HQ" }), expectation: "creates-own" },
+  "access.listWorkspaces": { input: () => ({}), expectation: "sees-nothing" },
+  "access.renameWorkspace": {
+    input: ({ victim }) => ({ workspaceId: victim.personalWorkspaceId, name: "hijacked" }),
+    expectation: "refused",
+  },
+  "access.listMembers": {
+    input: ({ victim }) => ({ workspaceId: victim.personalWorkspaceId }),
+    expectation: "refused",
+  },
+  "access.invite": {
+    input: ({ victim }) => ({ workspaceId: victim.personalWorkspaceId, email: "mallory2@example.com", role: "admin" }),
+    expectation: "refused",
+  },
+  "access.listInvitations": {
+    input: ({ victim }) => ({ workspaceId: victim.personalWorkspaceId }),
+    expectation: "refused",
+  },
+  "access.revokeInvitation": { input: ({ invitationId }) => ({ invitationId }), expectation: "refused" },
+  "access.updateRole": {
+    input: ({ victim }) => ({ workspaceId: victim.personalWorkspaceId, accountId: victim.accountId, role: "viewer" }),
+    expectation: "refused",
+  },
+  "access.removeMember": {
+    input: ({ victim }) => ({ workspaceId: victim.personalWorkspaceId, accountId: victim.accountId }),
+    expectation: "refused",
+  },
+  "access.auditLog": { input: ({ victim }) => ({ workspaceId: victim.personalWorkspaceId }), expectation: "refused" },
+  "agents.list": { input: () => ({}), expectation: "sees-nothing" },
+  "agents.list#workspace": {
+    input: ({ victim }) => ({ workspaceId: victim.personalWorkspaceId }),
+    expectation: "refused",
+  },
+  "agents.get": { input: ({ agentId }) => ({ agentId }), expectation: "refused" },
+  "agents.revoke": { input: ({ agentId }) => ({ agentId }), expectation: "refused" },
+  "agents.revokeAll": { input: ({ victim }) => ({ workspaceId: victim.personalWorkspaceId }), expectation: "refused" },
+  "schedules.list": { input: ({ projectId }) => ({ projectId }), expectation: "refused" },
+  "schedules.pause": { input: ({ projectId }) => ({ projectId, name: "nightly" }), expectation: "refused" },
+  "schedules.resume": { input: ({ projectId }) => ({ projectId, name: "nightly" }), expectation: "refused" },
 };
 
 /** Ids of the right shape that name nothing. */
@@ -73,6 +136,9 @@ function missingFixture(): VictimFixture {
     deploymentId: `dep_${suffix()}`,
     executionId: `exe_${suffix()}`,
     traceId: randomUUID().replaceAll("-", ""),
+    invitationId: `inv_${suffix()}`,
+    agentId: `reg_${suffix()}`,
+    tokenId: randomTokenId(),
   };
 }
 
@@ -98,7 +164,11 @@ beforeAll(async () => {
     "deployments.create",
     {
       projectId,
-      manifest: { version: 1, workflows: [{ name: "echo" }] },
+      manifest: {
+        version: 1,
+        workflows: [{ name: "echo" }],
+        schedules: [{ name: "nightly", workflow: "echo", cron: "0 0 * * *" }],
+      },
       bundle: 'export default { workflows: [{ name: "echo", run: async (input) => input }] };',
     },
     { token: victim.credential },
@@ -114,7 +184,24 @@ beforeAll(async () => {
   );
   const executionId = (ran.json as { executionId: string }).executionId;
   const execution = await callRpc(weft.url, "workflows.getExecution", { executionId }, { token: victim.credential });
-  fixture = { victim, projectId, deploymentId, executionId, traceId: (execution.json as { traceId: string }).traceId };
+  const invited = await callRpc(
+    weft.url,
+    "access.invite",
+    { workspaceId: victim.personalWorkspaceId, email: "carol@example.com", role: "member" },
+    { token: victim.credential },
+  );
+  const agent = await registerEmailAgent(weft, victim.email);
+  const tokenId = await storeTestWaitToken(weft.database.db, { executionId, projectId, now: weft.clock.now() });
+  fixture = {
+    victim,
+    projectId,
+    deploymentId,
+    executionId,
+    traceId: (execution.json as { traceId: string }).traceId,
+    invitationId: (invited.json as { id: string }).id,
+    agentId: agent.agentId,
+    tokenId,
+  };
 });
 
 afterAll(async () => {
@@ -137,8 +224,17 @@ describe("tenant isolation", () => {
       const before = {
         projects: await weft.database.db.select().from(projects),
         audit: await weft.database.db.select().from(auditEvents),
+        memberships: await weft.database.db.select().from(memberships),
+        invitations: await weft.database.db.select().from(invitations),
+        // `lastUsedAt` moves with every call, in batches; whether a credential is revoked must not.
+        credentials: await weft.database.db
+          .select({ id: credentials.id, revokedAt: credentials.revokedAt })
+          .from(credentials)
+          .orderBy(credentials.id),
         deployments: await weft.database.db.select().from(deployments),
         executions: await weft.database.db.select({ id: executions.id }).from(executions),
+        schedules: await weft.database.db.select().from(schedules),
+        waitTokens: await weft.database.db.select().from(waitTokens),
       };
       const input = attempt.input(fixture);
       const result = await callRpc(weft.url, procedure, input, { token: intruder.credential });
@@ -153,6 +249,15 @@ describe("tenant isolation", () => {
       } else {
         expect(result.status).toBe(200);
       }
+      if (attempt.expectation === "creates-own") {
+        const known = new Set(before.audit.map((event) => event.id));
+        const added = (await weft.database.db.select().from(auditEvents)).filter((event) => !known.has(event.id));
+        expect(added.length).toBeGreaterThan(0);
+        for (const event of added) expect(event.actorAccountId).toBe(intruder.accountId);
+      } else {
+        expect(await weft.database.db.select().from(auditEvents)).toEqual(before.audit);
+        expect(await weft.database.db.select().from(memberships)).toEqual(before.memberships);
+      }
       // Echoing what the caller sent reveals nothing; anything else of B's would.
       let serialized = JSON.stringify(result.json);
       for (const sent of Object.values(input as Record<string, unknown>)) {
@@ -165,14 +270,25 @@ describe("tenant isolation", () => {
         fixture.traceId,
         fixture.victim.personalWorkspaceId,
         fixture.victim.email,
+        fixture.invitationId,
+        fixture.agentId,
+        "carol@example.com",
         "Secret plans",
       ]) {
         expect(serialized).not.toContain(secret);
       }
       expect(await weft.database.db.select().from(projects)).toEqual(before.projects);
-      expect(await weft.database.db.select().from(auditEvents)).toEqual(before.audit);
       expect(await weft.database.db.select().from(deployments)).toEqual(before.deployments);
+      expect(await weft.database.db.select().from(invitations)).toEqual(before.invitations);
+      expect(
+        await weft.database.db
+          .select({ id: credentials.id, revokedAt: credentials.revokedAt })
+          .from(credentials)
+          .orderBy(credentials.id),
+      ).toEqual(before.credentials);
       expect(await weft.database.db.select({ id: executions.id }).from(executions)).toEqual(before.executions);
+      expect(await weft.database.db.select().from(schedules)).toEqual(before.schedules);
+      expect(await weft.database.db.select().from(waitTokens)).toEqual(before.waitTokens);
     },
   );
 });

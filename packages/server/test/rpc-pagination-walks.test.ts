@@ -1,15 +1,21 @@
+import { callRpc, createTestIdentity, startTestPlatform, type TestIdentity, type TestPlatform } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { projects } from "../src/db/schema/index.ts";
+import {
+  accounts,
+  auditEvents,
+  credentials,
+  invitations,
+  memberships,
+  projects,
+  registrations,
+  schedules,
+  workspaces,
+} from "../src/db/schema/index.ts";
 import { createDeployment } from "../src/deployments/create-deployment.ts";
 import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
 import { createManualClock } from "../src/shared/clock.ts";
-import {
-  callRpc,
-  createTestIdentity,
-  startTestPlatform,
-  type TestIdentity,
-  type TestPlatform,
-} from "./support/index.ts";
+import type { IdGenerator } from "../src/shared/ids.ts";
+import { valueOrThrow } from "../src/shared/service-result.ts";
 
 /**
  * Every list walked end to end over RPC, 250 rows each, most of them created in one millisecond:
@@ -35,10 +41,118 @@ let owner: TestIdentity;
 let projectId: string;
 let resourceProjectId: string;
 let sixProjectId: string;
+let scheduleProjectId: string;
 const projectIds: string[] = [];
 const deploymentIds: string[] = [];
 const executions: { id: string; at: Date }[] = [];
 const resourceKeys: string[] = [];
+/** A team workspace whose members, invitations and audit events are the walked lists. */
+let teamId: string;
+const workspaceIds: string[] = [];
+const memberIds: string[] = [];
+const invitationIds: string[] = [];
+const agentIds: string[] = [];
+const auditEventsOfTeam: { id: string; at: Date }[] = [];
+
+/**
+ * Rows of the `access` and `agents` lists, inserted directly (as the projects are): the owner's
+ * workspaces, a team of 250 members with 250 invitations and 250 audit events, and 250 agents.
+ */
+async function seedAccessLists(deps: { ids: IdGenerator }) {
+  const { db } = weft.platform.context.database;
+  workspaceIds.push(owner.personalWorkspaceId);
+  const workspaceRows = Array.from({ length: rowCount - 1 }, (_, index) => {
+    clock.set(instantOf(index));
+    return { id: deps.ids("workspace"), name: `team-${index}`, createdAt: clock.now() };
+  });
+  await db.insert(workspaces).values([...workspaceRows].reverse());
+  await db.insert(memberships).values(
+    workspaceRows.map((row) => ({
+      workspaceId: row.id,
+      accountId: owner.accountId,
+      role: "owner" as const,
+      createdAt: row.createdAt,
+    })),
+  );
+  workspaceIds.push(...workspaceRows.map((row) => row.id));
+  teamId = workspaceRows[0]?.id ?? "";
+
+  memberIds.push(owner.accountId);
+  const accountRows = Array.from({ length: rowCount - 1 }, (_, index) => {
+    clock.set(instantOf(index));
+    return { id: deps.ids("account"), email: `member-${index}@example.com`, createdAt: clock.now() };
+  });
+  await db.insert(accounts).values([...accountRows].reverse());
+  await db.insert(memberships).values(
+    accountRows.map((row) => ({
+      workspaceId: teamId,
+      accountId: row.id,
+      role: "viewer" as const,
+      createdAt: row.createdAt,
+    })),
+  );
+  memberIds.push(...accountRows.map((row) => row.id));
+
+  const invitationRows = Array.from({ length: rowCount }, (_, index) => {
+    clock.set(instantOf(index));
+    const id = deps.ids("invitation");
+    return {
+      id,
+      workspaceId: teamId,
+      email: `invitee-${index}@example.com`,
+      role: "member" as const,
+      tokenHash: id,
+      invitedByAccountId: owner.accountId,
+      createdAt: clock.now(),
+      expiresAt: new Date(clock.now().getTime() + 86_400_000),
+    };
+  });
+  await db.insert(invitations).values([...invitationRows].reverse());
+  invitationIds.push(...invitationRows.map((row) => row.id));
+
+  const auditRows = Array.from({ length: rowCount }, (_, index) => {
+    clock.set(instantOf(index));
+    return {
+      id: deps.ids("auditEvent"),
+      workspaceId: teamId,
+      actorAccountId: owner.accountId,
+      action: "test.walked",
+      targetType: "workspace",
+      targetId: teamId,
+      createdAt: clock.now(),
+    };
+  });
+  await db.insert(auditEvents).values([...auditRows].reverse());
+  auditEventsOfTeam.push(...auditRows.map((row) => ({ id: row.id, at: row.createdAt })));
+
+  for (let index = 0; index < rowCount; index += 1) {
+    clock.set(instantOf(index));
+    const credentialId = deps.ids("credential");
+    const registrationId = deps.ids("registration");
+    await db.insert(credentials).values({
+      id: credentialId,
+      secretHash: credentialId,
+      accountId: owner.accountId,
+      registrationId,
+      scopes: ["projects:read"],
+      createdAt: clock.now(),
+      expiresAt: new Date(clock.now().getTime() + 86_400_000),
+    });
+    await db.insert(registrations).values({
+      id: registrationId,
+      type: "email-verification",
+      status: "claimed",
+      email: owner.email,
+      scopes: ["projects:read"],
+      agentDescription: `walker-${index}`,
+      accountId: owner.accountId,
+      credentialId,
+      createdAt: clock.now(),
+    });
+    agentIds.push(registrationId);
+  }
+}
+const scheduleNames: string[] = [];
 
 function manifestWith(workflows: number, forms: number, webhooks: number) {
   const names = (prefix: string, count: number) =>
@@ -76,12 +190,14 @@ beforeAll(async () => {
   // Inserted out of order: the list's order is the ids', not the table's.
   await db.insert(projects).values([...projectRows].reverse());
   projectIds.push(...projectRows.map((row) => row.id));
-  [projectId = "", resourceProjectId = "", sixProjectId = ""] = projectIds;
+  [projectId = "", resourceProjectId = "", sixProjectId = "", scheduleProjectId = ""] = projectIds;
 
   const manifest = manifestWith(1, 0, 0);
   for (let index = 0; index < rowCount; index += 1) {
     clock.set(instantOf(index));
-    const deployment = await createDeployment(db, deps, { projectId, manifest, bundle: `export default ${index}` });
+    const deployment = valueOrThrow(
+      await createDeployment(db, deps, { projectId, manifest, bundle: `export default ${index}` }),
+    );
     deploymentIds.push(deployment.id);
   }
   const deploymentId = deploymentIds.at(-1) ?? "";
@@ -89,37 +205,70 @@ beforeAll(async () => {
   await db.transaction(async (tx) => {
     for (let index = 0; index < rowCount; index += 1) {
       clock.set(instantOf(index));
-      const { executionId } = await enqueueExecution(tx, deps, {
-        projectId,
-        deploymentId,
-        workflow: "w000",
-        input: { index },
-        trigger: { kind: "api" },
-      });
+      const { executionId } = valueOrThrow(
+        await enqueueExecution(tx, deps, {
+          projectId,
+          deploymentId,
+          workflow: "w000",
+          input: { index },
+          trigger: { kind: "api" },
+        }),
+      );
       executions.push({ id: executionId, at: clock.now() });
     }
   });
 
+  await seedAccessLists(deps);
+
   clock.set(sharedInstant);
-  const six = await createDeployment(db, deps, { projectId: sixProjectId, manifest, bundle: "x" });
+  const six = valueOrThrow(await createDeployment(db, deps, { projectId: sixProjectId, manifest, bundle: "x" }));
   await db.transaction(async (tx) => {
     for (let index = 0; index < 6; index += 1) {
-      await enqueueExecution(tx, deps, {
-        projectId: sixProjectId,
-        deploymentId: six.id,
-        workflow: "w000",
-        input: { index },
-        trigger: { kind: "api" },
-      });
+      valueOrThrow(
+        await enqueueExecution(tx, deps, {
+          projectId: sixProjectId,
+          deploymentId: six.id,
+          workflow: "w000",
+          input: { index },
+          trigger: { kind: "api" },
+        }),
+      );
     }
   });
 
-  await createDeployment(db, deps, { projectId: resourceProjectId, manifest: manifestWith(100, 75, 75), bundle: "x" });
+  valueOrThrow(
+    await createDeployment(db, deps, {
+      projectId: resourceProjectId,
+      manifest: manifestWith(100, 75, 75),
+      bundle: "x",
+    }),
+  );
   const definitions = manifestWith(100, 75, 75);
   resourceKeys.push(
     ...definitions.workflows.map((workflow) => `workflow:${workflow.name}`),
     ...definitions.forms.map((form) => `form:${form.name}`),
     ...definitions.webhooks.map((webhook) => `webhook:${webhook.name}`),
+  );
+
+  // More schedules than one deployment may define (200), so the rows are written directly.
+  const scheduleDeployment = valueOrThrow(
+    await createDeployment(db, deps, { projectId: scheduleProjectId, manifest, bundle: "x" }),
+  );
+  scheduleNames.push(...Array.from({ length: rowCount }, (_, index) => `s${String(index).padStart(3, "0")}`));
+  await db.insert(schedules).values(
+    [...scheduleNames].reverse().map((name) => ({
+      projectId: scheduleProjectId,
+      name,
+      deploymentId: scheduleDeployment.id,
+      workflow: "w000",
+      cron: "0 0 * * *",
+      timezone: "UTC",
+      configEnabled: true,
+      enabled: true,
+      pausedThroughApi: false,
+      nextRunAt: new Date("2026-03-02T00:00:00.000Z"),
+      updatedAt: clock.now(),
+    })),
   );
 }, 120_000);
 
@@ -195,6 +344,26 @@ const envelopeLists = [
     input: () => ({ projectId: resourceProjectId }),
     expected: () => resourceKeys,
     keyOf: (result: Record<string, unknown>) => `${String(result.kind)}:${String(result.name)}`,
+  },
+  { procedure: "access.listWorkspaces", input: () => ({}), expected: () => workspaceIds, keyOf: byId },
+  {
+    procedure: "access.listMembers",
+    input: () => ({ workspaceId: teamId }),
+    expected: () => memberIds,
+    keyOf: (result: Record<string, unknown>) => String(result.accountId),
+  },
+  {
+    procedure: "access.listInvitations",
+    input: () => ({ workspaceId: teamId }),
+    expected: () => invitationIds,
+    keyOf: byId,
+  },
+  { procedure: "agents.list", input: () => ({}), expected: () => agentIds, keyOf: byId },
+  {
+    procedure: "schedules.list",
+    input: () => ({ projectId: scheduleProjectId }),
+    expected: () => scheduleNames,
+    keyOf: (result: Record<string, unknown>) => String(result.name),
   },
 ];
 
@@ -291,5 +460,27 @@ describe("traces.list walks 250 traces with many sharing one instant", () => {
     const traces = await walk(sixProjectId, 2);
     expect(new Set(traces.map((trace) => trace.executionId)).size).toBe(6);
     expect(new Set(traces.map((trace) => trace.startTime))).toEqual(new Set([sharedInstant.toISOString()]));
+  });
+});
+
+describe("access.auditLog walks 250 events with many sharing one instant", () => {
+  it.each([2, 7, 200])("in pages of %i, newest first, with no gap and no duplicate", async (limit) => {
+    const expected = [...auditEventsOfTeam]
+      .sort((a, b) => b.at.getTime() - a.at.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+      .map((event) => event.id);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (;;) {
+      const page = (await call("access.auditLog", {
+        workspaceId: teamId,
+        limit,
+        ...(cursor === null ? {} : { cursor }),
+      })) as { data: { id: string }[]; nextCursor: string | null };
+      seen.push(...page.data.map((event) => event.id));
+      if (page.nextCursor === null) break;
+      expect(page.data.length).toBe(limit);
+      cursor = page.nextCursor;
+    }
+    expect(seen).toEqual(expected);
   });
 });

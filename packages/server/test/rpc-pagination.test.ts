@@ -1,11 +1,5 @@
+import { callRpc, createTestIdentity, startTestPlatform, type TestIdentity, type TestPlatform } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  callRpc,
-  createTestIdentity,
-  startTestPlatform,
-  type TestIdentity,
-  type TestPlatform,
-} from "./support/index.ts";
 
 interface Page {
   pagination: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };

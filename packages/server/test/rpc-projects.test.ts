@@ -1,13 +1,7 @@
+import { callRpc, createTestIdentity, startTestPlatform, type TestIdentity, type TestPlatform } from "@weft/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditEvents, memberships, projects, workspaces } from "../src/db/schema/index.ts";
-import {
-  callRpc,
-  createTestIdentity,
-  startTestPlatform,
-  type TestIdentity,
-  type TestPlatform,
-} from "./support/index.ts";
 
 let weft: TestPlatform;
 let ada: TestIdentity;
@@ -98,8 +92,8 @@ describe("bad inputs", () => {
     const before = await projectRows();
     const again = await callRpc(weft.url, "projects.create", { name: "Docs" }, { token: ada.credential });
     expect(again).toMatchObject({
-      status: 400,
-      json: { code: "BAD_REQUEST", data: { issues: [{ path: ["name"], message: expect.stringContaining("Docs") }] } },
+      status: 409,
+      json: { code: "CONFLICT", message: 'A project named "Docs" already exists in this workspace.' },
     });
     expect(await projectRows()).toEqual(before);
 
@@ -110,7 +104,7 @@ describe("bad inputs", () => {
       { projectId: (other.json as { id: string }).id, name: "Docs" },
       { token: ada.credential },
     );
-    expect(clash).toMatchObject({ status: 400, json: { code: "BAD_REQUEST", data: { issues: [{ path: ["name"] }] } } });
+    expect(clash).toMatchObject({ status: 409, json: { code: "CONFLICT", message: expect.stringContaining("Docs") } });
     expect(await projectRows()).toHaveLength(before.length + 1);
 
     const someoneElse = await createTestIdentity(weft, "someone@example.com");

@@ -1,4 +1,3 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   basicAuthorization,
   callRpc,
@@ -7,7 +6,8 @@ import {
   startTestPlatform,
   type TestIdentity,
   type TestPlatform,
-} from "./support/index.ts";
+} from "@weft/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 let weft: TestPlatform;
 let ada: TestIdentity;

@@ -1,5 +1,5 @@
+import { type EngineHarness, startEngineHarness } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type EngineHarness, startEngineHarness } from "./support/index.ts";
 
 let engine: EngineHarness;
 

@@ -2,9 +2,9 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { freePort, localPlatformEnv, serverEntry, spawnServer, waitUntilServing } from "@weft/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { resolveSandboxIsolation } from "../src/engine/sandbox/sandbox-isolation.ts";
-import { freePort, localPlatformEnv, serverEntry, spawnServer, waitUntilServing } from "./support/index.ts";
 
 /** A PATH with Node on it and no bubblewrap, as on a machine that never installed it. */
 const pathWithoutBwrap = dirname(process.execPath);

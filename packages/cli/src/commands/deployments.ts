@@ -13,10 +13,13 @@ interface ProjectOptions {
 }
 
 function describe(deployment: Deployment): string {
-  const { workflows, forms, webhooks } = deployment.manifest;
-  return [plural(workflows.length, "workflow"), plural(forms.length, "form"), plural(webhooks.length, "webhook")].join(
-    ", ",
-  );
+  const { workflows, forms, webhooks, schedules = [] } = deployment.manifest;
+  return [
+    plural(workflows.length, "workflow"),
+    plural(forms.length, "form"),
+    plural(webhooks.length, "webhook"),
+    plural(schedules.length, "schedule"),
+  ].join(", ");
 }
 
 export function registerDeployments(program: Command): void {

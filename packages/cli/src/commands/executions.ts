@@ -1,8 +1,9 @@
+import { isRpcError } from "@weft/client";
 import { type Execution, executionStatusSchema, executionsPageLimit } from "@weft/contract";
 import type { Command } from "commander";
 import { connect } from "../api.ts";
 import type { CommandContext } from "../context.ts";
-import { UsageError } from "../errors.ts";
+import { CliError, UsageError } from "../errors.ts";
 import { examples } from "../help.ts";
 import { type NewestPageOptions, toNewestPagination, withNewestPageOptions } from "../pagination-options.ts";
 import { resolveProject, withProjectOption } from "../project-option.ts";
@@ -48,6 +49,14 @@ function showExecution(context: CommandContext, execution: Execution): void {
     execution.steps.map((step) => [step.name, step.kind, String(step.attempt), formatDuration(step.durationMs)]),
     "No completed steps.",
   );
+  if (execution.tokens.length === 0) return;
+  output.line();
+  // The token's URL is a secret: the workflow has it, the execution's record does not.
+  output.table(
+    ["TOKEN", "STATUS", "EXPIRES", "FINISHED"],
+    execution.tokens.map((token) => [token.name, token.status, token.expiresAt, token.finishedAt ?? ""]),
+    "No wait tokens.",
+  );
 }
 
 export function registerExecutions(program: Command): void {
@@ -63,7 +72,7 @@ export function registerExecutions(program: Command): void {
     ),
   )
     .option("--workflow <name>", "only this workflow's")
-    .option("--status <status>", "only these: queued, running, sleeping, succeeded, failed or cancelled")
+    .option("--status <status>", `only these: ${executionStatusSchema.options.join(", ")}`)
     .addHelpText(
       "after",
       examples("weft executions list", "weft executions list --workflow greet --status failed --json"),
@@ -99,7 +108,7 @@ export function registerExecutions(program: Command): void {
 
   executions
     .command("get")
-    .description("Show an execution with its steps")
+    .description("Show an execution with its steps and wait tokens")
     .argument("<executionId>", "the execution's id (exe_…)")
     .addHelpText("after", examples("weft executions get exe_01j...", "weft executions get exe_01j... --json"))
     .action(
@@ -116,7 +125,17 @@ export function registerExecutions(program: Command): void {
     .addHelpText("after", examples("weft executions cancel exe_01j..."))
     .action(
       runCommand(async (context, executionId: string) => {
-        const cancelled = await connect(context).workflows.cancelExecution({ executionId });
+        const api = connect(context);
+        const cancelled = await api.workflows.cancelExecution({ executionId }).catch(async (error: unknown) => {
+          if (!isRpcError(error, "CONFLICT")) throw error;
+          // The execution has ended. Cancelling twice is what a retried script does: not a failure.
+          const { status } = await api.workflows.getExecution({ executionId });
+          if (status === "cancelled") return { executionId, status };
+          throw new CliError(`${executionId} has already ${status}; there is nothing left to cancel`, {
+            code: "conflict",
+            fix: `\`weft executions get ${executionId}\` shows how it ended`,
+          });
+        });
         context.output.result(cancelled, () =>
           context.output.line(`Cancelled ${executionId}: it is ${cancelled.status} now.`),
         );

@@ -1,11 +1,4 @@
-import {
-  claimCodeOf,
-  decide,
-  type SmtpSink,
-  startSmtpSink,
-  startTestPlatform,
-  type TestPlatform,
-} from "@weft/server/testing";
+import { claimCodeOf, decide, type SmtpSink, startSmtpSink, startTestPlatform, type TestPlatform } from "@weft/testing";
 
 export interface PlatformWithMail {
   weft: TestPlatform;

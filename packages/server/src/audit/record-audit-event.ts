@@ -1,12 +1,24 @@
 import type { Database, Transaction } from "../db/database.ts";
-import { auditEvents } from "../db/schema/index.ts";
+import { type AgentClient, auditEvents } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 
-/** Who made a change: the account, and the credential it acted through when there was one. */
+/**
+ * Who made a change: the account, and the credential it acted through when there was one, with the
+ * agent (registration and client) that holds that credential, so the log tells agents apart.
+ */
 export interface AuditActor {
   accountId?: string | undefined;
+  email?: string | undefined;
   credentialId?: string | undefined;
+  agentId?: string | undefined;
+  agent?: AgentClient | undefined;
+}
+
+/** Who changes something of which workspace, for services whose audit event is optional (API calls only). */
+export interface AuditedChange {
+  actor: AuditActor;
+  workspaceId: string;
 }
 
 export interface AuditEventInput {
@@ -38,7 +50,10 @@ export async function recordAuditEvent(
     targetId: event.targetId,
     workspaceId: event.workspaceId ?? null,
     actorAccountId: event.actor?.accountId ?? null,
+    actorEmail: event.actor?.email ?? null,
     actorCredentialId: event.actor?.credentialId ?? null,
+    actorAgentId: event.actor?.agentId ?? null,
+    actorAgent: event.actor?.agent ?? null,
     data: event.data ?? null,
     createdAt: deps.clock.now(),
   });

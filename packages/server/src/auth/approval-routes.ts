@@ -24,7 +24,11 @@ function pageFor(c: Context<AppEnv>, html: string, status: Status): Response {
 }
 
 /** The page a link shows for a registration in its current state (the approval form while pending). */
-function statePage(registration: PendingRegistrationView, csrfToken: string): { html: string; status: Status } {
+function statePage(
+  registration: PendingRegistrationView,
+  csrfToken: string,
+  now: Date,
+): { html: string; status: Status } {
   switch (registration.status) {
     case "pending":
       return registration.expired
@@ -35,7 +39,7 @@ function statePage(registration: PendingRegistrationView, csrfToken: string): { 
             ),
             status: 410,
           }
-        : { html: approvalRequestPage(registration, csrfToken), status: 200 };
+        : { html: approvalRequestPage(registration, csrfToken, now), status: 200 };
     case "approved":
       return { html: alreadyApprovedPage(csrfToken), status: 200 };
     case "denied":
@@ -71,7 +75,8 @@ export function approvalRoutes(context: PlatformContext): Hono<AppEnv> {
       ? await viewRegistrationByApprovalToken(database.db, clock, token)
       : undefined;
     if (registration === undefined) return pageFor(c, unknownLink(), 404);
-    const { html, status } = statePage(registration, issueApprovalCsrfToken(key, token, clock.now()));
+    const now = clock.now();
+    const { html, status } = statePage(registration, issueApprovalCsrfToken(key, token, now), now);
     return pageFor(c, html, status);
   });
 
@@ -94,11 +99,12 @@ export function approvalRoutes(context: PlatformContext): Hono<AppEnv> {
     }
     const outcome = await decideRegistration(database.db, { clock, ids, secretKey: key }, token, decision);
     if (outcome === undefined) return pageFor(c, unknownLink(), 404);
-    const nextCsrf = issueApprovalCsrfToken(key, token, clock.now());
+    const now = clock.now();
+    const nextCsrf = issueApprovalCsrfToken(key, token, now);
     if (outcome.kind === "approved") {
-      return pageFor(c, approvedPage(outcome.registration, outcome.code, outcome.codeExpiresAt, nextCsrf), 200);
+      return pageFor(c, approvedPage(outcome.registration, outcome.code, outcome.codeExpiresAt, nextCsrf, now), 200);
     }
-    const { html, status } = statePage(outcome.registration, nextCsrf);
+    const { html, status } = statePage(outcome.registration, nextCsrf, now);
     return pageFor(c, html, outcome.kind === "refused" && status === 200 ? 409 : status);
   });
 

@@ -15,7 +15,26 @@ export const authErrorCodes = [
 ] as const;
 export type AuthErrorCode = (typeof authErrorCodes)[number];
 
-/** A refusal of the authorization server, shown to the client as `{error, error_description}`. */
+/**
+ * What an authorization server service answers (verifying an assertion, registering, claiming,
+ * revoking): the surface's own refusal codes, as values, so that the route decides what to do with
+ * each; `authErrorResponse` in `auth-http.ts` is the one place that turns a refusal into a body.
+ */
+export type AuthResult<T> = { ok: true; value: T } | { ok: false; refusal: AuthRefusal };
+
+export interface AuthRefusal {
+  code: AuthErrorCode;
+  description: string;
+}
+
+export function refuse(code: AuthErrorCode, description: string): { ok: false; refusal: AuthRefusal } {
+  return { ok: false, refusal: { code, description } };
+}
+
+/**
+ * A refusal thrown by the routes' own request parsing (`readJsonObject`, `requireString`), which
+ * `authHandler` answers like a service's refusal.
+ */
 export class AuthError extends Error {
   override readonly name = "AuthError";
   readonly code: AuthErrorCode;

@@ -2,15 +2,19 @@ import type { Context, Handler } from "hono";
 import type { AppEnv } from "../http/app-env.ts";
 import { requestLogger } from "../http/request-context.ts";
 import { parseStorableJson } from "../shared/storable-json.ts";
-import { AuthError, authErrorStatus } from "./auth-error.ts";
+import { AuthError, type AuthRefusal, authErrorStatus } from "./auth-error.ts";
 
-export function authErrorResponse(c: Context<AppEnv>, error: AuthError): Response {
-  return c.json({ error: error.code, error_description: error.message }, authErrorStatus(error.code));
+/** The one body of every refusal of the authorization server: `{error, error_description}`. */
+export function authErrorResponse(c: Context<AppEnv>, refusal: AuthRefusal): Response {
+  return c.json({ error: refusal.code, error_description: refusal.description }, authErrorStatus(refusal.code));
 }
 
 /** `server_error` for a failure whose details stay in the log, with the id to quote. */
-export function serverError(c: Context<AppEnv>): AuthError {
-  return new AuthError("server_error", `Something went wrong; retry later, quoting request id ${c.get("requestId")}.`);
+export function serverError(c: Context<AppEnv>): AuthRefusal {
+  return {
+    code: "server_error",
+    description: `Something went wrong; retry later, quoting request id ${c.get("requestId")}.`,
+  };
 }
 
 /**
@@ -22,7 +26,7 @@ export function authHandler(handler: (c: Context<AppEnv>) => Promise<Response>):
     try {
       return await handler(c);
     } catch (error) {
-      if (error instanceof AuthError) return authErrorResponse(c, error);
+      if (error instanceof AuthError) return authErrorResponse(c, { code: error.code, description: error.message });
       requestLogger(c).error({ err: error }, "authorization server request failed");
       return authErrorResponse(c, serverError(c));
     }

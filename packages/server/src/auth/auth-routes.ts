@@ -1,11 +1,11 @@
 import { type Handler, Hono } from "hono";
+import { invitationRoutes } from "../access/invitation-routes.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { createClientIpResolver } from "../http/client-ip.ts";
 import type { PlatformContext } from "../platform-context.ts";
 import { limitPerClientIp } from "../rate-limit/rate-limit-middleware.ts";
 import { createRateLimiter } from "../rate-limit/rate-limiter.ts";
 import { approvalRoutes } from "./approval-routes.ts";
-import { AuthError } from "./auth-error.ts";
 import { authGuide } from "./auth-guide.ts";
 import { authErrorResponse, serverError } from "./auth-http.ts";
 import { authorizationServerMetadata } from "./discovery.ts";
@@ -34,7 +34,10 @@ export function authRoutes(context: PlatformContext): Hono<AppEnv> {
       clientIps,
       {
         limited: (c, retryAfterSeconds) =>
-          authErrorResponse(c, new AuthError("rate_limited", `Too many requests; retry in ${retryAfterSeconds} s.`)),
+          authErrorResponse(c, {
+            code: "rate_limited",
+            description: `Too many requests; retry in ${retryAfterSeconds} s.`,
+          }),
         storeFailed: (c) => authErrorResponse(c, serverError(c)),
       },
     );
@@ -52,5 +55,6 @@ export function authRoutes(context: PlatformContext): Hono<AppEnv> {
   app.post("/agent/auth/revoke", limit("revoke"), revokeRoute(context, jwks));
   app.get("/agent/auth/credential", credentialCheckRoute(context));
   app.route("/", approvalRoutes(context));
+  app.route("/", invitationRoutes(context));
   return app;
 }

@@ -2,12 +2,13 @@ import { and, eq, lt, sql } from "drizzle-orm";
 import { recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
 import { registrations } from "../db/schema/index.ts";
+import { findAccountByEmail } from "../identity/accounts.ts";
 import { issueCredential } from "../identity/credentials.ts";
 import type { Scope } from "../identity/scopes.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 import { hashSecret } from "../shared/secrets.ts";
-import { AuthError } from "./auth-error.ts";
+import { type AuthResult, refuse } from "./auth-error.ts";
 import { claimCodeMatches, maxClaimCodeAttempts } from "./claim-code.ts";
 
 export interface ClaimedRegistration {
@@ -18,8 +19,8 @@ export interface ClaimedRegistration {
 }
 
 /** One description for every refusal, so a caller learns nothing about which check failed. */
-function invalidGrant(): AuthError {
-  return new AuthError(
+function invalidGrant() {
+  return refuse(
     "invalid_grant",
     "The claim token or code is wrong, expired, already used, or the request is not approved.",
   );
@@ -34,7 +35,7 @@ export async function completeClaim(
   db: Database,
   deps: { clock: Clock; ids: IdGenerator; secretKey: Buffer },
   presented: { claimToken: string; code: string },
-): Promise<ClaimedRegistration> {
+): Promise<AuthResult<ClaimedRegistration>> {
   const now = deps.clock.now();
   const [attempt] = await db
     .update(registrations)
@@ -57,34 +58,45 @@ export async function completeClaim(
     now.getTime() >= attempt.codeExpiresAt.getTime() ||
     !claimCodeMatches(deps.secretKey, attempt.id, presented.code, attempt.codeHash)
   ) {
-    throw invalidGrant();
+    return invalidGrant();
   }
   const accountId = attempt.accountId;
-  return db.transaction(async (tx) => {
+  return db.transaction(async (tx): Promise<AuthResult<ClaimedRegistration>> => {
     const [claimed] = await tx
       .update(registrations)
       .set({ status: "claimed", codeHash: null })
       .where(and(eq(registrations.id, attempt.id), eq(registrations.status, "approved")))
       .returning({ id: registrations.id });
-    if (claimed === undefined) throw invalidGrant();
+    if (claimed === undefined) return invalidGrant();
     const issued = await issueCredential(tx, deps, {
       accountId,
       scopes: attempt.scopes as Scope[],
       registrationId: attempt.id,
     });
     await tx.update(registrations).set({ credentialId: issued.credentialId }).where(eq(registrations.id, attempt.id));
+    const account = await findAccountByEmail(tx, attempt.email);
     await recordAuditEvent(tx, deps, {
       action: "registration.claimed",
       targetType: "registration",
       targetId: attempt.id,
-      actor: { accountId },
+      workspaceId: account?.personalWorkspaceId,
+      actor: {
+        accountId,
+        email: attempt.email,
+        credentialId: issued.credentialId,
+        agentId: attempt.id,
+        agent: { clientId: null, issuer: null, userAgent: attempt.agentDescription },
+      },
       data: { credentialId: issued.credentialId },
     });
     return {
-      registrationId: attempt.id,
-      credential: issued.credential,
-      credentialExpires: issued.expiresAt,
-      scopes: issued.scopes,
+      ok: true,
+      value: {
+        registrationId: attempt.id,
+        credential: issued.credential,
+        credentialExpires: issued.expiresAt,
+        scopes: issued.scopes,
+      },
     };
   });
 }

@@ -2,7 +2,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import { recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database, Transaction } from "../db/database.ts";
 import { type RegistrationStatus, registrations } from "../db/schema/index.ts";
-import { findOrCreateAccount } from "../identity/accounts.ts";
+import { findAccountByEmail, findOrCreateAccount } from "../identity/accounts.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 import { hashSecret } from "../shared/secrets.ts";
@@ -100,11 +100,15 @@ async function close(
     .where(
       and(eq(registrations.id, registration.registrationId), inArray(registrations.status, ["pending", "approved"])),
     );
+  // The person decides from the mailed link: they are known by that email, an account or not yet.
+  const account = await findAccountByEmail(tx, registration.email);
   await recordAuditEvent(tx, deps, {
     action: to === "denied" ? "registration.denied" : "registration.revoked",
     targetType: "registration",
     targetId: registration.registrationId,
-    data: { email: registration.email },
+    workspaceId: account?.personalWorkspaceId,
+    actor: { accountId: account?.accountId, email: registration.email },
+    data: { email: registration.email, agent: registration.agentDescription },
   });
   return { kind: to, registration: { ...registration, status: to } };
 }

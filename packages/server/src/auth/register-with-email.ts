@@ -8,7 +8,7 @@ import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 import { generateToken, hashSecret } from "../shared/secrets.ts";
 import { approvalMail } from "./approval-mail.ts";
-import { AuthError } from "./auth-error.ts";
+import { type AuthResult, refuse } from "./auth-error.ts";
 import { isDeliverableEmailAddress } from "./email-address.ts";
 
 /** SPEC §8: the claim token lives 30 minutes from registration; so does the approval link. */
@@ -38,9 +38,9 @@ export async function registerWithEmail(
   db: Database,
   deps: { clock: Clock; ids: IdGenerator; mailer: Mailer; authUrl: string },
   request: { email: string; agentDescription: string },
-): Promise<EmailRegistration> {
+): Promise<AuthResult<EmailRegistration>> {
   if (!isDeliverableEmailAddress(request.email.trim())) {
-    throw new AuthError("invalid_request", "assertion must be the user's email address, like user@example.com.");
+    return refuse("invalid_request", "assertion must be the user's email address, like user@example.com.");
   }
   const email = normalizeEmail(request.email);
   const now = deps.clock.now();
@@ -78,5 +78,5 @@ export async function registerWithEmail(
       expiresAt: claimTokenExpires,
     }),
   );
-  return { registrationId, claimToken, claimTokenExpires, postClaimScopes: scopes };
+  return { ok: true, value: { registrationId, claimToken, claimTokenExpires, postClaimScopes: scopes } };
 }

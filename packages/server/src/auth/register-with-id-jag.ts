@@ -6,7 +6,7 @@ import { issueCredential } from "../identity/credentials.ts";
 import type { Scope } from "../identity/scopes.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
-import { AuthError } from "./auth-error.ts";
+import { type AuthResult, refuse } from "./auth-error.ts";
 import { recordAssertionId } from "./used-assertion-ids.ts";
 import type { VerifiedIdJag } from "./verify-id-jag.ts";
 
@@ -26,10 +26,10 @@ export async function registerWithIdJag(
   db: Database,
   deps: { clock: Clock; ids: IdGenerator },
   assertion: VerifiedIdJag,
-): Promise<AgentProviderRegistration> {
-  return db.transaction(async (tx) => {
+): Promise<AuthResult<AgentProviderRegistration>> {
+  return db.transaction(async (tx): Promise<AuthResult<AgentProviderRegistration>> => {
     if (!(await recordAssertionId(tx, deps.clock, assertion))) {
-      throw new AuthError("replay_detected", "This ID-JAG has already been used; mint a new one.");
+      return refuse("replay_detected", "This ID-JAG has already been used; mint a new one.");
     }
     const account = await findOrCreateAccount(tx, deps, assertion.email);
     const registrationId = deps.ids("registration");
@@ -47,6 +47,7 @@ export async function registerWithIdJag(
       email: account.email,
       scopes: assertion.scopes,
       agentDescription: `client ${assertion.clientId} of ${assertion.issuer}`,
+      clientId: assertion.clientId,
       accountId: account.accountId,
       credentialId: issued.credentialId,
       issuer: assertion.issuer,
@@ -58,7 +59,13 @@ export async function registerWithIdJag(
       targetType: "registration",
       targetId: registrationId,
       workspaceId: account.personalWorkspaceId,
-      actor: { accountId: account.accountId },
+      actor: {
+        accountId: account.accountId,
+        email: account.email,
+        credentialId: issued.credentialId,
+        agentId: registrationId,
+        agent: { clientId: assertion.clientId, issuer: assertion.issuer, userAgent: null },
+      },
       data: {
         type: "agent-provider",
         issuer: assertion.issuer,
@@ -67,10 +74,13 @@ export async function registerWithIdJag(
       },
     });
     return {
-      registrationId,
-      credential: issued.credential,
-      credentialExpires: issued.expiresAt,
-      scopes: issued.scopes,
+      ok: true,
+      value: {
+        registrationId,
+        credential: issued.credential,
+        credentialExpires: issued.expiresAt,
+        scopes: issued.scopes,
+      },
     };
   });
 }

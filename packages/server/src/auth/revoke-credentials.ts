@@ -3,7 +3,7 @@ import type { CredentialRevocations } from "../identity/credential-revocations.t
 import { revokeCredentialBySecret, revokeCredentialsOfDelegation } from "../identity/credentials.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
-import { AuthError } from "./auth-error.ts";
+import { type AuthResult, refuse } from "./auth-error.ts";
 import { recordAssertionId } from "./used-assertion-ids.ts";
 import type { VerifiedLogoutToken } from "./verify-logout-token.ts";
 
@@ -24,13 +24,12 @@ export async function revokeDelegation(
   db: Database,
   deps: RevocationDeps,
   token: VerifiedLogoutToken,
-): Promise<number> {
+): Promise<AuthResult<{ revokedCount: number }>> {
   const revoked = await db.transaction(async (tx) => {
-    if (!(await recordAssertionId(tx, deps.clock, token))) {
-      throw new AuthError("replay_detected", "This logout token has already been used.");
-    }
+    if (!(await recordAssertionId(tx, deps.clock, token))) return undefined;
     return revokeCredentialsOfDelegation(tx, deps, { issuer: token.issuer, subject: token.subject });
   });
+  if (revoked === undefined) return refuse("replay_detected", "This logout token has already been used.");
   deps.credentialRevocations.publish(revoked);
-  return revoked.length;
+  return { ok: true, value: { revokedCount: revoked.length } };
 }

@@ -2,7 +2,7 @@ import type { TrustedIssuer } from "../config/config.ts";
 import { allScopes, type Scope } from "../identity/scopes.ts";
 import type { Clock } from "../shared/clock.ts";
 import { checkStorableJson, describeUnstorable } from "../shared/storable-json.ts";
-import { AuthError } from "./auth-error.ts";
+import { type AuthResult, refuse } from "./auth-error.ts";
 import { isDeliverableEmailAddress } from "./email-address.ts";
 import type { JwksCache } from "./jwks-cache.ts";
 import { verifySignedJwt } from "./verify-signed-jwt.ts";
@@ -20,15 +20,15 @@ export interface VerifiedIdJag {
 }
 
 /** An ID-JAG's optional `scope` claim narrows what is granted (unknown scopes are ignored); it never widens it. */
-function grantedScopes(scopeClaim: unknown): Scope[] {
-  if (scopeClaim === undefined) return [...allScopes];
-  if (typeof scopeClaim !== "string") throw new AuthError("invalid_assertion", "The scope claim must be a string.");
+function grantedScopes(scopeClaim: unknown): AuthResult<Scope[]> {
+  if (scopeClaim === undefined) return { ok: true, value: [...allScopes] };
+  if (typeof scopeClaim !== "string") return refuse("invalid_assertion", "The scope claim must be a string.");
   const requested = new Set(scopeClaim.split(" "));
   const granted = allScopes.filter((scope) => requested.has(scope));
   if (granted.length === 0) {
-    throw new AuthError("invalid_assertion", "The scope claim names no scope this service grants.");
+    return refuse("invalid_assertion", "The scope claim names no scope this service grants.");
   }
-  return granted;
+  return { ok: true, value: granted };
 }
 
 /**
@@ -39,11 +39,11 @@ export async function verifyIdJag(
   token: string,
   config: { authUrl: string; trustedIssuers: readonly TrustedIssuer[] },
   deps: { clock: Clock; jwks: JwksCache },
-): Promise<VerifiedIdJag> {
+): Promise<AuthResult<VerifiedIdJag>> {
   if (config.trustedIssuers.length === 0) {
-    throw new AuthError("issuer_not_enabled", "ID-JAG registration is not enabled here; register with verified_email.");
+    return refuse("issuer_not_enabled", "ID-JAG registration is not enabled here; register with verified_email.");
   }
-  const { payload, issuer } = await verifySignedJwt(
+  const verified = await verifySignedJwt(
     token,
     {
       typ: "oauth-id-jag+jwt",
@@ -53,11 +53,13 @@ export async function verifyIdJag(
     },
     deps,
   );
+  if (!verified.ok) return verified;
+  const { payload, issuer } = verified.value;
   // Signed by a trusted issuer, yet stored (jti, sub): a claim PostgreSQL cannot store would be a 500.
   const storable = checkStorableJson(payload);
-  if (!storable.ok) throw new AuthError("invalid_assertion", `The claim ${describeUnstorable(storable)}.`);
+  if (!storable.ok) return refuse("invalid_assertion", `The claim ${describeUnstorable(storable)}.`);
   if (typeof payload.client_id !== "string" || !issuer.clientIds.includes(payload.client_id)) {
-    throw new AuthError("invalid_client_id", "The asserting client is not trusted for this issuer.");
+    return refuse("invalid_client_id", "The asserting client is not trusted for this issuer.");
   }
   // The same rule as `verified_email` registrations: the claim becomes the account's address.
   if (
@@ -65,18 +67,23 @@ export async function verifyIdJag(
     !isDeliverableEmailAddress(payload.email.trim()) ||
     payload.email_verified !== true
   ) {
-    throw new AuthError(
+    return refuse(
       "missing_verified_email",
       "The ID-JAG must carry an email claim holding an email address, with email_verified: true.",
     );
   }
+  const scopes = grantedScopes(payload.scope);
+  if (!scopes.ok) return scopes;
   return {
-    issuer: issuer.issuer,
-    subject: payload.sub as string,
-    jti: payload.jti as string,
-    expiresAt: new Date((payload.exp as number) * 1000),
-    email: payload.email,
-    clientId: payload.client_id,
-    scopes: grantedScopes(payload.scope),
+    ok: true,
+    value: {
+      issuer: issuer.issuer,
+      subject: payload.sub as string,
+      jti: payload.jti as string,
+      expiresAt: new Date((payload.exp as number) * 1000),
+      email: payload.email,
+      clientId: payload.client_id,
+      scopes: scopes.value,
+    },
   };
 }

@@ -1,6 +1,6 @@
 import type { TrustedIssuer } from "../config/config.ts";
 import type { Clock } from "../shared/clock.ts";
-import { AuthError } from "./auth-error.ts";
+import { type AuthResult, refuse } from "./auth-error.ts";
 import type { JwksCache } from "./jwks-cache.ts";
 import { verifySignedJwt } from "./verify-signed-jwt.ts";
 
@@ -23,16 +23,16 @@ export interface VerifiedLogoutToken {
  * When a verified logout token stops being accepted. OpenID Back-Channel Logout does not require
  * `exp`, and the auth.md reference provider sends none; such a token is bounded by its `iat` instead.
  */
-function logoutTokenExpiry(payload: { iat: number; exp?: unknown }, now: Date): Date {
-  if (typeof payload.exp === "number") return new Date(payload.exp * 1000);
+function logoutTokenExpiry(payload: { iat: number; exp?: unknown }, now: Date): AuthResult<Date> {
+  if (typeof payload.exp === "number") return { ok: true, value: new Date(payload.exp * 1000) };
   const expiresAt = new Date((payload.iat + logoutTokenMaxAgeSeconds) * 1000);
   if (expiresAt.getTime() < now.getTime()) {
-    throw new AuthError(
+    return refuse(
       "invalid_assertion",
       `The logout token carries no exp and was issued more than ${logoutTokenMaxAgeSeconds / 60} minutes ago.`,
     );
   }
-  return expiresAt;
+  return { ok: true, value: expiresAt };
 }
 
 /**
@@ -45,11 +45,11 @@ export async function verifyLogoutToken(
   token: string,
   config: { authUrl: string; trustedIssuers: readonly TrustedIssuer[]; eventSchemaHost: string },
   deps: { clock: Clock; jwks: JwksCache },
-): Promise<VerifiedLogoutToken> {
+): Promise<AuthResult<VerifiedLogoutToken>> {
   if (config.trustedIssuers.length === 0) {
-    throw new AuthError("issuer_not_enabled", "No identity provider is trusted here.");
+    return refuse("issuer_not_enabled", "No identity provider is trusted here.");
   }
-  const { payload, issuer } = await verifySignedJwt(
+  const verified = await verifySignedJwt(
     token,
     {
       typ: "logout+jwt",
@@ -59,6 +59,8 @@ export async function verifyLogoutToken(
     },
     deps,
   );
+  if (!verified.ok) return verified;
+  const { payload, issuer } = verified.value;
   const events = payload.events;
   if (
     typeof events !== "object" ||
@@ -66,16 +68,21 @@ export async function verifyLogoutToken(
     Array.isArray(events) ||
     !Object.hasOwn(events, revocationEventUri(config.eventSchemaHost))
   ) {
-    throw new AuthError("invalid_assertion", "The logout token does not carry the assertion-revoked event.");
+    return refuse("invalid_assertion", "The logout token does not carry the assertion-revoked event.");
   }
   if (payload.nonce !== undefined) {
-    throw new AuthError("invalid_assertion", "A logout token must not carry a nonce.");
+    return refuse("invalid_assertion", "A logout token must not carry a nonce.");
   }
+  // verifySignedJwt has checked that iat is a number.
+  const expiresAt = logoutTokenExpiry({ iat: payload.iat as number, exp: payload.exp }, deps.clock.now());
+  if (!expiresAt.ok) return expiresAt;
   return {
-    issuer: issuer.issuer,
-    subject: payload.sub as string,
-    jti: payload.jti as string,
-    // verifySignedJwt has checked that iat is a number.
-    expiresAt: logoutTokenExpiry({ iat: payload.iat as number, exp: payload.exp }, deps.clock.now()),
+    ok: true,
+    value: {
+      issuer: issuer.issuer,
+      subject: payload.sub as string,
+      jti: payload.jti as string,
+      expiresAt: expiresAt.value,
+    },
   };
 }

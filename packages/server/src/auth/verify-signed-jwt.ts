@@ -1,7 +1,7 @@
 import { decodeJwt, decodeProtectedHeader, errors, type JWTPayload, jwtVerify } from "jose";
 import type { TrustedIssuer } from "../config/config.ts";
 import type { Clock } from "../shared/clock.ts";
-import { AuthError } from "./auth-error.ts";
+import { type AuthResult, refuse } from "./auth-error.ts";
 import { type JwksCache, JwksUnavailableError } from "./jwks-cache.ts";
 
 /** Asymmetric algorithms only: `none` and HMAC (a shared secret anyone with the JWKS URL could not hold) never verify. */
@@ -42,32 +42,32 @@ export function typMatches(typ: unknown, expected: string): boolean {
   return normalized === expected || normalized === `application/${expected}`;
 }
 
-function invalid(description: string): AuthError {
-  return new AuthError("invalid_assertion", description);
+function invalid(description: string) {
+  return refuse("invalid_assertion", description);
 }
 
-function readHeaderAndIssuer(token: string, expected: SignedJwtExpectations): TrustedIssuer {
+function readHeaderAndIssuer(token: string, expected: SignedJwtExpectations): AuthResult<TrustedIssuer> {
   let header: ReturnType<typeof decodeProtectedHeader>;
   let unverified: JWTPayload;
   try {
     header = decodeProtectedHeader(token);
     unverified = decodeJwt(token);
   } catch {
-    throw invalid("The assertion is not a well-formed signed JWT.");
+    return invalid("The assertion is not a well-formed signed JWT.");
   }
   if (!typMatches(header.typ, expected.typ)) {
-    throw invalid(`The JWT header typ must be ${expected.typ}.`);
+    return invalid(`The JWT header typ must be ${expected.typ}.`);
   }
   if (typeof header.alg !== "string" || !acceptedAlgorithms.includes(header.alg)) {
-    throw invalid("The JWT must be signed with an asymmetric algorithm.");
+    return invalid("The JWT must be signed with an asymmetric algorithm.");
   }
-  if (typeof unverified.iss !== "string") throw invalid("The JWT has no iss claim.");
+  if (typeof unverified.iss !== "string") return invalid("The JWT has no iss claim.");
   // The trust list is consulted before anything is fetched: an untrusted iss never makes us call out.
   const issuer = expected.trustedIssuers.find((candidate) => candidate.issuer === unverified.iss);
   if (issuer === undefined) {
-    throw new AuthError("issuer_not_enabled", "This issuer is not trusted here; register with verified_email instead.");
+    return refuse("issuer_not_enabled", "This issuer is not trusted here; register with verified_email instead.");
   }
-  return issuer;
+  return { ok: true, value: issuer };
 }
 
 /**
@@ -79,8 +79,10 @@ export async function verifySignedJwt(
   token: string,
   expected: SignedJwtExpectations,
   deps: { clock: Clock; jwks: JwksCache },
-): Promise<VerifiedJwt> {
-  const issuer = readHeaderAndIssuer(token, expected);
+): Promise<AuthResult<VerifiedJwt>> {
+  const trusted = readHeaderAndIssuer(token, expected);
+  if (!trusted.ok) return trusted;
+  const issuer = trusted.value;
   let payload: JWTPayload;
   try {
     ({ payload } = await jwtVerify(token, (header) => deps.jwks.keyFor(issuer.jwksUri, header), {
@@ -91,22 +93,23 @@ export async function verifySignedJwt(
       currentDate: deps.clock.now(),
     }));
   } catch (error) {
-    if (error instanceof JwksUnavailableError) throw invalid(`The issuer's keys are unavailable: ${error.message}.`);
-    if (error instanceof errors.JWTExpired) throw invalid("The JWT has expired.");
-    if (error instanceof errors.JWTClaimValidationFailed) throw invalid(`The JWT ${error.claim} claim is not valid.`);
-    if (error instanceof errors.JOSEError) throw invalid("The JWT signature does not verify with the issuer's keys.");
+    if (error instanceof JwksUnavailableError) return invalid(`The issuer's keys are unavailable: ${error.message}.`);
+    if (error instanceof errors.JWTExpired) return invalid("The JWT has expired.");
+    if (error instanceof errors.JWTClaimValidationFailed) return invalid(`The JWT ${error.claim} claim is not valid.`);
+    if (error instanceof errors.JOSEError) return invalid("The JWT signature does not verify with the issuer's keys.");
     throw error;
   }
   if (Array.isArray(payload.aud) && (payload.aud.length !== 1 || payload.aud[0] !== expected.audience)) {
-    throw invalid("The JWT aud must be exactly this authorization server.");
+    return invalid("The JWT aud must be exactly this authorization server.");
   }
   const nowSeconds = Math.floor(deps.clock.now().getTime() / 1000);
   if (typeof payload.iat !== "number" || payload.iat > nowSeconds + maxIssuedAtSkewSeconds) {
-    throw invalid("The JWT iat claim is in the future.");
+    return invalid("The JWT iat claim is in the future.");
   }
   for (const claim of ["iss", "sub", "jti"] as const) {
-    if (typeof payload[claim] !== "string" || payload[claim] === "")
-      throw invalid(`The JWT ${claim} claim is missing.`);
+    if (typeof payload[claim] !== "string" || payload[claim] === "") {
+      return invalid(`The JWT ${claim} claim is missing.`);
+    }
   }
-  return { payload: payload as VerifiedJwt["payload"], issuer };
+  return { ok: true, value: { payload: payload as VerifiedJwt["payload"], issuer } };
 }

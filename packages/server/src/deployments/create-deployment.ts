@@ -3,15 +3,15 @@ import { type JsonSchema, type Manifest, manifestSchema } from "@weft/contract";
 import { sql } from "drizzle-orm";
 import { recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
+import { transactionWithResult } from "../db/result-transaction.ts";
 import { deployments } from "../db/schema/index.ts";
-import { jsonSchemaProblem } from "../schemas/validate-json-schema.ts";
+import { jsonSchemaProblem, validateJsonSchema } from "../schemas/validate-json-schema.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
-import { errorOfFailure, InvalidRequestError } from "../shared/service-errors.ts";
+import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import { formatJsonPath } from "../shared/storable-json.ts";
 import type { AnnouncesActiveDeploymentChanges } from "./active-deployment-changes.ts";
 import { type DeploymentSummary, toDeploymentSummary } from "./deployment-summary.ts";
-import { claimGlobalFormNames } from "./global-form-names.ts";
 import { makeActive } from "./make-active.ts";
 import { toStoredManifest } from "./stored-manifest.ts";
 
@@ -34,16 +34,16 @@ function issuePath(path: PropertyKey[]): string {
 }
 
 /** Validates an uploaded manifest strictly: every problem becomes one issue. */
-export function parseManifest(manifest: unknown): Manifest {
+export function parseManifest(manifest: unknown): ServiceResult<Manifest> {
   const manifestBytes = Buffer.byteLength(JSON.stringify(manifest) ?? "", "utf8");
   if (manifestBytes > deploymentLimits.manifestBytes) {
-    throw new InvalidRequestError(
+    return fail.invalid(
       `the manifest is ${manifestBytes} bytes; at most ${deploymentLimits.manifestBytes} are accepted`,
     );
   }
   const parsed = manifestSchema.safeParse(manifest);
   if (!parsed.success) {
-    throw new InvalidRequestError(
+    return fail.invalid(
       "the manifest is invalid",
       parsed.error.issues.map((issue) => ({ path: issuePath(issue.path), message: issue.message })),
     );
@@ -61,16 +61,35 @@ export function parseManifest(manifest: unknown): Manifest {
   parsed.data.forms.forEach((form, index) => {
     checkSchema(["forms", index, "schema"], form.schema);
   });
-  if (issues.length > 0) throw new InvalidRequestError("the manifest is invalid", issues);
-  return parsed.data;
+  if (issues.length === 0) issues.push(...scheduleInputIssues(parsed.data));
+  if (issues.length > 0) return fail.invalid("the manifest is invalid", issues);
+  return ok(parsed.data);
 }
 
-function checkBundle(bundle: string): void {
+/** Stands for the tick in `scheduledFor` when a schedule's input is checked: any instant has the shape. */
+const sampleTick = "2026-01-01T00:00:00.000Z";
+
+/** Each schedule's input, `{ scheduledFor, ...input }`, must be one its workflow's input schema accepts. */
+function scheduleInputIssues(manifest: Manifest): { path: string; message: string }[] {
+  return manifest.schedules.flatMap((schedule, index) => {
+    const schema = manifest.workflows.find((workflow) => workflow.name === schedule.workflow)?.inputSchema;
+    if (schema === undefined) return [];
+    const checked = validateJsonSchema(schema, { scheduledFor: sampleTick, ...schedule.input });
+    if (checked.ok) return [];
+    return checked.issues.map((issue) => ({
+      path: ["schedules", index, "input", ...(issue.path === "" ? [] : [issue.path])].join("."),
+      message: `schedule "${schedule.name}": its input ({ scheduledFor, ...input }) does not match the input schema of workflow "${schedule.workflow}": ${issue.path === "" ? "" : `${issue.path} `}${issue.message}`,
+    }));
+  });
+}
+
+function bundleFailure(bundle: string): ServiceResult<never> | undefined {
   const bytes = Buffer.byteLength(bundle, "utf8");
-  if (bytes === 0) throw new InvalidRequestError("the bundle is empty: expected one ESM file");
+  if (bytes === 0) return fail.invalid("the bundle is empty: expected one ESM file");
   if (bytes > deploymentLimits.bundleBytes) {
-    throw new InvalidRequestError(`the bundle is ${bytes} bytes; at most ${deploymentLimits.bundleBytes} are accepted`);
+    return fail.invalid(`the bundle is ${bytes} bytes; at most ${deploymentLimits.bundleBytes} are accepted`);
   }
+  return undefined;
 }
 
 /**
@@ -81,12 +100,14 @@ export async function createDeployment(
   db: Database,
   deps: { clock: Clock; ids: IdGenerator } & AnnouncesActiveDeploymentChanges,
   request: CreateDeploymentRequest,
-): Promise<DeploymentSummary> {
-  const manifest = parseManifest(request.manifest);
-  checkBundle(request.bundle);
-  const stored = toStoredManifest(manifest);
+): Promise<ServiceResult<DeploymentSummary>> {
+  const parsed = parseManifest(request.manifest);
+  if (!parsed.ok) return parsed;
+  const badBundle = bundleFailure(request.bundle);
+  if (badBundle !== undefined) return badBundle;
+  const stored = toStoredManifest(parsed.value);
   const bundleSha256 = createHash("sha256").update(request.bundle, "utf8").digest("hex");
-  const summary = await db.transaction(async (tx) => {
+  const created = await transactionWithResult(db, async (tx): Promise<ServiceResult<DeploymentSummary>> => {
     // Serialises deployments of one project so numbers are consecutive without retry loops.
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`deploy:${request.projectId}`}, 0))`);
     const [last] = await tx
@@ -109,9 +130,8 @@ export async function createDeployment(
       })
       .returning();
     if (row === undefined) throw new Error("the deployment insert returned no row");
-    await makeActive(tx, request.projectId, row.id, now);
-    const claimed = await claimGlobalFormNames(tx, request.projectId, stored.forms, now);
-    if (!claimed.ok) throw errorOfFailure(claimed.failure);
+    const activated = await makeActive(tx, request.projectId, row, now);
+    if (!activated.ok) return activated;
     await recordAuditEvent(tx, deps, {
       action: "deployment.created",
       targetType: "deployment",
@@ -120,8 +140,8 @@ export async function createDeployment(
       actor: request.actor,
       data: { projectId: request.projectId, number: row.number, bundleSha256 },
     });
-    return toDeploymentSummary(row, { active: true });
+    return ok(toDeploymentSummary(row, { active: true }));
   });
-  deps.activeDeploymentChanges?.publish(request.projectId);
-  return summary;
+  if (created.ok) deps.activeDeploymentChanges?.publish(request.projectId);
+  return created;
 }

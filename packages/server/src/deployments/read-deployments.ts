@@ -9,13 +9,13 @@ import {
   type PageRequest,
   sliceOrder,
 } from "../db/keyset-page.ts";
+import { transactionWithResult } from "../db/result-transaction.ts";
 import { activeDeployments, deployments } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
-import { errorOfFailure, NotFoundError, notFoundMessage } from "../shared/service-errors.ts";
+import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import type { AnnouncesActiveDeploymentChanges } from "./active-deployment-changes.ts";
 import { type DeploymentSummary, toDeploymentSummary } from "./deployment-summary.ts";
-import { claimGlobalFormNames } from "./global-form-names.ts";
 import { makeActive } from "./make-active.ts";
 
 const { bundle: _bundle, ...summaryColumns } = getTableColumns(deployments);
@@ -41,17 +41,17 @@ async function activeDeploymentId(db: Database | Transaction, projectId: string)
   return row?.id;
 }
 
-/** One deployment by id; NotFoundError when it does not exist (or belongs to another project, when given). */
+/** One deployment by id; not_found when it does not exist (or belongs to another project, when given). */
 export async function getDeployment(
   db: Database | Transaction,
   deploymentId: string,
   options: { projectId?: string } = {},
-): Promise<DeploymentSummary> {
+): Promise<ServiceResult<DeploymentSummary>> {
   const [row] = await db.select(summaryColumns).from(deployments).where(eq(deployments.id, deploymentId));
   if (row === undefined || (options.projectId !== undefined && row.projectId !== options.projectId)) {
-    throw new NotFoundError(notFoundMessage("deployment"));
+    return fail.notFound("deployment");
   }
-  return toDeploymentSummary(row, { active: (await activeDeploymentId(db, row.projectId)) === row.id });
+  return ok(toDeploymentSummary(row, { active: (await activeDeploymentId(db, row.projectId)) === row.id }));
 }
 
 /** One page of a project's deployments, oldest first (ids, like numbers, follow creation order). */
@@ -82,13 +82,14 @@ export async function activateDeployment(
     deploymentId: string;
     actor?: { accountId?: string | undefined; credentialId?: string | undefined; workspaceId?: string | undefined };
   },
-): Promise<DeploymentSummary> {
-  const activated = await db.transaction(async (tx) => {
-    const target = await getDeployment(tx, request.deploymentId, { projectId: request.projectId });
+): Promise<ServiceResult<DeploymentSummary>> {
+  const activated = await transactionWithResult(db, async (tx): Promise<ServiceResult<DeploymentSummary>> => {
+    const found = await getDeployment(tx, request.deploymentId, { projectId: request.projectId });
+    if (!found.ok) return found;
+    const target = found.value;
     const now = deps.clock.now();
-    await makeActive(tx, request.projectId, target.id, now);
-    const claimed = await claimGlobalFormNames(tx, request.projectId, target.manifest.forms, now);
-    if (!claimed.ok) throw errorOfFailure(claimed.failure);
+    const madeActive = await makeActive(tx, request.projectId, target, now);
+    if (!madeActive.ok) return madeActive;
     await recordAuditEvent(tx, deps, {
       action: "deployment.activated",
       targetType: "deployment",
@@ -97,9 +98,9 @@ export async function activateDeployment(
       actor: request.actor,
       data: { projectId: request.projectId, number: target.number },
     });
-    return { ...target, active: true };
+    return ok({ ...target, active: true });
   });
-  deps.activeDeploymentChanges?.publish(request.projectId);
+  if (activated.ok) deps.activeDeploymentChanges?.publish(request.projectId);
   return activated;
 }
 
@@ -119,6 +120,7 @@ export async function readDeploymentBundle(db: Database, deploymentId: string): 
     .select({ bundle: deployments.bundle })
     .from(deployments)
     .where(eq(deployments.id, deploymentId));
-  if (row === undefined) throw new NotFoundError(notFoundMessage("deployment"));
+  // Executions reference their deployment, so a missing one is a broken invariant, not a refusal.
+  if (row === undefined) throw new Error(`deployment ${deploymentId} has no stored bundle`);
   return row.bundle;
 }

@@ -1,4 +1,4 @@
-import type { FormManifest, Manifest, WebhookManifest, WorkflowManifest } from "@weft/contract";
+import type { FormManifest, Manifest, ScheduleManifest, WebhookManifest, WorkflowManifest } from "@weft/contract";
 import { hashSecret } from "../shared/secrets.ts";
 
 /** A form as stored: the basic-auth password is kept only as a SHA-256 digest. */
@@ -21,6 +21,8 @@ export interface StoredManifest {
   workflows: WorkflowManifest[];
   forms: StoredForm[];
   webhooks: StoredWebhook[];
+  /** Absent from deployments made before schedules existed. */
+  schedules?: ScheduleManifest[] | undefined;
 }
 
 export function toStoredManifest(manifest: Manifest): StoredManifest {
@@ -37,5 +39,6 @@ export function toStoredManifest(manifest: Manifest): StoredManifest {
       ...webhook,
       ...(secret === undefined ? {} : { secret: { header: secret.header, valueHash: hashSecret(secret.value) } }),
     })),
+    schedules: manifest.schedules,
   };
 }

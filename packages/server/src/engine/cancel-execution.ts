@@ -1,31 +1,40 @@
 import { eq } from "drizzle-orm";
+import { type AuditedChange, recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
 import { type ExecutionStatus, executions } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
-import { ConflictError, NotFoundError, notFoundMessage } from "../shared/service-errors.ts";
+import type { IdGenerator } from "../shared/ids.ts";
+import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import type { SpanExport } from "../traces/otlp-export.ts";
 import { cancel, isFinal, leasedState, requestCancel, transitions } from "./execution-state/index.ts";
 
+interface CancelRequest {
+  executionId: string;
+  projectId?: string | undefined;
+  /** Set for a cancellation through the API, which is then an audit event. */
+  audit?: AuditedChange | undefined;
+}
+
 /**
- * Cancels an execution. A queued or sleeping one is cancelled at once (and its spans go to the
+ * Cancels an execution. A queued, sleeping or waiting one is cancelled at once (and its spans go to the
  * OTLP collector, as a worker sends those of the executions it finishes); a running one is flagged
  * and its worker (told by NOTIFY, or at its next heartbeat) stops it at the next step boundary.
  */
 export async function cancelExecution(
   db: Database,
-  deps: { clock: Clock; spanExport?: SpanExport | undefined },
-  request: { executionId: string; projectId?: string | undefined },
-): Promise<{ status: ExecutionStatus }> {
+  deps: { clock: Clock; ids: IdGenerator; spanExport?: SpanExport | undefined },
+  request: CancelRequest,
+): Promise<ServiceResult<{ status: ExecutionStatus }>> {
   const outcome = await cancelInTransaction(db, deps, request);
-  if (outcome.status === "cancelled") deps.spanExport?.exportExecution(request.executionId);
+  if (outcome.ok && outcome.value.status === "cancelled") deps.spanExport?.exportExecution(request.executionId);
   return outcome;
 }
 
 function cancelInTransaction(
   db: Database,
-  deps: { clock: Clock },
-  request: { executionId: string; projectId?: string | undefined },
-): Promise<{ status: ExecutionStatus }> {
+  deps: { clock: Clock; ids: IdGenerator },
+  request: CancelRequest,
+): Promise<ServiceResult<{ status: ExecutionStatus }>> {
   return db.transaction(async (tx) => {
     const [row] = await tx
       .select({ id: executions.id, projectId: executions.projectId, status: executions.status })
@@ -33,17 +42,28 @@ function cancelInTransaction(
       .where(eq(executions.id, request.executionId))
       .for("update");
     if (row === undefined || (request.projectId !== undefined && row.projectId !== request.projectId)) {
-      throw new NotFoundError(notFoundMessage("execution"));
+      return fail.notFound("execution");
     }
     if (isFinal(row.status)) {
-      throw new ConflictError(
-        `the execution has already ${row.status === "cancelled" ? "been cancelled" : row.status}`,
-      );
+      return fail.conflict(`the execution has already ${row.status === "cancelled" ? "been cancelled" : row.status}`);
     }
     const now = deps.clock.now();
+    // Recorded once the change is made: a refusal returns without writing anything.
+    const audit = async () => {
+      if (request.audit === undefined) return;
+      await recordAuditEvent(tx, deps, {
+        action: "execution.cancelled",
+        targetType: "execution",
+        targetId: row.id,
+        workspaceId: request.audit.workspaceId,
+        actor: request.audit.actor,
+        data: { projectId: row.projectId, from: row.status },
+      });
+    };
     if (row.status === leasedState) {
       await requestCancel(tx, { executionId: row.id, now });
-      return { status: row.status };
+      await audit();
+      return ok({ status: row.status });
     }
     const outcome = await cancel(
       tx,
@@ -51,7 +71,8 @@ function cancelInTransaction(
       { now, attemptSpanId: undefined, attemptStatus: { code: "error" }, logs: [] },
     );
     // The row is locked: only a state the transition table does not let `cancel` leave refuses it.
-    if (outcome === "refused") throw new ConflictError(`an execution cannot be cancelled while ${row.status}`);
-    return { status: transitions.cancel.to };
+    if (outcome === "refused") return fail.conflict(`an execution cannot be cancelled while ${row.status}`);
+    await audit();
+    return ok({ status: transitions.cancel.to });
   });
 }

@@ -7,7 +7,7 @@ import { preparedSql } from "../db/prepared-sql.ts";
 import { deployments, executions, idempotencyKeys, type TriggerKind } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
-import { InvalidRequestError, NotFoundError } from "../shared/service-errors.ts";
+import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import { executionsChannel } from "./channels.ts";
 import { initialState } from "./execution-state/execution-states.ts";
 import { insertSpans, type SpanRow, spansFromJson } from "./execution-state/span-writes.ts";
@@ -26,9 +26,10 @@ export interface EnqueueExecutionRequest {
   input: unknown;
   idempotencyKey?: string;
   /**
-   * With `idempotencyKey`: a digest of the request (`requestDigest`), stored with the key so that the
-   * key sent again with another request is told apart from a retry. Without it, any request reusing
-   * the key gets the earlier execution (a hosted form's page, however its answers change).
+   * With `idempotencyKey`: a digest of the request (`requestDigestOf`), stored with the key so that
+   * the key sent again with another request is refused rather than answered with the execution of
+   * someone else's request. Without it, any request reusing the key gets the earlier execution (a
+   * hosted form's page, however its answers change).
    */
   requestDigest?: string;
   trigger: { kind: TriggerKind; name?: string };
@@ -37,11 +38,11 @@ export interface EnqueueExecutionRequest {
 }
 
 /** Refuses an input over the 4 MiB limit (or one PostgreSQL cannot store) as the caller's mistake, naming the limit. */
-export function assertStorableInput(input: unknown): void {
+export function storableInputFailure(input: unknown): ServiceResult<never> | undefined {
   const checked = checkInput(input);
-  if (!checked.ok) {
-    throw new InvalidRequestError("the input cannot be accepted", [{ path: "", message: checked.error.message }]);
-  }
+  return checked.ok
+    ? undefined
+    : fail.invalid("the input cannot be accepted", [{ path: "", message: checked.error.message }]);
 }
 
 /**
@@ -58,16 +59,15 @@ export function idempotencyScopeOf(request: Pick<EnqueueExecutionRequest, "trigg
  * Inserts a queued execution in the caller's transaction (so whoever answers 2xx does so only once
  * the row is committed) and wakes the workers with NOTIFY, which PostgreSQL delivers at commit.
  * With an idempotency key already used in the project within 24 hours, nothing is inserted and the
- * earlier execution's id is returned with `created: false`; `sameRequest` is false when that key
- * was stored with another request's digest, which the caller refuses rather than answering with an
- * execution of someone else's request.
+ * earlier execution's id is returned with `created: false`.
  */
 export async function enqueueExecution(
   tx: Transaction,
   deps: { clock: Clock; ids: IdGenerator },
   request: EnqueueExecutionRequest,
-): Promise<EnqueuedExecution> {
-  assertStorableInput(request.input);
+): Promise<ServiceResult<{ executionId: string; created: boolean }>> {
+  const unstorable = storableInputFailure(request.input);
+  if (unstorable !== undefined) return unstorable;
   const now = deps.clock.now();
   const scope = idempotencyScopeOf(request);
   if (request.idempotencyKey !== undefined) {
@@ -91,7 +91,8 @@ export async function enqueueExecution(
         existing.requestDigest === null ||
         request.requestDigest === undefined ||
         existing.requestDigest === request.requestDigest;
-      return { executionId: existing.executionId, created: false, sameRequest };
+      if (!sameRequest) return fail.conflict(idempotencyKeyReusedMessage, "idempotency_key_reused");
+      return ok({ executionId: existing.executionId, created: false });
     }
   }
   const [deployment] = await tx
@@ -99,11 +100,11 @@ export async function enqueueExecution(
     .from(deployments)
     .where(eq(deployments.id, request.deploymentId));
   if (deployment === undefined || deployment.projectId !== request.projectId) {
-    throw new NotFoundError(`no deployment ${request.deploymentId} in project ${request.projectId}`);
+    return fail.notFound("deployment");
   }
   const workflow = (deployment.workflows as WorkflowManifest[]).find((entry) => entry.name === request.workflow);
   if (workflow === undefined) {
-    throw new NotFoundError(`the deployment ${request.deploymentId} defines no workflow "${request.workflow}"`);
+    return fail.notFound({ message: `The deployment defines no workflow "${request.workflow}".` });
   }
   const rows = queuedExecutionRows(deps, request, workflow);
   await insertQueuedExecutions(tx, [rows]);
@@ -126,16 +127,11 @@ export async function enqueueExecution(
         set: { executionId, requestDigest, expiresAt },
       });
   }
-  return { executionId, created: true, sameRequest: true };
+  return ok({ executionId, created: true });
 }
 
-export interface EnqueuedExecution {
-  executionId: string;
-  /** False when an idempotency key named an earlier execution. */
-  created: boolean;
-  /** False when that key was stored with another request: the earlier execution is not this request's. */
-  sameRequest: boolean;
-}
+export const idempotencyKeyReusedMessage =
+  "This idempotency key was used with another request within 24 hours; send a new key for a new request.";
 
 /**
  * The digest an idempotency key is bound to: SHA-256 of the request as its sender wrote it (the

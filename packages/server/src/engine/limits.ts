@@ -21,8 +21,14 @@ export const maxLogLineBytes = 16 * KiB;
 /** Characters (UTF-16 code units) of a step or sleep name. */
 export const maxStepNameLength = 200;
 
-/** Longest sleep (and, later, wait). A later instant than this is more likely a mistake than a plan. */
+/** Longest sleep. A later instant than this is more likely a mistake than a plan. */
 export const maxSleepMs = 365 * 24 * 60 * 60 * 1000;
+
+/** Longest timeout of a wait token: a person answers within a month or not at all. */
+export const maxTokenTimeoutMs = 30 * 24 * 60 * 60 * 1000;
+
+/** Bytes of the JSON body that completes a wait token (what the workflow receives as `data`). */
+export const maxTokenDataBytes = 256 * KiB;
 
 /** How long a cancelled execution has to reach a step boundary before its sandbox process is killed. */
 export const cancelGraceMs = 5000;

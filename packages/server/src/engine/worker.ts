@@ -2,10 +2,13 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { DatabaseHandle } from "../db/database.ts";
 import { activeDeploymentsAmong, readDeploymentBundle } from "../deployments/read-deployments.ts";
+import { fireDueSchedules } from "../schedules/fire-due-schedules.ts";
 import type { Clock } from "../shared/clock.ts";
+import { createIdGenerator } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { Timers } from "../shared/timers.ts";
 import type { SpanExport } from "../traces/otlp-export.ts";
+import type { TokenIssuer } from "../wait-tokens/token-secret.ts";
 import { defaultAttemptTimeoutMs } from "./attempt-timeout.ts";
 import { endAttempt, requeueOnStop } from "./attempts/attempt-ending.ts";
 import { afterRenewal, enforceDeadline } from "./attempts/attempt-watch.ts";
@@ -16,10 +19,12 @@ import type { ResolveHost } from "./egress/egress-proxy.ts";
 import { createEmbeddedMaintenance, defaultVacuumEveryClaims } from "./embedded-maintenance.ts";
 import { type ClaimedExecution, claim, endOrphanedLeases, renewLeases } from "./execution-state/index.ts";
 import { defaultSandboxIdleMs } from "./limits.ts";
+import type { StoredTokenForReplay } from "./sandbox/protocol.ts";
 import { startSandboxHost } from "./sandbox/sandbox-host.ts";
 import type { SandboxIsolation } from "./sandbox/sandbox-isolation.ts";
 import { createSandboxPool } from "./sandbox/sandbox-pool.ts";
 import { loadStoredSteps, type StoredHistory } from "./stored-steps.ts";
+import { loadStoredTokens } from "./stored-tokens.ts";
 import { beat, forgetLapsedWorkers, forgetWorker } from "./worker-heartbeats.ts";
 import { defaultWorkspaceShare, workspaceSlots } from "./workspace-share.ts";
 
@@ -28,8 +33,8 @@ import { defaultWorkspaceShare, workspaceSlots } from "./workspace-share.ts";
  * from the start of `run` (replaying stored steps) until it returns or throws; a failed attempt is
  * retried with backoff until the workflow's maxAttempts. A *step* is a named unit of work whose
  * result is stored once it completes. A *lease* is a worker's time-limited claim on an execution,
- * renewed by heartbeat; an execution whose lease expires is claimable again. Sleeping releases the
- * lease; waking up continues the same attempt.
+ * renewed by heartbeat; an execution whose lease expires is claimable again. Sleeping, and waiting
+ * for a wait token, release the lease; waking up continues the same attempt.
  */
 
 export interface WorkerOptions {
@@ -55,6 +60,8 @@ export interface WorkerOptions {
   sandboxIdleMs?: number | undefined;
   /** On the embedded database, claims between two vacuums of the tables the engine churns. */
   vacuumEveryClaims?: number | undefined;
+  /** The key and base URL wait token ids and URLs are made with (`waitTokenIssuer`). */
+  tokens: TokenIssuer;
 }
 
 export interface WorkerDependencies {
@@ -75,6 +82,8 @@ export interface Worker {
   poke(): Promise<void>;
   /** The deployments that have a warm sandbox process in this worker. */
   sandboxes(): string[];
+  /** Starts the executions of the schedules whose tick has come (as every poll does); resolves once started. */
+  fireSchedules(): Promise<void>;
   /** Stops claiming, hands running executions back to the queue and stops the sandboxes. */
   stop(): Promise<void>;
 }
@@ -123,6 +132,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     logger,
     workerId,
     spanExport: deps.spanExport,
+    tokens: options.tokens,
     release: (executionId) => {
       running.delete(executionId);
       void poke();
@@ -131,7 +141,12 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
   };
 
   /** Hands a claimed execution to a sandbox; `now` is the claim's instant, when its time limit starts. */
-  async function begin(execution: ClaimedExecution, history: StoredHistory | undefined, now: Date) {
+  async function begin(
+    execution: ClaimedExecution,
+    history: StoredHistory | undefined,
+    tokens: Record<string, StoredTokenForReplay> | undefined,
+    now: Date,
+  ) {
     const run = startAttempt(execution, history, now, timeoutPolicy);
     running.set(execution.id, run);
     if (execution.cancelRequested) {
@@ -148,6 +163,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
           input: execution.input,
           attempt: execution.attempt,
           steps: history?.steps ?? {},
+          tokens: tokens ?? {},
         },
         sandboxHandlers(context, run),
       );
@@ -176,12 +192,11 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       });
       if (claimed.length === 0) return;
       maintenance?.counted(claimed.length);
-      const stored = await loadStoredSteps(
-        db,
-        claimed.filter((execution) => execution.hasHistory).map((execution) => execution.id),
-      );
+      const resumed = claimed.filter((execution) => execution.hasHistory).map((execution) => execution.id);
+      const stored = await loadStoredSteps(db, resumed);
+      const tokens = await loadStoredTokens(db, options.tokens, resumed, now);
       for (const execution of claimed) {
-        begin(execution, stored.get(execution.id), now).catch((error: unknown) => {
+        begin(execution, stored.get(execution.id), tokens.get(execution.id), now).catch((error: unknown) => {
           logger.error({ err: error, executionId: execution.id }, "could not start an execution");
           running.delete(execution.id);
         });
@@ -237,8 +252,28 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     const run = running.get(executionId);
     if (run !== undefined) run.cancelRequested = true;
   });
+  const ids = createIdGenerator(clock);
+  let firing: Promise<void> = Promise.resolve();
+  let nextFiring: Promise<void> | undefined;
+  /** Chains firing passes like `poke`; other workers' passes are kept apart by the database. */
+  function fireSchedules(): Promise<void> {
+    if (stopped) return Promise.resolve();
+    if (nextFiring !== undefined) return nextFiring;
+    const pass = firing.then(() => {
+      nextFiring = undefined;
+      return fireDueSchedules(db, { clock, ids }).then(
+        () => undefined,
+        (error: unknown) => logger.error({ err: error }, "firing schedules failed"),
+      );
+    });
+    nextFiring = pass;
+    firing = pass;
+    return pass;
+  }
+
   let beating = false;
   const tick = setInterval(() => {
+    void fireSchedules();
     void poke();
     if (beating) return;
     beating = true;
@@ -255,12 +290,14 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     id: workerId,
     poke,
     sandboxes: () => pool.deployments(),
+    fireSchedules,
     stop: async () => {
       if (stopped) return;
       stopped = true;
       clearInterval(tick);
       await unlistenExecutions().catch(() => undefined);
       await unlistenCancellations().catch(() => undefined);
+      await firing;
       await passes;
       const left = [...running.values()].filter((run) => !run.done);
       for (const run of left) {

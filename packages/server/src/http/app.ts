@@ -12,13 +12,14 @@ import { defaultBodyLimitBytes } from "./body-limit.ts";
 import { crossOriginAccess } from "./cors.ts";
 import { jsonError } from "./errors.ts";
 import { healthRoutes } from "./health-routes.ts";
+import { homePageRoutes } from "./home-page.ts";
 import { requestContext, requestLogger } from "./request-context.ts";
 import { type SecurityHeaderList, securityHeaders } from "./security-headers.ts";
 
 export interface PlatformApp {
   app: Hono<AppEnv>;
-  /** Releases what the routes hold beyond a request (the API's credential cache). */
-  close(): void;
+  /** Releases what the routes hold beyond a request (the API's credential cache, unwritten credential uses). */
+  close(): Promise<void>;
 }
 
 /**
@@ -55,7 +56,7 @@ export function createApp(context: PlatformContext, headers: SecurityHeaderList)
       ? next()
       : platformBodyLimit(c, next);
   });
-  app.route("/", healthRoutes(context.database, context.sandbox));
+  app.route("/", healthRoutes(context.database, context.sandbox)).route("/", homePageRoutes(context.config));
   if (context.config.roles.has("auth")) {
     // The authorization server answers under the path of {auth_url}, which may differ from "/";
     // RFC 8414 §3 then places its metadata at the root, suffixed with that path.
@@ -74,5 +75,5 @@ export function createApp(context: PlatformContext, headers: SecurityHeaderList)
     requestLogger(c).error({ err: error }, "unhandled error");
     return jsonError(c, 500, "internal_error", `Something went wrong; quote request id ${c.get("requestId")}.`);
   });
-  return { app, close: () => api?.close() };
+  return { app, close: async () => api?.close() };
 }

@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { Logger } from "../shared/logger.ts";
 import type { AppEnv } from "./app-env.ts";
+import { loggablePath } from "./loggable-path.ts";
 import { requestIdFor } from "./request-id.ts";
 import { setResponseHeader } from "./response-headers.ts";
 
@@ -32,7 +33,7 @@ export function logRequestCompleted(
   logger.info(
     {
       method: request.method,
-      path: request.path,
+      path: loggablePath(request.path),
       status: request.status,
       durationMs: Math.round((performance.now() - request.startedAt) * 100) / 100,
     },

@@ -6,7 +6,7 @@ import { securityHeaderList } from "./security-headers.ts";
 
 export interface PlatformRequestListener {
   listener: RequestListener;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** What node:http calls for each request of one platform process: the Hono app, every surface included. */

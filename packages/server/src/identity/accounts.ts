@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { recordAuditEvent } from "../audit/record-audit-event.ts";
-import type { Transaction } from "../db/database.ts";
+import type { Database, Transaction } from "../db/database.ts";
 import { accounts, memberships, workspaces } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
@@ -14,6 +14,19 @@ export interface AccountWithWorkspace {
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
+}
+
+/** The account of an email and its personal workspace, if the email has an account. */
+export async function findAccountByEmail(
+  db: Database | Transaction,
+  email: string,
+): Promise<{ accountId: string; personalWorkspaceId: string } | undefined> {
+  const [row] = await db
+    .select({ accountId: accounts.id, personalWorkspaceId: workspaces.id })
+    .from(accounts)
+    .innerJoin(workspaces, eq(workspaces.personalAccountId, accounts.id))
+    .where(eq(accounts.email, normalizeEmail(email)));
+  return row;
 }
 
 /**

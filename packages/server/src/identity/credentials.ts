@@ -1,10 +1,11 @@
-import { and, eq, gt, isNull, type SQL } from "drizzle-orm";
-import { recordAuditEvent } from "../audit/record-audit-event.ts";
+import { and, eq, gt, inArray, isNull, type SQL } from "drizzle-orm";
+import { type AuditActor, recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database, Transaction } from "../db/database.ts";
-import { credentials } from "../db/schema/index.ts";
+import { credentials, workspaces } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 import { generateToken, hashSecret } from "../shared/secrets.ts";
+import { notifyAccessChanges } from "./access-changes.ts";
 import type { Scope } from "./scopes.ts";
 
 /** Credentials live 30 days from issue (SPEC §3). */
@@ -97,27 +98,44 @@ export interface RevocationDependencies {
   ids: IdGenerator;
 }
 
-async function revokeWhere(
+/**
+ * Revokes the active credentials matching `condition`, with an audit event each; every process
+ * hears of it on commit (`notifyAccessChanges`), this one too once the caller publishes the ids.
+ */
+export async function revokeWhere(
   tx: Transaction,
   deps: RevocationDependencies,
   condition: SQL,
   reason: string,
+  actor?: AuditActor,
 ): Promise<string[]> {
   const revoked = await tx
     .update(credentials)
     .set({ revokedAt: deps.clock.now() })
     .where(and(condition, isNull(credentials.revokedAt)))
     .returning({ id: credentials.id, accountId: credentials.accountId });
+  const personal =
+    revoked.length === 0
+      ? []
+      : await tx
+          .select({ accountId: workspaces.personalAccountId, workspaceId: workspaces.id })
+          .from(workspaces)
+          .where(inArray(workspaces.personalAccountId, [...new Set(revoked.map((row) => row.accountId))]));
+  const personalWorkspaceOf = new Map(personal.map((row) => [row.accountId, row.workspaceId]));
   for (const row of revoked) {
     await recordAuditEvent(tx, deps, {
       action: "credential.revoked",
       targetType: "credential",
       targetId: row.id,
-      actor: { accountId: row.accountId },
+      // The holder's own log shows it, whoever revoked it.
+      workspaceId: personalWorkspaceOf.get(row.accountId),
+      actor: actor ?? { accountId: row.accountId },
       data: { reason },
     });
   }
-  return revoked.map((row) => row.id);
+  const ids = revoked.map((row) => row.id);
+  await notifyAccessChanges(tx, { credentialIds: ids });
+  return ids;
 }
 
 /**

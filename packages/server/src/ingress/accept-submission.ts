@@ -1,11 +1,7 @@
 import type { JsonSchema } from "@weft/contract";
-import {
-  type EnqueuedExecution,
-  type EnqueueExecutionRequest,
-  enqueueExecution,
-  requestDigestOf,
-} from "../engine/enqueue-execution.ts";
+import { type EnqueueExecutionRequest, enqueueExecution, requestDigestOf } from "../engine/enqueue-execution.ts";
 import { type SchemaValidation, validateJsonSchema } from "../schemas/validate-json-schema.ts";
+import { ok, type ServiceResult } from "../shared/service-result.ts";
 import type { ActiveDefinition } from "./find-ingress-definitions.ts";
 import type { Budget } from "./hot-path-budget.ts";
 import type { IngressContext } from "./ingress-context.ts";
@@ -30,8 +26,8 @@ export function validateSubmission(
 
 /**
  * Enqueues the execution that a form or webhook of the active deployment starts. A submission with
- * an idempotency key gets a transaction of its own (the key is looked up and claimed under a lock),
- * bound to the digest of `rawBody` when one is given; any other joins the group commit of the ingress's batcher. Either way the budget is checked just
+ * an idempotency key gets a transaction of its own (the key is looked up and claimed under a lock);
+ * any other joins the group commit of the ingress's batcher. Either way the budget is checked just
  * before the commit: a submission whose caller has already been told 503 rolls back rather than
  * running unannounced.
  */
@@ -46,7 +42,7 @@ export async function enqueueSubmission(
     /** The body as sent, whose digest the idempotency key is bound to. */
     rawBody?: string | undefined;
   },
-): Promise<EnqueuedExecution> {
+): Promise<ServiceResult<{ executionId: string; created: boolean }>> {
   const request = {
     projectId: definition.projectId,
     deploymentId: definition.deploymentId,
@@ -56,7 +52,7 @@ export async function enqueueSubmission(
   };
   if (submission.idempotencyKey === undefined) {
     const executionId = await ingress.enqueues.enqueue({ request, workflow: definition.workflow, deadline: budget });
-    return { executionId, created: true, sameRequest: true };
+    return ok({ executionId, created: true });
   }
   const { database, clock, ids } = ingress.platform;
   const idempotencyKey = submission.idempotencyKey;

@@ -18,6 +18,7 @@ import { formFieldsFromSchema, humanize } from "./form-fields.ts";
 import { renderConfirmationPage, renderErrorPage, renderFormPage } from "./form-page.ts";
 import type { Budget } from "./hot-path-budget.ts";
 import { type IngressContext, runHotPath } from "./ingress-context.ts";
+import { ingressCodeOf, ingressErrorStatus } from "./ingress-errors.ts";
 
 /** Largest hosted form submission accepted (413 above), the platform's default. */
 export const hostedFormBodyLimitBytes = 1024 * 1024;
@@ -165,13 +166,18 @@ async function acceptForm(
   if (issues.length > 0 || !validated.ok) {
     return showForm(c, ingress, form, 400, { submitted: submission, errors: errorsByField(issues) });
   }
-  const { executionId } = await enqueueSubmission(ingress, budget, form, {
+  const enqueued = await enqueueSubmission(ingress, budget, form, {
     input: validated.value,
     // One rendered page gives one execution, however often it is submitted (double clicks, retries after a 503).
     idempotencyKey: csrf.nonce,
     trigger: { kind: "form", name: form.definition.name },
   });
-  const confirmation = `${formPath(form.projectId, form.definition.name)}/submitted?ref=${encodeURIComponent(executionId)}`;
+  if (!enqueued.ok) {
+    const code = ingressCodeOf(enqueued.failure);
+    return errorPage(c, ingressErrorStatus[code], "This submission was not accepted", enqueued.failure.message);
+  }
+  const ref = encodeURIComponent(enqueued.value.executionId);
+  const confirmation = `${formPath(form.projectId, form.definition.name)}/submitted?ref=${ref}`;
   return c.redirect(confirmation, 303);
 }
 

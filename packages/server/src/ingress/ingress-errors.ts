@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../http/app-env.ts";
+import type { ServiceFailure } from "../shared/service-result.ts";
 
 /**
  * Error codes of the JSON ingress endpoints (programmatic forms, webhooks), each with its status.
@@ -12,7 +13,12 @@ export const ingressErrorStatus = {
   project_required: 400,
   unauthorized: 401,
   form_disabled: 403,
+  /** The caller may not do this (no ingress route refuses by role yet; the mapping is total). */
+  forbidden: 403,
   not_found: 404,
+  /** The target's state forbids the request: a wait token completed before. */
+  conflict: 409,
+  /** An Idempotency-Key sent again with another body. */
   idempotency_key_reused: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -32,8 +38,29 @@ export function ingressError(
   return c.json(body, ingressErrorStatus[error], extra.headers);
 }
 
-export const idempotencyKeyReusedMessage =
-  "This Idempotency-Key was used with another request within 24 hours; send a new key for a new request.";
+/** The ingress code of a domain service's refusal: one mapping for every JSON and HTML ingress route. */
+export function ingressCodeOf(failure: ServiceFailure): IngressErrorCode {
+  switch (failure.kind) {
+    case "invalid":
+      return "invalid_input";
+    case "not_found":
+      return "not_found";
+    case "conflict":
+      return failure.reason ?? "conflict";
+    case "forbidden":
+      return "forbidden";
+  }
+}
+
+/** A domain service's refusal as the JSON ingress error body. */
+export function ingressFailure(c: Context<AppEnv>, failure: ServiceFailure): Response {
+  return ingressError(
+    c,
+    ingressCodeOf(failure),
+    failure.message,
+    failure.kind === "invalid" ? { issues: failure.issues } : {},
+  );
+}
 
 export const overBudgetMessage = "The submission could not be recorded in time and nothing was saved; retry shortly.";
 

@@ -6,10 +6,11 @@ import { createRateLimiter } from "../rate-limit/rate-limiter.ts";
 import { hostedFormRoutes } from "./hosted-form-routes.ts";
 import { createIngressContext } from "./ingress-context.ts";
 import { programmaticFormRoutes } from "./programmatic-form-routes.ts";
+import { tokenRoutes } from "./token-routes.ts";
 import { webhookRoutes } from "./webhook-routes.ts";
 
 /**
- * Mounts the public ingress (DESIGN.md §8): hosted forms and webhooks under `/triggers`, and the
+ * Mounts the public ingress (DESIGN.md §8): hosted forms, webhooks and wait tokens under `/triggers`, and the
  * programmatic form endpoint under the path of `{base_url}`.
  */
 export function mountIngressRoutes(app: Hono<AppEnv>, context: PlatformContext): void {
@@ -20,6 +21,7 @@ export function mountIngressRoutes(app: Hono<AppEnv>, context: PlatformContext):
     createRateLimiter(context.database, { name, points: context.config.formsRateLimit, windowSeconds: 60 });
   app.route("/", hostedFormRoutes(ingress, { limiter: formLimiter("ingress-hosted-forms"), clientIps }));
   app.route("/", webhookRoutes(ingress));
+  app.route("/", tokenRoutes(ingress));
   app.route(
     new URL(context.config.baseUrl).pathname,
     programmaticFormRoutes(ingress, { limiter: formLimiter("ingress-forms"), clientIps }),

@@ -14,7 +14,7 @@ import { checkFormAccess } from "./form-access.ts";
 import type { Budget } from "./hot-path-budget.ts";
 import { readIdempotencyKey } from "./idempotency-key.ts";
 import { type IngressContext, runHotPath } from "./ingress-context.ts";
-import { accepted, idempotencyKeyReusedMessage, ingressError, overBudgetMessage } from "./ingress-errors.ts";
+import { accepted, ingressError, ingressFailure, overBudgetMessage } from "./ingress-errors.ts";
 import { isJsonContentType } from "./webhook-input.ts";
 
 export interface ProgrammaticFormOptions {
@@ -90,9 +90,11 @@ async function submit(c: Context<AppEnv>, ingress: IngressContext, budget: Budge
     ...(idempotencyKey === undefined ? {} : { idempotencyKey, rawBody }),
     trigger: { kind: "form", name: form.definition.name },
   });
-  if (!enqueued.sameRequest) return ingressError(c, "idempotency_key_reused", idempotencyKeyReusedMessage);
-  const message = enqueued.created ? "Submission accepted." : "Submission already accepted with this Idempotency-Key.";
-  return accepted(c, message, [enqueued.executionId]);
+  if (!enqueued.ok) return ingressFailure(c, enqueued.failure);
+  const message = enqueued.value.created
+    ? "Submission accepted."
+    : "Submission already accepted with this Idempotency-Key.";
+  return accepted(c, message, [enqueued.value.executionId]);
 }
 
 /** `POST {base_url}/forms/:formName[?projectId=…]`: JSON submissions, limited per client IP and form. */

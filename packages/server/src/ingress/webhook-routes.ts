@@ -8,7 +8,7 @@ import { findActiveWebhook } from "./find-ingress-definitions.ts";
 import type { Budget } from "./hot-path-budget.ts";
 import { readIdempotencyKey } from "./idempotency-key.ts";
 import { type IngressContext, runHotPath } from "./ingress-context.ts";
-import { accepted, idempotencyKeyReusedMessage, ingressError, overBudgetMessage } from "./ingress-errors.ts";
+import { accepted, ingressError, ingressFailure, overBudgetMessage } from "./ingress-errors.ts";
 import { buildWebhookInput } from "./webhook-input.ts";
 
 /** Largest webhook body accepted (413 above): senders' events are small, and each is stored as input. */
@@ -50,9 +50,10 @@ async function receive(
     ...(idempotencyKey === undefined ? {} : { idempotencyKey, rawBody }),
     trigger: { kind: "webhook", name: webhookName },
   });
-  if (!enqueued.sameRequest) return ingressError(c, "idempotency_key_reused", idempotencyKeyReusedMessage);
-  return accepted(c, enqueued.created ? "Webhook accepted." : "Webhook already accepted with this Idempotency-Key.", [
-    enqueued.executionId,
+  if (!enqueued.ok) return ingressFailure(c, enqueued.failure);
+  const { created, executionId } = enqueued.value;
+  return accepted(c, created ? "Webhook accepted." : "Webhook already accepted with this Idempotency-Key.", [
+    executionId,
   ]);
 }
 

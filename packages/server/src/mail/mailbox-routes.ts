@@ -9,6 +9,14 @@ import type { Outbox } from "./mailer.ts";
 /** Header that carries the mailbox key for scripts, instead of `?key=`. */
 export const mailboxKeyHeader = "x-weft-mailbox-key";
 
+/** The web addresses of a mail's text as links, so that an approval link opens with one click. */
+function withLinks(text: string) {
+  return text.split(/(https?:\/\/[^\s<>"]+)/).map((part, index) =>
+    // split() with a capture group puts the addresses at the odd indexes.
+    index % 2 === 1 ? html`<a href="${part}">${part}</a>` : part,
+  );
+}
+
 /**
  * `GET /dev/mailbox?key=…`: the dev outbox, mounted only when no SMTP server is configured. HTML for
  * a browser; JSON (`Accept: application/json`) for scripts and agents. Its mail holds approval
@@ -61,7 +69,7 @@ export function mailboxRoutes(outbox: Outbox): Hono<AppEnv> {
             (message) => html`<article>
       <h2>${message.subject}</h2>
       <p>To ${message.to}, ${message.sentAt.toISOString()}</p>
-      <pre style="white-space: pre-wrap">${message.text}</pre>
+      <pre style="white-space: pre-wrap">${withLinks(message.text)}</pre>
     </article>`,
           )
     }

@@ -1,6 +1,7 @@
 import type { Config, ParsedConfig } from "../config/config.ts";
 import { loadConfig } from "../config/load-config.ts";
 import { ConfigError, type Environment, parseConfig } from "../config/parse-config.ts";
+import { loadOrCreateSecretKey } from "../config/secret-key.ts";
 import { DataDirLockedError } from "../db/data-dir-lock.ts";
 import { openDatabase } from "../db/database.ts";
 import { decideSandbox, SandboxUnavailableError } from "../engine/sandbox/sandbox-isolation.ts";
@@ -9,6 +10,7 @@ import { startPlatform } from "../platform.ts";
 import { systemClock } from "../shared/clock.ts";
 import { createLogger } from "../shared/logger.ts";
 import { createOtlpSpanExport } from "../traces/otlp-export.ts";
+import { waitTokenIssuer } from "../wait-tokens/token-secret.ts";
 import { stopOnSignals } from "./process-lifecycle.ts";
 
 /**
@@ -81,7 +83,16 @@ async function runWorker(config: ParsedConfig): Promise<void> {
       : createOtlpSpanExport({ db: database.db, endpoint: config.otlpEndpoint, logger });
   const worker = await startWorker(
     { database, clock: systemClock, logger, spanExport },
-    { ...config.worker, dataDir: config.dataDir, sandbox },
+    {
+      ...config.worker,
+      dataDir: config.dataDir,
+      sandbox,
+      // Wait token ids must be the ones the other processes of this database would make: the shared key.
+      tokens: waitTokenIssuer({
+        secretKey: config.secretKey ?? loadOrCreateSecretKey(config.dataDir),
+        baseUrl: config.baseUrl,
+      }),
+    },
   );
   // Before announcing readiness: a signal that arrives before a handler exists ends the process at once.
   stopOnSignals(

@@ -3,16 +3,15 @@ import type { Database } from "../db/database.ts";
 import { projects } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
-import type { ProjectActor, ProjectRecord } from "./project-record.ts";
-
-export type CreateProjectResult = { kind: "created"; project: ProjectRecord } | { kind: "name_taken" };
+import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
+import { nameTakenMessage, type ProjectActor, type ProjectRecord } from "./project-record.ts";
 
 /** Creates a project in a workspace; names are unique per workspace. */
 export async function createProject(
   db: Database,
   deps: { clock: Clock; ids: IdGenerator },
   input: { workspaceId: string; name: string; actor: ProjectActor },
-): Promise<CreateProjectResult> {
+): Promise<ServiceResult<ProjectRecord>> {
   return db.transaction(async (tx) => {
     const now = deps.clock.now();
     const [project] = await tx
@@ -27,7 +26,7 @@ export async function createProject(
       })
       .onConflictDoNothing({ target: [projects.workspaceId, projects.name] })
       .returning();
-    if (project === undefined) return { kind: "name_taken" };
+    if (project === undefined) return fail.conflict(nameTakenMessage(input.name));
     await recordAuditEvent(tx, deps, {
       action: "project.created",
       targetType: "project",
@@ -36,6 +35,6 @@ export async function createProject(
       actor: input.actor,
       data: { name: project.name },
     });
-    return { kind: "created", project };
+    return ok(project);
   });
 }

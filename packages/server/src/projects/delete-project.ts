@@ -5,14 +5,15 @@ import { projects } from "../db/schema/index.ts";
 import type { AnnouncesActiveDeploymentChanges } from "../deployments/active-deployment-changes.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
+import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import type { ProjectActor } from "./project-record.ts";
 
-/** Deletes a project (its dependent rows go with it); false when it no longer exists. */
+/** Deletes a project (its dependent rows go with it); not_found when it no longer exists. */
 export async function deleteProject(
   db: Database,
   deps: { clock: Clock; ids: IdGenerator } & AnnouncesActiveDeploymentChanges,
   input: { projectId: string; actor: ProjectActor },
-): Promise<boolean> {
+): Promise<ServiceResult<{ id: string }>> {
   const removed = await db.transaction(async (tx) => {
     const [deleted] = await tx.delete(projects).where(eq(projects.id, input.projectId)).returning();
     if (deleted === undefined) return false;
@@ -26,6 +27,7 @@ export async function deleteProject(
     });
     return true;
   });
-  if (removed) deps.activeDeploymentChanges?.publish(input.projectId);
-  return removed;
+  if (!removed) return fail.notFound("project");
+  deps.activeDeploymentChanges?.publish(input.projectId);
+  return ok({ id: input.projectId });
 }

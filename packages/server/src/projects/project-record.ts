@@ -14,6 +14,11 @@ export interface ProjectActor {
   credentialId: string | undefined;
 }
 
+/** The refusal of a project name already used in the workspace (names are unique per workspace). */
+export function nameTakenMessage(name: string): string {
+  return `A project named "${name}" already exists in this workspace.`;
+}
+
 interface FindProjectStatement {
   execute(values: { projectId: string }): Promise<ProjectRecord[]>;
 }

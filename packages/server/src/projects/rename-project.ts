@@ -5,37 +5,33 @@ import { projects } from "../db/schema/index.ts";
 import { isUniqueViolation } from "../db/unique-violation.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
-import type { ProjectActor, ProjectRecord } from "./project-record.ts";
-
-export type RenameProjectResult =
-  | { kind: "renamed"; project: ProjectRecord }
-  | { kind: "name_taken" }
-  | { kind: "not_found" };
+import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
+import { nameTakenMessage, type ProjectActor, type ProjectRecord } from "./project-record.ts";
 
 /** Renames a project; the new name must be free in its workspace. */
 export async function renameProject(
   db: Database,
   deps: { clock: Clock; ids: IdGenerator },
   input: { projectId: string; name: string; actor: ProjectActor },
-): Promise<RenameProjectResult> {
+): Promise<ServiceResult<ProjectRecord>> {
   try {
-    return await db.transaction(async (tx): Promise<RenameProjectResult> => {
+    return await db.transaction(async (tx): Promise<ServiceResult<ProjectRecord>> => {
       const [before] = await tx.select().from(projects).where(eq(projects.id, input.projectId)).for("update");
-      if (before === undefined) return { kind: "not_found" };
-      if (before.name === input.name) return { kind: "renamed", project: before };
+      if (before === undefined) return fail.notFound("project");
+      if (before.name === input.name) return ok(before);
       const [taken] = await tx
         .select({ id: projects.id })
         .from(projects)
         .where(
           and(eq(projects.workspaceId, before.workspaceId), eq(projects.name, input.name), ne(projects.id, before.id)),
         );
-      if (taken !== undefined) return { kind: "name_taken" };
+      if (taken !== undefined) return fail.conflict(nameTakenMessage(input.name));
       const [project] = await tx
         .update(projects)
         .set({ name: input.name, updatedAt: deps.clock.now() })
         .where(eq(projects.id, before.id))
         .returning();
-      if (project === undefined) return { kind: "not_found" };
+      if (project === undefined) return fail.notFound("project");
       await recordAuditEvent(tx, deps, {
         action: "project.renamed",
         targetType: "project",
@@ -44,11 +40,11 @@ export async function renameProject(
         actor: input.actor,
         data: { from: before.name, to: project.name },
       });
-      return { kind: "renamed", project };
+      return ok(project);
     });
   } catch (error) {
     // Two renames racing to the same free name: the unique index lets one win.
-    if (isUniqueViolation(error)) return { kind: "name_taken" };
+    if (isUniqueViolation(error)) return fail.conflict(nameTakenMessage(input.name));
     throw error;
   }
 }

@@ -18,15 +18,15 @@ export function ingressUrls(baseUrl: string, projectId: string) {
   };
 }
 
-const kindOrder: Record<ResourceKind, number> = { workflow: 0, form: 1, webhook: 2 };
+const kindOrder: Record<ResourceKind, number> = { workflow: 0, form: 1, webhook: 2, schedule: 3 };
 
-/** Resources are listed workflows first, then forms, then webhooks, each by name. */
+/** Resources are listed workflows first, then forms, webhooks and schedules, each by name. */
 export function compareResources(a: { kind: ResourceKind; name: string }, b: { kind: ResourceKind; name: string }) {
   return kindOrder[a.kind] - kindOrder[b.kind] || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 }
 
 /**
- * Every workflow, form and webhook of the project's active deployment (none when nothing is
+ * Every workflow, form, webhook and schedule of the project's active deployment (none when nothing is
  * deployed), in listing order. Secrets never appear: only whether a form has basic auth and which
  * header a webhook's secret travels in.
  */
@@ -74,6 +74,18 @@ export async function listDeployedResources(
         workflow: webhook.workflow,
         secretHeader: webhook.secret?.header ?? null,
         urls: { webhook: urls.webhook(webhook.name) },
+      }),
+    ),
+    ...(manifest.schedules ?? []).map(
+      (schedule): Resource => ({
+        kind: "schedule",
+        name: schedule.name,
+        deploymentId: deployment.id,
+        workflow: schedule.workflow,
+        cron: schedule.cron,
+        timezone: schedule.timezone,
+        enabled: schedule.enabled,
+        input: schedule.input ?? null,
       }),
     ),
   ];

@@ -1,4 +1,4 @@
-import type { WorkspaceRole } from "../db/schema/index.ts";
+import type { AgentClient, WorkspaceRole } from "../db/schema/index.ts";
 import type { Scope } from "../identity/scopes.ts";
 import type { PlatformContext } from "../platform-context.ts";
 import type { Logger } from "../shared/logger.ts";
@@ -6,7 +6,11 @@ import type { Logger } from "../shared/logger.ts";
 /** Who is calling: the account a credential acts for, what it may do, and where. */
 export interface Principal {
   accountId: string;
+  email: string;
   credentialId: string;
+  /** The registration the credential came from (undefined for a credential issued without one). */
+  agentId: string | undefined;
+  agent: AgentClient | undefined;
   scopes: ReadonlySet<Scope>;
   /** Every workspace the account belongs to, with its role there. */
   workspaces: ReadonlyMap<string, WorkspaceRole>;

@@ -35,6 +35,7 @@ const responseDescriptions: Record<string, string> = {
   "403":
     "The credential may not do this: `data.missingScope` names the scope it lacks, which the `WWW-Authenticate` challenge repeats; otherwise its role does not allow it.",
   "404": "The resource does not exist, or this credential cannot see it.",
+  "409": "The request is valid but the resource's state forbids it: a name already in use, or a change made meanwhile.",
   "429": "Too many requests; back off and retry later.",
   "500": "Unexpected server error; the message quotes the request id.",
 };

@@ -1,6 +1,8 @@
 import { eq } from "drizzle-orm";
+import type { LastUsedRecorder } from "../agents/last-used-recorder.ts";
 import type { Database } from "../db/database.ts";
-import { memberships, workspaces } from "../db/schema/index.ts";
+import { accounts, credentials, memberships, registrations, workspaces } from "../db/schema/index.ts";
+import type { MembershipChanges } from "../identity/access-changes.ts";
 import type { CredentialRevocations } from "../identity/credential-revocations.ts";
 import { findActiveCredential } from "../identity/credentials.ts";
 import type { Clock } from "../shared/clock.ts";
@@ -9,8 +11,9 @@ import { hashSecret } from "../shared/secrets.ts";
 import type { Principal } from "./context.ts";
 
 /**
- * How long a credential lookup is trusted. A revocation made by this process drops the entry at
- * once; one made by another process takes effect when the entry expires.
+ * How long a credential lookup is trusted. A revocation or membership change drops the entry at
+ * once, in this process and, through the database's notifications, in every other; the expiry only
+ * bounds how long a lost notification can leave an entry stale.
  */
 export const principalCacheTtlMs = 5000;
 
@@ -30,6 +33,20 @@ async function loadPrincipal(
 ): Promise<{ principal: Principal; credentialExpiresAt: Date } | undefined> {
   const credential = await findActiveCredential(db, clock, secret);
   if (credential === undefined) return undefined;
+  const [identity] = await db
+    .select({
+      email: accounts.email,
+      registrationId: credentials.registrationId,
+      clientId: registrations.clientId,
+      issuer: registrations.issuer,
+      userAgent: registrations.agentDescription,
+      type: registrations.type,
+    })
+    .from(credentials)
+    .innerJoin(accounts, eq(accounts.id, credentials.accountId))
+    .leftJoin(registrations, eq(registrations.id, credentials.registrationId))
+    .where(eq(credentials.id, credential.credentialId));
+  if (identity === undefined) return undefined;
   const rows = await db
     .select({
       workspaceId: memberships.workspaceId,
@@ -41,7 +58,15 @@ async function loadPrincipal(
     .where(eq(memberships.accountId, credential.accountId));
   const principal: Principal = {
     accountId: credential.accountId,
+    email: identity.email,
     credentialId: credential.credentialId,
+    agentId: identity.registrationId ?? undefined,
+    agent:
+      identity.type === null
+        ? undefined
+        : identity.type === "agent-provider"
+          ? { clientId: identity.clientId, issuer: identity.issuer, userAgent: null }
+          : { clientId: null, issuer: null, userAgent: identity.userAgent },
     scopes: new Set(credential.scopes),
     workspaces: new Map(rows.map((row) => [row.workspaceId, row.role])),
     personalWorkspaceId: rows.find((row) => row.personalAccountId === credential.accountId)?.workspaceId,
@@ -52,39 +77,54 @@ async function loadPrincipal(
 /**
  * Resolves bearer secrets to principals (credential, scopes, workspace roles) with an in-memory
  * cache keyed by the secret's digest. Entries live at most `ttlMs` and never past the credential's
- * own expiry; revocations announced on the bus drop them immediately.
+ * own expiry; revocations and membership changes announced on the bus drop them immediately. Every
+ * resolved credential is handed to `lastUsed`, which stores its use in batches.
  */
 export function createPrincipalResolver(deps: {
   db: Database;
   clock: Clock;
   revocations: CredentialRevocations;
+  membershipChanges: MembershipChanges;
+  lastUsed?: LastUsedRecorder;
   ttlMs?: number;
   maxEntries?: number;
 }): PrincipalResolver {
   const ttlMs = deps.ttlMs ?? principalCacheTtlMs;
   const maxEntries = deps.maxEntries ?? defaultMaxEntries;
   const entries = createExpiringMap<string, Principal>(maxEntries);
-  // A lookup that started before a revocation must not cache what it read.
+  // A lookup that started before a revocation or membership change must not cache what it read.
   let revocationEpoch = 0;
-  const unsubscribe = deps.revocations.subscribe((credentialIds) => {
+  const unsubscribeRevocations = deps.revocations.subscribe((credentialIds) => {
     revocationEpoch += 1;
     const revoked = new Set(credentialIds);
     entries.deleteWhere((principal) => revoked.has(principal.credentialId));
   });
+  const unsubscribeMemberships = deps.membershipChanges.subscribe((accountIds) => {
+    revocationEpoch += 1;
+    const changed = new Set(accountIds);
+    entries.deleteWhere((principal) => changed.has(principal.accountId));
+  });
+  const used = (principal: Principal | undefined, nowMs: number) => {
+    if (principal !== undefined) deps.lastUsed?.touch(principal.credentialId, nowMs);
+    return principal;
+  };
   return {
     resolve: async (secret) => {
       const key = hashSecret(secret);
       const nowMs = deps.clock.now().getTime();
       const cached = entries.get(key, nowMs);
-      if (cached !== undefined) return cached;
+      if (cached !== undefined) return used(cached, nowMs);
       const epoch = revocationEpoch;
       const loaded = await loadPrincipal(deps.db, deps.clock, secret);
       if (loaded === undefined) return undefined;
       // A revocation announced while we read may concern this credential: read again, cache nothing.
-      if (epoch !== revocationEpoch) return (await loadPrincipal(deps.db, deps.clock, secret))?.principal;
+      if (epoch !== revocationEpoch) return used((await loadPrincipal(deps.db, deps.clock, secret))?.principal, nowMs);
       entries.set(key, loaded.principal, Math.min(nowMs + ttlMs, loaded.credentialExpiresAt.getTime()));
-      return loaded.principal;
+      return used(loaded.principal, nowMs);
     },
-    close: unsubscribe,
+    close: () => {
+      unsubscribeRevocations();
+      unsubscribeMemberships();
+    },
   };
 }

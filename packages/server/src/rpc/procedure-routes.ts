@@ -1,5 +1,6 @@
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { type Context, Hono } from "hono";
+import { createLastUsedRecorder } from "../agents/last-used-recorder.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { jsonError } from "../http/errors.ts";
 import { requestLogger } from "../http/request-context.ts";
@@ -28,8 +29,8 @@ export function procedurePathPrefixes(baseUrl: string): { prefix: `/${string}`; 
 
 export interface ProcedureRoutes {
   routes: Hono<AppEnv>;
-  /** Stops the credential cache listening for revocations. */
-  close(): void;
+  /** Stops the credential cache listening for revocations and writes the credential uses not yet stored. */
+  close(): Promise<void>;
 }
 
 /**
@@ -42,10 +43,13 @@ export interface ProcedureRoutes {
  * did not pass it.
  */
 export function procedureRoutes(context: PlatformContext): ProcedureRoutes {
+  const lastUsed = createLastUsedRecorder({ db: context.database.db, timers: context.timers, logger: context.logger });
   const resolver = createPrincipalResolver({
     db: context.database.db,
     clock: context.clock,
     revocations: context.credentialRevocations,
+    membershipChanges: context.membershipChanges,
+    lastUsed,
   });
   const metadataUrl = protectedResourceMetadataUrl(context.config.baseUrl);
   // One handler per protocol and body limit: oRPC's body limit is fixed per handler.
@@ -93,7 +97,13 @@ export function procedureRoutes(context: PlatformContext): ProcedureRoutes {
       }
     });
   }
-  return { routes, close: resolver.close };
+  return {
+    routes,
+    close: async () => {
+      resolver.close();
+      await lastUsed.close();
+    },
+  };
 }
 
 /**

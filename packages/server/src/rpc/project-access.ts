@@ -1,6 +1,7 @@
+import type { AuditActor } from "../audit/record-audit-event.ts";
 import type { WorkspaceRole } from "../db/schema/index.ts";
 import { findProject, type ProjectRecord } from "../projects/project-record.ts";
-import { notFoundMessage } from "../shared/service-errors.ts";
+import { notFoundMessage } from "../shared/service-result.ts";
 import type { AuthenticatedContext, Principal } from "./context.ts";
 import { forbidden, notFound } from "./rpc-errors.ts";
 
@@ -39,7 +40,11 @@ export async function requireProjectAccess(
   return project;
 }
 
-/** Who is acting, as the audit trail records it. */
-export function actorOf(context: AuthenticatedContext): { accountId: string; credentialId: string } {
-  return { accountId: context.principal.accountId, credentialId: context.principal.credentialId };
+/**
+ * Who is acting, as the audit trail records it: services hand this object on to `recordAuditEvent`
+ * as it is, so every event of an RPC call names the agent as well as the person.
+ */
+export function actorOf(context: AuthenticatedContext): AuditActor & { accountId: string; credentialId: string } {
+  const { accountId, email, credentialId, agentId, agent } = context.principal;
+  return { accountId, email, credentialId, agentId, agent };
 }

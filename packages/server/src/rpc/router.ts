@@ -1,7 +1,10 @@
+import { accessRouter } from "./access/index.ts";
+import { agentsRouter } from "./agents/index.ts";
 import { deploymentsRouter } from "./deployments/index.ts";
 import { rpc } from "./implementer.ts";
 import { projectsRouter } from "./projects/index.ts";
 import { resourcesRouter } from "./resources/index.ts";
+import { schedulesRouter } from "./schedules/index.ts";
 import { tracesRouter } from "./traces/index.ts";
 import { workflowsRouter } from "./workflows/index.ts";
 
@@ -12,6 +15,9 @@ export const router = rpc.router({
   workflows: workflowsRouter,
   traces: tracesRouter,
   resources: resourcesRouter,
+  agents: agentsRouter,
+  access: accessRouter,
+  schedules: schedulesRouter,
 });
 
 export type Router = typeof router;

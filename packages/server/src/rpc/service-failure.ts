@@ -1,6 +1,6 @@
 import type { ORPCError } from "@orpc/server";
 import type { ServiceFailure, ServiceResult } from "../shared/service-result.ts";
-import { badRequest, conflict, notFound } from "./rpc-errors.ts";
+import { badRequest, conflict, forbidden, notFound } from "./rpc-errors.ts";
 
 /** Issue paths of services are dotted strings; RPC issues carry them as arrays. */
 function toPath(path: string): (string | number)[] {
@@ -9,7 +9,7 @@ function toPath(path: string): (string | number)[] {
 
 /**
  * The RPC error of a service failure: invalid → BAD_REQUEST (its issues under `prefix`, the input
- * field the service was given), not_found → NOT_FOUND, conflict → CONFLICT.
+ * field the service was given), not_found → NOT_FOUND, conflict → CONFLICT, forbidden → FORBIDDEN.
  */
 export function toRpcError(
   failure: ServiceFailure,
@@ -28,6 +28,8 @@ export function toRpcError(
       return notFound(failure.message);
     case "conflict":
       return conflict(failure.message);
+    case "forbidden":
+      return forbidden(failure.message);
   }
 }
 

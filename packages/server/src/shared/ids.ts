@@ -18,6 +18,7 @@ export const idPrefixes = {
   step: "stp",
   span: "spn",
   auditEvent: "evt",
+  invitation: "inv",
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

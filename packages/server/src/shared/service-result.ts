@@ -13,7 +13,15 @@ export type ServiceFailure =
   /** The target does not exist, or belongs to someone the caller may not see: the same answer. */
   | { kind: "not_found"; message: string }
   /** The request is valid but the target's state forbids it: a name in use, a finished execution. */
-  | { kind: "conflict"; message: string };
+  | { kind: "conflict"; message: string; reason?: ConflictReason }
+  /** The caller sees the target but their role does not allow this change. */
+  | { kind: "forbidden"; message: string };
+
+/**
+ * A conflict that a client must tell apart from the others, so that ingress names it in its `error`
+ * code: an idempotency key sent again with another request.
+ */
+export type ConflictReason = "idempotency_key_reused";
 
 export interface ServiceIssue {
   path: string;
@@ -24,7 +32,15 @@ export function ok<T>(value: T): { ok: true; value: T } {
   return { ok: true, value };
 }
 
-export type ThingFoundById = "project" | "deployment" | "execution" | "workspace" | "trace";
+export type ThingFoundById =
+  | "project"
+  | "deployment"
+  | "execution"
+  | "workspace"
+  | "trace"
+  | "member"
+  | "invitation"
+  | "agent";
 
 /**
  * The one wording of "not found" for a thing looked up by id. It names neither the id nor whose
@@ -34,7 +50,7 @@ export function notFoundMessage(thing: ThingFoundById): string {
   return `No ${thing} with this id.`;
 }
 
-/** Constructors of the three failures, so that a service reads `return fail.conflict("…")`. */
+/** Constructors of the failures, so that a service reads `return fail.conflict("…")`. */
 export const fail = {
   invalid(message: string, issues: ServiceIssue[] = []): { ok: false; failure: ServiceFailure } {
     const detail = issues.length === 0 ? message : `${message}: ${issues.map(describeIssue).join("; ")}`;
@@ -47,11 +63,23 @@ export const fail = {
       failure: { kind: "not_found", message: typeof what === "string" ? notFoundMessage(what) : what.message },
     };
   },
-  conflict(message: string): { ok: false; failure: ServiceFailure } {
-    return { ok: false, failure: { kind: "conflict", message } };
+  conflict(message: string, reason?: ConflictReason): { ok: false; failure: ServiceFailure } {
+    return { ok: false, failure: { kind: "conflict", message, ...(reason === undefined ? {} : { reason }) } };
+  },
+  forbidden(message: string): { ok: false; failure: ServiceFailure } {
+    return { ok: false, failure: { kind: "forbidden", message } };
   },
 };
 
 function describeIssue(issue: ServiceIssue): string {
   return issue.path === "" ? issue.message : `${issue.path}: ${issue.message}`;
+}
+
+/**
+ * The value of a result whose failure the caller has already ruled out (ingress enqueues for a
+ * deployment it has just resolved): a failure there is a bug, so it throws like one.
+ */
+export function valueOrThrow<T>(result: ServiceResult<T>): T {
+  if (result.ok) return result.value;
+  throw new Error(`unexpected ${result.failure.kind} failure: ${result.failure.message}`);
 }

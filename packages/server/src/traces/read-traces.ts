@@ -9,14 +9,14 @@ import {
   type TimestampPage,
   type TimestampPageRequest,
 } from "../db/timestamp-cursor-page.ts";
-import { NotFoundError, notFoundMessage } from "../shared/service-errors.ts";
+import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 
 export interface SpanNode {
   traceId: string;
   spanId: string;
   parentSpanId: string | null;
   name: string;
-  kind: "trigger" | "execution" | "attempt" | "step";
+  kind: "trigger" | "execution" | "attempt" | "step" | "token";
   startTime: Date;
   endTime: Date | null;
   attributes: Record<string, string | number | boolean>;
@@ -113,14 +113,17 @@ export async function listTraces(
   });
 }
 
-/** Every span of a trace, as a tree from its root(s); NotFoundError if the project has no such trace. */
-export async function getTrace(db: Database, request: { projectId: string; traceId: string }): Promise<SpanNode[]> {
+/** Every span of a trace, as a tree from its root(s); not_found if the project has no such trace. */
+export async function getTrace(
+  db: Database,
+  request: { projectId: string; traceId: string },
+): Promise<ServiceResult<SpanNode[]>> {
   const rows = await db
     .select()
     .from(spans)
     .where(and(eq(spans.traceId, request.traceId), eq(spans.projectId, request.projectId)))
     .orderBy(asc(spans.startTime), asc(spans.spanId));
-  if (rows.length === 0) throw new NotFoundError(notFoundMessage("trace"));
+  if (rows.length === 0) return fail.notFound("trace");
   const nodes = new Map<string, SpanNode>(
     rows.map((row) => [
       row.spanId,
@@ -144,5 +147,5 @@ export async function getTrace(db: Database, request: { projectId: string; trace
     if (parent === undefined) roots.push(node);
     else parent.children.push(node);
   }
-  return roots;
+  return ok(roots);
 }

@@ -8,8 +8,16 @@ import {
   type PageRequest,
   sliceOrder,
 } from "../db/keyset-page.ts";
-import { type ExecutionStatus, executionSteps, executions, type LogEntry, spans } from "../db/schema/index.ts";
-import { NotFoundError, notFoundMessage } from "../shared/service-errors.ts";
+import {
+  type ExecutionStatus,
+  executionSteps,
+  executions,
+  type LogEntry,
+  spans,
+  type WaitTokenStatus,
+  waitTokens,
+} from "../db/schema/index.ts";
+import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 
 export interface ExecutionSummary {
   id: string;
@@ -47,6 +55,8 @@ export interface ExecutionDetail extends ExecutionSummary {
   traceId: string;
   logs: LogEntry[];
   steps: ExecutionStep[];
+  /** Its wait tokens, without their ids (secrets). */
+  tokens: { name: string; status: WaitTokenStatus; createdAt: Date; expiresAt: Date; finishedAt: Date | null }[];
   attempts: {
     number: number;
     resumed: boolean;
@@ -127,26 +137,37 @@ export async function listExecutions(
   return { ...page, rows: page.rows.map(toSummary) };
 }
 
-/** One execution with its steps (timings, results, logs) and attempts; NotFoundError if absent. */
+/** One execution with its steps (timings, results, logs) and attempts; not_found if absent. */
 export async function getExecution(
   db: Database,
   request: { executionId: string; projectId?: string | undefined },
-): Promise<ExecutionDetail> {
+): Promise<ServiceResult<ExecutionDetail>> {
   const [row] = await db.select().from(executions).where(eq(executions.id, request.executionId));
   if (row === undefined || (request.projectId !== undefined && row.projectId !== request.projectId)) {
-    throw new NotFoundError(notFoundMessage("execution"));
+    return fail.notFound("execution");
   }
   const steps = await db
     .select()
     .from(executionSteps)
     .where(eq(executionSteps.executionId, row.id))
     .orderBy(asc(executionSteps.startedAt), asc(executionSteps.sequence));
+  const tokens = await db
+    .select({
+      name: waitTokens.name,
+      status: waitTokens.status,
+      createdAt: waitTokens.createdAt,
+      expiresAt: waitTokens.expiresAt,
+      finishedAt: waitTokens.finishedAt,
+    })
+    .from(waitTokens)
+    .where(eq(waitTokens.executionId, row.id))
+    .orderBy(asc(waitTokens.createdAt), asc(waitTokens.name));
   const attemptSpans = await db
     .select()
     .from(spans)
     .where(and(eq(spans.executionId, row.id), eq(spans.kind, "attempt")))
     .orderBy(asc(spans.startTime));
-  return {
+  return ok({
     ...toSummary(row),
     input: row.input,
     output: row.output,
@@ -168,6 +189,7 @@ export async function getExecution(
       wakeAt: step.wakeAt,
       logs: step.logs,
     })),
+    tokens,
     attempts: attemptSpans.map((span) => ({
       number: Number(span.attributes["weft.execution.attempt"] ?? 0),
       resumed: span.attributes["weft.resumed"] === true,
@@ -176,5 +198,5 @@ export async function getExecution(
       status: span.statusCode,
       error: span.statusCode === "error" ? span.statusMessage : null,
     })),
-  };
+  });
 }

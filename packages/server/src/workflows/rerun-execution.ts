@@ -1,6 +1,8 @@
+import type { AuditedChange } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
+import { ok, type ServiceResult } from "../shared/service-result.ts";
 import { getExecution } from "./read-executions.ts";
 import { runWorkflow } from "./run-workflow.ts";
 
@@ -8,15 +10,18 @@ import { runWorkflow } from "./run-workflow.ts";
 export async function rerunExecution(
   db: Database,
   deps: { clock: Clock; ids: IdGenerator },
-  request: { executionId: string; projectId?: string | undefined },
-): Promise<{ executionId: string }> {
-  const original = await getExecution(db, request);
-  const { executionId } = await runWorkflow(db, deps, {
+  request: { executionId: string; projectId?: string | undefined; audit?: AuditedChange | undefined },
+): Promise<ServiceResult<{ executionId: string }>> {
+  const found = await getExecution(db, request);
+  if (!found.ok) return found;
+  const original = found.value;
+  const started = await runWorkflow(db, deps, {
     projectId: original.projectId,
     workflow: original.workflow,
     input: original.input,
     trigger: { kind: "rerun" },
     rerunOf: original.id,
+    audit: request.audit,
   });
-  return { executionId };
+  return started.ok ? ok({ executionId: started.value.executionId }) : started;
 }

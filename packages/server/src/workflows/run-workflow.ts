@@ -1,17 +1,13 @@
 import type { WorkflowManifest } from "@weft/contract";
+import { type AuditedChange, recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
 import type { TriggerKind } from "../db/schema/index.ts";
 import { getActiveDeployment } from "../deployments/read-deployments.ts";
-import {
-  assertStorableInput,
-  type EnqueuedExecution,
-  enqueueExecution,
-  requestDigestOf,
-} from "../engine/enqueue-execution.ts";
+import { enqueueExecution, requestDigestOf, storableInputFailure } from "../engine/enqueue-execution.ts";
 import { validateJsonSchema } from "../schemas/validate-json-schema.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
-import { InvalidRequestError, NotFoundError } from "../shared/service-errors.ts";
+import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 
 export interface RunWorkflowRequest {
   projectId: string;
@@ -20,46 +16,50 @@ export interface RunWorkflowRequest {
   idempotencyKey?: string | undefined;
   trigger?: { kind: TriggerKind; name?: string } | undefined;
   rerunOf?: string | undefined;
+  /** Set when a person or agent starts it through the API: the start is then an audit event. */
+  audit?: AuditedChange | undefined;
 }
 
-/** The workflow of a project's active deployment, or NotFoundError. */
+/** The workflow of a project's active deployment, or not_found naming what is missing. */
 export async function findActiveWorkflow(
   db: Database,
   projectId: string,
   workflow: string,
-): Promise<{ deploymentId: string; workflow: WorkflowManifest }> {
+): Promise<ServiceResult<{ deploymentId: string; workflow: WorkflowManifest }>> {
   const deployment = await getActiveDeployment(db, projectId);
-  if (deployment === undefined) throw new NotFoundError(`the project ${projectId} has no deployment yet`);
+  if (deployment === undefined) return fail.notFound({ message: `the project ${projectId} has no deployment yet` });
   const found = deployment.manifest.workflows.find((entry) => entry.name === workflow);
   if (found === undefined) {
-    throw new NotFoundError(`the active deployment (#${deployment.number}) defines no workflow "${workflow}"`);
+    return fail.notFound({
+      message: `the active deployment (#${deployment.number}) defines no workflow "${workflow}"`,
+    });
   }
-  return { deploymentId: deployment.id, workflow: found };
+  return ok({ deploymentId: deployment.id, workflow: found });
 }
 
 /**
  * Starts a workflow of the project's active deployment: the input is validated against the
- * workflow's schema (InvalidRequestError with one issue per problem) and an execution is queued.
- * An idempotency key is bound to the input as sent: the same key with another input answers
- * `sameRequest: false`.
+ * workflow's schema (invalid, with one issue per problem) and an execution is queued.
  */
 export async function runWorkflow(
   db: Database,
   deps: { clock: Clock; ids: IdGenerator },
   request: RunWorkflowRequest,
-): Promise<EnqueuedExecution> {
-  const { deploymentId, workflow } = await findActiveWorkflow(db, request.projectId, request.workflow);
+): Promise<ServiceResult<{ executionId: string; created: boolean }>> {
+  const found = await findActiveWorkflow(db, request.projectId, request.workflow);
+  if (!found.ok) return found;
+  const { deploymentId, workflow } = found.value;
   // Before the schema: validating megabytes that will be refused anyway is wasted work.
-  assertStorableInput(request.input);
+  const unstorable = storableInputFailure(request.input);
+  if (unstorable !== undefined) return unstorable;
   let input = request.input;
   if (workflow.inputSchema !== undefined) {
     const validation = validateJsonSchema(workflow.inputSchema, request.input);
-    if (!validation.ok)
-      throw new InvalidRequestError("the input does not match the workflow's schema", validation.issues);
+    if (!validation.ok) return fail.invalid("the input does not match the workflow's schema", validation.issues);
     input = validation.value;
   }
-  return db.transaction((tx) =>
-    enqueueExecution(tx, deps, {
+  return db.transaction(async (tx) => {
+    const queued = await enqueueExecution(tx, deps, {
       projectId: request.projectId,
       deploymentId,
       workflow: request.workflow,
@@ -69,6 +69,17 @@ export async function runWorkflow(
         ? {}
         : { idempotencyKey: request.idempotencyKey, requestDigest: requestDigestOf(JSON.stringify(request.input)) }),
       ...(request.rerunOf === undefined ? {} : { rerunOf: request.rerunOf }),
-    }),
-  );
+    });
+    if (queued.ok && queued.value.created && request.audit !== undefined) {
+      await recordAuditEvent(tx, deps, {
+        action: request.rerunOf === undefined ? "execution.started" : "execution.rerun",
+        targetType: "execution",
+        targetId: queued.value.executionId,
+        workspaceId: request.audit.workspaceId,
+        actor: request.audit.actor,
+        data: { projectId: request.projectId, workflow: request.workflow, rerunOf: request.rerunOf },
+      });
+    }
+    return queued;
+  });
 }

@@ -1,4 +1,5 @@
 import { html } from "hono/html";
+import { readableInstant } from "../../shared/readable-instant.ts";
 import type { PendingRegistrationView } from "../decide-registration.ts";
 import { page } from "./page-layout.ts";
 
@@ -17,6 +18,10 @@ function requestDetails(registration: PendingRegistrationView) {
   </dl>`;
 }
 
+function instant(at: Date, now: Date) {
+  return html`<time datetime="${at.toISOString()}">${readableInstant(at, now)}</time>`;
+}
+
 function decisionForm(csrfToken: string, buttons: ReturnType<typeof html>) {
   return html`<form method="post">
     <input type="hidden" name="csrf" value="${csrfToken}" />
@@ -25,13 +30,13 @@ function decisionForm(csrfToken: string, buttons: ReturnType<typeof html>) {
 }
 
 /** The approval link's page: shows the request and offers Approve / Deny. Viewing it changes nothing. */
-export function approvalRequestPage(registration: PendingRegistrationView, csrfToken: string): string {
+export function approvalRequestPage(registration: PendingRegistrationView, csrfToken: string, now: Date): string {
   return page(
     "Approve an AI agent",
     html`<h1>Approve an AI agent?</h1>
       <p>An AI agent asked to act in your Weft workspace on your behalf, with the access below.</p>
       ${requestDetails(registration)}
-      <p>This request expires at <time datetime="${registration.linkExpiresAt.toISOString()}">${registration.linkExpiresAt.toISOString()}</time>.</p>
+      <p>This request expires ${instant(registration.linkExpiresAt, now)}.</p>
       ${decisionForm(
         csrfToken,
         html`<button type="submit" name="decision" value="approve" class="primary">Approve</button>
@@ -46,11 +51,12 @@ export function approvedPage(
   code: string,
   codeExpiresAt: Date,
   csrfToken: string,
+  now: Date,
 ): string {
   return page(
     "Agent approved",
     html`<h1>Agent approved</h1>
-      <p>Give this code to the agent that asked. It works once, until <time datetime="${codeExpiresAt.toISOString()}">${codeExpiresAt.toISOString()}</time>.</p>
+      <p>Give this code to the agent that asked. It works once, and expires ${instant(codeExpiresAt, now)}.</p>
       <h2>Your code</h2>
       <p class="code" id="claim-code">${code}</p>
       ${requestDetails(registration)}

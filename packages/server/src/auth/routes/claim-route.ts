@@ -2,7 +2,7 @@ import type { Handler } from "hono";
 import type { AppEnv } from "../../http/app-env.ts";
 import type { PlatformContext } from "../../platform-context.ts";
 import { AuthError } from "../auth-error.ts";
-import { authHandler, noStore, readJsonObject, requireString } from "../auth-http.ts";
+import { authErrorResponse, authHandler, noStore, readJsonObject, requireString } from "../auth-http.ts";
 import { completeClaim } from "../complete-claim.ts";
 import { messagePage } from "../pages/approval-pages.ts";
 
@@ -14,12 +14,14 @@ export function claimRoute(context: PlatformContext): Handler<AppEnv> {
     const claimToken = requireString(body, "claim_token");
     const otp = requireString(body, "otp");
     if (!/^\d{6}$/.test(otp)) throw new AuthError("invalid_request", "otp must be the 6-digit code.");
-    const claimed = await completeClaim(
+    const completed = await completeClaim(
       database.db,
       { clock, ids, secretKey: config.secretKey },
       { claimToken, code: otp },
     );
     noStore(c);
+    if (!completed.ok) return authErrorResponse(c, completed.refusal);
+    const claimed = completed.value;
     return c.json({
       registration_id: claimed.registrationId,
       status: "claimed",

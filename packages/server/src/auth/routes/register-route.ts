@@ -2,7 +2,7 @@ import type { Handler } from "hono";
 import type { AppEnv } from "../../http/app-env.ts";
 import type { PlatformContext } from "../../platform-context.ts";
 import { AuthError } from "../auth-error.ts";
-import { authHandler, noStore, readJsonObject, requireString } from "../auth-http.ts";
+import { authErrorResponse, authHandler, noStore, readJsonObject, requireString } from "../auth-http.ts";
 import type { JwksCache } from "../jwks-cache.ts";
 import { claimPageUrl, registerWithEmail } from "../register-with-email.ts";
 import { registerWithIdJag } from "../register-with-id-jag.ts";
@@ -44,7 +44,10 @@ export function registerRoute(context: PlatformContext, jwks: JwksCache): Handle
     noStore(c);
     if (assertionType === idJagAssertionType) {
       const verified = await verifyIdJag(assertion, config, { clock, jwks });
-      const registration = await registerWithIdJag(database.db, { clock, ids }, verified);
+      if (!verified.ok) return authErrorResponse(c, verified.refusal);
+      const registered = await registerWithIdJag(database.db, { clock, ids }, verified.value);
+      if (!registered.ok) return authErrorResponse(c, registered.refusal);
+      const registration = registered.value;
       return c.json(
         {
           registration_id: registration.registrationId,
@@ -57,11 +60,13 @@ export function registerRoute(context: PlatformContext, jwks: JwksCache): Handle
         201,
       );
     }
-    const registration = await registerWithEmail(
+    const registered = await registerWithEmail(
       database.db,
       { clock, ids, mailer: context.mailer, authUrl: config.authUrl },
       { email: assertion, agentDescription: agentDescription(c.req.header("user-agent")) },
     );
+    if (!registered.ok) return authErrorResponse(c, registered.refusal);
+    const registration = registered.value;
     return c.json(
       {
         registration_id: registration.registrationId,

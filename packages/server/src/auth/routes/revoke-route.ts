@@ -2,7 +2,7 @@ import type { Handler } from "hono";
 import type { AppEnv } from "../../http/app-env.ts";
 import type { PlatformContext } from "../../platform-context.ts";
 import { AuthError } from "../auth-error.ts";
-import { authHandler, readJsonObject, requireString } from "../auth-http.ts";
+import { authErrorResponse, authHandler, readJsonObject, requireString } from "../auth-http.ts";
 import type { JwksCache } from "../jwks-cache.ts";
 import { revokeDelegation, revokePresentedCredential } from "../revoke-credentials.ts";
 import { verifyLogoutToken } from "../verify-logout-token.ts";
@@ -19,7 +19,9 @@ export function revokeRoute(context: PlatformContext, jwks: JwksCache): Handler<
       const token = (await c.req.text()).trim();
       if (token === "") throw new AuthError("invalid_request", "The body must be the logout token.");
       const verified = await verifyLogoutToken(token, config, { clock, jwks });
-      await revokeDelegation(database.db, deps, verified);
+      if (!verified.ok) return authErrorResponse(c, verified.refusal);
+      const revoked = await revokeDelegation(database.db, deps, verified.value);
+      if (!revoked.ok) return authErrorResponse(c, revoked.refusal);
       return c.json({});
     }
     const credential = requireString(await readJsonObject(c), "credential");

@@ -26,6 +26,8 @@ export const registrations = pgTable(
     scopes: text("scopes").array().notNull(),
     /** Who asked, as the agent described itself (its User-Agent); shown to the approving person. */
     agentDescription: text("agent_description"),
+    /** The ID-JAG `client_id` of an agent-provider registration. */
+    clientId: text("client_id"),
     accountId: text("account_id"),
     credentialId: text("credential_id"),
     issuer: text("issuer"),
@@ -39,7 +41,11 @@ export const registrations = pgTable(
     createdAt: timestamptz("created_at").notNull(),
     decidedAt: timestamptz("decided_at"),
   },
-  (table) => [uniqueIndex().on(table.claimTokenHash), uniqueIndex().on(table.approvalTokenHash)],
+  (table) => [
+    uniqueIndex().on(table.claimTokenHash),
+    uniqueIndex().on(table.approvalTokenHash),
+    index().on(table.accountId),
+  ],
 );
 
 /**

@@ -9,7 +9,7 @@ const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode
 // The states are named by the state machine (`engine/execution-state`); the column accepts exactly those.
 export type { ExecutionState as ExecutionStatus } from "../../engine/execution-state/execution-states.ts";
 
-export const triggerKinds = ["api", "form", "webhook", "rerun"] as const;
+export const triggerKinds = ["api", "form", "webhook", "rerun", "schedule"] as const;
 export type TriggerKind = (typeof triggerKinds)[number];
 
 export interface ExecutionError {
@@ -27,7 +27,7 @@ export interface LogEntry {
 
 /**
  * One run of a workflow, and the queue entry for it (DESIGN.md §4). A row is claimable when it is
- * `queued`/`sleeping` with `run_at` reached, or `running` with an expired lease (its worker died).
+ * `queued`/`sleeping`/`waiting` with `run_at` reached, or `running` with an expired lease (its worker died).
  * The workflow's retry policy, timeout and concurrency are copied from the deployment's manifest at
  * enqueue time so that claiming needs no join.
  */
@@ -68,7 +68,7 @@ export const executions = pgTable(
     finishedAt: timestamptz("finished_at"),
   },
   (table) => [
-    index("executions_ready_idx").on(table.runAt).where(sql`${table.status} in ('queued', 'sleeping')`),
+    index("executions_ready_idx").on(table.runAt).where(sql`${table.status} in ('queued', 'sleeping', 'waiting')`),
     index("executions_leased_idx").on(table.leaseExpiresAt).where(sql`${table.status} = 'running'`),
     index().on(table.projectId, table.workflow, table.status),
     index().on(table.projectId, table.createdAt),
@@ -124,7 +124,7 @@ export const executionSteps = pgTable(
   (table) => [primaryKey({ columns: [table.executionId, table.name] })],
 );
 
-/** OpenTelemetry-shaped spans: trigger, execution, attempts and steps of every execution. */
+/** OpenTelemetry-shaped spans: trigger, execution, attempts, steps and wait tokens of every execution. */
 export const spans = pgTable(
   "spans",
   {
@@ -137,7 +137,7 @@ export const spans = pgTable(
     executionId: text("execution_id"),
     workflow: text("workflow"),
     name: text("name").notNull(),
-    kind: text("kind", { enum: ["trigger", "execution", "attempt", "step"] }).notNull(),
+    kind: text("kind", { enum: ["trigger", "execution", "attempt", "step", "token"] }).notNull(),
     startTime: timestamptz("start_time").notNull(),
     endTime: timestamptz("end_time"),
     attributes: jsonb("attributes").$type<Record<string, string | number | boolean>>().notNull(),
@@ -145,6 +145,36 @@ export const spans = pgTable(
     statusMessage: text("status_message"),
   },
   (table) => [index().on(table.traceId), index().on(table.executionId), index().on(table.projectId, table.startTime)],
+);
+
+export const waitTokenStatuses = ["pending", "completed", "timed_out", "closed"] as const;
+export type WaitTokenStatus = (typeof waitTokenStatuses)[number];
+
+/**
+ * A wait token (`ctx.createToken`, `ctx.waitForToken`): one per (execution, name). Its id is a
+ * secret that is never stored: it is the HMAC of `nonce` under a key derived from WEFT_SECRET_KEY
+ * (so a resumed execution gets the same id back), and it is found by its SHA-256 (`token_hash`).
+ * `closed`: the execution ended while the token was pending.
+ */
+export const waitTokens = pgTable(
+  "wait_tokens",
+  {
+    executionId: text("execution_id")
+      .notNull()
+      .references(() => executions.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    projectId: text("project_id").notNull(),
+    tokenHash: text("token_hash").notNull().unique(),
+    nonce: text("nonce").notNull(),
+    status: text("status", { enum: waitTokenStatuses }).notNull(),
+    /** What the completion sent; null until then. */
+    data: jsonb("data").$type<unknown>(),
+    spanId: text("span_id").notNull(),
+    createdAt: timestamptz("created_at").notNull(),
+    expiresAt: timestamptz("expires_at").notNull(),
+    finishedAt: timestamptz("finished_at"),
+  },
+  (table) => [primaryKey({ columns: [table.executionId, table.name] })],
 );
 
 /**

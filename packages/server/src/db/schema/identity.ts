@@ -57,26 +57,66 @@ export const credentials = pgTable(
     createdAt: timestamptz("created_at").notNull(),
     expiresAt: timestamptz("expires_at").notNull(),
     revokedAt: timestamptz("revoked_at"),
+    /** Written in batches, not per request: accurate to the flush interval (docs/decisions.md). */
+    lastUsedAt: timestamptz("last_used_at"),
   },
   (table) => [
     uniqueIndex().on(table.secretHash),
     index().on(table.issuer, table.subject).where(sql`${table.issuer} is not null`),
+    index().on(table.accountId),
   ],
 );
 
-/** Append-only record of every state change that matters to an administrator. */
+/** The client an agent registered with: its ID-JAG client and issuer, or the User-Agent it sent. */
+export interface AgentClient {
+  clientId: string | null;
+  issuer: string | null;
+  userAgent: string | null;
+}
+
+/**
+ * Append-only record of every state change that matters to an administrator. The actor is copied
+ * in (email, agent) rather than joined, so the log still says who it was after they are gone.
+ */
 export const auditEvents = pgTable(
   "audit_events",
   {
     id: text("id").primaryKey(),
     workspaceId: text("workspace_id"),
     actorAccountId: text("actor_account_id"),
+    actorEmail: text("actor_email"),
     actorCredentialId: text("actor_credential_id"),
+    /** The registration the actor's credential came from. */
+    actorAgentId: text("actor_agent_id"),
+    actorAgent: jsonb("actor_agent").$type<AgentClient>(),
     action: text("action").notNull(),
     targetType: text("target_type").notNull(),
     targetId: text("target_id").notNull(),
     data: jsonb("data").$type<Record<string, unknown>>(),
     createdAt: timestamptz("created_at").notNull(),
   },
-  (table) => [index().on(table.workspaceId, table.id)],
+  (table) => [index().on(table.workspaceId, table.id), index().on(table.workspaceId, table.createdAt, table.id)],
+);
+
+/**
+ * An invitation to join a workspace. Only the digest of its link token is kept; it is pending until
+ * accepted, revoked or `expiresAt`.
+ */
+export const invitations = pgTable(
+  "invitations",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    role: text("role", { enum: workspaceRoles }).notNull(),
+    tokenHash: text("token_hash").notNull(),
+    invitedByAccountId: text("invited_by_account_id").references(() => accounts.id, { onDelete: "set null" }),
+    createdAt: timestamptz("created_at").notNull(),
+    expiresAt: timestamptz("expires_at").notNull(),
+    acceptedAt: timestamptz("accepted_at"),
+    revokedAt: timestamptz("revoked_at"),
+  },
+  (table) => [uniqueIndex().on(table.tokenHash), index().on(table.workspaceId, table.id)],
 );

@@ -3,3 +3,4 @@ export * from "./deployments.ts";
 export * from "./executions.ts";
 export * from "./identity.ts";
 export * from "./projects.ts";
+export * from "./schedules.ts";

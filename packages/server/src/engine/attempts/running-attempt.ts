@@ -2,6 +2,7 @@ import type { Database } from "../../db/database.ts";
 import type { Clock } from "../../shared/clock.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { SpanExport } from "../../traces/otlp-export.ts";
+import type { TokenIssuer } from "../../wait-tokens/token-secret.ts";
 import { type AttemptTimeout, attemptTimeout, type TimeoutPolicy } from "../attempt-timeout.ts";
 import type { ClaimedExecution, SpanRow } from "../execution-state/index.ts";
 import type { SandboxRun } from "../sandbox/sandbox-pool.ts";
@@ -58,6 +59,8 @@ export interface AttemptContext {
   logger: Logger;
   workerId: string;
   spanExport?: SpanExport | undefined;
+  /** Hands out wait token ids and URLs. */
+  tokens: TokenIssuer;
   /** Frees the attempt's slot and looks for more work. */
   release(executionId: string): void;
   /** Attempt ends under way; stopping waits for them. */

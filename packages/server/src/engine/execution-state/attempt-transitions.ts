@@ -5,6 +5,7 @@ import { cancellationsChannel } from "../channels.ts";
 import { jsonParam, relaxedCommit, relaxedCommitUsed, sqlRows } from "../sql-rows.ts";
 import type { TransitionName } from "./execution-states.ts";
 import { closeSpan, insertSpans, type SpanRow, type SpanStatus, spansFromJson } from "./span-writes.ts";
+import { closeTokensOfEnded } from "./token-writes.ts";
 import { allowedBy, setStatusOf } from "./transition-condition.ts";
 
 /**
@@ -33,7 +34,7 @@ export interface AttemptClose {
   stepSpans?: SpanRow[] | undefined;
 }
 
-interface AttemptEnd extends AttemptClose {
+export interface AttemptEnd extends AttemptClose {
   transition: TransitionName;
   /** Assignments to the execution row beside its status and releasing the lease. */
   set: SQL;
@@ -43,10 +44,11 @@ interface AttemptEnd extends AttemptClose {
 
 /**
  * Ends the current attempt: the row's new state, the attempt span closed, the buffered step spans
- * written and, for a final state, the execution span closed and usage recorded, in one statement.
+ * written and, for a final state, the execution span closed, its pending wait tokens closed (their
+ * spans too) and usage recorded, in one statement.
  * The worker's own ends commit without waiting for the WAL flush (`relaxedCommit`); the API's do.
  */
-async function endAttempt(
+export async function endAttempt(
   db: Database | Transaction,
   target: { executionId: string; holder: { workerId: string } | undefined },
   end: AttemptEnd,
@@ -66,6 +68,7 @@ async function endAttempt(
     end.final === undefined
       ? sql``
       : sql`, execution_span as (${closeSpan(sql`span_id = (select execution_span_id from changed)`, now, end.final)} returning 1),
+        ${closeTokensOfEnded(now)},
         usage as (insert into usage_records (execution_id, project_id, workflow, executions, step_seconds, attempts, recorded_at)
           select changed.id, changed.project_id, changed.workflow, 1,
             coalesce((select sum(extract(epoch from (s.end_time - s.start_time)))::float8 from spans s
@@ -145,7 +148,7 @@ export function requeue(db: Database, lease: Lease, close: AttemptClose) {
 export const cancelledError: ExecutionError = { name: "CancelledError", message: "the execution was cancelled" };
 
 /**
- * Cancels the execution: a running one only by the worker holding `lease`; a queued or sleeping
+ * Cancels the execution: a running one only by the worker holding `lease`; a queued, sleeping or waiting
  * one by anyone (the API, without a lease, then also records when the cancel was requested).
  */
 export function cancel(

@@ -1,9 +1,17 @@
 /**
- * Every state an execution can be in, and the transitions between them. A new state (a schedule's
- * `waiting`, say) is one more entry here and in the table; the SQL of each transition reads its
+ * Every state an execution can be in, and the transitions between them. A new state is one more
+ * entry here and in the table; the SQL of each transition reads its
  * allowed states from the table (see `transition-condition.ts`), so nothing else names them.
  */
-export const executionStates = ["queued", "running", "sleeping", "succeeded", "failed", "cancelled"] as const;
+export const executionStates = [
+  "queued",
+  "running",
+  "sleeping",
+  "waiting",
+  "succeeded",
+  "failed",
+  "cancelled",
+] as const;
 export type ExecutionState = (typeof executionStates)[number];
 
 /** The state an execution is inserted in. */
@@ -30,14 +38,19 @@ interface Transition {
 export const transitions = {
   /** A worker leases a queued execution whose `run_at` has come. */
   claim: { from: ["queued"], to: "running" },
-  /** A worker leases a sleeping execution whose wake-up time has come; it continues the same attempt. */
-  wake: { from: ["sleeping"], to: "running" },
+  /**
+   * A worker leases a sleeping execution whose wake-up time has come, or a waiting one whose token
+   * was completed or timed out; it continues the same attempt.
+   */
+  wake: { from: ["sleeping", "waiting"], to: "running" },
   /** A worker takes over an execution whose lease another worker let lapse (it died). */
   expireLease: { from: ["running"], to: "running" },
   /** A completed step is stored; the execution keeps running. */
   recordStep: { from: ["running"], to: "running" },
   /** A durable sleep: the lease is released until the wake-up time. */
   sleep: { from: ["running"], to: "sleeping" },
+  /** Waiting for a wait token: the lease is released until the token is completed or times out. */
+  wait: { from: ["running"], to: "waiting" },
   /** A failed attempt with attempts left: queued again after the retry delay, one attempt further. */
   retry: { from: ["running"], to: "queued" },
   /** Handed back to the queue without using up an attempt (shutdown, the worker killed the process). */
@@ -45,7 +58,7 @@ export const transitions = {
   succeed: { from: ["running"], to: "succeeded" },
   fail: { from: ["running"], to: "failed" },
   /** A running execution is cancelled by its worker (at a step boundary); others by the API at once. */
-  cancel: { from: ["queued", "sleeping", "running"], to: "cancelled" },
+  cancel: { from: ["queued", "sleeping", "waiting", "running"], to: "cancelled" },
 } as const satisfies Record<string, Transition>;
 
 export type TransitionName = keyof typeof transitions;

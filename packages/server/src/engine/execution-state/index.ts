@@ -20,3 +20,13 @@ export * from "./execution-states.ts";
 export { recordStep, type StepRecord, type StepRecorded, stepSpanOf } from "./record-step.ts";
 export { endOrphanedLeases, renewLeases } from "./renew-leases.ts";
 export type { SpanRow, SpanStatus } from "./span-writes.ts";
+export {
+  createToken,
+  expireTokens,
+  type NewToken,
+  resumeWaiting,
+  type TokenCreated,
+  type TokenRow,
+  type WaitOutcome,
+  wait,
+} from "./wait-transitions.ts";

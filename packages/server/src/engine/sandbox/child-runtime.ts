@@ -29,6 +29,7 @@ interface Workflow {
   name: string;
   run(input: unknown, ctx: unknown): Promise<unknown>;
 }
+type TokenResult = { ok: true; data: unknown } | { ok: false; reason: "timeout" };
 interface RunMessage {
   type: "run";
   executionId: string;
@@ -36,6 +37,7 @@ interface RunMessage {
   input: unknown;
   attempt: number;
   steps: Record<string, { kind: "step" | "sleep"; result: { value?: unknown } }>;
+  tokens: Record<string, { id: string; url: string; result?: TokenResult }>;
 }
 interface StepStoredMessage {
   type: "stepStored";
@@ -44,15 +46,28 @@ interface StepStoredMessage {
   stop?: "cancelled" | "abandoned";
   error?: SerializedError;
 }
-type Incoming = RunMessage | StepStoredMessage | { type: "abandon"; executionId: string };
+interface TokenAnswerMessage {
+  type: "tokenAnswer";
+  executionId: string;
+  sequence: number;
+  token?: { id: string; url: string };
+  result?: TokenResult;
+  stop?: "cancelled" | "abandoned" | "waiting";
+  error?: SerializedError;
+}
+type Reply = StepStoredMessage | TokenAnswerMessage;
+type Incoming = RunMessage | Reply | { type: "abandon"; executionId: string };
 type Outcome = { ok: true; result: { value?: unknown } } | { ok: false; error: SerializedError };
 
 interface ExecutionState {
   abandoned: boolean;
   logs: LogEntry[];
   names: Set<string>;
+  /** Names of the tokens created, and of those waited for (each once). */
+  tokenNames: Set<string>;
+  waitedTokens: Set<string>;
   sequence: number;
-  waiting: Map<number, (message: StepStoredMessage) => void>;
+  waiting: Map<number, (message: Reply) => void>;
 }
 
 const KiB = 1024;
@@ -63,6 +78,7 @@ const limits = {
   logLineBytes: 16 * KiB,
   stepNameLength: 200,
   sleepMs: 365 * 24 * 60 * 60 * 1000,
+  tokenTimeoutMs: 30 * 24 * 60 * 60 * 1000,
   jsonDepth: 64,
   errorNameLength: 200,
   errorTextLength: 16 * KiB,
@@ -284,7 +300,7 @@ function createLogger(state: ExecutionState) {
   return { debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error") };
 }
 
-function parseDuration(name: string, duration: unknown): number {
+function parseDuration(duration: unknown): number {
   let durationMs: number;
   if (typeof duration === "number" && Number.isFinite(duration) && duration >= 0) {
     durationMs = Math.round(duration);
@@ -296,6 +312,11 @@ function parseDuration(name: string, duration: unknown): number {
     const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
     durationMs = Math.round(Number(match[1]) * (units[match[2] ?? "ms"] ?? 1));
   }
+  return durationMs;
+}
+
+function sleepDuration(name: string, duration: unknown): number {
+  const durationMs = parseDuration(duration);
   if (durationMs > limits.sleepMs) {
     throw namedError(
       "SleepTooLongError",
@@ -320,11 +341,59 @@ function claimName(state: ExecutionState, name: unknown): string {
   return name;
 }
 
+function tokenTimeout(name: string, options: unknown): number {
+  const timeout = attempt<unknown>(() => (options as { timeout?: unknown } | undefined)?.timeout, undefined);
+  if (timeout === undefined) throw new TypeError(`the token "${name}" needs a timeout, like { timeout: "3d" }`);
+  const timeoutMs = parseDuration(timeout);
+  if (timeoutMs > limits.tokenTimeoutMs) {
+    throw namedError(
+      "TokenTimeoutTooLongError",
+      `the token "${name}" times out after ${timeoutMs} ms; the limit is 30 days (${limits.tokenTimeoutMs} ms)`,
+    );
+  }
+  return timeoutMs;
+}
+
+/** A token name: like a step name, but in a namespace of its own (`createToken` then `waitForToken` share one). */
+function tokenName(name: unknown): string {
+  if (typeof name !== "string" || name === "") throw new TypeError("a token needs a non-empty name");
+  if (name.length > limits.stepNameLength) {
+    throw namedError(
+      "StepNameTooLongError",
+      `a token name is ${name.length} characters long; the limit is ${limits.stepNameLength}`,
+    );
+  }
+  const problem = stringProblem(name);
+  if (problem !== undefined) throw namedError("UnstorableValueError", `a token name ${problem}`);
+  return name;
+}
+
 function reportError(what: string): SerializedError {
   return { name: "SandboxReportError", message: `${what} could not be sent to the worker` };
 }
 
 function createContext(message: RunMessage, state: ExecutionState) {
+  /** Asks the worker to create the token or wait for it; a stop halts the execution here. */
+  const askWorker = async (name: string, timeoutMs: number, wait: boolean): Promise<TokenAnswerMessage> => {
+    if (state.abandoned) return halt();
+    state.sequence += 1;
+    const sequence = state.sequence;
+    const answer = new Promise<Reply>((resolve) => state.waiting.set(sequence, resolve));
+    // A wait's logs are stored with it if the execution waits (and it halts); otherwise they stay for the next end.
+    const logs = wait ? [...state.logs] : [];
+    const request = { type: "token", executionId: message.executionId, sequence, name, timeoutMs, wait };
+    report({ ...request, logs }, { ...request, logs: [] });
+    const reply = await answer;
+    if (reply.stop !== undefined || state.abandoned) {
+      state.abandoned = true;
+      return halt();
+    }
+    if (reply.error !== undefined) throw errorFrom(reply.error);
+    if (reply.type !== "tokenAnswer" || reply.token === undefined) {
+      throw namedError("SandboxProtocolError", "the worker answered a token request without a token");
+    }
+    return reply;
+  };
   return {
     execution: { id: message.executionId, attempt: message.attempt },
     log: createLogger(state),
@@ -352,7 +421,7 @@ function createContext(message: RunMessage, state: ExecutionState) {
       const durationMs = performance.now() - started;
       state.sequence += 1;
       const sequence = state.sequence;
-      const answer = new Promise<StepStoredMessage>((resolve) => state.waiting.set(sequence, resolve));
+      const answer = new Promise<Reply>((resolve) => state.waiting.set(sequence, resolve));
       const step = { type: "step", executionId: message.executionId, sequence, name, durationMs };
       report({ ...step, outcome, logs }, { ...step, outcome: { ok: false, error: reportError("the step") }, logs: [] });
       const reply = await answer;
@@ -367,7 +436,7 @@ function createContext(message: RunMessage, state: ExecutionState) {
     sleep: async (rawName: string, duration: unknown): Promise<void> => {
       const name = claimName(state, rawName);
       if (Object.hasOwn(message.steps, name)) return;
-      const durationMs = parseDuration(name, duration);
+      const durationMs = sleepDuration(name, duration);
       if (state.abandoned) return halt();
       state.abandoned = true;
       const sleep = { type: "sleep", executionId: message.executionId, name, durationMs };
@@ -375,11 +444,44 @@ function createContext(message: RunMessage, state: ExecutionState) {
       report({ ...sleep, logs }, { ...sleep, logs: [] });
       return halt();
     },
+    createToken: async (rawName: string, options: unknown): Promise<{ id: string; url: string }> => {
+      const name = tokenName(rawName);
+      if (state.tokenNames.has(name)) throw new Error(`the token "${name}" is created twice in this execution`);
+      state.tokenNames.add(name);
+      const stored = Object.hasOwn(message.tokens, name) ? message.tokens[name] : undefined;
+      if (stored !== undefined) return { id: stored.id, url: stored.url };
+      const reply = await askWorker(name, tokenTimeout(name, options), false);
+      return { id: reply.token?.id ?? "", url: reply.token?.url ?? "" };
+    },
+    waitForToken: async (rawName: string, options?: unknown): Promise<TokenResult> => {
+      const name = tokenName(rawName);
+      if (state.waitedTokens.has(name)) throw new Error(`the token "${name}" is waited for twice in this execution`);
+      state.waitedTokens.add(name);
+      const stored = Object.hasOwn(message.tokens, name) ? message.tokens[name] : undefined;
+      if (stored?.result !== undefined) return stored.result;
+      // A token created before keeps its own timeout, counted from its creation.
+      const created = stored !== undefined || state.tokenNames.has(name);
+      state.tokenNames.add(name);
+      const timeoutMs = created ? 0 : tokenTimeout(name, options);
+      const reply = await askWorker(name, timeoutMs, true);
+      if (reply.result === undefined) {
+        throw namedError("SandboxProtocolError", "the worker answered a wait without the token's result");
+      }
+      return reply.result;
+    },
   };
 }
 
 async function run(message: RunMessage): Promise<void> {
-  const state: ExecutionState = { abandoned: false, logs: [], names: new Set(), sequence: 0, waiting: new Map() };
+  const state: ExecutionState = {
+    abandoned: false,
+    logs: [],
+    names: new Set(),
+    tokenNames: new Set(),
+    waitedTokens: new Set(),
+    sequence: 0,
+    waiting: new Map(),
+  };
   executions.set(message.executionId, state);
   let outcome: Outcome;
   try {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { maxSleepMs, maxStepNameLength } from "../limits.ts";
+import { maxSleepMs, maxStepNameLength, maxTokenTimeoutMs } from "../limits.ts";
 
 /**
  * Messages between a worker (parent) and a sandbox child process running one deployment's bundle.
@@ -23,6 +23,16 @@ export interface StoredStepForReplay {
   result: { value?: unknown };
 }
 
+/** How a wait token ended, as `ctx.waitForToken` returns it. */
+export type TokenResult = { ok: true; data: unknown } | { ok: false; reason: "timeout" };
+
+/** A wait token the execution created before, for replay: its address and, once it ended, its result. */
+export interface StoredTokenForReplay {
+  id: string;
+  url: string;
+  result?: TokenResult | undefined;
+}
+
 export type ParentMessage =
   | {
       type: "run";
@@ -31,6 +41,7 @@ export type ParentMessage =
       input: unknown;
       attempt: number;
       steps: Record<string, StoredStepForReplay>;
+      tokens: Record<string, StoredTokenForReplay>;
     }
   | {
       type: "stepStored";
@@ -40,7 +51,21 @@ export type ParentMessage =
       /** The worker refused the step (a limit, or the database): `ctx.step` throws this. */
       error?: SerializedError | undefined;
     }
+  | {
+      type: "tokenAnswer";
+      executionId: string;
+      sequence: number;
+      token?: { id: string; url: string } | undefined;
+      /** Only for a wait whose token has already ended: the execution goes on at once. */
+      result?: TokenResult | undefined;
+      /** `waiting`: the execution now waits for the token and lets go of its worker. */
+      stop?: "cancelled" | "abandoned" | "waiting" | undefined;
+      error?: SerializedError | undefined;
+    }
   | { type: "abandon"; executionId: string };
+
+/** The answer to `ctx.createToken` or `ctx.waitForToken`, before the pool addresses it. */
+export type TokenAnswer = Omit<Extract<ParentMessage, { type: "tokenAnswer" }>, "type" | "executionId" | "sequence">;
 
 /** Long enough for any id the platform issues; a longer one is not ours. */
 const executionIdSchema = z.string().min(1).max(100);
@@ -80,6 +105,16 @@ export const childMessageSchema = z.discriminatedUnion("type", [
     executionId: executionIdSchema,
     name: z.string().min(1).max(maxStepNameLength),
     durationMs: z.int().min(0).max(maxSleepMs),
+    logs: z.array(logEntrySchema),
+  }),
+  z.object({
+    /** `ctx.createToken` (`wait: false`) or `ctx.waitForToken` (`wait: true`, with the logs so far). */
+    type: z.literal("token"),
+    executionId: executionIdSchema,
+    sequence: z.int().min(1),
+    name: z.string().min(1).max(maxStepNameLength),
+    timeoutMs: z.int().min(0).max(maxTokenTimeoutMs),
+    wait: z.boolean(),
     logs: z.array(logEntrySchema),
   }),
   z.object({

@@ -7,7 +7,13 @@ import { systemTimers, type Timers } from "../../shared/timers.ts";
 import { bundleLoadTimeoutMs, memoryWatchIntervalMs, sandboxSweepIntervalMs } from "../limits.ts";
 import { startMemoryWatchdog } from "./memory-watchdog.ts";
 import { processTreeRssBytes } from "./process-tree-memory.ts";
-import { type ChildMessage, type ParentMessage, parseChildMessage, type SerializedError } from "./protocol.ts";
+import {
+  type ChildMessage,
+  type ParentMessage,
+  parseChildMessage,
+  type SerializedError,
+  type TokenAnswer,
+} from "./protocol.ts";
 import type { SandboxHost } from "./sandbox-host.ts";
 
 type StepMessage = Extract<ChildMessage, { type: "step" }>;
@@ -21,6 +27,8 @@ export interface ExecutionHandlers {
    */
   step(message: StepMessage): Promise<{ stop?: "cancelled" | "abandoned" | undefined; error?: SerializedError }>;
   sleep(message: Extract<ChildMessage, { type: "sleep" }>): void;
+  /** Create a wait token or wait for one; `stop: "waiting"` means the execution left this child. */
+  token(message: Extract<ChildMessage, { type: "token" }>): Promise<TokenAnswer>;
   finished(message: Extract<ChildMessage, { type: "finished" }>): void;
   /** The child sent a malformed message naming this execution, which the child no longer runs. */
   malformed(error: SerializedError): void;
@@ -241,6 +249,17 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
             sequence: message.sequence,
             stop: "abandoned",
           }),
+      );
+      return;
+    }
+    if (message.type === "token") {
+      const address = { type: "tokenAnswer", executionId: message.executionId, sequence: message.sequence } as const;
+      handlers.token(message).then(
+        (answer) => {
+          if (answer.stop === "waiting") release(sandbox, message.executionId);
+          send(sandbox, { ...address, ...answer });
+        },
+        () => send(sandbox, { ...address, stop: "abandoned" }),
       );
       return;
     }

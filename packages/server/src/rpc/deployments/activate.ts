@@ -2,7 +2,7 @@ import { activateDeployment } from "../../deployments/read-deployments.ts";
 import { rpc } from "../implementer.ts";
 import { actorOf, requireProjectAccess } from "../project-access.ts";
 import { requireScope } from "../require-scope.ts";
-import { mapServiceErrors } from "../service-errors.ts";
+import { valueOrRpcError } from "../service-failure.ts";
 import { toDeployment } from "./to-deployment.ts";
 
 /** `deployments.activate`: makes an earlier deployment the active one (rollback). */
@@ -11,12 +11,10 @@ export const activate = rpc.deployments.activate
   .handler(async ({ input, context }) => {
     const project = await requireProjectAccess(context, input.projectId, { access: "write" });
     const { platform } = context;
-    const deployment = await mapServiceErrors(() =>
-      activateDeployment(platform.database.db, platform, {
-        projectId: project.id,
-        deploymentId: input.deploymentId,
-        actor: { ...actorOf(context), workspaceId: project.workspaceId },
-      }),
-    );
-    return toDeployment(deployment);
+    const activated = await activateDeployment(platform.database.db, platform, {
+      projectId: project.id,
+      deploymentId: input.deploymentId,
+      actor: { ...actorOf(context), workspaceId: project.workspaceId },
+    });
+    return toDeployment(valueOrRpcError(activated));
   });

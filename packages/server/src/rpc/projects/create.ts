@@ -3,6 +3,7 @@ import { rpc } from "../implementer.ts";
 import { actorOf, requireWorkspaceAccess } from "../project-access.ts";
 import { requireScope } from "../require-scope.ts";
 import { badRequest } from "../rpc-errors.ts";
+import { valueOrRpcError } from "../service-failure.ts";
 import { toProject } from "./to-project.ts";
 
 /** `projects.create`: a new project in the named workspace, by default the caller's personal one. */
@@ -14,15 +15,10 @@ export const create = rpc.projects.create.use(requireScope("projects:write")).ha
     ]);
   }
   requireWorkspaceAccess(context.principal, workspaceId, "write");
-  const result = await createProject(context.platform.database.db, context.platform, {
+  const created = await createProject(context.platform.database.db, context.platform, {
     workspaceId,
     name: input.name,
     actor: actorOf(context),
   });
-  if (result.kind === "name_taken") {
-    throw badRequest("Input validation failed", [
-      { path: ["name"], message: `A project named "${input.name}" already exists in this workspace.` },
-    ]);
-  }
-  return toProject(result.project);
+  return toProject(valueOrRpcError(created));
 });

@@ -1,7 +1,7 @@
 import { ORPCError } from "@orpc/server";
 import { eq } from "drizzle-orm";
 import { executions } from "../../db/schema/index.ts";
-import { notFoundMessage } from "../../shared/service-errors.ts";
+import { notFoundMessage } from "../../shared/service-result.ts";
 import type { AuthenticatedContext } from "../context.ts";
 import { requireProjectAccess, type WorkspaceAccess } from "../project-access.ts";
 import { notFound } from "../rpc-errors.ts";
@@ -14,18 +14,18 @@ export async function requireExecutionAccess(
   context: AuthenticatedContext,
   executionId: string,
   options: { access: WorkspaceAccess },
-): Promise<{ projectId: string }> {
+): Promise<{ projectId: string; workspaceId: string }> {
   const [row] = await context.platform.database.db
     .select({ projectId: executions.projectId })
     .from(executions)
     .where(eq(executions.id, executionId));
   if (row === undefined) throw notFound(notFoundMessage("execution"));
   try {
-    await requireProjectAccess(context, row.projectId, options);
+    const project = await requireProjectAccess(context, row.projectId, options);
+    return { projectId: project.id, workspaceId: project.workspaceId };
   } catch (error) {
     // Never name the project of an execution the caller cannot see.
     if (error instanceof ORPCError && error.code === "NOT_FOUND") throw notFound(notFoundMessage("execution"));
     throw error;
   }
-  return row;
 }

@@ -1,7 +1,7 @@
 import { getExecution as getExecutionService } from "../../workflows/read-executions.ts";
 import { rpc } from "../implementer.ts";
 import { requireScope } from "../require-scope.ts";
-import { mapServiceErrors } from "../service-errors.ts";
+import { valueOrRpcError } from "../service-failure.ts";
 import { requireExecutionAccess } from "./execution-access.ts";
 import { toExecution } from "./to-execution.ts";
 
@@ -10,8 +10,8 @@ export const getExecution = rpc.workflows.getExecution
   .use(requireScope("projects:read"))
   .handler(async ({ input, context }) => {
     const { projectId } = await requireExecutionAccess(context, input.executionId, { access: "read" });
-    const detail = await mapServiceErrors(() =>
-      getExecutionService(context.platform.database.db, { executionId: input.executionId, projectId }),
+    const detail = valueOrRpcError(
+      await getExecutionService(context.platform.database.db, { executionId: input.executionId, projectId }),
     );
     return toExecution(detail);
   });

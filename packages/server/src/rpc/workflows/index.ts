@@ -1,4 +1,5 @@
 import { cancelExecution } from "./cancel-execution.ts";
+import { completeToken } from "./complete-token.ts";
 import { get } from "./get.ts";
 import { getExecution } from "./get-execution.ts";
 import { list } from "./list.ts";
@@ -7,4 +8,13 @@ import { rerunExecution } from "./rerun-execution.ts";
 import { run } from "./run.ts";
 
 /** The `workflows` namespace: one file per procedure. */
-export const workflowsRouter = { list, get, run, listExecutions, getExecution, cancelExecution, rerunExecution };
+export const workflowsRouter = {
+  list,
+  get,
+  run,
+  listExecutions,
+  getExecution,
+  cancelExecution,
+  rerunExecution,
+  completeToken,
+};

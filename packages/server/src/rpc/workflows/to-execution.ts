@@ -38,6 +38,12 @@ export function toExecution(detail: ExecutionDetail): Execution {
       finishedAt: step.finishedAt.toISOString(),
       wakeAt: iso(step.wakeAt),
     })),
+    tokens: detail.tokens.map((token) => ({
+      ...token,
+      createdAt: token.createdAt.toISOString(),
+      expiresAt: token.expiresAt.toISOString(),
+      finishedAt: iso(token.finishedAt),
+    })),
     attempts: detail.attempts.map((attempt) => ({
       ...attempt,
       startedAt: attempt.startedAt.toISOString(),

@@ -1,0 +1,74 @@
+import { auditLogPageLimit } from "@weft/contract";
+import type { Command } from "commander";
+import { connect } from "../api.ts";
+import { UsageError } from "../errors.ts";
+import { examples } from "../help.ts";
+import { runCommand } from "../run-command.ts";
+import { resolveWorkspace, withWorkspaceOption } from "../workspace-option.ts";
+
+interface AuditOptions {
+  workspace?: string;
+  action?: string;
+  actor?: string;
+  since?: string;
+  until?: string;
+  limit?: string;
+  cursor?: string;
+}
+
+export function registerAudit(program: Command): void {
+  withWorkspaceOption(
+    program
+      .command("audit")
+      .description("Read a workspace's audit log, newest first (owners and admins)")
+      .option("--action <action>", "only this action, e.g. member.invited")
+      .option("--actor <id>", "only what this account (acc_…) or credential (cred_…) did")
+      .option("--since <instant>", "from this ISO 8601 instant")
+      .option("--until <instant>", "up to this ISO 8601 instant")
+      .option("--limit <n>", `how many (1-${auditLogPageLimit}, default 20)`)
+      .option("--cursor <cursor>", "the next page (printed when there are more)"),
+  )
+    .addHelpText(
+      "after",
+      examples(
+        "weft audit --workspace wsp_01j...",
+        "weft audit --action agent.revoked --since 2026-11-01T00:00:00Z --json",
+      ),
+    )
+    .action(
+      runCommand(async (context, options: AuditOptions) => {
+        const limit = options.limit === undefined ? undefined : Number(options.limit);
+        if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= auditLogPageLimit)) {
+          throw new UsageError(`--limit ${options.limit} is not a whole number from 1 to ${auditLogPageLimit}`);
+        }
+        const workspaceId = await resolveWorkspace(context, options.workspace);
+        const filter = {
+          ...(options.action === undefined ? {} : { action: options.action }),
+          ...(options.actor === undefined ? {} : { actor: options.actor }),
+          ...(options.since === undefined ? {} : { since: options.since }),
+          ...(options.until === undefined ? {} : { until: options.until }),
+        };
+        const page = await connect(context).access.auditLog({
+          workspaceId,
+          filter,
+          ...(limit === undefined ? {} : { limit }),
+          ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
+        });
+        context.output.result(page, () => {
+          context.output.table(
+            ["WHEN", "ACTION", "ACTOR", "AGENT", "TARGET"],
+            page.data.map((event) => [
+              event.createdAt,
+              event.action,
+              event.actor.email ?? event.actor.accountId ?? "-",
+              event.actor.agentId ?? "-",
+              `${event.targetType} ${event.targetId}`,
+            ]),
+            "No audit events.",
+          );
+          if (page.nextCursor !== null)
+            context.output.line(context.output.style("dim", `more: add --cursor ${page.nextCursor}`));
+        });
+      }),
+    );
+}

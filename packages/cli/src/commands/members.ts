@@ -1,0 +1,110 @@
+import { accessPageLimit, workspaceRoleSchema } from "@weft/contract";
+import type { Command } from "commander";
+import { connect } from "../api.ts";
+import { UsageError } from "../errors.ts";
+import { examples } from "../help.ts";
+import { type PageOptions, toPagination, withPageOptions } from "../pagination-options.ts";
+import { runCommand } from "../run-command.ts";
+import { resolveWorkspace, withWorkspaceOption } from "../workspace-option.ts";
+import { morePages } from "./projects.ts";
+
+function parseRole(role: string) {
+  const parsed = workspaceRoleSchema.safeParse(role);
+  if (!parsed.success) {
+    throw new UsageError(`${role} is not a role`, { fix: `use one of ${workspaceRoleSchema.options.join(", ")}` });
+  }
+  return parsed.data;
+}
+
+export function registerMembers(program: Command): void {
+  const members = program
+    .command("members")
+    .description("List, invite and manage the members of a workspace")
+    .addHelpText(
+      "after",
+      examples(
+        "weft members list --workspace wsp_01j...",
+        "weft members invite ada@example.com --role admin --workspace wsp_01j...",
+        "weft members role acc_01j... viewer --workspace wsp_01j...",
+      ),
+    );
+
+  withWorkspaceOption(
+    withPageOptions(members.command("list").description("List a workspace's members"), accessPageLimit),
+  )
+    .addHelpText("after", examples("weft members list --workspace wsp_01j...", "weft members list --json"))
+    .action(
+      runCommand(async (context, options: PageOptions & { workspace?: string }) => {
+        const workspaceId = await resolveWorkspace(context, options.workspace);
+        const page = await connect(context).access.listMembers({
+          workspaceId,
+          pagination: toPagination(options, accessPageLimit),
+        });
+        context.output.result(page, () => {
+          context.output.table(
+            ["ACCOUNT", "EMAIL", "ROLE", "JOINED"],
+            page.results.map((member) => [member.accountId, member.email, member.role, member.joinedAt]),
+            "No members.",
+          );
+          morePages(context, page);
+        });
+      }),
+    );
+
+  withWorkspaceOption(
+    members
+      .command("invite")
+      .description("Invite someone by email; they accept from the link in the mail (valid 7 days)")
+      .argument("<email>", "the invitee's email address")
+      .option("--role <role>", "owner, admin, member or viewer", "member"),
+  )
+    .addHelpText("after", examples("weft members invite ada@example.com --role admin --workspace wsp_01j..."))
+    .action(
+      runCommand(async (context, email: string, options: { role: string; workspace?: string }) => {
+        const role = parseRole(options.role);
+        const workspaceId = await resolveWorkspace(context, options.workspace);
+        const invitation = await connect(context).access.invite({ workspaceId, email, role });
+        context.output.result(invitation, () => {
+          context.output.line(
+            `${context.output.style("green", "Invited")} ${invitation.email} as ${invitation.role} (${invitation.id}); the link works until ${invitation.expiresAt}.`,
+          );
+        });
+      }),
+    );
+
+  withWorkspaceOption(
+    members
+      .command("role")
+      .description("Give a member another role")
+      .argument("<accountId>", "the member's account id (acc_…, see `weft members list`)")
+      .argument("<role>", "owner, admin, member or viewer"),
+  )
+    .addHelpText("after", examples("weft members role acc_01j... viewer --workspace wsp_01j..."))
+    .action(
+      runCommand(async (context, accountId: string, role: string, options: { workspace?: string }) => {
+        const parsed = parseRole(role);
+        const workspaceId = await resolveWorkspace(context, options.workspace);
+        const member = await connect(context).access.updateRole({ workspaceId, accountId, role: parsed });
+        context.output.result(member, () => {
+          context.output.line(`${context.output.style("green", "Updated")} ${member.email} is now ${member.role}.`);
+        });
+      }),
+    );
+
+  withWorkspaceOption(
+    members
+      .command("remove")
+      .description("Remove a member; your own account id leaves the workspace")
+      .argument("<accountId>", "the member's account id (acc_…)"),
+  )
+    .addHelpText("after", examples("weft members remove acc_01j... --workspace wsp_01j..."))
+    .action(
+      runCommand(async (context, accountId: string, options: { workspace?: string }) => {
+        const workspaceId = await resolveWorkspace(context, options.workspace);
+        const removed = await connect(context).access.removeMember({ workspaceId, accountId });
+        context.output.result(removed, () => {
+          context.output.line(`${context.output.style("green", "Removed")} ${removed.accountId} from ${workspaceId}.`);
+        });
+      }),
+    );
+}

@@ -1,0 +1,121 @@
+import {
+  acceptInvitationLink,
+  createTestIdentity,
+  outboxInvitationLink,
+  registerEmailAgent,
+  startTestPlatform,
+  type TestIdentity,
+  type TestPlatform,
+} from "@weft/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseJson, runCli } from "./support/run-cli.ts";
+
+let weft: TestPlatform;
+let owner: TestIdentity;
+let invitee: TestIdentity;
+let env: Record<string, string>;
+let workspaceId: string;
+
+beforeAll(async () => {
+  weft = await startTestPlatform({ env: { WEFT_ROLES: "auth,api" } });
+  owner = await createTestIdentity(weft, "cli-owner@example.com");
+  invitee = await createTestIdentity(weft, "cli-invitee@example.com");
+  env = { WEFT_TOKEN: owner.credential, WEFT_API_URL: weft.url };
+});
+
+afterAll(async () => {
+  await weft?.stop();
+});
+
+describe("weft workspaces and weft members", () => {
+  it("creates and lists workspaces", async () => {
+    const created = await runCli(["workspaces", "create", "CLI team", "--json"], { env });
+    expect(created.code).toBe(0);
+    workspaceId = parseJson<{ id: string }>(created).id;
+    const listed = parseJson<{ results: { id: string; role: string; personal: boolean }[] }>(
+      await runCli(["workspaces", "list", "--json"], { env }),
+    );
+    expect(listed.results).toEqual([
+      expect.objectContaining({ id: owner.personalWorkspaceId, personal: true }),
+      expect.objectContaining({ id: workspaceId, role: "owner", personal: false }),
+    ]);
+    const text = await runCli(["workspaces", "list"], { env });
+    expect(text.stdout).toMatch(/^ID\s+NAME\s+ROLE\s+KIND\n/);
+  });
+
+  it("invites, lists, changes a role and removes a member", async () => {
+    const invited = await runCli(
+      ["members", "invite", invitee.email, "--role", "admin", "--workspace", workspaceId, "--json"],
+      { env },
+    );
+    expect(invited.code).toBe(0);
+    expect(parseJson(invited)).toMatchObject({ email: invitee.email, role: "admin", status: "pending" });
+    await acceptInvitationLink(outboxInvitationLink(weft, invitee.email));
+
+    const members = parseJson<{ results: { accountId: string; role: string }[] }>(
+      await runCli(["members", "list", "--workspace", workspaceId, "--json"], { env }),
+    );
+    expect(members.results).toContainEqual(expect.objectContaining({ accountId: invitee.accountId, role: "admin" }));
+
+    const role = await runCli(["members", "role", invitee.accountId, "viewer", "--workspace", workspaceId, "--json"], {
+      env,
+    });
+    expect(parseJson(role)).toMatchObject({ accountId: invitee.accountId, role: "viewer" });
+    expect(
+      (await runCli(["members", "role", invitee.accountId, "chief", "--workspace", workspaceId], { env })).code,
+    ).toBe(2);
+
+    const lastOwner = await runCli(["members", "remove", owner.accountId, "--workspace", workspaceId, "--json"], {
+      env,
+    });
+    expect(lastOwner.code).toBe(1);
+    expect(parseJson(lastOwner)).toMatchObject({ error: { code: "conflict" } });
+
+    const removed = await runCli(["members", "remove", invitee.accountId, "--workspace", workspaceId, "--json"], {
+      env,
+    });
+    expect(parseJson(removed)).toEqual({ accountId: invitee.accountId, removed: true });
+  });
+});
+
+describe("weft agents and weft audit", () => {
+  it("lists and revokes agents, and revokes all of a workspace", async () => {
+    const agent = await registerEmailAgent(weft, owner.email, { userAgent: "cli-test-agent/1" });
+    const listed = await runCli(["agents", "list", "--json"], { env });
+    expect(parseJson<{ results: { id: string; agent: { userAgent: string } }[] }>(listed).results).toEqual([
+      expect.objectContaining({ id: agent.agentId, agent: expect.objectContaining({ userAgent: "cli-test-agent/1" }) }),
+    ]);
+    const revoked = await runCli(["agents", "revoke", agent.agentId, "--json"], { env });
+    expect(parseJson(revoked)).toMatchObject({ id: agent.agentId, status: "revoked" });
+
+    await registerEmailAgent(weft, owner.email);
+    const all = await runCli(["agents", "revoke-all", "--workspace", workspaceId, "--json"], { env });
+    expect(parseJson(all)).toEqual({ revoked: 1 });
+    expect((await runCli(["agents", "list", "--status", "sleeping"], { env })).code).toBe(2);
+  });
+
+  it("reads the audit log, filtered by action, paging with --cursor", async () => {
+    const first = parseJson<{ data: { action: string }[]; nextCursor: string | null }>(
+      await runCli(["audit", "--workspace", workspaceId, "--limit", "2", "--json"], { env }),
+    );
+    expect(first.data).toHaveLength(2);
+    expect(first.nextCursor).not.toBeNull();
+    const next = parseJson<{ data: { action: string }[] }>(
+      await runCli(
+        ["audit", "--workspace", workspaceId, "--limit", "2", "--cursor", first.nextCursor ?? "", "--json"],
+        {
+          env,
+        },
+      ),
+    );
+    expect(next.data.length).toBeGreaterThan(0);
+    const invited = parseJson<{ data: { action: string; actor: { email: string } }[] }>(
+      await runCli(["audit", "--workspace", workspaceId, "--action", "member.invited", "--json"], { env }),
+    );
+    expect(invited.data).toEqual([
+      expect.objectContaining({ action: "member.invited", actor: expect.objectContaining({ email: owner.email }) }),
+    ]);
+    const text = await runCli(["audit", "--workspace", workspaceId, "--since", "2000-01-01T00:00:00Z"], { env });
+    expect(text.stdout).toMatch(/^WHEN\s+ACTION\s+ACTOR\s+AGENT\s+TARGET\n/);
+  });
+});

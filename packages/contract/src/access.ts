@@ -1,0 +1,172 @@
+import * as z from "zod";
+import { procedure } from "./errors.ts";
+import { instantInputSchema } from "./instants.ts";
+import { pageOf, paginationInput, timestampPageInput, timestampPageOf } from "./pagination.ts";
+import { workspaceIdSchema } from "./projects.ts";
+
+/** Largest page of `access.listWorkspaces`, `access.listMembers` and `access.listInvitations`. */
+export const accessPageLimit = 100;
+/** Largest page of `access.auditLog`. */
+export const auditLogPageLimit = 200;
+
+/** owner > admin > member > viewer. */
+export const workspaceRoleSchema = z.enum(["owner", "admin", "member", "viewer"]);
+export type WorkspaceRole = z.infer<typeof workspaceRoleSchema>;
+
+export const accountIdSchema = z.string().regex(/^acc_[0-9a-z]{26}$/, "Expected an account id (acc_…).");
+export const invitationIdSchema = z.string().regex(/^inv_[0-9a-z]{26}$/, "Expected an invitation id (inv_…).");
+export const workspaceNameSchema = z
+  .string()
+  .trim()
+  .min(1, "A workspace name needs at least 1 character.")
+  .max(64, "A workspace name has at most 64 characters.");
+
+export const workspaceSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** The caller's role in it. */
+  role: workspaceRoleSchema,
+  /** The workspace every account gets at sign-up. */
+  personal: z.boolean(),
+  createdAt: z.iso.datetime(),
+});
+export type Workspace = z.infer<typeof workspaceSchema>;
+
+export const memberSchema = z.object({
+  accountId: z.string(),
+  email: z.string(),
+  role: workspaceRoleSchema,
+  joinedAt: z.iso.datetime(),
+});
+export type Member = z.infer<typeof memberSchema>;
+
+export const invitationSchema = z.object({
+  id: z.string(),
+  workspaceId: z.string(),
+  email: z.string(),
+  role: workspaceRoleSchema,
+  invitedBy: z.string().nullable(),
+  createdAt: z.iso.datetime(),
+  expiresAt: z.iso.datetime(),
+  status: z.enum(["pending", "accepted", "revoked", "expired"]),
+});
+export type Invitation = z.infer<typeof invitationSchema>;
+
+/** The client an agent registered with: its ID-JAG client and issuer, or the User-Agent it sent. */
+export const agentClientSchema = z.object({
+  clientId: z.string().nullable(),
+  issuer: z.string().nullable(),
+  userAgent: z.string().nullable(),
+});
+
+export const auditActorSchema = z.object({
+  accountId: z.string().nullable(),
+  email: z.string().nullable(),
+  credentialId: z.string().nullable(),
+  /** The registration of the agent that acted, when it acted through one. */
+  agentId: z.string().nullable(),
+  agent: agentClientSchema.nullable(),
+});
+
+export const auditEventSchema = z.object({
+  id: z.string(),
+  action: z.string(),
+  actor: auditActorSchema,
+  targetType: z.string(),
+  targetId: z.string(),
+  data: z.record(z.string(), z.unknown()).nullable(),
+  createdAt: z.iso.datetime(),
+});
+export type AuditEvent = z.infer<typeof auditEventSchema>;
+
+const filterText = z.string().min(1).max(200);
+
+/** The `access` namespace: team workspaces, their members and invitations, and the audit log. */
+export const accessContract = {
+  createWorkspace: procedure
+    .route({ summary: "Create a team workspace, with the caller as owner", tags: ["access"] })
+    .input(z.object({ name: workspaceNameSchema }).strict())
+    .output(workspaceSchema),
+  listWorkspaces: procedure
+    .route({ summary: "List the caller's workspaces with the caller's role in each", tags: ["access"] })
+    .input(
+      z
+        .object({ pagination: paginationInput({ maxPageSize: accessPageLimit }).optional() })
+        .strict()
+        .default({}),
+    )
+    .output(pageOf(workspaceSchema)),
+  renameWorkspace: procedure
+    .route({ summary: "Rename a workspace (owner, admin)", tags: ["access"] })
+    .input(z.object({ workspaceId: workspaceIdSchema, name: workspaceNameSchema }).strict())
+    .output(workspaceSchema),
+  listMembers: procedure
+    .route({ summary: "List a workspace's members", tags: ["access"] })
+    .input(
+      z
+        .object({
+          workspaceId: workspaceIdSchema,
+          pagination: paginationInput({ maxPageSize: accessPageLimit }).optional(),
+        })
+        .strict(),
+    )
+    .output(pageOf(memberSchema)),
+  invite: procedure
+    .route({ summary: "Invite someone by email; they accept from the mailed link (owner, admin)", tags: ["access"] })
+    .input(
+      z
+        .object({
+          workspaceId: workspaceIdSchema,
+          email: z.email("Expected an email address.").max(254),
+          role: workspaceRoleSchema,
+        })
+        .strict(),
+    )
+    .output(invitationSchema),
+  listInvitations: procedure
+    .route({ summary: "List a workspace's invitations (owner, admin)", tags: ["access"] })
+    .input(
+      z
+        .object({
+          workspaceId: workspaceIdSchema,
+          pagination: paginationInput({ maxPageSize: accessPageLimit }).optional(),
+        })
+        .strict(),
+    )
+    .output(pageOf(invitationSchema)),
+  revokeInvitation: procedure
+    .route({ summary: "Cancel a pending invitation (owner, admin)", tags: ["access"] })
+    .input(z.object({ invitationId: invitationIdSchema }).strict())
+    .output(invitationSchema),
+  updateRole: procedure
+    .route({ summary: "Change a member's role (owner, admin)", tags: ["access"] })
+    .input(z.object({ workspaceId: workspaceIdSchema, accountId: accountIdSchema, role: workspaceRoleSchema }).strict())
+    .output(memberSchema),
+  removeMember: procedure
+    .route({ summary: "Remove a member, or leave (one's own account id)", tags: ["access"] })
+    .input(z.object({ workspaceId: workspaceIdSchema, accountId: accountIdSchema }).strict())
+    .output(z.object({ accountId: z.string(), removed: z.literal(true) })),
+  auditLog: procedure
+    .route({ summary: "Read a workspace's audit log, newest first (owner, admin)", tags: ["access"] })
+    .input(
+      z
+        .object({
+          workspaceId: workspaceIdSchema,
+          filter: z
+            .object({
+              /** An account id or a credential id. */
+              actor: filterText.optional(),
+              action: filterText.optional(),
+              targetType: filterText.optional(),
+              targetId: filterText.optional(),
+              since: instantInputSchema.optional(),
+              until: instantInputSchema.optional(),
+            })
+            .strict()
+            .optional(),
+          ...timestampPageInput({ maxPageSize: auditLogPageLimit }),
+        })
+        .strict(),
+    )
+    .output(timestampPageOf(auditEventSchema)),
+};

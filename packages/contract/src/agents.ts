@@ -1,0 +1,61 @@
+import * as z from "zod";
+import { agentClientSchema } from "./access.ts";
+import { procedure } from "./errors.ts";
+import { pageOf, paginationInput } from "./pagination.ts";
+import { workspaceIdSchema } from "./projects.ts";
+
+/** Largest page of `agents.list`. */
+export const agentsPageLimit = 100;
+
+export const agentIdSchema = z.string().regex(/^reg_[0-9a-z]{26}$/, "Expected an agent id (reg_…).");
+export const agentStatusSchema = z.enum(["active", "revoked", "expired"]);
+
+/** An agent: one registration and the credential it holds. */
+export const agentSchema = z.object({
+  /** The registration id. */
+  id: z.string(),
+  type: z.enum(["agent-provider", "email-verification"]),
+  accountId: z.string(),
+  email: z.string(),
+  /** The registering client: ID-JAG client_id and issuer, or the User-Agent. */
+  agent: agentClientSchema,
+  scopes: z.array(z.string()),
+  createdAt: z.iso.datetime(),
+  /** Kept in batches: up to a few seconds behind (see the README). */
+  lastUsedAt: z.iso.datetime().nullable(),
+  expiresAt: z.iso.datetime(),
+  status: agentStatusSchema,
+});
+export type Agent = z.infer<typeof agentSchema>;
+
+/** The `agents` namespace: the AI agents acting for the caller, or for a workspace's members. */
+export const agentsContract = {
+  list: procedure
+    .route({ summary: "List the caller's agents, or every member's (workspaceId; owner, admin)", tags: ["agents"] })
+    .input(
+      z
+        .object({
+          workspaceId: workspaceIdSchema.optional(),
+          status: agentStatusSchema.optional(),
+          pagination: paginationInput({ maxPageSize: agentsPageLimit }).optional(),
+        })
+        .strict()
+        .default({}),
+    )
+    .output(pageOf(agentSchema)),
+  get: procedure
+    .route({ summary: "Read one agent", tags: ["agents"] })
+    .input(z.object({ agentId: agentIdSchema }).strict())
+    .output(agentSchema),
+  revoke: procedure
+    .route({ summary: "Revoke an agent's credential: refused from its very next request", tags: ["agents"] })
+    .input(z.object({ agentId: agentIdSchema }).strict())
+    .output(agentSchema),
+  revokeAll: procedure
+    .route({
+      summary: "Revoke every active credential of every member of a workspace (owner, admin)",
+      tags: ["agents"],
+    })
+    .input(z.object({ workspaceId: workspaceIdSchema }).strict())
+    .output(z.object({ revoked: z.int().min(0) })),
+};

@@ -1,0 +1,50 @@
+import * as z from "zod";
+import { procedure } from "./errors.ts";
+import { definitionNameSchema } from "./manifest.ts";
+import { pageOf, paginationInput } from "./pagination.ts";
+import { projectIdSchema } from "./projects.ts";
+
+/** Largest page of `schedules.list`. */
+export const schedulesPageLimit = 200;
+
+export const scheduleSchema = z.object({
+  name: z.string(),
+  workflow: z.string(),
+  cron: z.string(),
+  timezone: z.string(),
+  /** Whether ticks start executions now: the config's `enabled`, unless paused through the API. */
+  enabled: z.boolean(),
+  /** Paused through `schedules.pause`: stays paused across deploys until `schedules.resume`. */
+  pausedThroughApi: z.boolean(),
+  /** The next tick; null while the schedule is disabled, or when its expression never matches again. */
+  nextRunAt: z.iso.datetime().nullable(),
+  /** The tick of the latest execution the schedule started. */
+  lastRunAt: z.iso.datetime().nullable(),
+  lastExecutionId: z.string().nullable(),
+});
+export type Schedule = z.infer<typeof scheduleSchema>;
+
+const scheduleTarget = z.object({ projectId: projectIdSchema, name: definitionNameSchema }).strict();
+
+/** The `schedules` namespace: the cron schedules of a project's active deployment. */
+export const schedulesContract = {
+  list: procedure
+    .route({ summary: "List a project's schedules, by name", tags: ["schedules"] })
+    .input(
+      z
+        .object({
+          projectId: projectIdSchema,
+          pagination: paginationInput({ maxPageSize: schedulesPageLimit }).optional(),
+        })
+        .strict(),
+    )
+    .output(pageOf(scheduleSchema)),
+  pause: procedure
+    .route({ summary: "Pause a schedule until it is resumed, across deploys", tags: ["schedules"] })
+    .input(scheduleTarget)
+    .output(scheduleSchema),
+  resume: procedure
+    .route({ summary: "Resume a schedule (until a deploy re-applies its config)", tags: ["schedules"] })
+    .input(scheduleTarget)
+    .output(scheduleSchema),
+};

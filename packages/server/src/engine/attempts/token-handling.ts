@@ -1,0 +1,115 @@
+import type { ExecutionError } from "../../db/schema/index.ts";
+import { sqlStateOf } from "../../db/sql-state.ts";
+import { newTokenNonce, type TokenIssuer, tokenHashOf, tokenIdOf } from "../../wait-tokens/token-secret.ts";
+import { createToken, type Lease, type NewToken, wait } from "../execution-state/index.ts";
+import type { ChildMessage, TokenAnswer } from "../sandbox/protocol.ts";
+import { replayedToken, tokenResultOf } from "../stored-tokens.ts";
+import { checkLogs, checkStepName, storageBudgetError } from "../stored-values.ts";
+import { newSpanId } from "../trace-ids.ts";
+import { endAttempt } from "./attempt-ending.ts";
+import { type AttemptContext, abandon, type RunningAttempt } from "./running-attempt.ts";
+
+type TokenMessage = Extract<ChildMessage, { type: "token" }>;
+
+/** A name or logs the limits refuse: `createToken`/`waitForToken` throws it in the workflow. */
+function refusalOf(storedBytes: number, message: TokenMessage): ExecutionError | undefined {
+  const name = checkStepName(message.name);
+  if (!name.ok) return name.error;
+  if (!message.wait) return undefined;
+  const logs = checkLogs(message.logs);
+  if (!logs.ok) return logs.error;
+  return storageBudgetError(storedBytes, logs.bytes, "the attempt's logs");
+}
+
+function newToken(message: TokenMessage, issuer: TokenIssuer, now: Date): NewToken {
+  const nonce = newTokenNonce();
+  return {
+    name: message.name,
+    nonce,
+    tokenHash: tokenHashOf(tokenIdOf(issuer.key, nonce)),
+    spanId: newSpanId(),
+    now,
+    expiresAt: new Date(now.getTime() + message.timeoutMs),
+  };
+}
+
+/**
+ * Creates a token, or waits for one. A wait whose token is still pending ends the attempt (the
+ * execution lets go of its worker until the token ends); one whose token has already ended answers
+ * its result at once. A cancel requested meanwhile is honoured here, as at a step.
+ */
+export async function onToken(
+  context: AttemptContext,
+  run: RunningAttempt,
+  message: TokenMessage,
+): Promise<TokenAnswer> {
+  const issuer = context.tokens;
+  if (run.done) return { stop: "abandoned" };
+  const refused = refusalOf(run.storedBytes, message);
+  if (refused !== undefined) return { error: refused };
+  if (run.cancelRequested) {
+    run.sandbox?.abandon();
+    endAttempt(context, run, { kind: "cancel" });
+    return { stop: "cancelled" };
+  }
+  const lease: Lease = { executionId: run.execution.id, workerId: context.workerId };
+  const now = context.clock.now();
+  const token = newToken(message, issuer, now);
+  if (!message.wait) {
+    try {
+      const created = await createToken(context.db, lease, token);
+      if (created.outcome === "refused") {
+        abandon(context, run);
+        return { stop: "abandoned" };
+      }
+      const { id, url } = replayedToken(issuer, created.token);
+      return { token: { id, url } };
+    } catch (error) {
+      return { error: storageError(context, run, error) };
+    }
+  }
+  // Held while the wait is decided, so that neither a deadline nor the worker's stop ends the attempt meanwhile.
+  run.done = true;
+  const deciding = wait(
+    context.db,
+    lease,
+    {
+      now,
+      attemptSpanId: run.attemptSpanId,
+      attemptStatus: { code: "ok", message: `waiting (${message.name})` },
+      logs: message.logs,
+      stepSpans: run.stepSpans,
+    },
+    token,
+  );
+  const settled: Promise<void> = deciding.then(noop, noop).finally(() => context.finishing.delete(settled));
+  context.finishing.add(settled);
+  try {
+    const outcome = await deciding;
+    if (outcome.outcome === "refused") {
+      abandon(context, run);
+      return { stop: "abandoned" };
+    }
+    if (outcome.outcome === "waiting") {
+      context.release(run.execution.id);
+      return { stop: "waiting" };
+    }
+    run.done = false;
+    const { id, url } = replayedToken(issuer, outcome.token);
+    return { token: { id, url }, result: tokenResultOf(outcome.token) };
+  } catch (error) {
+    run.done = false;
+    return { error: storageError(context, run, error) };
+  }
+}
+
+function noop(): void {}
+
+function storageError(context: AttemptContext, run: RunningAttempt, error: unknown): ExecutionError {
+  const sqlState = sqlStateOf(error);
+  context.logger.error({ executionId: run.execution.id, sqlState }, "could not store a wait token");
+  return {
+    name: "StorageError",
+    message: `the token could not be stored${sqlState === undefined ? "" : ` (SQLSTATE ${sqlState})`}`,
+  };
+}

@@ -1,0 +1,26 @@
+/**
+ * The platform's building blocks that the workspace's test kit (`@weft/testing`) and benchmarks
+ * (`bench/`) assemble: services, schema and injectable dependencies. Not a stable API; the lint
+ * rules let no other package import it (see docs/decisions.md, "Package order").
+ */
+export type { SandboxConfig } from "./config/config.ts";
+export { type Database, type DatabaseHandle, useEmbedded, usePostgres } from "./db/database.ts";
+export { credentials, executions, projects, spans, waitTokens } from "./db/schema/index.ts";
+export { createDeployment } from "./deployments/create-deployment.ts";
+export { getActiveDeployment } from "./deployments/read-deployments.ts";
+export type { ResolveHost } from "./engine/egress/egress-proxy.ts";
+export { enqueueExecution } from "./engine/enqueue-execution.ts";
+export { isFinal } from "./engine/execution-state/index.ts";
+export { processTreeRssBytes } from "./engine/sandbox/process-tree-memory.ts";
+export { resolveSandboxIsolation, type SandboxIsolation } from "./engine/sandbox/sandbox-isolation.ts";
+export { newSpanId } from "./engine/trace-ids.ts";
+export { startWorker, type Worker, type WorkerOptions } from "./engine/worker.ts";
+export { findOrCreateAccount } from "./identity/accounts.ts";
+export { issueCredential } from "./identity/credentials.ts";
+export { allScopes, type Scope } from "./identity/scopes.ts";
+export { type Clock, createManualClock, type ManualClock, systemClock } from "./shared/clock.ts";
+export { createIdGenerator, type IdGenerator } from "./shared/ids.ts";
+export { createLogger, type Logger } from "./shared/logger.ts";
+export { type ServiceResult, valueOrThrow } from "./shared/service-result.ts";
+export type { Timers } from "./shared/timers.ts";
+export { tokenHashOf, waitTokenIssuer } from "./wait-tokens/token-secret.ts";

@@ -1,0 +1,6 @@
+import { list } from "./list.ts";
+import { pause } from "./pause.ts";
+import { resume } from "./resume.ts";
+
+/** The `schedules` namespace: one file per procedure. */
+export const schedulesRouter = { list, pause, resume };

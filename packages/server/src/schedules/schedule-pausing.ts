@@ -1,0 +1,78 @@
+import { nextTick } from "@weft/contract";
+import { and, eq } from "drizzle-orm";
+import { type AuditActor, recordAuditEvent } from "../audit/record-audit-event.ts";
+import type { Database } from "../db/database.ts";
+import { schedules } from "../db/schema/index.ts";
+import type { Clock } from "../shared/clock.ts";
+import type { IdGenerator } from "../shared/ids.ts";
+import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
+import type { ScheduleRecord } from "./schedule-record.ts";
+
+export interface SchedulePausingRequest {
+  projectId: string;
+  workspaceId: string;
+  name: string;
+  actor: AuditActor;
+}
+
+/**
+ * Pauses a schedule through the API. Such a pause outlasts deploys and rollbacks (which otherwise
+ * re-apply the config's `enabled`) until `resumeSchedule`.
+ */
+export function pauseSchedule(
+  db: Database,
+  deps: { clock: Clock; ids: IdGenerator },
+  request: SchedulePausingRequest,
+): Promise<ServiceResult<ScheduleRecord>> {
+  return setPaused(db, deps, request, true);
+}
+
+/**
+ * Resumes a schedule, whether the API or the config paused it, counting its ticks from now (ticks
+ * missed while paused are not run). A later deploy re-applies the config's `enabled`.
+ */
+export function resumeSchedule(
+  db: Database,
+  deps: { clock: Clock; ids: IdGenerator },
+  request: SchedulePausingRequest,
+): Promise<ServiceResult<ScheduleRecord>> {
+  return setPaused(db, deps, request, false);
+}
+
+async function setPaused(
+  db: Database,
+  deps: { clock: Clock; ids: IdGenerator },
+  request: SchedulePausingRequest,
+  paused: boolean,
+): Promise<ServiceResult<ScheduleRecord>> {
+  return db.transaction(async (tx) => {
+    const where = and(eq(schedules.projectId, request.projectId), eq(schedules.name, request.name));
+    const [before] = await tx.select().from(schedules).where(where).for("update");
+    if (before === undefined) return fail.notFound({ message: `The project has no schedule "${request.name}".` });
+    const now = deps.clock.now();
+    const [after] = await tx
+      .update(schedules)
+      .set(
+        paused
+          ? { enabled: false, pausedThroughApi: true, nextRunAt: null, updatedAt: now }
+          : {
+              enabled: true,
+              pausedThroughApi: false,
+              nextRunAt: before.enabled ? before.nextRunAt : nextTick(before.cron, before.timezone, now),
+              updatedAt: now,
+            },
+      )
+      .where(where)
+      .returning();
+    if (after === undefined) throw new Error("the schedule update returned no row");
+    await recordAuditEvent(tx, deps, {
+      action: paused ? "schedule.paused" : "schedule.resumed",
+      targetType: "schedule",
+      targetId: `${request.projectId}/${request.name}`,
+      workspaceId: request.workspaceId,
+      actor: request.actor,
+      data: { projectId: request.projectId, name: request.name, wasEnabled: before.enabled },
+    });
+    return ok(after);
+  });
+}

@@ -1,0 +1,327 @@
+import {
+  bundleConfig,
+  callRpc,
+  createTestIdentity,
+  startTestPlatform,
+  type TestIdentity,
+  type TestPlatform,
+} from "@weft/testing";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { auditEvents, deployments, schedules } from "../src/db/schema/index.ts";
+import { createManualClock } from "../src/shared/clock.ts";
+
+let weft: TestPlatform;
+let owner: TestIdentity;
+let bundle: string;
+
+const configSource = `
+import { defineConfig, workflow } from "@weft/sdk";
+export default defineConfig({
+  workflows: [
+    workflow({
+      name: "report",
+      input: {
+        type: "object",
+        properties: { scheduledFor: { type: "string", format: "date-time" }, region: { type: "string" } },
+        required: ["scheduledFor", "region"],
+        additionalProperties: false,
+      },
+      async run(input: { scheduledFor: string; region: string }, ctx) {
+        return ctx.step("summarise", async () => \`\${input.region} at \${input.scheduledFor}\`);
+      },
+    }),
+  ],
+});
+`;
+
+const reportWorkflow = {
+  name: "report",
+  inputSchema: {
+    type: "object",
+    properties: { scheduledFor: { type: "string", format: "date-time" }, region: { type: "string" } },
+    required: ["scheduledFor", "region"],
+    additionalProperties: false,
+  },
+};
+
+type ScheduleInput = {
+  name: string;
+  workflow: string;
+  cron: string;
+  timezone?: string;
+  input?: unknown;
+  enabled?: boolean;
+};
+
+interface ScheduleJson {
+  name: string;
+  workflow: string;
+  cron: string;
+  timezone: string;
+  enabled: boolean;
+  pausedThroughApi: boolean;
+  nextRunAt: string | null;
+  lastRunAt: string | null;
+  lastExecutionId: string | null;
+}
+
+async function call<T>(procedure: string, input: unknown): Promise<{ status: number; json: T }> {
+  const result = await callRpc(weft.url, procedure, input, { token: owner.credential });
+  return { status: result.status, json: result.json as T };
+}
+
+async function newProject(name: string): Promise<string> {
+  return (await call<{ id: string }>("projects.create", { name })).json.id;
+}
+
+function deploy(projectId: string, scheduleList: ScheduleInput[]) {
+  return call<{ id: string; number: number }>("deployments.create", {
+    projectId,
+    manifest: { version: 1, workflows: [reportWorkflow], schedules: scheduleList },
+    bundle,
+  });
+}
+
+async function listed(projectId: string): Promise<ScheduleJson[]> {
+  const page = await call<{ results: ScheduleJson[]; totalCount: number }>("schedules.list", { projectId });
+  expect(page.status).toBe(200);
+  return page.json.results;
+}
+
+beforeAll(async () => {
+  weft = await startTestPlatform({
+    clock: createManualClock(new Date("2026-06-01T08:59:00.000Z")),
+    configure: (parsed) => ({ ...parsed, worker: { ...parsed.worker, pollIntervalMs: 25 } }),
+  });
+  owner = await createTestIdentity(weft, "scheduler@example.com");
+  bundle = await bundleConfig(configSource);
+});
+afterAll(async () => {
+  await weft.stop();
+});
+
+describe("schedules namespace", () => {
+  it("lists a deployed schedule with its next run, and resources.list shows it", async () => {
+    const projectId = await newProject("Listed");
+    const deployed = await deploy(projectId, [
+      { name: "morning", workflow: "report", cron: "0 9 * * 1-5", timezone: "Europe/Berlin", input: { region: "eu" } },
+      { name: "hourly", workflow: "report", cron: "0 * * * *", input: { region: "us" }, enabled: false },
+    ]);
+    expect(deployed.status).toBe(200);
+    expect(await listed(projectId)).toEqual([
+      {
+        name: "hourly",
+        workflow: "report",
+        cron: "0 * * * *",
+        timezone: "UTC",
+        enabled: false,
+        pausedThroughApi: false,
+        nextRunAt: null,
+        lastRunAt: null,
+        lastExecutionId: null,
+      },
+      {
+        name: "morning",
+        workflow: "report",
+        cron: "0 9 * * 1-5",
+        timezone: "Europe/Berlin",
+        enabled: true,
+        pausedThroughApi: false,
+        // 2026-06-01 is a Monday; 09:00 in Berlin (CEST) is 07:00Z, already past: Tuesday.
+        nextRunAt: "2026-06-02T07:00:00.000Z",
+        lastRunAt: null,
+        lastExecutionId: null,
+      },
+    ]);
+    const resources = await call<{ results: Record<string, unknown>[] }>("resources.list", {
+      projectId,
+      kind: "schedule",
+    });
+    expect(resources.json.results).toEqual([
+      {
+        kind: "schedule",
+        name: "hourly",
+        deploymentId: deployed.json.id,
+        workflow: "report",
+        cron: "0 * * * *",
+        timezone: "UTC",
+        enabled: false,
+        input: { region: "us" },
+      },
+      {
+        kind: "schedule",
+        name: "morning",
+        deploymentId: deployed.json.id,
+        workflow: "report",
+        cron: "0 9 * * 1-5",
+        timezone: "Europe/Berlin",
+        enabled: true,
+        input: { region: "eu" },
+      },
+    ]);
+  });
+
+  it("starts the workflow at its tick with { scheduledFor, ...input }, run by the worker", async () => {
+    const projectId = await newProject("Fired");
+    await deploy(projectId, [{ name: "top", workflow: "report", cron: "0 * * * *", input: { region: "eu" } }]);
+    weft.clock.set(new Date("2026-06-01T09:00:00.000Z"));
+    await weft.platform.worker?.fireSchedules();
+    const [schedule] = await listed(projectId);
+    expect(schedule?.lastRunAt).toBe("2026-06-01T09:00:00.000Z");
+    expect(schedule?.nextRunAt).toBe("2026-06-01T10:00:00.000Z");
+    const executionId = schedule?.lastExecutionId ?? "";
+    let execution: { status: string; input: unknown; output: unknown; trigger: unknown } | undefined;
+    await expect
+      .poll(
+        async () => {
+          execution = (await call<typeof execution>("workflows.getExecution", { executionId })).json;
+          return execution?.status;
+        },
+        { timeout: 30_000 },
+      )
+      .toBe("succeeded");
+    expect(execution?.input).toEqual({ scheduledFor: "2026-06-01T09:00:00.000Z", region: "eu" });
+    expect(execution?.output).toBe("eu at 2026-06-01T09:00:00.000Z");
+    expect(execution?.trigger).toEqual({ kind: "schedule", name: "top" });
+    weft.clock.set(new Date("2026-06-01T08:59:00.000Z"));
+  });
+
+  it("pause and resume are audited; an API pause outlasts deploys, which otherwise re-apply enabled", async () => {
+    const projectId = await newProject("Paused");
+    const config: ScheduleInput[] = [
+      { name: "daily", workflow: "report", cron: "0 6 * * *", input: { region: "eu" } },
+      { name: "off", workflow: "report", cron: "0 7 * * *", input: { region: "eu" }, enabled: false },
+    ];
+    await deploy(projectId, config);
+    const paused = await call<ScheduleJson>("schedules.pause", { projectId, name: "daily" });
+    expect(paused.status).toBe(200);
+    expect(paused.json).toMatchObject({ enabled: false, pausedThroughApi: true, nextRunAt: null });
+    const resumedOff = await call<ScheduleJson>("schedules.resume", { projectId, name: "off" });
+    expect(resumedOff.json).toMatchObject({
+      enabled: true,
+      pausedThroughApi: false,
+      nextRunAt: "2026-06-02T07:00:00.000Z",
+    });
+
+    await deploy(projectId, config);
+    const afterDeploy = await listed(projectId);
+    expect(afterDeploy.map((schedule) => [schedule.name, schedule.enabled, schedule.pausedThroughApi])).toEqual([
+      ["daily", false, true],
+      ["off", false, false],
+    ]);
+
+    const resumed = await call<ScheduleJson>("schedules.resume", { projectId, name: "daily" });
+    expect(resumed.json).toMatchObject({
+      enabled: true,
+      pausedThroughApi: false,
+      nextRunAt: "2026-06-02T06:00:00.000Z",
+    });
+    await deploy(projectId, config);
+    expect((await listed(projectId)).map((schedule) => [schedule.name, schedule.enabled])).toEqual([
+      ["daily", true],
+      ["off", false],
+    ]);
+
+    const audited = await weft.database.db
+      .select({ action: auditEvents.action, targetId: auditEvents.targetId, actor: auditEvents.actorAccountId })
+      .from(auditEvents)
+      .where(eq(auditEvents.targetType, "schedule"))
+      .orderBy(auditEvents.id);
+    expect(audited).toEqual([
+      { action: "schedule.paused", targetId: `${projectId}/daily`, actor: owner.accountId },
+      { action: "schedule.resumed", targetId: `${projectId}/off`, actor: owner.accountId },
+      { action: "schedule.resumed", targetId: `${projectId}/daily`, actor: owner.accountId },
+    ]);
+  });
+
+  it("pausing a schedule the project does not have is NOT_FOUND and changes nothing", async () => {
+    const projectId = await newProject("Unknown");
+    await deploy(projectId, [{ name: "daily", workflow: "report", cron: "0 6 * * *", input: { region: "eu" } }]);
+    const before = await weft.database.db.select().from(auditEvents);
+    const missing = await call<{ code: string; message: string }>("schedules.pause", { projectId, name: "weekly" });
+    expect(missing.status).toBe(404);
+    expect(missing.json).toMatchObject({ code: "NOT_FOUND", message: 'The project has no schedule "weekly".' });
+    expect(await weft.database.db.select().from(auditEvents)).toEqual(before);
+  });
+
+  it("a rollback replaces the project's schedules with those of the deployment it activates", async () => {
+    const projectId = await newProject("Rolled back");
+    const first = await deploy(projectId, [
+      { name: "first", workflow: "report", cron: "0 6 * * *", input: { region: "eu" } },
+    ]);
+    await deploy(projectId, [{ name: "second", workflow: "report", cron: "0 7 * * *", input: { region: "eu" } }]);
+    expect((await listed(projectId)).map((schedule) => schedule.name)).toEqual(["second"]);
+    const rolledBack = await call("deployments.activate", { projectId, deploymentId: first.json.id });
+    expect(rolledBack.status).toBe(200);
+    expect((await listed(projectId)).map((schedule) => schedule.name)).toEqual(["first"]);
+  });
+
+  describe("a deploy with a bad schedule is refused (400) naming the schedule, and changes nothing", () => {
+    const refusals: [string, ScheduleInput, (string | number)[], RegExp][] = [
+      [
+        "an invalid cron expression",
+        { name: "broken", workflow: "report", cron: "61 * * * *", input: { region: "eu" } },
+        ["manifest", "schedules", 0, "cron"],
+        /schedule "broken": "61 \* \* \* \*" is not a 5-field cron expression/,
+      ],
+      [
+        "a cron expression with seconds",
+        { name: "broken", workflow: "report", cron: "0 0 6 * * *", input: { region: "eu" } },
+        ["manifest", "schedules", 0, "cron"],
+        /schedule "broken": "0 0 6 \* \* \*" is not a 5-field cron expression/,
+      ],
+      [
+        "a cron expression that never matches",
+        { name: "broken", workflow: "report", cron: "0 0 30 2 *", input: { region: "eu" } },
+        ["manifest", "schedules", 0, "cron"],
+        /schedule "broken": "0 0 30 2 \*" never matches a date/,
+      ],
+      [
+        "an unknown time zone",
+        { name: "broken", workflow: "report", cron: "0 6 * * *", timezone: "Mars/Olympus", input: { region: "eu" } },
+        ["manifest", "schedules", 0, "timezone"],
+        /schedule "broken": "Mars\/Olympus" is not an IANA time zone name/,
+      ],
+      [
+        "an unknown workflow",
+        { name: "broken", workflow: "missing", cron: "0 6 * * *" },
+        ["manifest", "schedules", 0, "workflow"],
+        /schedule "broken" names the workflow "missing", which this deployment does not define/,
+      ],
+      [
+        "input the workflow's schema refuses",
+        { name: "broken", workflow: "report", cron: "0 6 * * *", input: { region: 7 } },
+        ["manifest", "schedules", 0, "input", "region"],
+        /schedule "broken": its input \(\{ scheduledFor, \.\.\.input \}\) does not match the input schema of workflow "report": region must be string/,
+      ],
+      [
+        "input lacking what the workflow's schema requires",
+        { name: "broken", workflow: "report", cron: "0 6 * * *" },
+        ["manifest", "schedules", 0, "input", "region"],
+        /schedule "broken": .*must have required property 'region'/,
+      ],
+    ];
+
+    it.each(refusals)("%s", async (_what, schedule, path, message) => {
+      const projectId = await newProject(`Refused ${_what}`);
+      await deploy(projectId, [{ name: "kept", workflow: "report", cron: "0 6 * * *", input: { region: "eu" } }]);
+      const before = {
+        deployments: await weft.database.db.select({ id: deployments.id }).from(deployments),
+        schedules: await weft.database.db.select().from(schedules).where(eq(schedules.projectId, projectId)),
+      };
+      const refused = await deploy(projectId, [schedule]);
+      expect(refused.status).toBe(400);
+      const body = refused.json as unknown as {
+        code: string;
+        data: { issues: { path: unknown[]; message: string }[] };
+      };
+      expect(body.code).toBe("BAD_REQUEST");
+      expect(body.data.issues).toContainEqual({ path, message: expect.stringMatching(message) });
+      expect(await weft.database.db.select({ id: deployments.id }).from(deployments)).toEqual(before.deployments);
+      expect(await weft.database.db.select().from(schedules).where(eq(schedules.projectId, projectId))).toEqual(
+        before.schedules,
+      );
+    });
+  });
+});

@@ -1,0 +1,17 @@
+import { Writable } from "node:stream";
+import { createLogger, type Logger } from "@weft/server/internals";
+
+/** A logger whose lines are kept, parsed, in `lines` (for assertions on what was logged). */
+export function capturedLogger(level: "debug" | "info" | "warn" | "error"): {
+  logger: Logger;
+  lines: Record<string, unknown>[];
+} {
+  const lines: Record<string, unknown>[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      callback();
+    },
+  });
+  return { logger: createLogger({ level, destination }), lines };
+}

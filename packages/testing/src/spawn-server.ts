@@ -1,0 +1,43 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+/** The file `npm start` runs. */
+export const serverEntry = fileURLToPath(import.meta.resolve("@weft/server/main"));
+
+export interface ServerProcess {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code once the process has ended. */
+  exited: Promise<number | null>;
+}
+
+/** Runs `src/main.ts` as its own process, the way `npm start` does, with the given environment. */
+export function spawnServer(env: Record<string, string>): ServerProcess {
+  const child = spawn(process.execPath, [serverEntry], {
+    env: { PATH: process.env.PATH ?? "", WEFT_LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+/** Waits until the server prints its start-up banner (or fails if it exits first). */
+export async function waitUntilServing(server: ServerProcess, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!server.stdout().includes("Weft is running at")) {
+    if (server.child.exitCode !== null) {
+      throw new Error(`server exited with ${server.child.exitCode}: ${server.stderr()}`);
+    }
+    if (Date.now() > deadline) throw new Error(`server did not start in ${timeoutMs} ms: ${server.stderr()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
