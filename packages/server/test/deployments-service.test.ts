@@ -153,7 +153,7 @@ describe("enqueueExecution", () => {
     clock.advance(23 * 60 * 60 * 1000);
     const again = await enqueue();
     expect(first.created).toBe(true);
-    expect(again).toEqual({ executionId: first.executionId, created: false, sameRequest: true });
+    expect(again).toEqual({ executionId: first.executionId, created: false });
     clock.advance(60 * 60 * 1000);
     const later = await enqueue();
     expect(later.created).toBe(true);

@@ -218,7 +218,10 @@ describe("workflows over RPC", () => {
       idempotencyKey: "order-8",
     });
     expect(reused.status).toBe(409);
-    expect(reused.json).toMatchObject({ code: "CONFLICT", message: expect.stringContaining("idempotencyKey") });
+    expect(reused.json).toMatchObject({
+      code: "CONFLICT",
+      message: expect.stringContaining("idempotency key was used with another request"),
+    });
     expect((await call<{ totalCount: number }>("workflows.listExecutions", { projectId })).json.totalCount).toBe(
       before.json.totalCount,
     );
