@@ -3,6 +3,7 @@ import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { coreCount, formatLoad, type LoadResult, measureLoad } from "./http-load.ts";
+import { formatMiB, idlePlatformRss, idleTargetBytes, sampleRss } from "./resident-memory.ts";
 
 /**
  * The ingress benchmark: webhook POSTs (no secret, a small JSON body) at increasing concurrency,
@@ -82,6 +83,8 @@ async function benchWeft(
 ): Promise<void> {
   const server = await startServer(args);
   try {
+    const idle = sampleRss(server.child.pid).stop();
+    const memory = sampleRss(server.child.pid);
     const acknowledged: string[] = [];
     const onBody = (body: string) => {
       const ids = (JSON.parse(body) as { executionIds?: string[] }).executionIds;
@@ -93,6 +96,10 @@ async function benchWeft(
       options.write(formatLoad(`webhook ${label} c=${connections}`, result));
       results.push(result);
     }
+    const peakRss = memory.stop();
+    options.write(
+      `  ${label}: resident memory of the server ${formatMiB(idle)} before the load, ${formatMiB(peakRss)} at most under it`,
+    );
     const top = peak(results);
     const halfRate = Math.max(1, Math.floor(top.requestsPerSecond / 2));
     const peakConnections = options.concurrencies[results.indexOf(top)] ?? 1;
@@ -127,6 +134,10 @@ async function benchWeft(
 export async function runIngressBench(options: IngressBenchOptions): Promise<void> {
   options.write(
     `Ingress: webhook POST (small JSON, no secret), concurrency ${options.concurrencies.join(", ")}, ${options.durationSeconds} s each, each server in its own process`,
+  );
+  const idle = await idlePlatformRss();
+  options.write(
+    `Resident memory of npm start at rest (every role, embedded database, no sandbox running): ${formatMiB(idle)} (target < ${formatMiB(idleTargetBytes)})`,
   );
   const baseline = await startServer(["baseline"]);
   const results: LoadResult[] = [];

@@ -57,6 +57,12 @@ export const formManifestSchema = z.strictObject({
   schema: jsonSchemaSchema,
   basicAuth: z.strictObject({ username: z.string().min(1).max(128), password: z.string().min(1).max(256) }).optional(),
   disabled: z.boolean().default(false),
+  /**
+   * Claims the name instance-wide, so `POST {base_url}/forms/<name>` without `projectId` reaches this
+   * form: first come first served, refused at deploy while another project holds it, released when
+   * the form leaves the active deployment.
+   */
+  globalName: z.boolean().optional(),
 });
 
 export const webhookManifestSchema = z.strictObject({

@@ -113,7 +113,7 @@ export const workflowsContract = {
     .input(
       workflowRef.extend({
         input: z.unknown(),
-        /** The same key within 24 hours names the same execution. */
+        /** The same key with the same input within 24 hours names the same execution; with another input, CONFLICT. */
         idempotencyKey: z.string().min(1).max(200).optional(),
       }),
     )

@@ -49,7 +49,7 @@ export function buildManifest(config: WeftConfig): Manifest {
       ...(definition.concurrency === undefined ? {} : { concurrency: definition.concurrency }),
     })),
     forms: (config.forms ?? []).map(
-      ({ name, workflow, title, description, visibility, schema, basicAuth, disabled }) => ({
+      ({ name, workflow, title, description, visibility, schema, basicAuth, disabled, globalName }) => ({
         name,
         workflow,
         title,
@@ -58,6 +58,7 @@ export function buildManifest(config: WeftConfig): Manifest {
         schema: toJsonSchema(schema),
         basicAuth,
         disabled,
+        ...(globalName === undefined ? {} : { globalName }),
       }),
     ),
     webhooks: (config.webhooks ?? []).map(({ name, workflow, secret }) => ({

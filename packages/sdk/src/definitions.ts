@@ -95,6 +95,11 @@ export interface FormOptions {
   schema: SchemaDefinition;
   basicAuth?: BasicAuth | undefined;
   disabled?: boolean;
+  /**
+   * Claims the form's name on the whole instance, so that `POST /forms/<name>` needs no `projectId`.
+   * The first project to deploy a name holds it until the form leaves its active deployment.
+   */
+  globalName?: boolean;
 }
 
 export interface FormDefinition extends FormOptions {

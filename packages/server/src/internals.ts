@@ -11,6 +11,7 @@ export { getActiveDeployment } from "./deployments/read-deployments.ts";
 export type { ResolveHost } from "./engine/egress/egress-proxy.ts";
 export { enqueueExecution } from "./engine/enqueue-execution.ts";
 export { isFinal } from "./engine/execution-state/index.ts";
+export { processTreeRssBytes } from "./engine/sandbox/process-tree-memory.ts";
 export { resolveSandboxIsolation, type SandboxIsolation } from "./engine/sandbox/sandbox-isolation.ts";
 export { newSpanId } from "./engine/trace-ids.ts";
 export { startWorker, type Worker, type WorkerOptions } from "./engine/worker.ts";

@@ -1,6 +1,4 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -8,6 +6,7 @@ import {
   createTestDatabase,
   ensureTestProject,
   spawnWorker,
+  startStepCounter,
   type TestDatabase,
   testServerUrl,
 } from "@weft/testing";
@@ -47,31 +46,6 @@ export default defineConfig({
 });
 `;
 
-/** Counts the runs of each step; the first "block" request is held open until the test lets go. */
-function startCounter(): Promise<{ server: Server; base: string; hits: Map<string, number>; blocked: Promise<void> }> {
-  const hits = new Map<string, number>();
-  let announceBlocked: () => void = () => undefined;
-  const blocked = new Promise<void>((resolve) => {
-    announceBlocked = resolve;
-  });
-  const server = createServer((request, response) => {
-    const name = (request.url ?? "/").slice(1);
-    const count = (hits.get(name) ?? 0) + 1;
-    hits.set(name, count);
-    if (name === "block" && count === 1) {
-      announceBlocked();
-      return;
-    }
-    response.end(`${name}#${count}`);
-  });
-  return new Promise((resolve) => {
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo;
-      resolve({ server, base: `http://127.0.0.1:${port}`, hits, blocked });
-    });
-  });
-}
-
 // The workflow fetches the test's own loopback counter, through the sandbox's egress proxy.
 const egressToCounter = { WEFT_SANDBOX_EGRESS_ALLOW: "127.0.0.1" };
 
@@ -92,7 +66,7 @@ describe.skipIf(testServerUrl() === undefined)("a worker killed mid-execution (P
     if (database?.url === undefined) throw new Error("no server database");
     const ids = createIdGenerator(systemClock);
     const deps = { clock: systemClock, ids };
-    const counter = await startCounter();
+    const counter = await startStepCounter();
     await ensureTestProject(database.db, deps, "prj_crash");
     const deployment = valueOrThrow(
       await createDeployment(database.db, deps, {
@@ -157,7 +131,7 @@ describe.skipIf(testServerUrl() === undefined)(
       if (database?.url === undefined) throw new Error("no server database");
       const ids = createIdGenerator(systemClock);
       const deps = { clock: systemClock, ids };
-      const counter = await startCounter();
+      const counter = await startStepCounter();
       await ensureTestProject(database.db, deps, "prj_crash_wait");
       const deployment = valueOrThrow(
         await createDeployment(database.db, deps, {

@@ -203,6 +203,37 @@ describe("workflows over RPC", () => {
     expect(again.json.executionId).toBe(first.json.executionId);
   });
 
+  it("refuses an idempotency key reused with another input as CONFLICT, starting nothing", async () => {
+    const first = await call<{ executionId: string }>("workflows.run", {
+      projectId,
+      workflow: "echo",
+      input: { n: 8 },
+      idempotencyKey: "order-8",
+    });
+    const before = await call<{ totalCount: number }>("workflows.listExecutions", { projectId });
+    const reused = await call("workflows.run", {
+      projectId,
+      workflow: "echo",
+      input: { n: 9 },
+      idempotencyKey: "order-8",
+    });
+    expect(reused.status).toBe(409);
+    expect(reused.json).toMatchObject({
+      code: "CONFLICT",
+      message: expect.stringContaining("idempotency key was used with another request"),
+    });
+    expect((await call<{ totalCount: number }>("workflows.listExecutions", { projectId })).json.totalCount).toBe(
+      before.json.totalCount,
+    );
+    const again = await call<{ executionId: string }>("workflows.run", {
+      projectId,
+      workflow: "echo",
+      input: { n: 8 },
+      idempotencyKey: "order-8",
+    });
+    expect(again.json.executionId).toBe(first.json.executionId);
+  });
+
   it("shows an execution's steps, logs and attempts, its trace, and reruns it", async () => {
     const ran = await call<{ executionId: string }>("workflows.run", { projectId, workflow: "echo", input: { n: 3 } });
     const execution = await finished(ran.json.executionId);

@@ -25,11 +25,17 @@ beforeAll(async () => {
     version: 1,
     workflows: [{ name: "onboard" }],
     forms: [
-      { name: "contact", workflow: "onboard", schema },
+      { name: "contact", workflow: "onboard", schema, globalName: true },
       { name: "shared", workflow: "onboard", schema },
-      { name: "staff", workflow: "onboard", visibility: "internal", schema },
-      { name: "closed", workflow: "onboard", disabled: true, schema },
-      { name: "private", workflow: "onboard", schema, basicAuth: { username: "ann", password: "open sesame" } },
+      { name: "staff", workflow: "onboard", visibility: "internal", schema, globalName: true },
+      { name: "closed", workflow: "onboard", disabled: true, schema, globalName: true },
+      {
+        name: "private",
+        workflow: "onboard",
+        schema,
+        basicAuth: { username: "ann", password: "open sesame" },
+        globalName: true,
+      },
       { name: "limited", workflow: "onboard", schema },
       { name: "spare", workflow: "onboard", schema },
     ],
@@ -73,7 +79,7 @@ describe("POST {base_url}/forms/:formName", () => {
     });
   });
 
-  it("asks for a projectId when several projects define the name, and accepts it with one", async () => {
+  it("asks for a projectId when no form claims the name instance-wide, and accepts it with one", async () => {
     const before = await totalExecutions();
     const ambiguous = await submit("shared", { email: "ada@example.com" });
     expect(ambiguous.status).toBe(400);
@@ -86,7 +92,7 @@ describe("POST {base_url}/forms/:formName", () => {
     expect(await executionCount(weft, beta)).toBe(1);
   });
 
-  it("does not count internal forms when resolving a name", async () => {
+  it("does not reveal internal forms, even one that claims its name", async () => {
     const before = await totalExecutions();
     const response = await submit("staff", { email: "ada@example.com" });
     expect(response.status).toBe(404);
@@ -98,8 +104,11 @@ describe("POST {base_url}/forms/:formName", () => {
 
   it("refuses unknown, disabled, unauthenticated and invalid submissions, enqueuing nothing", async () => {
     const before = await totalExecutions();
-    const unknown = await submit("nope", { email: "ada@example.com" });
+    const unknown = await submit(`nope?projectId=${alpha}`, { email: "ada@example.com" });
     expect(unknown.status).toBe(404);
+    const unclaimed = await submit("nope", { email: "ada@example.com" });
+    expect(unclaimed.status).toBe(400);
+    expect(await unclaimed.json()).toMatchObject({ error: "project_required" });
     const disabled = await submit("closed", { email: "ada@example.com" });
     expect(disabled.status).toBe(403);
     expect(await disabled.json()).toMatchObject({ error: "form_disabled" });
@@ -130,17 +139,36 @@ describe("POST {base_url}/forms/:formName", () => {
     expect(response.status).toBe(202);
   });
 
+  it("honours Idempotency-Key, and refuses it sent again with another body with 409 idempotency_key_reused", async () => {
+    const path = `spare?projectId=${alpha}`;
+    const key = { "idempotency-key": "signup-1" };
+    const first = await submit(path, { email: "ada@example.com" }, key);
+    expect(first.status).toBe(202);
+    const { executionIds } = (await first.json()) as { executionIds: string[] };
+    const before = await totalExecutions();
+    const retried = await submit(path, { email: "ada@example.com" }, key);
+    expect(retried.status).toBe(202);
+    expect(((await retried.json()) as { executionIds: string[] }).executionIds).toEqual(executionIds);
+    const reused = await submit(path, { email: "grace@example.com" }, key);
+    expect(reused.status).toBe(409);
+    expect(await reused.json()).toMatchObject({ error: "idempotency_key_reused", message: expect.any(String) });
+    const malformed = await submit(path, { email: "ada@example.com" }, { "idempotency-key": "with space" });
+    expect(malformed.status).toBe(400);
+    expect(await malformed.json()).toMatchObject({ error: "invalid_body" });
+    expect(await totalExecutions()).toBe(before);
+  });
+
   it("limits submissions per client IP and form, answering 429 with Retry-After", async () => {
     for (let index = 0; index < rateLimit; index += 1) {
-      expect((await submit("limited", { email: "ada@example.com" })).status).toBe(202);
+      expect((await submit(`limited?projectId=${alpha}`, { email: "ada@example.com" })).status).toBe(202);
     }
     const before = await totalExecutions();
-    const limited = await submit("limited", { email: "ada@example.com" });
+    const limited = await submit(`limited?projectId=${alpha}`, { email: "ada@example.com" });
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(await limited.json()).toMatchObject({ error: "rate_limited" });
     expect(await totalExecutions()).toBe(before);
-    expect((await submit("spare", { email: "ada@example.com" })).status).toBe(202);
+    expect((await submit(`spare?projectId=${alpha}`, { email: "ada@example.com" })).status).toBe(202);
   });
 });
 
@@ -150,7 +178,7 @@ describe("the client IP a programmatic form's limit counts", () => {
     await deployManifest(platform, alpha, {
       version: 1,
       workflows: [{ name: "onboard" }],
-      forms: [{ name: "contact", workflow: "onboard", schema }],
+      forms: [{ name: "contact", workflow: "onboard", schema, globalName: true }],
     });
     return platform;
   }

@@ -169,6 +169,19 @@ describe("POST /triggers/webhooks/:projectId/:webhookName", () => {
     expect(await acceptedId(await call())).not.toBe(first);
   });
 
+  it("answers 409 idempotency_key_reused for an Idempotency-Key sent again with another body, enqueuing nothing", async () => {
+    const call = (body: string, headers: Record<string, string> = {}) =>
+      fetch(hookUrl("open"), { method: "POST", body, headers: { "idempotency-key": "delivery-43", ...headers } });
+    const first = await acceptedId(await call('{"a":1}'));
+    const before = await executionCount(weft, projectId);
+    const reused = await call('{"a":2}');
+    expect(reused.status).toBe(409);
+    expect(await reused.json()).toMatchObject({ error: "idempotency_key_reused", message: expect.any(String) });
+    expect(await executionCount(weft, projectId)).toBe(before);
+    // A retry of the same body is the same request, whatever its other headers say.
+    expect(await acceptedId(await call('{"a":1}', { "x-delivery-attempt": "2" }))).toBe(first);
+  });
+
   it("answers 503 with Retry-After when the database is too slow, enqueuing nothing", async () => {
     const before = await executionCount(weft, projectId);
     gate.close();

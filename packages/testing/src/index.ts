@@ -10,6 +10,7 @@ export * from "./rpc-calls.ts";
 export * from "./smtp-sink.ts";
 export * from "./spawn-server.ts";
 export * from "./spawn-worker.ts";
+export * from "./step-counter.ts";
 export * from "./test-agents.ts";
 export * from "./test-database.ts";
 export * from "./test-identities.ts";

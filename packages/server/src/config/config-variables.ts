@@ -79,6 +79,7 @@ export const configVariables = {
   WEFT_MAX_TIMEOUT: { schema: duration, unset: "none", example: "2h" },
   WEFT_WORKSPACE_SHARE: { schema: slotShare, default: String(defaultWorkspaceShare), example: "0.5" },
   WEFT_SANDBOX: { schema: choice(sandboxModes), default: "auto", example: "bwrap" },
+  WEFT_SANDBOX_IDLE_SECONDS: { schema: integerBetween(1, 86400), default: "300", example: "300" },
   WEFT_SANDBOX_EGRESS: { schema: choice(sandboxEgressModes), default: "public", example: "all" },
   WEFT_SANDBOX_EGRESS_ALLOW: {
     schema: egressAllowList,

@@ -119,6 +119,8 @@ export function parseConfig(env: Environment, cwd: string = process.cwd()) {
       maxTimeoutMs: settings.WEFT_MAX_TIMEOUT,
       /** Share (0 to 1] of `concurrency` one workspace may hold at once. */
       workspaceShare: settings.WEFT_WORKSPACE_SHARE,
+      /** How long a sandbox process running nothing is kept warm before it is stopped. */
+      sandboxIdleMs: settings.WEFT_SANDBOX_IDLE_SECONDS * 1000,
     },
     sandbox: {
       /** `auto` isolates with bubblewrap when it works on the machine, else falls back to `process` with a warning. */

@@ -6,6 +6,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import pg from "pg";
 import type { DatabaseConfig } from "../config/config.ts";
+import { lockDataDir } from "./data-dir-lock.ts";
 import { migrateEmbedded, migratePostgres } from "./migrate.ts";
 import * as schema from "./schema/index.ts";
 
@@ -131,10 +132,31 @@ function createNotificationListener(url: string) {
   };
 }
 
-/** Opens the configured database (the embedded one lives in `<dataDir>/pgdata`) and migrates it. */
+const embeddedSharedBuffers = "shared_buffers=16MB";
+
+/**
+ * Opens the configured database (the embedded one lives in `<dataDir>/pgdata`) and migrates it. The
+ * embedded database belongs to one process: another live process on the same data directory is
+ * refused with `DataDirLockedError`.
+ */
 export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHandle> {
   if (config.kind === "postgres") return usePostgres(config.url);
   const directory = join(config.dataDir, "pgdata");
   mkdirSync(directory, { recursive: true });
-  return useEmbedded(await PGlite.create(directory));
+  const lock = lockDataDir(config.dataDir);
+  try {
+    // PostgreSQL's 128 MB of shared buffers are resident in PGlite's WebAssembly memory (about 120 MB
+    // of an idle platform's); its files are read through the operating system's cache anyway.
+    const handle = await useEmbedded(await PGlite.create(directory, { postgresqlconf: [embeddedSharedBuffers] }));
+    return {
+      ...handle,
+      close: async () => {
+        await handle.close();
+        lock.release();
+      },
+    };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
 }

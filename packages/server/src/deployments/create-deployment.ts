@@ -3,6 +3,7 @@ import { type JsonSchema, type Manifest, manifestSchema } from "@weft/contract";
 import { sql } from "drizzle-orm";
 import { recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
+import { transactionWithResult } from "../db/result-transaction.ts";
 import { deployments } from "../db/schema/index.ts";
 import { jsonSchemaProblem, validateJsonSchema } from "../schemas/validate-json-schema.ts";
 import type { Clock } from "../shared/clock.ts";
@@ -106,7 +107,7 @@ export async function createDeployment(
   if (badBundle !== undefined) return badBundle;
   const stored = toStoredManifest(parsed.value);
   const bundleSha256 = createHash("sha256").update(request.bundle, "utf8").digest("hex");
-  const summary = await db.transaction(async (tx) => {
+  const created = await transactionWithResult(db, async (tx): Promise<ServiceResult<DeploymentSummary>> => {
     // Serialises deployments of one project so numbers are consecutive without retry loops.
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`deploy:${request.projectId}`}, 0))`);
     const [last] = await tx
@@ -129,7 +130,8 @@ export async function createDeployment(
       })
       .returning();
     if (row === undefined) throw new Error("the deployment insert returned no row");
-    await makeActive(tx, request.projectId, row, now);
+    const activated = await makeActive(tx, request.projectId, row, now);
+    if (!activated.ok) return activated;
     await recordAuditEvent(tx, deps, {
       action: "deployment.created",
       targetType: "deployment",
@@ -138,8 +140,8 @@ export async function createDeployment(
       actor: request.actor,
       data: { projectId: request.projectId, number: row.number, bundleSha256 },
     });
-    return toDeploymentSummary(row, { active: true });
+    return ok(toDeploymentSummary(row, { active: true }));
   });
-  deps.activeDeploymentChanges?.publish(request.projectId);
-  return ok(summary);
+  if (created.ok) deps.activeDeploymentChanges?.publish(request.projectId);
+  return created;
 }

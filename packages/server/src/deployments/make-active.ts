@@ -1,18 +1,21 @@
 import type { Transaction } from "../db/database.ts";
 import { activeDeployments } from "../db/schema/index.ts";
 import { replaceSchedules } from "../schedules/replace-schedules.ts";
+import type { ServiceResult } from "../shared/service-result.ts";
+import { claimGlobalFormNames } from "./global-form-names.ts";
 import type { StoredManifest } from "./stored-manifest.ts";
 
 /**
  * Points the project's one active deployment at `deployment`, whether or not it had one, and makes
- * its schedules the project's, in the caller's transaction.
+ * its schedules and instance-wide form names the project's, in the caller's transaction. A form
+ * name another project holds is refused: the caller rolls its transaction back.
  */
 export async function makeActive(
   tx: Transaction,
   projectId: string,
   deployment: { id: string; manifest: StoredManifest },
   now: Date,
-): Promise<void> {
+): Promise<ServiceResult<void>> {
   await tx
     .insert(activeDeployments)
     .values({ projectId, deploymentId: deployment.id, activatedAt: now })
@@ -26,4 +29,5 @@ export async function makeActive(
     schedules: deployment.manifest.schedules ?? [],
     now,
   });
+  return claimGlobalFormNames(tx, projectId, deployment.manifest.forms, now);
 }

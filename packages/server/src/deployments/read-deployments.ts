@@ -1,4 +1,4 @@
-import { and, eq, getTableColumns } from "drizzle-orm";
+import { and, eq, getTableColumns, inArray } from "drizzle-orm";
 import { recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database, Transaction } from "../db/database.ts";
 import {
@@ -9,6 +9,7 @@ import {
   type PageRequest,
   sliceOrder,
 } from "../db/keyset-page.ts";
+import { transactionWithResult } from "../db/result-transaction.ts";
 import { activeDeployments, deployments } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
@@ -82,12 +83,13 @@ export async function activateDeployment(
     actor?: { accountId?: string | undefined; credentialId?: string | undefined; workspaceId?: string | undefined };
   },
 ): Promise<ServiceResult<DeploymentSummary>> {
-  const activated = await db.transaction(async (tx) => {
+  const activated = await transactionWithResult(db, async (tx): Promise<ServiceResult<DeploymentSummary>> => {
     const found = await getDeployment(tx, request.deploymentId, { projectId: request.projectId });
     if (!found.ok) return found;
     const target = found.value;
     const now = deps.clock.now();
-    await makeActive(tx, request.projectId, target, now);
+    const madeActive = await makeActive(tx, request.projectId, target, now);
+    if (!madeActive.ok) return madeActive;
     await recordAuditEvent(tx, deps, {
       action: "deployment.activated",
       targetType: "deployment",
@@ -100,6 +102,16 @@ export async function activateDeployment(
   });
   if (activated.ok) deps.activeDeploymentChanges?.publish(request.projectId);
   return activated;
+}
+
+/** Which of these deployments are the active one of their project. */
+export async function activeDeploymentsAmong(db: Database, deploymentIds: string[]): Promise<Set<string>> {
+  if (deploymentIds.length === 0) return new Set();
+  const rows = await db
+    .select({ id: activeDeployments.deploymentId })
+    .from(activeDeployments)
+    .where(inArray(activeDeployments.deploymentId, deploymentIds));
+  return new Set(rows.map((row) => row.id));
 }
 
 /** The bundle text of a deployment, for the worker that runs it. */

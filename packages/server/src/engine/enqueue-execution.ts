@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { WorkflowManifest } from "@weft/contract";
 import { and, eq, gt, sql } from "drizzle-orm";
 import type { Transaction } from "../db/database.ts";
@@ -24,6 +25,13 @@ export interface EnqueueExecutionRequest {
   /** Already validated against the workflow's input schema by the caller. */
   input: unknown;
   idempotencyKey?: string;
+  /**
+   * With `idempotencyKey`: a digest of the request (`requestDigestOf`), stored with the key so that
+   * the key sent again with another request is refused rather than answered with the execution of
+   * someone else's request. Without it, any request reusing the key gets the earlier execution (a
+   * hosted form's page, however its answers change).
+   */
+  requestDigest?: string;
   trigger: { kind: TriggerKind; name?: string };
   /** For reruns: the execution whose input is reused. */
   rerunOf?: string;
@@ -68,7 +76,7 @@ export async function enqueueExecution(
       sql`select pg_advisory_xact_lock(hashtextextended(${JSON.stringify(["idem", request.projectId, scope, request.idempotencyKey])}, 0))`,
     );
     const [existing] = await tx
-      .select({ executionId: idempotencyKeys.executionId })
+      .select({ executionId: idempotencyKeys.executionId, requestDigest: idempotencyKeys.requestDigest })
       .from(idempotencyKeys)
       .where(
         and(
@@ -78,7 +86,14 @@ export async function enqueueExecution(
           gt(idempotencyKeys.expiresAt, now),
         ),
       );
-    if (existing !== undefined) return ok({ executionId: existing.executionId, created: false });
+    if (existing !== undefined) {
+      const sameRequest =
+        existing.requestDigest === null ||
+        request.requestDigest === undefined ||
+        existing.requestDigest === request.requestDigest;
+      if (!sameRequest) return fail.conflict(idempotencyKeyReusedMessage, "idempotency_key_reused");
+      return ok({ executionId: existing.executionId, created: false });
+    }
   }
   const [deployment] = await tx
     .select({ projectId: deployments.projectId, workflows: sql<unknown>`${deployments.manifest} -> 'workflows'` })
@@ -96,15 +111,35 @@ export async function enqueueExecution(
   const executionId = rows.execution.id;
   if (request.idempotencyKey !== undefined) {
     const expiresAt = new Date(now.getTime() + idempotencyWindowMs);
+    const requestDigest = request.requestDigest ?? null;
     await tx
       .insert(idempotencyKeys)
-      .values({ projectId: request.projectId, scope, key: request.idempotencyKey, executionId, expiresAt })
+      .values({
+        projectId: request.projectId,
+        scope,
+        key: request.idempotencyKey,
+        executionId,
+        requestDigest,
+        expiresAt,
+      })
       .onConflictDoUpdate({
         target: [idempotencyKeys.projectId, idempotencyKeys.scope, idempotencyKeys.key],
-        set: { executionId, expiresAt },
+        set: { executionId, requestDigest, expiresAt },
       });
   }
   return ok({ executionId, created: true });
+}
+
+export const idempotencyKeyReusedMessage =
+  "This idempotency key was used with another request within 24 hours; send a new key for a new request.";
+
+/**
+ * The digest an idempotency key is bound to: SHA-256 of the request as its sender wrote it (the
+ * body of a form or webhook, the JSON of a run's input). Headers and query are left out, since a
+ * sender's retry may change them (a timestamp, a signature) while it is still the same request.
+ */
+export function requestDigestOf(text: string): string {
+  return createHash("sha256").update(text).digest("base64url");
 }
 
 export type QueuedExecutionRows = ReturnType<typeof queuedExecutionRows>;

@@ -52,3 +52,9 @@ export function formatLimit(bytes: number): string {
   if (bytes % KiB === 0) return `${bytes / KiB} KiB`;
   return `${bytes} bytes`;
 }
+
+/** How often the sandbox pool looks for processes to stop: idle too long, or of a deployment no longer active. */
+export const sandboxSweepIntervalMs = 5000;
+
+/** How long a sandbox process running nothing is kept warm by default (`WEFT_SANDBOX_IDLE_SECONDS`). */
+export const defaultSandboxIdleMs = 300_000;

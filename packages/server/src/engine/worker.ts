@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { DatabaseHandle } from "../db/database.ts";
-import { readDeploymentBundle } from "../deployments/read-deployments.ts";
+import { activeDeploymentsAmong, readDeploymentBundle } from "../deployments/read-deployments.ts";
 import { fireDueSchedules } from "../schedules/fire-due-schedules.ts";
 import type { Clock } from "../shared/clock.ts";
 import { createIdGenerator } from "../shared/ids.ts";
@@ -16,13 +16,16 @@ import { type AttemptContext, type RunningAttempt, startAttempt } from "./attemp
 import { sandboxHandlers } from "./attempts/sandbox-handlers.ts";
 import { cancellationsChannel, executionsChannel } from "./channels.ts";
 import type { ResolveHost } from "./egress/egress-proxy.ts";
-import { type ClaimedExecution, claim, renewLeases } from "./execution-state/index.ts";
+import { createEmbeddedMaintenance, defaultVacuumEveryClaims } from "./embedded-maintenance.ts";
+import { type ClaimedExecution, claim, endOrphanedLeases, renewLeases } from "./execution-state/index.ts";
+import { defaultSandboxIdleMs } from "./limits.ts";
 import type { StoredTokenForReplay } from "./sandbox/protocol.ts";
 import { startSandboxHost } from "./sandbox/sandbox-host.ts";
 import type { SandboxIsolation } from "./sandbox/sandbox-isolation.ts";
 import { createSandboxPool } from "./sandbox/sandbox-pool.ts";
 import { loadStoredSteps, type StoredHistory } from "./stored-steps.ts";
 import { loadStoredTokens } from "./stored-tokens.ts";
+import { beat, forgetLapsedWorkers, forgetWorker } from "./worker-heartbeats.ts";
 import { defaultWorkspaceShare, workspaceSlots } from "./workspace-share.ts";
 
 /**
@@ -53,6 +56,10 @@ export interface WorkerOptions {
   maxTimeoutMs?: number | undefined;
   /** Share of `concurrency` one workspace may hold (0 to 1); half by default. */
   workspaceShare?: number | undefined;
+  /** How long a sandbox process running nothing is kept warm; 5 minutes by default. */
+  sandboxIdleMs?: number | undefined;
+  /** On the embedded database, claims between two vacuums of the tables the engine churns. */
+  vacuumEveryClaims?: number | undefined;
   /** The key and base URL wait token ids and URLs are made with (`waitTokenIssuer`). */
   tokens: TokenIssuer;
 }
@@ -73,6 +80,8 @@ export interface Worker {
   id: string;
   /** Looks for claimable executions now (as a notification would); resolves once that pass is over. */
   poke(): Promise<void>;
+  /** The deployments that have a warm sandbox process in this worker. */
+  sandboxes(): string[];
   /** Starts the executions of the schedules whose tick has come (as every poll does); resolves once started. */
   fireSchedules(): Promise<void>;
   /** Stops claiming, hands running executions back to the queue and stops the sandboxes. */
@@ -94,6 +103,9 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     bundlesDir: join(options.dataDir, "bundles"),
     memoryMb: options.memoryMb,
     maxChildren: 16,
+    idleMs: options.sandboxIdleMs ?? defaultSandboxIdleMs,
+    activeAmong: (deploymentIds) => activeDeploymentsAmong(db, deploymentIds),
+    now: () => clock.now().getTime(),
     loadBundle: (deploymentId) => readDeploymentBundle(db, deploymentId),
     logger,
     host: sandboxHost,
@@ -103,6 +115,13 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     defaultTimeoutMs: options.defaultTimeoutMs ?? defaultAttemptTimeoutMs,
     maxTimeoutMs: options.maxTimeoutMs,
   };
+  const maintenance =
+    database.kind === "embedded"
+      ? createEmbeddedMaintenance(
+          { db, logger },
+          { everyClaims: options.vacuumEveryClaims ?? defaultVacuumEveryClaims },
+        )
+      : undefined;
   const slotsPerWorkspace = workspaceSlots(options.concurrency, options.workspaceShare ?? defaultWorkspaceShare);
   let stopped = false;
   let passes: Promise<void> = Promise.resolve();
@@ -172,6 +191,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
         workspaceSlots: slotsPerWorkspace,
       });
       if (claimed.length === 0) return;
+      maintenance?.counted(claimed.length);
       const resumed = claimed.filter((execution) => execution.hasHistory).map((execution) => execution.id);
       const stored = await loadStoredSteps(db, resumed);
       const tokens = await loadStoredTokens(db, options.tokens, resumed, now);
@@ -197,15 +217,28 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     return pass;
   }
 
+  /**
+   * Registers this worker and ends the leases of executions whose worker is gone, so the first claim
+   * pass resumes them at once: after a crash on the embedded database (one process at a time) or of
+   * a worker whose heartbeat lapsed on PostgreSQL, nothing waits for a lease to run out.
+   */
+  async function takeOverOrphans(): Promise<void> {
+    const now = clock.now();
+    await beat(db, { workerId, now, expiresAt: new Date(now.getTime() + options.leaseMs) });
+    const ended = await endOrphanedLeases(db, { workerId, now, everyOtherWorker: database.kind === "embedded" });
+    if (ended > 0) logger.info({ executions: ended }, "taking over the executions of workers that are gone");
+    await forgetLapsedWorkers(db, now);
+  }
+
   async function heartbeat(): Promise<void> {
     const now = clock.now();
     for (const run of running.values()) enforceDeadline(context, run, now);
     const ids = [...running.keys()];
-    const held = await renewLeases(db, {
-      workerId,
-      executionIds: ids,
-      expiresAt: new Date(now.getTime() + options.leaseMs),
-    });
+    const expiresAt = new Date(now.getTime() + options.leaseMs);
+    const [held] = await Promise.all([
+      renewLeases(db, { workerId, executionIds: ids, expiresAt }),
+      beat(db, { workerId, now, expiresAt }),
+    ]);
     const heldIds = new Map(held.map((entry) => [entry.id, entry.cancelRequestedAt]));
     for (const id of ids) {
       const run = running.get(id);
@@ -213,6 +246,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     }
   }
 
+  await takeOverOrphans();
   const unlistenExecutions = await database.listen(executionsChannel, () => void poke());
   const unlistenCancellations = await database.listen(cancellationsChannel, (executionId) => {
     const run = running.get(executionId);
@@ -255,6 +289,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
   return {
     id: workerId,
     poke,
+    sandboxes: () => pool.deployments(),
     fireSchedules,
     stop: async () => {
       if (stopped) return;
@@ -271,6 +306,8 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       }
       await Promise.all(left.map((run) => requeueOnStop(context, run).catch(() => undefined)));
       await Promise.all([...context.finishing]);
+      await forgetWorker(db, workerId).catch(() => undefined);
+      await maintenance?.settled();
       running.clear();
       await pool.close();
       await sandboxHost.close();

@@ -1,5 +1,5 @@
 import type { JsonSchema } from "@weft/contract";
-import { type EnqueueExecutionRequest, enqueueExecution } from "../engine/enqueue-execution.ts";
+import { type EnqueueExecutionRequest, enqueueExecution, requestDigestOf } from "../engine/enqueue-execution.ts";
 import { type SchemaValidation, validateJsonSchema } from "../schemas/validate-json-schema.ts";
 import { ok, type ServiceResult } from "../shared/service-result.ts";
 import type { ActiveDefinition } from "./find-ingress-definitions.ts";
@@ -35,7 +35,13 @@ export async function enqueueSubmission(
   ingress: IngressContext,
   budget: Budget,
   definition: ActiveDefinition<unknown>,
-  submission: { input: unknown; trigger: EnqueueExecutionRequest["trigger"]; idempotencyKey?: string | undefined },
+  submission: {
+    input: unknown;
+    trigger: EnqueueExecutionRequest["trigger"];
+    idempotencyKey?: string | undefined;
+    /** The body as sent, whose digest the idempotency key is bound to. */
+    rawBody?: string | undefined;
+  },
 ): Promise<ServiceResult<{ executionId: string; created: boolean }>> {
   const request = {
     projectId: definition.projectId,
@@ -52,7 +58,12 @@ export async function enqueueSubmission(
   const idempotencyKey = submission.idempotencyKey;
   return database.db.transaction(async (tx) => {
     budget.throwIfExpired();
-    const enqueued = await enqueueExecution(tx, { clock, ids }, { ...request, idempotencyKey });
+    const requestDigest = submission.rawBody === undefined ? undefined : requestDigestOf(submission.rawBody);
+    const enqueued = await enqueueExecution(
+      tx,
+      { clock, ids },
+      { ...request, idempotencyKey, ...(requestDigest === undefined ? {} : { requestDigest }) },
+    );
     budget.throwIfExpired();
     return enqueued;
   });

@@ -1,7 +1,7 @@
 import { definitionNamePattern, type WorkflowManifest } from "@weft/contract";
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
-import { activeDeployments, deployments } from "../db/schema/index.ts";
+import { deployments } from "../db/schema/index.ts";
 import type { StoredForm, StoredManifest, StoredWebhook } from "../deployments/stored-manifest.ts";
 import { hasIdShape } from "../shared/ids.ts";
 import type { ActiveDeploymentReader } from "./active-deployment-reader.ts";
@@ -98,23 +98,4 @@ export function findActiveWebhook(
   webhookName: string,
 ): Promise<ActiveDefinition<StoredWebhook> | undefined> {
   return findActive(lookup, projectId, (manifest) => manifest.webhooks, webhookName);
-}
-
-/**
- * The projects whose active deployment defines a public form of that name, at most `limit` of
- * them: the programmatic endpoint needs to know whether a name without `projectId` is unique.
- * Internal forms are not counted, so their existence is not revealed.
- */
-export async function projectsWithPublicForm(db: Database, formName: string, limit: number): Promise<string[]> {
-  if (!definitionNamePattern.test(formName)) return [];
-  const rows = await db
-    .select({ projectId: activeDeployments.projectId })
-    .from(activeDeployments)
-    .innerJoin(deployments, eq(deployments.id, activeDeployments.deploymentId))
-    .where(
-      sql`(${deployments.manifest})::jsonb -> 'forms' @> ${JSON.stringify([{ name: formName, visibility: "public" }])}::jsonb`,
-    )
-    .orderBy(activeDeployments.projectId)
-    .limit(limit);
-  return rows.map((row) => row.projectId);
 }

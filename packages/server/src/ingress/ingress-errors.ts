@@ -18,6 +18,8 @@ export const ingressErrorStatus = {
   not_found: 404,
   /** The target's state forbids the request: a wait token completed before. */
   conflict: 409,
+  /** An Idempotency-Key sent again with another body. */
+  idempotency_key_reused: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
@@ -44,7 +46,7 @@ export function ingressCodeOf(failure: ServiceFailure): IngressErrorCode {
     case "not_found":
       return "not_found";
     case "conflict":
-      return "conflict";
+      return failure.reason ?? "conflict";
     case "forbidden":
       return "forbidden";
   }

@@ -1,5 +1,7 @@
+import { definitionNamePattern } from "@weft/contract";
 import type { Context } from "hono";
 import { Hono } from "hono";
+import { projectClaimingFormName } from "../deployments/global-form-names.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import type { ClientIpResolver } from "../http/client-ip.ts";
 import { limitPerClientIp } from "../rate-limit/rate-limit-middleware.ts";
@@ -7,9 +9,10 @@ import type { RateLimiter } from "../rate-limit/rate-limiter.ts";
 import { parseStorableJson } from "../shared/storable-json.ts";
 import { enqueueSubmission, validateSubmission } from "./accept-submission.ts";
 import { basicAuthChallenge } from "./basic-auth.ts";
-import { findActiveForm, projectsWithPublicForm } from "./find-ingress-definitions.ts";
+import { findActiveForm } from "./find-ingress-definitions.ts";
 import { checkFormAccess } from "./form-access.ts";
 import type { Budget } from "./hot-path-budget.ts";
+import { readIdempotencyKey } from "./idempotency-key.ts";
 import { type IngressContext, runHotPath } from "./ingress-context.ts";
 import { accepted, ingressError, ingressFailure, overBudgetMessage } from "./ingress-errors.ts";
 import { isJsonContentType } from "./webhook-input.ts";
@@ -21,24 +24,27 @@ export interface ProgrammaticFormOptions {
 
 type ProjectChoice = { ok: true; projectId: string } | { ok: false; response: Response };
 
-/** Without `projectId`, the name must belong to exactly one project's public form. */
+/**
+ * Without `projectId`, a name reaches only the form that claims it instance-wide (`globalName`), so
+ * a submission never lands in another tenant's form because its name happened to be unique.
+ */
 async function chooseProject(c: Context<AppEnv>, ingress: IngressContext, formName: string): Promise<ProjectChoice> {
   const given = c.req.query("projectId");
   if (given !== undefined && given !== "") return { ok: true, projectId: given };
-  const projects = await projectsWithPublicForm(ingress.platform.database.db, formName, 2);
-  if (projects.length > 1) {
-    return {
-      ok: false,
-      response: ingressError(
-        c,
-        "project_required",
-        `Several projects define a form named "${formName}": add ?projectId=<project id> to say which one.`,
-      ),
-    };
+  // A name that cannot exist names nothing, as with a projectId: no lookup, the ordinary 404.
+  if (!definitionNamePattern.test(formName)) {
+    return { ok: false, response: ingressError(c, "not_found", `No form named "${formName}".`) };
   }
-  const [only] = projects;
-  if (only === undefined) return { ok: false, response: ingressError(c, "not_found", `No form named "${formName}".`) };
-  return { ok: true, projectId: only };
+  const claimant = await projectClaimingFormName(ingress.platform.database.db, formName);
+  if (claimant !== undefined) return { ok: true, projectId: claimant };
+  return {
+    ok: false,
+    response: ingressError(
+      c,
+      "project_required",
+      `No form claims the name "${formName}" instance-wide: add ?projectId=<project id> to say whose form it is.`,
+    ),
+  };
 }
 
 async function submit(c: Context<AppEnv>, ingress: IngressContext, budget: Budget, rawBody: string): Promise<Response> {
@@ -64,6 +70,9 @@ async function submit(c: Context<AppEnv>, ingress: IngressContext, budget: Budge
   if (!isJsonContentType(c.req.header("content-type"))) {
     return ingressError(c, "unsupported_media_type", "Send the submission as JSON (Content-Type: application/json).");
   }
+  const idempotency = readIdempotencyKey(c);
+  if (!idempotency.ok) return ingressError(c, "invalid_body", idempotency.message);
+  const idempotencyKey = idempotency.key;
   const body = parseStorableJson(rawBody);
   if (!body.ok) return ingressError(c, "invalid_body", body.message);
   const form = access.form;
@@ -78,10 +87,14 @@ async function submit(c: Context<AppEnv>, ingress: IngressContext, budget: Budge
   }
   const enqueued = await enqueueSubmission(ingress, budget, form, {
     input: validated.value,
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey, rawBody }),
     trigger: { kind: "form", name: form.definition.name },
   });
   if (!enqueued.ok) return ingressFailure(c, enqueued.failure);
-  return accepted(c, "Submission accepted.", [enqueued.value.executionId]);
+  const message = enqueued.value.created
+    ? "Submission accepted."
+    : "Submission already accepted with this Idempotency-Key.";
+  return accepted(c, message, [enqueued.value.executionId]);
 }
 
 /** `POST {base_url}/forms/:formName[?projectId=…]`: JSON submissions, limited per client IP and form. */

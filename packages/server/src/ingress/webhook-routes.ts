@@ -6,14 +6,13 @@ import { secretMatchesHash } from "../shared/secrets.ts";
 import { enqueueSubmission, validateSubmission } from "./accept-submission.ts";
 import { findActiveWebhook } from "./find-ingress-definitions.ts";
 import type { Budget } from "./hot-path-budget.ts";
+import { readIdempotencyKey } from "./idempotency-key.ts";
 import { type IngressContext, runHotPath } from "./ingress-context.ts";
 import { accepted, ingressError, ingressFailure, overBudgetMessage } from "./ingress-errors.ts";
 import { buildWebhookInput } from "./webhook-input.ts";
 
 /** Largest webhook body accepted (413 above): senders' events are small, and each is stored as input. */
 export const webhookBodyLimitBytes = 256 * 1024;
-
-const idempotencyKeyPattern = /^[\x21-\x7e]{1,200}$/;
 
 async function receive(
   c: Context<AppEnv>,
@@ -29,10 +28,9 @@ async function receive(
   if (secret !== undefined && !secretMatchesHash(c.req.header(secret.header) ?? "", secret.valueHash)) {
     return ingressError(c, "unauthorized", `The ${secret.header} header does not carry this webhook's secret.`);
   }
-  const idempotencyKey = c.req.header("idempotency-key");
-  if (idempotencyKey !== undefined && !idempotencyKeyPattern.test(idempotencyKey)) {
-    return ingressError(c, "invalid_body", "Idempotency-Key must be 1 to 200 visible ASCII characters.");
-  }
+  const idempotency = readIdempotencyKey(c);
+  if (!idempotency.ok) return ingressError(c, "invalid_body", idempotency.message);
+  const idempotencyKey = idempotency.key;
   const built = buildWebhookInput({
     method: c.req.method,
     headers: requestHeaderEntries(c),
@@ -49,7 +47,7 @@ async function receive(
   }
   const enqueued = await enqueueSubmission(ingress, budget, webhook, {
     input: validated.value,
-    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey, rawBody }),
     trigger: { kind: "webhook", name: webhookName },
   });
   if (!enqueued.ok) return ingressFailure(c, enqueued.failure);

@@ -2,6 +2,7 @@ import type { Config, ParsedConfig } from "../config/config.ts";
 import { loadConfig } from "../config/load-config.ts";
 import { ConfigError, type Environment, parseConfig } from "../config/parse-config.ts";
 import { loadOrCreateSecretKey } from "../config/secret-key.ts";
+import { DataDirLockedError } from "../db/data-dir-lock.ts";
 import { openDatabase } from "../db/database.ts";
 import { decideSandbox, SandboxUnavailableError } from "../engine/sandbox/sandbox-isolation.ts";
 import { startWorker } from "../engine/worker.ts";
@@ -39,7 +40,9 @@ export async function bootstrap(env: Environment, kind: ProcessKind): Promise<vo
     }
   } catch (error) {
     if (error instanceof ConfigError) exitWith(`${program}: invalid configuration: ${error.message}`);
-    if (error instanceof SandboxUnavailableError) exitWith(`${program}: cannot start: ${error.message}`);
+    if (error instanceof SandboxUnavailableError || error instanceof DataDirLockedError) {
+      exitWith(`${program}: cannot start: ${error.message}`);
+    }
     throw error;
   }
 }

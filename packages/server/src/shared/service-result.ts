@@ -13,9 +13,15 @@ export type ServiceFailure =
   /** The target does not exist, or belongs to someone the caller may not see: the same answer. */
   | { kind: "not_found"; message: string }
   /** The request is valid but the target's state forbids it: a name in use, a finished execution. */
-  | { kind: "conflict"; message: string }
+  | { kind: "conflict"; message: string; reason?: ConflictReason }
   /** The caller sees the target but their role does not allow this change. */
   | { kind: "forbidden"; message: string };
+
+/**
+ * A conflict that a client must tell apart from the others, so that ingress names it in its `error`
+ * code: an idempotency key sent again with another request.
+ */
+export type ConflictReason = "idempotency_key_reused";
 
 export interface ServiceIssue {
   path: string;
@@ -57,8 +63,8 @@ export const fail = {
       failure: { kind: "not_found", message: typeof what === "string" ? notFoundMessage(what) : what.message },
     };
   },
-  conflict(message: string): { ok: false; failure: ServiceFailure } {
-    return { ok: false, failure: { kind: "conflict", message } };
+  conflict(message: string, reason?: ConflictReason): { ok: false; failure: ServiceFailure } {
+    return { ok: false, failure: { kind: "conflict", message, ...(reason === undefined ? {} : { reason }) } };
   },
   forbidden(message: string): { ok: false; failure: ServiceFailure } {
     return { ok: false, failure: { kind: "forbidden", message } };

@@ -3,7 +3,7 @@ import { type AuditedChange, recordAuditEvent } from "../audit/record-audit-even
 import type { Database } from "../db/database.ts";
 import type { TriggerKind } from "../db/schema/index.ts";
 import { getActiveDeployment } from "../deployments/read-deployments.ts";
-import { enqueueExecution, storableInputFailure } from "../engine/enqueue-execution.ts";
+import { enqueueExecution, requestDigestOf, storableInputFailure } from "../engine/enqueue-execution.ts";
 import { validateJsonSchema } from "../schemas/validate-json-schema.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
@@ -65,7 +65,9 @@ export async function runWorkflow(
       workflow: request.workflow,
       input,
       trigger: request.trigger ?? { kind: "api" },
-      ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
+      ...(request.idempotencyKey === undefined
+        ? {}
+        : { idempotencyKey: request.idempotencyKey, requestDigest: requestDigestOf(JSON.stringify(request.input)) }),
       ...(request.rerunOf === undefined ? {} : { rerunOf: request.rerunOf }),
     });
     if (queued.ok && queued.value.created && request.audit !== undefined) {

@@ -43,3 +43,20 @@ export const activeDeployments = pgTable(
   },
   (table) => [index().on(table.deploymentId)],
 );
+
+/**
+ * Form names claimed instance-wide (`globalName: true`): `POST {base_url}/forms/<name>` without
+ * `projectId` resolves only through this table, so a name never reaches another tenant's form by
+ * accident. A project's claims follow its active deployment.
+ */
+export const globalFormNames = pgTable(
+  "global_form_names",
+  {
+    name: text("name").primaryKey(),
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    claimedAt: timestamptz("claimed_at").notNull(),
+  },
+  (table) => [index().on(table.projectId)],
+);

@@ -92,6 +92,8 @@ export const idempotencyKeys = pgTable(
     executionId: text("execution_id")
       .notNull()
       .references(() => executions.id, { onDelete: "cascade" }),
+    /** SHA-256 (base64url) of the request that claimed the key; null where none is bound (hosted forms). */
+    requestDigest: text("request_digest"),
     expiresAt: timestamptz("expires_at").notNull(),
   },
   (table) => [primaryKey({ columns: [table.projectId, table.scope, table.key] })],
@@ -192,3 +194,14 @@ export const usageRecords = pgTable(
   },
   (table) => [index().on(table.projectId, table.recordedAt)],
 );
+
+/**
+ * The live workers of a PostgreSQL installation: each renews its row with its leases. A worker that
+ * starts takes over at once the running executions of workers whose row has lapsed (or that have
+ * none), rather than waiting for each execution's lease to run out.
+ */
+export const workerHeartbeats = pgTable("worker_heartbeats", {
+  workerId: text("worker_id").primaryKey(),
+  startedAt: timestamptz("started_at").notNull(),
+  expiresAt: timestamptz("expires_at").notNull(),
+});

@@ -2,7 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { Database, Transaction } from "../../db/database.ts";
 import type { ExecutionError, LogEntry } from "../../db/schema/index.ts";
 import { cancellationsChannel } from "../channels.ts";
-import { jsonParam, relaxedCommit, relaxedCommitUsed, relaxTransactionCommit, sqlRows } from "../sql-rows.ts";
+import { jsonParam, relaxedCommit, relaxedCommitUsed, sqlRows } from "../sql-rows.ts";
 import type { TransitionName } from "./execution-states.ts";
 import { closeSpan, insertSpans, type SpanRow, type SpanStatus, spansFromJson } from "./span-writes.ts";
 import { closeTokensOfEnded } from "./token-writes.ts";
@@ -189,8 +189,8 @@ export function sleep(
   nap: { name: string; attempt: number; sequence: number; wakeAt: Date },
 ): Promise<TransitionOutcome> {
   const now = close.now.toISOString();
+  // A synchronous commit, as a step's: the sleep step must outlive a crash, or the workflow sleeps anew.
   return db.transaction(async (tx) => {
-    await tx.execute(relaxTransactionCommit);
     const inserted = await sqlRows<{ name: string }>(
       tx,
       sql`insert into execution_steps

@@ -18,7 +18,7 @@ export {
 export { type ClaimedExecution, type ClaimRequest, claim } from "./claim.ts";
 export * from "./execution-states.ts";
 export { recordStep, type StepRecord, type StepRecorded, stepSpanOf } from "./record-step.ts";
-export { renewLeases } from "./renew-leases.ts";
+export { endOrphanedLeases, renewLeases } from "./renew-leases.ts";
 export type { SpanRow, SpanStatus } from "./span-writes.ts";
 export {
   createToken,

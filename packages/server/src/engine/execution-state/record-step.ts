@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Database } from "../../db/database.ts";
 import { preparedSql } from "../../db/prepared-sql.ts";
 import type { ExecutionError, LogEntry } from "../../db/schema/index.ts";
-import { jsonParam, relaxedCommit, relaxedCommitUsed } from "../sql-rows.ts";
+import { jsonParam } from "../sql-rows.ts";
 import type { Lease } from "./attempt-transitions.ts";
 import type { SpanRow } from "./span-writes.ts";
 import { allowedBy } from "./transition-condition.ts";
@@ -62,8 +62,8 @@ function recordStepStatement(stores: boolean) {
             ${sql.placeholder("sequence")}::int
           from owner on conflict do nothing returning 1)`
         : sql``;
-      return sql`with ${relaxedCommit}, owner as (select id, cancel_requested_at from executions where ${held})${storeResult}
-      select (select count(*)::int from owner) as owned, ${relaxedCommitUsed} as relaxed,
+      return sql`with owner as (select id, cancel_requested_at from executions where ${held})${storeResult}
+      select (select count(*)::int from owner) as owned,
         coalesce((select cancel_requested_at is not null from owner), false) as cancel_requested`;
     },
   );
@@ -77,7 +77,9 @@ export type StepRecorded = { outcome: "taken"; cancelRequested: boolean } | { ou
 /**
  * The `recordStep` transition (running → running): stores a completed step (a step that threw
  * stores nothing) in one prepared statement, and answers whether cancellation was requested
- * meanwhile. The step's span is written when the attempt ends (see `stepSpanOf`), keeping each
+ * meanwhile. Its commit waits for the WAL flush, unlike the worker's other writes: the child hears
+ * "stored" only then, so a step reported stored is never run again, even after a crash of the
+ * database (on the embedded one, a SIGKILL of the process is one). The step's span is written when the attempt ends (see `stepSpanOf`), keeping each
  * step to one small insert.
  */
 export async function recordStep(db: Database, lease: Lease, step: StepRecord): Promise<StepRecorded> {

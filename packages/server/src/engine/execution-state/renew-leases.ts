@@ -1,6 +1,6 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, gte, inArray, ne, notInArray } from "drizzle-orm";
 import type { Database } from "../../db/database.ts";
-import { executions } from "../../db/schema/index.ts";
+import { executions, workerHeartbeats } from "../../db/schema/index.ts";
 import { leasedState } from "./execution-states.ts";
 
 /**
@@ -23,4 +23,34 @@ export async function renewLeases(
       ),
     )
     .returning({ id: executions.id, cancelRequestedAt: executions.cancelRequestedAt });
+}
+
+/**
+ * Ends at once the leases of running executions whose worker is gone, so that the next claim takes
+ * them over (`expireLease`) without waiting for the lease to run out. Gone means: any worker but
+ * this one on the embedded database (`everyOtherWorker`), which one process at a time may open, so
+ * every lease left in it was a dead process's; on PostgreSQL, a worker without a live heartbeat
+ * row. Not a transition: only the lease's expiry moves. Answers how many leases it ended.
+ */
+export async function endOrphanedLeases(
+  db: Database,
+  request: { workerId: string; now: Date; everyOtherWorker: boolean },
+): Promise<number> {
+  const liveWorkers = db
+    .select({ workerId: workerHeartbeats.workerId })
+    .from(workerHeartbeats)
+    .where(gte(workerHeartbeats.expiresAt, request.now));
+  const ended = await db
+    .update(executions)
+    .set({ leaseExpiresAt: new Date(request.now.getTime() - 1) })
+    .where(
+      and(
+        eq(executions.status, leasedState),
+        ne(executions.leaseOwner, request.workerId),
+        gte(executions.leaseExpiresAt, request.now),
+        request.everyOtherWorker ? undefined : notInArray(executions.leaseOwner, liveWorkers),
+      ),
+    )
+    .returning({ id: executions.id });
+  return ended.length;
 }

@@ -4,7 +4,7 @@ import { constants } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "../../shared/logger.ts";
 import { systemTimers, type Timers } from "../../shared/timers.ts";
-import { bundleLoadTimeoutMs, memoryWatchIntervalMs } from "../limits.ts";
+import { bundleLoadTimeoutMs, memoryWatchIntervalMs, sandboxSweepIntervalMs } from "../limits.ts";
 import { startMemoryWatchdog } from "./memory-watchdog.ts";
 import { processTreeRssBytes } from "./process-tree-memory.ts";
 import {
@@ -52,6 +52,15 @@ export interface SandboxPoolOptions {
   memoryMb: number;
   /** Most warm child processes kept; idle ones beyond it are stopped, least recently used first. */
   maxChildren: number;
+  /** A child running nothing for this long is stopped (its memory is the platform's largest cost at rest). */
+  idleMs: number;
+  /**
+   * Which of these deployments are still active: a child of one that is not is stopped once it runs
+   * nothing, since few executions will ever need it again.
+   */
+  activeAmong(deploymentIds: string[]): Promise<Set<string>>;
+  /** Milliseconds of the injected clock, for idle times. */
+  now(): number;
   loadBundle(deploymentId: string): Promise<string>;
   logger: Logger;
   /** Starts each child under the isolation in force (bubblewrap or a plain process). */
@@ -64,6 +73,8 @@ export interface SandboxPoolOptions {
 
 export interface SandboxPool {
   run(deploymentId: string, message: RunMessage, handlers: ExecutionHandlers): Promise<SandboxRun>;
+  /** The deployments that have a child process now. */
+  deployments(): string[];
   close(): Promise<void>;
 }
 
@@ -158,7 +169,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
       running: new Map(),
       killedByParent: false,
       killError: undefined,
-      lastUsed: Date.now(),
+      lastUsed: options.now(),
       stderrTail: "",
     };
     sandbox.ready.catch(() => undefined);
@@ -209,7 +220,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
       };
       const handlers = parsed.executionId === undefined ? undefined : sandbox.running.get(parsed.executionId);
       if (handlers === undefined || parsed.executionId === undefined) return kill(sandbox, error);
-      sandbox.running.delete(parsed.executionId);
+      release(sandbox, parsed.executionId);
       send(sandbox, { type: "abandon", executionId: parsed.executionId });
       return handlers.malformed(error);
     }
@@ -245,14 +256,14 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
       const address = { type: "tokenAnswer", executionId: message.executionId, sequence: message.sequence } as const;
       handlers.token(message).then(
         (answer) => {
-          if (answer.stop === "waiting") sandbox.running.delete(message.executionId);
+          if (answer.stop === "waiting") release(sandbox, message.executionId);
           send(sandbox, { ...address, ...answer });
         },
         () => send(sandbox, { ...address, stop: "abandoned" }),
       );
       return;
     }
-    sandbox.running.delete(message.executionId);
+    release(sandbox, message.executionId);
     if (message.type === "sleep") handlers.sleep(message);
     else handlers.finished(message);
   }
@@ -261,6 +272,49 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
     if (sandbox.child.connected) sandbox.child.send(message);
   }
 
+  /** An execution leaves its child; the child's idle time counts from its last one. */
+  function release(sandbox: Sandbox, executionId: string): void {
+    sandbox.running.delete(executionId);
+    sandbox.lastUsed = options.now();
+  }
+
+  function stopChild(sandbox: Sandbox): void {
+    if (sandboxes.get(sandbox.deploymentId) === sandbox) sandboxes.delete(sandbox.deploymentId);
+    sandbox.killedByParent = true;
+    sandbox.child.kill("SIGKILL");
+  }
+
+  /**
+   * Stops the children that run nothing and either have been idle for `idleMs` or belong to a
+   * deployment that is no longer active. A child is checked again after it goes idle, so one
+   * busy at the time of the sweep is stopped at a later one.
+   */
+  async function sweep(): Promise<void> {
+    const now = options.now();
+    const idle = [...sandboxes.values()].filter((sandbox) => sandbox.running.size === 0);
+    for (const sandbox of idle) if (now - sandbox.lastUsed >= options.idleMs) stopChild(sandbox);
+    const left = idle.filter((sandbox) => sandboxes.get(sandbox.deploymentId) === sandbox);
+    if (left.length === 0) return;
+    const active = await options.activeAmong(left.map((sandbox) => sandbox.deploymentId));
+    // Re-checked after the query: an execution may have started in the child meanwhile.
+    for (const sandbox of left) {
+      if (!active.has(sandbox.deploymentId) && sandbox.running.size === 0) stopChild(sandbox);
+    }
+  }
+
+  let sweeping = true;
+  let cancelSweep: () => void = () => undefined;
+  const scheduleSweep = () => {
+    cancelSweep = timers.after(sandboxSweepIntervalMs, () => {
+      sweep()
+        .catch((error: unknown) => options.logger.warn({ err: error }, "stopping idle sandboxes failed"))
+        .finally(() => {
+          if (sweeping) scheduleSweep();
+        });
+    });
+  };
+  scheduleSweep();
+
   function evictIdle(): void {
     const idle = [...sandboxes.values()]
       .filter((sandbox) => sandbox.running.size === 0)
@@ -268,9 +322,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
     while (sandboxes.size > options.maxChildren && idle.length > 0) {
       const sandbox = idle.shift();
       if (sandbox === undefined) break;
-      sandboxes.delete(sandbox.deploymentId);
-      sandbox.killedByParent = true;
-      sandbox.child.kill("SIGKILL");
+      stopChild(sandbox);
     }
   }
 
@@ -292,7 +344,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
       }
       sandbox = await pending;
     }
-    sandbox.lastUsed = Date.now();
+    sandbox.lastUsed = options.now();
     await sandbox.ready;
     return sandbox;
   }
@@ -304,7 +356,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
       send(sandbox, message);
       return {
         abandon: () => {
-          sandbox.running.delete(message.executionId);
+          release(sandbox, message.executionId);
           send(sandbox, { type: "abandon", executionId: message.executionId });
         },
         terminate: () => {
@@ -313,8 +365,11 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
         },
       };
     },
+    deployments: () => [...sandboxes.keys()],
     close: async () => {
       watchdog.stop();
+      sweeping = false;
+      cancelSweep();
       await Promise.allSettled([...starting.values()]);
       const all = [...sandboxes.values()];
       sandboxes.clear();

@@ -1,0 +1,115 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { bundleConfig, ensureTestProject, startStepCounter } from "@weft/testing";
+import { eq } from "drizzle-orm";
+import { afterAll, describe, expect, it } from "vitest";
+import { openDatabase } from "../src/db/database.ts";
+import { executionSteps, executions } from "../src/db/schema/index.ts";
+import { createDeployment } from "../src/deployments/create-deployment.ts";
+import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
+import { systemClock } from "../src/shared/clock.ts";
+import { createIdGenerator } from "../src/shared/ids.ts";
+import { valueOrThrow } from "../src/shared/service-result.ts";
+
+const workerEntry = fileURLToPath(new URL("../src/worker-main.ts", import.meta.url));
+
+const source = `
+import { defineConfig, workflow } from "@weft/sdk";
+export default defineConfig({
+  workflows: [
+    workflow({
+      name: "counted",
+      async run(input: { base: string }, ctx) {
+        const hit = (path: string) => ctx.step(path, async () => (await fetch(input.base + "/" + path)).text());
+        return [await hit("first"), await hit("block"), await hit("last")];
+      },
+    }),
+  ],
+});
+`;
+
+const dataDir = mkdtempSync(join(tmpdir(), "weft-durable-"));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+/** `weft worker` on the embedded database of `dataDir`, the only process that opens it while it runs. */
+function spawnEmbeddedWorker(): { child: ChildProcess; exited: Promise<unknown>; output(): string } {
+  const child = spawn(process.execPath, [workerEntry], {
+    env: {
+      PATH: process.env.PATH ?? "",
+      WEFT_DATA_DIR: dataDir,
+      WEFT_LOG_LEVEL: "warn",
+      WEFT_SANDBOX_EGRESS_ALLOW: "127.0.0.1",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  return { child, exited: new Promise((resolve) => child.once("exit", resolve)), output: () => output };
+}
+
+describe("a step reported stored on the embedded database", () => {
+  it("survives a SIGKILL of the process and is not run again; the restart resumes without waiting for the lease", async () => {
+    const counter = await startStepCounter();
+    const ids = createIdGenerator(systemClock);
+    const deps = { clock: systemClock, ids };
+    const setup = await openDatabase({ kind: "embedded", dataDir });
+    await ensureTestProject(setup.db, deps, "prj_durable");
+    const deployment = valueOrThrow(
+      await createDeployment(setup.db, deps, {
+        projectId: "prj_durable",
+        manifest: { version: 1, workflows: [{ name: "counted" }] },
+        bundle: await bundleConfig(source),
+      }),
+    );
+    const { executionId } = valueOrThrow(
+      await setup.db.transaction((tx) =>
+        enqueueExecution(tx, deps, {
+          projectId: "prj_durable",
+          deploymentId: deployment.id,
+          workflow: "counted",
+          input: { base: counter.base },
+          trigger: { kind: "api" },
+        }),
+      ),
+    );
+    await setup.close();
+
+    try {
+      const first = spawnEmbeddedWorker();
+      // The child asks for "block" only once the worker told it "first" was stored.
+      await counter.blocked;
+      first.child.kill("SIGKILL");
+      await first.exited;
+
+      const second = spawnEmbeddedWorker();
+      while (!counter.hits.has("last")) {
+        if (second.child.exitCode !== null) throw new Error(`the worker stopped: ${second.output()}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      second.child.kill("SIGTERM");
+      await second.exited;
+    } finally {
+      counter.server.closeAllConnections();
+      counter.server.close();
+    }
+
+    const after = await openDatabase({ kind: "embedded", dataDir });
+    try {
+      const [row] = await after.db.select().from(executions).where(eq(executions.id, executionId));
+      const steps = await after.db.select().from(executionSteps).where(eq(executionSteps.executionId, executionId));
+      expect(Object.fromEntries(counter.hits)).toEqual({ first: 1, block: 2, last: 1 });
+      expect(row).toMatchObject({ status: "succeeded", output: ["first#1", "block#2", "last#1"] });
+      expect(steps.map((step) => step.name).sort()).toEqual(["block", "first", "last"]);
+    } finally {
+      await after.close();
+    }
+  }, 120_000);
+});

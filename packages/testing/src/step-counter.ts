@@ -1,0 +1,35 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface StepCounter {
+  server: Server;
+  base: string;
+  hits: Map<string, number>;
+  /** Resolves once the first "block" request arrives, which is then held open for good. */
+  blocked: Promise<void>;
+}
+
+/** Counts the runs of each step; the first "block" request is held open until the test lets go. */
+export function startStepCounter(): Promise<StepCounter> {
+  const hits = new Map<string, number>();
+  let announceBlocked: () => void = () => undefined;
+  const blocked = new Promise<void>((resolve) => {
+    announceBlocked = resolve;
+  });
+  const server = createServer((request, response) => {
+    const name = (request.url ?? "/").slice(1);
+    const count = (hits.get(name) ?? 0) + 1;
+    hits.set(name, count);
+    if (name === "block" && count === 1) {
+      announceBlocked();
+      return;
+    }
+    response.end(`${name}#${count}`);
+  });
+  return new Promise((resolve) => {
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({ server, base: `http://127.0.0.1:${port}`, hits, blocked });
+    });
+  });
+}
