@@ -56,7 +56,7 @@ function describeRegistrationError(error: RegistrationError): CliError {
 /** The fix for an RPC refusal: a credential from `WEFT_TOKEN` is not replaced by `weft login`. */
 function rpcFix(code: string, env: NodeJS.ProcessEnv): string {
   if (code === "UNAUTHORIZED" && (env.WEFT_TOKEN?.trim() ?? "") !== "") {
-    return "WEFT_TOKEN holds a credential the platform refuses (missing, expired or revoked): set it to a valid one, or unset it to use the credential of `weft login`";
+    return "WEFT_TOKEN holds a credential the platform refuses (missing, expired or revoked): set it to a valid one, or unset it and run `weft login`";
   }
   return rpcFixes[code] ?? "check the input and try again";
 }
