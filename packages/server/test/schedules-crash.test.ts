@@ -10,10 +10,10 @@ import {
   type TestDatabase,
   testServerUrl,
 } from "@weft/testing";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executions, schedules, scheduleTicks } from "../src/db/schema/index.ts";
+import { executions, schedules, scheduleTicks, workerHeartbeats } from "../src/db/schema/index.ts";
 import { createDeployment } from "../src/deployments/create-deployment.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
@@ -68,10 +68,22 @@ describe.skipIf(testServerUrl() === undefined)(
           bundle: await bundleConfig(source),
         }),
       );
-      // The tick of this past 1 January is due: as if every worker had been down since.
-      const tick = latestTick("0 0 1 1 *", "UTC", new Date());
-      if (tick === null) throw new Error("no tick");
-      await db.update(schedules).set({ nextRunAt: tick }).where(eq(schedules.projectId, "prj_schedulecrash"));
+      // Nothing is due until the first worker is up: at start it takes over orphaned executions,
+      // which the lock below would hold up.
+      const notYet = new Date("2100-01-01T00:00:00Z");
+      await db.update(schedules).set({ nextRunAt: notYet }).where(eq(schedules.projectId, "prj_schedulecrash"));
+      const firstDir = mkdtempSync(join(tmpdir(), "weft-schedule-a-"));
+      const secondDir = mkdtempSync(join(tmpdir(), "weft-schedule-b-"));
+      dataDirs.push(firstDir, secondDir);
+      const first = spawnWorker(database.url, firstDir);
+      // A heartbeat renewed past its first lease comes from the poll loop, which starts after the takeover.
+      await until(async () => {
+        const [beat] = await db
+          .select()
+          .from(workerHeartbeats)
+          .where(sql`${workerHeartbeats.expiresAt} > ${workerHeartbeats.startedAt} + interval '2 seconds'`);
+        return beat;
+      }, "the first worker's poll loop");
 
       // Holding inserts into executions off makes the first worker's firing transaction wait after it
       // has claimed the tick and before it commits: the moment it is killed.
@@ -79,10 +91,10 @@ describe.skipIf(testServerUrl() === undefined)(
       await blocker.connect();
       await blocker.query("begin");
       await blocker.query("lock table executions in exclusive mode");
-      const firstDir = mkdtempSync(join(tmpdir(), "weft-schedule-a-"));
-      const secondDir = mkdtempSync(join(tmpdir(), "weft-schedule-b-"));
-      dataDirs.push(firstDir, secondDir);
-      const first = spawnWorker(database.url, firstDir);
+      // The tick of this past 1 January is due: as if every worker had been down since.
+      const tick = latestTick("0 0 1 1 *", "UTC", new Date());
+      if (tick === null) throw new Error("no tick");
+      await db.update(schedules).set({ nextRunAt: tick }).where(eq(schedules.projectId, "prj_schedulecrash"));
       try {
         await until(async () => {
           const held = await blocker.query(
