@@ -2,6 +2,7 @@ export * from "./auth-client.ts";
 export * from "./browser.ts";
 export * from "./bundle.ts";
 export * from "./captured-logs.ts";
+export * from "./contract-calls.ts";
 export * from "./database-gate.ts";
 export * from "./engine-harness.ts";
 export * from "./identity-provider.ts";
