@@ -1,13 +1,15 @@
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
+  captureChildOutput,
   capturedLogger,
   findSecrets,
   logCaptureDirVariable,
-  registeredSecretsFolder,
   registerSecret,
   scanCapturedLogs,
 } from "../src/index.ts";
@@ -76,6 +78,14 @@ describe("the run's log capture", () => {
       ]),
     );
     expect(scan.findings).toHaveLength(2);
-    expect(registeredSecretsFolder).not.toMatch(/\.log$/);
+  });
+
+  it("keeps what a spawned process writes to stdout and stderr", async () => {
+    const child = spawn(process.execPath, ["-e", 'console.log("out line"); console.error("err line")'], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    captureChildOutput(child, "server");
+    await once(child, "close");
+    expect(scanCapturedLogs(dir)).toEqual({ files: 2, lines: 2, findings: [] });
   });
 });
