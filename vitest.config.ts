@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["packages/*/test/**/*.test.ts"],
+    // Keeps every platform log line of the run and fails the run if one holds a secret.
+    globalSetup: ["packages/testing/src/secret-scan-setup.ts"],
     pool: "forks",
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { isContractProcedure } from "@orpc/contract";
-import { contract } from "@weft/contract";
 import {
   callRpc,
   capturedLogger,
+  contractProcedures,
   createTestIdentity,
   idJagRegistration,
   postJson,
@@ -91,13 +90,6 @@ afterAll(async () => {
   await weft.stop();
   await idp.close();
 });
-
-function procedurePaths(router: object, prefix: string[] = []): string[] {
-  return Object.entries(router).flatMap(([key, value]) => {
-    if (isContractProcedure(value)) return [[...prefix, key].join(".")];
-    return typeof value === "object" && value !== null ? procedurePaths(value, [...prefix, key]) : [];
-  });
-}
 
 async function snapshot() {
   const db = weft.database.db;
@@ -220,7 +212,7 @@ const hostileCases = Object.entries(hostileTargets).flatMap(([name, target]) =>
 );
 
 describe("hostile tenant: input the API cannot store", () => {
-  const procedures = procedurePaths(contract);
+  const procedures = contractProcedures();
 
   it("has a hostile input for every procedure of the contract", () => {
     const covered = new Set(Object.keys(hostileTargets).map((name) => name.split("#")[0]));
@@ -524,7 +516,7 @@ const lookups: Record<string, ((target: TenantFixture) => Record<string, unknown
 describe("hostile tenant: not found reads the same for missing and someone else's", () => {
   it("has a lookup for every procedure of the contract", () => {
     const covered = new Set(Object.keys(lookups).map((name) => name.split("#")[0]));
-    expect(procedurePaths(contract).filter((name) => !covered.has(name))).toEqual([]);
+    expect(contractProcedures().filter((name) => !covered.has(name))).toEqual([]);
   });
 
   const namingLookups = Object.entries(lookups).flatMap(([name, lookup]) =>

@@ -5,7 +5,6 @@ import type { ResolveHost, SandboxConfig, Timers } from "@weft/server/internals"
 import {
   createDeployment,
   createIdGenerator,
-  createLogger,
   createManualClock,
   enqueueExecution,
   executions,
@@ -22,6 +21,7 @@ import {
 } from "@weft/server/internals";
 import { eq } from "drizzle-orm";
 import { bundleConfig } from "./bundle.ts";
+import { testPlatformLogger } from "./log-capture.ts";
 import { createTestDatabase, type TestDatabase } from "./test-database.ts";
 import { ensureTestProject } from "./test-projects.ts";
 
@@ -72,7 +72,7 @@ export async function startEngineHarness(
   const clock = createManualClock();
   const ids = createIdGenerator(clock);
   const dataDir = mkdtempSync(join(tmpdir(), "weft-engine-"));
-  const logger = createLogger({ level: (process.env.WEFT_TEST_LOG_LEVEL as "info" | undefined) ?? "silent" });
+  const logger = testPlatformLogger("engine");
   const worker = await startWorker(
     { database, clock, logger, resolveHost, timers: dependencies.timers },
     {

@@ -2,6 +2,7 @@ import type { ManifestInput } from "@weft/contract";
 import { createDeployment, executions, valueOrThrow } from "@weft/server/internals";
 import { count, eq, inArray } from "drizzle-orm";
 import { bundleConfig } from "./bundle.ts";
+import { registerManifestSecrets } from "./log-capture.ts";
 import type { TestPlatform } from "./test-platform.ts";
 import { ensureTestProject } from "./test-projects.ts";
 
@@ -19,6 +20,7 @@ export async function deployManifest(
   options: { configSource?: string } = {},
 ): Promise<string> {
   const { context } = weft.platform;
+  registerManifestSecrets(manifest);
   await ensureTestProject(context.database.db, context, projectId);
   const deployment = valueOrThrow(
     await createDeployment(context.database.db, context, {

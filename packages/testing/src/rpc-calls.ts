@@ -1,3 +1,5 @@
+import { registerManifestSecrets } from "./log-capture.ts";
+
 /** The decoded answer of one raw RPC call. */
 export interface RpcCallResult {
   status: number;
@@ -18,6 +20,7 @@ export async function callRpc(
   input: unknown,
   options: { token?: string | undefined; headers?: Record<string, string> } = {},
 ): Promise<RpcCallResult> {
+  registerManifestSecrets((input as { manifest?: unknown } | undefined)?.manifest);
   const response = await fetch(`${url}/rpc/${procedure.replaceAll(".", "/")}`, {
     method: "POST",
     headers: {

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { captureChildOutput, registerSecret } from "./log-capture.ts";
 
 /** The file `npm start` runs. */
 export const serverEntry = fileURLToPath(import.meta.resolve("@weft/server/main"));
@@ -18,6 +19,8 @@ export function spawnServer(env: Record<string, string>): ServerProcess {
     env: { PATH: process.env.PATH ?? "", WEFT_LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  captureChildOutput(child, "server");
+  if (env.WEFT_SECRET_KEY !== undefined) registerSecret(env.WEFT_SECRET_KEY);
   let out = "";
   let err = "";
   child.stdout?.on("data", (chunk: Buffer) => {

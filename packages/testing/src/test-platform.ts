@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Config, loadConfig, type RunningPlatform, startPlatform } from "@weft/server";
 import type { DatabaseHandle, ResolveHost, Timers } from "@weft/server/internals";
-import { createLogger, createManualClock, type Logger, type ManualClock } from "@weft/server/internals";
+import { createManualClock, type Logger, type ManualClock } from "@weft/server/internals";
+import { testPlatformLogger } from "./log-capture.ts";
 import { createTestDatabase, type TestDatabase, testServerUrl } from "./test-database.ts";
 
 export interface TestPlatform {
@@ -53,7 +54,7 @@ export interface TestPlatformOptions {
   timers?: Timers;
   /** Puts something between the platform and its database, e.g. `createDatabaseGate().wrap` to make it slow. */
   wrapDatabase?: (database: DatabaseHandle) => DatabaseHandle;
-  /** Where the platform logs; silent unless WEFT_TEST_LOG_LEVEL says otherwise. */
+  /** Where the platform logs; by default the run's log capture (`testPlatformLogger`). */
   logger?: Logger;
   /** How the sandboxes' egress proxy resolves host names (the system resolver by default). */
   resolveHost?: ResolveHost;
@@ -75,8 +76,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     options.databaseServer === undefined ? testServerUrl() : options.databaseServer || undefined,
   );
   const clock = options.clock ?? createManualClock();
-  const logger =
-    options.logger ?? createLogger({ level: (process.env.WEFT_TEST_LOG_LEVEL as "info" | undefined) ?? "silent" });
+  const logger = options.logger ?? testPlatformLogger("platform");
   const platform = await startPlatform(config, {
     clock,
     logger,
