@@ -11,14 +11,18 @@ import {
   localPlatformEnv,
 } from "@weft/testing";
 import { startBaselineServer } from "./baseline-server.ts";
+import { pruneContinuously, seedFinishedHistory } from "./history-backlog.ts";
 
 /**
  * The server side of the ingress benchmark, in its own process so that the load generator does not
  * share its event loop. `baseline` serves the bare node:http 202; `embedded` and `postgres <url>`
  * serve Weft (ingress and API roles, no worker, so the executions stay as rows to count) with one
  * webhook deployed. Prints one JSON line `{url}` once it serves. Over IPC it answers
- * `{ids}` with `{committed, acknowledgedCommitted}`: rows in total, and how many of those ids exist.
+ * `{ids}` with `{committed, acknowledgedCommitted}`: rows in total, and how many of those ids exist;
+ * `{seed}` by inserting that many expired executions; `{prune: "start" | "stop"}` by starting or
+ * stopping their deletion, answering how many went.
  */
+export type BenchServerMessage = { ids: string[] } | { seed: number } | { prune: "start" | "stop" };
 const [mode = "baseline", postgresUrl] = process.argv.slice(2);
 export const benchProjectId = "prj_01jbenchingress0000000000000";
 
@@ -39,17 +43,26 @@ if (mode === "baseline") {
   });
   const platform = await startPlatform(config, { database });
   const weft = { platform, database };
-  await deployManifest(weft, benchProjectId, {
+  const deploymentId = await deployManifest(weft, benchProjectId, {
     version: 1,
     workflows: [{ name: "ingest" }],
     webhooks: [{ name: "orders", workflow: "ingest" }],
   });
   process.stdout.write(`${JSON.stringify({ url: `${config.baseUrl}/triggers/webhooks/${benchProjectId}/orders` })}\n`);
-  process.on("message", (message: { ids: string[] }) => {
+  let pruning: ReturnType<typeof pruneContinuously> | undefined;
+  process.on("message", (message: BenchServerMessage) => {
     void (async () => {
-      const committed = await executionCount(weft, benchProjectId);
-      const acknowledgedCommitted = await executionsExisting(weft, message.ids);
-      process.send?.({ committed, acknowledgedCommitted });
+      if ("seed" in message) {
+        await seedFinishedHistory(database.db, { projectId: benchProjectId, deploymentId, count: message.seed });
+        process.send?.({ seeded: message.seed });
+      } else if ("prune" in message) {
+        if (message.prune === "start") pruning = pruneContinuously(database.db);
+        process.send?.(message.prune === "stop" && pruning !== undefined ? await pruning.stop() : {});
+      } else {
+        const committed = await executionCount(weft, benchProjectId);
+        const acknowledgedCommitted = await executionsExisting(weft, message.ids);
+        process.send?.({ committed, acknowledgedCommitted });
+      }
     })();
   });
   process.once("SIGTERM", () => {

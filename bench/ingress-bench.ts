@@ -3,6 +3,7 @@ import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { coreCount, formatLoad, type LoadResult, measureLoad } from "./http-load.ts";
+import type { BenchServerMessage } from "./ingress-bench-server.ts";
 import { formatMiB, idlePlatformRss, idleTargetBytes, sampleRss } from "./resident-memory.ts";
 
 /**
@@ -16,6 +17,8 @@ export interface IngressBenchOptions {
   durationSeconds: number;
   /** The PostgreSQL server to run on besides the embedded database, when there is one. */
   postgresUrl: string | undefined;
+  /** Expired executions seeded before the retention run (webhook p99 while they are deleted). */
+  retentionBacklog: number;
   write: (line: string) => void;
 }
 
@@ -65,14 +68,40 @@ function peak(results: LoadResult[]): LoadResult {
   return results.reduce((best, result) => (result.requestsPerSecond > best.requestsPerSecond ? result : best));
 }
 
-async function verify(
-  server: BenchServer,
-  ids: string[],
-): Promise<{ committed: number; acknowledgedCommitted: number }> {
+async function ask<Reply>(server: BenchServer, message: BenchServerMessage): Promise<Reply> {
   const answer = once(server.child, "message");
-  server.child.send({ ids });
-  const [reply] = (await answer) as [{ committed: number; acknowledgedCommitted: number }];
+  server.child.send(message);
+  const [reply] = (await answer) as [Reply];
   return reply;
+}
+
+function verify(server: BenchServer, ids: string[]): Promise<{ committed: number; acknowledgedCommitted: number }> {
+  return ask(server, { ids });
+}
+
+/**
+ * The webhook p99 at the same half-peak rate while the retention task deletes a backlog of expired
+ * executions back to back (its worst case: the worker pauses between passes). Flat means it stays
+ * within the noise of the run without deletion.
+ */
+async function benchRetention(
+  server: BenchServer,
+  label: string,
+  before: { connections: number; rate: number; p99Ms: number },
+  options: IngressBenchOptions,
+): Promise<void> {
+  const seededAt = performance.now();
+  await ask(server, { seed: options.retentionBacklog });
+  const seedSeconds = (performance.now() - seededAt) / 1000;
+  await ask(server, { prune: "start" });
+  const during = await load(server.url, before.connections, options, { overallRate: before.rate });
+  const deleted = await ask<{ executions: number; spans: number }>(server, { prune: "stop" });
+  options.write(formatLoad(`webhook ${label} c=${before.connections} @${before.rate}/s, deleting`, during));
+  options.write(
+    `  ${label}: retention deleted ${deleted.executions} executions and ${deleted.spans} spans during the run ` +
+      `(${(deleted.executions / options.durationSeconds).toFixed(0)}/s; ${options.retentionBacklog} seeded in ${seedSeconds.toFixed(1)} s); ` +
+      `p99 ${during.p99Ms.toFixed(1)} ms while deleting vs ${before.p99Ms.toFixed(1)} ms without (${(during.p99Ms / before.p99Ms).toFixed(2)}x)`,
+  );
 }
 
 async function benchWeft(
@@ -106,6 +135,9 @@ async function benchWeft(
     const half = await load(server.url, peakConnections, options, { onBody, overallRate: halfRate });
     options.write(formatLoad(`webhook ${label} c=${peakConnections} @${halfRate}/s`, half));
     const { committed, acknowledgedCommitted } = await verify(server, acknowledged);
+    if (options.retentionBacklog > 0) {
+      await benchRetention(server, label, { connections: peakConnections, rate: halfRate, p99Ms: half.p99Ms }, options);
+    }
     const ratio = top.requestsPerSecond / baselinePeak.requestsPerSecond;
     options.write(
       `  ${label}: peak ${top.requestsPerSecond.toFixed(0)} req/s = ${(ratio * 100).toFixed(1)} % of node:http (target ≥ 30 %); ` +

@@ -91,6 +91,7 @@ if (only.has("ingress")) {
     concurrencies: (process.env.BENCH_INGRESS_CONCURRENCY ?? "1,8,32,64").split(",").map(Number),
     durationSeconds,
     postgresUrl: testServerUrl(),
+    retentionBacklog: Number(process.env.BENCH_RETENTION_BACKLOG ?? 200_000),
     write,
   });
 }

@@ -33,6 +33,27 @@ describe("weft projects", () => {
     expect(text.stdout).toContain(project.id);
   });
 
+  it("renames a project and sets its retention; refuses a bad value or nothing to change with exit 2", async () => {
+    const project = parseJson<{ id: string }>(await runCli(["projects", "create", "archive", "--json"], { env }));
+    const updated = await runCli(
+      ["projects", "update", project.id, "--name", "archive-eu", "--retention-days", "90", "--json"],
+      { env },
+    );
+    expect(updated.code).toBe(0);
+    expect(parseJson(updated)).toMatchObject({ id: project.id, name: "archive-eu", retentionDays: 90 });
+
+    const reset = await runCli(["projects", "update", project.id, "--retention-days", "default"], { env });
+    expect(reset.code).toBe(0);
+    expect(reset.stdout).toMatch(/retention\s+platform default/);
+
+    for (const args of [["--retention-days", "0"], ["--retention-days", "soon"], []]) {
+      const refused = await runCli(["projects", "update", project.id, ...args], { env });
+      expect(refused.code, args.join(" ")).toBe(2);
+    }
+    const unchanged = parseJson(await runCli(["projects", "get", project.id, "--json"], { env }));
+    expect(unchanged).toMatchObject({ name: "archive-eu", retentionDays: null });
+  }, 60_000);
+
   it("pages with --limit and --after", async () => {
     await runCli(["projects", "create", "second"], { env });
     const first = parseJson<{ results: unknown[]; pagination: { endCursor: string } }>(

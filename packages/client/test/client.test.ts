@@ -66,6 +66,7 @@ describe("createClient", () => {
       id: string;
       workspaceId: string;
       name: string;
+      retentionDays: number | null;
       createdAt: string;
       updatedAt: string;
     }>();

@@ -13,10 +13,18 @@ export const projectNameSchema = z
   .min(1, "A project name needs at least 1 character.")
   .max(64, "A project name has at most 64 characters.");
 
+/** Days a project's finished executions are kept, when it sets its own. */
+export const retentionDaysSchema = z
+  .int("Retention is a whole number of days.")
+  .min(1, "Retention is at least 1 day.")
+  .max(36500, "Retention is at most 36500 days.");
+
 export const projectSchema = z.object({
   id: z.string(),
   workspaceId: z.string(),
   name: z.string(),
+  /** Days finished executions are kept; null follows the platform's default (WEFT_RETENTION_DAYS). */
+  retentionDays: retentionDaysSchema.nullable(),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
 });
@@ -45,8 +53,24 @@ export const projectsContract = {
     .input(z.object({ name: projectNameSchema, workspaceId: workspaceIdSchema.optional() }).strict())
     .output(projectSchema),
   update: procedure
-    .route({ summary: "Rename a project", tags: ["projects"] })
-    .input(z.object({ projectId: projectIdSchema, name: projectNameSchema }).strict())
+    .route({
+      summary: "Rename a project or set how long its finished executions are kept",
+      description:
+        "Changes the fields given. `retentionDays: null` makes the project follow the platform's default again.",
+      tags: ["projects"],
+    })
+    .input(
+      z
+        .object({
+          projectId: projectIdSchema,
+          name: projectNameSchema.optional(),
+          retentionDays: retentionDaysSchema.nullable().optional(),
+        })
+        .strict()
+        .refine((input) => input.name !== undefined || input.retentionDays !== undefined, {
+          message: "Give a name, retentionDays, or both.",
+        }),
+    )
     .output(projectSchema),
   delete: procedure
     .route({ summary: "Delete a project", tags: ["projects"] })

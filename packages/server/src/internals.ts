@@ -18,9 +18,10 @@ export { startWorker, type Worker, type WorkerOptions } from "./engine/worker.ts
 export { findOrCreateAccount } from "./identity/accounts.ts";
 export { issueCredential } from "./identity/credentials.ts";
 export { allScopes, type Scope } from "./identity/scopes.ts";
+export { defaultRetentionPeriods, pruneHistory, retentionPacing } from "./retention/prune-history.ts";
 export { type Clock, createManualClock, type ManualClock, systemClock } from "./shared/clock.ts";
 export { createIdGenerator, type IdGenerator } from "./shared/ids.ts";
 export { createLogger, type Logger } from "./shared/logger.ts";
 export { type ServiceResult, valueOrThrow } from "./shared/service-result.ts";
-export type { Timers } from "./shared/timers.ts";
+export { systemTimers, type Timers } from "./shared/timers.ts";
 export { tokenHashOf, waitTokenIssuer } from "./wait-tokens/token-secret.ts";

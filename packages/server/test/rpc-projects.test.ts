@@ -29,6 +29,7 @@ describe("projects namespace", () => {
       id: expect.stringMatching(/^prj_[0-9a-z]{26}$/),
       workspaceId: ada.personalWorkspaceId,
       name: "Website",
+      retentionDays: null,
       createdAt: weft.clock.now().toISOString(),
       updatedAt: weft.clock.now().toISOString(),
     });

@@ -1,5 +1,6 @@
 import { defaultAttemptTimeoutMs } from "../engine/attempt-timeout.ts";
 import { defaultWorkspaceShare } from "../engine/workspace-share.ts";
+import { defaultRetentionPeriods } from "../retention/prune-history.ts";
 import { platformRoles, sandboxEgressModes, sandboxModes } from "./config.ts";
 import {
   addressList,
@@ -78,6 +79,16 @@ export const configVariables = {
   WEFT_DEFAULT_TIMEOUT: { schema: duration, default: `${defaultAttemptTimeoutMs / 60_000}m`, example: "15m" },
   WEFT_MAX_TIMEOUT: { schema: duration, unset: "none", example: "2h" },
   WEFT_WORKSPACE_SHARE: { schema: slotShare, default: String(defaultWorkspaceShare), example: "0.5" },
+  WEFT_RETENTION_DAYS: {
+    schema: integerBetween(1, 36500),
+    default: String(defaultRetentionPeriods.executionDays),
+    example: "90",
+  },
+  WEFT_RETENTION_BOOKKEEPING_DAYS: {
+    schema: integerBetween(1, 36500),
+    default: String(defaultRetentionPeriods.bookkeepingDays),
+    example: "7",
+  },
   WEFT_SANDBOX: { schema: choice(sandboxModes), default: "auto", example: "bwrap" },
   WEFT_SANDBOX_IDLE_SECONDS: { schema: integerBetween(1, 86400), default: "300", example: "300" },
   WEFT_SANDBOX_EGRESS: { schema: choice(sandboxEgressModes), default: "public", example: "all" },

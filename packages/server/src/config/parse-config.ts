@@ -121,6 +121,11 @@ export function parseConfig(env: Environment, cwd: string = process.cwd()) {
       workspaceShare: settings.WEFT_WORKSPACE_SHARE,
       /** How long a sandbox process running nothing is kept warm before it is stopped. */
       sandboxIdleMs: settings.WEFT_SANDBOX_IDLE_SECONDS * 1000,
+      /** Days finished executions (unless their project says otherwise) and bookkeeping rows are kept. */
+      retention: {
+        executionDays: settings.WEFT_RETENTION_DAYS,
+        bookkeepingDays: settings.WEFT_RETENTION_BOOKKEEPING_DAYS,
+      },
     },
     sandbox: {
       /** `auto` isolates with bubblewrap when it works on the machine, else falls back to `process` with a warning. */

@@ -2,11 +2,18 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { DatabaseHandle } from "../db/database.ts";
 import { activeDeploymentsAmong, readDeploymentBundle } from "../deployments/read-deployments.ts";
+import { type HistoryPruner, startHistoryPruner } from "../retention/history-pruner.ts";
+import {
+  defaultRetentionPeriods,
+  type PruneReport,
+  type RetentionPeriods,
+  retentionPacing,
+} from "../retention/prune-history.ts";
 import { fireDueSchedules } from "../schedules/fire-due-schedules.ts";
 import type { Clock } from "../shared/clock.ts";
 import { createIdGenerator } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
-import type { Timers } from "../shared/timers.ts";
+import { systemTimers, type Timers } from "../shared/timers.ts";
 import type { SpanExport } from "../traces/otlp-export.ts";
 import type { TokenIssuer } from "../wait-tokens/token-secret.ts";
 import { defaultAttemptTimeoutMs } from "./attempt-timeout.ts";
@@ -62,6 +69,8 @@ export interface WorkerOptions {
   vacuumEveryClaims?: number | undefined;
   /** The key and base URL wait token ids and URLs are made with (`waitTokenIssuer`). */
   tokens: TokenIssuer;
+  /** How long finished executions and bookkeeping rows are kept (30 and 7 days by default). */
+  retention?: RetentionPeriods | undefined;
 }
 
 export interface WorkerDependencies {
@@ -72,7 +81,7 @@ export interface WorkerDependencies {
   spanExport?: SpanExport | undefined;
   /** How the sandboxes' egress proxy resolves host names (the system resolver by default). */
   resolveHost?: ResolveHost | undefined;
-  /** Paces the sandbox memory watchdog; system timers by default. */
+  /** Paces the sandbox memory watchdog and the retention task; system timers by default. */
   timers?: Timers | undefined;
 }
 
@@ -84,6 +93,8 @@ export interface Worker {
   sandboxes(): string[];
   /** Starts the executions of the schedules whose tick has come (as every poll does); resolves once started. */
   fireSchedules(): Promise<void>;
+  /** Deletes the history past its retention period now (as the periodic task does), and reports what went. */
+  pruneHistory(): Promise<PruneReport>;
   /** Stops claiming, hands running executions back to the queue and stops the sandboxes. */
   stop(): Promise<void>;
 }
@@ -271,6 +282,11 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     return pass;
   }
 
+  const pruner: HistoryPruner = startHistoryPruner(
+    { db, clock, logger, timers: deps.timers ?? systemTimers },
+    { periods: options.retention ?? defaultRetentionPeriods, intervalMs: 60 * 60 * 1000, ...retentionPacing },
+  );
+
   let beating = false;
   const tick = setInterval(() => {
     void fireSchedules();
@@ -291,10 +307,12 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     poke,
     sandboxes: () => pool.deployments(),
     fireSchedules,
+    pruneHistory: pruner.prune,
     stop: async () => {
       if (stopped) return;
       stopped = true;
       clearInterval(tick);
+      await pruner.stop();
       await unlistenExecutions().catch(() => undefined);
       await unlistenCancellations().catch(() => undefined);
       await firing;

@@ -21,6 +21,7 @@ interface ProjectJson {
   workspace_id: string;
   name: string;
   created_by_account_id: string | null;
+  retention_days: number | null;
   created_at: number;
   updated_at: number;
   matching_count: number;
@@ -68,6 +69,7 @@ function toProjectSummary(json: ProjectJson): ProjectSummary {
     workspaceId: json.workspace_id,
     name: json.name,
     createdByAccountId: json.created_by_account_id,
+    retentionDays: json.retention_days,
     createdAt: new Date(json.created_at).toISOString(),
     updatedAt: new Date(json.updated_at).toISOString(),
   };

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 
 const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
@@ -45,6 +46,7 @@ export const registrations = pgTable(
     uniqueIndex().on(table.claimTokenHash),
     uniqueIndex().on(table.approvalTokenHash),
     index().on(table.accountId),
+    index("registrations_unissued_idx").on(table.createdAt).where(sql`${table.credentialId} is null`),
   ],
 );
 

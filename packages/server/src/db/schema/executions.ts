@@ -72,6 +72,8 @@ export const executions = pgTable(
     index("executions_leased_idx").on(table.leaseExpiresAt).where(sql`${table.status} = 'running'`),
     index().on(table.projectId, table.workflow, table.status),
     index().on(table.projectId, table.createdAt),
+    // Retention walks finished executions oldest first; unfinished ones are never in its way.
+    index("executions_finished_idx").on(table.finishedAt).where(sql`${table.finishedAt} is not null`),
   ],
 );
 
@@ -96,7 +98,12 @@ export const idempotencyKeys = pgTable(
     requestDigest: text("request_digest"),
     expiresAt: timestamptz("expires_at").notNull(),
   },
-  (table) => [primaryKey({ columns: [table.projectId, table.scope, table.key] })],
+  // By execution too: deleting an execution cascades here.
+  (table) => [
+    primaryKey({ columns: [table.projectId, table.scope, table.key] }),
+    index().on(table.expiresAt),
+    index().on(table.executionId),
+  ],
 );
 
 /**

@@ -1,4 +1,4 @@
-import { index, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { index, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { accounts, workspaces } from "./identity.ts";
 
 const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
@@ -16,6 +16,8 @@ export const projects = pgTable(
       .references(() => workspaces.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     createdByAccountId: text("created_by_account_id").references(() => accounts.id, { onDelete: "set null" }),
+    /** Days its finished executions are kept; null follows WEFT_RETENTION_DAYS. */
+    retentionDays: integer("retention_days"),
     createdAt: timestamptz("created_at").notNull(),
     updatedAt: timestamptz("updated_at").notNull(),
   },

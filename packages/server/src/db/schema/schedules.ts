@@ -56,5 +56,8 @@ export const scheduleTicks = pgTable(
     executionId: text("execution_id").notNull(),
     firedAt: timestamptz("fired_at").notNull(),
   },
-  (table) => [primaryKey({ columns: [table.projectId, table.scheduleName, table.scheduledFor] })],
+  (table) => [
+    primaryKey({ columns: [table.projectId, table.scheduleName, table.scheduledFor] }),
+    index().on(table.firedAt),
+  ],
 );

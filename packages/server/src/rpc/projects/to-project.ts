@@ -9,6 +9,7 @@ export function toProject(record: ProjectRecord | ProjectSummary): Project {
     id: record.id,
     workspaceId: record.workspaceId,
     name: record.name,
+    retentionDays: record.retentionDays,
     createdAt: toIso(record.createdAt),
     updatedAt: toIso(record.updatedAt),
   };

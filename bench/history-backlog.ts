@@ -1,0 +1,68 @@
+import type { Database } from "@weft/server/internals";
+import {
+  defaultRetentionPeriods,
+  pruneHistory,
+  retentionPacing,
+  systemClock,
+  systemTimers,
+} from "@weft/server/internals";
+import { sql } from "drizzle-orm";
+
+const dayMs = 24 * 60 * 60 * 1000;
+
+/**
+ * Inserts `count` executions that finished 60 days ago, each with its trigger and execution spans,
+ * as a history that retention has not caught up with yet (after an upgrade, or a lowered period).
+ * One statement per table, so that seeding takes seconds, not a run of the engine.
+ */
+export async function seedFinishedHistory(
+  db: Database,
+  input: { projectId: string; deploymentId: string; count: number },
+): Promise<void> {
+  const at = new Date(Date.now() - 60 * dayMs).toISOString();
+  await db.execute(sql`
+    insert into executions (id, project_id, deployment_id, workflow, status, input, output, attempt, max_attempts,
+      retry_min_delay_ms, retry_max_delay_ms, run_at, trigger_kind, trigger_name, trace_id, execution_span_id, logs,
+      created_at, started_at, finished_at)
+    select 'exe_old' || lpad(g::text, 19, '0'), ${input.projectId}, ${input.deploymentId}, 'ingest', 'succeeded',
+      '{"event":"order.created"}'::jsonb, '{"ok":true}'::jsonb, 1, 3, 1000, 60000, ${at}::timestamptz, 'webhook',
+      'orders', md5(g::text), substr(md5('e' || g), 1, 16), '[]'::jsonb, ${at}::timestamptz, ${at}::timestamptz,
+      ${at}::timestamptz
+    from generate_series(1, ${input.count}) g`);
+  await db.execute(sql`
+    insert into spans (span_id, trace_id, parent_span_id, project_id, execution_id, workflow, name, kind, start_time,
+      end_time, attributes, status_code)
+    select substr(md5(kind || g), 1, 16), md5(g::text), case when kind = 'execution' then substr(md5('trigger' || g), 1, 16) end,
+      ${input.projectId}, 'exe_old' || lpad(g::text, 19, '0'), 'ingest', kind || ' ingest', kind, ${at}::timestamptz,
+      ${at}::timestamptz, '{}'::jsonb, 'ok'
+    from generate_series(1, ${input.count}) g, (values ('trigger'), ('execution')) as kinds(kind)`);
+}
+
+/**
+ * Deletes expired history as the worker's retention task does while it has a backlog (passes back
+ * to back, each pacing its batches), until `stop` is called or nothing is left.
+ */
+export function pruneContinuously(db: Database): { stop(): Promise<{ executions: number; spans: number }> } {
+  let stopped = false;
+  const deleted = { executions: 0, spans: 0 };
+  const running = (async () => {
+    while (!stopped) {
+      const report = await pruneHistory(
+        db,
+        { clock: systemClock, timers: systemTimers },
+        defaultRetentionPeriods,
+        retentionPacing,
+      );
+      deleted.executions += report.executions;
+      deleted.spans += report.spans;
+      if (report.complete) return;
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await running;
+      return deleted;
+    },
+  };
+}
