@@ -11,11 +11,13 @@ import {
   localPlatformEnv,
 } from "@weft/testing";
 import { startBaselineServer } from "./baseline-server.ts";
+import { startDurableFloor } from "./durable-floor.ts";
 import { pruneContinuously, seedFinishedHistory } from "./history-backlog.ts";
 
 /**
  * The server side of the ingress benchmark, in its own process so that the load generator does not
- * share its event loop. `baseline` serves the bare node:http 202; `embedded` and `postgres <url>`
+ * share its event loop. `baseline` serves the bare node:http 202; `floor-embedded` and
+ * `floor-postgres <url>` the durable floor (`durable-floor.ts`); `embedded` and `postgres <url>`
  * serve Weft (ingress and API roles, no worker, so the executions stay as rows to count) with one
  * webhook deployed. Prints one JSON line `{url}` once it serves. Over IPC it answers
  * `{ids}` with `{committed, acknowledgedCommitted}`: rows in total, and how many of those ids exist;
@@ -30,6 +32,18 @@ if (mode === "baseline") {
   const server = await startBaselineServer();
   process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
   process.once("SIGTERM", () => void server.close().then(() => process.exit(0)));
+} else if (mode === "floor-embedded" || mode === "floor-postgres") {
+  const dataDir = mkdtempSync(join(tmpdir(), "weft-floor-"));
+  const floor = await startDurableFloor(
+    mode === "floor-embedded" || postgresUrl === undefined ? { dataDir } : { postgresUrl },
+  );
+  process.stdout.write(`${JSON.stringify({ url: floor.url })}\n`);
+  process.once("SIGTERM", () => {
+    void floor.close().then(() => {
+      rmSync(dataDir, { recursive: true, force: true });
+      process.exit(0);
+    });
+  });
 } else {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "weft-bench-"));

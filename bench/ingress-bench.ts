@@ -104,10 +104,27 @@ async function benchRetention(
   );
 }
 
+/** The durable floor's peak on one database (`durable-floor.ts`), at the same concurrencies. */
+async function benchFloor(label: string, args: string[], options: IngressBenchOptions): Promise<LoadResult> {
+  const server = await startServer(args);
+  const results: LoadResult[] = [];
+  try {
+    for (const connections of options.concurrencies) {
+      const result = await load(server.url, connections, options);
+      options.write(formatLoad(`durable floor ${label} c=${connections}`, result));
+      results.push(result);
+    }
+  } finally {
+    await server.stop();
+  }
+  return peak(results);
+}
+
 async function benchWeft(
   label: string,
   args: string[],
   baselinePeak: LoadResult,
+  floorPeak: LoadResult,
   options: IngressBenchOptions,
 ): Promise<void> {
   const server = await startServer(args);
@@ -134,6 +151,9 @@ async function benchWeft(
     const peakConnections = options.concurrencies[results.indexOf(top)] ?? 1;
     const half = await load(server.url, peakConnections, options, { onBody, overallRate: halfRate });
     options.write(formatLoad(`webhook ${label} c=${peakConnections} @${halfRate}/s`, half));
+    options.write(
+      `  ${label}: peak ${top.requestsPerSecond.toFixed(0)} req/s = ${((top.requestsPerSecond / floorPeak.requestsPerSecond) * 100).toFixed(1)} % of the durable floor's ${floorPeak.requestsPerSecond.toFixed(0)} req/s (target ≥ 70 %)`,
+    );
     const { committed, acknowledgedCommitted } = await verify(server, acknowledged);
     if (options.retentionBacklog > 0) {
       await benchRetention(server, label, { connections: peakConnections, rate: halfRate, p99Ms: half.p99Ms }, options);
@@ -182,9 +202,11 @@ export async function runIngressBench(options: IngressBenchOptions): Promise<voi
   } finally {
     await baseline.stop();
   }
-  await benchWeft("embedded", ["embedded"], peak(results), options);
+  const embeddedFloor = await benchFloor("embedded", ["floor-embedded"], options);
+  await benchWeft("embedded", ["embedded"], peak(results), embeddedFloor, options);
   if (options.postgresUrl !== undefined) {
-    await benchWeft("postgres", ["postgres", options.postgresUrl], peak(results), options);
+    const postgresFloor = await benchFloor("postgres", ["floor-postgres", options.postgresUrl], options);
+    await benchWeft("postgres", ["postgres", options.postgresUrl], peak(results), postgresFloor, options);
   } else {
     options.write("  postgres: skipped (set WEFT_TEST_DATABASE_URL to a PostgreSQL server to include it)");
   }
