@@ -149,7 +149,7 @@ beforeAll(async () => {
     hostedFormCsrf: formCsrfTokenOf(await page.text()),
   };
   fingerprint = await installChangeCounter(weft.database.db, watchedTables);
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   if (tallies.length > 0) {

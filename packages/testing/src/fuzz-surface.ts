@@ -1,3 +1,4 @@
+import { request as httpRequest } from "node:http";
 import fc from "fast-check";
 
 /** One request of a fuzz run, as it goes on the wire. */
@@ -50,25 +51,42 @@ function describe(request: FuzzRequest): string {
   return `${request.method} ${request.path.slice(0, 200)} ${JSON.stringify(request.headers ?? {})} ${body}`;
 }
 
-async function send(baseUrl: string, request: FuzzRequest, timeoutMs: number): Promise<number | "hang" | "dropped"> {
+/**
+ * One request on a connection of its own (`Connection: close`): a keep-alive socket that the server
+ * closes while the client picks it up again would read as a dropped request that the server never saw.
+ */
+function send(baseUrl: string, request: FuzzRequest, timeoutMs: number): Promise<number | "hang" | "dropped"> {
   const headers = Object.fromEntries(
     Object.entries(request.headers ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined),
   );
-  try {
-    const response = await fetch(`${baseUrl}${request.path}`, {
+  const body = request.body === undefined ? undefined : Buffer.from(request.body);
+  return new Promise((resolve) => {
+    let answered = false;
+    const outgoing = httpRequest(`${baseUrl}${request.path}`, {
       method: request.method,
-      headers,
-      ...(request.body === undefined ? {} : { body: request.body }),
-      redirect: "manual",
-      signal: AbortSignal.timeout(timeoutMs),
+      agent: false,
+      headers: { ...headers, ...(body === undefined ? {} : { "content-length": String(body.length) }) },
     });
-    await response.arrayBuffer();
-    return response.status;
-  } catch (error) {
-    if (error instanceof DOMException && error.name === "TimeoutError") return "hang";
-    if (error instanceof TypeError && error.message === "fetch failed") return "dropped";
-    throw error;
-  }
+    const timer = setTimeout(() => {
+      resolve("hang");
+      outgoing.destroy();
+    }, timeoutMs);
+    outgoing.on("response", (response) => {
+      answered = true;
+      response.resume();
+      response.on("end", () => {
+        clearTimeout(timer);
+        resolve(response.statusCode ?? 0);
+      });
+      response.on("error", () => undefined);
+    });
+    outgoing.on("error", () => {
+      if (answered) return;
+      clearTimeout(timer);
+      resolve("dropped");
+    });
+    outgoing.end(body);
+  });
 }
 
 async function healthy(baseUrl: string, timeoutMs: number): Promise<boolean> {
