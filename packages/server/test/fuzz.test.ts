@@ -1,7 +1,7 @@
-import { isContractProcedure } from "@orpc/contract";
-import { contract, manifestSchema } from "@weft/contract";
+import { manifestSchema } from "@weft/contract";
 import {
   arbitraryOfJsonSchema,
+  contractProcedures,
   createTestIdentity,
   emailRegistration,
   type FuzzRequest,
@@ -407,13 +407,6 @@ const rpcEntries: Record<string, { overrides?: () => SchemaArbitraryOptions["ove
   "schedules.resume": {},
 };
 
-function procedures(router: object, prefix: string[] = []): [string, unknown][] {
-  return Object.entries(router).flatMap(([key, value]): [string, unknown][] => {
-    if (isContractProcedure(value)) return [[[...prefix, key].join("."), value["~orpc"].inputSchema]];
-    return typeof value === "object" && value !== null ? procedures(value, [...prefix, key]) : [];
-  });
-}
-
 function rpcSurface(procedure: string, inputSchema: unknown): FuzzSurface {
   const entry = rpcEntries[procedure];
   if (entry === undefined) throw new Error(`${procedure} has no fuzz entry`);
@@ -444,11 +437,11 @@ function rpcSurface(procedure: string, inputSchema: unknown): FuzzSurface {
 }
 
 describe("fuzzing: no input gets a 5xx, hangs, stops the server or changes anything when refused", () => {
-  const contractProcedures = procedures(contract);
+  const procedures = contractProcedures();
 
   it("has a fuzz entry for every procedure of the contract, and every one can be generated", () => {
-    expect(contractProcedures.map(([name]) => name).filter((name) => rpcEntries[name] === undefined)).toEqual([]);
-    for (const [name, schema] of contractProcedures) {
+    expect(procedures.map(([name]) => name).filter((name) => rpcEntries[name] === undefined)).toEqual([]);
+    for (const [name, schema] of procedures) {
       expect(fc.sample(rpcSurface(name, schema).request, { numRuns: 3, seed }), name).toHaveLength(3);
     }
   });
@@ -463,7 +456,7 @@ describe("fuzzing: no input gets a 5xx, hangs, stops the server or changes anyth
     "ingress.webhook.post",
     "ingress.wait-token.get",
     "ingress.wait-token.post",
-    ...contractProcedures.map(([name]) => `rpc.${name}`),
+    ...procedures.map(([name]) => `rpc.${name}`),
   ];
 
   it("names every HTTP surface it fuzzes", () => {
@@ -476,7 +469,7 @@ describe("fuzzing: no input gets a 5xx, hangs, stops the server or changes anyth
     "%s",
     async (name) => {
       const surface = name.startsWith("rpc.")
-        ? rpcSurface(name.slice(4), contractProcedures.find(([procedure]) => `rpc.${procedure}` === name)?.[1])
+        ? rpcSurface(name.slice(4), procedures.find(([procedure]) => `rpc.${procedure}` === name)?.[1])
         : httpSurfaces().find((each) => each.name === name);
       if (surface === undefined) throw new Error(`no surface ${name}`);
       const tally = await fuzzSurface(surface, { baseUrl: weft.url, runs, seed, fingerprint });

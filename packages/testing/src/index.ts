@@ -3,6 +3,7 @@ export * from "./browser.ts";
 export * from "./bundle.ts";
 export * from "./captured-logs.ts";
 export * from "./change-counter.ts";
+export * from "./contract-procedures.ts";
 export * from "./database-gate.ts";
 export * from "./engine-harness.ts";
 export * from "./fuzz-surface.ts";
