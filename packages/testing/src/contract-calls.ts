@@ -1,20 +1,11 @@
-import { isContractProcedure } from "@orpc/contract";
-import { contract } from "@weft/contract";
 import type { Scope } from "@weft/server/internals";
+import { contractProcedures } from "./contract-procedures.ts";
 import { callRpc } from "./rpc-calls.ts";
 import { registerEmailAgent } from "./test-agents.ts";
 import { createTestIdentity, type TestIdentity } from "./test-identities.ts";
 import type { TestPlatform } from "./test-platform.ts";
 import { storeTestWaitToken } from "./test-wait-tokens.ts";
 import { createTeamWorkspace, joinWorkspace } from "./test-workspaces.ts";
-
-/** The name of every procedure of the contract, e.g. `projects.list`. */
-export function contractProcedures(router: object = contract, prefix: string[] = []): string[] {
-  return Object.entries(router).flatMap(([key, value]) => {
-    if (isContractProcedure(value)) return [[...prefix, key].join(".")];
-    return typeof value === "object" && value !== null ? contractProcedures(value, [...prefix, key]) : [];
-  });
-}
 
 /** What one workspace holds, named by id, for a call to aim at. */
 export interface CallTarget {

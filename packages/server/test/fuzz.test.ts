@@ -1,0 +1,487 @@
+import { manifestSchema } from "@weft/contract";
+import {
+  arbitraryOfJsonSchema,
+  contractProcedureInputs,
+  createTestIdentity,
+  emailRegistration,
+  type FuzzRequest,
+  type FuzzSurface,
+  type FuzzTally,
+  formatFuzzTallies,
+  formCsrfTokenOf,
+  fuzzSurface,
+  hostileSegment,
+  hostileString,
+  installChangeCounter,
+  type JsonSchema,
+  mutatedBody,
+  mutatedContentType,
+  mutatedValue,
+  postJson,
+  randomTokenId,
+  registerEmailAgent,
+  type SchemaArbitraryOptions,
+  startTestPlatform,
+  storeTestWaitToken,
+  type TestIdentity,
+  type TestPlatform,
+  type WatchedTable,
+} from "@weft/testing";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+
+/**
+ * Inputs per surface: a small seed set in `npm test`; `npm run test:fuzz` sets WEFT_FUZZ_RUNS to
+ * 100 000. The seed is fixed, so a failure found once is found again.
+ */
+const runs = Number(process.env.WEFT_FUZZ_RUNS ?? 15);
+const seed = Number(process.env.WEFT_FUZZ_SEED ?? 20261123);
+
+interface Fixture {
+  caller: TestIdentity;
+  projectId: string;
+  deploymentId: string;
+  executionId: string;
+  traceId: string;
+  invitationId: string;
+  agentId: string;
+  tokenId: string;
+  claimToken: string;
+  hostedFormCsrf: string;
+}
+
+let weft: TestPlatform;
+let fixture: Fixture;
+let fingerprint: () => Promise<string>;
+
+/**
+ * What a refusal must not write. Rows that change on every call (`last_used_at`, a claim's count of
+ * wrong codes, rate-limit counters) and the worker's progress on accepted executions are left out.
+ */
+const watchedTables: WatchedTable[] = [
+  ["executions", "insert or delete"],
+  ["idempotency_keys", "insert or delete"],
+  ["audit_events", "insert or delete"],
+  ["registrations", "insert or delete"],
+  ["credentials", "insert or delete or update of revoked_at"],
+  ["projects", "insert or delete or update"],
+  ["workspaces", "insert or delete or update"],
+  ["memberships", "insert or delete or update"],
+  ["invitations", "insert or delete or update"],
+  ["deployments", "insert or delete"],
+  ["active_deployments", "insert or delete or update"],
+  ["schedules", "insert or delete or update"],
+  ["wait_tokens", "insert or delete or update of status"],
+  ["global_form_names", "insert or delete or update"],
+];
+const tallies: FuzzTally[] = [];
+const started = Date.now();
+
+const formSchema = {
+  type: "object",
+  properties: {
+    name: { type: "string", maxLength: 50 },
+    age: { type: "integer", minimum: 0, maximum: 150 },
+    tags: { type: "array", items: { type: "string" } },
+    agree: { type: "boolean" },
+  },
+  required: ["name"],
+} satisfies JsonSchema;
+
+beforeAll(async () => {
+  weft = await startTestPlatform({
+    env: {
+      // The fuzz run is one client: the limits would turn it into a test of 429s.
+      WEFT_RATE_LIMIT_REGISTER: "100000",
+      WEFT_RATE_LIMIT_CLAIM: "100000",
+      WEFT_RATE_LIMIT_REVOKE: "100000",
+      WEFT_RATE_LIMIT_FORMS: "100000",
+    },
+  });
+  const caller = await createTestIdentity(weft, "fuzzer@example.com");
+  const call = async (procedure: string, input: unknown) => {
+    const response = await fetch(`${weft.url}/rpc/${procedure.replace(".", "/")}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${caller.credential}` },
+      body: JSON.stringify({ json: input }),
+    });
+    return ((await response.json()) as { json: Record<string, string> }).json;
+  };
+  const projectId = (await call("projects.create", { name: "Fuzzed" })).id as string;
+  const deploymentId = (
+    await call("deployments.create", {
+      projectId,
+      manifest: {
+        version: 1,
+        workflows: [{ name: "take" }],
+        forms: [
+          { name: "contact", workflow: "take", schema: formSchema },
+          { name: "locked", workflow: "take", schema: formSchema, basicAuth: { username: "ann", password: "sesame" } },
+        ],
+        webhooks: [
+          { name: "hook", workflow: "take" },
+          { name: "signed", workflow: "take", secret: { header: "x-hook-secret", value: "s3cret-value" } },
+        ],
+        schedules: [{ name: "nightly", workflow: "take", cron: "0 0 * * *" }],
+      },
+      bundle: 'export default { workflows: [{ name: "take", run: async (input) => input }] };',
+    })
+  ).id as string;
+  const executionId = (await call("workflows.run", { projectId, workflow: "take", input: {} })).executionId as string;
+  const traceId = (await call("workflows.getExecution", { executionId })).traceId as string;
+  const invitationId = (
+    await call("access.invite", { workspaceId: caller.personalWorkspaceId, email: "carol@example.com", role: "member" })
+  ).id as string;
+  const agent = await registerEmailAgent(weft, caller.email);
+  const pending = await postJson(`${weft.url}/agent/auth`, emailRegistration("pending@example.com"));
+  const page = await fetch(`${weft.url}/triggers/forms/${projectId}/contact`);
+  fixture = {
+    caller,
+    projectId,
+    deploymentId,
+    executionId,
+    traceId,
+    invitationId,
+    agentId: agent.agentId,
+    tokenId: await storeTestWaitToken(weft.database.db, { executionId, projectId, now: weft.clock.now() }),
+    claimToken: pending.body.claim_token as string,
+    hostedFormCsrf: formCsrfTokenOf(await page.text()),
+  };
+  fingerprint = await installChangeCounter(weft.database.db, watchedTables);
+}, 300_000);
+
+afterAll(async () => {
+  if (tallies.length > 0) {
+    console.log(
+      `fuzz, seed ${seed}, ${runs} inputs per surface\n${formatFuzzTallies(tallies, (Date.now() - started) / 1000)}`,
+    );
+  }
+  await weft?.stop();
+});
+
+const encoder = new TextEncoder();
+
+/** A JSON body, then broken on the wire (truncated, bytes that are not UTF-8) and labelled with some content type. */
+function jsonPost(
+  path: fc.Arbitrary<string>,
+  value: fc.Arbitrary<unknown>,
+  headers: fc.Arbitrary<Record<string, string | undefined>> = fc.constant({}),
+  contentType = "application/json",
+): fc.Arbitrary<FuzzRequest> {
+  return fc
+    .tuple(
+      path,
+      mutatedValue(value).chain((body) => mutatedBody(encoder.encode(JSON.stringify(body) ?? ""))),
+      mutatedContentType(contentType),
+      headers,
+    )
+    .map(([to, body, type, extra]) => ({
+      method: "POST" as const,
+      path: to,
+      headers: { "content-type": type, ...extra },
+      body,
+    }));
+}
+
+const bearer = () =>
+  fc.oneof(
+    { weight: 8, arbitrary: fc.constant(`Bearer ${fixture.caller.credential}`) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        undefined,
+        "Bearer",
+        "Bearer wft_nope",
+        "Basic Zm9vOmJhcg==",
+        `bearer  ${"x".repeat(5000)}`,
+      ),
+    },
+    {
+      weight: 1,
+      arbitrary: hostileString.map((text) => `Bearer ${text.replace(/[^\x20-\x7e]/g, "?").slice(0, 8000)}`),
+    },
+  );
+
+const jwtLike = fc
+  .tuple(fc.jsonValue({ maxDepth: 2 }), fc.jsonValue({ maxDepth: 2 }), fc.string({ maxLength: 40 }))
+  .map((parts) => parts.map((part) => Buffer.from(JSON.stringify(part) ?? "").toString("base64url")).join("."));
+
+/** Every HTTP surface outside the RPC API; another one (the token endpoint, when it lands) is one more entry. */
+function httpSurfaces({ projectId, claimToken, tokenId, hostedFormCsrf }: Fixture): FuzzSurface[] {
+  const formPage = fc
+    .tuple(hostileSegment([projectId, "prj_00000000000000000000000000"]), hostileSegment(["contact", "locked", "nope"]))
+    .map(([project, form]) => `/triggers/forms/${project}/${form}`);
+  const basicAuth = fc.constantFrom(
+    undefined,
+    `Basic ${Buffer.from("ann:sesame").toString("base64")}`,
+    "Basic %%%",
+    "Basic ",
+  );
+  const formFields = fc
+    .tuple(
+      fc.dictionary(
+        fc.constantFrom("name", "age", "tags", "agree", "_csrf", "__proto__", "constructor"),
+        hostileString,
+        {
+          maxKeys: 5,
+        },
+      ),
+      fc.constantFrom(hostedFormCsrf, "", "nope"),
+      fc.record({
+        name: fc.string({ maxLength: 60 }),
+        age: fc.integer().map(String),
+        agree: fc.constantFrom("on", ""),
+      }),
+    )
+    .map(([hostile, csrf, plain]) => new URLSearchParams({ ...plain, _csrf: csrf, ...hostile }).toString());
+  const tokenPath = hostileSegment([tokenId, randomTokenId()]).map((id) => `/triggers/tokens/${id}`);
+  return [
+    {
+      name: "agent-auth.register",
+      request: jsonPost(
+        fc.constant("/agent/auth"),
+        fc.record({
+          type: fc.constantFrom("identity_assertion", "password"),
+          assertion_type: fc.constantFrom("verified_email", "urn:ietf:params:oauth:token-type:id-jag", "saml"),
+          assertion: fc.oneof(fc.emailAddress(), jwtLike, fc.string()),
+          requested_credential_type: fc.constantFrom("api_key", "jwt"),
+        }),
+      ),
+    },
+    {
+      name: "agent-auth.claim",
+      request: jsonPost(
+        fc.constant("/agent/auth/claim/complete"),
+        fc.record({
+          claim_token: fc.oneof(fc.constant(claimToken), fc.string()),
+          otp: fc.oneof(fc.stringMatching(/^\d{6}$/), fc.string()),
+        }),
+      ),
+    },
+    {
+      name: "agent-auth.revoke",
+      request: fc
+        .tuple(
+          mutatedContentType("application/logout+jwt"),
+          jwtLike.chain((jwt) => mutatedBody(encoder.encode(jwt))),
+        )
+        .map(([type, body]) => ({
+          method: "POST",
+          path: "/agent/auth/revoke",
+          headers: { "content-type": type },
+          body,
+        })),
+    },
+    {
+      name: "ingress.hosted-form.get",
+      request: fc
+        .tuple(formPage, basicAuth, fc.constantFrom("", "?x=1", "?name=%ff", "?__proto__=1"))
+        .map(([path, authorization, query]) => ({ method: "GET", path: path + query, headers: { authorization } })),
+    },
+    {
+      name: "ingress.hosted-form.post",
+      request: fc
+        .tuple(
+          formPage,
+          basicAuth,
+          formFields.chain((fields) => mutatedBody(encoder.encode(fields))),
+          mutatedContentType("application/x-www-form-urlencoded"),
+        )
+        .map(([path, authorization, body, type]) => ({
+          method: "POST",
+          path,
+          headers: { authorization, "content-type": type },
+          body,
+        })),
+    },
+    {
+      name: "ingress.programmatic-form.post",
+      request: jsonPost(
+        fc
+          .tuple(
+            hostileSegment(["contact", "locked", "nope"]),
+            fc.constantFrom(
+              `?projectId=${projectId}`,
+              "",
+              "?projectId=prj_00000000000000000000000000",
+              "?projectId=%ff",
+            ),
+          )
+          .map(([form, query]) => `/forms/${form}${query}`),
+        arbitraryOfJsonSchema(formSchema),
+        fc.record({
+          "idempotency-key": fc.constantFrom(undefined, "key-1", "k".repeat(201)),
+          authorization: basicAuth,
+        }),
+      ),
+    },
+    {
+      name: "ingress.webhook.post",
+      request: jsonPost(
+        fc
+          .tuple(
+            hostileSegment([projectId, "prj_00000000000000000000000000"]),
+            hostileSegment(["hook", "signed", "nope"]),
+          )
+          .map(([project, hook]) => `/triggers/webhooks/${project}/${hook}`),
+        fc.jsonValue({ maxDepth: 3 }),
+        fc.record({
+          "idempotency-key": fc.constantFrom(undefined, "key-1", "key-2", " "),
+          "x-hook-secret": fc.constantFrom(undefined, "s3cret-value", "wrong"),
+        }),
+      ),
+    },
+    {
+      name: "ingress.wait-token.get",
+      request: tokenPath.map((path) => ({ method: "GET", path })),
+    },
+    {
+      name: "ingress.wait-token.post",
+      request: fc.oneof(
+        jsonPost(tokenPath, fc.record({ approved: fc.boolean(), note: fc.string() })),
+        fc
+          .tuple(tokenPath, fc.constantFrom("decision=approve", "decision=reject&_csrf=x", "_csrf=%ff", ""))
+          .map(([path, body]) => ({
+            method: "POST" as const,
+            path,
+            headers: { "content-type": "application/x-www-form-urlencoded" },
+            body,
+          })),
+      ),
+    },
+  ];
+}
+
+/**
+ * Per procedure of the contract: how its inputs are generated beyond its zod schema. A procedure
+ * without an entry fails the walk, so every namespace that lands is fuzzed.
+ */
+const rpcEntries: Record<string, { overrides?: () => SchemaArbitraryOptions["overrides"] }> = {
+  "projects.list": {},
+  "projects.get": {},
+  "projects.create": {},
+  "projects.update": {},
+  "projects.delete": {},
+  "deployments.create": {
+    overrides: () => ({
+      manifest: fc.oneof(
+        arbitraryOfJsonSchema(z.toJSONSchema(manifestSchema, { io: "input", unrepresentable: "any" }) as JsonSchema),
+        fc.jsonValue({ maxDepth: 4 }),
+      ),
+      bundle: fc.constantFrom("export default {};", "", "throw new Error()", "export default { workflows: 1 };"),
+    }),
+  },
+  "deployments.activate": {},
+  "deployments.list": {},
+  "deployments.get": {},
+  "workflows.list": {},
+  "workflows.get": {},
+  "workflows.run": {},
+  "workflows.listExecutions": {},
+  "workflows.getExecution": {},
+  "workflows.cancelExecution": {},
+  "workflows.rerunExecution": {},
+  "workflows.completeToken": {},
+  "traces.list": {},
+  "traces.get": {},
+  "resources.list": {},
+  "resources.get": {},
+  "access.createWorkspace": {},
+  "access.listWorkspaces": {},
+  "access.renameWorkspace": {},
+  "access.listMembers": {},
+  "access.invite": {},
+  "access.listInvitations": {},
+  "access.revokeInvitation": {},
+  "access.updateRole": {},
+  "access.removeMember": {},
+  "access.auditLog": {},
+  "agents.list": {},
+  "agents.get": {},
+  "agents.revoke": {},
+  "agents.revokeAll": {},
+  "schedules.list": {},
+  "schedules.pause": {},
+  "schedules.resume": {},
+};
+
+function rpcSurface(procedure: string, inputSchema: unknown): FuzzSurface {
+  const entry = rpcEntries[procedure];
+  if (entry === undefined) throw new Error(`${procedure} has no fuzz entry`);
+  const known = [
+    fixture.projectId,
+    fixture.deploymentId,
+    fixture.executionId,
+    fixture.traceId,
+    fixture.invitationId,
+    fixture.agentId,
+    fixture.tokenId,
+    fixture.caller.personalWorkspaceId,
+    fixture.caller.accountId,
+    "take",
+    "nightly",
+    "contact",
+  ];
+  const jsonSchema = z.toJSONSchema(inputSchema as z.ZodType, { io: "input", unrepresentable: "any" }) as JsonSchema;
+  const input = arbitraryOfJsonSchema(jsonSchema, { known, overrides: entry.overrides?.() ?? {} });
+  return {
+    name: `rpc.${procedure}`,
+    request: jsonPost(
+      fc.constant(`/rpc/${procedure.replaceAll(".", "/")}`),
+      input.map((json) => ({ json })),
+      bearer().map((authorization) => ({ authorization })),
+    ),
+  };
+}
+
+describe("fuzzing: no input gets a 5xx, hangs, stops the server or changes anything when refused", () => {
+  const procedures = contractProcedureInputs();
+
+  it("has a fuzz entry for every procedure of the contract, and every one can be generated", () => {
+    expect(procedures.map(([name]) => name).filter((name) => rpcEntries[name] === undefined)).toEqual([]);
+    for (const [name, schema] of procedures) {
+      expect(fc.sample(rpcSurface(name, schema).request, { numRuns: 3, seed }), name).toHaveLength(3);
+    }
+  });
+
+  // Only the names are read at collection time, before the platform and its fixture exist.
+  const unnamed = "x";
+  const namingFixture: Fixture = {
+    caller: {
+      email: unnamed,
+      accountId: unnamed,
+      personalWorkspaceId: unnamed,
+      credentialId: unnamed,
+      credential: unnamed,
+    },
+    projectId: unnamed,
+    deploymentId: unnamed,
+    executionId: unnamed,
+    traceId: unnamed,
+    invitationId: unnamed,
+    agentId: unnamed,
+    tokenId: unnamed,
+    claimToken: unnamed,
+    hostedFormCsrf: unnamed,
+  };
+  const surfaceNames = [
+    ...httpSurfaces(namingFixture).map((surface) => surface.name),
+    ...procedures.map(([name]) => `rpc.${name}`),
+  ];
+
+  it.each(surfaceNames)(
+    "%s",
+    async (name) => {
+      const surface = name.startsWith("rpc.")
+        ? rpcSurface(name.slice(4), procedures.find(([procedure]) => `rpc.${procedure}` === name)?.[1])
+        : httpSurfaces(fixture).find((each) => each.name === name);
+      if (surface === undefined) throw new Error(`no surface ${name}`);
+      const tally = await fuzzSurface(surface, { baseUrl: weft.url, runs, seed, fingerprint });
+      tallies.push(tally);
+      expect(tally.failures).toEqual([]);
+      expect(tally.inputs).toBe(runs);
+    },
+    30_000 + runs * 100,
+  );
+});
