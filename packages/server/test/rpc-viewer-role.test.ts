@@ -18,6 +18,7 @@ import {
   credentials,
   deployments,
   executions,
+  federationPolicies,
   invitations,
   memberships,
   projects,
@@ -38,6 +39,7 @@ interface TeamFixture {
   invitationId: string;
   ownerAgentId: string;
   tokenId: string;
+  policyId: string;
 }
 
 /**
@@ -104,6 +106,19 @@ const viewerCalls: Record<
     outcome: "refused",
   },
   "access.auditLog": { input: ({ workspaceId }) => ({ workspaceId }), outcome: "refused" },
+  "access.createFederationPolicy": {
+    input: ({ workspaceId, projectId }) => ({
+      workspaceId,
+      projectId,
+      issuer: "https://token.actions.githubusercontent.com",
+      audience: "weft",
+      subject: "repo:viewer/*",
+      scopes: ["deployments:write"],
+    }),
+    outcome: "refused",
+  },
+  "access.listFederationPolicies": { input: ({ workspaceId }) => ({ workspaceId }), outcome: "refused" },
+  "access.deleteFederationPolicy": { input: ({ policyId }) => ({ policyId }), outcome: "refused" },
   "agents.list": { input: () => ({}), outcome: "reads" },
   "agents.list#workspace": { input: ({ workspaceId }) => ({ workspaceId }), outcome: "refused" },
   "agents.get": { input: ({ ownerAgentId }) => ({ agentId: ownerAgentId }), outcome: "hidden" },
@@ -137,6 +152,10 @@ async function teamState() {
       .select({ id: credentials.id, revokedAt: credentials.revokedAt })
       .from(credentials)
       .orderBy(credentials.id),
+    federationPolicies: await db
+      .select()
+      .from(federationPolicies)
+      .where(eq(federationPolicies.workspaceId, team.workspaceId)),
     audit: await db
       .select({ id: auditEvents.id })
       .from(auditEvents)
@@ -175,6 +194,19 @@ beforeAll(async () => {
   );
   const agent = await registerEmailAgent(weft, owner.email);
   const tokenId = await storeTestWaitToken(weft.database.db, { executionId, projectId, now: weft.clock.now() });
+  const policy = await callRpc(
+    weft.url,
+    "access.createFederationPolicy",
+    {
+      workspaceId,
+      projectId,
+      issuer: "https://token.actions.githubusercontent.com",
+      audience: "weft",
+      subject: "repo:team/shared:*",
+      scopes: ["projects:read"],
+    },
+    token,
+  );
   team = {
     owner,
     viewer,
@@ -186,6 +218,7 @@ beforeAll(async () => {
     invitationId: (invited.json as { id: string }).id,
     ownerAgentId: agent.agentId,
     tokenId,
+    policyId: (policy.json as { id: string }).id,
   };
 });
 
