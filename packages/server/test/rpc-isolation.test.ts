@@ -4,11 +4,14 @@ import { contract } from "@weft/contract";
 import {
   callRpc,
   createTestIdentity,
+  postTokenRequest,
   randomTokenId,
   registerEmailAgent,
+  startTestIdentityProvider,
   startTestPlatform,
   storeTestWaitToken,
   type TestIdentity,
+  type TestIdentityProvider,
   type TestPlatform,
 } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,6 +20,7 @@ import {
   credentials,
   deployments,
   executions,
+  federationPolicies,
   invitations,
   memberships,
   projects,
@@ -34,6 +38,7 @@ interface VictimFixture {
   invitationId: string;
   agentId: string;
   tokenId: string;
+  policyId: string;
 }
 
 /**
@@ -122,6 +127,22 @@ const attempts: Record<
   "agents.get": { input: ({ agentId }) => ({ agentId }), expectation: "refused" },
   "agents.revoke": { input: ({ agentId }) => ({ agentId }), expectation: "refused" },
   "agents.revokeAll": { input: ({ victim }) => ({ workspaceId: victim.personalWorkspaceId }), expectation: "refused" },
+  "access.createFederationPolicy": {
+    input: ({ victim, projectId }) => ({
+      workspaceId: victim.personalWorkspaceId,
+      projectId,
+      issuer: "https://token.actions.githubusercontent.com",
+      audience: "weft",
+      subject: "repo:mallory/*",
+      scopes: ["deployments:write"],
+    }),
+    expectation: "refused",
+  },
+  "access.listFederationPolicies": {
+    input: ({ victim }) => ({ workspaceId: victim.personalWorkspaceId }),
+    expectation: "refused",
+  },
+  "access.deleteFederationPolicy": { input: ({ policyId }) => ({ policyId }), expectation: "refused" },
   "schedules.list": { input: ({ projectId }) => ({ projectId }), expectation: "refused" },
   "schedules.pause": { input: ({ projectId }) => ({ projectId, name: "nightly" }), expectation: "refused" },
   "schedules.resume": { input: ({ projectId }) => ({ projectId, name: "nightly" }), expectation: "refused" },
@@ -139,6 +160,7 @@ function missingFixture(): VictimFixture {
     invitationId: `inv_${suffix()}`,
     agentId: `reg_${suffix()}`,
     tokenId: randomTokenId(),
+    policyId: `fed_${suffix()}`,
   };
 }
 
@@ -149,11 +171,29 @@ function procedurePaths(router: object, prefix: string[] = []): string[] {
   });
 }
 
+type Attempt = (typeof attempts)[string];
+
+/**
+ * What a project-scoped (federated) credential of another project of B's workspace must get: the
+ * workspace's people, agents and policies are FORBIDDEN to it whatever they hold, creating a project
+ * is FORBIDDEN, listing the workspace's projects shows its own only, and every other project of the
+ * workspace is NOT_FOUND like anyone else's.
+ */
+function projectScopedExpectation(name: string, attempt: Attempt): "forbidden" | "sees-nothing" | "refused" {
+  if (name.startsWith("access.") || name.startsWith("agents.") || name === "projects.create") return "forbidden";
+  if (name === "projects.list#workspace") return "sees-nothing";
+  if (attempt.expectation === "creates-own") return "forbidden";
+  return attempt.expectation;
+}
+
 let weft: TestPlatform;
+let idp: TestIdentityProvider;
 let intruder: TestIdentity;
+let projectScoped: string;
 let fixture: VictimFixture;
 
 beforeAll(async () => {
+  idp = await startTestIdentityProvider();
   weft = await startTestPlatform();
   intruder = await createTestIdentity(weft, "mallory@example.com");
   const victim = await createTestIdentity(weft, "bob@example.com");
@@ -192,6 +232,44 @@ beforeAll(async () => {
   );
   const agent = await registerEmailAgent(weft, victim.email);
   const tokenId = await storeTestWaitToken(weft.database.db, { executionId, projectId, now: weft.clock.now() });
+  const policy = await callRpc(
+    weft.url,
+    "access.createFederationPolicy",
+    {
+      workspaceId: victim.personalWorkspaceId,
+      projectId,
+      issuer: idp.issuer,
+      audience: "weft",
+      subject: "repo:bob/secret-plans:*",
+      scopes: ["projects:read"],
+    },
+    { token: victim.credential },
+  );
+  // B's CI credential for another project of the same workspace, with every scope.
+  const ciProject = await callRpc(weft.url, "projects.create", { name: "CI target" }, { token: victim.credential });
+  const ciProjectId = (ciProject.json as { id: string }).id;
+  await callRpc(
+    weft.url,
+    "access.createFederationPolicy",
+    {
+      workspaceId: victim.personalWorkspaceId,
+      projectId: ciProjectId,
+      issuer: idp.issuer,
+      audience: "weft",
+      subject: "repo:bob/ci:*",
+      scopes: ["projects:read", "projects:write", "deployments:read", "deployments:write"],
+    },
+    { token: victim.credential },
+  );
+  const now = Math.floor(weft.clock.now().getTime() / 1000);
+  const exchanged = await postTokenRequest(weft.url, {
+    audience: ciProjectId,
+    subjectToken: await idp.sign(
+      { iss: idp.issuer, aud: "weft", sub: "repo:bob/ci:ref:refs/heads/main", iat: now, exp: now + 3600 },
+      { typ: "JWT" },
+    ),
+  });
+  projectScoped = exchanged.body.access_token as string;
   fixture = {
     victim,
     projectId,
@@ -201,12 +279,92 @@ beforeAll(async () => {
     invitationId: (invited.json as { id: string }).id,
     agentId: agent.agentId,
     tokenId,
+    policyId: (policy.json as { id: string }).id,
   };
 });
 
 afterAll(async () => {
   await weft.stop();
+  await idp.close();
 });
+
+async function snapshot() {
+  const { db } = weft.database;
+  return {
+    projects: await db.select().from(projects),
+    audit: await db.select().from(auditEvents),
+    memberships: await db.select().from(memberships),
+    invitations: await db.select().from(invitations),
+    // `lastUsedAt` moves with every call, in batches; whether a credential is revoked must not.
+    credentials: await db
+      .select({ id: credentials.id, revokedAt: credentials.revokedAt })
+      .from(credentials)
+      .orderBy(credentials.id),
+    deployments: await db.select().from(deployments),
+    executions: await db.select({ id: executions.id }).from(executions),
+    schedules: await db.select().from(schedules),
+    waitTokens: await db.select().from(waitTokens),
+    federationPolicies: await db.select().from(federationPolicies),
+  };
+}
+
+/** Calls `name` as `token` aimed at B's things and checks the answer reveals and changes nothing of B's. */
+async function expectIsolated(
+  name: string,
+  attempt: Attempt,
+  caller: { token: string; accountId: string | undefined },
+  expectation: "refused" | "sees-nothing" | "creates-own" | "forbidden",
+  secrets: string[],
+) {
+  const procedure = name.split("#")[0] ?? name;
+  const before = await snapshot();
+  const input = attempt.input(fixture);
+  const result = await callRpc(weft.url, procedure, input, { token: caller.token });
+  if (expectation === "refused") {
+    expect(result.status).toBe(404);
+    expect(result.json).toMatchObject({ code: "NOT_FOUND" });
+    // What does not exist reads exactly like what is someone else's.
+    const missing = await callRpc(weft.url, procedure, attempt.input(missingFixture()), { token: caller.token });
+    expect(missing.text).toBe(result.text);
+  } else if (expectation === "forbidden") {
+    expect(result.status).toBe(403);
+    expect(result.json).toMatchObject({ code: "FORBIDDEN" });
+  } else {
+    expect(result.status).toBe(200);
+  }
+  const after = await snapshot();
+  if (expectation === "creates-own") {
+    const known = new Set(before.audit.map((event) => event.id));
+    const added = after.audit.filter((event) => !known.has(event.id));
+    expect(added.length).toBeGreaterThan(0);
+    for (const event of added) expect(event.actorAccountId).toBe(caller.accountId);
+    expect({ ...after, audit: [], memberships: [] }).toEqual({ ...before, audit: [], memberships: [] });
+  } else {
+    expect(after).toEqual(before);
+  }
+  // Echoing what the caller sent reveals nothing; anything else of B's would.
+  let serialized = JSON.stringify(result.json);
+  for (const sent of Object.values(input as Record<string, unknown>)) {
+    if (typeof sent === "string") serialized = serialized.replaceAll(sent, "<input>");
+  }
+  for (const secret of secrets) expect(serialized).not.toContain(secret);
+}
+
+function secretsOfB(): string[] {
+  return [
+    fixture.projectId,
+    fixture.deploymentId,
+    fixture.executionId,
+    fixture.traceId,
+    fixture.victim.personalWorkspaceId,
+    fixture.victim.email,
+    fixture.invitationId,
+    fixture.agentId,
+    fixture.policyId,
+    "carol@example.com",
+    "Secret plans",
+  ];
+}
 
 describe("tenant isolation", () => {
   const procedures = procedurePaths(contract);
@@ -219,76 +377,28 @@ describe("tenant isolation", () => {
   it.each(Object.entries(attempts))(
     "%s as another user neither reveals nor changes anything",
     async (name, attempt) => {
-      const procedure = name.split("#")[0] ?? name;
-      expect(procedures).toContain(procedure);
-      const before = {
-        projects: await weft.database.db.select().from(projects),
-        audit: await weft.database.db.select().from(auditEvents),
-        memberships: await weft.database.db.select().from(memberships),
-        invitations: await weft.database.db.select().from(invitations),
-        // `lastUsedAt` moves with every call, in batches; whether a credential is revoked must not.
-        credentials: await weft.database.db
-          .select({ id: credentials.id, revokedAt: credentials.revokedAt })
-          .from(credentials)
-          .orderBy(credentials.id),
-        deployments: await weft.database.db.select().from(deployments),
-        executions: await weft.database.db.select({ id: executions.id }).from(executions),
-        schedules: await weft.database.db.select().from(schedules),
-        waitTokens: await weft.database.db.select().from(waitTokens),
-      };
-      const input = attempt.input(fixture);
-      const result = await callRpc(weft.url, procedure, input, { token: intruder.credential });
-      if (attempt.expectation === "refused") {
-        expect(result.status).toBe(404);
-        expect(result.json).toMatchObject({ code: "NOT_FOUND" });
-        // What does not exist reads exactly like what is someone else's.
-        const missing = await callRpc(weft.url, procedure, attempt.input(missingFixture()), {
-          token: intruder.credential,
-        });
-        expect(missing.text).toBe(result.text);
-      } else {
-        expect(result.status).toBe(200);
-      }
-      if (attempt.expectation === "creates-own") {
-        const known = new Set(before.audit.map((event) => event.id));
-        const added = (await weft.database.db.select().from(auditEvents)).filter((event) => !known.has(event.id));
-        expect(added.length).toBeGreaterThan(0);
-        for (const event of added) expect(event.actorAccountId).toBe(intruder.accountId);
-      } else {
-        expect(await weft.database.db.select().from(auditEvents)).toEqual(before.audit);
-        expect(await weft.database.db.select().from(memberships)).toEqual(before.memberships);
-      }
-      // Echoing what the caller sent reveals nothing; anything else of B's would.
-      let serialized = JSON.stringify(result.json);
-      for (const sent of Object.values(input as Record<string, unknown>)) {
-        if (typeof sent === "string") serialized = serialized.replaceAll(sent, "<input>");
-      }
-      for (const secret of [
-        fixture.projectId,
-        fixture.deploymentId,
-        fixture.executionId,
-        fixture.traceId,
-        fixture.victim.personalWorkspaceId,
-        fixture.victim.email,
-        fixture.invitationId,
-        fixture.agentId,
-        "carol@example.com",
-        "Secret plans",
-      ]) {
-        expect(serialized).not.toContain(secret);
-      }
-      expect(await weft.database.db.select().from(projects)).toEqual(before.projects);
-      expect(await weft.database.db.select().from(deployments)).toEqual(before.deployments);
-      expect(await weft.database.db.select().from(invitations)).toEqual(before.invitations);
-      expect(
-        await weft.database.db
-          .select({ id: credentials.id, revokedAt: credentials.revokedAt })
-          .from(credentials)
-          .orderBy(credentials.id),
-      ).toEqual(before.credentials);
-      expect(await weft.database.db.select({ id: executions.id }).from(executions)).toEqual(before.executions);
-      expect(await weft.database.db.select().from(schedules)).toEqual(before.schedules);
-      expect(await weft.database.db.select().from(waitTokens)).toEqual(before.waitTokens);
+      expect(procedures).toContain(name.split("#")[0]);
+      await expectIsolated(
+        name,
+        attempt,
+        { token: intruder.credential, accountId: intruder.accountId },
+        attempt.expectation,
+        secretsOfB(),
+      );
+    },
+  );
+
+  it.each(Object.entries(attempts))(
+    "%s with a project-scoped credential of another project of the workspace reaches nothing else",
+    async (name, attempt) => {
+      await expectIsolated(
+        name,
+        attempt,
+        { token: projectScoped, accountId: undefined },
+        projectScopedExpectation(name, attempt),
+        // Its own project names the workspace they share; nothing else of the workspace may show.
+        secretsOfB().filter((secret) => secret !== fixture.victim.personalWorkspaceId),
+      );
     },
   );
 });
