@@ -213,6 +213,14 @@ describe("token exchange", () => {
     expect((await call(token, "projects.get", { projectId })).status).toBe(200);
     expect((await call(token, "projects.get", { projectId: siblingId })).status).toBe(404);
     expect((await call(token, "projects.get", { projectId: strangerProjectId })).status).toBe(404);
+    const described = await fetch(`${weft.url}/agent/auth/credential`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(await described.json()).toMatchObject({
+      email: owner.email,
+      projectId,
+      workspaces: [{ id: teamId, name: "CI Inc", role: "member" }],
+    });
     // deployments:read was not granted
     expect((await call(token, "deployments.list", { projectId })).status).toBe(403);
   });

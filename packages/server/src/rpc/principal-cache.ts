@@ -50,7 +50,8 @@ function confineToProject(
   return new Map([[project.workspaceId, outranks(role, "member") ? "member" : role]]);
 }
 
-async function loadPrincipal(
+/** The principal a bearer secret stands for, read from the database, with its credential's expiry. */
+export async function loadPrincipal(
   db: Database,
   clock: Clock,
   secret: string,
