@@ -304,6 +304,31 @@ describe("token exchange", () => {
     expect((await call(token, "projects.get", { projectId })).status).toBe(401);
   });
 
+  it("reaches nothing once the policy's creator has left the workspace", async () => {
+    const admin = await createTestIdentity(weft, "leaving-admin@example.com");
+    await joinWorkspace(weft, { workspaceId: teamId, by: owner, member: admin, role: "admin" });
+    const policy = await call(admin.credential, "access.createFederationPolicy", {
+      workspaceId: teamId,
+      projectId,
+      issuer: idp.issuer,
+      audience: "weft",
+      subject: "repo:weft-dev/admins-own:*",
+      scopes: ["projects:read"],
+    });
+    expect(policy.status).toBe(200);
+    const claims = { sub: "repo:weft-dev/admins-own:ref:refs/heads/main" };
+    const given = await exchange(await ciToken(claims));
+    const token = given.body.access_token as string;
+    expect((await call(token, "projects.get", { projectId })).status).toBe(200);
+    const removed = await call(owner.credential, "access.removeMember", {
+      workspaceId: teamId,
+      accountId: admin.accountId,
+    });
+    expect(removed.status).toBe(200);
+    expect((await call(token, "projects.get", { projectId })).status).toBe(404);
+    await expectRefused(exchange(await ciToken(claims)), "invalid_request");
+  });
+
   describe("refuses", () => {
     it.each([
       [
