@@ -21,6 +21,8 @@ export interface Discovery extends AgentAuthEndpoints {
   authorizationServerMetadata: Record<string, unknown>;
   /** E.g. `urn:ietf:params:oauth:token-type:id-jag` and `verified_email`: which registration flows exist. */
   identityAssertionTypesSupported: string[];
+  /** The OAuth token endpoint (token exchange for a project-scoped credential). */
+  tokenUri: string;
 }
 
 const challengePattern = /resource_metadata="([^"]+)"/;
@@ -90,5 +92,6 @@ export async function discover(baseUrl: string, options: { fetch?: typeof fetch 
     registerUri: stringAt(agentAuth, "register_uri", `${issuer}/agent/auth`),
     claimUri: stringAt(agentAuth, "claim_uri", `${issuer}/agent/auth/claim/complete`),
     revocationUri: stringAt(agentAuth, "revocation_uri", `${issuer}/agent/auth/revoke`),
+    tokenUri: stringAt(authorizationServerMetadata, "token_endpoint", `${issuer}/oauth2/token`),
   };
 }

@@ -2,6 +2,8 @@ export { type ClientOptions, createClient, isRpcError, RpcError, type WeftClient
 export { type AgentAuthEndpoints, type Discovery, discover } from "./discover.ts";
 export {
   completeClaim,
+  type ExchangedToken,
+  exchangeToken,
   type IssuedCredential,
   idJagAssertionType,
   type PendingRegistration,

@@ -29,20 +29,24 @@ interface RequestOptions {
   agentName?: string;
 }
 
+/** A JSON body, or the form parameters of an OAuth token request (RFC 6749 §3.2). */
+type RequestBody = Record<string, unknown> | URLSearchParams;
+
 async function post(
   url: string,
-  body: Record<string, unknown>,
+  body: RequestBody,
   options: RequestOptions,
   expected: number[],
 ): Promise<Record<string, unknown>> {
+  const form = body instanceof URLSearchParams;
   const response = await (options.fetch ?? fetch)(url, {
     method: "POST",
     headers: {
-      "content-type": "application/json",
+      "content-type": form ? "application/x-www-form-urlencoded" : "application/json",
       accept: "application/json",
       ...(options.agentName === undefined ? {} : { "user-agent": options.agentName }),
     },
-    body: JSON.stringify(body),
+    body: form ? body.toString() : JSON.stringify(body),
   });
   const text = await response.text();
   let parsed: unknown;
@@ -153,4 +157,43 @@ export async function revokeCredential(
   options: RequestOptions = {},
 ): Promise<void> {
   await post(endpoints.revocationUri, { credential }, options, [200, 204]);
+}
+
+export const tokenExchangeGrantType = "urn:ietf:params:oauth:grant-type:token-exchange";
+export const jwtTokenType = "urn:ietf:params:oauth:token-type:jwt";
+
+/** A project-scoped credential from a token exchange. */
+export interface ExchangedToken {
+  /** The bearer secret: keep it private. */
+  accessToken: string;
+  expiresAt: Date;
+  scopes: string[];
+}
+
+const isNumber = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
+
+/**
+ * RFC 8693 token exchange: an identity provider's JWT (a CI job's OIDC token) for a short-lived
+ * credential of one project, under the project's federation policies. `audience` is the project id;
+ * `scope` (space-separated) narrows what the policy grants.
+ */
+export async function exchangeToken(
+  endpoints: { tokenUri: string },
+  request: { subjectToken: string; audience: string; scope?: string; subjectTokenType?: string },
+  options: RequestOptions & { now?: () => Date } = {},
+): Promise<ExchangedToken> {
+  const parameters = new URLSearchParams({
+    grant_type: tokenExchangeGrantType,
+    subject_token: request.subjectToken,
+    subject_token_type: request.subjectTokenType ?? jwtTokenType,
+    audience: request.audience,
+    ...(request.scope === undefined ? {} : { scope: request.scope }),
+  });
+  const record = await post(endpoints.tokenUri, parameters, options, [200]);
+  const scope = record.scope;
+  return {
+    accessToken: field(record, "access_token", isString),
+    expiresAt: new Date((options.now?.() ?? new Date()).getTime() + field(record, "expires_in", isNumber) * 1000),
+    scopes: typeof scope === "string" ? scope.split(" ").filter((name) => name !== "") : [],
+  };
 }

@@ -4,6 +4,7 @@ import {
   createClient,
   type Discovery,
   discover,
+  exchangeToken,
   idJagAssertionType,
   RegistrationError,
   registerWithEmail,
@@ -13,6 +14,7 @@ import {
 } from "@weft/client";
 import {
   claimCodeOf,
+  createTestIdentity,
   decide,
   freePort,
   type SmtpSink,
@@ -154,5 +156,43 @@ describe("an agent registered with a verified email", () => {
     const claimed = await completeClaim(found, { claimToken: pending.claimToken, otp });
     expect(claimed).toMatchObject({ status: "claimed", registrationId: pending.registrationId });
     await manageProjects(createClient({ baseUrl: weft.url, token: claimed.credential }));
+  });
+});
+
+describe("a CI job with its identity provider's OIDC token", () => {
+  it("exchanges it for a credential of one project", async () => {
+    const owner = await createTestIdentity(weft, "ci-owner@example.com");
+    const ownerClient = createClient({ baseUrl: weft.url, token: owner.credential });
+    const project = await ownerClient.projects.create({ name: "deployed-from-ci" });
+    await ownerClient.projects.create({ name: "not-for-ci" });
+    await ownerClient.access.createFederationPolicy({
+      workspaceId: owner.personalWorkspaceId,
+      projectId: project.id,
+      issuer: idp.issuer,
+      audience: "weft",
+      subject: "repo:ci/app:*",
+      scopes: ["projects:read", "deployments:write"],
+    });
+    const now = Math.floor(weft.clock.now().getTime() / 1000);
+    const oidcToken = await idp.sign(
+      { iss: idp.issuer, aud: "weft", sub: "repo:ci/app:ref:refs/heads/main", iat: now, exp: now + 300 },
+      { typ: "JWT" },
+    );
+    const exchanged = await exchangeToken(
+      found,
+      { subjectToken: oidcToken, audience: project.id, scope: "projects:read" },
+      { now: () => weft.clock.now() },
+    );
+    expect(exchanged).toEqual({
+      accessToken: expect.stringMatching(/^weft_/),
+      expiresAt: new Date(weft.clock.now().getTime() + 900_000),
+      scopes: ["projects:read"],
+    });
+    const listed = await createClient({ baseUrl: weft.url, token: exchanged.accessToken }).projects.list({});
+    expect(listed.results.map((each) => each.id)).toEqual([project.id]);
+
+    const refused = await rejection(exchangeToken(found, { subjectToken: oidcToken, audience: "prj_unknown" }));
+    expect(refused).toBeInstanceOf(RegistrationError);
+    expect(refused).toMatchObject({ code: "invalid_target", status: 400 });
   });
 });

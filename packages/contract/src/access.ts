@@ -2,7 +2,7 @@ import * as z from "zod";
 import { procedure } from "./errors.ts";
 import { instantInputSchema } from "./instants.ts";
 import { pageOf, paginationInput, timestampPageInput, timestampPageOf } from "./pagination.ts";
-import { workspaceIdSchema } from "./projects.ts";
+import { projectIdSchema, workspaceIdSchema } from "./projects.ts";
 
 /** Largest page of `access.listWorkspaces`, `access.listMembers` and `access.listInvitations`. */
 export const accessPageLimit = 100;
@@ -80,6 +80,48 @@ export const auditEventSchema = z.object({
 export type AuditEvent = z.infer<typeof auditEventSchema>;
 
 const filterText = z.string().min(1).max(200);
+
+/** Largest page of `access.listFederationPolicies`. */
+export const federationPolicyPageLimit = 100;
+/** A federated credential lives at most an hour; a policy that names no lifetime gives 15 minutes. */
+export const maxFederatedTtlSeconds = 3600;
+export const defaultFederatedTtlSeconds = 900;
+
+export const scopeSchema = z.enum(["projects:read", "projects:write", "deployments:read", "deployments:write"]);
+export const federationPolicyIdSchema = z
+  .string()
+  .regex(/^fed_[0-9a-z]{26}$/, "Expected a federation policy id (fed_…).");
+
+const loopbackHosts = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/** An OIDC issuer: https, or http on a loopback host (tests, an identity provider on this machine). */
+export const issuerUrlSchema = z
+  .string()
+  .max(500)
+  .refine((value) => {
+    if (!URL.canParse(value)) return false;
+    const url = new URL(value);
+    if (url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "") return false;
+    return url.protocol === "https:" || (url.protocol === "http:" && loopbackHosts.has(url.hostname));
+  }, "Expected an https URL without query or fragment (http only on a loopback host).");
+
+/** An exact value, or a glob in which `*` stands for any run of characters. */
+export const claimPatternSchema = z.string().min(1, "A pattern needs at least 1 character.").max(500);
+
+export const federationPolicySchema = z.object({
+  id: z.string(),
+  workspaceId: z.string(),
+  projectId: z.string(),
+  issuer: z.string(),
+  audience: z.string(),
+  subject: z.string().nullable(),
+  claims: z.record(z.string(), z.string()).nullable(),
+  scopes: z.array(scopeSchema),
+  maxTtlSeconds: z.int(),
+  createdBy: z.string(),
+  createdAt: z.iso.datetime(),
+});
+export type FederationPolicy = z.infer<typeof federationPolicySchema>;
 
 /** The `access` namespace: team workspaces, their members and invitations, and the audit log. */
 export const accessContract = {
@@ -169,4 +211,50 @@ export const accessContract = {
         .strict(),
     )
     .output(timestampPageOf(auditEventSchema)),
+  createFederationPolicy: procedure
+    .route({
+      summary: "Trust an identity provider's tokens for a project-scoped credential (owner, admin)",
+      tags: ["access"],
+    })
+    .input(
+      z
+        .object({
+          workspaceId: workspaceIdSchema,
+          projectId: projectIdSchema,
+          issuer: issuerUrlSchema,
+          audience: z.string().min(1).max(500),
+          subject: claimPatternSchema.optional(),
+          claims: z
+            .record(z.string().min(1).max(100), claimPatternSchema)
+            .refine((claims) => Object.keys(claims).length <= 20, "At most 20 claims.")
+            .optional(),
+          scopes: z.array(scopeSchema).min(1, "Grant at least one scope."),
+          maxTtlSeconds: z.int().min(60).max(maxFederatedTtlSeconds).default(defaultFederatedTtlSeconds),
+        })
+        .strict()
+        .refine(
+          (policy) => policy.subject !== undefined || Object.keys(policy.claims ?? {}).length > 0,
+          "Name a subject or claims: a policy without either would trust every token of the issuer.",
+        ),
+    )
+    .output(federationPolicySchema),
+  listFederationPolicies: procedure
+    .route({ summary: "List a workspace's federation policies (owner, admin)", tags: ["access"] })
+    .input(
+      z
+        .object({
+          workspaceId: workspaceIdSchema,
+          projectId: projectIdSchema.optional(),
+          pagination: paginationInput({ maxPageSize: federationPolicyPageLimit }).optional(),
+        })
+        .strict(),
+    )
+    .output(pageOf(federationPolicySchema)),
+  deleteFederationPolicy: procedure
+    .route({
+      summary: "Delete a federation policy and revoke the credentials it gave (owner, admin)",
+      tags: ["access"],
+    })
+    .input(z.object({ policyId: federationPolicyIdSchema }).strict())
+    .output(federationPolicySchema),
 };

@@ -14,11 +14,13 @@ export const agentStatusSchema = z.enum(["active", "revoked", "expired"]);
 export const agentSchema = z.object({
   /** The registration id. */
   id: z.string(),
-  type: z.enum(["agent-provider", "email-verification"]),
+  type: z.enum(["agent-provider", "email-verification", "federated"]),
   accountId: z.string(),
   email: z.string(),
   /** The registering client: ID-JAG client_id and issuer, or the User-Agent. */
   agent: agentClientSchema,
+  /** A federated agent's policy, the one project its credential sees, and its token's `sub`. */
+  federation: z.object({ policyId: z.string(), projectId: z.string(), subject: z.string() }).nullable(),
   scopes: z.array(z.string()),
   createdAt: z.iso.datetime(),
   /** Kept in batches: up to a few seconds behind (see the README). */

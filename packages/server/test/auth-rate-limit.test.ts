@@ -1,4 +1,4 @@
-import { emailRegistration, postJson, startTestPlatform, type TestPlatform } from "@weft/testing";
+import { emailRegistration, postJson, postTokenRequest, startTestPlatform, type TestPlatform } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClientIpResolver } from "../src/http/client-ip.ts";
 
@@ -45,6 +45,15 @@ describe("rate limits", () => {
     expect(limited.body).toEqual({ error: "rate_limited", error_description: expect.any(String) });
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(Number(limited.headers.get("retry-after"))).toBeLessThanOrEqual(60);
+  });
+
+  it("limits the token endpoint like registration, on a counter of its own", async () => {
+    const request = () => postTokenRequest(server.url, { subjectToken: "not-a-jwt", audience: "prj_x" });
+    const statuses = [(await request()).status, (await request()).status];
+    expect(statuses).not.toContain(429);
+    const limited = await request();
+    expect(limited.status).toBe(429);
+    expect(limited.body).toEqual({ error: "rate_limited", error_description: expect.any(String) });
   });
 
   it("counts per client IP: X-Forwarded-For is believed only from a trusted proxy", async () => {

@@ -19,6 +19,8 @@ export interface CallTarget {
   executionId: string;
   traceId: string;
   invitationId: string;
+  /** A federation policy of the project. */
+  policyId: string;
   /** An agent registered by the owner. */
   agentId: string;
   tokenId: string;
@@ -259,6 +261,31 @@ export const contractCalls: Record<string, ContractCall> = {
     asOutsider: "refused",
     asViewer: "refused",
   },
+  "access.createFederationPolicy": {
+    input: ({ workspaceId, projectId }) => ({
+      workspaceId,
+      projectId,
+      issuer: "https://token.actions.githubusercontent.com",
+      audience: "weft",
+      subject: "repo:mallory/*",
+      scopes: ["deployments:write"],
+    }),
+    scope: "projects:write",
+    asOutsider: "refused",
+    asViewer: "refused",
+  },
+  "access.listFederationPolicies": {
+    input: ({ workspaceId }) => ({ workspaceId }),
+    scope: "projects:read",
+    asOutsider: "refused",
+    asViewer: "refused",
+  },
+  "access.deleteFederationPolicy": {
+    input: ({ policyId }) => ({ policyId }),
+    scope: "projects:write",
+    asOutsider: "refused",
+    asViewer: "refused",
+  },
   "agents.list": { input: () => ({}), scope: "projects:read", asOutsider: "sees-nothing", asViewer: "reads" },
   "agents.list#workspace": {
     input: ({ workspaceId }) => ({ workspaceId }),
@@ -340,6 +367,19 @@ export async function createContractFixture(weft: TestPlatform): Promise<Contrac
   );
   const agent = await registerEmailAgent(weft, owner.email);
   const tokenId = await storeTestWaitToken(weft.database.db, { executionId, projectId, now: weft.clock.now() });
+  const policy = await callRpc(
+    weft.url,
+    "access.createFederationPolicy",
+    {
+      workspaceId,
+      projectId,
+      issuer: "https://token.actions.githubusercontent.com",
+      audience: "weft",
+      subject: "repo:team/secret-plans:*",
+      scopes: ["projects:read"],
+    },
+    token,
+  );
   const target = {
     workspaceId,
     ownerAccountId: owner.accountId,
@@ -350,6 +390,7 @@ export async function createContractFixture(weft: TestPlatform): Promise<Contrac
     invitationId: (invited.json as { id: string }).id,
     agentId: agent.agentId,
     tokenId,
+    policyId: (policy.json as { id: string }).id,
   };
   const privateNames = [
     ...Object.values(target),

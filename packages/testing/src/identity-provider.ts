@@ -10,6 +10,8 @@ export interface TestIdentityProvider {
   clientId: string;
   /** How many times the JWKS was fetched. */
   jwksFetches(): number;
+  /** How many times the OpenID configuration (`/.well-known/openid-configuration`) was fetched. */
+  discoveryFetches(): number;
   /** Adds a new signing key (published in the JWKS) and makes it the one `sign` uses. */
   rotateKey(): Promise<void>;
   /** Signs a JWT with the current key; `header` overrides typ/alg/kid. */
@@ -17,13 +19,17 @@ export interface TestIdentityProvider {
   close(): Promise<void>;
 }
 
-/** A local identity provider: generated ES256 keys served as a JWKS over HTTP. */
+/**
+ * A local identity provider: generated ES256 keys served as a JWKS over HTTP at `/jwks`, and an
+ * OpenID configuration naming it at `/.well-known/openid-configuration`, as an OIDC issuer serves them.
+ */
 export async function startTestIdentityProvider(
   options: { cacheControl?: string } = {},
 ): Promise<TestIdentityProvider> {
   const publicKeys: JWK[] = [];
   let current: { kid: string; privateKey: PrivateKey } | undefined;
   let fetches = 0;
+  let configurationFetches = 0;
   const rotateKey = async () => {
     const { publicKey, privateKey } = await generateKeyPair("ES256");
     const kid = `key-${publicKeys.length + 1}`;
@@ -31,20 +37,29 @@ export async function startTestIdentityProvider(
     current = { kid, privateKey };
   };
   await rotateKey();
-  const server: Server = createServer((_request, response) => {
-    fetches += 1;
+  let issuer = "";
+  const server: Server = createServer((request, response) => {
     response.setHeader("content-type", "application/json");
     if (options.cacheControl !== undefined) response.setHeader("cache-control", options.cacheControl);
+    if (request.url === "/.well-known/openid-configuration") {
+      configurationFetches += 1;
+      response.end(
+        JSON.stringify({ issuer, jwks_uri: `${issuer}/jwks`, id_token_signing_alg_values_supported: ["ES256"] }),
+      );
+      return;
+    }
+    fetches += 1;
     response.end(JSON.stringify({ keys: publicKeys }));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  const issuer = `http://127.0.0.1:${port}`;
+  issuer = `http://127.0.0.1:${port}`;
   return {
     issuer,
     jwksUri: `${issuer}/jwks`,
     clientId: "agent-client-1",
     jwksFetches: () => fetches,
+    discoveryFetches: () => configurationFetches,
     rotateKey,
     sign: (payload, header = {}) => {
       if (current === undefined) throw new Error("no key");

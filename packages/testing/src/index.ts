@@ -26,3 +26,4 @@ export * from "./test-platform.ts";
 export * from "./test-projects.ts";
 export * from "./test-wait-tokens.ts";
 export * from "./test-workspaces.ts";
+export * from "./token-exchange.ts";

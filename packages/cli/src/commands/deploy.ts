@@ -1,11 +1,12 @@
 import { basename, dirname, relative } from "node:path";
-import type { WeftClient } from "@weft/client";
+import { createClient, type WeftClient } from "@weft/client";
 import type { Command } from "commander";
 import { connect } from "../api.ts";
 import type { CommandContext } from "../context.ts";
 import { UsageError } from "../errors.ts";
 import { examples } from "../help.ts";
 import { ask, choose } from "../input.ts";
+import { exchangeOidcToken, oidcProjectRequired } from "../oidc-exchange.ts";
 import { plural } from "../plural.ts";
 import { locateConfig, writePinnedProject } from "../project/config-file.ts";
 import { type LoadedConfig, loadConfig } from "../project/load-config.ts";
@@ -78,6 +79,24 @@ async function resolveTarget(
   });
 }
 
+/**
+ * The client to deploy with: in CI with `WEFT_OIDC_TOKEN`, a credential of the target project
+ * exchanged for that token (nothing stored); otherwise the logged-in credential.
+ */
+async function deployClient(
+  context: CommandContext,
+  loaded: LoadedConfig,
+  options: DeployOptions,
+): Promise<WeftClient> {
+  const oidcToken = context.env.WEFT_OIDC_TOKEN?.trim();
+  if (oidcToken === undefined || oidcToken === "") return connect(context);
+  const pinned = loaded.config.project === "" ? undefined : loaded.config.project;
+  const projectId = options.project ?? pinned;
+  if (projectId === undefined) throw oidcProjectRequired();
+  const exchanged = await exchangeOidcToken(context, { token: oidcToken, projectId });
+  return createClient({ baseUrl: context.apiUrl, token: exchanged.accessToken });
+}
+
 export function registerDeploy(program: Command): void {
   program
     .command("deploy")
@@ -112,7 +131,7 @@ export function registerDeploy(program: Command): void {
         progress.done(
           `Validated ${file}: ${plural(manifest.workflows.length, "workflow")}, ${plural(manifest.forms.length, "form")}, ${plural(manifest.webhooks.length, "webhook")} (bundle ${(Buffer.byteLength(loaded.bundle) / 1024).toFixed(1)} kB)`,
         );
-        const client = connect(context);
+        const client = await deployClient(context, loaded, options);
         const target = await resolveTarget(context, client, loaded, options);
         if (target.how === "created") progress.done(`Created project ${target.projectId} and pinned it in ${file}`);
         else if (target.pinned) progress.done(`Pinned project ${target.projectId} in ${file}`);

@@ -7,11 +7,14 @@ import { UsageError } from "../errors.ts";
 import { examples } from "../help.ts";
 import { ask, stdinLines } from "../input.ts";
 import { loginWithEmail } from "../login-flow.ts";
+import { exchangeOidcToken, readOidcToken } from "../oidc-exchange.ts";
 import { runCommand } from "../run-command.ts";
 
 interface LoginOptions {
   email?: string;
   token?: boolean;
+  oidcToken?: string;
+  project?: string;
 }
 
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -79,16 +82,32 @@ export function registerLogin(program: Command): void {
     .description("Log in with your email: approve the request in the mail, then enter the 6-digit code")
     .option("--email <email>", "your email address (asked for when omitted on a terminal)")
     .option("--token", "read an existing credential from standard input instead")
+    .option(
+      "--oidc-token <jwt|@file|->",
+      "exchange an identity provider's OIDC token (CI) for a credential of --project",
+    )
+    .option("--project <id>", "the project the --oidc-token credential is for")
     .addHelpText(
       "after",
-      `${examples("weft login", "weft login --email you@example.com", "echo 123456 | weft login --email you@example.com", "printenv CI_WEFT_CREDENTIAL | weft login --token")}
+      `${examples("weft login", "weft login --email you@example.com", "echo 123456 | weft login --email you@example.com", "printenv CI_WEFT_CREDENTIAL | weft login --token", "weft login --oidc-token @token.jwt --project prj_01j...")}
 Without a terminal the code is read from standard input, one attempt per line.\n`,
     )
     .action(
       runCommand(async (context, options: LoginOptions) => {
-        if (options.token && options.email !== undefined)
-          throw new UsageError("use either --token or --email, not both");
+        const ways = [options.token === true, options.email !== undefined, options.oidcToken !== undefined];
+        if (ways.filter(Boolean).length > 1) throw new UsageError("use one of --token, --email and --oidc-token");
+        if ((options.oidcToken === undefined) !== (options.project === undefined)) {
+          throw new UsageError("--oidc-token and --project go together", {
+            fix: "weft login --oidc-token <jwt|@file|-> --project <id>",
+          });
+        }
         const endpoints = await discoverAuth(context.apiUrl);
+        if (options.oidcToken !== undefined && options.project !== undefined) {
+          const token = await readOidcToken(context, options.oidcToken);
+          const exchanged = await exchangeOidcToken(context, { token, projectId: options.project });
+          await store(context, endpoints, exchanged.accessToken);
+          return;
+        }
         if (options.token) {
           await store(context, endpoints, await readToken(context));
           return;

@@ -12,12 +12,20 @@ export interface Agent {
   accountId: string;
   email: string;
   agent: AgentClient;
+  federation: AgentFederation | null;
   scopes: string[];
   createdAt: Date;
   lastUsedAt: Date | null;
   expiresAt: Date;
   status: AgentStatus;
   credentialId: string;
+}
+
+/** Where a federated agent's credential came from and what it may see. */
+export interface AgentFederation {
+  policyId: string;
+  projectId: string;
+  subject: string;
 }
 
 /** The columns an agent is read from: a registration joined to its credential and account. */
@@ -29,6 +37,9 @@ export const agentColumns = {
   clientId: registrations.clientId,
   issuer: registrations.issuer,
   userAgent: registrations.agentDescription,
+  policyId: registrations.policyId,
+  projectId: registrations.projectId,
+  subject: registrations.subject,
   scopes: credentials.scopes,
   createdAt: registrations.createdAt,
   lastUsedAt: credentials.lastUsedAt,
@@ -45,6 +56,9 @@ export interface AgentRow {
   clientId: string | null;
   issuer: string | null;
   userAgent: string | null;
+  policyId: string | null;
+  projectId: string | null;
+  subject: string | null;
   scopes: string[];
   createdAt: Date;
   lastUsedAt: Date | null;
@@ -61,10 +75,11 @@ export function toAgent(row: AgentRow, now: Date): Agent {
     type: row.type,
     accountId: row.accountId,
     email: row.email,
-    agent:
-      row.type === "agent-provider"
-        ? { clientId: row.clientId, issuer: row.issuer, userAgent: null }
-        : { clientId: null, issuer: null, userAgent: row.userAgent },
+    agent: agentClientOf(row),
+    federation:
+      row.type === "federated" && row.policyId !== null && row.projectId !== null && row.subject !== null
+        ? { policyId: row.policyId, projectId: row.projectId, subject: row.subject }
+        : null,
     scopes: row.scopes,
     createdAt: row.createdAt,
     lastUsedAt: row.lastUsedAt,
@@ -72,6 +87,26 @@ export function toAgent(row: AgentRow, now: Date): Agent {
     status,
     credentialId: row.credentialId,
   };
+}
+
+/**
+ * The client as an agent's type describes it: an ID-JAG client of its issuer, a federated token's
+ * issuer, or the User-Agent an email registration sent.
+ */
+export function agentClientOf(row: {
+  type: RegistrationType;
+  clientId: string | null;
+  issuer: string | null;
+  userAgent: string | null;
+}): AgentClient {
+  switch (row.type) {
+    case "agent-provider":
+      return { clientId: row.clientId, issuer: row.issuer, userAgent: null };
+    case "federated":
+      return { clientId: null, issuer: row.issuer, userAgent: null };
+    case "email-verification":
+      return { clientId: null, issuer: null, userAgent: row.userAgent };
+  }
 }
 
 /** The condition for agents in one status at `now`. */

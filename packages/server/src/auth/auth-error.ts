@@ -1,4 +1,7 @@
-/** Every error code of the registration, claim and revoke endpoints (SPEC §7). */
+/**
+ * Every error code of the registration, claim and revoke endpoints (SPEC §7), and of the token
+ * endpoint (RFC 6749 §5.2, RFC 8693 §2.2.2).
+ */
 export const authErrorCodes = [
   "invalid_request",
   "unsupported_identity_type",
@@ -12,6 +15,9 @@ export const authErrorCodes = [
   "missing_verified_email",
   "replay_detected",
   "server_error",
+  "invalid_target",
+  "unsupported_grant_type",
+  "invalid_scope",
 ] as const;
 export type AuthErrorCode = (typeof authErrorCodes)[number];
 

@@ -10,6 +10,9 @@ import { authGuide } from "./auth-guide.ts";
 import { authErrorResponse, serverError } from "./auth-http.ts";
 import { authorizationServerMetadata } from "./discovery.ts";
 import { createJwksCache } from "./jwks-cache.ts";
+import { tokenExchangeGrant, tokenExchangeGrantType } from "./oauth2/token-exchange-grant.ts";
+import { tokenRoute } from "./oauth2/token-route.ts";
+import { createOidcDiscovery } from "./oidc-discovery.ts";
 import { claimInstructionsRoute, claimRoute } from "./routes/claim-route.ts";
 import { credentialCheckRoute } from "./routes/credential-check-route.ts";
 import { registerRoute } from "./routes/register-route.ts";
@@ -24,11 +27,12 @@ export function authorizationServerMetadataRoute(config: PlatformContext["config
 export function authRoutes(context: PlatformContext): Hono<AppEnv> {
   const { config } = context;
   const clientIps = createClientIpResolver(config.trustedProxies);
-  const limit = (name: "register" | "claim" | "revoke") =>
+  // The token endpoint mints credentials like registration does, and is held to the same rate.
+  const limit = (name: "register" | "claim" | "revoke" | "token") =>
     limitPerClientIp(
       createRateLimiter(context.database, {
         name: `auth-${name}`,
-        points: config.authRateLimits[name],
+        points: config.authRateLimits[name === "token" ? "register" : name],
         windowSeconds: 60,
       }),
       clientIps,
@@ -54,6 +58,10 @@ export function authRoutes(context: PlatformContext): Hono<AppEnv> {
   app.get("/agent/auth/claim/:registrationId", claimInstructionsRoute());
   app.post("/agent/auth/revoke", limit("revoke"), revokeRoute(context, jwks));
   app.get("/agent/auth/credential", credentialCheckRoute(context));
+  const grants = new Map([
+    [tokenExchangeGrantType, tokenExchangeGrant(context, { jwks, discovery: createOidcDiscovery(context.clock) })],
+  ]);
+  app.post("/oauth2/token", limit("token"), tokenRoute(grants));
   app.route("/", approvalRoutes(context));
   app.route("/", invitationRoutes(context));
   return app;

@@ -1,5 +1,6 @@
 import type { TrustedIssuer } from "../config/config.ts";
 import { allScopes } from "../identity/scopes.ts";
+import { tokenExchangeGrantType } from "./oauth2/token-exchange-grant.ts";
 import { idJagAssertionType } from "./verify-id-jag.ts";
 import { revocationEventUri } from "./verify-logout-token.ts";
 
@@ -21,6 +22,7 @@ export function agentAuthEndpoints(authUrl: string) {
     register: `${authUrl}/agent/auth`,
     claim: `${authUrl}/agent/auth/claim/complete`,
     revoke: `${authUrl}/agent/auth/revoke`,
+    token: `${authUrl}/oauth2/token`,
   };
 }
 
@@ -33,8 +35,10 @@ export function authorizationServerMetadata(config: DiscoveryConfig) {
     service_documentation: endpoints.guide,
     revocation_endpoint: endpoints.revoke,
     revocation_endpoint_auth_methods_supported: ["none"],
+    token_endpoint: endpoints.token,
+    token_endpoint_auth_methods_supported: ["none"],
     response_types_supported: [],
-    grant_types_supported: [],
+    grant_types_supported: [tokenExchangeGrantType],
     scopes_supported: [...allScopes],
     identity_assertion_types_supported: assertionTypes,
     agent_auth: {

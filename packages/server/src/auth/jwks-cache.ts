@@ -31,30 +31,37 @@ export function cacheLifetimeMs(cacheControl: string | null): number {
   return Math.min(maxCacheMs, Math.max(minCacheMs, requested));
 }
 
-async function fetchKeySet(jwksUri: string): Promise<{ keys: JSONWebKeySet; lifetimeMs: number }> {
+/**
+ * A JSON document an issuer publishes (its JWKS, its OpenID configuration): fetched with a timeout,
+ * no redirects and a size bound, with how long it may be cached.
+ */
+export async function fetchIssuerDocument(url: string, what: string): Promise<{ body: unknown; lifetimeMs: number }> {
   let response: Response;
   try {
-    response = await fetch(jwksUri, {
+    response = await fetch(url, {
       signal: AbortSignal.timeout(fetchTimeoutMs),
       headers: { accept: "application/json" },
       redirect: "error",
     });
   } catch (error) {
-    throw new JwksUnavailableError(`the issuer's JWKS could not be fetched: ${(error as Error).message}`);
+    throw new JwksUnavailableError(`the issuer's ${what} could not be fetched: ${(error as Error).message}`);
   }
-  if (!response.ok) throw new JwksUnavailableError(`the issuer's JWKS answered ${response.status}`);
+  if (!response.ok) throw new JwksUnavailableError(`the issuer's ${what} answered ${response.status}`);
   const text = await response.text();
-  if (text.length > maxJwksBytes) throw new JwksUnavailableError("the issuer's JWKS is too large");
-  let body: unknown;
+  if (text.length > maxJwksBytes) throw new JwksUnavailableError(`the issuer's ${what} is too large`);
   try {
-    body = JSON.parse(text);
+    return { body: JSON.parse(text), lifetimeMs: cacheLifetimeMs(response.headers.get("cache-control")) };
   } catch {
-    throw new JwksUnavailableError("the issuer's JWKS is not JSON");
+    throw new JwksUnavailableError(`the issuer's ${what} is not JSON`);
   }
+}
+
+async function fetchKeySet(jwksUri: string): Promise<{ keys: JSONWebKeySet; lifetimeMs: number }> {
+  const { body, lifetimeMs } = await fetchIssuerDocument(jwksUri, "JWKS");
   if (typeof body !== "object" || body === null || !Array.isArray((body as { keys?: unknown }).keys)) {
     throw new JwksUnavailableError("the issuer's JWKS has no keys array");
   }
-  return { keys: body as JSONWebKeySet, lifetimeMs: cacheLifetimeMs(response.headers.get("cache-control")) };
+  return { keys: body as JSONWebKeySet, lifetimeMs };
 }
 
 /**

@@ -42,6 +42,15 @@ export function typMatches(typ: unknown, expected: string): boolean {
   return normalized === expected || normalized === `application/${expected}`;
 }
 
+/** Why `jwtVerify` refused a token, for the caller; anything but a verification failure is thrown on. */
+export function describeVerificationFailure(error: unknown): string {
+  if (error instanceof JwksUnavailableError) return `The issuer's keys are unavailable: ${error.message}.`;
+  if (error instanceof errors.JWTExpired) return "The JWT has expired.";
+  if (error instanceof errors.JWTClaimValidationFailed) return `The JWT ${error.claim} claim is not valid.`;
+  if (error instanceof errors.JOSEError) return "The JWT signature does not verify with the issuer's keys.";
+  throw error;
+}
+
 function invalid(description: string) {
   return refuse("invalid_assertion", description);
 }
@@ -93,11 +102,7 @@ export async function verifySignedJwt(
       currentDate: deps.clock.now(),
     }));
   } catch (error) {
-    if (error instanceof JwksUnavailableError) return invalid(`The issuer's keys are unavailable: ${error.message}.`);
-    if (error instanceof errors.JWTExpired) return invalid("The JWT has expired.");
-    if (error instanceof errors.JWTClaimValidationFailed) return invalid(`The JWT ${error.claim} claim is not valid.`);
-    if (error instanceof errors.JOSEError) return invalid("The JWT signature does not verify with the issuer's keys.");
-    throw error;
+    return invalid(describeVerificationFailure(error));
   }
   if (Array.isArray(payload.aud) && (payload.aud.length !== 1 || payload.aud[0] !== expected.audience)) {
     return invalid("The JWT aud must be exactly this authorization server.");

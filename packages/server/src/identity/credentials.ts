@@ -29,6 +29,8 @@ export interface IssueCredentialInput {
   /** The ID-JAG delegation (iss, sub) it was issued for, if any. */
   issuer?: string | undefined;
   subject?: string | undefined;
+  /** Sooner than the usual 30 days (a federated credential lives minutes). */
+  expiresAt?: Date | undefined;
 }
 
 export async function issueCredential(
@@ -39,7 +41,7 @@ export async function issueCredential(
   const credentialId = deps.ids("credential");
   const credential = generateToken(credentialPrefix);
   const now = deps.clock.now();
-  const expiresAt = new Date(now.getTime() + credentialLifetimeMs);
+  const expiresAt = input.expiresAt ?? new Date(now.getTime() + credentialLifetimeMs);
   await tx.insert(credentials).values({
     id: credentialId,
     secretHash: hashSecret(credential),

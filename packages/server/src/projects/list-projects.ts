@@ -9,11 +9,12 @@ import {
   matchingCount,
   type PageRequest,
   sliceKey,
+  sliceOfSortedList,
   sliceOrder,
 } from "../db/keyset-page.ts";
 import { preparedStatementCache } from "../db/prepared-statements.ts";
 import { projects } from "../db/schema/index.ts";
-import type { ProjectSummary } from "./project-record.ts";
+import { findProject, type ProjectSummary } from "./project-record.ts";
 
 /** A slice row as `to_json` writes it: column names as keys, instants as epoch milliseconds. */
 interface ProjectJson {
@@ -75,15 +76,30 @@ function toProjectSummary(json: ProjectJson): ProjectSummary {
   };
 }
 
-/** One page of the projects of the given workspaces, oldest first. */
+/**
+ * One page of the projects of the given workspaces, oldest first; with `onlyProjectId` (a
+ * project-scoped credential), of that one project if it is in them.
+ */
 export async function listProjects(
   db: Database,
-  input: { workspaceIds: readonly string[]; page: PageRequest },
+  input: { workspaceIds: readonly string[]; onlyProjectId?: string | undefined; page: PageRequest },
 ): Promise<KeysetPage<ProjectSummary>> {
   if (input.workspaceIds.length === 0) {
     return { rows: [], hasNextPage: false, hasPreviousPage: false, totalCount: 0 };
   }
   const workspaceIds = [...input.workspaceIds];
+  if (input.onlyProjectId !== undefined) {
+    const project = await findProject(db, input.onlyProjectId);
+    const visible: ProjectSummary[] =
+      project === undefined || !workspaceIds.includes(project.workspaceId)
+        ? []
+        : [{ ...project, createdAt: project.createdAt.toISOString(), updatedAt: project.updatedAt.toISOString() }];
+    return fetchKeysetPage({
+      request: input.page,
+      selectSlice: async (slice) =>
+        sliceOfSortedList(visible, (row, key: string) => (row.id < key ? -1 : row.id > key ? 1 : 0), slice),
+    });
+  }
   return fetchKeysetPage({
     request: input.page,
     selectSlice: async (slice) => {

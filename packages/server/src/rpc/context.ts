@@ -15,6 +15,11 @@ export interface Principal {
   /** Every workspace the account belongs to, with its role there. */
   workspaces: ReadonlyMap<string, WorkspaceRole>;
   personalWorkspaceId: string | undefined;
+  /**
+   * The one project a project-scoped (federated) credential sees; `workspaces` then holds only that
+   * project's workspace. `project-access.ts` and the authentication middleware enforce it.
+   */
+  projectId: string | undefined;
 }
 
 /** The outcome of reading `Authorization: Bearer …`, decided before the procedure runs. */

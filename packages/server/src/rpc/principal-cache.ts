@@ -1,10 +1,20 @@
 import { eq } from "drizzle-orm";
+import { outranks } from "../access/role-rules.ts";
+import { agentClientOf } from "../agents/agent-record.ts";
 import type { LastUsedRecorder } from "../agents/last-used-recorder.ts";
 import type { Database } from "../db/database.ts";
-import { accounts, credentials, memberships, registrations, workspaces } from "../db/schema/index.ts";
+import {
+  accounts,
+  credentials,
+  memberships,
+  registrations,
+  type WorkspaceRole,
+  workspaces,
+} from "../db/schema/index.ts";
 import type { MembershipChanges } from "../identity/access-changes.ts";
 import type { CredentialRevocations } from "../identity/credential-revocations.ts";
 import { findActiveCredential } from "../identity/credentials.ts";
+import { findProject } from "../projects/project-record.ts";
 import type { Clock } from "../shared/clock.ts";
 import { createExpiringMap } from "../shared/expiring-map.ts";
 import { hashSecret } from "../shared/secrets.ts";
@@ -26,7 +36,22 @@ export interface PrincipalResolver {
   close(): void;
 }
 
-async function loadPrincipal(
+/**
+ * A federated credential acts in its policy creator's name inside one project: it keeps only that
+ * project's workspace, with the creator's role there but never above `member`, so it can change the
+ * project yet manage nothing; and nothing at all once the creator has left or the project is gone.
+ */
+function confineToProject(
+  memberOf: Map<string, WorkspaceRole>,
+  project: { id: string; workspaceId: string } | undefined,
+): Map<string, WorkspaceRole> {
+  const role = project === undefined ? undefined : memberOf.get(project.workspaceId);
+  if (project === undefined || role === undefined) return new Map();
+  return new Map([[project.workspaceId, outranks(role, "member") ? "member" : role]]);
+}
+
+/** The principal a bearer secret stands for, read from the database, with its credential's expiry. */
+export async function loadPrincipal(
   db: Database,
   clock: Clock,
   secret: string,
@@ -41,6 +66,7 @@ async function loadPrincipal(
       issuer: registrations.issuer,
       userAgent: registrations.agentDescription,
       type: registrations.type,
+      projectId: registrations.projectId,
     })
     .from(credentials)
     .innerJoin(accounts, eq(accounts.id, credentials.accountId))
@@ -56,20 +82,22 @@ async function loadPrincipal(
     .from(memberships)
     .innerJoin(workspaces, eq(workspaces.id, memberships.workspaceId))
     .where(eq(memberships.accountId, credential.accountId));
+  const memberOf = new Map(rows.map((row) => [row.workspaceId, row.role]));
+  const projectId = identity.type === "federated" ? (identity.projectId ?? "") : undefined;
+  const { type } = identity;
   const principal: Principal = {
     accountId: credential.accountId,
     email: identity.email,
     credentialId: credential.credentialId,
     agentId: identity.registrationId ?? undefined,
-    agent:
-      identity.type === null
-        ? undefined
-        : identity.type === "agent-provider"
-          ? { clientId: identity.clientId, issuer: identity.issuer, userAgent: null }
-          : { clientId: null, issuer: null, userAgent: identity.userAgent },
+    agent: type === null ? undefined : agentClientOf({ ...identity, type }),
     scopes: new Set(credential.scopes),
-    workspaces: new Map(rows.map((row) => [row.workspaceId, row.role])),
-    personalWorkspaceId: rows.find((row) => row.personalAccountId === credential.accountId)?.workspaceId,
+    workspaces: projectId === undefined ? memberOf : confineToProject(memberOf, await findProject(db, projectId)),
+    personalWorkspaceId:
+      projectId === undefined
+        ? rows.find((row) => row.personalAccountId === credential.accountId)?.workspaceId
+        : undefined,
+    projectId,
   };
   return { principal, credentialExpiresAt: credential.expiresAt };
 }

@@ -10,6 +10,22 @@ export type WorkspaceAccess = "read" | "write";
 
 const writerRoles: ReadonlySet<WorkspaceRole> = new Set(["owner", "admin", "member"]);
 
+/** Namespaces that act on a workspace's people and trust rather than on a project. */
+const workspaceManagementNamespaces: ReadonlySet<string> = new Set(["access", "agents"]);
+
+const projectScopedRefusal =
+  "This credential is scoped to one project: it cannot manage the workspace, its members, agents or policies.";
+
+/**
+ * Refuses a project-scoped credential every procedure outside its project's reach (FORBIDDEN), before
+ * the procedure runs: with the checks below, this is where such a credential is confined.
+ */
+export function requireCredentialReach(principal: Principal, path: readonly string[]): void {
+  if (principal.projectId !== undefined && workspaceManagementNamespaces.has(path[0] ?? "")) {
+    throw forbidden(projectScopedRefusal);
+  }
+}
+
 /**
  * Refuses unless the caller belongs to the workspace (NOT_FOUND: a workspace one is not in is
  * never visible) and, for `write`, holds a role that may change it (FORBIDDEN).
@@ -17,14 +33,17 @@ const writerRoles: ReadonlySet<WorkspaceRole> = new Set(["owner", "admin", "memb
 export function requireWorkspaceAccess(principal: Principal, workspaceId: string, access: WorkspaceAccess): void {
   const role = principal.workspaces.get(workspaceId);
   if (role === undefined) throw notFound(notFoundMessage("workspace"));
-  if (access === "write" && !writerRoles.has(role)) {
-    throw forbidden(`Your ${role} role in workspace ${workspaceId} cannot change it.`);
-  }
+  if (access === "write" && principal.projectId !== undefined) throw forbidden(projectScopedRefusal);
+  if (access === "write") requireWriterRole(role, workspaceId);
+}
+
+function requireWriterRole(role: WorkspaceRole, workspaceId: string): void {
+  if (!writerRoles.has(role)) throw forbidden(`Your ${role} role in workspace ${workspaceId} cannot change it.`);
 }
 
 /**
- * Loads a project the caller may see, or refuses: a project of a workspace the caller is not in is
- * NOT_FOUND, exactly like a project that does not exist. Every procedure taking a `projectId` goes
+ * Loads a project the caller may see, or refuses: a project of a workspace the caller is not in, or
+ * any but its own for a project-scoped credential, is NOT_FOUND, exactly like one that does not exist. Every procedure taking a `projectId` goes
  * through this before touching anything of the project.
  */
 export async function requireProjectAccess(
@@ -33,10 +52,12 @@ export async function requireProjectAccess(
   options: { access: WorkspaceAccess },
 ): Promise<ProjectRecord> {
   const project = await findProject(context.platform.database.db, projectId);
-  if (project === undefined || !context.principal.workspaces.has(project.workspaceId)) {
+  const { principal } = context;
+  const role = project === undefined ? undefined : principal.workspaces.get(project.workspaceId);
+  if (project === undefined || role === undefined || (principal.projectId ?? project.id) !== project.id) {
     throw notFound(notFoundMessage("project"));
   }
-  requireWorkspaceAccess(context.principal, project.workspaceId, options.access);
+  if (options.access === "write") requireWriterRole(role, project.workspaceId);
   return project;
 }
 

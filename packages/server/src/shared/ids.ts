@@ -19,6 +19,7 @@ export const idPrefixes = {
   span: "spn",
   auditEvent: "evt",
   invitation: "inv",
+  federationPolicy: "fed",
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

@@ -40,7 +40,8 @@ export type ThingFoundById =
   | "trace"
   | "member"
   | "invitation"
-  | "agent";
+  | "agent"
+  | "federation policy";
 
 /**
  * The one wording of "not found" for a thing looked up by id. It names neither the id nor whose

@@ -3,11 +3,11 @@ import { index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } fro
 
 const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 
-export const registrationTypes = ["agent-provider", "email-verification"] as const;
+export const registrationTypes = ["agent-provider", "email-verification", "federated"] as const;
 export type RegistrationType = (typeof registrationTypes)[number];
 
 /**
- * Where a registration stands. `issued` is an ID-JAG registration (credential issued at once);
+ * Where a registration stands. `issued` is an ID-JAG or federated registration (credential issued at once);
  * an email registration moves `pending` → `approved` → `claimed`, or to `denied` / `revoked`.
  */
 export const registrationStatuses = ["issued", "pending", "approved", "denied", "revoked", "claimed"] as const;
@@ -29,6 +29,10 @@ export const registrations = pgTable(
     agentDescription: text("agent_description"),
     /** The ID-JAG `client_id` of an agent-provider registration. */
     clientId: text("client_id"),
+    /** The federation policy a federated registration's token matched (kept after the policy is deleted). */
+    policyId: text("policy_id"),
+    /** The project a federated registration's credential is confined to. */
+    projectId: text("project_id"),
     accountId: text("account_id"),
     credentialId: text("credential_id"),
     issuer: text("issuer"),
@@ -47,6 +51,7 @@ export const registrations = pgTable(
     uniqueIndex().on(table.approvalTokenHash),
     index().on(table.accountId),
     index("registrations_unissued_idx").on(table.createdAt).where(sql`${table.credentialId} is null`),
+    index().on(table.policyId),
   ],
 );
 

@@ -1,6 +1,9 @@
 import { auditLog } from "./audit-log.ts";
+import { createFederationPolicy } from "./create-federation-policy.ts";
 import { createWorkspace } from "./create-workspace.ts";
+import { deleteFederationPolicy } from "./delete-federation-policy.ts";
 import { invite } from "./invite.ts";
+import { listFederationPolicies } from "./list-federation-policies.ts";
 import { listInvitations } from "./list-invitations.ts";
 import { listMembers } from "./list-members.ts";
 import { listWorkspaces } from "./list-workspaces.ts";
@@ -21,4 +24,7 @@ export const accessRouter = {
   updateRole,
   removeMember,
   auditLog,
+  createFederationPolicy,
+  listFederationPolicies,
+  deleteFederationPolicy,
 };

@@ -9,6 +9,7 @@ export function toAgent(record: AgentRecord): Agent {
     accountId: record.accountId,
     email: record.email,
     agent: record.agent,
+    federation: record.federation,
     scopes: record.scopes,
     createdAt: record.createdAt.toISOString(),
     lastUsedAt: record.lastUsedAt === null ? null : record.lastUsedAt.toISOString(),

@@ -10,6 +10,10 @@ export const list = rpc.projects.list.use(requireScope("projects:read")).handler
   const page = toPageRequest(input.pagination);
   if (input.workspaceId !== undefined) requireWorkspaceAccess(context.principal, input.workspaceId, "read");
   const workspaceIds = input.workspaceId === undefined ? [...context.principal.workspaces.keys()] : [input.workspaceId];
-  const result = await listProjects(context.platform.database.db, { workspaceIds, page });
+  const result = await listProjects(context.platform.database.db, {
+    workspaceIds,
+    onlyProjectId: context.principal.projectId,
+    page,
+  });
   return toPageEnvelope(result, toProject);
 });

@@ -1,0 +1,8 @@
+import type { federationPolicies } from "../db/schema/index.ts";
+import type { Scope } from "../identity/scopes.ts";
+
+export type FederationPolicyRecord = Omit<typeof federationPolicies.$inferSelect, "scopes"> & { scopes: Scope[] };
+
+export function toFederationPolicyRecord(row: typeof federationPolicies.$inferSelect): FederationPolicyRecord {
+  return { ...row, scopes: row.scopes as Scope[] };
+}
