@@ -17,6 +17,7 @@ import {
   credentials,
   deployments,
   executions,
+  integrations,
   invitations,
   memberships,
   projects,
@@ -125,6 +126,17 @@ const attempts: Record<
   "schedules.list": { input: ({ projectId }) => ({ projectId }), expectation: "refused" },
   "schedules.pause": { input: ({ projectId }) => ({ projectId, name: "nightly" }), expectation: "refused" },
   "schedules.resume": { input: ({ projectId }) => ({ projectId, name: "nightly" }), expectation: "refused" },
+  "integrations.list": { input: ({ projectId }) => ({ projectId }), expectation: "refused" },
+  "integrations.get": { input: ({ projectId }) => ({ projectId, name: "stripe" }), expectation: "refused" },
+  "integrations.create": {
+    input: ({ projectId }) => ({ projectId, name: "intruder", kind: "secret", secrets: { value: "planted" } }),
+    expectation: "refused",
+  },
+  "integrations.update": {
+    input: ({ projectId }) => ({ projectId, name: "stripe", secrets: { value: "planted" } }),
+    expectation: "refused",
+  },
+  "integrations.delete": { input: ({ projectId }) => ({ projectId, name: "stripe" }), expectation: "refused" },
 };
 
 /** Ids of the right shape that name nothing. */
@@ -148,6 +160,9 @@ function procedurePaths(router: object, prefix: string[] = []): string[] {
     return typeof value === "object" && value !== null ? procedurePaths(value, [...prefix, key]) : [];
   });
 }
+
+/** The value of B's integration: no answer to A may carry it, nor its hint. */
+const victimSecret = "sk_victim_0123456789";
 
 let weft: TestPlatform;
 let intruder: TestIdentity;
@@ -188,6 +203,12 @@ beforeAll(async () => {
     weft.url,
     "access.invite",
     { workspaceId: victim.personalWorkspaceId, email: "carol@example.com", role: "member" },
+    { token: victim.credential },
+  );
+  await callRpc(
+    weft.url,
+    "integrations.create",
+    { projectId, name: "stripe", kind: "secret", secrets: { value: victimSecret } },
     { token: victim.credential },
   );
   const agent = await registerEmailAgent(weft, victim.email);
@@ -235,6 +256,7 @@ describe("tenant isolation", () => {
         executions: await weft.database.db.select({ id: executions.id }).from(executions),
         schedules: await weft.database.db.select().from(schedules),
         waitTokens: await weft.database.db.select().from(waitTokens),
+        integrations: await weft.database.db.select().from(integrations),
       };
       const input = attempt.input(fixture);
       const result = await callRpc(weft.url, procedure, input, { token: intruder.credential });
@@ -274,6 +296,8 @@ describe("tenant isolation", () => {
         fixture.agentId,
         "carol@example.com",
         "Secret plans",
+        victimSecret,
+        "••••6789",
       ]) {
         expect(serialized).not.toContain(secret);
       }
@@ -289,6 +313,7 @@ describe("tenant isolation", () => {
       expect(await weft.database.db.select({ id: executions.id }).from(executions)).toEqual(before.executions);
       expect(await weft.database.db.select().from(schedules)).toEqual(before.schedules);
       expect(await weft.database.db.select().from(waitTokens)).toEqual(before.waitTokens);
+      expect(await weft.database.db.select().from(integrations)).toEqual(before.integrations);
     },
   );
 });

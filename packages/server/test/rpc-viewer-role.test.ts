@@ -18,6 +18,7 @@ import {
   credentials,
   deployments,
   executions,
+  integrations,
   invitations,
   memberships,
   projects,
@@ -77,6 +78,17 @@ const viewerCalls: Record<
   "schedules.list": { input: ({ projectId }) => ({ projectId }), outcome: "reads" },
   "schedules.pause": { input: ({ projectId }) => ({ projectId, name: "nightly" }), outcome: "refused" },
   "schedules.resume": { input: ({ projectId }) => ({ projectId, name: "nightly" }), outcome: "refused" },
+  "integrations.list": { input: ({ projectId }) => ({ projectId }), outcome: "reads" },
+  "integrations.get": { input: ({ projectId }) => ({ projectId, name: "crm" }), outcome: "reads" },
+  "integrations.create": {
+    input: ({ projectId }) => ({ projectId, name: "viewers", kind: "secret", secrets: { value: "viewer-value" } }),
+    outcome: "refused",
+  },
+  "integrations.update": {
+    input: ({ projectId }) => ({ projectId, name: "crm", secrets: { value: "viewer-value" } }),
+    outcome: "refused",
+  },
+  "integrations.delete": { input: ({ projectId }) => ({ projectId, name: "crm" }), outcome: "refused" },
   "traces.list": { input: ({ projectId }) => ({ projectId }), outcome: "reads" },
   "traces.get": { input: ({ projectId, traceId }) => ({ projectId, traceId }), outcome: "reads" },
   "resources.list": { input: ({ projectId }) => ({ projectId }), outcome: "reads" },
@@ -133,6 +145,7 @@ async function teamState() {
     executions: await db.select({ id: executions.id }).from(executions).orderBy(executions.id),
     schedules: await db.select().from(schedules).where(eq(schedules.projectId, team.projectId)),
     waitTokens: await db.select().from(waitTokens).where(eq(waitTokens.projectId, team.projectId)),
+    integrations: await db.select().from(integrations).where(eq(integrations.projectId, team.projectId)),
     credentials: await db
       .select({ id: credentials.id, revokedAt: credentials.revokedAt })
       .from(credentials)
@@ -171,6 +184,12 @@ beforeAll(async () => {
     weft.url,
     "access.invite",
     { workspaceId, email: "pending@example.com", role: "member" },
+    token,
+  );
+  await callRpc(
+    weft.url,
+    "integrations.create",
+    { projectId, name: "crm", kind: "secret", secrets: { value: "team-secret-value" } },
     token,
   );
   const agent = await registerEmailAgent(weft, owner.email);

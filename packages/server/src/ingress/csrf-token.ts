@@ -1,4 +1,5 @@
-import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { derivePurposeKey } from "../shared/purpose-key.ts";
 
 /**
  * Stateless CSRF tokens for hosted forms: `<expires>.<nonce>.<mac>`, where the MAC (HMAC-SHA-256
@@ -23,7 +24,7 @@ export type CsrfCheck =
 
 /** A purpose-specific key, so the secret key itself never signs anything directly. */
 export function deriveCsrfKey(secretKey: Buffer): Buffer {
-  return Buffer.from(hkdfSync("sha256", secretKey, Buffer.alloc(0), "weft hosted-form csrf v1", 32));
+  return derivePurposeKey(secretKey, "weft hosted-form csrf v1");
 }
 
 function mac(key: Buffer, binding: CsrfBinding, expires: string, nonce: string): Buffer {
