@@ -6,6 +6,7 @@ import { DataDirLockedError } from "../db/data-dir-lock.ts";
 import { openDatabase } from "../db/database.ts";
 import { decideSandbox, SandboxUnavailableError } from "../engine/sandbox/sandbox-isolation.ts";
 import { startWorker } from "../engine/worker.ts";
+import { integrationKeyring } from "../integrations/secret-sealing.ts";
 import { startPlatform } from "../platform.ts";
 import { systemClock } from "../shared/clock.ts";
 import { createLogger } from "../shared/logger.ts";
@@ -81,6 +82,7 @@ async function runWorker(config: ParsedConfig): Promise<void> {
     config.otlpEndpoint === undefined
       ? undefined
       : createOtlpSpanExport({ db: database.db, endpoint: config.otlpEndpoint, logger });
+  const secretKey = config.secretKey ?? loadOrCreateSecretKey(config.dataDir);
   const worker = await startWorker(
     { database, clock: systemClock, logger, spanExport },
     {
@@ -88,10 +90,8 @@ async function runWorker(config: ParsedConfig): Promise<void> {
       dataDir: config.dataDir,
       sandbox,
       // Wait token ids must be the ones the other processes of this database would make: the shared key.
-      tokens: waitTokenIssuer({
-        secretKey: config.secretKey ?? loadOrCreateSecretKey(config.dataDir),
-        baseUrl: config.baseUrl,
-      }),
+      tokens: waitTokenIssuer({ secretKey, baseUrl: config.baseUrl }),
+      keyring: integrationKeyring({ secretKey, secretKeyPrevious: config.secretKeyPrevious }),
     },
   );
   // Before announcing readiness: a signal that arrives before a handler exists ends the process at once.
