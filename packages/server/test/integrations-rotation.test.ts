@@ -1,7 +1,15 @@
 import { callRpc, createTestIdentity, startTestPlatform, type TestIdentity, type TestPlatform } from "@weft/testing";
 import { asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { approvalCsrfTokenIsValidUnder, issueApprovalCsrfToken } from "../src/auth/approval-csrf.ts";
+import { acceptedSecretKeys } from "../src/config/secret-key.ts";
 import { integrations } from "../src/db/schema/index.ts";
+import {
+  checkCsrfTokenUnderKeys,
+  csrfTokenLifetimeMs,
+  deriveCsrfKey,
+  issueCsrfToken,
+} from "../src/ingress/csrf-token.ts";
 import { rotateIntegrationSecrets } from "../src/integrations/rotate-secret-key.ts";
 import { openSecrets } from "../src/integrations/sealed-secrets.ts";
 import { integrationKeyring } from "../src/integrations/secret-sealing.ts";
@@ -99,5 +107,33 @@ describe("secret key rotation", () => {
     const result = await rotateIntegrationSecrets(weft.database.db, during, { batchSize: 2 });
     expect(result).toEqual({ resealed: 0, unopenable: 1, remaining: 1 });
     expect((await rows())[0]).toEqual(stuck);
+  });
+});
+
+describe("tokens signed before a rotation", () => {
+  const issued = new Date("2026-01-01T00:00:00.000Z");
+  const rotating = acceptedSecretKeys({ secretKey: newKey, secretKeyPrevious: oldKey });
+  const rotated = acceptedSecretKeys({ secretKey: newKey });
+
+  it("keeps a hosted form's CSRF token valid under WEFT_SECRET_KEY_PREVIOUS until it expires", () => {
+    const binding = { projectId: "prj_a", formName: "contact" };
+    const token = issueCsrfToken(deriveCsrfKey(oldKey), binding, issued);
+    expect(checkCsrfTokenUnderKeys(rotating.map(deriveCsrfKey), binding, token, issued)).toMatchObject({ ok: true });
+    const expiry = new Date(issued.getTime() + csrfTokenLifetimeMs);
+    expect(checkCsrfTokenUnderKeys(rotating.map(deriveCsrfKey), binding, token, expiry)).toEqual({
+      ok: false,
+      reason: "expired",
+    });
+    expect(checkCsrfTokenUnderKeys(rotated.map(deriveCsrfKey), binding, token, issued)).toEqual({
+      ok: false,
+      reason: "forged",
+    });
+  });
+
+  it("keeps an approval page's CSRF token valid under WEFT_SECRET_KEY_PREVIOUS", () => {
+    const token = issueApprovalCsrfToken(oldKey, "apv_link", issued);
+    expect(approvalCsrfTokenIsValidUnder(rotating, "apv_link", token, issued)).toBe(true);
+    expect(approvalCsrfTokenIsValidUnder(rotated, "apv_link", token, issued)).toBe(false);
+    expect(approvalCsrfTokenIsValidUnder(rotating, "apv_other", token, issued)).toBe(false);
   });
 });

@@ -55,3 +55,21 @@ export function checkCsrfToken(key: Buffer, binding: CsrfBinding, presented: str
   if (now.getTime() >= Number(expires)) return { ok: false, reason: "expired" };
   return { ok: true, nonce };
 }
+
+/**
+ * `checkCsrfToken` under each key in turn (the current one first, then the one before a rotation),
+ * so that forms rendered before WEFT_SECRET_KEY changed can be sent until their tokens expire.
+ */
+export function checkCsrfTokenUnderKeys(
+  keys: readonly Buffer[],
+  binding: CsrfBinding,
+  presented: string | undefined,
+  now: Date,
+): CsrfCheck {
+  let check: CsrfCheck = { ok: false, reason: "forged" };
+  for (const key of keys) {
+    check = checkCsrfToken(key, binding, presented, now);
+    if (check.ok || check.reason !== "forged") return check;
+  }
+  return check;
+}
