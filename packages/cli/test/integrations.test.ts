@@ -30,7 +30,7 @@ beforeAll(async () => {
   const created = await callRpc(weft.url, "projects.create", { name: "CLI" }, { token: identity.credential });
   projectId = (created.json as { id: string }).id;
   directory = mkdtempSync(join(tmpdir(), "weft-integrations-"));
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await weft?.stop();
@@ -118,6 +118,16 @@ describe("weft integrations", () => {
     const listed = parseJson<{ results: IntegrationJson[] }>(await cli(["integrations", "list", "--json"]));
     expect(listed.results.map((integration) => integration.name)).toEqual(["stripe"]);
   });
+
+  it("weft server rotate-secret-key re-seals what is stored and reports it (an empty embedded database here)", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "weft-rotate-"));
+    const result = await runCli(["server", "rotate-secret-key"], {
+      env: { WEFT_DATA_DIR: dataDir, WEFT_SECRET_KEY: "7e".repeat(32), WEFT_SECRET_KEY_PREVIOUS: "6d".repeat(32) },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain("Done: every integration secret is sealed under the current key (0 re-sealed).");
+    // Creating and migrating the embedded database takes a while on a busy machine.
+  }, 240_000);
 
   it("prints no secret value on any output", () => {
     const everything = outputs.map((result) => result.stdout + result.stderr).join("\n");
