@@ -80,7 +80,7 @@ describe("weft integrations", () => {
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/crm\s+http\s+baseUrl=https:\/\/crm.example.com\s+Authorization=••••88bb/);
     expect(listed.stdout).toMatch(/stripe\s+secret\s+-\s+value=••••/);
-  });
+  }, 120_000);
 
   it("updates a secret, keeping the others, and deletes", async () => {
     const updated = await cli(["integrations", "update", "stripe", "--secret", "--from-env", "NEW_KEY", "--json"], {
@@ -96,7 +96,7 @@ describe("weft integrations", () => {
     const deleted = await cli(["integrations", "delete", "crm"]);
     expect(deleted.code).toBe(0);
     expect(deleted.stdout).toContain("Deleted integration crm.");
-  });
+  }, 120_000);
 
   it("never takes a value from the command line, and asks for a source when it cannot prompt", async () => {
     const plain = await cli(["integrations", "create", "leak", "--kind", "secret", "--value", "sk_plain_argument"]);
@@ -117,7 +117,7 @@ describe("weft integrations", () => {
     expect(refused.stderr).toContain("integration name");
     const listed = parseJson<{ results: IntegrationJson[] }>(await cli(["integrations", "list", "--json"]));
     expect(listed.results.map((integration) => integration.name)).toEqual(["stripe"]);
-  });
+  }, 120_000);
 
   it("weft server rotate-secret-key re-seals what is stored and reports it (an empty embedded database here)", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "weft-rotate-"));
