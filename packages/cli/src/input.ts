@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline";
-import { isCancel, select, text } from "@clack/prompts";
+import { isCancel, password, select, text } from "@clack/prompts";
 import { CliError } from "./errors.ts";
 import type { Output } from "./output.ts";
 
@@ -21,6 +21,18 @@ export async function ask(
   });
   if (isCancel(answer)) throw cancelled();
   return answer.trim();
+}
+
+/** Asks for a secret with hidden input; only for interactive output. */
+export async function askSecret(output: Output, message: string): Promise<string> {
+  const answer = await password({
+    message,
+    validate: (value) => ((value ?? "") === "" ? "A value is needed." : undefined),
+    input: output.streams.stdin,
+    output: output.streams.stdout,
+  });
+  if (isCancel(answer)) throw cancelled();
+  return answer;
 }
 
 export async function choose<T>(

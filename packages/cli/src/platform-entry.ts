@@ -9,13 +9,16 @@ const platformEntry = "@weft/server/bootstrap";
 
 /** What the platform's start-up module offers. */
 interface PlatformBootstrap {
-  bootstrap(env: Readonly<Record<string, string | undefined>>, kind: "platform" | "worker"): Promise<void>;
+  bootstrap(
+    env: Readonly<Record<string, string | undefined>>,
+    kind: "platform" | "worker" | "rotate-secret-key",
+  ): Promise<void>;
 }
 
 /** Starts the platform installed beside this CLI (`@weft/server`) with the given environment. */
 export async function bootstrapPlatform(
   env: Readonly<Record<string, string | undefined>>,
-  kind: "platform" | "worker",
+  kind: "platform" | "worker" | "rotate-secret-key",
 ): Promise<void> {
   const { bootstrap } = (await import(resolvePlatformEntry())) as PlatformBootstrap;
   await bootstrap(env, kind);

@@ -6,6 +6,7 @@ import { registerDeploy } from "./commands/deploy.ts";
 import { registerDeployments } from "./commands/deployments.ts";
 import { registerExecutions } from "./commands/executions.ts";
 import { registerInit } from "./commands/init.ts";
+import { registerIntegrations } from "./commands/integrations.ts";
 import { registerLogin } from "./commands/login.ts";
 import { registerLogout } from "./commands/logout.ts";
 import { registerMembers } from "./commands/members.ts";
@@ -58,6 +59,7 @@ export function createProgram(): Command {
   registerAgents(program);
   registerAudit(program);
   registerSchedules(program);
+  registerIntegrations(program);
   registerServer(program);
   registerWorker(program);
   return program;

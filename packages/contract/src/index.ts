@@ -1,6 +1,7 @@
 import { accessContract } from "./access.ts";
 import { agentsContract } from "./agents.ts";
 import { deploymentsContract } from "./deployments.ts";
+import { integrationsContract } from "./integrations.ts";
 import { projectsContract } from "./projects.ts";
 import { resourcesContract } from "./resources.ts";
 import { schedulesContract } from "./schedules.ts";
@@ -13,6 +14,7 @@ export * from "./cron-schedule.ts";
 export * from "./deployments.ts";
 export * from "./errors.ts";
 export * from "./instants.ts";
+export * from "./integrations.ts";
 export * from "./manifest.ts";
 export * from "./pagination.ts";
 export * from "./projects.ts";
@@ -34,6 +36,7 @@ export const contract = {
   agents: agentsContract,
   access: accessContract,
   schedules: schedulesContract,
+  integrations: integrationsContract,
 };
 
 export type Contract = typeof contract;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { cronProblem, isKnownTimezone, nextTick } from "./cron-schedule.ts";
+import { integrationKinds, integrationNameSchema } from "./integrations.ts";
 
 /**
  * The manifest of a deployment: what `weft deploy` uploads beside the bundle, and what the server
@@ -41,6 +42,8 @@ export const workflowManifestSchema = z.strictObject({
   retries: retryPolicySchema.optional(),
   timeoutMs: z.int().min(1).max(maxDurationMs).optional(),
   concurrency: z.int().min(1).max(1000).optional(),
+  /** The integrations its code reads, with their kinds: a deployment is refused while the project lacks one. */
+  integrations: z.record(integrationNameSchema, z.enum(integrationKinds)).optional(),
 });
 
 const httpHeaderName = z

@@ -47,6 +47,7 @@ export function buildManifest(config: WeftConfig): Manifest {
           }),
       ...(definition.timeout === undefined ? {} : { timeoutMs: durationToMs(definition.timeout) }),
       ...(definition.concurrency === undefined ? {} : { concurrency: definition.concurrency }),
+      ...(definition.integrations === undefined ? {} : { integrations: definition.integrations }),
     })),
     forms: (config.forms ?? []).map(
       ({ name, workflow, title, description, visibility, schema, basicAuth, disabled, globalName }) => ({

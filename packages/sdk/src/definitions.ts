@@ -36,8 +36,40 @@ export interface TokenOptions {
   timeout: Duration;
 }
 
+export type IntegrationKind = "secret" | "http" | "smtp";
+
+/** An `http` integration: its base URL and headers, and `fetch`, which calls under the one with the others. */
+export interface HttpIntegration {
+  baseUrl: string;
+  headers: Record<string, string>;
+  /** `path` is joined to the base URL; the integration's headers are added to `init`'s. */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+}
+
+export interface SmtpIntegration {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+}
+
+/** What `ctx.integrations.<name>` gives for each kind. */
+export interface IntegrationValueOf {
+  secret: string;
+  http: HttpIntegration;
+  smtp: SmtpIntegration;
+}
+
+/** A workflow's declared integrations, by name and kind: `{ crm: "http", stripe: "secret" }`. */
+export type IntegrationDeclarations = Record<string, IntegrationKind>;
+
+/** `ctx.integrations`, typed from the declarations; reading a name the project lacks fails the step. */
+export type IntegrationValues<TDeclared extends IntegrationDeclarations> = {
+  readonly [Name in keyof TDeclared]: IntegrationValueOf[TDeclared[Name]];
+};
+
 /** What a workflow's `run` receives beside its input. */
-export interface WorkflowContext {
+export interface WorkflowContext<TIntegrations extends IntegrationDeclarations = IntegrationDeclarations> {
   /**
    * Runs `fn` once per execution: its result is stored, and when the execution is replayed (a retry,
    * crash recovery, a wake-up after `sleep`) the stored result is returned instead of running it
@@ -59,6 +91,11 @@ export interface WorkflowContext {
   waitForToken<TData = unknown>(name: string, options?: TokenOptions): Promise<TokenResult<TData>>;
   log: WorkflowLogger;
   execution: { id: string; attempt: number };
+  /**
+   * The project's integrations, decrypted when the attempt started. Their secret values are
+   * replaced by `[redacted]` in stored logs and step errors.
+   */
+  integrations: IntegrationValues<TIntegrations>;
 }
 
 export interface RetryOptions {
@@ -67,17 +104,27 @@ export interface RetryOptions {
   maxDelay?: Duration;
 }
 
-export interface WorkflowOptions<TInput, TOutput> {
+export interface WorkflowOptions<
+  TInput,
+  TOutput,
+  TIntegrations extends IntegrationDeclarations = IntegrationDeclarations,
+> {
   name: string;
   input?: SchemaDefinition<TInput>;
   retries?: RetryOptions;
   timeout?: Duration;
   /** Most executions of this workflow running at once per project. */
   concurrency?: number;
-  run(input: TInput, ctx: WorkflowContext): Promise<TOutput>;
+  /** The integrations `run` reads, with their kinds; deploying is refused while the project lacks one. */
+  integrations?: TIntegrations;
+  run(input: TInput, ctx: WorkflowContext<TIntegrations>): Promise<TOutput>;
 }
 
-export interface WorkflowDefinition<TInput = unknown, TOutput = unknown> extends WorkflowOptions<TInput, TOutput> {
+export interface WorkflowDefinition<
+  TInput = unknown,
+  TOutput = unknown,
+  TIntegrations extends IntegrationDeclarations = IntegrationDeclarations,
+> extends WorkflowOptions<TInput, TOutput, TIntegrations> {
   readonly kind: "workflow";
 }
 
@@ -135,15 +182,15 @@ export interface WeftConfig {
   /** The project deployments go to; written by `weft deploy --create`. */
   project?: string;
   // biome-ignore lint/suspicious/noExplicitAny: a config holds workflows of many input and output types.
-  workflows: WorkflowDefinition<any, any>[];
+  workflows: WorkflowDefinition<any, any, any>[];
   forms?: (FormOptions | FormDefinition)[];
   webhooks?: (WebhookOptions | WebhookDefinition)[];
   schedules?: ScheduleOptions[];
 }
 
-export function workflow<TInput, TOutput>(
-  options: WorkflowOptions<TInput, TOutput>,
-): WorkflowDefinition<TInput, TOutput> {
+export function workflow<TInput, TOutput, const TIntegrations extends IntegrationDeclarations = Record<never, never>>(
+  options: WorkflowOptions<TInput, TOutput, TIntegrations>,
+): WorkflowDefinition<TInput, TOutput, TIntegrations> {
   return { ...options, kind: "workflow" };
 }
 

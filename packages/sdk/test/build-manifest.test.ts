@@ -53,8 +53,25 @@ describe("workflow typing", () => {
       input: z.object({ email: z.email() }),
       async run(input, ctx) {
         expectTypeOf(input).toEqualTypeOf<{ email: string }>();
-        expectTypeOf(ctx).toEqualTypeOf<WorkflowContext>();
+        expectTypeOf(ctx).toEqualTypeOf<WorkflowContext<Record<never, never>>>();
         return input.email;
+      },
+    });
+  });
+
+  it("types ctx.integrations from the declared names and kinds", () => {
+    workflow({
+      name: "calls-out",
+      integrations: { crm: "http", stripe: "secret", mail: "smtp" },
+      async run(_input, ctx) {
+        expectTypeOf(ctx.integrations.stripe).toEqualTypeOf<string>();
+        expectTypeOf(ctx.integrations.crm.fetch).toEqualTypeOf<
+          (path: string, init?: RequestInit) => Promise<Response>
+        >();
+        expectTypeOf(ctx.integrations.mail.port).toEqualTypeOf<number>();
+        // @ts-expect-error: only declared integrations are typed
+        ctx.integrations.undeclared;
+        return null;
       },
     });
   });

@@ -11,6 +11,7 @@ import { listen } from "./http/http-server.ts";
 import { createRequestListener } from "./http/request-listener.ts";
 import { createMembershipChanges, relayAccessChanges } from "./identity/access-changes.ts";
 import { createCredentialRevocations } from "./identity/credential-revocations.ts";
+import { integrationKeyring } from "./integrations/secret-sealing.ts";
 import { createMailer } from "./mail/mailer.ts";
 import type { PlatformContext } from "./platform-context.ts";
 import { type Clock, systemClock } from "./shared/clock.ts";
@@ -79,7 +80,13 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
       ? undefined
       : await startWorker(
           { database, clock, logger, spanExport, resolveHost: options.resolveHost },
-          { ...config.worker, dataDir: config.dataDir, sandbox, tokens: waitTokenIssuer(config) },
+          {
+            ...config.worker,
+            dataDir: config.dataDir,
+            sandbox,
+            tokens: waitTokenIssuer(config),
+            keyring: integrationKeyring(config),
+          },
         );
   // Ingress caches which deployment is active, so it listens for other processes' changes before serving.
   const stopRelaying = config.roles.has("ingress")

@@ -25,6 +25,7 @@ import {
   deployments,
   executions,
   federationPolicies,
+  integrations,
   invitations,
   memberships,
   projects,
@@ -57,12 +58,13 @@ type Expectation = ContractCall["asOutsider"] | "forbidden";
 
 /**
  * What a project-scoped (federated) credential of another project of the fixture's workspace must
- * get: the workspace's people, agents and policies are FORBIDDEN to it whatever they hold, creating
+ * get: the workspace's people, agents, policies and integrations are FORBIDDEN to it whatever they hold, creating
  * a project is FORBIDDEN, listing the workspace's projects shows its own only, and every other
  * project of the workspace is NOT_FOUND like anyone else's.
  */
 function projectScopedExpectation(name: string, call: ContractCall): Expectation {
-  if (name.startsWith("access.") || name.startsWith("agents.") || name === "projects.create") return "forbidden";
+  const management = ["access.", "agents.", "integrations."];
+  if (management.some((prefix) => name.startsWith(prefix)) || name === "projects.create") return "forbidden";
   if (name === "projects.list#workspace") return "sees-nothing";
   if (call.asOutsider === "creates-own") return "forbidden";
   return call.asOutsider;
@@ -130,6 +132,7 @@ async function snapshot() {
     schedules: await db.select().from(schedules),
     waitTokens: await db.select().from(waitTokens),
     federationPolicies: await db.select().from(federationPolicies),
+    integrations: await db.select().from(integrations),
   };
 }
 

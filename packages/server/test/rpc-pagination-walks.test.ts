@@ -4,6 +4,7 @@ import {
   accounts,
   auditEvents,
   credentials,
+  integrations,
   invitations,
   memberships,
   projects,
@@ -153,6 +154,7 @@ async function seedAccessLists(deps: { ids: IdGenerator }) {
   }
 }
 const scheduleNames: string[] = [];
+const integrationNames: string[] = [];
 
 function manifestWith(workflows: number, forms: number, webhooks: number) {
   const names = (prefix: string, count: number) =>
@@ -270,6 +272,21 @@ beforeAll(async () => {
       updatedAt: clock.now(),
     })),
   );
+
+  // Integrations without secrets: the walk is about names, so nothing needs sealing.
+  integrationNames.push(...Array.from({ length: rowCount }, (_, index) => `i${String(index).padStart(3, "0")}`));
+  await db.insert(integrations).values(
+    [...integrationNames].reverse().map((name) => ({
+      projectId: scheduleProjectId,
+      name,
+      kind: "secret" as const,
+      config: {},
+      secrets: {},
+      keyId: "none",
+      createdAt: clock.now(),
+      updatedAt: clock.now(),
+    })),
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -363,6 +380,12 @@ const envelopeLists = [
     procedure: "schedules.list",
     input: () => ({ projectId: scheduleProjectId }),
     expected: () => scheduleNames,
+    keyOf: (result: Record<string, unknown>) => String(result.name),
+  },
+  {
+    procedure: "integrations.list",
+    input: () => ({ projectId: scheduleProjectId }),
+    expected: () => integrationNames,
     keyOf: (result: Record<string, unknown>) => String(result.name),
   },
 ];

@@ -286,6 +286,36 @@ export const contractCalls: Record<string, ContractCall> = {
     asOutsider: "refused",
     asViewer: "refused",
   },
+  "integrations.list": {
+    input: ({ projectId }) => ({ projectId }),
+    scope: "projects:read",
+    asOutsider: "refused",
+    asViewer: "reads",
+  },
+  "integrations.get": {
+    input: ({ projectId }) => ({ projectId, name: "stripe" }),
+    scope: "projects:read",
+    asOutsider: "refused",
+    asViewer: "reads",
+  },
+  "integrations.create": {
+    input: ({ projectId }) => ({ projectId, name: "intruder", kind: "secret", secrets: { value: "planted-value" } }),
+    scope: "projects:write",
+    asOutsider: "refused",
+    asViewer: "refused",
+  },
+  "integrations.update": {
+    input: ({ projectId }) => ({ projectId, name: "stripe", secrets: { value: "planted-value" } }),
+    scope: "projects:write",
+    asOutsider: "refused",
+    asViewer: "refused",
+  },
+  "integrations.delete": {
+    input: ({ projectId }) => ({ projectId, name: "stripe" }),
+    scope: "projects:write",
+    asOutsider: "refused",
+    asViewer: "refused",
+  },
   "agents.list": { input: () => ({}), scope: "projects:read", asOutsider: "sees-nothing", asViewer: "reads" },
   "agents.list#workspace": {
     input: ({ workspaceId }) => ({ workspaceId }),
@@ -334,6 +364,9 @@ export interface ContractFixture {
   privateNames: string[];
 }
 
+/** The value of the fixture's integration: no answer to anyone but its members may carry it, nor its hint. */
+const integrationSecret = "sk_fixture_0123456789";
+
 export async function createContractFixture(weft: TestPlatform): Promise<ContractFixture> {
   const owner = await createTestIdentity(weft, "owner@example.com");
   const viewer = await createTestIdentity(weft, "viewer@example.com");
@@ -367,6 +400,12 @@ export async function createContractFixture(weft: TestPlatform): Promise<Contrac
   );
   const agent = await registerEmailAgent(weft, owner.email);
   const tokenId = await storeTestWaitToken(weft.database.db, { executionId, projectId, now: weft.clock.now() });
+  await callRpc(
+    weft.url,
+    "integrations.create",
+    { projectId, name: "stripe", kind: "secret", secrets: { value: integrationSecret } },
+    token,
+  );
   const policy = await callRpc(
     weft.url,
     "access.createFederationPolicy",
@@ -400,6 +439,9 @@ export async function createContractFixture(weft: TestPlatform): Promise<Contrac
     "carol@example.com",
     "Secret plans",
     "Secret team",
+    integrationSecret,
+    // Its masked hint's characters.
+    integrationSecret.slice(-4),
   ];
   return { owner, viewer, target, privateNames };
 }

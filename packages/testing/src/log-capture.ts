@@ -104,3 +104,11 @@ export function registerManifestSecrets(manifest: unknown): void {
     if (typeof password === "string") registerSecret(password);
   }
 }
+
+/** Registers every value of an integration's `secrets` (`integrations.create`/`update` input), nested maps included. */
+export function registerIntegrationSecrets(secrets: unknown): void {
+  if (typeof secrets === "string") registerSecret(secrets);
+  else if (typeof secrets === "object" && secrets !== null) {
+    for (const value of Object.values(secrets)) registerIntegrationSecrets(value);
+  }
+}

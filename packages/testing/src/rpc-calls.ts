@@ -1,4 +1,4 @@
-import { registerManifestSecrets } from "./log-capture.ts";
+import { registerIntegrationSecrets, registerManifestSecrets } from "./log-capture.ts";
 
 /** The decoded answer of one raw RPC call. */
 export interface RpcCallResult {
@@ -21,6 +21,7 @@ export async function callRpc(
   options: { token?: string | undefined; headers?: Record<string, string> } = {},
 ): Promise<RpcCallResult> {
   registerManifestSecrets((input as { manifest?: unknown } | undefined)?.manifest);
+  registerIntegrationSecrets((input as { secrets?: unknown } | undefined)?.secrets);
   const response = await fetch(`${url}/rpc/${procedure.replaceAll(".", "/")}`, {
     method: "POST",
     headers: {

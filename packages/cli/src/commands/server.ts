@@ -10,7 +10,7 @@ interface ServerOptions {
 }
 
 export function registerServer(program: Command): void {
-  program
+  const server = program
     .command("server")
     .description("Start the platform (auth, API, ingress and workers on one process by default)")
     .option("-p, --port <port>", "port to listen on (PORT)")
@@ -35,6 +35,22 @@ Every setting of the platform is read from the environment; see the README's con
           },
           "platform",
         );
+      }),
+    );
+
+  server
+    .command("rotate-secret-key")
+    .description(
+      "Re-encrypt every stored integration secret under WEFT_SECRET_KEY, opening them with WEFT_SECRET_KEY_PREVIOUS",
+    )
+    .addHelpText(
+      "after",
+      `${examples("WEFT_SECRET_KEY=<new> WEFT_SECRET_KEY_PREVIOUS=<old> weft server rotate-secret-key")}
+Runs in batches and prints its progress; run it again to resume after a stop. See the README's "Rotating the secret key".\n`,
+    )
+    .action(
+      runCommand(async (context) => {
+        await bootstrapPlatform(context.env, "rotate-secret-key");
       }),
     );
 }

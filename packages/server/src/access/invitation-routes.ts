@@ -1,6 +1,7 @@
 import { type Context, Hono } from "hono";
-import { approvalCsrfTokenIsValid, issueApprovalCsrfToken } from "../auth/approval-csrf.ts";
+import { approvalCsrfTokenIsValidUnder, issueApprovalCsrfToken } from "../auth/approval-csrf.ts";
 import { messagePage } from "../auth/pages/approval-pages.ts";
+import { acceptedSecretKeys } from "../config/secret-key.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import type { PlatformContext } from "../platform-context.ts";
 import { acceptInvitation, type InvitationView, viewInvitation } from "./accept-invitation.ts";
@@ -63,7 +64,7 @@ export function invitationRoutes(context: PlatformContext): Hono<AppEnv> {
     if (ended !== undefined) return pageFor(c, ended.html, ended.status);
     const form = await c.req.parseBody();
     const csrf = typeof form.csrf === "string" ? form.csrf : "";
-    if (!approvalCsrfTokenIsValid(key, token, csrf, clock.now())) {
+    if (!approvalCsrfTokenIsValidUnder(acceptedSecretKeys(context.config), token, csrf, clock.now())) {
       return pageFor(
         c,
         messagePage("Please try again", "This form is out of date. Open the link from the mail again."),

@@ -26,3 +26,13 @@ export function approvalCsrfTokenIsValid(key: Buffer, approvalToken: string, pre
   const valid = secretsEqual(match[2] as string, signature(key, approvalToken, expiresAtMs));
   return valid && now.getTime() < expiresAtMs;
 }
+
+/** `approvalCsrfTokenIsValid` under any of the keys (the current one, and the one before a rotation). */
+export function approvalCsrfTokenIsValidUnder(
+  keys: readonly Buffer[],
+  approvalToken: string,
+  presented: string,
+  now: Date,
+): boolean {
+  return keys.some((key) => approvalCsrfTokenIsValid(key, approvalToken, presented, now));
+}

@@ -1,7 +1,8 @@
 import { type Context, Hono } from "hono";
+import { acceptedSecretKeys } from "../config/secret-key.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import type { PlatformContext } from "../platform-context.ts";
-import { approvalCsrfTokenIsValid, issueApprovalCsrfToken } from "./approval-csrf.ts";
+import { approvalCsrfTokenIsValidUnder, issueApprovalCsrfToken } from "./approval-csrf.ts";
 import {
   type Decision,
   decideRegistration,
@@ -85,7 +86,7 @@ export function approvalRoutes(context: PlatformContext): Hono<AppEnv> {
     if (!approvalTokenPattern.test(token)) return pageFor(c, unknownLink(), 404);
     const form = await c.req.parseBody();
     const csrf = typeof form.csrf === "string" ? form.csrf : "";
-    if (!approvalCsrfTokenIsValid(key, token, csrf, clock.now())) {
+    if (!approvalCsrfTokenIsValidUnder(acceptedSecretKeys(context.config), token, csrf, clock.now())) {
       return pageFor(
         c,
         messagePage("Please try again", "This form is out of date. Open the link from the mail again."),

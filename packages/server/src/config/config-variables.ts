@@ -67,6 +67,7 @@ export const configVariables = {
   WEFT_LOGO_URL: { schema: publicUrl, unset: "none", example: "https://weft.example.com/logo.png" },
   WEFT_ROLES: { schema: nameSet(platformRoles), default: "all", example: "auth,api,ingress" },
   WEFT_SECRET_KEY: { schema: key32, unset: "generated into the data dir", example: "0f".repeat(32) },
+  WEFT_SECRET_KEY_PREVIOUS: { schema: key32, unset: "none (no rotation under way)", example: "1e".repeat(32) },
   WEFT_TRUSTED_PROXIES: { schema: addressList, unset: "none", example: "10.0.0.1,10.1.0.0/16,fd00::/8" },
   WEFT_RATE_LIMIT_REGISTER: { schema: requestCount, default: "20", example: "20" },
   WEFT_RATE_LIMIT_CLAIM: { schema: requestCount, default: "30", example: "30" },

@@ -105,6 +105,8 @@ export function parseConfig(env: Environment, cwd: string = process.cwd()) {
     formsRateLimit: settings.WEFT_RATE_LIMIT_FORMS,
     /** As configured; `loadConfig` generates or loads it from the data dir when unset. */
     secretKey: settings.WEFT_SECRET_KEY,
+    /** The key before a rotation: still opens stored secrets and checks tokens it signed, never seals or signs. */
+    secretKeyPrevious: settings.WEFT_SECRET_KEY_PREVIOUS,
     logLevel: settings.WEFT_LOG_LEVEL,
     worker: {
       /** Most executions one worker process runs at once. */

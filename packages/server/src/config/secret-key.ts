@@ -58,3 +58,11 @@ export function loadOrCreateDevMailboxKey(dataDir: string): string {
     remedy: "",
   }).toString("base64url");
 }
+
+/**
+ * The keys a token signed by this platform is checked under: WEFT_SECRET_KEY, then during a
+ * rotation WEFT_SECRET_KEY_PREVIOUS, so tokens issued before it stay valid until they expire.
+ */
+export function acceptedSecretKeys(config: { secretKey: Buffer; secretKeyPrevious?: Buffer | undefined }): Buffer[] {
+  return config.secretKeyPrevious === undefined ? [config.secretKey] : [config.secretKey, config.secretKeyPrevious];
+}

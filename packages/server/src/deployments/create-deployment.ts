@@ -5,6 +5,7 @@ import { recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
 import { transactionWithResult } from "../db/result-transaction.ts";
 import { deployments } from "../db/schema/index.ts";
+import { checkDeclaredIntegrations } from "../integrations/declared-integrations.ts";
 import { jsonSchemaProblem, validateJsonSchema } from "../schemas/validate-json-schema.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
@@ -110,6 +111,8 @@ export async function createDeployment(
   const created = await transactionWithResult(db, async (tx): Promise<ServiceResult<DeploymentSummary>> => {
     // Serialises deployments of one project so numbers are consecutive without retry loops.
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`deploy:${request.projectId}`}, 0))`);
+    const declared = await checkDeclaredIntegrations(tx, request.projectId, parsed.value);
+    if (!declared.ok) return declared;
     const [last] = await tx
       .select({ number: sql<number>`coalesce(max(${deployments.number}), 0)::int` })
       .from(deployments)

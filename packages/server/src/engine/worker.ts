@@ -2,6 +2,9 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { DatabaseHandle } from "../db/database.ts";
 import { activeDeploymentsAmong, readDeploymentBundle } from "../deployments/read-deployments.ts";
+import { readIntegrationValues } from "../integrations/read-integration-values.ts";
+import { secretScrubber } from "../integrations/secret-scrubber.ts";
+import type { SecretKeyring } from "../integrations/secret-sealing.ts";
 import { type HistoryPruner, startHistoryPruner } from "../retention/history-pruner.ts";
 import {
   defaultRetentionPeriods,
@@ -71,6 +74,8 @@ export interface WorkerOptions {
   tokens: TokenIssuer;
   /** How long finished executions and bookkeeping rows are kept (30 and 7 days by default). */
   retention?: RetentionPeriods | undefined;
+  /** The keys that open the projects' integration secrets; without it, workflows see no integrations. */
+  keyring?: SecretKeyring | undefined;
 }
 
 export interface WorkerDependencies {
@@ -164,6 +169,17 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       endAttempt(context, run, { kind: "cancel" });
       return;
     }
+    // Read at every attempt's start, so the attempt after a secret's rotation uses the new value.
+    const integrations =
+      options.keyring === undefined
+        ? { ok: true as const, value: { values: {}, secrets: [] } }
+        : await readIntegrationValues(db, options.keyring, execution.projectId);
+    if (!integrations.ok) {
+      const error = { name: "IntegrationSecretError", message: integrations.failure.message };
+      endAttempt(context, run, { kind: "fail", error, logs: [] });
+      return;
+    }
+    run.scrub = secretScrubber(integrations.value.secrets);
     try {
       run.sandbox = await pool.run(
         execution.deploymentId,
@@ -175,6 +191,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
           attempt: execution.attempt,
           steps: history?.steps ?? {},
           tokens: tokens ?? {},
+          integrations: integrations.value.values,
         },
         sandboxHandlers(context, run),
       );

@@ -1,4 +1,5 @@
-import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { derivePurposeKey } from "../shared/purpose-key.ts";
 
 /**
  * Stateless CSRF tokens for hosted forms: `<expires>.<nonce>.<mac>`, where the MAC (HMAC-SHA-256
@@ -23,7 +24,7 @@ export type CsrfCheck =
 
 /** A purpose-specific key, so the secret key itself never signs anything directly. */
 export function deriveCsrfKey(secretKey: Buffer): Buffer {
-  return Buffer.from(hkdfSync("sha256", secretKey, Buffer.alloc(0), "weft hosted-form csrf v1", 32));
+  return derivePurposeKey(secretKey, "weft hosted-form csrf v1");
 }
 
 function mac(key: Buffer, binding: CsrfBinding, expires: string, nonce: string): Buffer {
@@ -53,4 +54,22 @@ export function checkCsrfToken(key: Buffer, binding: CsrfBinding, presented: str
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: "forged" };
   if (now.getTime() >= Number(expires)) return { ok: false, reason: "expired" };
   return { ok: true, nonce };
+}
+
+/**
+ * `checkCsrfToken` under each key in turn (the current one first, then the one before a rotation),
+ * so that forms rendered before WEFT_SECRET_KEY changed can be sent until their tokens expire.
+ */
+export function checkCsrfTokenUnderKeys(
+  keys: readonly Buffer[],
+  binding: CsrfBinding,
+  presented: string | undefined,
+  now: Date,
+): CsrfCheck {
+  let check: CsrfCheck = { ok: false, reason: "forged" };
+  for (const key of keys) {
+    check = checkCsrfToken(key, binding, presented, now);
+    if (check.ok || check.reason !== "forged") return check;
+  }
+  return check;
 }

@@ -11,7 +11,7 @@ import { checkStorableJson, describeUnstorable } from "../shared/storable-json.t
 import { enqueueSubmission, validateSubmission } from "./accept-submission.ts";
 import { basicAuthChallenge } from "./basic-auth.ts";
 import { coerceFormSubmission, type FormSubmission, submissionFromEntries } from "./coerce-form-submission.ts";
-import { checkCsrfToken, csrfFieldName, issueCsrfToken } from "./csrf-token.ts";
+import { checkCsrfTokenUnderKeys, csrfFieldName, issueCsrfToken } from "./csrf-token.ts";
 import { type ActiveDefinition, findActiveForm } from "./find-ingress-definitions.ts";
 import { checkFormAccess } from "./form-access.ts";
 import { formFieldsFromSchema, humanize } from "./form-fields.ts";
@@ -119,8 +119,8 @@ async function acceptForm(
 ): Promise<Response> {
   const binding = { projectId: form.projectId, formName: form.definition.name };
   const csrfValue = submission.get(csrfFieldName)?.at(-1);
-  const csrf = checkCsrfToken(
-    ingress.csrfKey,
+  const csrf = checkCsrfTokenUnderKeys(
+    ingress.csrfCheckKeys,
     binding,
     typeof csrfValue === "string" ? csrfValue : undefined,
     ingress.platform.clock.now(),

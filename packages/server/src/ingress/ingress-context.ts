@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { acceptedSecretKeys } from "../config/secret-key.ts";
 import { createEnqueueBatcher, type EnqueueBatcher } from "../engine/enqueue-batcher.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { requestLogger } from "../http/request-context.ts";
@@ -12,6 +13,8 @@ import { type Budget, budgetRetryAfterSeconds, hotPathBudgetMs, withinBudget } f
 export interface IngressContext {
   platform: PlatformContext;
   csrfKey: Buffer;
+  /** The keys a presented token is checked under: `csrfKey`, then the one before a rotation. */
+  csrfCheckKeys: readonly Buffer[];
   definitions: DefinitionLookup;
   /** Group commit of the executions that submissions without an idempotency key start. */
   enqueues: EnqueueBatcher;
@@ -21,6 +24,7 @@ export function createIngressContext(platform: PlatformContext): IngressContext 
   return {
     platform,
     csrfKey: deriveCsrfKey(platform.config.secretKey),
+    csrfCheckKeys: acceptedSecretKeys(platform.config).map(deriveCsrfKey),
     definitions: {
       db: platform.database.db,
       manifests: createManifestCache(),

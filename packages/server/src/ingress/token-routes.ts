@@ -9,7 +9,7 @@ import { parseStorableJson } from "../shared/storable-json.ts";
 import { completeWaitToken } from "../wait-tokens/complete-wait-token.ts";
 import { type FoundWaitToken, findWaitToken } from "../wait-tokens/find-wait-token.ts";
 import { tokenHashOf } from "../wait-tokens/token-secret.ts";
-import { type CsrfBinding, checkCsrfToken, csrfFieldName, issueCsrfToken } from "./csrf-token.ts";
+import { type CsrfBinding, checkCsrfTokenUnderKeys, csrfFieldName, issueCsrfToken } from "./csrf-token.ts";
 import { renderErrorPage } from "./form-page.ts";
 import type { Budget } from "./hot-path-budget.ts";
 import { type IngressContext, runHotPath } from "./ingress-context.ts";
@@ -67,8 +67,8 @@ async function answerFromPage(
   const found = await findWaitToken(platform.database.db, platform, tokenId);
   if (!found.ok) return unanswerablePage(c, found.failure);
   const fields = new URLSearchParams(body);
-  const csrf = checkCsrfToken(
-    ingress.csrfKey,
+  const csrf = checkCsrfTokenUnderKeys(
+    ingress.csrfCheckKeys,
     csrfBindingOf(found.value, tokenId),
     fields.get(csrfFieldName) ?? undefined,
     platform.clock.now(),

@@ -6,6 +6,8 @@ import { DataDirLockedError } from "../db/data-dir-lock.ts";
 import { openDatabase } from "../db/database.ts";
 import { decideSandbox, SandboxUnavailableError } from "../engine/sandbox/sandbox-isolation.ts";
 import { startWorker } from "../engine/worker.ts";
+import { rotateIntegrationSecrets } from "../integrations/rotate-secret-key.ts";
+import { integrationKeyring } from "../integrations/secret-sealing.ts";
 import { startPlatform } from "../platform.ts";
 import { systemClock } from "../shared/clock.ts";
 import { createLogger } from "../shared/logger.ts";
@@ -17,9 +19,13 @@ import { stopOnSignals } from "./process-lifecycle.ts";
  * What a process runs: `platform` serves every role WEFT_ROLES names (`npm start`, `weft server`);
  * `worker` only runs workflow executions (`weft worker`).
  */
-export type ProcessKind = "platform" | "worker";
+export type ProcessKind = "platform" | "worker" | "rotate-secret-key";
 
-const programs: Record<ProcessKind, string> = { platform: "weft", worker: "weft worker" };
+const programs: Record<ProcessKind, string> = {
+  platform: "weft",
+  worker: "weft worker",
+  "rotate-secret-key": "weft server rotate-secret-key",
+};
 
 /**
  * The one start-up of every entry point: reads the configuration from `env` (never from
@@ -30,7 +36,9 @@ const programs: Record<ProcessKind, string> = { platform: "weft", worker: "weft 
 export async function bootstrap(env: Environment, kind: ProcessKind): Promise<void> {
   const program = programs[kind];
   try {
-    if (kind === "worker") {
+    if (kind === "rotate-secret-key") {
+      await rotateSecretKey(loadConfig(env));
+    } else if (kind === "worker") {
       // This process plays the worker role only, whatever WEFT_ROLES says, so the rules of the
       // serving roles (such as the dev mailbox's refusal of a non-loopback HOST) do not stop it; it
       // needs none of the keys of the data dir either.
@@ -50,6 +58,39 @@ export async function bootstrap(env: Environment, kind: ProcessKind): Promise<vo
 function exitWith(line: string): never {
   process.stderr.write(`${line}\n`);
   process.exit(1);
+}
+
+/** Rows re-sealed per transaction: small enough that a batch holds its row locks only briefly. */
+const rotationBatchSize = 100;
+
+/**
+ * Re-seals every stored integration secret under WEFT_SECRET_KEY, opening them with
+ * WEFT_SECRET_KEY_PREVIOUS; prints one progress line per batch. Safe to run again after a stop.
+ */
+async function rotateSecretKey(config: Config): Promise<void> {
+  const database = await openDatabase(config.database);
+  try {
+    const keyring = integrationKeyring(config);
+    const done = await rotateIntegrationSecrets(database.db, keyring, {
+      batchSize: rotationBatchSize,
+      onBatch: (progress) =>
+        process.stdout.write(
+          `re-sealed ${progress.resealed}, unopenable ${progress.unopenable}, left under another key ${progress.remaining}\n`,
+        ),
+    });
+    if (done.unopenable > 0) {
+      process.stderr.write(
+        `weft server rotate-secret-key: ${done.unopenable} integration(s) opened with neither WEFT_SECRET_KEY nor WEFT_SECRET_KEY_PREVIOUS; set WEFT_SECRET_KEY_PREVIOUS to the key they were sealed with and run again\n`,
+      );
+      process.exitCode = 1;
+      return;
+    }
+    process.stdout.write(
+      `Done: every integration secret is sealed under the current key (${done.resealed} re-sealed).\n`,
+    );
+  } finally {
+    await database.close();
+  }
 }
 
 async function runPlatform(config: Config): Promise<void> {
@@ -81,6 +122,7 @@ async function runWorker(config: ParsedConfig): Promise<void> {
     config.otlpEndpoint === undefined
       ? undefined
       : createOtlpSpanExport({ db: database.db, endpoint: config.otlpEndpoint, logger });
+  const secretKey = config.secretKey ?? loadOrCreateSecretKey(config.dataDir);
   const worker = await startWorker(
     { database, clock: systemClock, logger, spanExport },
     {
@@ -88,10 +130,8 @@ async function runWorker(config: ParsedConfig): Promise<void> {
       dataDir: config.dataDir,
       sandbox,
       // Wait token ids must be the ones the other processes of this database would make: the shared key.
-      tokens: waitTokenIssuer({
-        secretKey: config.secretKey ?? loadOrCreateSecretKey(config.dataDir),
-        baseUrl: config.baseUrl,
-      }),
+      tokens: waitTokenIssuer({ secretKey, baseUrl: config.baseUrl }),
+      keyring: integrationKeyring({ secretKey, secretKeyPrevious: config.secretKeyPrevious }),
     },
   );
   // Before announcing readiness: a signal that arrives before a handler exists ends the process at once.

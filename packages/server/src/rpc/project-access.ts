@@ -11,10 +11,10 @@ export type WorkspaceAccess = "read" | "write";
 const writerRoles: ReadonlySet<WorkspaceRole> = new Set(["owner", "admin", "member"]);
 
 /** Namespaces that act on a workspace's people and trust rather than on a project. */
-const workspaceManagementNamespaces: ReadonlySet<string> = new Set(["access", "agents"]);
+const workspaceManagementNamespaces: ReadonlySet<string> = new Set(["access", "agents", "integrations"]);
 
 const projectScopedRefusal =
-  "This credential is scoped to one project: it cannot manage the workspace, its members, agents or policies.";
+  "This credential is scoped to one project: it cannot manage the workspace, its members, agents, policies or integrations.";
 
 /**
  * Refuses a project-scoped credential every procedure outside its project's reach (FORBIDDEN), before

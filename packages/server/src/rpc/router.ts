@@ -2,6 +2,7 @@ import { accessRouter } from "./access/index.ts";
 import { agentsRouter } from "./agents/index.ts";
 import { deploymentsRouter } from "./deployments/index.ts";
 import { rpc } from "./implementer.ts";
+import { integrationsRouter } from "./integrations/index.ts";
 import { projectsRouter } from "./projects/index.ts";
 import { resourcesRouter } from "./resources/index.ts";
 import { schedulesRouter } from "./schedules/index.ts";
@@ -18,6 +19,7 @@ export const router = rpc.router({
   agents: agentsRouter,
   access: accessRouter,
   schedules: schedulesRouter,
+  integrations: integrationsRouter,
 });
 
 export type Router = typeof router;

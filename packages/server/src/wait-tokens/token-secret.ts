@@ -1,4 +1,5 @@
-import { createHmac, hkdfSync, randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
+import { derivePurposeKey } from "../shared/purpose-key.ts";
 import { hashSecret } from "../shared/secrets.ts";
 
 /**
@@ -12,7 +13,7 @@ import { hashSecret } from "../shared/secrets.ts";
 const tokenPrefix = "wtk_";
 
 export function deriveWaitTokenKey(secretKey: Buffer): Buffer {
-  return Buffer.from(hkdfSync("sha256", secretKey, Buffer.alloc(0), "weft wait token v1", 32));
+  return derivePurposeKey(secretKey, "weft wait token v1");
 }
 
 export function newTokenNonce(): string {

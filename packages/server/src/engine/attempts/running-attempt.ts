@@ -1,4 +1,5 @@
 import type { Database } from "../../db/database.ts";
+import type { Scrub } from "../../integrations/secret-scrubber.ts";
 import type { Clock } from "../../shared/clock.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { SpanExport } from "../../traces/otlp-export.ts";
@@ -26,6 +27,8 @@ export interface RunningAttempt {
   stepSpans: SpanRow[];
   /** Set once a final transition is under way, so no second one starts. */
   done: boolean;
+  /** Takes the project's secret values out of the logs and error messages the attempt stores. */
+  scrub: Scrub;
 }
 
 /** `now` is the claim's instant: the attempt's time starts with its lease, not once its steps are loaded. */
@@ -49,6 +52,7 @@ export function startAttempt(
     storedBytes: (history?.bytes ?? 0) + execution.logBytes,
     stepSpans: [],
     done: false,
+    scrub: (text) => text,
   };
 }
 

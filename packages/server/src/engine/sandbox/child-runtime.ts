@@ -30,6 +30,10 @@ interface Workflow {
   run(input: unknown, ctx: unknown): Promise<unknown>;
 }
 type TokenResult = { ok: true; data: unknown } | { ok: false; reason: "timeout" };
+type IntegrationValues =
+  | { kind: "secret"; value: string }
+  | { kind: "http"; baseUrl: string; headers: Record<string, string> }
+  | { kind: "smtp"; host: string; port: number; user: string; password: string };
 interface RunMessage {
   type: "run";
   executionId: string;
@@ -38,6 +42,7 @@ interface RunMessage {
   attempt: number;
   steps: Record<string, { kind: "step" | "sleep"; result: { value?: unknown } }>;
   tokens: Record<string, { id: string; url: string; result?: TokenResult }>;
+  integrations: Record<string, IntegrationValues>;
 }
 interface StepStoredMessage {
   type: "stepStored";
@@ -88,6 +93,8 @@ const limits = {
 const { stringify, parse } = JSON;
 const sendToParent = process.send?.bind(process);
 const { byteLength } = Buffer;
+const platformFetch = globalThis.fetch;
+const PlatformHeaders = globalThis.Headers;
 
 const stepScope = new AsyncLocalStorage<LogEntry[]>();
 const executions = new Map<string, ExecutionState>();
@@ -372,6 +379,53 @@ function reportError(what: string): SerializedError {
   return { name: "SandboxReportError", message: `${what} could not be sent to the worker` };
 }
 
+/** `path` under the integration's base URL, whichever of the two carries the slash between them. */
+function underBaseUrl(baseUrl: string, path: unknown): string {
+  if (typeof path !== "string") throw new TypeError('an integration\'s fetch needs a path, like "/v1/items"');
+  return `${baseUrl.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
+}
+
+/** What `ctx.integrations.<name>` gives for each kind: a string, the fields, or an http client. */
+function integrationValue(values: IntegrationValues): unknown {
+  if (values.kind === "secret") return values.value;
+  if (values.kind === "smtp")
+    return { host: values.host, port: values.port, user: values.user, password: values.password };
+  const { baseUrl, headers } = values;
+  return {
+    baseUrl,
+    headers: { ...headers },
+    fetch: (path: unknown, init?: RequestInit): Promise<Response> => {
+      const merged = new PlatformHeaders(init?.headers);
+      for (const [name, value] of Object.entries(headers)) merged.set(name, value);
+      return platformFetch(underBaseUrl(baseUrl, path), { ...init, headers: merged });
+    },
+  };
+}
+
+/** `ctx.integrations`: reading a name the project lacks throws, naming it, so the step reading it fails. */
+function createIntegrations(available: Record<string, IntegrationValues>): Record<string, unknown> {
+  return new Proxy(
+    {},
+    {
+      get: (_target, name) => {
+        // Not a thenable, so that awaiting the object (or a library probing it) reads no name.
+        if (typeof name !== "string" || name === "then") return undefined;
+        const values = Object.hasOwn(available, name) ? available[name] : undefined;
+        if (values === undefined) {
+          throw namedError("IntegrationNotFoundError", `the project has no integration "${storableText(name, 200)}"`);
+        }
+        return integrationValue(values);
+      },
+      has: (_target, name) => typeof name === "string" && Object.hasOwn(available, name),
+      ownKeys: () => Object.keys(available),
+      getOwnPropertyDescriptor: (_target, name) =>
+        typeof name === "string" && Object.hasOwn(available, name)
+          ? { enumerable: true, configurable: true, value: integrationValue(available[name] as IntegrationValues) }
+          : undefined,
+    },
+  );
+}
+
 function createContext(message: RunMessage, state: ExecutionState) {
   /** Asks the worker to create the token or wait for it; a stop halts the execution here. */
   const askWorker = async (name: string, timeoutMs: number, wait: boolean): Promise<TokenAnswerMessage> => {
@@ -396,6 +450,7 @@ function createContext(message: RunMessage, state: ExecutionState) {
   };
   return {
     execution: { id: message.executionId, attempt: message.attempt },
+    integrations: createIntegrations(message.integrations),
     log: createLogger(state),
     step: async <T>(rawName: string, fn: () => T | Promise<T>): Promise<T> => {
       const name = claimName(state, rawName);

@@ -33,6 +33,12 @@ export interface StoredTokenForReplay {
   result?: TokenResult | undefined;
 }
 
+/** The decrypted values of one integration, as `ctx.integrations.<name>` gives them (an `http` one gains `fetch`). */
+export type IntegrationValues =
+  | { kind: "secret"; value: string }
+  | { kind: "http"; baseUrl: string; headers: Record<string, string> }
+  | { kind: "smtp"; host: string; port: number; user: string; password: string };
+
 export type ParentMessage =
   | {
       type: "run";
@@ -42,6 +48,8 @@ export type ParentMessage =
       attempt: number;
       steps: Record<string, StoredStepForReplay>;
       tokens: Record<string, StoredTokenForReplay>;
+      /** The project's integrations, read when the attempt started; only ever sent over this channel. */
+      integrations: Record<string, IntegrationValues>;
     }
   | {
       type: "stepStored";

@@ -1,0 +1,53 @@
+import { eq } from "drizzle-orm";
+import type { Database } from "../db/database.ts";
+import { integrations } from "../db/schema/index.ts";
+import type { IntegrationValues } from "../engine/sandbox/protocol.ts";
+import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
+import { openSecrets } from "./sealed-secrets.ts";
+import { type SecretKeyring, undecryptableSecretMessage } from "./secret-sealing.ts";
+
+export interface ProjectIntegrationValues {
+  /** By integration name, as the sandbox child receives them. */
+  values: Record<string, IntegrationValues>;
+  /** Every secret value, for scrubbing what the attempt stores. */
+  secrets: string[];
+}
+
+/** The opened integrations of a project, or a failure when one of them opens with no key of the ring. */
+export async function readIntegrationValues(
+  db: Database,
+  keyring: SecretKeyring,
+  projectId: string,
+): Promise<ServiceResult<ProjectIntegrationValues>> {
+  const rows = await db.select().from(integrations).where(eq(integrations.projectId, projectId));
+  const values: Record<string, IntegrationValues> = {};
+  const secrets: string[] = [];
+  for (const row of rows) {
+    const opened = openSecrets(keyring, row);
+    if (opened === undefined) return fail.conflict(undecryptableSecretMessage);
+    secrets.push(...Object.values(opened));
+    values[row.name] = valuesOf(row.kind, row.config, opened);
+  }
+  return ok({ values, secrets });
+}
+
+function valuesOf(
+  kind: "secret" | "http" | "smtp",
+  config: Record<string, unknown>,
+  secrets: Record<string, string>,
+): IntegrationValues {
+  switch (kind) {
+    case "secret":
+      return { kind, value: secrets.value ?? "" };
+    case "http":
+      return { kind, baseUrl: String(config.baseUrl), headers: secrets };
+    case "smtp":
+      return {
+        kind,
+        host: String(config.host),
+        port: Number(config.port),
+        user: String(config.user),
+        password: secrets.password ?? "",
+      };
+  }
+}
