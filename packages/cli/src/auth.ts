@@ -6,6 +6,8 @@ export interface CredentialInfo {
   scopes: string[];
   expires: string;
   workspaces: { id: string; name: string; role: string }[];
+  /** The one project a federated (project-scoped) credential may reach; undefined for any other. */
+  projectId: string | undefined;
 }
 
 /** The authorization server of the API at `apiUrl` and its registration endpoints. */
@@ -40,5 +42,6 @@ export async function describeCredential(authUrl: string, credential: string): P
     scopes: Array.isArray(body.scopes) ? body.scopes : [],
     expires: body.expires,
     workspaces: Array.isArray(body.workspaces) ? body.workspaces : [],
+    projectId: typeof body.projectId === "string" ? body.projectId : undefined,
   };
 }

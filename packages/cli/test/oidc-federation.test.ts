@@ -65,6 +65,8 @@ describe("weft login --oidc-token", () => {
     expect(parseJson(fromFile)).toMatchObject({ scopes: ["projects:read", "deployments:read", "deployments:write"] });
     const listed = parseJson<{ results: { id: string }[] }>(await runCli(["projects", "list", "--json"], { env }));
     expect(listed.results.map((project) => project.id)).toEqual([projectId]);
+    const whoami = await runCli(["whoami"], { env });
+    expect(whoami.stdout).toMatch(new RegExp(`project\\s+${projectId} only \\(federated\\)`));
 
     const fromStdin = await runCli(["login", "--oidc-token", "-", "--project", projectId, "--json"], {
       env,

@@ -15,6 +15,11 @@ export function expiryWarning(expires: Date, now: Date): string | undefined {
   return `your credential expires ${when}: run \`weft login\` to get a new one`;
 }
 
+/** A federated credential reaches one project; any other credential shows no such line. */
+function projectField(projectId: string | undefined): [string, string][] {
+  return projectId === undefined ? [] : [["project", `${projectId} only (federated)`]];
+}
+
 export function registerWhoami(program: Command): void {
   program
     .command("whoami")
@@ -32,6 +37,7 @@ export function registerWhoami(program: Command): void {
             scopes: info.scopes,
             expires: info.expires,
             workspaces: info.workspaces,
+            projectId: info.projectId ?? null,
             credentialSource: source === "WEFT_TOKEN" ? "WEFT_TOKEN" : path,
             warning: warning ?? null,
           },
@@ -42,6 +48,7 @@ export function registerWhoami(program: Command): void {
                 "workspaces",
                 info.workspaces.map((workspace) => `${workspace.name} (${workspace.id}, ${workspace.role})`).join(", "),
               ],
+              ...projectField(info.projectId),
               ["scopes", info.scopes.join(" ")],
               ["expires", info.expires],
               ["credential", source === "WEFT_TOKEN" ? "from WEFT_TOKEN" : path],

@@ -63,7 +63,8 @@ export async function updateRole(
       .from(memberships)
       .innerJoin(accounts, eq(accounts.id, memberships.accountId))
       .where(and(eq(memberships.workspaceId, input.workspaceId), eq(memberships.accountId, input.accountId)));
-    if (member === undefined) return fail.notFound("member");
+    // The workspace is locked since the start: the membership just read cannot be gone.
+    if (member === undefined) throw new Error(`membership of ${input.accountId} vanished under the workspace lock`);
     return ok({ member: { id: input.accountId, role: input.role, ...member }, from: targetRole });
   });
 }

@@ -89,6 +89,25 @@ Identity providers revoke every credential of a delegation by posting a logout t
 ${logoutTokenMaxAgeSeconds / 60} minutes after its \`iat\` (which may be at most ${maxIssuedAtSkewSeconds} s ahead of this server's clock).
 Each logout token works once.
 
+## 5. CI and applications: a project-scoped credential from an OIDC token
+
+A workspace owner or admin trusts an identity provider for one project with
+\`access.createFederationPolicy\` (issuer, audience, and a subject or claims to match). A job that
+holds a token of that provider then exchanges it (RFC 8693) for a short-lived credential that
+reaches that project only:
+
+\`\`\`sh
+curl -s -X POST ${endpoints.token} \\
+  -d grant_type=urn:ietf:params:oauth:grant-type:token-exchange \\
+  -d subject_token_type=urn:ietf:params:oauth:token-type:jwt \\
+  --data-urlencode subject_token="$OIDC_TOKEN" \\
+  -d audience=prj_…
+\`\`\`
+
+The answer carries \`access_token\` (a Weft credential), \`expires_in\` and \`scope\`. Its errors
+follow RFC 6749 §5.2: \`invalid_request\` (a malformed request, or a token that fails verification or
+matches no policy), \`invalid_target\`, \`invalid_scope\`, \`unsupported_grant_type\`.
+
 ## Errors
 
 Errors are JSON \`{"error": "<code>", "error_description": "<text>"}\`, status 400, except
