@@ -1,0 +1,99 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  freePort,
+  localPlatformEnv,
+  type ServerProcess,
+  spawnServer,
+  spawnWorker,
+  waitUntilServing,
+} from "@weft/testing";
+
+/** Every process of one database shares the secret key: wait token ids are derived from it. */
+export const sharedSecretKey = "ab".repeat(32);
+
+/** The sandboxes reach the step counter on the loopback address. */
+const egressToCounter = { WEFT_SANDBOX_EGRESS_ALLOW: "127.0.0.1" };
+
+/** A process the fault test kills with SIGKILL and starts again in the same place. */
+export interface KillableProcess {
+  readonly name: string;
+  /** Its base URL, for a platform process. */
+  readonly url: string | undefined;
+  alive(): boolean;
+  kill(): Promise<void>;
+  start(): Promise<void>;
+  /** SIGTERM, for the end of the run. */
+  stop(): Promise<void>;
+  /** What it printed on stderr, across its restarts. */
+  stderr(): string;
+}
+
+/**
+ * A platform process serving on a fixed port with a fixed data dir (so a restart finds the same
+ * embedded database, when there is no `DATABASE_URL`), waited for until it serves.
+ */
+export async function platformProcess(name: string, env: Record<string, string>): Promise<KillableProcess> {
+  const port = await freePort();
+  const dataDir = env.WEFT_DATA_DIR ?? mkdtempSync(join(tmpdir(), "weft-faults-platform-"));
+  let current: ServerProcess | undefined;
+  let earlierStderr = "";
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    name,
+    url,
+    alive: () => current !== undefined,
+    start: async () => {
+      current = spawnServer({
+        ...localPlatformEnv(port, dataDir),
+        WEFT_SECRET_KEY: sharedSecretKey,
+        WEFT_RATE_LIMIT_FORMS: "100000",
+        ...egressToCounter,
+        ...env,
+      });
+      await waitUntilServing(current, 60_000);
+    },
+    kill: async () => {
+      const killed = current;
+      current = undefined;
+      if (killed === undefined) return;
+      killed.child.kill("SIGKILL");
+      await killed.exited;
+      earlierStderr += killed.stderr();
+    },
+    stop: async () => {
+      const stopped = current;
+      current = undefined;
+      if (stopped === undefined) return;
+      stopped.child.kill("SIGTERM");
+      await stopped.exited;
+      earlierStderr += stopped.stderr();
+    },
+    stderr: () => earlierStderr + (current?.stderr() ?? ""),
+  };
+}
+
+/** A worker process (`weft worker`) on PostgreSQL. */
+export function workerProcess(name: string, databaseUrl: string): KillableProcess {
+  const dataDir = mkdtempSync(join(tmpdir(), "weft-faults-worker-"));
+  let current: ReturnType<typeof spawnWorker> | undefined;
+  const end = async (signal: NodeJS.Signals) => {
+    const ended = current;
+    current = undefined;
+    if (ended === undefined) return;
+    ended.child.kill(signal);
+    await ended.exited;
+  };
+  return {
+    name,
+    url: undefined,
+    alive: () => current !== undefined,
+    start: async () => {
+      current = spawnWorker(databaseUrl, dataDir, { ...egressToCounter, WEFT_WORKER_CONCURRENCY: "50" });
+    },
+    kill: () => end("SIGKILL"),
+    stop: () => end("SIGTERM"),
+    stderr: () => "",
+  };
+}
