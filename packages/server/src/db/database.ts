@@ -52,6 +52,10 @@ export async function usePostgres(url: string): Promise<DatabaseHandle> {
   // An idle pooled connection that the server closes (restart, failover) is replaced on next use;
   // without a listener its error event would crash the process.
   pool.on("error", () => undefined);
+  // A connection the server closes while it is checked out between two statements (a transaction
+  // that awaits something else) emits an error that nobody listens to, which would end the
+  // process; with this listener its next statement fails instead, and the pool drops it.
+  pool.on("connect", (client) => client.on("error", () => undefined));
   const db = drizzlePostgres({ client: pool, schema }) as unknown as Database;
   const notifications = createNotificationListener(url);
   return {
