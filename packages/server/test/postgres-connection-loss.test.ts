@@ -1,5 +1,6 @@
 import { createTestDatabase, testServerUrl } from "@weft/testing";
 import { sql } from "drizzle-orm";
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 
 type Rows<T> = { rows: T[] };
@@ -49,3 +50,40 @@ describe.skipIf(testServerUrl() === undefined)("a PostgreSQL connection lost ins
     }
   });
 });
+
+describe.skipIf(testServerUrl() === undefined)(
+  "the LISTEN connection, lost while the server refuses connections",
+  () => {
+    it("listens again once the server accepts connections", async () => {
+      const database = await createTestDatabase();
+      const name = new URL(database.url ?? "").pathname.slice(1);
+      // A database cannot refuse connections to itself: the switch is thrown from the server's own.
+      const admin = new pg.Client({ connectionString: testServerUrl() });
+      await admin.connect();
+      const allowConnections = (allow: boolean) => admin.query(`alter database ${name} allow_connections ${allow}`);
+      try {
+        const received: string[] = [];
+        await database.listen("connection_loss_probe", (payload) => received.push(payload));
+        const { rows } = (await database.db.execute(
+          sql`select pid from pg_stat_activity where datname = current_database() and query like 'listen %'`,
+        )) as unknown as Rows<{ pid: number }>;
+        expect(rows).toHaveLength(1);
+        // As right after a restart ("the database system is starting up"): every new connection is refused.
+        await allowConnections(false);
+        await database.db.execute(sql`select pg_terminate_backend(${rows[0]?.pid})`);
+        // The listener waits a second before its first attempt, which must fail here; no clock reaches it.
+        await new Promise((resolve) => setTimeout(resolve, 2_500));
+        await allowConnections(true);
+        while (received.length === 0) {
+          await database.db.execute(sql`select pg_notify('connection_loss_probe', 'again')`);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        expect(received[0]).toBe("again");
+      } finally {
+        await allowConnections(true);
+        await admin.end();
+        await database.destroy();
+      }
+    });
+  },
+);

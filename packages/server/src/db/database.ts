@@ -85,6 +85,18 @@ function createNotificationListener(url: string) {
 
   const quote = (channel: string) => `"${channel.replaceAll('"', '""')}"`;
 
+  // Until it succeeds: right after a restart the server refuses connections for a while ("the
+  // database system is starting up"), and a single attempt then would leave the channels deaf.
+  let reconnectTimer: NodeJS.Timeout | undefined;
+  function reconnectLater(): void {
+    if (closed || callbacks.size === 0 || reconnectTimer !== undefined) return;
+    reconnectTimer = setTimeout(() => {
+      reconnectTimer = undefined;
+      if (!closed) connect().catch(reconnectLater);
+    }, reconnectDelayMs);
+    reconnectTimer.unref();
+  }
+
   function connect(): Promise<pg.Client> {
     connection ??= (async () => {
       const client = new pg.Client({ connectionString: url });
@@ -94,11 +106,7 @@ function createNotificationListener(url: string) {
       client.on("error", () => {
         connection = undefined;
         client.end().catch(() => undefined);
-        if (!closed && callbacks.size > 0) {
-          setTimeout(() => {
-            if (!closed) connect().catch(() => undefined);
-          }, reconnectDelayMs).unref();
-        }
+        reconnectLater();
       });
       await client.connect();
       for (const channel of callbacks.keys()) await client.query(`listen ${quote(channel)}`);
