@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { callRpc, createTestDatabase, startStepCounter, type TestDatabase } from "@weft/testing";
-import { collectFigures } from "./fault-checks.ts";
+import { collectFigures, terminalBoundMs } from "./fault-checks.ts";
 import { type FaultProject, seedFaultProject } from "./fault-project.ts";
 import { platformProcess } from "./killable-processes.ts";
 import { driveApiCalls, driveIngress, emptyLoadRecord } from "./marked-load.ts";
@@ -93,14 +93,14 @@ export async function runEmbeddedFaults(options: ScenarioOptions): Promise<Scena
     loadOn = false;
     await load;
     write(`  load over after ${elapsedSeconds(started)} s; ${kills} SIGKILLs`);
-    const terminal = await waitForTerminalThroughApi(url, project, 120_000);
+    const terminal = await waitForTerminalThroughApi(url, project, terminalBoundMs);
     await platform.stop();
     const handle = await openEmbedded(dataDir);
     try {
       const { figures, samples } = await collectFigures(handle.db, project.projectId, record, counter, terminal);
       for (const sample of samples) write(`  ! ${sample}`);
       const lateAnswers = record.answers.filter((answer) => answer.answeredAt - answer.sentAt > hangMs).length;
-      return { figures, kills, lateAnswers };
+      return { figures, kills, crashes: platform.crashes(), lateAnswers };
     } finally {
       await handle.close();
     }

@@ -22,6 +22,9 @@ export async function readExecutions(db: Database, projectId: string): Promise<E
   return rows.map((row) => ({ id: row.id, status: row.status, marker: row.marker ?? undefined }));
 }
 
+/** How long after the load every execution must be final: generous, the machine may be shared and busy. */
+export const terminalBoundMs = 180_000;
+
 /** Polls until every execution of the project is final or `boundMs` passes; returns how long it took. */
 export async function waitForTerminal(
   db: Database,

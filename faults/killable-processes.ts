@@ -21,7 +21,10 @@ export interface KillableProcess {
   readonly name: string;
   /** Its base URL, for a platform process. */
   readonly url: string | undefined;
+  /** Started and, for a platform, serving: a process still starting is left alone. */
   alive(): boolean;
+  /** Exits nobody asked for (a crash), across its restarts. */
+  crashes(): number;
   kill(): Promise<void>;
   start(): Promise<void>;
   /** SIGTERM, for the end of the run. */
@@ -38,25 +41,38 @@ export async function platformProcess(name: string, env: Record<string, string>)
   const port = await freePort();
   const dataDir = env.WEFT_DATA_DIR ?? mkdtempSync(join(tmpdir(), "weft-faults-platform-"));
   let current: ServerProcess | undefined;
+  let serving = false;
+  let crashes = 0;
   let earlierStderr = "";
   const url = `http://127.0.0.1:${port}`;
   return {
     name,
     url,
-    alive: () => current !== undefined,
+    alive: () => serving,
+    crashes: () => crashes,
     start: async () => {
-      current = spawnServer({
+      const started = spawnServer({
         ...localPlatformEnv(port, dataDir),
         WEFT_SECRET_KEY: sharedSecretKey,
         WEFT_RATE_LIMIT_FORMS: "100000",
         ...egressToCounter,
         ...env,
       });
-      await waitUntilServing(current, 60_000);
+      current = started;
+      void started.exited.then(() => {
+        if (current !== started) return;
+        crashes += 1;
+        serving = false;
+        earlierStderr += started.stderr();
+        current = undefined;
+      });
+      await waitUntilServing(started, 300_000);
+      serving = true;
     },
     kill: async () => {
       const killed = current;
       current = undefined;
+      serving = false;
       if (killed === undefined) return;
       killed.child.kill("SIGKILL");
       await killed.exited;
@@ -65,6 +81,7 @@ export async function platformProcess(name: string, env: Record<string, string>)
     stop: async () => {
       const stopped = current;
       current = undefined;
+      serving = false;
       if (stopped === undefined) return;
       stopped.child.kill("SIGTERM");
       await stopped.exited;
@@ -74,10 +91,17 @@ export async function platformProcess(name: string, env: Record<string, string>)
   };
 }
 
+/**
+ * The workers' lease. `spawnWorker`'s 2 s lapses on a machine whose cores are shared and busy: a
+ * worker starved of CPU for 2 s loses its executions to another while it still runs them.
+ */
+const workerLeaseSeconds = 10;
+
 /** A worker process (`weft worker`) on PostgreSQL. */
 export function workerProcess(name: string, databaseUrl: string): KillableProcess {
   const dataDir = mkdtempSync(join(tmpdir(), "weft-faults-worker-"));
   let current: ReturnType<typeof spawnWorker> | undefined;
+  let crashes = 0;
   const end = async (signal: NodeJS.Signals) => {
     const ended = current;
     current = undefined;
@@ -89,8 +113,19 @@ export function workerProcess(name: string, databaseUrl: string): KillableProces
     name,
     url: undefined,
     alive: () => current !== undefined,
+    crashes: () => crashes,
     start: async () => {
-      current = spawnWorker(databaseUrl, dataDir, { ...egressToCounter, WEFT_WORKER_CONCURRENCY: "50" });
+      const started = spawnWorker(databaseUrl, dataDir, {
+        ...egressToCounter,
+        WEFT_WORKER_CONCURRENCY: "50",
+        WEFT_WORKER_LEASE_SECONDS: String(workerLeaseSeconds),
+      });
+      current = started;
+      void started.exited.then(() => {
+        if (current !== started) return;
+        crashes += 1;
+        current = undefined;
+      });
     },
     kill: () => end("SIGKILL"),
     stop: () => end("SIGTERM"),

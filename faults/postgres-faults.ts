@@ -1,6 +1,12 @@
 import { usePostgres } from "@weft/server/internals";
 import { startStepCounter } from "@weft/testing";
-import { collectFigures, type FaultFigures, restartWindowFigures, waitForTerminal } from "./fault-checks.ts";
+import {
+  collectFigures,
+  type FaultFigures,
+  restartWindowFigures,
+  terminalBoundMs,
+  waitForTerminal,
+} from "./fault-checks.ts";
 import { seedFaultProject } from "./fault-project.ts";
 import { type KillableProcess, platformProcess, workerProcess } from "./killable-processes.ts";
 import { driveApiCalls, driveIngress, emptyLoadRecord } from "./marked-load.ts";
@@ -17,6 +23,8 @@ export interface ScenarioOptions {
 export interface ScenarioReport {
   figures: FaultFigures;
   kills: number;
+  /** Processes that ended without being killed. */
+  crashes: number;
   /** Answers later than the 5-second budget, over the whole run. */
   lateAnswers: number;
   restart?: ReturnType<typeof restartWindowFigures>;
@@ -86,7 +94,7 @@ export async function runPostgresFaults(binDir: string, options: ScenarioOptions
             projectId: project.projectId,
             surface,
             connections: 2,
-            ratePerSecond: 8,
+            ratePerSecond: 6,
             keepGoing,
             record,
           }),
@@ -136,7 +144,7 @@ export async function runPostgresFaults(binDir: string, options: ScenarioOptions
     write(`  load over after ${elapsedSeconds(started)} s; ${kills} processes SIGKILLed`);
     if (restartWindow === undefined) throw new Error("PostgreSQL was not restarted");
 
-    const terminal = await waitForTerminal(handle.db, project.projectId, 120_000);
+    const terminal = await waitForTerminal(handle.db, project.projectId, terminalBoundMs);
     const { figures, samples } = await collectFigures(handle.db, project.projectId, record, counter, terminal);
     const restart = restartWindowFigures(record, restartWindow, hangMs);
     const lateAnswers = record.answers.filter((answer) => answer.answeredAt - answer.sentAt > hangMs).length;
@@ -146,7 +154,7 @@ export async function runPostgresFaults(binDir: string, options: ScenarioOptions
         `${restart.otherStatuses.length > 0 ? ` (${restart.otherStatuses.join(", ")})` : ""}, ${restart.overBudget} answered after 5 s`,
     );
     for (const sample of samples) write(`  ! ${sample}`);
-    return { figures, kills, restart, lateAnswers };
+    return { figures, kills, crashes: processes.reduce((sum, each) => sum + each.crashes(), 0), restart, lateAnswers };
   } finally {
     for (const each of processes) await each.stop();
     counter.server.closeAllConnections();

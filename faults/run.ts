@@ -1,6 +1,6 @@
 import { randomInt } from "node:crypto";
 import { runEmbeddedFaults } from "./embedded-faults.ts";
-import type { FaultFigures } from "./fault-checks.ts";
+import { type FaultFigures, terminalBoundMs } from "./fault-checks.ts";
 import { postgresBinDir } from "./own-postgres.ts";
 import { runPostgresFaults, type ScenarioReport } from "./postgres-faults.ts";
 import { seededRandom } from "./seeded-random.ts";
@@ -42,13 +42,15 @@ function printFigures(scenario: string, report: ScenarioReport) {
       `duplicates from ${f.apiRetries} retried workflows.run calls ${f.apiDuplicates}`,
   );
   write(
-    `  terminal after ${(f.terminalAfterMs / 1000).toFixed(1)} s past the load (bound 120 s): not terminal ${f.notTerminal}, not succeeded ${f.failed}`,
+    `  terminal after ${(f.terminalAfterMs / 1000).toFixed(1)} s past the load (bound ${terminalBoundMs / 1000} s): not terminal ${f.notTerminal}, not succeeded ${f.failed}`,
   );
   write(`  step runs ${f.stepsRun}; completed steps run again ${f.completedStepsRerun}`);
   write(
     `  5xx answers: webhooks ${f.answers5xx.webhook}, forms ${f.answers5xx.form}, workflows.run ${f.answers5xx.api}; ` +
       `no answer (connection reset by a kill) ${f.unanswered}; client timeouts ${f.timedOut}; answers after 5 s ${report.lateAnswers}`,
   );
+  write(`  processes SIGKILLed ${report.kills}; processes that crashed ${report.crashes}`);
+  expectCount(scenario, "processes that crashed", report.crashes, 0);
   expectCount(scenario, "acknowledged requests without an execution", f.acknowledgedWithoutExecution, 0);
   expectCount(scenario, "acknowledged requests with more than one execution", f.acknowledgedWithSeveral, 0);
   expectCount(scenario, "executions not terminal within the bound", f.notTerminal, 0);
