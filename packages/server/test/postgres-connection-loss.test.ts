@@ -1,7 +1,8 @@
-import { createTestDatabase, testServerUrl } from "@weft/testing";
+import { createEmptyServerDatabase, createTestDatabase, startTcpProxy, testServerUrl } from "@weft/testing";
 import { sql } from "drizzle-orm";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
+import { usePostgres } from "../src/db/database.ts";
 
 type Rows<T> = { rows: T[] };
 
@@ -87,3 +88,27 @@ describe.skipIf(testServerUrl() === undefined)(
     });
   },
 );
+
+// Found by the fault test: a process started while PostgreSQL restarted ended with ECONNREFUSED.
+describe.skipIf(testServerUrl() === undefined)("opening a PostgreSQL database that cannot be reached yet", () => {
+  it("waits for the server and then migrates", async () => {
+    const empty = await createEmptyServerDatabase(testServerUrl() ?? "");
+    const proxy = await startTcpProxy(empty.url);
+    try {
+      proxy.cut();
+      const opening = usePostgres(proxy.url);
+      while (proxy.refusals() === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      proxy.restore();
+      const handle = await opening;
+      const { rows } = (await handle.db.execute(sql`select count(*)::int as n from executions`)) as unknown as Rows<{
+        n: number;
+      }>;
+      expect(rows).toEqual([{ n: 0 }]);
+      await handle.close();
+    } finally {
+      proxy.restore();
+      await proxy.close();
+      await empty.drop();
+    }
+  });
+});

@@ -9,6 +9,8 @@ export interface TcpProxy {
   url: string;
   cut(): void;
   restore(): void;
+  /** How many connections were refused while cut. */
+  refusals(): number;
   close(): Promise<void>;
 }
 
@@ -16,8 +18,10 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
   const targetUrl = new URL(target);
   const sockets = new Set<Socket>();
   let refusing = false;
+  let refusals = 0;
   const server: Server = createServer((client) => {
     if (refusing) {
+      refusals += 1;
       client.resetAndDestroy();
       return;
     }
@@ -44,6 +48,7 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
     restore: () => {
       refusing = false;
     },
+    refusals: () => refusals,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
