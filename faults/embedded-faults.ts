@@ -67,6 +67,7 @@ export async function runEmbeddedFaults(options: ScenarioOptions): Promise<Scena
         connections: 2,
         ratePerSecond: 10,
         keepGoing,
+        serving: () => platform.alive(),
         record,
       });
     const load = Promise.all([

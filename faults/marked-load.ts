@@ -66,14 +66,21 @@ export async function driveIngress(options: {
   connections: number;
   ratePerSecond: number;
   keepGoing: () => boolean;
+  /** Whether the platform serves: while it is down (killed, starting) the load waits instead. */
+  serving: () => boolean;
   record: LoadRecord;
 }): Promise<void> {
-  while (options.keepGoing()) await driveIngressFor(5, options);
+  while (options.keepGoing()) {
+    // Without the wait, autocannon's connections retry a dead port in a tight loop, taking the CPU
+    // the restarting platform needs.
+    if (options.serving()) await driveIngressFor(2, options);
+    else await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
 
 async function driveIngressFor(
   seconds: number,
-  options: Omit<Parameters<typeof driveIngress>[0], "keepGoing">,
+  options: Omit<Parameters<typeof driveIngress>[0], "keepGoing" | "serving">,
 ): Promise<void> {
   const { record, surface } = options;
   const path =

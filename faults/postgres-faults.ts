@@ -96,6 +96,7 @@ export async function runPostgresFaults(binDir: string, options: ScenarioOptions
             connections: 2,
             ratePerSecond: 6,
             keepGoing,
+            serving: () => platform.alive(),
             record,
           }),
         ),
