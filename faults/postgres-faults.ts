@@ -132,7 +132,8 @@ export async function runPostgresFaults(binDir: string, options: ScenarioOptions
         const from = Date.now();
         write(`  t=${elapsedSeconds(started)} s: pg_ctl restart -m immediate`);
         await postgres.restartImmediately();
-        restartWindow = { from, to: Date.now() + 1_000 };
+        // Connections broken by the restart are found out by the requests of the next moments.
+        restartWindow = { from, to: Date.now() + hangMs };
         write(`  t=${elapsedSeconds(started)} s: PostgreSQL serves again`);
       }
     }
