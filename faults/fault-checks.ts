@@ -134,6 +134,11 @@ export async function collectFigures(
   for (const answer of record.answers.filter((each) => each.status >= 500 && each.status !== 503).slice(0, 5)) {
     samples.push(`${answer.surface} ${answer.marker} answered ${answer.status}`);
   }
+  for (const answer of record.answers.filter((each) => each.answeredAt - each.sentAt > 5_000).slice(0, 5)) {
+    samples.push(
+      `${answer.surface} ${answer.marker} answered ${answer.status} after ${answer.answeredAt - answer.sentAt} ms`,
+    );
+  }
   return {
     figures: {
       acknowledged: record.acknowledged.size,
