@@ -86,6 +86,8 @@ export interface FaultFigures {
   apiRetries: number;
   apiDuplicates: number;
   answers5xx: Record<Surface, number>;
+  /** 5xx answers other than a 503 with Retry-After (a refusal to send again): each is a bug. */
+  unexpected5xx: number;
   unanswered: number;
   timedOut: number;
 }
@@ -156,6 +158,9 @@ export async function collectFigures(
       apiRetries: record.apiRetries,
       apiDuplicates,
       answers5xx,
+      unexpected5xx: record.answers.filter(
+        (answer) => answer.status >= 500 && !(answer.status === 503 && answer.retryAfter),
+      ).length,
       unanswered: record.unanswered,
       timedOut: record.timedOut,
     },
