@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -39,6 +39,7 @@ export interface KillableProcess {
  */
 export async function platformProcess(name: string, env: Record<string, string>): Promise<KillableProcess> {
   const port = await freePort();
+  const ownDataDir = env.WEFT_DATA_DIR === undefined;
   const dataDir = env.WEFT_DATA_DIR ?? mkdtempSync(join(tmpdir(), "weft-faults-platform-"));
   let current: ServerProcess | undefined;
   let serving = false;
@@ -86,6 +87,7 @@ export async function platformProcess(name: string, env: Record<string, string>)
       stopped.child.kill("SIGTERM");
       await stopped.exited;
       earlierStderr += stopped.stderr();
+      if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
     },
     stderr: () => earlierStderr + (current?.stderr() ?? ""),
   };
@@ -128,7 +130,10 @@ export function workerProcess(name: string, databaseUrl: string): KillableProces
       });
     },
     kill: () => end("SIGKILL"),
-    stop: () => end("SIGTERM"),
+    stop: async () => {
+      await end("SIGTERM");
+      rmSync(dataDir, { recursive: true, force: true });
+    },
     stderr: () => "",
   };
 }
