@@ -37,8 +37,8 @@ export function spawnServer(env: Record<string, string>): ServerProcess {
 export async function waitUntilServing(server: ServerProcess, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!server.stdout().includes("Weft is running at")) {
-    if (server.child.exitCode !== null) {
-      throw new Error(`server exited with ${server.child.exitCode}: ${server.stderr()}`);
+    if (server.child.exitCode !== null || server.child.signalCode !== null) {
+      throw new Error(`server exited with ${server.child.exitCode ?? server.child.signalCode}: ${server.stderr()}`);
     }
     if (Date.now() > deadline) throw new Error(`server did not start in ${timeoutMs} ms: ${server.stderr()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));

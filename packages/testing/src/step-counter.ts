@@ -5,6 +5,8 @@ export interface StepCounter {
   server: Server;
   base: string;
   hits: Map<string, number>;
+  /** Every run's name in the order the runs arrived, to tell a step run again after a later step began. */
+  runs: string[];
   /** Resolves once the first "block" request arrives, which is then held open for good. */
   blocked: Promise<void>;
 }
@@ -12,6 +14,7 @@ export interface StepCounter {
 /** Counts the runs of each step; the first "block" request is held open until the test lets go. */
 export function startStepCounter(): Promise<StepCounter> {
   const hits = new Map<string, number>();
+  const runs: string[] = [];
   let announceBlocked: () => void = () => undefined;
   const blocked = new Promise<void>((resolve) => {
     announceBlocked = resolve;
@@ -20,6 +23,7 @@ export function startStepCounter(): Promise<StepCounter> {
     const name = (request.url ?? "/").slice(1);
     const count = (hits.get(name) ?? 0) + 1;
     hits.set(name, count);
+    runs.push(name);
     if (name === "block" && count === 1) {
       announceBlocked();
       return;
@@ -29,7 +33,7 @@ export function startStepCounter(): Promise<StepCounter> {
   return new Promise((resolve) => {
     server.listen(0, "127.0.0.1", () => {
       const { port } = server.address() as AddressInfo;
-      resolve({ server, base: `http://127.0.0.1:${port}`, hits, blocked });
+      resolve({ server, base: `http://127.0.0.1:${port}`, hits, runs, blocked });
     });
   });
 }

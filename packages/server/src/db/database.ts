@@ -52,6 +52,10 @@ export async function usePostgres(url: string): Promise<DatabaseHandle> {
   // An idle pooled connection that the server closes (restart, failover) is replaced on next use;
   // without a listener its error event would crash the process.
   pool.on("error", () => undefined);
+  // A connection the server closes while it is checked out between two statements (a transaction
+  // that awaits something else) emits an error that nobody listens to, which would end the
+  // process; with this listener its next statement fails instead, and the pool drops it.
+  pool.on("connect", (client) => client.on("error", () => undefined));
   const db = drizzlePostgres({ client: pool, schema }) as unknown as Database;
   const notifications = createNotificationListener(url);
   return {
@@ -81,6 +85,18 @@ function createNotificationListener(url: string) {
 
   const quote = (channel: string) => `"${channel.replaceAll('"', '""')}"`;
 
+  // Until it succeeds: right after a restart the server refuses connections for a while ("the
+  // database system is starting up"), and a single attempt then would leave the channels deaf.
+  let reconnectTimer: NodeJS.Timeout | undefined;
+  function reconnectLater(): void {
+    if (closed || callbacks.size === 0 || reconnectTimer !== undefined) return;
+    reconnectTimer = setTimeout(() => {
+      reconnectTimer = undefined;
+      if (!closed) connect().catch(reconnectLater);
+    }, reconnectDelayMs);
+    reconnectTimer.unref();
+  }
+
   function connect(): Promise<pg.Client> {
     connection ??= (async () => {
       const client = new pg.Client({ connectionString: url });
@@ -90,11 +106,7 @@ function createNotificationListener(url: string) {
       client.on("error", () => {
         connection = undefined;
         client.end().catch(() => undefined);
-        if (!closed && callbacks.size > 0) {
-          setTimeout(() => {
-            if (!closed) connect().catch(() => undefined);
-          }, reconnectDelayMs).unref();
-        }
+        reconnectLater();
       });
       await client.connect();
       for (const channel of callbacks.keys()) await client.query(`listen ${quote(channel)}`);

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { authorizationServerMetadataRoute, authRoutes } from "../auth/auth-routes.ts";
+import { databaseUnavailableRetryAfterSeconds, isDatabaseUnavailable } from "../db/database-unavailable.ts";
 import { mountIngressRoutes } from "../ingress/ingress-routes.ts";
 import { mailboxRoutes } from "../mail/mailbox-routes.ts";
 import type { PlatformContext } from "../platform-context.ts";
@@ -72,6 +73,11 @@ export function createApp(context: PlatformContext, headers: SecurityHeaderList)
   if (api !== undefined) app.route("/", resourceDocumentRoutes(context)).route("/", api.routes);
   app.notFound((c) => jsonError(c, 404, "not_found", `No route for ${c.req.method} ${c.req.path}.`));
   app.onError((error, c) => {
+    if (isDatabaseUnavailable(error)) {
+      requestLogger(c).warn({ err: error }, "request refused: the database is unavailable");
+      c.header("Retry-After", String(databaseUnavailableRetryAfterSeconds));
+      return jsonError(c, 503, "unavailable", "The service is briefly unavailable; send the request again shortly.");
+    }
     requestLogger(c).error({ err: error }, "unhandled error");
     return jsonError(c, 500, "internal_error", `Something went wrong; quote request id ${c.get("requestId")}.`);
   });

@@ -16,7 +16,7 @@ import { type ActiveDefinition, findActiveForm } from "./find-ingress-definition
 import { checkFormAccess } from "./form-access.ts";
 import { formFieldsFromSchema, humanize } from "./form-fields.ts";
 import { renderConfirmationPage, renderErrorPage, renderFormPage } from "./form-page.ts";
-import type { Budget } from "./hot-path-budget.ts";
+import { type Budget, budgetRetryAfterSeconds } from "./hot-path-budget.ts";
 import { type IngressContext, runHotPath } from "./ingress-context.ts";
 import { ingressCodeOf, ingressErrorStatus } from "./ingress-errors.ts";
 
@@ -224,7 +224,10 @@ export function hostedFormRoutes(
           "Too many submissions",
           `This form has received too many submissions from your network. Please try again in ${retryAfterSeconds} seconds.`,
         ),
-      storeFailed: (c) => overBudgetPage(c),
+      storeFailed: (c) => {
+        c.header("Retry-After", String(budgetRetryAfterSeconds));
+        return overBudgetPage(c);
+      },
     },
     (c) => `${c.req.param("projectId")}|${c.req.param("formName")}`,
   );

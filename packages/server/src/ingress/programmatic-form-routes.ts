@@ -11,7 +11,7 @@ import { enqueueSubmission, validateSubmission } from "./accept-submission.ts";
 import { basicAuthChallenge } from "./basic-auth.ts";
 import { findActiveForm } from "./find-ingress-definitions.ts";
 import { checkFormAccess } from "./form-access.ts";
-import type { Budget } from "./hot-path-budget.ts";
+import { type Budget, budgetRetryAfterSeconds } from "./hot-path-budget.ts";
 import { readIdempotencyKey } from "./idempotency-key.ts";
 import { type IngressContext, runHotPath } from "./ingress-context.ts";
 import { accepted, ingressError, ingressFailure, overBudgetMessage } from "./ingress-errors.ts";
@@ -105,7 +105,10 @@ export function programmaticFormRoutes(ingress: IngressContext, options: Program
     options.clientIps,
     {
       limited: (c) => ingressError(c, "rate_limited", "Too many submissions to this form; retry later."),
-      storeFailed: (c) => ingressError(c, "unavailable", overBudgetMessage),
+      storeFailed: (c) => {
+        c.header("Retry-After", String(budgetRetryAfterSeconds));
+        return ingressError(c, "unavailable", overBudgetMessage);
+      },
     },
     (c) => `${c.req.query("projectId") ?? ""}|${c.req.param("formName")}`,
   );

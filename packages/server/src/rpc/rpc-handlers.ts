@@ -3,6 +3,7 @@ import { ORPCError, ValidationError } from "@orpc/server";
 import { BodyLimitPlugin, RPCHandler } from "@orpc/server/node";
 import type { StandardHandleResult } from "@orpc/server/standard";
 import type { InputIssue } from "@weft/contract";
+import { databaseUnavailableRetryAfterSeconds, isDatabaseUnavailable } from "../db/database-unavailable.ts";
 import { bearerChallenge, insufficientScopeChallenge } from "./bearer-authentication.ts";
 import type { RpcInitialContext } from "./context.ts";
 import { router } from "./router.ts";
@@ -21,7 +22,8 @@ function toInputIssues(validation: ValidationError): InputIssue[] {
 /**
  * What a client may see of an error thrown by a procedure: our own ORPCErrors as they are (an
  * input validation failure gains its field issues, and a missing scope is noted for the 403's
- * challenge); anything else is logged with the request id and becomes a bare INTERNAL_SERVER_ERROR.
+ * challenge); a database that cannot be reached makes a SERVICE_UNAVAILABLE (503, `Retry-After`);
+ * anything else is logged with the request id and becomes a bare INTERNAL_SERVER_ERROR.
  */
 function toPublicError(error: unknown, context: RpcInitialContext): unknown {
   if (error instanceof ORPCError) {
@@ -36,6 +38,13 @@ function toPublicError(error: unknown, context: RpcInitialContext): unknown {
       });
     }
     if (error.status < 500) return error;
+  }
+  if (isDatabaseUnavailable(error)) {
+    context.requestLogger().warn({ err: error }, "RPC procedure refused: the database is unavailable");
+    return new ORPCError("SERVICE_UNAVAILABLE", {
+      status: 503,
+      message: "The service is briefly unavailable; send the request again shortly.",
+    });
   }
   context.requestLogger().error({ err: error }, "RPC procedure failed");
   return new ORPCError("INTERNAL_SERVER_ERROR", { status: 500, message: internalErrorMessage(context.requestId) });
@@ -72,6 +81,9 @@ function handlerOptions(options: RpcHandlerOptions) {
         if (result.matched) {
           const challenge = challengeFor(result.response.status, context, options.protectedResourceMetadataUrl);
           if (challenge !== undefined) result.response.headers["www-authenticate"] = challenge;
+          if (result.response.status === 503) {
+            result.response.headers["retry-after"] = String(databaseUnavailableRetryAfterSeconds);
+          }
         }
         return result;
       },
