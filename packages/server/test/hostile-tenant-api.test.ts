@@ -30,6 +30,7 @@ interface TenantFixture {
   invitationId: string;
   agentId: string;
   tokenId: string;
+  policyId: string;
 }
 
 const bundle = 'export default { workflows: [{ name: "echo", run: async (input) => input }] };';
@@ -64,6 +65,25 @@ async function tenantWith(email: string): Promise<TenantFixture> {
   );
   const agent = await registerEmailAgent(weft, email);
   const tokenId = await storeTestWaitToken(weft.database.db, { executionId, projectId, now: weft.clock.now() });
+  const policy = await callRpc(
+    weft.url,
+    "access.createFederationPolicy",
+    {
+      workspaceId: tenant.personalWorkspaceId,
+      projectId,
+      issuer: "https://token.actions.githubusercontent.com",
+      audience: "weft",
+      subject: `repo:${email}/*`,
+      scopes: ["projects:read"],
+    },
+    token,
+  );
+  await callRpc(
+    weft.url,
+    "integrations.create",
+    { projectId, name: "crm", kind: "secret", secrets: { value: `crm-secret-of-${email}` } },
+    token,
+  );
   return {
     tenant,
     projectId,
@@ -73,6 +93,7 @@ async function tenantWith(email: string): Promise<TenantFixture> {
     invitationId: (invited.json as { id: string }).id,
     agentId: agent.agentId,
     tokenId,
+    policyId: (policy.json as { id: string }).id,
   };
 }
 
@@ -190,6 +211,30 @@ const hostileTargets: Record<string, { input: (own: TenantFixture) => Record<str
     field: "accountId",
   },
   "access.auditLog": { input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }), field: "filter" },
+  "access.createFederationPolicy": {
+    input: ({ tenant, projectId }) => ({
+      workspaceId: tenant.personalWorkspaceId,
+      projectId,
+      issuer: "https://idp.example.com",
+      audience: "weft",
+      subject: "repo:*",
+      scopes: ["projects:read"],
+    }),
+    field: "subject",
+  },
+  "access.listFederationPolicies": {
+    input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
+    field: "projectId",
+  },
+  "access.deleteFederationPolicy": { input: ({ policyId }) => ({ policyId }), field: "policyId" },
+  "integrations.list": { input: ({ projectId }) => ({ projectId }), field: "pagination" },
+  "integrations.get": { input: ({ projectId }) => ({ projectId, name: "crm" }), field: "name" },
+  "integrations.create": {
+    input: ({ projectId }) => ({ projectId, name: "fine", kind: "secret", secrets: { value: "v" } }),
+    field: "secrets",
+  },
+  "integrations.update": { input: ({ projectId }) => ({ projectId, name: "crm", secrets: {} }), field: "config" },
+  "integrations.delete": { input: ({ projectId }) => ({ projectId, name: "crm" }), field: "name" },
   "agents.list": { input: () => ({}), field: "status" },
   "agents.get": { input: ({ agentId }) => ({ agentId }), field: "agentId" },
   "agents.revoke": { input: ({ agentId }) => ({ agentId }), field: "agentId" },
@@ -455,6 +500,7 @@ function missingFixture(): TenantFixture & { workspaceId: string } {
     invitationId: `inv_${suffix()}`,
     agentId: `reg_${suffix()}`,
     tokenId: randomTokenId(),
+    policyId: `fed_${suffix()}`,
   };
 }
 
@@ -504,6 +550,21 @@ const lookups: Record<string, ((target: TenantFixture) => Record<string, unknown
     accountId: tenant.accountId,
   }),
   "access.auditLog": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
+  "access.createFederationPolicy": ({ tenant, projectId }) => ({
+    workspaceId: tenant.personalWorkspaceId,
+    projectId,
+    issuer: "https://idp.example.com",
+    audience: "weft",
+    subject: "repo:*",
+    scopes: ["projects:read"],
+  }),
+  "access.listFederationPolicies": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
+  "access.deleteFederationPolicy": ({ policyId }) => ({ policyId }),
+  "integrations.list": ({ projectId }) => ({ projectId }),
+  "integrations.get": ({ projectId }) => ({ projectId, name: "crm" }),
+  "integrations.create": ({ projectId }) => ({ projectId, name: "planted", kind: "secret", secrets: { value: "v" } }),
+  "integrations.update": ({ projectId }) => ({ projectId, name: "crm", secrets: { value: "planted" } }),
+  "integrations.delete": ({ projectId }) => ({ projectId, name: "crm" }),
   "agents.list": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
   "agents.get": ({ agentId }) => ({ agentId }),
   "agents.revoke": ({ agentId }) => ({ agentId }),
