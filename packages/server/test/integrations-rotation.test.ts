@@ -2,6 +2,7 @@ import { callRpc, createTestIdentity, startTestPlatform, type TestIdentity, type
 import { asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approvalCsrfTokenIsValidUnder, issueApprovalCsrfToken } from "../src/auth/approval-csrf.ts";
+import { claimCodeDigest, claimCodeMatches } from "../src/auth/claim-code.ts";
 import { acceptedSecretKeys } from "../src/config/secret-key.ts";
 import { integrations } from "../src/db/schema/index.ts";
 import {
@@ -135,5 +136,13 @@ describe("tokens signed before a rotation", () => {
     expect(approvalCsrfTokenIsValidUnder(rotating, "apv_link", token, issued)).toBe(true);
     expect(approvalCsrfTokenIsValidUnder(rotated, "apv_link", token, issued)).toBe(false);
     expect(approvalCsrfTokenIsValidUnder(rotating, "apv_other", token, issued)).toBe(false);
+  });
+
+  it("keeps a claim code shown before the rotation claimable under WEFT_SECRET_KEY_PREVIOUS", () => {
+    const digest = claimCodeDigest(oldKey, "reg_a", "123456");
+    expect(claimCodeMatches(rotating, "reg_a", "123456", digest)).toBe(true);
+    expect(claimCodeMatches(rotating, "reg_a", "654321", digest)).toBe(false);
+    expect(claimCodeMatches(rotating, "reg_b", "123456", digest)).toBe(false);
+    expect(claimCodeMatches(rotated, "reg_a", "123456", digest)).toBe(false);
   });
 });

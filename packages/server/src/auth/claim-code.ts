@@ -17,13 +17,19 @@ export function claimCodeDigest(key: Buffer, registrationId: string, code: strin
   return createHmac("sha256", key).update(`claim-code:${registrationId}:${code}`).digest("hex");
 }
 
+/**
+ * Whether the code matches under any accepted key: during a rotation the previous key's digests
+ * stay valid, so a code shown before the rotation can still be claimed within its 10 minutes.
+ */
 export function claimCodeMatches(
-  key: Buffer,
+  keys: readonly Buffer[],
   registrationId: string,
   presented: string,
   storedDigest: string,
 ): boolean {
   const expected = Buffer.from(storedDigest, "hex");
-  const actual = Buffer.from(claimCodeDigest(key, registrationId, presented), "hex");
-  return expected.length === actual.length && timingSafeEqual(expected, actual);
+  return keys.some((key) => {
+    const actual = Buffer.from(claimCodeDigest(key, registrationId, presented), "hex");
+    return expected.length === actual.length && timingSafeEqual(expected, actual);
+  });
 }

@@ -33,7 +33,7 @@ function invalidGrant() {
  */
 export async function completeClaim(
   db: Database,
-  deps: { clock: Clock; ids: IdGenerator; secretKey: Buffer },
+  deps: { clock: Clock; ids: IdGenerator; secretKeys: readonly Buffer[] },
   presented: { claimToken: string; code: string },
 ): Promise<AuthResult<ClaimedRegistration>> {
   const now = deps.clock.now();
@@ -56,7 +56,7 @@ export async function completeClaim(
     attempt.accountId === null ||
     now.getTime() >= attempt.claimTokenExpiresAt.getTime() ||
     now.getTime() >= attempt.codeExpiresAt.getTime() ||
-    !claimCodeMatches(deps.secretKey, attempt.id, presented.code, attempt.codeHash)
+    !claimCodeMatches(deps.secretKeys, attempt.id, presented.code, attempt.codeHash)
   ) {
     return invalidGrant();
   }

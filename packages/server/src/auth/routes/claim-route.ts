@@ -1,4 +1,5 @@
 import type { Handler } from "hono";
+import { acceptedSecretKeys } from "../../config/secret-key.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import type { PlatformContext } from "../../platform-context.ts";
 import { AuthError } from "../auth-error.ts";
@@ -16,7 +17,7 @@ export function claimRoute(context: PlatformContext): Handler<AppEnv> {
     if (!/^\d{6}$/.test(otp)) throw new AuthError("invalid_request", "otp must be the 6-digit code.");
     const completed = await completeClaim(
       database.db,
-      { clock, ids, secretKey: config.secretKey },
+      { clock, ids, secretKeys: acceptedSecretKeys(config) },
       { claimToken, code: otp },
     );
     noStore(c);
