@@ -52,7 +52,10 @@ function packedManifest(directory: PackageDirectory): PackageManifest {
   const { name, version, type, sideEffects, bin, dependencies = {} } = readManifest(directory);
   const bundled = packages[directory].map(bundledName);
   // A bundled package's own registry dependencies must be installed beside the bundle.
-  const inherited = Object.assign({}, ...packages[directory].map((inner) => readManifest(inner).dependencies ?? {}));
+  const inherited: Record<string, string> = Object.assign(
+    {},
+    ...packages[directory].map((inner) => readManifest(inner).dependencies ?? {}),
+  );
   const registryDependencies = Object.fromEntries(
     Object.entries({ ...inherited, ...dependencies })
       .filter(([dependency]) => !dependency.startsWith("@weft/"))
