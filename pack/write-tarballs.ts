@@ -94,7 +94,7 @@ function npmPack(directory: string, destination: string): string {
   return join(destination, packed.filename);
 }
 
-rmSync(join(root, "dist"), { recursive: true, force: true });
+for (const directory of [build, staging, packs]) rmSync(directory, { recursive: true, force: true });
 execFileSync("npx", ["tsc", "-p", join(root, "pack", "tsconfig.json")], { cwd: root, stdio: "inherit" });
 mkdirSync(packs, { recursive: true });
 for (const directory of Object.keys(packages) as PackageDirectory[]) {
