@@ -78,7 +78,9 @@ describe.runIf(process.env.WEFT_TEST_PACKED === "1")("the packed packages, insta
       );
       const server = await inShell(weft, ["server", "--json"], app, withToken);
       expect(server.code).toBe(1);
-      expect(parseJson(server)).toMatchObject({ error: { code: "platform_missing" } });
+      expect(parseJson(server)).toMatchObject({
+        error: { code: "platform_missing", fix: expect.stringContaining("a checkout of the Weft repository") },
+      });
     } finally {
       await platform.stop();
     }
