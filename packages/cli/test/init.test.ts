@@ -46,7 +46,20 @@ describe("weft init", () => {
     expect(JSON.parse(readFileSync(join(directory, "package.json"), "utf8"))).toEqual({
       name: "shop",
       dependencies: { "left-pad": "1.3.0", "@weft/sdk": "^0.1.0" },
+      devDependencies: { "@types/node": expect.any(String), typescript: expect.any(String) },
     });
+  });
+
+  it("refuses a package.json that is not JSON, and writes nothing", async () => {
+    const directory = emptyDir();
+    writeFileSync(join(directory, "package.json"), "{ not json");
+    const result = await runCli(["init", "--json"], { cwd: directory });
+    expect(result.code).toBe(1);
+    expect(parseJson(result)).toMatchObject({ error: { code: "invalid_package_json" } });
+    expect(readFileSync(join(directory, "package.json"), "utf8")).toBe("{ not json");
+    expect(existsSync(join(directory, "weft.config.ts"))).toBe(false);
+    expect(existsSync(join(directory, "workflows"))).toBe(false);
+    expect(existsSync(join(directory, "tsconfig.json"))).toBe(false);
   });
 
   it("refuses to overwrite an existing weft.config.ts, and changes nothing", async () => {

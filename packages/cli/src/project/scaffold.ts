@@ -117,37 +117,49 @@ function sdkRange(): string {
   return `^${manifest.version}`;
 }
 
-function ensurePackageJson(directory: string): "created" | "updated" | "unchanged" {
+interface PackageJsonChange {
+  path: string;
+  text: string;
+  kind: "created" | "updated";
+}
+
+/** The package.json to write, worked out before anything is written; undefined when it has all it needs. */
+function planPackageJson(directory: string): PackageJsonChange | undefined {
   const path = join(directory, "package.json");
   if (!existsSync(path)) {
     const name =
       basename(directory)
         .toLowerCase()
         .replace(/[^a-z0-9._-]+/g, "-") || "weft-project";
-    writeFileSync(
-      path,
-      `${JSON.stringify(
-        { name, private: true, type: "module", dependencies: { "@weft/sdk": sdkRange() }, devDependencies },
-        null,
-        2,
-      )}\n`,
-    );
-    return "created";
+    const manifest = {
+      name,
+      private: true,
+      type: "module",
+      dependencies: { "@weft/sdk": sdkRange() },
+      devDependencies,
+    };
+    return { path, text: `${JSON.stringify(manifest, null, 2)}\n`, kind: "created" };
   }
   const text = readFileSync(path, "utf8");
   let manifest: { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
   try {
     manifest = JSON.parse(text) as typeof manifest;
   } catch {
-    throw new CliError(`${path} is not valid JSON`, { fix: "fix package.json and run `weft init` again" });
+    throw new CliError(`${path} is not valid JSON`, {
+      fix: "fix package.json and run `weft init` again; nothing was written",
+      code: "invalid_package_json",
+    });
   }
-  if (manifest.dependencies?.["@weft/sdk"] !== undefined || manifest.devDependencies?.["@weft/sdk"] !== undefined) {
-    return "unchanged";
+  const has = (name: string) =>
+    manifest.dependencies?.[name] !== undefined || manifest.devDependencies?.[name] !== undefined;
+  const missingTools = Object.entries(devDependencies).filter(([name]) => !has(name));
+  if (has("@weft/sdk") && missingTools.length === 0) return undefined;
+  if (!has("@weft/sdk")) manifest.dependencies = { ...manifest.dependencies, "@weft/sdk": sdkRange() };
+  if (missingTools.length > 0) {
+    manifest.devDependencies = { ...manifest.devDependencies, ...Object.fromEntries(missingTools) };
   }
-  manifest.dependencies = { ...manifest.dependencies, "@weft/sdk": sdkRange() };
   const indent = /^[ \t]+/m.exec(text)?.[0] ?? "  ";
-  writeFileSync(path, `${JSON.stringify(manifest, null, indent)}\n`);
-  return "updated";
+  return { path, text: `${JSON.stringify(manifest, null, indent)}\n`, kind: "updated" };
 }
 
 /**
@@ -174,6 +186,7 @@ export function scaffoldProject(directory: string): ScaffoldResult {
       });
     }
   }
+  const packageJson = planPackageJson(directory);
   mkdirSync(join(directory, "workflows"), { recursive: true });
   for (const [file, text] of files) writeFileSync(join(directory, file), text);
   writeFileSync(configPath, configTemplate);
@@ -183,8 +196,9 @@ export function scaffoldProject(directory: string): ScaffoldResult {
     created.push("tsconfig.json");
   }
   const updated: string[] = [];
-  const packageJson = ensurePackageJson(directory);
-  if (packageJson === "created") created.push("package.json");
-  if (packageJson === "updated") updated.push("package.json");
+  if (packageJson !== undefined) {
+    writeFileSync(packageJson.path, packageJson.text);
+    (packageJson.kind === "created" ? created : updated).push("package.json");
+  }
   return { directory, created, updated };
 }
