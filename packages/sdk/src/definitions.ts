@@ -165,18 +165,6 @@ export interface WebhookDefinition extends WebhookOptions {
 }
 
 /**
- * The input a webhook gives its workflow. `body` is the parsed JSON when the request is JSON, else
- * its text, `null` when empty; `headers` has lower-case names and never the credentials or the
- * webhook's secret; a repeated query parameter is an array.
- */
-export interface WebhookInput<TBody = unknown> {
-  body: TBody;
-  headers: Record<string, string>;
-  query: Record<string, string | string[]>;
-  method: string;
-}
-
-/**
  * Starts `workflow` at each tick of `cron` (5 fields: minute hour day-of-month month day-of-week),
  * read in `timezone` (an IANA name, UTC by default), with `{ scheduledFor, ...input }` as input:
  * `scheduledFor` is the tick as an ISO 8601 instant. `enabled: false` deploys it paused.
