@@ -34,8 +34,9 @@ function resolvePlatformEntry(): string {
         code: "platform_missing",
       });
     }
+    // The packed CLI never carries the platform: it is run from a checkout of the repository.
     throw new CliError("the Weft platform (@weft/server) is not installed beside this CLI", {
-      fix: "run `npm install` at the root of the Weft repository, then try again",
+      fix: "run the platform from a checkout of the Weft repository: `npm install` at its root, then `npx weft server` there",
       code: "platform_missing",
     });
   }

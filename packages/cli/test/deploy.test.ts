@@ -106,7 +106,7 @@ describe("weft deploy", () => {
       projectCreated: false,
       pinned: false,
       deployment: { number: 2 },
-      workflows: ["greet"],
+      workflows: ["greet", "greet-caller"],
       forms: [
         {
           name: "contact",

@@ -1,9 +1,11 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createTestIdentity, startTestPlatform } from "@weft/testing";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../src/project/load-config.ts";
 import { parseJson, runCli } from "./support/run-cli.ts";
+import { callScaffoldedTriggers } from "./support/scaffold-triggers.ts";
 
 function emptyDir(): string {
   return mkdtempSync(join(tmpdir(), "weft-init-"));
@@ -17,11 +19,13 @@ describe("weft init", () => {
     expect(result.stdout).toContain("weft deploy --create");
     expect(JSON.parse(readFileSync(join(directory, "package.json"), "utf8"))).toMatchObject({
       dependencies: { "@weft/sdk": "^0.1.0" },
+      devDependencies: { typescript: expect.any(String), "@types/node": expect.any(String) },
     });
+    expect(existsSync(join(directory, "tsconfig.json"))).toBe(true);
     // The directory has no node_modules: the CLI provides @weft/sdk to the bundle.
     expect(existsSync(join(directory, "node_modules"))).toBe(false);
     const loaded = await loadConfig(join(directory, "weft.config.ts"));
-    expect(loaded.manifest.workflows.map((workflow) => workflow.name)).toEqual(["greet"]);
+    expect(loaded.manifest.workflows.map((workflow) => workflow.name)).toEqual(["greet", "greet-caller"]);
     expect(loaded.manifest.forms.map((form) => form.name)).toEqual(["contact"]);
     expect(loaded.manifest.webhooks.map((webhook) => webhook.name)).toEqual(["incoming"]);
     expect(loaded.bundle).toContain("export");
@@ -36,13 +40,26 @@ describe("weft init", () => {
     const result = await runCli(["init", "--json"], { cwd: directory });
     expect(result.code).toBe(0);
     expect(parseJson(result)).toMatchObject({
-      created: ["weft.config.ts", join("workflows", "greet.ts")],
+      created: ["weft.config.ts", join("workflows", "greet.ts"), join("workflows", "greet-caller.ts"), "tsconfig.json"],
       updated: ["package.json"],
     });
     expect(JSON.parse(readFileSync(join(directory, "package.json"), "utf8"))).toEqual({
       name: "shop",
       dependencies: { "left-pad": "1.3.0", "@weft/sdk": "^0.1.0" },
+      devDependencies: { "@types/node": expect.any(String), typescript: expect.any(String) },
     });
+  });
+
+  it("refuses a package.json that is not JSON, and writes nothing", async () => {
+    const directory = emptyDir();
+    writeFileSync(join(directory, "package.json"), "{ not json");
+    const result = await runCli(["init", "--json"], { cwd: directory });
+    expect(result.code).toBe(1);
+    expect(parseJson(result)).toMatchObject({ error: { code: "invalid_package_json" } });
+    expect(readFileSync(join(directory, "package.json"), "utf8")).toBe("{ not json");
+    expect(existsSync(join(directory, "weft.config.ts"))).toBe(false);
+    expect(existsSync(join(directory, "workflows"))).toBe(false);
+    expect(existsSync(join(directory, "tsconfig.json"))).toBe(false);
   });
 
   it("refuses to overwrite an existing weft.config.ts, and changes nothing", async () => {
@@ -55,4 +72,25 @@ describe("weft init", () => {
     expect(existsSync(join(directory, "workflows"))).toBe(false);
     expect(existsSync(join(directory, "package.json"))).toBe(false);
   });
+});
+
+describe("a scaffolded project", () => {
+  it("deploys as written, and each of its triggers succeeds when called as the comment beside it says", async () => {
+    const weft = await startTestPlatform();
+    weft.clock.set(new Date());
+    try {
+      const identity = await createTestIdentity(weft, "scaffold@example.com");
+      const env = { WEFT_TOKEN: identity.credential, WEFT_API_URL: weft.url };
+      const directory = emptyDir();
+      expect((await runCli(["init"], { cwd: directory })).code).toBe(0);
+      const deployed = await runCli(["deploy", "--create", "--name", "scaffold", "--json"], { cwd: directory, env });
+      expect(deployed.code, deployed.stderr).toBe(0);
+      const { projectId } = parseJson<{ projectId: string }>(deployed);
+      await callScaffoldedTriggers(weft.url, projectId, (executionId) =>
+        runCli(["executions", "watch", executionId, "--json"], { cwd: directory, env }),
+      );
+    } finally {
+      await weft.stop();
+    }
+  }, 120_000);
 });

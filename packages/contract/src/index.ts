@@ -21,6 +21,7 @@ export * from "./projects.ts";
 export * from "./resources.ts";
 export * from "./schedules.ts";
 export * from "./traces.ts";
+export * from "./webhook-input.ts";
 export * from "./workflows.ts";
 
 /**

@@ -214,7 +214,7 @@ describe("discovery documents", () => {
     const authorizationServer = (await (
       await fetch(`${weft.url}/.well-known/oauth-authorization-server`)
     ).json()) as Record<string, unknown> & { agent_auth: Record<string, unknown> };
-    for (const absent of ["authorization_endpoint", "token_endpoint", "registration_endpoint", "jwks_uri"]) {
+    for (const absent of ["authorization_endpoint", "registration_endpoint", "jwks_uri"]) {
       expect(authorizationServer, absent).not.toHaveProperty(absent);
     }
     const resource = (await (await fetch(`${weft.url}/.well-known/oauth-protected-resource`)).json()) as Record<
@@ -232,6 +232,13 @@ describe("discovery documents", () => {
       authorizationServer.agent_auth.register_uri,
       authorizationServer.agent_auth.revocation_uri,
     ];
+    // The token endpoint takes a form body; an empty one is refused as a bad request, not an unknown route.
+    const token = await fetch(String(authorizationServer.token_endpoint), {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "",
+    });
+    expect(token.status).toBe(400);
     for (const url of endpoints) {
       // An empty JSON object is refused as a bad request by a real endpoint, not as an unknown route.
       const response = await fetch(String(url), {

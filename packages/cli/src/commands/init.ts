@@ -7,7 +7,7 @@ import { runCommand } from "../run-command.ts";
 export function registerInit(program: Command): void {
   program
     .command("init")
-    .description("Create a Weft project: weft.config.ts, an example workflow, a form and a webhook")
+    .description("Create a Weft project: weft.config.ts, a form and a webhook with their workflows, tsconfig.json")
     .argument("[directory]", "where to create it", ".")
     .addHelpText("after", examples("weft init", "weft init my-project && cd my-project && weft deploy --create"))
     .action(

@@ -1,15 +1,18 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { CliError } from "../errors.ts";
 import { configFileName } from "./config-file.ts";
 
 const configTemplate = `import { defineConfig, form, webhook } from "@weft/sdk";
 import { greet } from "./workflows/greet.ts";
+import { greetCaller } from "./workflows/greet-caller.ts";
 
 export default defineConfig({
-  workflows: [greet],
+  workflows: [greet, greetCaller],
   forms: [
-    // A hosted form: GET /triggers/forms/<project>/contact renders it, and each submission runs "greet".
+    // A hosted form: open GET /triggers/forms/<project>/contact in a browser and submit it; each
+    // submission runs "greet" with the form's fields as input.
     form({
       name: "contact",
       workflow: "greet",
@@ -26,18 +29,19 @@ export default defineConfig({
     }),
   ],
   webhooks: [
-    // POST /triggers/webhooks/<project>/incoming runs "greet" with the request body as input.
+    // curl -X POST <base url>/triggers/webhooks/<project>/incoming -H 'content-type: application/json' -d '{"name":"Ada"}'
+    // runs "greet-caller" with the request as input: { body, headers, query, method }.
     // Set HOOK_SECRET when you deploy to require callers to send it in the x-hook-secret header.
     webhook({
       name: "incoming",
-      workflow: "greet",
+      workflow: "greet-caller",
       secret: process.env.HOOK_SECRET ? { header: "x-hook-secret", value: process.env.HOOK_SECRET } : undefined,
     }),
   ],
 });
 `;
 
-const workflowTemplate = `import { workflow } from "@weft/sdk";
+const greetTemplate = `import { workflow } from "@weft/sdk";
 
 /** Greets whoever submitted the form. Each ctx.step runs once per execution, even across retries. */
 export const greet = workflow({
@@ -56,52 +60,111 @@ export const greet = workflow({
 });
 `;
 
+const greetCallerTemplate = `import { type WebhookInput, workflow } from "@weft/sdk";
+
+/** Greets whoever called the webhook: its input is the request, and the JSON body names the caller. */
+export const greetCaller = workflow({
+  name: "greet-caller",
+  async run(request: WebhookInput, ctx) {
+    const body = typeof request.body === "object" && request.body !== null ? request.body : {};
+    const name = "name" in body && typeof body.name === "string" ? body.name : "stranger";
+    const greeting = await ctx.step("compose", async () => \`Hello, \${name}!\`);
+    ctx.log.info("composed a greeting", { greeting, method: request.method });
+    return { greeting };
+  },
+});
+`;
+
+/** Lets the editor and `npx tsc --noEmit` check the project; the CLI bundles it with esbuild, not tsc. */
+const tsconfigTemplate = `${JSON.stringify(
+  {
+    compilerOptions: {
+      target: "es2022",
+      module: "nodenext",
+      moduleResolution: "nodenext",
+      strict: true,
+      noEmit: true,
+      allowImportingTsExtensions: true,
+      skipLibCheck: true,
+      types: ["node"],
+    },
+    include: ["weft.config.ts", "workflows"],
+  },
+  null,
+  2,
+)}\n`;
+
+/** What `npx tsc --noEmit` needs: the compiler, and the types of Node for `process.env`. */
+const devDependencies = { "@types/node": "^24.0.0", typescript: "^5.9.0" };
+
 export interface ScaffoldResult {
   directory: string;
   created: string[];
   updated: string[];
 }
 
-/** The version range a new project depends on: this CLI's own `@weft/sdk`. */
+/**
+ * How a new project depends on `@weft/sdk`: an installed CLI carries its SDK's tarball, and the
+ * project points at it with a `file:` path, since the SDK is not on the registry. Inside the Weft
+ * repository the workspace provides the SDK, so the version range is enough.
+ */
 function sdkRange(): string {
+  const packed = fileURLToPath(new URL("../../sdk/weft-sdk.tgz", import.meta.url));
+  if (existsSync(packed)) return `file:${packed}`;
   const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.resolve("@weft/sdk")), "utf8")) as {
     version: string;
   };
   return `^${manifest.version}`;
 }
 
-function ensurePackageJson(directory: string): "created" | "updated" | "unchanged" {
+interface PackageJsonChange {
+  path: string;
+  text: string;
+  kind: "created" | "updated";
+}
+
+/** The package.json to write, worked out before anything is written; undefined when it has all it needs. */
+function planPackageJson(directory: string): PackageJsonChange | undefined {
   const path = join(directory, "package.json");
   if (!existsSync(path)) {
     const name =
       basename(directory)
         .toLowerCase()
         .replace(/[^a-z0-9._-]+/g, "-") || "weft-project";
-    writeFileSync(
-      path,
-      `${JSON.stringify({ name, private: true, type: "module", dependencies: { "@weft/sdk": sdkRange() } }, null, 2)}\n`,
-    );
-    return "created";
+    const manifest = {
+      name,
+      private: true,
+      type: "module",
+      dependencies: { "@weft/sdk": sdkRange() },
+      devDependencies,
+    };
+    return { path, text: `${JSON.stringify(manifest, null, 2)}\n`, kind: "created" };
   }
   const text = readFileSync(path, "utf8");
   let manifest: { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
   try {
     manifest = JSON.parse(text) as typeof manifest;
   } catch {
-    throw new CliError(`${path} is not valid JSON`, { fix: "fix package.json and run `weft init` again" });
+    throw new CliError(`${path} is not valid JSON`, {
+      fix: "fix package.json and run `weft init` again; nothing was written",
+      code: "invalid_package_json",
+    });
   }
-  if (manifest.dependencies?.["@weft/sdk"] !== undefined || manifest.devDependencies?.["@weft/sdk"] !== undefined) {
-    return "unchanged";
+  const has = (name: string) =>
+    manifest.dependencies?.[name] !== undefined || manifest.devDependencies?.[name] !== undefined;
+  const missingTools = Object.entries(devDependencies).filter(([name]) => !has(name));
+  if (has("@weft/sdk") && missingTools.length === 0) return undefined;
+  if (!has("@weft/sdk")) manifest.dependencies = { ...manifest.dependencies, "@weft/sdk": sdkRange() };
+  if (missingTools.length > 0) {
+    manifest.devDependencies = { ...manifest.devDependencies, ...Object.fromEntries(missingTools) };
   }
-  manifest.dependencies = { ...manifest.dependencies, "@weft/sdk": sdkRange() };
   const indent = /^[ \t]+/m.exec(text)?.[0] ?? "  ";
-  writeFileSync(path, `${JSON.stringify(manifest, null, indent)}\n`);
-  return "updated";
+  return { path, text: `${JSON.stringify(manifest, null, indent)}\n`, kind: "updated" };
 }
 
 /**
- * Creates a project that deploys as it is: `weft.config.ts` with one form and one webhook, one
- * example workflow, and a dependency on `@weft/sdk`. Never overwrites a file.
+ * Creates a project that deploys as it is: `weft.config.ts` with one form and one webhook, the
+ * workflow each runs, a tsconfig.json, and a dependency on `@weft/sdk`. Never overwrites a file.
  */
 export function scaffoldProject(directory: string): ScaffoldResult {
   const configPath = join(directory, configFileName);
@@ -111,20 +174,31 @@ export function scaffoldProject(directory: string): ScaffoldResult {
       code: "already_initialized",
     });
   }
-  const workflowPath = join(directory, "workflows", "greet.ts");
-  if (existsSync(workflowPath)) {
-    throw new CliError(`${workflowPath} already exists`, {
-      fix: "move it away or run `weft init` in an empty directory",
-      code: "already_initialized",
-    });
+  const files: [string, string][] = [
+    [join("workflows", "greet.ts"), greetTemplate],
+    [join("workflows", "greet-caller.ts"), greetCallerTemplate],
+  ];
+  for (const [file] of files) {
+    if (existsSync(join(directory, file))) {
+      throw new CliError(`${join(directory, file)} already exists`, {
+        fix: "move it away or run `weft init` in an empty directory",
+        code: "already_initialized",
+      });
+    }
   }
-  mkdirSync(dirname(workflowPath), { recursive: true });
-  writeFileSync(workflowPath, workflowTemplate);
+  const packageJson = planPackageJson(directory);
+  mkdirSync(join(directory, "workflows"), { recursive: true });
+  for (const [file, text] of files) writeFileSync(join(directory, file), text);
   writeFileSync(configPath, configTemplate);
-  const created = [configFileName, join("workflows", "greet.ts")];
+  const created = [configFileName, ...files.map(([file]) => file)];
+  if (!existsSync(join(directory, "tsconfig.json"))) {
+    writeFileSync(join(directory, "tsconfig.json"), tsconfigTemplate);
+    created.push("tsconfig.json");
+  }
   const updated: string[] = [];
-  const packageJson = ensurePackageJson(directory);
-  if (packageJson === "created") created.push("package.json");
-  if (packageJson === "updated") updated.push("package.json");
+  if (packageJson !== undefined) {
+    writeFileSync(packageJson.path, packageJson.text);
+    (packageJson.kind === "created" ? created : updated).push("package.json");
+  }
   return { directory, created, updated };
 }

@@ -1,0 +1,88 @@
+import { execFile } from "node:child_process";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { createTestIdentity, startTestPlatform } from "@weft/testing";
+import { describe, expect, it } from "vitest";
+import { type CliResult, isolatedHome, parseJson } from "./support/run-cli.ts";
+import { callScaffoldedTriggers } from "./support/scaffold-triggers.ts";
+
+const run = promisify(execFile);
+const repository = fileURLToPath(new URL("../../..", import.meta.url));
+/** The machine's own Node, which a user outside this repository has; this one when there is none. */
+const plainNodeDirectory =
+  process.env.WEFT_TEST_PLAIN_NODE_DIR ?? (existsSync("/usr/bin/node") ? "/usr/bin" : dirname(process.execPath));
+
+async function inShell(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<CliResult> {
+  try {
+    const { stdout, stderr } = await run(command, args, { cwd, env, maxBuffer: 16 * 1024 * 1024 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return {
+      code: typeof failed.code === "number" ? failed.code : 1,
+      stdout: failed.stdout ?? "",
+      stderr: failed.stderr ?? "",
+    };
+  }
+}
+
+async function succeeds(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<CliResult> {
+  const result = await inShell(command, args, cwd, env);
+  expect(result.code, `${command} ${args.join(" ")}\n${result.stdout}\n${result.stderr}`).toBe(0);
+  return result;
+}
+
+// Packing and two installs take about a minute, so this runs as its own CI step: npm run test:packed.
+describe.runIf(process.env.WEFT_TEST_PACKED === "1")("the packed packages, installed outside this repository", () => {
+  it("install the CLI under the machine's Node; its scaffold installs, type-checks, deploys, and its triggers succeed", async () => {
+    await succeeds("npm", ["run", "pack"], repository, { ...process.env } as Record<string, string>);
+    const packs = join(repository, "dist", "packs");
+    const directory = mkdtempSync(join(tmpdir(), "weft-packed-"));
+    for (const tarball of readdirSync(packs)) copyFileSync(join(packs, tarball), join(directory, tarball));
+    const cache = (
+      await succeeds("npm", ["config", "get", "cache"], repository, { ...process.env } as Record<string, string>)
+    ).stdout.trim();
+    const env: Record<string, string> = {
+      PATH: `${plainNodeDirectory}:${process.env.PATH ?? ""}`,
+      HOME: isolatedHome(),
+      // Only the registry is reachable: packages it has already served come from the cache.
+      npm_config_cache: cache,
+      npm_config_prefer_offline: "true",
+      npm_config_audit: "false",
+      npm_config_fund: "false",
+      npm_config_update_notifier: "false",
+    };
+    const plainNode = (await succeeds("node", ["--version"], directory, env)).stdout.trim();
+    console.log(`the packed CLI runs under Node ${plainNode}`);
+
+    await succeeds("npm", ["install", "./weft-cli-0.1.0.tgz"], directory, env);
+    expect((await succeeds("npx", ["weft", "--help"], directory, env)).stdout).toContain("Usage: weft");
+    const weft = join(directory, "node_modules", ".bin", "weft");
+    await succeeds(weft, ["init", "app"], directory, env);
+    const app = join(directory, "app");
+    await succeeds("npm", ["install"], app, env);
+    await succeeds("npx", ["tsc", "--noEmit"], app, env);
+
+    const platform = await startTestPlatform();
+    platform.clock.set(new Date());
+    try {
+      const identity = await createTestIdentity(platform, "packed@example.com");
+      const withToken = { ...env, WEFT_TOKEN: identity.credential, WEFT_API_URL: platform.url };
+      const deployed = await succeeds(weft, ["deploy", "--create", "--name", "packed", "--json"], app, withToken);
+      const { projectId } = parseJson<{ projectId: string }>(deployed);
+      await callScaffoldedTriggers(platform.url, projectId, (executionId) =>
+        inShell(weft, ["executions", "watch", executionId, "--json"], app, withToken),
+      );
+      const server = await inShell(weft, ["server", "--json"], app, withToken);
+      expect(server.code).toBe(1);
+      expect(parseJson(server)).toMatchObject({
+        error: { code: "platform_missing", fix: expect.stringContaining("a checkout of the Weft repository") },
+      });
+    } finally {
+      await platform.stop();
+    }
+  }, 600_000);
+});
