@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { testServerUrl } from "@weft/testing";
 import { benchEngine } from "./engine.ts";
 import { formatLoad, measureLoad } from "./http-load.ts";
-import { runIngressBench } from "./ingress-bench.ts";
+import { runIngressBench, runWorkerWebhookBench } from "./ingress-bench.ts";
 
 /**
  * `npm run bench`: starts a platform in a child process (on the embedded default, or on
@@ -18,8 +18,8 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const durationSeconds = Number(process.env.BENCH_SECONDS ?? 5);
 const write = (line: string) => process.stdout.write(`${line}\n`);
 const warmUpSeconds = Number(process.env.BENCH_WARM_UP_SECONDS ?? 2);
-const benchParts = ["api", "engine", "ingress"];
-/** `BENCH_ONLY=ingress` (or a comma-separated list of api, engine, ingress) runs just those parts. */
+const benchParts = ["api", "engine", "ingress", "worker", "drain", "big"];
+/** `BENCH_ONLY=ingress` (or a comma-separated list of the parts above) runs just those parts. */
 const only = new Set((process.env.BENCH_ONLY ?? benchParts.join(",")).split(",").map((part) => part.trim()));
 for (const part of only) {
   if (!benchParts.includes(part)) {
@@ -92,6 +92,15 @@ if (only.has("ingress")) {
     durationSeconds,
     postgresUrl: testServerUrl(),
     retentionBacklog: Number(process.env.BENCH_RETENTION_BACKLOG ?? 200_000),
+    write,
+  });
+}
+
+if (only.has("worker")) {
+  await runWorkerWebhookBench({
+    concurrencies: (process.env.BENCH_WORKER_CONCURRENCY_LEVELS ?? "1,16,64").split(",").map(Number),
+    durationSeconds,
+    history: Number(process.env.BENCH_HISTORY ?? 100_000),
     write,
   });
 }
