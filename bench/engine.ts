@@ -141,7 +141,16 @@ async function measureOne(bench: Bench, workflow: string, steps: number): Promis
   return `${workflow.padEnd(10)} total ${totalMs.toFixed(0).padStart(6)} ms, in user code ${userMs.toFixed(1).padStart(8)} ms, overhead ${overhead.toFixed(2)} ms/step (medians of ${engineRuns} runs)`;
 }
 
-async function measureDrain(bench: Bench): Promise<string> {
+interface Drain {
+  seconds: number;
+  perSecond: number;
+}
+
+function formatDrain(drain: Drain): string {
+  return `drained ${drainCount} single-step executions in ${drain.seconds.toFixed(2)} s: ${drain.perSecond.toFixed(0)} executions/s (worker concurrency ${workerConcurrency})`;
+}
+
+async function measureDrain(bench: Bench): Promise<Drain> {
   for (let queued = 0; queued < drainCount; queued += 500)
     await enqueue(bench, "single", Math.min(500, drainCount - queued));
   const started = Date.now();
@@ -160,7 +169,7 @@ async function measureDrain(bench: Bench): Promise<string> {
         );
       if ((done?.n ?? 0) >= drainCount + 1) {
         const seconds = ((done?.last?.getTime() ?? Date.now()) - started) / 1000;
-        return `drained ${drainCount} single-step executions in ${seconds.toFixed(2)} s: ${(drainCount / seconds).toFixed(0)} executions/s (worker concurrency ${workerConcurrency})`;
+        return { seconds, perSecond: drainCount / seconds };
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -169,8 +178,8 @@ async function measureDrain(bench: Bench): Promise<string> {
   }
 }
 
-/** Runs every engine benchmark on one database and returns printable lines. */
-export async function benchEngine(serverUrl: string | undefined): Promise<string[]> {
+/** A fresh database with the bench project and its deployment, for `use`; removed afterwards. */
+async function withBench<T>(serverUrl: string | undefined, use: (bench: Bench) => Promise<T>): Promise<T> {
   const database = await createTestDatabase(serverUrl);
   const dataDir = mkdtempSync(join(tmpdir(), "weft-bench-"));
   try {
@@ -178,7 +187,35 @@ export async function benchEngine(serverUrl: string | undefined): Promise<string
     const deployment = valueOrThrow(
       await createDeployment(database.db, deps, { projectId, manifest, bundle: await bundleConfig(source) }),
     );
-    const bench: Bench = { database, deploymentId: deployment.id, dataDir };
+    return await use({ database, deploymentId: deployment.id, dataDir });
+  } finally {
+    await database.destroy();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The drain of `BENCH_DRAIN_EXECUTIONS` queued single-step executions on a fresh database. */
+export function benchDrain(serverUrl: string | undefined): Promise<Drain & { line: string }> {
+  return withBench(serverUrl, async (bench) => {
+    await finishedOne(bench);
+    const drain = await measureDrain(bench);
+    return { ...drain, line: formatDrain(drain) };
+  });
+}
+
+/** One execution run to its end by a worker started for it: the sandbox and the plans are warm afterwards. */
+async function finishedOne(bench: Bench): Promise<void> {
+  const worker = await start(bench);
+  try {
+    await finished(bench, (await enqueue(bench, "single", 1))[0] ?? "");
+  } finally {
+    await worker.stop();
+  }
+}
+
+/** Runs every engine benchmark on one database and returns printable lines. */
+export function benchEngine(serverUrl: string | undefined): Promise<string[]> {
+  return withBench(serverUrl, async (bench) => {
     const lines: string[] = [];
     const worker = await start(bench);
     try {
@@ -188,10 +225,7 @@ export async function benchEngine(serverUrl: string | undefined): Promise<string
     } finally {
       await worker.stop();
     }
-    lines.push(await measureDrain(bench));
+    lines.push(formatDrain(await measureDrain(bench)));
     return lines;
-  } finally {
-    await database.destroy();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }

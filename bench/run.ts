@@ -3,7 +3,8 @@ import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { testServerUrl } from "@weft/testing";
-import { benchEngine } from "./engine.ts";
+import { benchDrain, benchEngine } from "./engine.ts";
+import { graphileDrain } from "./graphile-drain.ts";
 import { formatLoad, measureLoad } from "./http-load.ts";
 import { runIngressBench, runWorkerWebhookBench } from "./ingress-bench.ts";
 
@@ -103,4 +104,23 @@ if (only.has("worker")) {
     history: Number(process.env.BENCH_HISTORY ?? 100_000),
     write,
   });
+}
+
+if (only.has("drain")) {
+  const postgresUrl = process.env.WEFT_TEST_DATABASE_URL;
+  if (postgresUrl === undefined) {
+    write("Drain beside graphile-worker: skipped (set WEFT_TEST_DATABASE_URL to a PostgreSQL server to include it)");
+  } else {
+    const jobs = Number(process.env.BENCH_DRAIN_EXECUTIONS ?? 10_000);
+    write(`Drain of ${jobs} queued no-op jobs on one PostgreSQL server, Weft and graphile-worker in the same run`);
+    const weft = await benchDrain(postgresUrl);
+    write(`  Weft: ${weft.line}`);
+    const graphile = await graphileDrain(postgresUrl, jobs);
+    write(
+      `  graphile-worker (default configuration): drained ${jobs} no-op jobs in ${graphile.seconds.toFixed(2)} s: ${graphile.perSecond.toFixed(0)} jobs/s`,
+    );
+    write(
+      `  Weft drains at ${((weft.perSecond / graphile.perSecond) * 100).toFixed(0)} % of graphile-worker's rate (target ≥ 100 %)`,
+    );
+  }
 }
