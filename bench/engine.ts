@@ -25,7 +25,7 @@ import { and, count, eq, max, sql } from "drizzle-orm";
  * single-step executions. Time inside user code is what the sandbox measured around each step.
  */
 
-const source = `
+export const source = `
 import { defineConfig, workflow } from "@weft/sdk";
 function fib(n: number): number { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
 export default defineConfig({
@@ -48,12 +48,16 @@ export default defineConfig({
 `;
 
 const once = { maxAttempts: 1, minDelayMs: 0, maxDelayMs: 0 };
-const manifest = { version: 1, workflows: ["trivial40", "fib10", "single"].map((name) => ({ name, retries: once })) };
-const projectId = "prj_bench";
+export const manifest = {
+  version: 1 as const,
+  workflows: ["trivial40", "fib10", "single"].map((name) => ({ name, retries: once })),
+};
+/** A project id the API accepts, so that the big-tables bench can list its executions over RPC. */
+export const projectId = "prj_01jbenchengine000000000000";
 const drainCount = Number(process.env.BENCH_DRAIN_EXECUTIONS ?? 10_000);
 const workerConcurrency = Number(process.env.BENCH_WORKER_CONCURRENCY ?? 50);
 
-interface Bench {
+export interface Bench {
   database: TestDatabase;
   deploymentId: string;
   dataDir: string;
@@ -66,7 +70,7 @@ const sandboxResolution = await resolveSandboxIsolation({ mode: "auto", egress: 
 if (sandboxResolution.kind === "refused") throw new Error(sandboxResolution.message);
 const sandbox = sandboxResolution.isolation;
 
-function enqueue(bench: Bench, workflow: string, n: number): Promise<string[]> {
+export function enqueue(bench: Bench, workflow: string, n: number): Promise<string[]> {
   return bench.database.db.transaction(async (tx) => {
     const ids: string[] = [];
     for (let i = 0; i < n; i++) {
@@ -141,16 +145,16 @@ async function measureOne(bench: Bench, workflow: string, steps: number): Promis
   return `${workflow.padEnd(10)} total ${totalMs.toFixed(0).padStart(6)} ms, in user code ${userMs.toFixed(1).padStart(8)} ms, overhead ${overhead.toFixed(2)} ms/step (medians of ${engineRuns} runs)`;
 }
 
-interface Drain {
+export interface Drain {
   seconds: number;
   perSecond: number;
 }
 
-function formatDrain(drain: Drain): string {
+export function formatDrain(drain: Drain): string {
   return `drained ${drainCount} single-step executions in ${drain.seconds.toFixed(2)} s: ${drain.perSecond.toFixed(0)} executions/s (worker concurrency ${workerConcurrency})`;
 }
 
-async function measureDrain(bench: Bench): Promise<Drain> {
+export async function measureDrain(bench: Bench): Promise<Drain> {
   for (let queued = 0; queued < drainCount; queued += 500)
     await enqueue(bench, "single", Math.min(500, drainCount - queued));
   const started = Date.now();
@@ -204,7 +208,7 @@ export function benchDrain(serverUrl: string | undefined): Promise<Drain & { lin
 }
 
 /** One execution run to its end by a worker started for it: the sandbox and the plans are warm afterwards. */
-async function finishedOne(bench: Bench): Promise<void> {
+export async function finishedOne(bench: Bench): Promise<void> {
   const worker = await start(bench);
   try {
     await finished(bench, (await enqueue(bench, "single", 1))[0] ?? "");

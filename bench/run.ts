@@ -3,6 +3,7 @@ import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { testServerUrl } from "@weft/testing";
+import { runBigTablesBench } from "./big-tables.ts";
 import { benchDrain, benchEngine } from "./engine.ts";
 import { graphileDrain } from "./graphile-drain.ts";
 import { formatLoad, measureLoad } from "./http-load.ts";
@@ -122,5 +123,19 @@ if (only.has("drain")) {
     write(
       `  Weft drains at ${((weft.perSecond / graphile.perSecond) * 100).toFixed(0)} % of graphile-worker's rate (target ≥ 100 %)`,
     );
+  }
+}
+
+if (only.has("big")) {
+  const postgresUrl = process.env.WEFT_TEST_DATABASE_URL;
+  if (postgresUrl === undefined) {
+    write("Big tables: skipped (set WEFT_TEST_DATABASE_URL to a PostgreSQL server to include it)");
+  } else {
+    await runBigTablesBench({
+      postgresUrl,
+      history: Number(process.env.BENCH_BIG_HISTORY ?? 1_000_000),
+      durationSeconds,
+      write,
+    });
   }
 }
