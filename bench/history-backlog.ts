@@ -33,27 +33,28 @@ export async function seedFinishedHistory(db: Database, input: HistorySeed): Pro
   // Due and leased only in the future while they pass through, so that a running worker leaves them alone.
   const later = new Date(Date.now() + dayMs).toISOString();
   const runAt = input.throughQueue === true ? later : at;
+  // One second apart, the last at `at`: lists ordered by time meet distinct times, as in a real history.
+  const rowAt = sql`${at}::timestamptz - (${input.count} - g) * interval '1 second'`;
   await db.execute(sql`
     insert into executions (id, project_id, deployment_id, workflow, status, input, output, attempt, max_attempts,
       retry_min_delay_ms, retry_max_delay_ms, run_at, trigger_kind, trigger_name, trace_id, execution_span_id, logs,
       created_at, started_at, finished_at)
     select 'exe_old' || lpad(g::text, 19, '0'), ${input.projectId}, ${input.deploymentId}, 'ingest', ${status},
       '{"event":"order.created"}'::jsonb, '{"ok":true}'::jsonb, 1, 3, 1000, 60000, ${runAt}::timestamptz, 'webhook',
-      'orders', md5(g::text), substr(md5('e' || g), 1, 16), '[]'::jsonb, ${at}::timestamptz, ${at}::timestamptz,
-      ${at}::timestamptz
+      'orders', md5(g::text), substr(md5('execution' || g), 1, 16), '[]'::jsonb, ${rowAt}, ${rowAt}, ${rowAt}
     from generate_series(1, ${input.count}) g`);
   await db.execute(sql`
     insert into spans (span_id, trace_id, parent_span_id, project_id, execution_id, workflow, name, kind, start_time,
       end_time, attributes, status_code)
     select substr(md5(kind || g), 1, 16), md5(g::text), case when kind = 'execution' then substr(md5('trigger' || g), 1, 16) end,
-      ${input.projectId}, 'exe_old' || lpad(g::text, 19, '0'), 'ingest', kind || ' ingest', kind, ${at}::timestamptz,
-      ${at}::timestamptz, '{}'::jsonb, 'ok'
+      ${input.projectId}, 'exe_old' || lpad(g::text, 19, '0'), 'ingest', kind || ' ingest', kind, ${rowAt}, ${rowAt},
+      '{}'::jsonb, 'ok'
     from generate_series(1, ${input.count}) g, (values ('trigger'), ('execution')) as kinds(kind)`);
   if (input.throughQueue !== true) return;
   await db.execute(sql`update executions set status = 'running', lease_owner = 'wrk_seed',
     lease_expires_at = ${later}::timestamptz where id like 'exe_old%' and status = 'queued'`);
   await db.execute(sql`update executions set status = 'succeeded', lease_owner = null, lease_expires_at = null,
-    run_at = ${at}::timestamptz where id like 'exe_old%' and status = 'running'`);
+    run_at = finished_at where id like 'exe_old%' and status = 'running'`);
 }
 
 /**
