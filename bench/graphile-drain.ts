@@ -21,6 +21,7 @@ export async function graphileDrain(
   const pgPool = new pg.Pool({ connectionString: url.toString(), max: 10 });
   // An idle connection that fails is replaced by the pool; the drain's own queries report their errors.
   pgPool.on("error", () => {});
+  pgPool.on("connect", (client) => client.on("error", () => {}));
   const logger = new Logger(() => () => {});
   try {
     const utils = await makeWorkerUtils({ pgPool, logger });

@@ -270,7 +270,7 @@ export async function runWorkerWebhookBench(options: WorkerWebhookOptions): Prom
       const target = connections === 1 ? " (target ≥ 300 req/s)" : connections === 64 ? " (target ≥ 2 000 req/s)" : "";
       options.write(
         `  c=${connections}: ${before.requestsPerSecond.toFixed(0)} → ${after.requestsPerSecond.toFixed(0)} req/s${target}, ` +
-          `${(slower * 100).toFixed(1)} % slower after ${options.history} executions (target ≤ 20 %), ` +
+          `${Math.abs(slower * 100).toFixed(1)} % ${slower >= 0 ? "slower" : "faster"} after ${options.history} executions (target at most 20 % slower), ` +
           `p99 ${before.p99Ms.toFixed(1)} → ${after.p99Ms.toFixed(1)} ms (${(after.p99Ms / before.p99Ms).toFixed(2)}x)`,
       );
     }
