@@ -25,7 +25,7 @@ import { and, count, eq, max, sql } from "drizzle-orm";
  * single-step executions. Time inside user code is what the sandbox measured around each step.
  */
 
-const source = `
+export const source = `
 import { defineConfig, workflow } from "@weft/sdk";
 function fib(n: number): number { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
 export default defineConfig({
@@ -48,12 +48,16 @@ export default defineConfig({
 `;
 
 const once = { maxAttempts: 1, minDelayMs: 0, maxDelayMs: 0 };
-const manifest = { version: 1, workflows: ["trivial40", "fib10", "single"].map((name) => ({ name, retries: once })) };
-const projectId = "prj_bench";
+export const manifest = {
+  version: 1 as const,
+  workflows: ["trivial40", "fib10", "single"].map((name) => ({ name, retries: once })),
+};
+/** A project id the API accepts, so that the big-tables bench can list its executions over RPC. */
+export const projectId = "prj_01jbenchengine000000000000";
 const drainCount = Number(process.env.BENCH_DRAIN_EXECUTIONS ?? 10_000);
 const workerConcurrency = Number(process.env.BENCH_WORKER_CONCURRENCY ?? 50);
 
-interface Bench {
+export interface Bench {
   database: TestDatabase;
   deploymentId: string;
   dataDir: string;
@@ -66,7 +70,7 @@ const sandboxResolution = await resolveSandboxIsolation({ mode: "auto", egress: 
 if (sandboxResolution.kind === "refused") throw new Error(sandboxResolution.message);
 const sandbox = sandboxResolution.isolation;
 
-function enqueue(bench: Bench, workflow: string, n: number): Promise<string[]> {
+export function enqueue(bench: Bench, workflow: string, n: number): Promise<string[]> {
   return bench.database.db.transaction(async (tx) => {
     const ids: string[] = [];
     for (let i = 0; i < n; i++) {
@@ -141,7 +145,16 @@ async function measureOne(bench: Bench, workflow: string, steps: number): Promis
   return `${workflow.padEnd(10)} total ${totalMs.toFixed(0).padStart(6)} ms, in user code ${userMs.toFixed(1).padStart(8)} ms, overhead ${overhead.toFixed(2)} ms/step (medians of ${engineRuns} runs)`;
 }
 
-async function measureDrain(bench: Bench): Promise<string> {
+export interface Drain {
+  seconds: number;
+  perSecond: number;
+}
+
+export function formatDrain(drain: Drain): string {
+  return `drained ${drainCount} single-step executions in ${drain.seconds.toFixed(2)} s: ${drain.perSecond.toFixed(0)} executions/s (worker concurrency ${workerConcurrency})`;
+}
+
+export async function measureDrain(bench: Bench): Promise<Drain> {
   for (let queued = 0; queued < drainCount; queued += 500)
     await enqueue(bench, "single", Math.min(500, drainCount - queued));
   const started = Date.now();
@@ -160,7 +173,7 @@ async function measureDrain(bench: Bench): Promise<string> {
         );
       if ((done?.n ?? 0) >= drainCount + 1) {
         const seconds = ((done?.last?.getTime() ?? Date.now()) - started) / 1000;
-        return `drained ${drainCount} single-step executions in ${seconds.toFixed(2)} s: ${(drainCount / seconds).toFixed(0)} executions/s (worker concurrency ${workerConcurrency})`;
+        return { seconds, perSecond: drainCount / seconds };
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -169,8 +182,8 @@ async function measureDrain(bench: Bench): Promise<string> {
   }
 }
 
-/** Runs every engine benchmark on one database and returns printable lines. */
-export async function benchEngine(serverUrl: string | undefined): Promise<string[]> {
+/** A fresh database with the bench project and its deployment, for `use`; removed afterwards. */
+async function withBench<T>(serverUrl: string | undefined, use: (bench: Bench) => Promise<T>): Promise<T> {
   const database = await createTestDatabase(serverUrl);
   const dataDir = mkdtempSync(join(tmpdir(), "weft-bench-"));
   try {
@@ -178,7 +191,35 @@ export async function benchEngine(serverUrl: string | undefined): Promise<string
     const deployment = valueOrThrow(
       await createDeployment(database.db, deps, { projectId, manifest, bundle: await bundleConfig(source) }),
     );
-    const bench: Bench = { database, deploymentId: deployment.id, dataDir };
+    return await use({ database, deploymentId: deployment.id, dataDir });
+  } finally {
+    await database.destroy();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The drain of `BENCH_DRAIN_EXECUTIONS` queued single-step executions on a fresh database. */
+export function benchDrain(serverUrl: string | undefined): Promise<Drain & { line: string }> {
+  return withBench(serverUrl, async (bench) => {
+    await finishedOne(bench);
+    const drain = await measureDrain(bench);
+    return { ...drain, line: formatDrain(drain) };
+  });
+}
+
+/** One execution run to its end by a worker started for it: the sandbox and the plans are warm afterwards. */
+export async function finishedOne(bench: Bench): Promise<void> {
+  const worker = await start(bench);
+  try {
+    await finished(bench, (await enqueue(bench, "single", 1))[0] ?? "");
+  } finally {
+    await worker.stop();
+  }
+}
+
+/** Runs every engine benchmark on one database and returns printable lines. */
+export function benchEngine(serverUrl: string | undefined): Promise<string[]> {
+  return withBench(serverUrl, async (bench) => {
     const lines: string[] = [];
     const worker = await start(bench);
     try {
@@ -188,10 +229,7 @@ export async function benchEngine(serverUrl: string | undefined): Promise<string
     } finally {
       await worker.stop();
     }
-    lines.push(await measureDrain(bench));
+    lines.push(formatDrain(await measureDrain(bench)));
     return lines;
-  } finally {
-    await database.destroy();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }

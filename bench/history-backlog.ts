@@ -10,32 +10,51 @@ import { sql } from "drizzle-orm";
 
 const dayMs = 24 * 60 * 60 * 1000;
 
+export interface HistorySeed {
+  projectId: string;
+  deploymentId: string;
+  count: number;
+  /** 60 by default: a history that retention has not caught up with yet (after an upgrade, or a lowered period). */
+  finishedDaysAgo?: number;
+  /**
+   * Inserted as queued, then leased, then finished, as the engine moves them: each step leaves the
+   * index entries and dead row versions that executions run by a worker leave behind.
+   */
+  throughQueue?: boolean;
+}
+
 /**
- * Inserts `count` executions that finished 60 days ago, each with its trigger and execution spans,
- * as a history that retention has not caught up with yet (after an upgrade, or a lowered period).
- * One statement per table, so that seeding takes seconds, not a run of the engine.
+ * Inserts `count` finished executions, each with its trigger and execution spans. One statement per
+ * table (and per state change), so that seeding takes seconds or minutes, not a run of the engine.
  */
-export async function seedFinishedHistory(
-  db: Database,
-  input: { projectId: string; deploymentId: string; count: number },
-): Promise<void> {
-  const at = new Date(Date.now() - 60 * dayMs).toISOString();
+export async function seedFinishedHistory(db: Database, input: HistorySeed): Promise<void> {
+  const at = new Date(Date.now() - (input.finishedDaysAgo ?? 60) * dayMs).toISOString();
+  const status = input.throughQueue === true ? "queued" : "succeeded";
+  // Due and leased only in the future while they pass through, so that a running worker leaves them alone.
+  const later = new Date(Date.now() + dayMs).toISOString();
+  const runAt = input.throughQueue === true ? later : at;
+  // One second apart, the last at `at`: lists ordered by time meet distinct times, as in a real history.
+  const rowAt = sql`${at}::timestamptz - (${input.count} - g) * interval '1 second'`;
   await db.execute(sql`
     insert into executions (id, project_id, deployment_id, workflow, status, input, output, attempt, max_attempts,
       retry_min_delay_ms, retry_max_delay_ms, run_at, trigger_kind, trigger_name, trace_id, execution_span_id, logs,
       created_at, started_at, finished_at)
-    select 'exe_old' || lpad(g::text, 19, '0'), ${input.projectId}, ${input.deploymentId}, 'ingest', 'succeeded',
-      '{"event":"order.created"}'::jsonb, '{"ok":true}'::jsonb, 1, 3, 1000, 60000, ${at}::timestamptz, 'webhook',
-      'orders', md5(g::text), substr(md5('e' || g), 1, 16), '[]'::jsonb, ${at}::timestamptz, ${at}::timestamptz,
-      ${at}::timestamptz
+    select 'exe_old' || lpad(g::text, 19, '0'), ${input.projectId}, ${input.deploymentId}, 'ingest', ${status},
+      '{"event":"order.created"}'::jsonb, '{"ok":true}'::jsonb, 1, 3, 1000, 60000, ${runAt}::timestamptz, 'webhook',
+      'orders', md5(g::text), substr(md5('execution' || g), 1, 16), '[]'::jsonb, ${rowAt}, ${rowAt}, ${rowAt}
     from generate_series(1, ${input.count}) g`);
   await db.execute(sql`
     insert into spans (span_id, trace_id, parent_span_id, project_id, execution_id, workflow, name, kind, start_time,
       end_time, attributes, status_code)
     select substr(md5(kind || g), 1, 16), md5(g::text), case when kind = 'execution' then substr(md5('trigger' || g), 1, 16) end,
-      ${input.projectId}, 'exe_old' || lpad(g::text, 19, '0'), 'ingest', kind || ' ingest', kind, ${at}::timestamptz,
-      ${at}::timestamptz, '{}'::jsonb, 'ok'
+      ${input.projectId}, 'exe_old' || lpad(g::text, 19, '0'), 'ingest', kind || ' ingest', kind, ${rowAt}, ${rowAt},
+      '{}'::jsonb, 'ok'
     from generate_series(1, ${input.count}) g, (values ('trigger'), ('execution')) as kinds(kind)`);
+  if (input.throughQueue !== true) return;
+  await db.execute(sql`update executions set status = 'running', lease_owner = 'wrk_seed',
+    lease_expires_at = ${later}::timestamptz where id like 'exe_old%' and status = 'queued'`);
+  await db.execute(sql`update executions set status = 'succeeded', lease_owner = null, lease_expires_at = null,
+    run_at = finished_at where id like 'exe_old%' and status = 'running'`);
 }
 
 /**

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, startPlatform } from "@weft/server";
+import { type Database, executions } from "@weft/server/internals";
 import {
   createTestDatabase,
   deployManifest,
@@ -10,6 +11,7 @@ import {
   freePort,
   localPlatformEnv,
 } from "@weft/testing";
+import { and, count, eq, inArray } from "drizzle-orm";
 import { startBaselineServer } from "./baseline-server.ts";
 import { startDurableFloor } from "./durable-floor.ts";
 import { pruneContinuously, seedFinishedHistory } from "./history-backlog.ts";
@@ -19,14 +21,42 @@ import { pruneContinuously, seedFinishedHistory } from "./history-backlog.ts";
  * share its event loop. `baseline` serves the bare node:http 202; `floor-embedded` and
  * `floor-postgres <url>` the durable floor (`durable-floor.ts`); `embedded` and `postgres <url>`
  * serve Weft (ingress and API roles, no worker, so the executions stay as rows to count) with one
- * webhook deployed. Prints one JSON line `{url}` once it serves. Over IPC it answers
- * `{ids}` with `{committed, acknowledgedCommitted}`: rows in total, and how many of those ids exist;
- * `{seed}` by inserting that many expired executions; `{prune: "start" | "stop"}` by starting or
- * stopping their deletion, answering how many went.
+ * webhook deployed; `embedded-worker` serves Weft as `npm start` does (every role, the embedded
+ * database it opens itself) with a webhook whose workflow runs one short step. Prints one JSON line
+ * `{url}` once it serves. Over IPC it answers `{ids}` with `{committed, acknowledgedCommitted}`: rows
+ * in total, and how many of those ids exist; `{seed}` by inserting that many expired executions (or,
+ * with `history`, executions finished yesterday that went through the queue); `{prune: "start" |
+ * "stop"}` by starting or stopping their deletion, answering how many went; `{settle}` once no
+ * execution is queued or running.
  */
-export type BenchServerMessage = { ids: string[] } | { seed: number } | { prune: "start" | "stop" };
+export type BenchServerMessage =
+  | { ids: string[] }
+  | { seed: number; history?: boolean }
+  | { prune: "start" | "stop" }
+  | { settle: true };
 const [mode = "baseline", postgresUrl] = process.argv.slice(2);
 export const benchProjectId = "prj_01jbenchingress0000000000000";
+
+const oneStepWorkflow = `
+import { defineConfig, workflow } from "@weft/sdk";
+export default defineConfig({
+  workflows: [workflow({ name: "ingest", async run(input: unknown, ctx) {
+    return ctx.step("record", () => ({ received: input !== undefined }));
+  } })],
+});
+`;
+
+/** Resolves once no execution of the bench project is queued or running (the worker has drained what the load left). */
+async function settled(db: Database): Promise<void> {
+  for (;;) {
+    const [row] = await db
+      .select({ open: count() })
+      .from(executions)
+      .where(and(eq(executions.projectId, benchProjectId), inArray(executions.status, ["queued", "running"])));
+    if ((row?.open ?? 0) === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
 
 if (mode === "baseline") {
   const server = await startBaselineServer();
@@ -47,28 +77,41 @@ if (mode === "baseline") {
 } else {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "weft-bench-"));
+  const withWorker = mode === "embedded-worker";
   const config = loadConfig({
     ...localPlatformEnv(port, dataDir),
     WEFT_LOG_LEVEL: "warn",
-    WEFT_ROLES: "api,ingress",
+    ...(withWorker ? {} : { WEFT_ROLES: "api,ingress" }),
   });
-  const database = await createTestDatabase(mode === "postgres" ? postgresUrl : undefined, {
-    embeddedDirectory: join(dataDir, "pgdata"),
-  });
-  const platform = await startPlatform(config, { database });
+  const ownDatabase = withWorker
+    ? undefined
+    : await createTestDatabase(mode === "postgres" ? postgresUrl : undefined, {
+        embeddedDirectory: join(dataDir, "pgdata"),
+      });
+  const platform = await startPlatform(config, ownDatabase === undefined ? {} : { database: ownDatabase });
+  const database = platform.context.database;
   const weft = { platform, database };
-  const deploymentId = await deployManifest(weft, benchProjectId, {
-    version: 1,
-    workflows: [{ name: "ingest" }],
-    webhooks: [{ name: "orders", workflow: "ingest" }],
-  });
+  const deploymentId = await deployManifest(
+    weft,
+    benchProjectId,
+    { version: 1, workflows: [{ name: "ingest" }], webhooks: [{ name: "orders", workflow: "ingest" }] },
+    withWorker ? { configSource: oneStepWorkflow } : {},
+  );
   process.stdout.write(`${JSON.stringify({ url: `${config.baseUrl}/triggers/webhooks/${benchProjectId}/orders` })}\n`);
   let pruning: ReturnType<typeof pruneContinuously> | undefined;
   process.on("message", (message: BenchServerMessage) => {
     void (async () => {
       if ("seed" in message) {
-        await seedFinishedHistory(database.db, { projectId: benchProjectId, deploymentId, count: message.seed });
+        await seedFinishedHistory(database.db, {
+          projectId: benchProjectId,
+          deploymentId,
+          count: message.seed,
+          ...(message.history === true ? { finishedDaysAgo: 1, throughQueue: true } : {}),
+        });
         process.send?.({ seeded: message.seed });
+      } else if ("settle" in message) {
+        await settled(database.db);
+        process.send?.({ settled: true });
       } else if ("prune" in message) {
         if (message.prune === "start") pruning = pruneContinuously(database.db);
         process.send?.(message.prune === "stop" && pruning !== undefined ? await pruning.stop() : {});
@@ -82,7 +125,7 @@ if (mode === "baseline") {
   process.once("SIGTERM", () => {
     void (async () => {
       await platform.stop();
-      await database.destroy();
+      if (ownDatabase !== undefined) await ownDatabase.destroy();
       rmSync(dataDir, { recursive: true, force: true });
       process.exit(0);
     })();

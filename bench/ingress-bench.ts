@@ -211,3 +211,70 @@ export async function runIngressBench(options: IngressBenchOptions): Promise<voi
     options.write("  postgres: skipped (set WEFT_TEST_DATABASE_URL to a PostgreSQL server to include it)");
   }
 }
+
+export interface WorkerWebhookOptions {
+  concurrencies: number[];
+  durationSeconds: number;
+  /** Finished executions seeded between the two rounds. */
+  history: number;
+  write: (line: string) => void;
+}
+
+/** One round at each concurrency, each after the worker has drained what the previous one queued. */
+async function webhookRound(
+  server: BenchServer,
+  label: string,
+  options: WorkerWebhookOptions,
+): Promise<Map<number, LoadResult>> {
+  const results = new Map<number, LoadResult>();
+  for (const connections of options.concurrencies) {
+    await ask(server, { settle: true });
+    const result = await measureLoad({
+      url: server.url,
+      method: "POST",
+      connections,
+      durationSeconds: options.durationSeconds,
+      headers: { "content-type": "application/json" },
+      body: webhookBody,
+    });
+    options.write(formatLoad(`webhook ${label} c=${connections}`, result));
+    results.set(connections, result);
+  }
+  return results;
+}
+
+/**
+ * Webhooks against the default configuration, as `npm start` runs it: every role in one process on
+ * the embedded database, the worker running each webhook's workflow (one short step) while the load
+ * goes on. Then the same after `history` executions that went through the queue and finished, and
+ * the ratio of the two rounds at each concurrency.
+ */
+export async function runWorkerWebhookBench(options: WorkerWebhookOptions): Promise<void> {
+  options.write(
+    `Webhooks with the worker running (npm start: every role, embedded database, one-step workflow), concurrency ${options.concurrencies.join(", ")}, ${options.durationSeconds} s each`,
+  );
+  const server = await startServer(["embedded-worker"]);
+  try {
+    const fresh = await webhookRound(server, "worker, no history", options);
+    const seededAt = performance.now();
+    await ask(server, { seed: options.history, history: true });
+    options.write(
+      `  seeded ${options.history} finished executions (queued, leased, finished) in ${((performance.now() - seededAt) / 1000).toFixed(1)} s`,
+    );
+    const aged = await webhookRound(server, `worker, ${options.history} history`, options);
+    for (const connections of options.concurrencies) {
+      const before = fresh.get(connections);
+      const after = aged.get(connections);
+      if (before === undefined || after === undefined) continue;
+      const slower = 1 - after.requestsPerSecond / before.requestsPerSecond;
+      const target = connections === 1 ? " (target ≥ 300 req/s)" : connections === 64 ? " (target ≥ 2 000 req/s)" : "";
+      options.write(
+        `  c=${connections}: ${before.requestsPerSecond.toFixed(0)} → ${after.requestsPerSecond.toFixed(0)} req/s${target}, ` +
+          `${Math.abs(slower * 100).toFixed(1)} % ${slower >= 0 ? "slower" : "faster"} after ${options.history} executions (target at most 20 % slower), ` +
+          `p99 ${before.p99Ms.toFixed(1)} → ${after.p99Ms.toFixed(1)} ms (${(after.p99Ms / before.p99Ms).toFixed(2)}x)`,
+      );
+    }
+  } finally {
+    await server.stop();
+  }
+}

@@ -3,9 +3,11 @@ import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { testServerUrl } from "@weft/testing";
-import { benchEngine } from "./engine.ts";
+import { runBigTablesBench } from "./big-tables.ts";
+import { benchDrain, benchEngine } from "./engine.ts";
+import { graphileDrain } from "./graphile-drain.ts";
 import { formatLoad, measureLoad } from "./http-load.ts";
-import { runIngressBench } from "./ingress-bench.ts";
+import { runIngressBench, runWorkerWebhookBench } from "./ingress-bench.ts";
 
 /**
  * `npm run bench`: starts a platform in a child process (on the embedded default, or on
@@ -18,8 +20,8 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const durationSeconds = Number(process.env.BENCH_SECONDS ?? 5);
 const write = (line: string) => process.stdout.write(`${line}\n`);
 const warmUpSeconds = Number(process.env.BENCH_WARM_UP_SECONDS ?? 2);
-const benchParts = ["api", "engine", "ingress"];
-/** `BENCH_ONLY=ingress` (or a comma-separated list of api, engine, ingress) runs just those parts. */
+const benchParts = ["api", "engine", "ingress", "worker", "drain", "big"];
+/** `BENCH_ONLY=ingress` (or a comma-separated list of the parts above) runs just those parts. */
 const only = new Set((process.env.BENCH_ONLY ?? benchParts.join(",")).split(",").map((part) => part.trim()));
 for (const part of only) {
   if (!benchParts.includes(part)) {
@@ -94,4 +96,46 @@ if (only.has("ingress")) {
     retentionBacklog: Number(process.env.BENCH_RETENTION_BACKLOG ?? 200_000),
     write,
   });
+}
+
+if (only.has("worker")) {
+  await runWorkerWebhookBench({
+    concurrencies: (process.env.BENCH_WORKER_CONCURRENCY_LEVELS ?? "1,16,64").split(",").map(Number),
+    durationSeconds,
+    history: Number(process.env.BENCH_HISTORY ?? 100_000),
+    write,
+  });
+}
+
+if (only.has("drain")) {
+  const postgresUrl = process.env.WEFT_TEST_DATABASE_URL;
+  if (postgresUrl === undefined) {
+    write("Drain beside graphile-worker: skipped (set WEFT_TEST_DATABASE_URL to a PostgreSQL server to include it)");
+  } else {
+    const jobs = Number(process.env.BENCH_DRAIN_EXECUTIONS ?? 10_000);
+    write(`Drain of ${jobs} queued no-op jobs on one PostgreSQL server, Weft and graphile-worker in the same run`);
+    const weft = await benchDrain(postgresUrl);
+    write(`  Weft: ${weft.line}`);
+    const graphile = await graphileDrain(postgresUrl, jobs);
+    write(
+      `  graphile-worker (default configuration): drained ${jobs} no-op jobs in ${graphile.seconds.toFixed(2)} s: ${graphile.perSecond.toFixed(0)} jobs/s`,
+    );
+    write(
+      `  Weft drains at ${((weft.perSecond / graphile.perSecond) * 100).toFixed(0)} % of graphile-worker's rate (target ≥ 100 %)`,
+    );
+  }
+}
+
+if (only.has("big")) {
+  const postgresUrl = process.env.WEFT_TEST_DATABASE_URL;
+  if (postgresUrl === undefined) {
+    write("Big tables: skipped (set WEFT_TEST_DATABASE_URL to a PostgreSQL server to include it)");
+  } else {
+    await runBigTablesBench({
+      postgresUrl,
+      history: Number(process.env.BENCH_BIG_HISTORY ?? 1_000_000),
+      durationSeconds,
+      write,
+    });
+  }
 }

@@ -10,6 +10,7 @@ export { createDeployment } from "./deployments/create-deployment.ts";
 export { getActiveDeployment } from "./deployments/read-deployments.ts";
 export type { ResolveHost } from "./engine/egress/egress-proxy.ts";
 export { enqueueExecution } from "./engine/enqueue-execution.ts";
+export { type ClaimRequest, claim } from "./engine/execution-state/claim.ts";
 export { isFinal } from "./engine/execution-state/index.ts";
 export { processTreeRssBytes } from "./engine/sandbox/process-tree-memory.ts";
 export { resolveSandboxIsolation, type SandboxIsolation } from "./engine/sandbox/sandbox-isolation.ts";

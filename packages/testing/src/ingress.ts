@@ -6,8 +6,8 @@ import { registerManifestSecrets } from "./log-capture.ts";
 import type { TestPlatform } from "./test-platform.ts";
 import { ensureTestProject } from "./test-projects.ts";
 
-/** A started platform and its database: a TestPlatform, or what a bench server starts by hand. */
-export type PlatformWithDatabase = Pick<TestPlatform, "platform" | "database">;
+/** A started platform and its database: a TestPlatform, or what a bench server starts by hand (its own database, or the one `startPlatform` opened). */
+export type PlatformWithDatabase = Pick<TestPlatform, "platform"> & { database: Pick<TestPlatform["database"], "db"> };
 
 /**
  * Deploys a manifest and makes it the project's active deployment. The bundle is built from
