@@ -86,7 +86,7 @@ export interface WorkerDependencies {
   spanExport?: SpanExport | undefined;
   /** How the sandboxes' egress proxy resolves host names (the system resolver by default). */
   resolveHost?: ResolveHost | undefined;
-  /** Paces the sandbox memory watchdog and the retention task; system timers by default. */
+  /** Paces the sandbox memory watchdog; system timers by default. */
   timers?: Timers | undefined;
 }
 
@@ -299,8 +299,10 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     return pass;
   }
 
+  // Real time, not the injected timers: its pauses pace work against the machine's speed, and a
+  // test that fires the sandbox's deadlines must not fire (or stall) a retention pass with them.
   const pruner: HistoryPruner = startHistoryPruner(
-    { db, clock, logger, timers: deps.timers ?? systemTimers },
+    { db, clock, logger, timers: systemTimers },
     { periods: options.retention ?? defaultRetentionPeriods, intervalMs: 60 * 60 * 1000, ...retentionPacing },
   );
 
