@@ -35,13 +35,15 @@ const dataDir = mkdtempSync(join(tmpdir(), "weft-durable-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** `weft worker` on the embedded database of `dataDir`, the only process that opens it while it runs. */
-function spawnEmbeddedWorker(): { child: ChildProcess; exited: Promise<unknown>; output(): string } {
+function spawnEmbeddedWorker(collector: string): { child: ChildProcess; exited: Promise<unknown>; output(): string } {
   const child = spawn(process.execPath, [workerEntry], {
     env: {
       PATH: process.env.PATH ?? "",
       WEFT_DATA_DIR: dataDir,
       WEFT_LOG_LEVEL: "warn",
       WEFT_SANDBOX_EGRESS_ALLOW: "127.0.0.1",
+      // A finished execution's spans are exported after its end is stored: the sign that it is over.
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -83,14 +85,14 @@ describe("a step reported stored on the embedded database", () => {
     await setup.close();
 
     try {
-      const first = spawnEmbeddedWorker();
+      const first = spawnEmbeddedWorker(counter.base);
       // The child asks for "block" only once the worker told it "first" was stored.
       await counter.blocked;
       first.child.kill("SIGKILL");
       await first.exited;
 
-      const second = spawnEmbeddedWorker();
-      while (!counter.hits.has("last")) {
+      const second = spawnEmbeddedWorker(counter.base);
+      while (!counter.hits.has("v1/traces")) {
         if (second.child.exitCode !== null) throw new Error(`the worker stopped: ${second.output()}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
@@ -105,7 +107,7 @@ describe("a step reported stored on the embedded database", () => {
     try {
       const [row] = await after.db.select().from(executions).where(eq(executions.id, executionId));
       const steps = await after.db.select().from(executionSteps).where(eq(executionSteps.executionId, executionId));
-      expect(Object.fromEntries(counter.hits)).toEqual({ first: 1, block: 2, last: 1 });
+      expect(Object.fromEntries(counter.hits)).toEqual({ first: 1, block: 2, last: 1, "v1/traces": 1 });
       expect(row).toMatchObject({ status: "succeeded", output: ["first#1", "block#2", "last#1"] });
       expect(steps.map((step) => step.name).sort()).toEqual(["block", "first", "last"]);
     } finally {
