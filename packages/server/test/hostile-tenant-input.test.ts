@@ -154,7 +154,8 @@ describe("hostile tenant: the dev mailbox", () => {
     const port = await freePort();
     const server = spawnServer(localPlatformEnv(port, mkdtempSync(join(tmpdir(), "weft-mailbox-"))));
     try {
-      await waitUntilServing(server);
+      // A whole platform starting (migrations, sandbox probe) on a busy machine: more than the usual 30 s.
+      await waitUntilServing(server, 80_000);
       const link = /Dev mailbox: (http:\/\/\S+\/dev\/mailbox\?key=[A-Za-z0-9_-]{43})\n/.exec(server.stdout())?.[1];
       expect(link).toBeDefined();
       expect((await fetch(link ?? "")).status).toBe(200);
@@ -162,7 +163,7 @@ describe("hostile tenant: the dev mailbox", () => {
       server.child.kill("SIGTERM");
       await server.exited;
     }
-  });
+  }, 90_000);
 });
 
 describe("hostile tenant: regular expressions in form schemas", () => {
