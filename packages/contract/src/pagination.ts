@@ -52,6 +52,19 @@ export function pageOf<T extends z.ZodType>(result: T) {
 }
 
 /**
+ * The standard list result of a list that grows without bound (a project's executions): its
+ * `totalCount` counts no further than `countCap`, and `totalCountIsLowerBound` says when more match.
+ */
+export function cappedCountPageOf<T extends z.ZodType>(result: T, countCap: number) {
+  return pageOf(result).extend({
+    totalCount: z.int().min(0).max(countCap).describe(`The number of matching results, counted up to ${countCap}.`),
+    totalCountIsLowerBound: z
+      .boolean()
+      .describe(`True when more than ${countCap} results match: totalCount is then ${countCap}, and paging goes on.`),
+  });
+}
+
+/**
  * The paging fields of a newest-first list (traces, the audit log): `limit` rows after `cursor`,
  * the `nextCursor` of the previous page. Spread them into the list's input object.
  */

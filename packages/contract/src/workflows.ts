@@ -3,11 +3,13 @@ import { deploymentIdSchema } from "./deployments.ts";
 import { procedure } from "./errors.ts";
 import { instantInputSchema } from "./instants.ts";
 import { definitionNameSchema, workflowManifestSchema } from "./manifest.ts";
-import { pageOf, paginationInput } from "./pagination.ts";
+import { cappedCountPageOf, paginationInput } from "./pagination.ts";
 import { projectIdSchema } from "./projects.ts";
 
 /** Largest page of `workflows.listExecutions`. */
 export const executionsPageLimit = 100;
+/** How far `workflows.listExecutions` counts its matches: a history is not counted whole for each page. */
+export const executionsCountCap = 10_000;
 
 export const executionIdSchema = z.string().regex(/^exe_[0-9a-z]{26}$/, "Expected an execution id (exe_…).");
 export const executionStatusSchema = z.enum([
@@ -132,7 +134,7 @@ export const workflowsContract = {
         })
         .strict(),
     )
-    .output(pageOf(executionSummarySchema)),
+    .output(cappedCountPageOf(executionSummarySchema, executionsCountCap)),
   getExecution: procedure
     .route({ summary: "Read an execution with its steps, attempts and logs", tags: ["workflows"] })
     .input(executionRef)

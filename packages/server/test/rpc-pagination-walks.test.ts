@@ -17,6 +17,7 @@ import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
 import { createManualClock } from "../src/shared/clock.ts";
 import type { IdGenerator } from "../src/shared/ids.ts";
 import { valueOrThrow } from "../src/shared/service-result.ts";
+import { listExecutions } from "../src/workflows/read-executions.ts";
 
 /**
  * Every list walked end to end over RPC, 250 rows each, most of them created in one millisecond:
@@ -398,6 +399,34 @@ describe("every standard list walks 250 rows with many sharing one instant", () 
       expect(await walkForward(list.procedure, list.input(), size, list.keyOf)).toEqual(expected);
       expect(await walkBackward(list.procedure, list.input(), size, list.keyOf)).toEqual(expected);
     }
+  });
+});
+
+describe("workflows.listExecutions counts no further than its cap", () => {
+  it("answers an exact count under the cap and the cap, marked as a lower bound, above it", async () => {
+    const { db } = weft.platform.context.database;
+    const countAt = async (countCap: number, cursor?: string) => {
+      const page = await listExecutions(db, {
+        projectId,
+        page: { direction: "forward", size: 10, cursor },
+        countCap,
+      });
+      return {
+        totalCount: page.totalCount,
+        totalCountIsLowerBound: page.totalCountIsLowerBound,
+        rows: page.rows.length,
+      };
+    };
+    expect(await countAt(rowCount)).toEqual({ totalCount: rowCount, totalCountIsLowerBound: false, rows: 10 });
+    expect(await countAt(rowCount - 1)).toEqual({ totalCount: rowCount - 1, totalCountIsLowerBound: true, rows: 10 });
+    // The count is the list's, wherever the page starts.
+    const middle = executions[120]?.id;
+    expect(await countAt(100, middle)).toEqual({ totalCount: 100, totalCountIsLowerBound: true, rows: 10 });
+
+    const overRpc = (await call("workflows.listExecutions", { projectId })) as Envelope & {
+      totalCountIsLowerBound: boolean;
+    };
+    expect(overRpc.totalCountIsLowerBound).toBe(false);
   });
 });
 

@@ -97,35 +97,89 @@ export function sliceOfSortedList<T, TKey>(
   return matching.slice(0, slice.limit).map((row) => ({ row, matchingCount: matching.length }));
 }
 
+/** The two slices of a page: the rows beyond the cursor (one more than a page) and the first row behind it. */
+function pageSlices<TKey>(request: PageRequest<TKey>): {
+  beyond: KeysetSlice<TKey>;
+  behind: KeysetSlice<TKey> | undefined;
+} {
+  const forward = request.direction === "forward";
+  const key = request.cursor;
+  return {
+    beyond: {
+      cursor: key === undefined ? undefined : { comparison: forward ? "after" : "before", key },
+      order: forward ? "asc" : "desc",
+      limit: request.size + 1,
+    },
+    behind:
+      key === undefined
+        ? undefined
+        : { cursor: { comparison: forward ? "atOrBefore" : "atOrAfter", key }, order: "asc", limit: 1 },
+  };
+}
+
+function pageOfSlices<T>(
+  request: PageRequest<unknown>,
+  fetched: T[],
+  hasRowsBehind: boolean,
+  totalCount: number,
+): KeysetPage<T> {
+  const hasMoreInDirection = fetched.length > request.size;
+  const page = fetched.slice(0, request.size);
+  return request.direction === "forward"
+    ? { rows: page, hasNextPage: hasMoreInDirection, hasPreviousPage: hasRowsBehind, totalCount }
+    : { rows: page.reverse(), hasNextPage: hasRowsBehind, hasPreviousPage: hasMoreInDirection, totalCount };
+}
+
 /**
  * Keyset pagination: a page is "keys greater (or smaller) than the cursor", so pages never skip or
  * repeat a row when rows are added or removed between requests, and cost the same at any depth.
  */
 export async function fetchKeysetPage<T, TKey = string>(query: KeysetQuery<T, TKey>): Promise<KeysetPage<T>> {
-  const { request } = query;
-  const forward = request.direction === "forward";
-  const key = request.cursor;
+  const { beyond, behind } = pageSlices(query.request);
   const [fetched, rowsBehindCursor] = await Promise.all([
-    query.selectSlice({
-      cursor: key === undefined ? undefined : { comparison: forward ? "after" : "before", key },
-      order: forward ? "asc" : "desc",
-      limit: request.size + 1,
-    }),
-    key === undefined
-      ? Promise.resolve([])
-      : query.selectSlice({
-          cursor: { comparison: forward ? "atOrBefore" : "atOrAfter", key },
-          order: "asc",
-          limit: 1,
-        }),
+    query.selectSlice(beyond),
+    behind === undefined ? Promise.resolve([]) : query.selectSlice(behind),
   ]);
   // The cursor splits the list in two: the rows beyond it and the rows behind it (cursor included).
   const rowsBehind = rowsBehindCursor[0]?.matchingCount ?? 0;
   const totalCount = (fetched[0]?.matchingCount ?? 0) + rowsBehind;
-  const hasMoreInDirection = fetched.length > request.size;
-  const page = fetched.slice(0, request.size).map((entry) => entry.row);
-  const hasRowsBehind = rowsBehind > 0;
-  return forward
-    ? { rows: page, hasNextPage: hasMoreInDirection, hasPreviousPage: hasRowsBehind, totalCount }
-    : { rows: page.reverse(), hasNextPage: hasRowsBehind, hasPreviousPage: hasMoreInDirection, totalCount };
+  return pageOfSlices(
+    query.request,
+    fetched.map((entry) => entry.row),
+    rowsBehind > 0,
+    totalCount,
+  );
+}
+
+export interface CappedCountKeysetQuery<T, TKey = string> {
+  request: PageRequest<TKey>;
+  /** The rows of the slice, without a count. */
+  selectSlice(slice: KeysetSlice<TKey>): Promise<T[]>;
+  /** How many rows match the list's conditions, counting no further than `limit`. */
+  countMatching(limit: number): Promise<number>;
+  countCap: number;
+}
+
+export interface CappedCountKeysetPage<T> extends KeysetPage<T> {
+  /** More than `countCap` rows match; `totalCount` is the cap. */
+  totalCountIsLowerBound: boolean;
+}
+
+/**
+ * Keyset pagination of a list that grows without bound: an exact total would read every matching
+ * row for each page (a window over the whole history runs before the LIMIT), so the count stops
+ * one past the cap and the page says when it did.
+ */
+export async function fetchCappedCountKeysetPage<T, TKey = string>(
+  query: CappedCountKeysetQuery<T, TKey>,
+): Promise<CappedCountKeysetPage<T>> {
+  const { beyond, behind } = pageSlices(query.request);
+  const [fetched, rowsBehindCursor, counted] = await Promise.all([
+    query.selectSlice(beyond),
+    behind === undefined ? Promise.resolve([]) : query.selectSlice(behind),
+    query.countMatching(query.countCap + 1),
+  ]);
+  const totalCountIsLowerBound = counted > query.countCap;
+  const totalCount = Math.min(counted, query.countCap);
+  return { ...pageOfSlices(query.request, fetched, rowsBehindCursor.length > 0, totalCount), totalCountIsLowerBound };
 }

@@ -1,10 +1,10 @@
-import { and, asc, eq, gte, inArray, lte, type SQL } from "drizzle-orm";
+import { executionsCountCap } from "@weft/contract";
+import { and, asc, count, eq, gte, inArray, lte, type SQL } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
 import {
+  type CappedCountKeysetPage,
   cursorCondition,
-  fetchKeysetPage,
-  type KeysetPage,
-  matchingCount,
+  fetchCappedCountKeysetPage,
   type PageRequest,
   sliceOrder,
 } from "../db/keyset-page.ts";
@@ -108,13 +108,15 @@ export interface ListExecutionsRequest {
   createdFrom?: Date | undefined;
   createdTo?: Date | undefined;
   page: PageRequest;
+  /** How far the total is counted; the contract's cap unless a test sets a smaller one. */
+  countCap?: number;
 }
 
 /** One page of a project's executions, oldest first (ids are ULIDs: their order is creation order). */
 export async function listExecutions(
   db: Database,
   request: ListExecutionsRequest,
-): Promise<KeysetPage<ExecutionSummary>> {
+): Promise<CappedCountKeysetPage<ExecutionSummary>> {
   const filters: (SQL | undefined)[] = [
     eq(executions.projectId, request.projectId),
     request.workflow === undefined ? undefined : eq(executions.workflow, request.workflow),
@@ -124,15 +126,28 @@ export async function listExecutions(
     request.createdFrom === undefined ? undefined : gte(executions.createdAt, request.createdFrom),
     request.createdTo === undefined ? undefined : lte(executions.createdAt, request.createdTo),
   ];
-  const page = await fetchKeysetPage({
+  const page = await fetchCappedCountKeysetPage({
     request: request.page,
-    selectSlice: (slice) =>
-      db
-        .select({ row: summaryColumns, matchingCount: matchingCount() })
+    countCap: request.countCap ?? executionsCountCap,
+    selectSlice: async (slice) => {
+      const rows = await db
+        .select({ row: summaryColumns })
         .from(executions)
         .where(and(...filters, cursorCondition(executions.id, slice)))
         .orderBy(sliceOrder(executions.id, slice))
-        .limit(slice.limit),
+        .limit(slice.limit);
+      return rows.map(({ row }) => row);
+    },
+    countMatching: async (limit) => {
+      const matching = db
+        .select({ id: executions.id })
+        .from(executions)
+        .where(and(...filters))
+        .limit(limit)
+        .as("matching");
+      const [counted] = await db.select({ count: count() }).from(matching);
+      return counted?.count ?? 0;
+    },
   });
   return { ...page, rows: page.rows.map(toSummary) };
 }

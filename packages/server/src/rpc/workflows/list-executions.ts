@@ -20,5 +20,5 @@ export const listExecutions = rpc.workflows.listExecutions
       createdTo: input.createdTo === undefined ? undefined : new Date(input.createdTo),
       page,
     });
-    return toPageEnvelope(result, toExecutionSummary);
+    return { ...toPageEnvelope(result, toExecutionSummary), totalCountIsLowerBound: result.totalCountIsLowerBound };
   });
