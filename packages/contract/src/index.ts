@@ -12,6 +12,7 @@ export * from "./access.ts";
 export * from "./agents.ts";
 export * from "./cron-schedule.ts";
 export * from "./deployments.ts";
+export * from "./duration.ts";
 export * from "./errors.ts";
 export * from "./instants.ts";
 export * from "./integrations.ts";

@@ -1,7 +1,6 @@
-import { type JsonSchema, type Manifest, manifestSchema } from "@weft/contract";
+import { durationToMs, type JsonSchema, type Manifest, manifestSchema } from "@weft/contract";
 import { z } from "zod";
 import type { SchemaDefinition, WeftConfig } from "./definitions.ts";
-import { durationToMs } from "./duration.ts";
 
 function isStandardSchema(schema: SchemaDefinition): schema is Exclude<SchemaDefinition, JsonSchema> {
   return typeof schema === "object" && schema !== null && "~standard" in schema;

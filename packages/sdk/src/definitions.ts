@@ -1,5 +1,4 @@
-import type { JsonSchema } from "@weft/contract";
-import type { Duration } from "./duration.ts";
+import type { Duration, JsonSchema } from "@weft/contract";
 
 /**
  * Any schema implementing Standard Schema (zod 4 does). Only the type is read here: the CLI turns

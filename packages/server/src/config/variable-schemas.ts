@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { isAbsolute, resolve } from "node:path";
+import { type Duration, durationToMs } from "@weft/contract";
 import { z } from "zod";
 
 /** What a variable's schema needs to phrase its refusal and find files. */
@@ -149,14 +150,20 @@ export const requestCount: VariableSchema<number> = ({ name, example }) =>
     return Number(raw);
   });
 
-const durationUnits: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const longestDurationMs = 7 * 24 * 3_600_000;
+
+function durationOrNaN(text: Duration): number {
+  try {
+    return durationToMs(text);
+  } catch {
+    return Number.NaN;
+  }
+}
 
 /** `15m`, `900s`, `2h` or milliseconds, from one second to seven days (the longest a workflow's own timeout may be). */
 export const duration: VariableSchema<number> = ({ name }) =>
   textSchema((raw, refuse) => {
-    const match = /^(\d+)(ms|s|m|h)?$/.exec(raw);
-    const ms = match === null ? Number.NaN : Number(match[1]) * (durationUnits[match[2] ?? "ms"] ?? 1);
+    const ms = /^\d+$/.test(raw) ? Number(raw) : durationOrNaN(raw as Duration);
     if (!(ms >= 1000 && ms <= longestDurationMs)) {
       refuse(
         `${name}=${quoted(raw)} is not a duration from 1s to 7 days: expected minutes, seconds or milliseconds like ${name}=15m, 900s or 900000`,

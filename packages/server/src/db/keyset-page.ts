@@ -1,5 +1,6 @@
-import { asc, desc, gt, gte, lt, lte, type SQL, sql } from "drizzle-orm";
-import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import { and, asc, desc, getTableColumns, gt, gte, type InferSelectModel, lt, lte, type SQL, sql } from "drizzle-orm";
+import type { AnyPgColumn, PgTable } from "drizzle-orm/pg-core";
+import type { Database } from "./database.ts";
 
 /**
  * One page of a list in a total order of unique keys (a time-sortable id, or a resource's kind
@@ -149,6 +150,28 @@ export async function fetchKeysetPage<T, TKey = string>(query: KeysetQuery<T, TK
     rowsBehind > 0,
     totalCount,
   );
+}
+
+/**
+ * One page of a table's whole rows in the order of a unique key column, under `where`: the list of
+ * a project's or workspace's things (schedules, integrations, policies), which needs no join.
+ */
+export function fetchTableKeysetPage<TTable extends PgTable>(
+  db: Database,
+  query: { table: TTable; key: AnyPgColumn; where: SQL | undefined; request: PageRequest },
+): Promise<KeysetPage<InferSelectModel<TTable>>> {
+  return fetchKeysetPage({
+    request: query.request,
+    selectSlice: async (slice) => {
+      const rows = await db
+        .select({ row: getTableColumns(query.table), matchingCount: matchingCount() })
+        .from(query.table as PgTable)
+        .where(and(query.where, cursorCondition(query.key, slice)))
+        .orderBy(sliceOrder(query.key, slice))
+        .limit(slice.limit);
+      return rows as { row: InferSelectModel<TTable>; matchingCount: number }[];
+    },
+  });
 }
 
 export interface CappedCountKeysetQuery<T, TKey = string> {

@@ -1,31 +1,20 @@
-import { and, eq, getTableColumns } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
-import {
-  cursorCondition,
-  fetchKeysetPage,
-  type KeysetPage,
-  matchingCount,
-  type PageRequest,
-  sliceOrder,
-} from "../db/keyset-page.ts";
+import { fetchTableKeysetPage, type KeysetPage, type PageRequest } from "../db/keyset-page.ts";
 import { integrations } from "../db/schema/index.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import { type IntegrationRecord, missingIntegrationMessage } from "./integration-record.ts";
 
 /** One page of a project's integrations, by name (unique within a project). */
-export async function listIntegrations(
+export function listIntegrations(
   db: Database,
   request: { projectId: string; page: PageRequest },
 ): Promise<KeysetPage<IntegrationRecord>> {
-  return fetchKeysetPage({
+  return fetchTableKeysetPage(db, {
+    table: integrations,
+    key: integrations.name,
+    where: eq(integrations.projectId, request.projectId),
     request: request.page,
-    selectSlice: (slice) =>
-      db
-        .select({ row: getTableColumns(integrations), matchingCount: matchingCount() })
-        .from(integrations)
-        .where(and(eq(integrations.projectId, request.projectId), cursorCondition(integrations.name, slice)))
-        .orderBy(sliceOrder(integrations.name, slice))
-        .limit(slice.limit),
   });
 }
 
