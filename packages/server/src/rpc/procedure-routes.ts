@@ -86,6 +86,7 @@ export function procedureRoutes(context: PlatformContext): ProcedureRoutes {
             requestId: c.get("requestId"),
             requestLogger: () => requestLogger(c),
             authentication,
+            via: protocol,
             refusedScope: {},
           },
         });

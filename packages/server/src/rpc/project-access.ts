@@ -67,5 +67,5 @@ export async function requireProjectAccess(
  */
 export function actorOf(context: AuthenticatedContext): AuditActor & { accountId: string; credentialId: string } {
   const { accountId, email, credentialId, agentId, agent } = context.principal;
-  return { accountId, email, credentialId, agentId, agent };
+  return { accountId, email, credentialId, agentId, agent, via: context.via };
 }
