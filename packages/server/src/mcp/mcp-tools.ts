@@ -72,13 +72,15 @@ export function mcpTools(): ReadonlyMap<string, McpTool> {
 
 /**
  * Whether `tools/list` shows the tool to this credential: it carries the scope, may reach the
- * namespace, and for a change holds a role that may change something. Calling a tool left out
+ * namespace (and, scoped to one project, is not asked to change a workspace), and for a change
+ * holds a role that may change something. Calling a tool left out
  * still goes to the procedure, which refuses it for the same reasons.
  */
 export function toolAllowed(tool: McpTool, principal: Principal): boolean {
   return (
     principal.scopes.has(tool.rule.scope) &&
     credentialReaches(principal, tool.path) &&
+    !(tool.rule.changesWorkspace === true && principal.projectId !== undefined) &&
     (!tool.rule.needsWriterRole || holdsWriterRoleSomewhere(principal))
   );
 }

@@ -14,6 +14,8 @@ export interface ToolRule {
    * change that a viewer may make.
    */
   needsWriterRole: boolean;
+  /** Changes a workspace rather than a project: never for a credential scoped to one project. */
+  changesWorkspace?: true;
 }
 
 const reads = (scope: Scope): ToolRule => ({ scope, changes: false, needsWriterRole: false });
@@ -23,7 +25,7 @@ const writes = (scope: Scope): ToolRule => ({ scope, changes: true, needsWriterR
 export const exposedProcedures: Readonly<Record<string, ToolRule>> = {
   "projects.list": reads("projects:read"),
   "projects.get": reads("projects:read"),
-  "projects.create": writes("projects:write"),
+  "projects.create": { ...writes("projects:write"), changesWorkspace: true },
   "deployments.list": reads("deployments:read"),
   "deployments.get": reads("deployments:read"),
   "deployments.activate": writes("deployments:write"),
