@@ -66,6 +66,8 @@ export const auditActorSchema = z.object({
   /** The registration of the agent that acted, when it acted through one. */
   agentId: z.string().nullable(),
   agent: agentClientSchema.nullable(),
+  /** The API surface the change was asked through (`rpc`, `api`, `mcp`); null for pages and ingress. */
+  via: z.enum(["rpc", "api", "mcp"]).nullable(),
 });
 
 export const auditEventSchema = z.object({

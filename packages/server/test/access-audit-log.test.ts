@@ -28,6 +28,7 @@ interface LoggedEvent {
     credentialId: string | null;
     agentId: string | null;
     agent: { clientId: string | null; issuer: string | null; userAgent: string | null } | null;
+    via: "rpc" | "api" | "mcp" | null;
   };
   targetType: string;
   targetId: string;
@@ -81,21 +82,25 @@ afterAll(async () => {
 });
 
 describe("every change is an audit event naming the agent that made it", () => {
-  /** Olga acts through her ID-JAG agent: every event she causes names it. */
-  function expectOlgaAgent(event: LoggedEvent) {
+  /**
+   * Olga acts through her ID-JAG agent: every event she causes names it, and the surface it came
+   * through (none for the registration itself, made at the authorization server).
+   */
+  function expectOlgaAgent(event: LoggedEvent, via: LoggedEvent["actor"]["via"] = "rpc") {
     expect(event.actor).toEqual({
       accountId: olga.accountId,
       email: "olga@example.com",
       credentialId: expect.stringMatching(/^cred_/),
       agentId: olgaAgent.agentId,
       agent: { clientId: idp.clientId, issuer: idp.issuer, userAgent: null },
+      via,
     });
   }
 
   it("registration created (ID-JAG)", async () => {
     const event = await eventOf(olgaAgent.credential, olga.personalWorkspaceId, "registration.created");
     expect(event).toMatchObject({ targetType: "registration", targetId: olgaAgent.agentId });
-    expectOlgaAgent(event);
+    expectOlgaAgent(event, null);
   });
 
   it("workspace created and renamed, member invited, joined, role changed and removed", async () => {

@@ -193,6 +193,30 @@ describe("a base URL with a path", () => {
       expect(document.servers).toEqual([{ url: `${origin}/weft/api` }]);
     }
   });
+
+  it("answers MCP under the base path and at the root, with the challenge of the base path", async () => {
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "probe", version: "1" } },
+    };
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+    for (const base of [`${origin}/weft`, origin]) {
+      const anonymous = await fetch(`${base}/mcp`, { method: "POST", headers, body: JSON.stringify(initialize) });
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.headers.get("www-authenticate")).toBe(
+        `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/weft"`,
+      );
+      const answered = await fetch(`${base}/mcp`, {
+        method: "POST",
+        headers: { ...headers, authorization: `Bearer ${caller.credential}` },
+        body: JSON.stringify(initialize),
+      });
+      expect(answered.status).toBe(200);
+      expect(await answered.json()).toMatchObject({ id: 1, result: { serverInfo: { name: "weft" } } });
+    }
+  });
 });
 
 describe("a plain oRPC 1.x client", () => {

@@ -33,6 +33,7 @@ describe("protected resource metadata", () => {
       bearer_methods_supported: ["header"],
       resource_name: "Weft API",
       resource_documentation: `${weft.url}/openapi.json`,
+      mcp_endpoint: `${weft.url}/mcp`,
     });
   });
 });

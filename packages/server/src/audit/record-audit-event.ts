@@ -1,5 +1,5 @@
 import type { Database, Transaction } from "../db/database.ts";
-import { type AgentClient, auditEvents } from "../db/schema/index.ts";
+import { type AgentClient, type ApiSurface, auditEvents } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 
@@ -13,6 +13,8 @@ export interface AuditActor {
   credentialId?: string | undefined;
   agentId?: string | undefined;
   agent?: AgentClient | undefined;
+  /** The API surface the change was asked through, when it came through the API. */
+  via?: ApiSurface | undefined;
 }
 
 /** Who changes something of which workspace, for services whose audit event is optional (API calls only). */
@@ -54,6 +56,7 @@ export async function recordAuditEvent(
     actorCredentialId: event.actor?.credentialId ?? null,
     actorAgentId: event.actor?.agentId ?? null,
     actorAgent: event.actor?.agent ?? null,
+    actorVia: event.actor?.via ?? null,
     data: event.data ?? null,
     createdAt: deps.clock.now(),
   });

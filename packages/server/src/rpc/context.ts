@@ -1,4 +1,4 @@
-import type { AgentClient, WorkspaceRole } from "../db/schema/index.ts";
+import type { AgentClient, ApiSurface, WorkspaceRole } from "../db/schema/index.ts";
 import type { Scope } from "../identity/scopes.ts";
 import type { PlatformContext } from "../platform-context.ts";
 import type { Logger } from "../shared/logger.ts";
@@ -40,6 +40,8 @@ export interface RpcInitialContext {
    */
   requestLogger: () => Logger;
   authentication: BearerAuthentication;
+  /** Which surface the call came through, for the audit trail. */
+  via: ApiSurface;
   /**
    * Filled when a procedure refuses the call for a missing scope, so the 403 can name the scope in
    * its challenge. An object rather than a field: oRPC hands procedures copies of this context.

@@ -1,6 +1,6 @@
 import { type OpenAPI, OpenAPIGenerator } from "@orpc/openapi";
-import { ZodToJsonSchemaConverter } from "@orpc/zod/zod4";
-import { contract, jsonValueSchema, spanSchema } from "@weft/contract";
+import { contract, spanSchema } from "@weft/contract";
+import { contractSchemaConverter } from "./contract-schema-converter.ts";
 import { procedureBodyLimitBytes } from "./procedure-body-limits.ts";
 import { protectedResourceMetadataUrl } from "./protected-resource-metadata.ts";
 
@@ -100,11 +100,7 @@ function describeResponses(operation: OpenAPI.OperationObject, metadataUrl: stri
 export async function generateOpenApiDocument(baseUrl: string): Promise<OpenAPI.Document> {
   const metadataUrl = protectedResourceMetadataUrl(baseUrl);
   const generator = new OpenAPIGenerator({
-    schemaConverters: [
-      new ZodToJsonSchemaConverter({
-        interceptors: [({ schema, next }) => (schema === jsonValueSchema ? [true, { $ref: jsonValueRef }] : next())],
-      }),
-    ],
+    schemaConverters: [contractSchemaConverter({ $ref: jsonValueRef })],
   });
   const document = await generator.generate(contract, {
     info: {

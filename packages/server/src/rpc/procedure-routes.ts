@@ -4,6 +4,7 @@ import { createLastUsedRecorder } from "../agents/last-used-recorder.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { jsonError } from "../http/errors.ts";
 import { requestLogger } from "../http/request-context.ts";
+import { mcpRoutes } from "../mcp/mcp-routes.ts";
 import type { PlatformContext } from "../platform-context.ts";
 import { resourceRootsOf } from "../shared/base-path.ts";
 import { authenticateBearer } from "./bearer-authentication.ts";
@@ -66,6 +67,7 @@ export function procedureRoutes(context: PlatformContext): ProcedureRoutes {
   };
 
   const routes = new Hono<AppEnv>();
+  routes.route("/", mcpRoutes(context, resolver));
   for (const { prefix, protocol } of procedurePathPrefixes(context.config.baseUrl)) {
     routes.all(`${prefix}/*`, async (c, next) => {
       const path = c.req.path;
@@ -86,6 +88,7 @@ export function procedureRoutes(context: PlatformContext): ProcedureRoutes {
             requestId: c.get("requestId"),
             requestLogger: () => requestLogger(c),
             authentication,
+            via: protocol,
             refusedScope: {},
           },
         });

@@ -21,9 +21,17 @@ const projectScopedRefusal =
  * the procedure runs: with the checks below, this is where such a credential is confined.
  */
 export function requireCredentialReach(principal: Principal, path: readonly string[]): void {
-  if (principal.projectId !== undefined && workspaceManagementNamespaces.has(path[0] ?? "")) {
-    throw forbidden(projectScopedRefusal);
-  }
+  if (!credentialReaches(principal, path)) throw forbidden(projectScopedRefusal);
+}
+
+/** Whether a credential may call the procedure at `path` at all (see `requireCredentialReach`). */
+export function credentialReaches(principal: Principal, path: readonly string[]): boolean {
+  return principal.projectId === undefined || !workspaceManagementNamespaces.has(path[0] ?? "");
+}
+
+/** Whether the caller may change anything anywhere: a writer role in at least one workspace. */
+export function holdsWriterRoleSomewhere(principal: Principal): boolean {
+  return [...principal.workspaces.values()].some((role) => writerRoles.has(role));
 }
 
 /**
@@ -67,5 +75,5 @@ export async function requireProjectAccess(
  */
 export function actorOf(context: AuthenticatedContext): AuditActor & { accountId: string; credentialId: string } {
   const { accountId, email, credentialId, agentId, agent } = context.principal;
-  return { accountId, email, credentialId, agentId, agent };
+  return { accountId, email, credentialId, agentId, agent, via: context.via };
 }

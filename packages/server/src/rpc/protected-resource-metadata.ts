@@ -20,6 +20,8 @@ export function protectedResourceMetadata(config: { baseUrl: string; authUrl: st
     bearer_methods_supported: ["header"],
     resource_name: "Weft API",
     resource_documentation: `${config.baseUrl}/openapi.json`,
+    // Not an RFC 9728 field: where this resource's MCP endpoint is, for a reader of the document.
+    mcp_endpoint: `${config.baseUrl}/mcp`,
     ...(config.logoUrl === undefined ? {} : { resource_logo_uri: config.logoUrl }),
   };
 }

@@ -72,6 +72,21 @@ function challengeFor(status: number, context: RpcInitialContext, metadataUrl: s
   return undefined;
 }
 
+/**
+ * What wraps every procedure call, whichever surface makes it (`/rpc`, `/api`, MCP tools): errors
+ * made fit for the caller (see `toPublicError`), and input that cannot be stored refused first.
+ */
+export const procedureCallInterceptors = [
+  async <T>({ next, context }: { next: () => Promise<T>; context: RpcInitialContext }): Promise<T> => {
+    try {
+      return await next();
+    } catch (error) {
+      throw toPublicError(error, context);
+    }
+  },
+  refuseUnstorableInput,
+];
+
 function handlerOptions(options: RpcHandlerOptions) {
   return {
     plugins: [new BodyLimitPlugin<RpcInitialContext>({ maxBodySize: options.maxBodyBytes })],
@@ -88,16 +103,8 @@ function handlerOptions(options: RpcHandlerOptions) {
         return result;
       },
     ],
-    clientInterceptors: [
-      async ({ next, context }: { next: () => Promise<unknown>; context: RpcInitialContext }) => {
-        try {
-          return await next();
-        } catch (error) {
-          throw toPublicError(error, context);
-        }
-      },
-      refuseUnstorableInput,
-    ],
+    // A copy: oRPC's plugins add their own interceptors to the list they are given.
+    clientInterceptors: [...procedureCallInterceptors],
   };
 }
 

@@ -68,6 +68,9 @@ export const credentials = pgTable(
 );
 
 /** The client an agent registered with: its ID-JAG client and issuer, or the User-Agent it sent. */
+/** The surfaces over which the procedures answer: oRPC's protocol, plain JSON, and MCP tools. */
+export type ApiSurface = "rpc" | "api" | "mcp";
+
 export interface AgentClient {
   clientId: string | null;
   issuer: string | null;
@@ -89,6 +92,8 @@ export const auditEvents = pgTable(
     /** The registration the actor's credential came from. */
     actorAgentId: text("actor_agent_id"),
     actorAgent: jsonb("actor_agent").$type<AgentClient>(),
+    /** The API surface the actor's call came through (`rpc`, `api`, `mcp`); null for pages and ingress. */
+    actorVia: text("actor_via").$type<ApiSurface>(),
     action: text("action").notNull(),
     targetType: text("target_type").notNull(),
     targetId: text("target_id").notNull(),

@@ -36,6 +36,7 @@ export function toAuditEvent(record: AuditEventRecord): AuditEvent {
       credentialId: record.actorCredentialId,
       agentId: record.actorAgentId,
       agent: record.actorAgent,
+      via: record.actorVia,
     },
     targetType: record.targetType,
     targetId: record.targetId,

@@ -1,0 +1,84 @@
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { Hono } from "hono";
+import type { AppEnv } from "../http/app-env.ts";
+import { defaultBodyLimitBytes } from "../http/body-limit.ts";
+import { jsonError } from "../http/errors.ts";
+import { requestLogger } from "../http/request-context.ts";
+import type { PlatformContext } from "../platform-context.ts";
+import { authenticateBearer, bearerChallenge } from "../rpc/bearer-authentication.ts";
+import type { PrincipalResolver } from "../rpc/principal-cache.ts";
+import { protectedResourceMetadataUrl } from "../rpc/protected-resource-metadata.ts";
+import { resourceRootsOf } from "../shared/base-path.ts";
+import { createMcpServer } from "./mcp-server.ts";
+
+/** Where the MCP endpoint answers: `/mcp` under each resource root. */
+export function mcpPaths(baseUrl: string): `/${string}`[] {
+  return resourceRootsOf(baseUrl).map((root) => `${root}/mcp` as const);
+}
+
+/**
+ * `{base_url}/mcp`: MCP's Streamable HTTP transport, stateless. Each POST carries its own bearer
+ * credential, authenticated as on `/rpc` (same resolver, same 401 challenge), and is answered by a
+ * server made for it, in JSON rather than an event stream: no session id, nothing kept between
+ * requests, so any API process answers any request. GET (a stream for server-initiated messages)
+ * and DELETE (ending a session) have nothing to serve without sessions: 405, as the transport's
+ * specification allows.
+ */
+export function mcpRoutes(context: PlatformContext, resolver: PrincipalResolver): Hono<AppEnv> {
+  const metadataUrl = protectedResourceMetadataUrl(context.config.baseUrl);
+  const routes = new Hono<AppEnv>();
+  for (const path of mcpPaths(context.config.baseUrl)) {
+    routes.all(path, async (c) => {
+      const authentication = await authenticateBearer(c.req.header("authorization"), resolver);
+      if (authentication.status === "failed") throw authentication.error;
+      if (authentication.status !== "authenticated") {
+        c.header("WWW-Authenticate", bearerChallenge(authentication, metadataUrl));
+        return authentication.status === "missing"
+          ? jsonError(
+              c,
+              401,
+              "invalid_request",
+              "A bearer credential is required: send Authorization: Bearer <credential>.",
+            )
+          : jsonError(
+              c,
+              401,
+              "invalid_token",
+              "The bearer credential is unknown, expired or revoked; register again for a new one.",
+            );
+      }
+      if (c.req.method !== "POST") {
+        c.header("Allow", "POST");
+        return c.json(
+          {
+            jsonrpc: "2.0",
+            error: { code: -32000, message: "This endpoint is stateless: send JSON-RPC with POST." },
+            id: null,
+          },
+          405,
+        );
+      }
+      const server = createMcpServer(authentication.principal, () => ({
+        platform: context,
+        requestId: c.get("requestId"),
+        requestLogger: () => requestLogger(c),
+        authentication,
+        via: "mcp",
+        refusedScope: {},
+      }));
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+        maxRequestBodySize: defaultBodyLimitBytes,
+      });
+      transport.onerror = (error) => requestLogger(c).debug({ err: error }, "MCP request refused by the transport");
+      await server.connect(transport);
+      try {
+        return await transport.handleRequest(c.req.raw);
+      } finally {
+        await server.close();
+      }
+    });
+  }
+  return routes;
+}
