@@ -6,3 +6,4 @@ export * from "./identity.ts";
 export * from "./integrations.ts";
 export * from "./projects.ts";
 export * from "./schedules.ts";
+export * from "./oauth.ts";
