@@ -2,6 +2,7 @@ import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { acceptedSecretKeys } from "../../config/secret-key.ts";
 import type { AppEnv } from "../../http/app-env.ts";
+import { allowFormActionTo } from "../../http/security-headers.ts";
 import type { PlatformContext } from "../../platform-context.ts";
 import { basePathOf } from "../../shared/base-path.ts";
 import { approvalCsrfTokenIsValidUnder, issueApprovalCsrfToken } from "../approval-csrf.ts";
@@ -22,6 +23,12 @@ function htmlPage(c: Context<AppEnv>, body: string, status: 200 | 400 | 403 = 20
 function redirectHostOf(redirectUri: string): string {
   const url = new URL(redirectUri);
   return url.host === "" ? url.protocol : url.host;
+}
+
+/** The CSP source of a redirect URI: its origin, or its scheme alone for an app's private-use scheme. */
+function redirectSourceOf(redirectUri: string): string {
+  const url = new URL(redirectUri);
+  return url.origin === "null" ? url.protocol : url.origin;
 }
 
 /**
@@ -47,6 +54,7 @@ export function authorizeRoutes(context: PlatformContext, limitSignIn: Middlewar
     const clientName = clientLabel(request.client);
     if (state.kind === "awaiting-approval") return htmlPage(c, checkMailPage(state.email));
     if (state.kind === "signed-in" && token !== undefined) {
+      allowFormActionTo(c, redirectSourceOf(request.redirectUri));
       const details = {
         clientName,
         redirectHost: redirectHostOf(request.redirectUri),
