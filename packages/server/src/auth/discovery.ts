@@ -46,6 +46,7 @@ export function authorizationServerMetadata(config: DiscoveryConfig) {
     code_challenge_methods_supported: ["S256"],
     grant_types_supported: ["authorization_code", "refresh_token", tokenExchangeGrantType],
     authorization_response_iss_parameter_supported: true,
+    client_id_metadata_document_supported: true,
     scopes_supported: [...allScopes],
     identity_assertion_types_supported: assertionTypes,
     agent_auth: {

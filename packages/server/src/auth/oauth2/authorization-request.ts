@@ -1,5 +1,6 @@
 import type { Database } from "../../db/database.ts";
 import { allScopes, isScope, type Scope } from "../../identity/scopes.ts";
+import type { ClientMetadataDocuments } from "./client-metadata-documents.ts";
 import { findClient, type OAuthClient } from "./clients.ts";
 import { isPkceValue } from "./pkce.ts";
 import { redirectUriIsRegistered } from "./redirect-uri.ts";
@@ -33,6 +34,7 @@ export type ParsedAuthorizationRequest =
  */
 export async function parseAuthorizationRequest(
   db: Database,
+  documents: ClientMetadataDocuments,
   query: URLSearchParams,
   resourceBase: string,
 ): Promise<ParsedAuthorizationRequest> {
@@ -44,7 +46,7 @@ export async function parseAuthorizationRequest(
   const clientId = single("client_id");
   if (clientId === null || clientId === undefined)
     return { kind: "unsafe", message: "The request names no client_id." };
-  const client = await findClient(db, clientId);
+  const client = await findClient(db, documents, clientId);
   if (client === undefined) return { kind: "unsafe", message: "The application is not registered with Weft." };
   const redirectUri = single("redirect_uri") ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
   if (redirectUri === null || redirectUri === undefined || !redirectUriIsRegistered(client.redirectUris, redirectUri)) {

@@ -10,6 +10,7 @@ import { messagePage } from "../pages/approval-pages.ts";
 import { checkMailPage, consentPage, signInPage } from "../pages/oauth-pages.ts";
 import { claimTokenLifetimeMs, registerWithEmail } from "../register-with-email.ts";
 import { type AuthorizationRequest, parseAuthorizationRequest, redirectWith } from "./authorization-request.ts";
+import type { ClientMetadataDocuments } from "./client-metadata-documents.ts";
 import { clientLabel } from "./clients.ts";
 import { decideAuthorization, signInState } from "./sign-in.ts";
 
@@ -37,7 +38,11 @@ function redirectSourceOf(redirectUri: string): string {
  * URL: step `sign-in` mails the approval link, step `consent` answers the client with a code or
  * `access_denied`. `limitSignIn` holds sign-ins to the registration rate, since each sends a mail.
  */
-export function authorizeRoutes(context: PlatformContext, limitSignIn: MiddlewareHandler<AppEnv>): Hono<AppEnv> {
+export function authorizeRoutes(
+  context: PlatformContext,
+  documents: ClientMetadataDocuments,
+  limitSignIn: MiddlewareHandler<AppEnv>,
+): Hono<AppEnv> {
   const { database, clock, ids, config } = context;
   const keys = () => acceptedSecretKeys(config);
   const cookiePath = `${basePathOf(config.authUrl)}/oauth2/`;
@@ -68,7 +73,12 @@ export function authorizeRoutes(context: PlatformContext, limitSignIn: Middlewar
   }
 
   async function parse(c: Context<AppEnv>) {
-    const parsed = await parseAuthorizationRequest(database.db, new URL(c.req.url).searchParams, config.baseUrl);
+    const parsed = await parseAuthorizationRequest(
+      database.db,
+      documents,
+      new URL(c.req.url).searchParams,
+      config.baseUrl,
+    );
     if (parsed.kind === "unsafe") {
       return { response: htmlPage(c, messagePage("Cannot authorize this application", parsed.message), 400) };
     }

@@ -5,6 +5,7 @@ import { oauthClients } from "../../db/schema/index.ts";
 import type { Clock } from "../../shared/clock.ts";
 import type { IdGenerator } from "../../shared/ids.ts";
 import { type AuthResult, refuse } from "../auth-error.ts";
+import { type ClientMetadataDocuments, isClientMetadataDocumentUrl } from "./client-metadata-documents.ts";
 import { redirectUriProblem } from "./redirect-uri.ts";
 
 const maxRedirectUris = 10;
@@ -23,7 +24,7 @@ function stringList(value: unknown): string[] | undefined {
   return Array.isArray(value) && value.every((item) => typeof item === "string") ? value : undefined;
 }
 
-function checkRedirectUris(value: unknown): AuthResult<string[]> {
+export function checkRedirectUris(value: unknown): AuthResult<string[]> {
   const uris = stringList(value);
   if (uris === undefined || uris.length === 0) {
     return refuse("invalid_redirect_uri", "redirect_uris is required: a non-empty array of URIs.");
@@ -40,7 +41,7 @@ function checkRedirectUris(value: unknown): AuthResult<string[]> {
 }
 
 /** Checks the metadata fields Weft acts on; any other field is ignored (RFC 7591 §2). */
-function checkMetadata(body: Record<string, unknown>): AuthResult<{ clientName: string | null }> {
+export function checkMetadata(body: Record<string, unknown>): AuthResult<{ clientName: string | null }> {
   const method = body.token_endpoint_auth_method;
   if (method !== undefined && method !== "none") {
     return refuse(
@@ -101,7 +102,16 @@ export async function registerClient(
   return { ok: true, value: client };
 }
 
-export async function findClient(db: Database, clientId: string): Promise<OAuthClient | undefined> {
+/**
+ * The client a `client_id` names: a registered one, or the one its metadata document describes
+ * when the id is an https URL.
+ */
+export async function findClient(
+  db: Database,
+  documents: ClientMetadataDocuments,
+  clientId: string,
+): Promise<OAuthClient | undefined> {
+  if (isClientMetadataDocumentUrl(clientId)) return documents.find(clientId);
   if (clientId.length > 100) return undefined;
   const [row] = await db.select().from(oauthClients).where(eq(oauthClients.id, clientId));
   return row === undefined
@@ -109,7 +119,14 @@ export async function findClient(db: Database, clientId: string): Promise<OAuthC
     : { clientId: row.id, clientName: row.clientName, redirectUris: row.redirectUris, createdAt: row.createdAt };
 }
 
-/** How the consent page and the approval mail name a client: its own name, or its id. */
+/**
+ * How the consent page and the approval mail name a client: its own name, or its id; a client of
+ * a metadata document also by the host that published it, which is what vouches for the name.
+ */
 export function clientLabel(client: OAuthClient): string {
+  if (isClientMetadataDocumentUrl(client.clientId)) {
+    const host = new URL(client.clientId).host;
+    return client.clientName === null ? host : `${client.clientName} (${host})`;
+  }
   return client.clientName ?? `an unnamed application (${client.clientId})`;
 }

@@ -8,6 +8,7 @@ import type { Clock } from "../../shared/clock.ts";
 import type { IdGenerator } from "../../shared/ids.ts";
 import { hashSecret } from "../../shared/secrets.ts";
 import { type AuthResult, refuse } from "../auth-error.ts";
+import type { ClientMetadataDocuments } from "./client-metadata-documents.ts";
 import { findClient } from "./clients.ts";
 import { issueOAuthTokens, type OAuthTokens } from "./oauth-tokens.ts";
 import { verifierMatchesChallenge } from "./pkce.ts";
@@ -20,7 +21,12 @@ export interface CodeRedemption {
   codeVerifier: string;
 }
 
-type Deps = { clock: Clock; ids: IdGenerator; credentialRevocations: CredentialRevocations };
+type Deps = {
+  clock: Clock;
+  ids: IdGenerator;
+  credentialRevocations: CredentialRevocations;
+  documents: ClientMetadataDocuments;
+};
 
 const invalidCode = () =>
   refuse("invalid_grant", "The authorization code is wrong, expired, already used, or was issued to another client.");
@@ -35,7 +41,7 @@ export async function redeemAuthorizationCode(
   deps: Deps,
   presented: CodeRedemption,
 ): Promise<AuthResult<OAuthTokens>> {
-  const client = await findClient(db, presented.clientId);
+  const client = await findClient(db, deps.documents, presented.clientId);
   if (client === undefined) return refuse("invalid_client", "client_id names no registered client.");
   const now = deps.clock.now();
   const codeHash = hashSecret(presented.code);

@@ -9,11 +9,17 @@ import type { Clock } from "../../shared/clock.ts";
 import type { IdGenerator } from "../../shared/ids.ts";
 import { hashSecret } from "../../shared/secrets.ts";
 import { type AuthResult, refuse } from "../auth-error.ts";
+import type { ClientMetadataDocuments } from "./client-metadata-documents.ts";
 import { findClient } from "./clients.ts";
 import { issueOAuthTokens, type OAuthTokens } from "./oauth-tokens.ts";
 import { revokeTokenFamily } from "./token-family.ts";
 
-type Deps = { clock: Clock; ids: IdGenerator; credentialRevocations: CredentialRevocations };
+type Deps = {
+  clock: Clock;
+  ids: IdGenerator;
+  credentialRevocations: CredentialRevocations;
+  documents: ClientMetadataDocuments;
+};
 
 const invalidToken = () =>
   refuse("invalid_grant", "The refresh token is wrong, expired, revoked, or was issued to another client.");
@@ -40,7 +46,7 @@ export async function rotateRefreshToken(
   deps: Deps,
   presented: { refreshToken: string; clientId: string; scope: string | undefined },
 ): Promise<AuthResult<OAuthTokens>> {
-  const client = await findClient(db, presented.clientId);
+  const client = await findClient(db, deps.documents, presented.clientId);
   if (client === undefined) return refuse("invalid_client", "client_id names no registered client.");
   const now = deps.clock.now();
   const tokenHash = hashSecret(presented.refreshToken);
