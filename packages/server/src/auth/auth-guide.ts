@@ -121,7 +121,10 @@ curl -s -X POST ${endpoints.registerClient} -H 'content-type: application/json' 
 \`\`\`
 
    The answer (201) carries \`client_id\`. Redirect URIs are https, http on a loopback address
-   (any port is accepted later, RFC 8252 §7.3), or an app's private-use scheme.
+   (any port is accepted later, RFC 8252 §7.3), or an app's private-use scheme. Or skip this step:
+   use as \`client_id\` the https URL of your client ID metadata document (\`client_id\` equal to
+   that URL, \`client_name\`, \`redirect_uris\`, \`token_endpoint_auth_method: "none"\`), on a public
+   address, at most 5 KiB.
 2. Send the person's browser to
    \`${endpoints.authorize}?response_type=code&client_id=…&redirect_uri=…&code_challenge=…&code_challenge_method=S256&state=…&scope=…\`.
    PKCE S256 is required. The person signs in with their email (they approve the link we mail,
