@@ -3,6 +3,7 @@ import {
   authorizeUrl,
   callRpc,
   pkcePair,
+  postJson,
   registerOAuthClient,
   requestToken,
   type SmtpSink,
@@ -199,6 +200,23 @@ describe("authorize page", () => {
     expect(await rowCounts()).toEqual(before);
   });
 
+  it("keeps an OAuth sign-in out of the agent claim endpoint", async () => {
+    const clientId = await newClient();
+    const url = authorizeUrl(server.url, {
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: "S256",
+    });
+    const session = await signInForAuthorization(url, nextEmail(), smtp);
+    const claimToken = decodeURIComponent(session.cookie.split("=")[1] as string);
+    for (const otp of ["000000", "123456"]) {
+      const claimed = await postJson(`${server.url}/agent/auth/claim/complete`, { claim_token: claimToken, otp });
+      expect(claimed.body.error).toBe("invalid_grant");
+    }
+  });
+
   it("changes nothing on GET, and refuses a consent without its CSRF token", async () => {
     const clientId = await newClient();
     const url = authorizeUrl(server.url, {
@@ -284,6 +302,12 @@ describe("token endpoint: authorization code", () => {
     const response = await redeem(authorized, { client_id: "cli_01jxxxxxxxxxxxxxxxxxxxxxxx" });
     expect(response.body.error).toBe("invalid_client");
     expect((await redeem(authorized)).status).toBe(200);
+  });
+
+  it("accepts a code until 60 seconds after its issue, not at 60 seconds", async () => {
+    const inTime = await authorize();
+    server.clock.advance(60 * 1000 - 1);
+    expect((await redeem(inTime)).status).toBe(200);
   });
 
   it("refuses a code after its 60 seconds, another client's code, and a different redirect URI", async () => {
