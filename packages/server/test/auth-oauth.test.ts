@@ -2,6 +2,7 @@ import {
   answerConsent,
   authorizeUrl,
   callRpc,
+  csrfTokenOf,
   pkcePair,
   postJson,
   registerOAuthClient,
@@ -149,6 +150,7 @@ describe("authorize page", () => {
       { ...base, client_id: "cli_unknown", redirect_uri: redirectUri },
       { ...base, client_id: clientId, redirect_uri: "http://127.0.0.1:8765/other" },
       { ...base, client_id: clientId, redirect_uri: "https://evil.example.com/callback" },
+      { ...base, client_id: clientId },
     ]) {
       const response = await fetch(authorizeUrl(server.url, parameters), { redirect: "manual" });
       expect(response.status).toBe(400);
@@ -198,6 +200,28 @@ describe("authorize page", () => {
     expect(location.searchParams.get("error")).toBe(error);
     expect(location.searchParams.get("state")).toBe("opaque state/+=");
     expect(await rowCounts()).toEqual(before);
+  });
+
+  it("refuses a sign-in with an address that is not an email, sending nothing", async () => {
+    const clientId = await newClient();
+    const url = authorizeUrl(server.url, {
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: "S256",
+    });
+    const csrf = csrfTokenOf(await (await fetch(url)).text());
+    const before = { ...(await rowCounts()), mails: smtp.received.length };
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ step: "sign-in", csrf, email: "not-an-email" }).toString(),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('id="problem"');
+    expect(response.headers.get("set-cookie")).toBeNull();
+    expect({ ...(await rowCounts()), mails: smtp.received.length }).toEqual(before);
   });
 
   it("keeps an OAuth sign-in out of the agent claim endpoint", async () => {

@@ -48,7 +48,8 @@ export async function parseAuthorizationRequest(
     return { kind: "unsafe", message: "The request names no client_id." };
   const client = await findClient(db, documents, clientId);
   if (client === undefined) return { kind: "unsafe", message: "The application is not registered with Weft." };
-  const redirectUri = single("redirect_uri") ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
+  // Always required, so the token request can always be held to the same URI.
+  const redirectUri = single("redirect_uri");
   if (redirectUri === null || redirectUri === undefined || !redirectUriIsRegistered(client.redirectUris, redirectUri)) {
     return { kind: "unsafe", message: "The redirect_uri is not one the application registered." };
   }

@@ -57,7 +57,8 @@ export function authorizeRoutes(
     const token = signInToken(c);
     const state = await signInState(database.db, clock, token, request.client.clientId);
     const clientName = clientLabel(request.client);
-    if (state.kind === "awaiting-approval") return htmlPage(c, checkMailPage(state.email));
+    const signInCsrf = () => issueApprovalCsrfToken(config.secretKey, signInBinding(c), now);
+    if (state.kind === "awaiting-approval") return htmlPage(c, checkMailPage(state.email, signInCsrf()));
     if (state.kind === "signed-in" && token !== undefined) {
       allowFormActionTo(c, redirectSourceOf(request.redirectUri));
       const details = {
@@ -68,8 +69,7 @@ export function authorizeRoutes(
       };
       return htmlPage(c, consentPage(details, issueApprovalCsrfToken(config.secretKey, token, now)));
     }
-    const csrf = issueApprovalCsrfToken(config.secretKey, signInBinding(c), now);
-    return htmlPage(c, signInPage(clientName, csrf, problem), problem === undefined ? 200 : 400);
+    return htmlPage(c, signInPage(clientName, signInCsrf(), problem), problem === undefined ? 200 : 400);
   }
 
   async function parse(c: Context<AppEnv>) {
@@ -131,7 +131,8 @@ export function authorizeRoutes(
         sameSite: "Lax",
         maxAge: claimTokenLifetimeMs / 1000,
       });
-      return htmlPage(c, checkMailPage(field("email").trim()));
+      const nextCsrf = issueApprovalCsrfToken(config.secretKey, signInBinding(c), now);
+      return htmlPage(c, checkMailPage(field("email").trim(), nextCsrf));
     }
     const token = signInToken(c);
     if (field("step") !== "consent" || token === undefined) return outOfDate();

@@ -25,24 +25,31 @@ export function signInPage(clientName: string, csrfToken: string, problem?: stri
       <p><strong>${clientName}</strong> asks to use your Weft workspace. Sign in with your email address:
         we mail you a link to approve, then you come back here to review the access it asks for.</p>
       ${problem === undefined ? "" : html`<p role="alert" id="problem">${problem}</p>`}
-      ${stepForm(
-        "sign-in",
-        csrfToken,
-        html`<p><label for="email">Email address</label><br />
-            <input id="email" name="email" type="email" autocomplete="email" required /></p>
-          <button type="submit" class="primary">Send the link</button>`,
-      )}`,
+      ${emailForm(csrfToken, "Send the link")}`,
+  );
+}
+
+/** The email field and its button, on the sign-in page and again to correct a mistyped address. */
+function emailForm(csrfToken: string, label: string) {
+  return stepForm(
+    "sign-in",
+    csrfToken,
+    html`<p><label for="email">Email address</label><br />
+        <input id="email" name="email" type="email" autocomplete="email" required /></p>
+      <button type="submit" class="primary">${label}</button>`,
   );
 }
 
 /** Between sign-in and approval: the mail is on its way; its link brings the person back here. */
-export function checkMailPage(email: string): string {
+export function checkMailPage(email: string, csrfToken: string): string {
   return page(
     "Check your mail",
     html`<h1>Check your mail</h1>
       <p>We sent a link to <strong>${email}</strong>. Open it in this browser and approve; it brings you back
         here to finish. The link works for 30 minutes.</p>
-      <p><a href="">I have approved — continue</a></p>`,
+      <p><a href="">I have approved — continue</a></p>
+      <h2>Wrong address?</h2>
+      ${emailForm(csrfToken, "Send the link to this address instead")}`,
   );
 }
 
