@@ -14,10 +14,10 @@ export const agentStatusSchema = z.enum(["active", "revoked", "expired"]);
 export const agentSchema = z.object({
   /** The registration id. */
   id: z.string(),
-  type: z.enum(["agent-provider", "email-verification", "federated"]),
+  type: z.enum(["agent-provider", "email-verification", "federated", "oauth-client"]),
   accountId: z.string(),
   email: z.string(),
-  /** The registering client: ID-JAG client_id and issuer, or the User-Agent. */
+  /** The registering client: ID-JAG client_id and issuer, OAuth client_id and client name, or the User-Agent. */
   agent: agentClientSchema,
   /** A federated agent's policy, the one project its credential sees, and its token's `sub`. */
   federation: z.object({ policyId: z.string(), projectId: z.string(), subject: z.string() }).nullable(),

@@ -1,6 +1,7 @@
 import type { Config } from "./config/config.ts";
 import type { DatabaseHandle } from "./db/database.ts";
 import type { ActiveDeploymentChanges } from "./deployments/active-deployment-changes.ts";
+import type { ResolveHost } from "./engine/egress/egress-proxy.ts";
 import type { SandboxIsolation } from "./engine/sandbox/sandbox-isolation.ts";
 import type { MembershipChanges } from "./identity/access-changes.ts";
 import type { CredentialRevocations } from "./identity/credential-revocations.ts";
@@ -28,6 +29,8 @@ export interface PlatformContext {
   mailer: Mailer;
   /** The OTLP exporter, when OTEL_EXPORTER_OTLP_ENDPOINT is set. */
   spanExport: SpanExport | undefined;
+  /** How outbound fetches on a caller's behalf (OAuth client metadata documents) resolve host names. */
+  resolveHost: ResolveHost;
   /** The isolation of workflow code in force, when this process runs the worker role. */
   sandbox: SandboxIsolation | undefined;
 }

@@ -4,7 +4,7 @@ import {
   createActiveDeploymentChanges,
   relayActiveDeploymentChanges,
 } from "./deployments/active-deployment-changes.ts";
-import type { ResolveHost } from "./engine/egress/egress-proxy.ts";
+import { type ResolveHost, resolveWithSystem } from "./engine/egress/egress-proxy.ts";
 import { decideSandbox } from "./engine/sandbox/sandbox-isolation.ts";
 import { startWorker, type Worker } from "./engine/worker.ts";
 import { listen } from "./http/http-server.ts";
@@ -73,6 +73,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     activeDeploymentChanges: createActiveDeploymentChanges(),
     mailer: createMailer(config, clock, logger),
     spanExport,
+    resolveHost: options.resolveHost ?? resolveWithSystem,
     sandbox,
   };
   const worker =

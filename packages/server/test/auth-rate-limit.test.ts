@@ -36,6 +36,7 @@ describe("rate limits", () => {
     ["/agent/auth", emailRegistration("limited@example.com")],
     ["/agent/auth/claim/complete", { claim_token: "clm_x", otp: "123456" }],
     ["/agent/auth/revoke", { credential: "weft_x" }],
+    ["/oauth2/register", { client_name: "Limited", redirect_uris: ["http://127.0.0.1/callback"] }],
   ])("answers 429 rate_limited with Retry-After past the limit on %s", async (path, body) => {
     const statuses = [];
     for (let index = 0; index < 2; index += 1) statuses.push((await postJson(`${server.url}${path}`, body)).status);

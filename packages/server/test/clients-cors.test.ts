@@ -43,6 +43,7 @@ const openPaths = [
   "/agent/auth/revoke",
   "/agent/auth/credential",
   "/oauth2/token",
+  "/oauth2/register",
   "/rpc/projects/list",
   "/api/projects/create",
   "/mcp",
@@ -99,6 +100,7 @@ describe("preflights", () => {
       "/agent/auth/claim/reg_01jzzzzzzzzzzzzzzzzzzzzzzz",
       "/dev/mailbox",
       "/triggers/forms/prj_01jzzzzzzzzzzzzzzzzzzzzzzz/booking",
+      "/oauth2/authorize",
       "/healthz",
     ]) {
       const response = await preflight(path);
@@ -138,7 +140,12 @@ describe("simple and actual requests", () => {
   });
 
   it("sends no CORS headers on the pages meant for a person", async () => {
-    for (const path of ["/agent/auth/approve?token=apv_x", "/dev/mailbox", "/agent/auth/claim/reg_x"]) {
+    for (const path of [
+      "/agent/auth/approve?token=apv_x",
+      "/dev/mailbox",
+      "/agent/auth/claim/reg_x",
+      "/oauth2/authorize",
+    ]) {
       const response = await fetch(`${weft.url}${path}`, { headers: { origin } });
       expect(response.headers.get("access-control-allow-origin"), path).toBeNull();
     }
@@ -154,6 +161,7 @@ describe("which paths are open to other origins", () => {
       "/auth/auth.md",
       "/auth/.well-known/oauth-authorization-server",
       "/auth/oauth2/token",
+      "/auth/oauth2/register",
       "/w.ft/rpc/projects/list",
       "/rpc/projects/list",
       "/w.ft/api/projects/list",
@@ -171,6 +179,7 @@ describe("which paths are open to other origins", () => {
       "/rpcx/projects",
       "/wxft/rpc/projects/list",
       "/auth/agent/auth/approved",
+      "/auth/oauth2/authorize",
       "/w.ft/forms/contact",
       "/dev/mailbox",
       "/",

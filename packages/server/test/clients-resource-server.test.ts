@@ -234,13 +234,15 @@ describe("a plain oRPC 1.x client", () => {
 });
 
 describe("discovery documents", () => {
-  it("advertise only endpoints that answer, and no OAuth endpoint that does not exist yet", async () => {
+  it("advertise only endpoints that answer, and no OAuth endpoint that does not exist", async () => {
     const authorizationServer = (await (
       await fetch(`${weft.url}/.well-known/oauth-authorization-server`)
     ).json()) as Record<string, unknown> & { agent_auth: Record<string, unknown> };
-    for (const absent of ["authorization_endpoint", "registration_endpoint", "jwks_uri"]) {
-      expect(authorizationServer, absent).not.toHaveProperty(absent);
-    }
+    expect(authorizationServer).not.toHaveProperty("jwks_uri");
+    // The authorize page without a request is an error page, not an unknown route.
+    const authorize = await fetch(String(authorizationServer.authorization_endpoint), { redirect: "manual" });
+    expect(authorize.status).toBe(400);
+    expect(authorize.headers.get("content-type")).toMatch(/^text\/html/);
     const resource = (await (await fetch(`${weft.url}/.well-known/oauth-protected-resource`)).json()) as Record<
       string,
       unknown
@@ -255,6 +257,7 @@ describe("discovery documents", () => {
       authorizationServer.revocation_endpoint,
       authorizationServer.agent_auth.register_uri,
       authorizationServer.agent_auth.revocation_uri,
+      authorizationServer.registration_endpoint,
     ];
     // The token endpoint takes a form body; an empty one is refused as a bad request, not an unknown route.
     const token = await fetch(String(authorizationServer.token_endpoint), {

@@ -13,6 +13,7 @@ export * from "./identity-provider.ts";
 export * from "./ingress.ts";
 export * from "./json-schema-arbitrary.ts";
 export * from "./log-capture.ts";
+export * from "./oauth-client.ts";
 export * from "./rpc-calls.ts";
 export * from "./secret-scanner.ts";
 export * from "./smtp-sink.ts";

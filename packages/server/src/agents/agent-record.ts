@@ -91,7 +91,7 @@ export function toAgent(row: AgentRow, now: Date): Agent {
 
 /**
  * The client as an agent's type describes it: an ID-JAG client of its issuer, a federated token's
- * issuer, or the User-Agent an email registration sent.
+ * issuer, an OAuth client's id and name, or the User-Agent an email registration sent.
  */
 export function agentClientOf(row: {
   type: RegistrationType;
@@ -106,6 +106,8 @@ export function agentClientOf(row: {
       return { clientId: null, issuer: row.issuer, userAgent: null };
     case "email-verification":
       return { clientId: null, issuer: null, userAgent: row.userAgent };
+    case "oauth-client":
+      return { clientId: row.clientId, issuer: null, userAgent: row.userAgent };
   }
 }
 

@@ -102,6 +102,11 @@ export function approvalRoutes(context: PlatformContext): Hono<AppEnv> {
     if (outcome === undefined) return pageFor(c, unknownLink(), 404);
     const now = clock.now();
     const nextCsrf = issueApprovalCsrfToken(key, token, now);
+    if (outcome.kind === "approved" && outcome.registration.returnUrl !== null) {
+      // An OAuth sign-in: the person goes back to the authorize page, now signed in, to consent.
+      c.header("Cache-Control", "no-store");
+      return c.redirect(outcome.registration.returnUrl, 303);
+    }
     if (outcome.kind === "approved") {
       return pageFor(c, approvedPage(outcome.registration, outcome.code, outcome.codeExpiresAt, nextCsrf, now), 200);
     }

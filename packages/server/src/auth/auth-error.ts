@@ -1,6 +1,6 @@
 /**
- * Every error code of the registration, claim and revoke endpoints (SPEC §7), and of the token
- * endpoint (RFC 6749 §5.2, RFC 8693 §2.2.2).
+ * Every error code of the registration, claim and revoke endpoints (SPEC §7), of the token
+ * endpoint (RFC 6749 §5.2, RFC 8693 §2.2.2) and of client registration (RFC 7591 §3.2.2).
  */
 export const authErrorCodes = [
   "invalid_request",
@@ -18,6 +18,9 @@ export const authErrorCodes = [
   "invalid_target",
   "unsupported_grant_type",
   "invalid_scope",
+  "invalid_client",
+  "invalid_redirect_uri",
+  "invalid_client_metadata",
 ] as const;
 export type AuthErrorCode = (typeof authErrorCodes)[number];
 

@@ -108,6 +108,44 @@ The answer carries \`access_token\` (a Weft credential), \`expires_in\` and \`sc
 follow RFC 6749 §5.2: \`invalid_request\` (a malformed request, or a token that fails verification or
 matches no policy), \`invalid_target\`, \`invalid_scope\`, \`unsupported_grant_type\`.
 
+## 6. MCP clients and other OAuth 2.1 clients: the authorization code flow
+
+A client that completes OAuth on its own (the MCP SDKs, Claude, Cursor, VS Code) needs only the
+URL: it finds this server through the protected resource metadata and the metadata above.
+
+1. Register once (RFC 7591, public client, no secret):
+
+\`\`\`sh
+curl -s -X POST ${endpoints.registerClient} -H 'content-type: application/json' \\
+  -d '{"client_name": "My client", "redirect_uris": ["http://127.0.0.1/callback"]}'
+\`\`\`
+
+   The answer (201) carries \`client_id\`. Redirect URIs are https, http on a loopback address
+   (any port is accepted later, RFC 8252 §7.3), or an app's private-use scheme. Or skip this step:
+   use as \`client_id\` the https URL of your client ID metadata document (\`client_id\` equal to
+   that URL, \`client_name\`, \`redirect_uris\`, \`token_endpoint_auth_method: "none"\`), on a public
+   address, at most 5 KiB.
+2. Send the person's browser to
+   \`${endpoints.authorize}?response_type=code&client_id=…&redirect_uri=…&code_challenge=…&code_challenge_method=S256&state=…&scope=…\`.
+   PKCE S256 is required. The person signs in with their email (they approve the link we mail,
+   in the same browser), then sees your client's name, redirect host and scopes and allows or
+   denies. You get \`code\` and your \`state\` back, or \`error\` (RFC 6749 §4.1.2.1).
+3. Exchange the code within 60 seconds, once:
+
+\`\`\`sh
+curl -s -X POST ${endpoints.token} -d grant_type=authorization_code -d client_id=cli_… \\
+  -d code=woc_… -d redirect_uri=… -d code_verifier=…
+\`\`\`
+
+   The answer carries \`access_token\` (a Weft credential, 1 hour), \`refresh_token\` and \`scope\`.
+4. Refresh with \`grant_type=refresh_token\`, \`client_id\` and \`refresh_token\`: every use
+   returns a new refresh token and retires the old one and the old access token. Presenting a
+   retired refresh token (or a spent code) revokes everything the grant issued.
+
+Errors: \`invalid_client\` (unknown client_id), \`invalid_grant\` (a wrong, expired or reused
+code or refresh token, another client's, or a different redirect_uri), \`invalid_request\`
+(missing parameter, missing or failing code_verifier), \`invalid_scope\`.
+
 ## Errors
 
 Errors are JSON \`{"error": "<code>", "error_description": "<text>"}\`, status 400, except

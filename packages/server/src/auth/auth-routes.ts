@@ -1,5 +1,6 @@
 import { type Handler, Hono } from "hono";
 import { invitationRoutes } from "../access/invitation-routes.ts";
+import { createEgressPolicy } from "../engine/egress/address-policy.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { createClientIpResolver } from "../http/client-ip.ts";
 import type { PlatformContext } from "../platform-context.ts";
@@ -10,6 +11,12 @@ import { authGuide } from "./auth-guide.ts";
 import { authErrorResponse, serverError } from "./auth-http.ts";
 import { authorizationServerMetadata } from "./discovery.ts";
 import { createJwksCache } from "./jwks-cache.ts";
+import { authorizationCodeGrant } from "./oauth2/authorization-code-grant.ts";
+import { authorizeRoutes } from "./oauth2/authorize-routes.ts";
+import { createClientMetadataDocuments } from "./oauth2/client-metadata-documents.ts";
+import { fetchPublicDocument } from "./oauth2/public-document.ts";
+import { refreshTokenGrant } from "./oauth2/refresh-token-grant.ts";
+import { registerClientRoute } from "./oauth2/register-client-route.ts";
 import { tokenExchangeGrant, tokenExchangeGrantType } from "./oauth2/token-exchange-grant.ts";
 import { tokenRoute } from "./oauth2/token-route.ts";
 import { createOidcDiscovery } from "./oidc-discovery.ts";
@@ -27,12 +34,13 @@ export function authorizationServerMetadataRoute(config: PlatformContext["config
 export function authRoutes(context: PlatformContext): Hono<AppEnv> {
   const { config } = context;
   const clientIps = createClientIpResolver(config.trustedProxies);
-  // The token endpoint mints credentials like registration does, and is held to the same rate.
-  const limit = (name: "register" | "claim" | "revoke" | "token") =>
+  // The token endpoint mints credentials, client registration stores a client and the authorize
+  // page's sign-in sends a mail: each is held to the registration rate, with its own counter.
+  const limit = (name: "register" | "claim" | "revoke" | "token" | "oauth-register" | "oauth-sign-in") =>
     limitPerClientIp(
       createRateLimiter(context.database, {
         name: `auth-${name}`,
-        points: config.authRateLimits[name === "token" ? "register" : name],
+        points: config.authRateLimits[name === "claim" || name === "revoke" ? name : "register"],
         windowSeconds: 60,
       }),
       clientIps,
@@ -52,6 +60,13 @@ export function authRoutes(context: PlatformContext): Hono<AppEnv> {
     return c.body(authGuide(config));
   });
   const jwks = createJwksCache(context.clock);
+  // Fetching a document a caller names is held to the sandbox's egress rule: public addresses
+  // only, unless the operator exempts one (WEFT_SANDBOX_EGRESS_ALLOW).
+  const egress = createEgressPolicy(config.sandbox.egressAllow);
+  const documents = createClientMetadataDocuments({
+    clock: context.clock,
+    fetchDocument: (url) => fetchPublicDocument(url, { resolveHost: context.resolveHost, policy: egress }),
+  });
   // Each limit runs before the endpoint reads its body.
   app.post("/agent/auth", limit("register"), registerRoute(context, jwks));
   app.post("/agent/auth/claim/complete", limit("claim"), claimRoute(context));
@@ -59,9 +74,13 @@ export function authRoutes(context: PlatformContext): Hono<AppEnv> {
   app.post("/agent/auth/revoke", limit("revoke"), revokeRoute(context, jwks));
   app.get("/agent/auth/credential", credentialCheckRoute(context));
   const grants = new Map([
+    ["authorization_code", authorizationCodeGrant(context, documents)],
+    ["refresh_token", refreshTokenGrant(context, documents)],
     [tokenExchangeGrantType, tokenExchangeGrant(context, { jwks, discovery: createOidcDiscovery(context.clock) })],
   ]);
   app.post("/oauth2/token", limit("token"), tokenRoute(grants));
+  app.post("/oauth2/register", limit("oauth-register"), registerClientRoute(context));
+  app.route("/", authorizeRoutes(context, documents, limit("oauth-sign-in")));
   app.route("/", approvalRoutes(context));
   app.route("/", invitationRoutes(context));
   return app;

@@ -43,6 +43,8 @@ export async function completeClaim(
     .where(
       and(
         eq(registrations.claimTokenHash, hashSecret(presented.claimToken)),
+        // An OAuth sign-in's claim token is a browser cookie; it ends in an authorization code, never here.
+        eq(registrations.type, "email-verification"),
         eq(registrations.status, "approved"),
         lt(registrations.codeAttempts, maxClaimCodeAttempts),
       ),

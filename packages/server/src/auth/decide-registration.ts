@@ -1,7 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database, Transaction } from "../db/database.ts";
-import { type RegistrationStatus, registrations } from "../db/schema/index.ts";
+import { type RegistrationStatus, type RegistrationType, registrations } from "../db/schema/index.ts";
 import { findAccountByEmail, findOrCreateAccount } from "../identity/accounts.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
@@ -10,6 +10,9 @@ import { claimCodeDigest, claimCodeLifetimeMs, generateClaimCode } from "./claim
 
 export interface PendingRegistrationView {
   registrationId: string;
+  type: RegistrationType;
+  /** Where an OAuth sign-in sends the person once approved: back to the authorization request. */
+  returnUrl: string | null;
   email: string;
   scopes: string[];
   agentDescription: string;
@@ -44,6 +47,8 @@ async function load(
   if (row === undefined || row.claimTokenExpiresAt === null) return undefined;
   return {
     registrationId: row.id,
+    type: row.type,
+    returnUrl: row.returnUrl,
     email: row.email,
     scopes: row.scopes,
     agentDescription: row.agentDescription ?? "an unnamed agent",

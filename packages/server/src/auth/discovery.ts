@@ -23,6 +23,8 @@ export function agentAuthEndpoints(authUrl: string) {
     claim: `${authUrl}/agent/auth/claim/complete`,
     revoke: `${authUrl}/agent/auth/revoke`,
     token: `${authUrl}/oauth2/token`,
+    authorize: `${authUrl}/oauth2/authorize`,
+    registerClient: `${authUrl}/oauth2/register`,
   };
 }
 
@@ -35,10 +37,16 @@ export function authorizationServerMetadata(config: DiscoveryConfig) {
     service_documentation: endpoints.guide,
     revocation_endpoint: endpoints.revoke,
     revocation_endpoint_auth_methods_supported: ["none"],
+    authorization_endpoint: endpoints.authorize,
     token_endpoint: endpoints.token,
+    registration_endpoint: endpoints.registerClient,
     token_endpoint_auth_methods_supported: ["none"],
-    response_types_supported: [],
-    grant_types_supported: [tokenExchangeGrantType],
+    response_types_supported: ["code"],
+    response_modes_supported: ["query"],
+    code_challenge_methods_supported: ["S256"],
+    grant_types_supported: ["authorization_code", "refresh_token", tokenExchangeGrantType],
+    authorization_response_iss_parameter_supported: true,
+    client_id_metadata_document_supported: true,
     scopes_supported: [...allScopes],
     identity_assertion_types_supported: assertionTypes,
     agent_auth: {

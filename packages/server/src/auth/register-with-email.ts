@@ -30,14 +30,24 @@ export function claimPageUrl(authUrl: string, registrationId: string): string {
 }
 
 /**
+ * An OAuth client's sign-in on the authorize page: the registration asks for the client's scopes,
+ * and once approved returns the person to the authorization request.
+ */
+export interface OAuthSignIn {
+  clientId: string;
+  scopes: Scope[];
+  returnUrl: string;
+}
+
+/**
  * Starts a verified-email registration: stores it awaiting approval with digests of a claim token
- * (for the agent) and an approval-link token (for the person, by mail), then sends the mail.
- * No account is created until the person approves.
+ * (for the agent, or the browser's sign-in cookie for an OAuth sign-in) and an approval-link token
+ * (for the person, by mail), then sends the mail. No account is created until the person approves.
  */
 export async function registerWithEmail(
   db: Database,
   deps: { clock: Clock; ids: IdGenerator; mailer: Mailer; authUrl: string },
-  request: { email: string; agentDescription: string },
+  request: { email: string; agentDescription: string; oauth?: OAuthSignIn },
 ): Promise<AuthResult<EmailRegistration>> {
   if (!isDeliverableEmailAddress(request.email.trim())) {
     return refuse("invalid_request", "assertion must be the user's email address, like user@example.com.");
@@ -48,11 +58,14 @@ export async function registerWithEmail(
   const claimToken = generateToken("clm");
   const approvalToken = generateToken("apv");
   const claimTokenExpires = new Date(now.getTime() + claimTokenLifetimeMs);
-  const scopes = [...allScopes];
+  const scopes = request.oauth?.scopes ?? [...allScopes];
+  const type = request.oauth === undefined ? "email-verification" : "oauth-client";
   await db.transaction(async (tx) => {
     await tx.insert(registrations).values({
       id: registrationId,
-      type: "email-verification",
+      type,
+      clientId: request.oauth?.clientId,
+      returnUrl: request.oauth?.returnUrl,
       status: "pending",
       email,
       scopes,
@@ -66,7 +79,7 @@ export async function registerWithEmail(
       action: "registration.created",
       targetType: "registration",
       targetId: registrationId,
-      data: { type: "email-verification", email, scopes },
+      data: { type, email, scopes, ...(request.oauth === undefined ? {} : { clientId: request.oauth.clientId }) },
     });
   });
   await deps.mailer.send(

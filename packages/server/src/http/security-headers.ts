@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { Hono } from "hono";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "./app-env.ts";
@@ -30,4 +30,19 @@ export function securityHeaders(list: SecurityHeaderList): MiddlewareHandler<App
     for (const [name, value] of known ?? (await list)) setResponseHeader(c, name, value);
     return next();
   };
+}
+
+/**
+ * Widens the page's `form-action` to one more source, for a form whose answer redirects there: the
+ * OAuth consent form ends at the client's redirect URI, and browsers hold redirects after a form
+ * submission to `form-action` too.
+ */
+export function allowFormActionTo(c: Context<AppEnv>, source: string): void {
+  const current = c.env?.outgoing?.getHeader("content-security-policy") ?? c.res.headers.get("content-security-policy");
+  if (typeof current !== "string") return;
+  const widened = current.replace(
+    /form-action ([^;]*)/,
+    (_directive, sources: string) => `form-action ${sources} ${source}`,
+  );
+  setResponseHeader(c, "Content-Security-Policy", widened);
 }

@@ -20,6 +20,7 @@ export const idPrefixes = {
   auditEvent: "evt",
   invitation: "inv",
   federationPolicy: "fed",
+  oauthClient: "cli",
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

@@ -3,7 +3,7 @@ import { index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } fro
 
 const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 
-export const registrationTypes = ["agent-provider", "email-verification", "federated"] as const;
+export const registrationTypes = ["agent-provider", "email-verification", "federated", "oauth-client"] as const;
 export type RegistrationType = (typeof registrationTypes)[number];
 
 /**
@@ -14,7 +14,9 @@ export const registrationStatuses = ["issued", "pending", "approved", "denied", 
 export type RegistrationStatus = (typeof registrationStatuses)[number];
 
 /**
- * An agent's request to act for a person. Every secret of the email flow (claim token, approval
+ * An agent's request to act for a person. An `oauth-client` registration is a person's sign-in on
+ * the authorize page: its claim token is the browser's sign-in cookie, and once a code is redeemed
+ * it holds the OAuth client's access token. Every secret of the email flow (claim token, approval
  * link token, 6-digit code) is stored only as a digest.
  */
 export const registrations = pgTable(
@@ -27,8 +29,10 @@ export const registrations = pgTable(
     scopes: text("scopes").array().notNull(),
     /** Who asked, as the agent described itself (its User-Agent); shown to the approving person. */
     agentDescription: text("agent_description"),
-    /** The ID-JAG `client_id` of an agent-provider registration. */
+    /** The ID-JAG `client_id` of an agent-provider registration, or the OAuth client of an oauth-client one. */
     clientId: text("client_id"),
+    /** The authorization request an oauth-client sign-in returns the person to once they approve. */
+    returnUrl: text("return_url"),
     /** The federation policy a federated registration's token matched (kept after the policy is deleted). */
     policyId: text("policy_id"),
     /** The project a federated registration's credential is confined to. */

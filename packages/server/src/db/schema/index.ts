@@ -4,5 +4,6 @@ export * from "./executions.ts";
 export * from "./federation.ts";
 export * from "./identity.ts";
 export * from "./integrations.ts";
+export * from "./oauth.ts";
 export * from "./projects.ts";
 export * from "./schedules.ts";

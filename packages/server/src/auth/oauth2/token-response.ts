@@ -1,0 +1,15 @@
+import type { Context } from "hono";
+import type { AppEnv } from "../../http/app-env.ts";
+import type { Clock } from "../../shared/clock.ts";
+import type { OAuthTokens } from "./oauth-tokens.ts";
+
+/** The successful token response of the authorization code and refresh grants (RFC 6749 §5.1). */
+export function tokenResponse(c: Context<AppEnv>, clock: Clock, tokens: OAuthTokens): Response {
+  return c.json({
+    access_token: tokens.accessToken,
+    token_type: "Bearer",
+    expires_in: Math.max(0, Math.floor((tokens.expiresAt.getTime() - clock.now().getTime()) / 1000)),
+    refresh_token: tokens.refreshToken,
+    scope: tokens.scopes.join(" "),
+  });
+}

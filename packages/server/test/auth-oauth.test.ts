@@ -1,0 +1,412 @@
+import {
+  answerConsent,
+  authorizeUrl,
+  callRpc,
+  csrfTokenOf,
+  pkcePair,
+  postJson,
+  registerOAuthClient,
+  requestToken,
+  type SmtpSink,
+  signInForAuthorization,
+  startSmtpSink,
+  startTestPlatform,
+  type TestPlatform,
+} from "@weft/testing";
+import { count } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { oauthAuthorizationCodes, registrations } from "../src/db/schema/index.ts";
+
+let smtp: SmtpSink;
+let server: TestPlatform;
+let emailCounter = 0;
+const redirectUri = "http://127.0.0.1:8765/callback";
+
+beforeAll(async () => {
+  smtp = await startSmtpSink();
+  server = await startTestPlatform({
+    env: { SMTP_URL: smtp.url, WEFT_RATE_LIMIT_REGISTER: "10000", WEFT_RATE_LIMIT_CLAIM: "10000" },
+  });
+});
+
+afterAll(async () => {
+  await server.stop();
+  await smtp.close();
+});
+
+function nextEmail(): string {
+  emailCounter += 1;
+  return `oauth${emailCounter}@example.com`;
+}
+
+async function newClient(uris: string[] = [redirectUri]): Promise<string> {
+  const registered = await registerOAuthClient(server.url, { client_name: "Test MCP Client", redirect_uris: uris });
+  expect(registered.status).toBe(201);
+  return registered.body.client_id as string;
+}
+
+async function rowCounts() {
+  const [regs] = await server.database.db.select({ n: count() }).from(registrations);
+  const [codes] = await server.database.db.select({ n: count() }).from(oauthAuthorizationCodes);
+  return { registrations: regs?.n, codes: codes?.n };
+}
+
+interface Authorized {
+  clientId: string;
+  verifier: string;
+  code: string;
+  redirect: string;
+}
+
+/** Registers a client, signs a new person in, consents, and returns the code from the redirect. */
+async function authorize(options: { redirect?: string; scope?: string } = {}): Promise<Authorized> {
+  const clientId = await newClient();
+  const { verifier, challenge } = pkcePair();
+  const redirect = options.redirect ?? redirectUri;
+  const url = authorizeUrl(server.url, {
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: redirect,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    state: "st-123",
+    scope: options.scope,
+  });
+  const session = await signInForAuthorization(url, nextEmail(), smtp);
+  const answer = await answerConsent(url, session, "approve");
+  expect(answer.status).toBe(303);
+  expect(answer.location?.searchParams.get("state")).toBe("st-123");
+  return { clientId, verifier, code: answer.location?.searchParams.get("code") as string, redirect };
+}
+
+function redeem(authorized: Authorized, overrides: Record<string, string> = {}) {
+  return requestToken(server.url, {
+    grant_type: "authorization_code",
+    client_id: authorized.clientId,
+    code: authorized.code,
+    redirect_uri: authorized.redirect,
+    code_verifier: authorized.verifier,
+    ...overrides,
+  });
+}
+
+describe("authorization server metadata", () => {
+  it("lists the OAuth 2.1 endpoints and capabilities MCP clients need", async () => {
+    const metadata = (await (await fetch(`${server.url}/.well-known/oauth-authorization-server`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(metadata).toMatchObject({
+      authorization_endpoint: `${server.url}/oauth2/authorize`,
+      token_endpoint: `${server.url}/oauth2/token`,
+      registration_endpoint: `${server.url}/oauth2/register`,
+      code_challenge_methods_supported: ["S256"],
+      response_types_supported: ["code"],
+      token_endpoint_auth_methods_supported: ["none"],
+    });
+    expect(metadata.grant_types_supported).toEqual(expect.arrayContaining(["authorization_code", "refresh_token"]));
+  });
+});
+
+describe("dynamic client registration", () => {
+  it("registers a public client", async () => {
+    const registered = await registerOAuthClient(server.url, {
+      client_name: "Editor",
+      redirect_uris: [redirectUri, "https://app.example.com/cb", "com.example.editor:/cb"],
+      grant_types: ["authorization_code", "refresh_token"],
+      token_endpoint_auth_method: "none",
+    });
+    expect(registered.status).toBe(201);
+    expect(registered.body).toMatchObject({
+      client_id: expect.stringMatching(/^cli_/),
+      client_name: "Editor",
+      token_endpoint_auth_method: "none",
+      response_types: ["code"],
+    });
+  });
+
+  it.each([
+    [{}, "invalid_redirect_uri"],
+    [{ redirect_uris: [] }, "invalid_redirect_uri"],
+    [{ redirect_uris: ["http://evil.example.com/cb"] }, "invalid_redirect_uri"],
+    [{ redirect_uris: ["https://app.example.com/cb#frag"] }, "invalid_redirect_uri"],
+    [{ redirect_uris: ["javascript:alert(1)"] }, "invalid_redirect_uri"],
+    [{ redirect_uris: [redirectUri], token_endpoint_auth_method: "client_secret_basic" }, "invalid_client_metadata"],
+    [{ redirect_uris: [redirectUri], grant_types: ["client_credentials"] }, "invalid_client_metadata"],
+    [{ redirect_uris: [redirectUri], response_types: ["token"] }, "invalid_client_metadata"],
+  ])("refuses %j with %s", async (metadata, error) => {
+    const registered = await registerOAuthClient(server.url, metadata);
+    expect(registered.status).toBe(400);
+    expect(registered.body.error).toBe(error);
+  });
+});
+
+describe("authorize page", () => {
+  it("shows an error and redirects nowhere for an unknown client or an unregistered redirect URI", async () => {
+    const clientId = await newClient();
+    const { challenge } = pkcePair();
+    const base = { response_type: "code", code_challenge: challenge, code_challenge_method: "S256", state: "s" };
+    for (const parameters of [
+      { ...base, client_id: "cli_unknown", redirect_uri: redirectUri },
+      { ...base, client_id: clientId, redirect_uri: "http://127.0.0.1:8765/other" },
+      { ...base, client_id: clientId, redirect_uri: "https://evil.example.com/callback" },
+      { ...base, client_id: clientId },
+    ]) {
+      const response = await fetch(authorizeUrl(server.url, parameters), { redirect: "manual" });
+      expect(response.status).toBe(400);
+      expect(response.headers.get("location")).toBeNull();
+    }
+  });
+
+  it("accepts a loopback redirect URI on any port (RFC 8252 §7.3)", async () => {
+    const clientId = await newClient();
+    const response = await fetch(
+      authorizeUrl(server.url, {
+        response_type: "code",
+        client_id: clientId,
+        redirect_uri: "http://127.0.0.1:49152/callback",
+        code_challenge: pkcePair().challenge,
+        code_challenge_method: "S256",
+      }),
+    );
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain("Test MCP Client");
+  });
+
+  it.each([
+    [{ code_challenge: undefined }, "invalid_request"],
+    [{ code_challenge_method: "plain" }, "invalid_request"],
+    [{ code_challenge_method: undefined }, "invalid_request"],
+    [{ response_type: "token" }, "unsupported_response_type"],
+    [{ scope: "projects:read admin:everything" }, "invalid_scope"],
+  ])("redirects %j back with error %s and the state, changing nothing", async (override, error) => {
+    const clientId = await newClient();
+    const before = await rowCounts();
+    const response = await fetch(
+      authorizeUrl(server.url, {
+        response_type: "code",
+        client_id: clientId,
+        redirect_uri: redirectUri,
+        code_challenge: pkcePair().challenge,
+        code_challenge_method: "S256",
+        state: "opaque state/+=",
+        ...override,
+      }),
+      { redirect: "manual" },
+    );
+    expect(response.status).toBe(302);
+    const location = new URL(response.headers.get("location") as string);
+    expect(location.origin + location.pathname).toBe(redirectUri);
+    expect(location.searchParams.get("error")).toBe(error);
+    expect(location.searchParams.get("state")).toBe("opaque state/+=");
+    expect(await rowCounts()).toEqual(before);
+  });
+
+  it("refuses a sign-in with an address that is not an email, sending nothing", async () => {
+    const clientId = await newClient();
+    const url = authorizeUrl(server.url, {
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: "S256",
+    });
+    const csrf = csrfTokenOf(await (await fetch(url)).text());
+    const before = { ...(await rowCounts()), mails: smtp.received.length };
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ step: "sign-in", csrf, email: "not-an-email" }).toString(),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('id="problem"');
+    expect(response.headers.get("set-cookie")).toBeNull();
+    expect({ ...(await rowCounts()), mails: smtp.received.length }).toEqual(before);
+  });
+
+  it("keeps an OAuth sign-in out of the agent claim endpoint", async () => {
+    const clientId = await newClient();
+    const url = authorizeUrl(server.url, {
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: "S256",
+    });
+    const session = await signInForAuthorization(url, nextEmail(), smtp);
+    const claimToken = decodeURIComponent(session.cookie.split("=")[1] as string);
+    for (const otp of ["000000", "123456"]) {
+      const claimed = await postJson(`${server.url}/agent/auth/claim/complete`, { claim_token: claimToken, otp });
+      expect(claimed.body.error).toBe("invalid_grant");
+    }
+  });
+
+  it("changes nothing on GET, and refuses a consent without its CSRF token", async () => {
+    const clientId = await newClient();
+    const url = authorizeUrl(server.url, {
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: "S256",
+    });
+    const session = await signInForAuthorization(url, nextEmail(), smtp);
+    expect(session.consentHtml).toContain("Test MCP Client");
+    expect(session.consentHtml).toContain("127.0.0.1:8765");
+    expect(session.consentHtml).toContain("projects:write");
+    const before = await rowCounts();
+    await fetch(url, { headers: { cookie: session.cookie } });
+    expect(await rowCounts()).toEqual(before);
+    const forged = await fetch(url, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie: session.cookie },
+      body: new URLSearchParams({ step: "consent", decision: "approve", csrf: "1.x" }).toString(),
+    });
+    expect(forged.status).toBe(403);
+    expect(await rowCounts()).toEqual(before);
+  });
+
+  it("tells the client access_denied, with its state, when the person denies", async () => {
+    const clientId = await newClient();
+    const url = authorizeUrl(server.url, {
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: "S256",
+      state: "deny-me",
+    });
+    const answer = await answerConsent(url, await signInForAuthorization(url, nextEmail(), smtp), "deny");
+    expect(answer.location?.searchParams.get("error")).toBe("access_denied");
+    expect(answer.location?.searchParams.get("state")).toBe("deny-me");
+    expect(answer.location?.searchParams.has("code")).toBe(false);
+  });
+});
+
+describe("token endpoint: authorization code", () => {
+  it("issues an access token that works on /rpc and an agent of type oauth-client", async () => {
+    const authorized = await authorize({ scope: "projects:read" });
+    const token = await redeem(authorized);
+    expect(token.status).toBe(200);
+    expect(token.body).toMatchObject({ token_type: "Bearer", expires_in: 3600, scope: "projects:read" });
+    const listed = await callRpc(server.url, "projects.list", {}, { token: token.body.access_token });
+    expect(listed.status).toBe(200);
+    const agents = await callRpc(server.url, "agents.list", {}, { token: token.body.access_token });
+    expect(agents.json).toMatchObject({
+      results: [{ type: "oauth-client", scopes: ["projects:read"], agent: { clientId: authorized.clientId } }],
+    });
+    const refused = await callRpc(server.url, "projects.create", { name: "x" }, { token: token.body.access_token });
+    expect(refused.status).toBe(403);
+  });
+
+  it("refuses a reused code with invalid_grant and revokes what it was exchanged for", async () => {
+    const authorized = await authorize();
+    const first = await redeem(authorized);
+    expect(first.status).toBe(200);
+    const again = await redeem(authorized);
+    expect(again.status).toBe(400);
+    expect(again.body.error).toBe("invalid_grant");
+    expect((await callRpc(server.url, "projects.list", {}, { token: first.body.access_token })).status).toBe(401);
+  });
+
+  it("refuses a missing or failing PKCE verifier with invalid_request", async () => {
+    const authorized = await authorize();
+    const missing = await redeem(authorized, { code_verifier: "" });
+    expect(missing.body.error).toBe("invalid_request");
+    const wrong = await redeem(authorized, { code_verifier: pkcePair().verifier });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error).toBe("invalid_request");
+    // The code was spent by the failed attempt.
+    expect((await redeem(authorized)).body.error).toBe("invalid_grant");
+  });
+
+  it("refuses an unknown client with invalid_client", async () => {
+    const authorized = await authorize();
+    const response = await redeem(authorized, { client_id: "cli_01jxxxxxxxxxxxxxxxxxxxxxxx" });
+    expect(response.body.error).toBe("invalid_client");
+    expect((await redeem(authorized)).status).toBe(200);
+  });
+
+  it("accepts a code until 60 seconds after its issue, not at 60 seconds", async () => {
+    const inTime = await authorize();
+    server.clock.advance(60 * 1000 - 1);
+    expect((await redeem(inTime)).status).toBe(200);
+  });
+
+  it("refuses a code after its 60 seconds, another client's code, and a different redirect URI", async () => {
+    const late = await authorize();
+    server.clock.advance(60 * 1000);
+    expect((await redeem(late)).body.error).toBe("invalid_grant");
+    const stolen = await authorize();
+    const other = await newClient();
+    expect((await redeem(stolen, { client_id: other })).body.error).toBe("invalid_grant");
+    const moved = await authorize();
+    expect((await redeem(moved, { redirect_uri: "http://127.0.0.1:8765/elsewhere" })).body.error).toBe("invalid_grant");
+  });
+
+  it("accepts the loopback redirect URI on the port the request used", async () => {
+    const authorized = await authorize({ redirect: "http://127.0.0.1:51234/callback" });
+    expect((await redeem(authorized)).status).toBe(200);
+  });
+});
+
+describe("token endpoint: refresh token", () => {
+  it("rotates the refresh token on every use; reusing a rotated one revokes the family", async () => {
+    const authorized = await authorize();
+    const first = (await redeem(authorized)).body;
+    const refresh = (refreshToken: string, extra: Record<string, string> = {}) =>
+      requestToken(server.url, {
+        grant_type: "refresh_token",
+        client_id: authorized.clientId,
+        refresh_token: refreshToken,
+        ...extra,
+      });
+    const second = await refresh(first.refresh_token as string);
+    expect(second.status).toBe(200);
+    expect(second.body.refresh_token).not.toBe(first.refresh_token);
+    // The replaced access token stops working; the new one works.
+    expect((await callRpc(server.url, "projects.list", {}, { token: first.access_token })).status).toBe(401);
+    expect((await callRpc(server.url, "projects.list", {}, { token: second.body.access_token })).status).toBe(200);
+    const widened = await refresh(second.body.refresh_token as string, { scope: "projects:read admin" });
+    expect(widened.body.error).toBe("invalid_scope");
+    const reused = await refresh(first.refresh_token as string);
+    expect(reused.body.error).toBe("invalid_grant");
+    expect((await callRpc(server.url, "projects.list", {}, { token: second.body.access_token })).status).toBe(401);
+    expect((await refresh(second.body.refresh_token as string)).body.error).toBe("invalid_grant");
+  });
+
+  it("refuses an unknown client and an unknown token", async () => {
+    const authorized = await authorize();
+    const tokens = (await redeem(authorized)).body;
+    const unknownClient = await requestToken(server.url, {
+      grant_type: "refresh_token",
+      client_id: "cli_nobody",
+      refresh_token: tokens.refresh_token as string,
+    });
+    expect(unknownClient.body.error).toBe("invalid_client");
+    const unknownToken = await requestToken(server.url, {
+      grant_type: "refresh_token",
+      client_id: authorized.clientId,
+      refresh_token: "wrt_nothing",
+    });
+    expect(unknownToken.body.error).toBe("invalid_grant");
+  });
+
+  it("stops refreshing an agent revoked through agents.revoke", async () => {
+    const authorized = await authorize();
+    const tokens = (await redeem(authorized)).body;
+    const agents = (await callRpc(server.url, "agents.list", {}, { token: tokens.access_token })).json as {
+      results: { id: string }[];
+    };
+    const agentId = agents.results[0]?.id as string;
+    const revoked = await callRpc(server.url, "agents.revoke", { agentId }, { token: tokens.access_token });
+    expect(revoked.status).toBe(200);
+    const refreshed = await requestToken(server.url, {
+      grant_type: "refresh_token",
+      client_id: authorized.clientId,
+      refresh_token: tokens.refresh_token as string,
+    });
+    expect(refreshed.body.error).toBe("invalid_grant");
+  });
+});

@@ -1,0 +1,90 @@
+import { createHash, randomBytes } from "node:crypto";
+import { csrfTokenOf } from "./auth-client.ts";
+import { registerSecret } from "./log-capture.ts";
+import type { SmtpSink } from "./smtp-sink.ts";
+
+/** A PKCE pair (RFC 7636, S256). */
+export function pkcePair(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString("base64url");
+  return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
+}
+
+export async function registerOAuthClient(
+  authUrl: string,
+  metadata: Record<string, unknown>,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${authUrl}/oauth2/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(metadata),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+export function authorizeUrl(authUrl: string, parameters: Record<string, string | undefined>): string {
+  const url = new URL(`${authUrl}/oauth2/authorize`);
+  for (const [name, value] of Object.entries(parameters)) if (value !== undefined) url.searchParams.set(name, value);
+  return url.href;
+}
+
+/** `POST {auth_url}/oauth2/token` with a form body; registers the tokens it gets as secrets. */
+export async function requestToken(
+  authUrl: string,
+  parameters: Record<string, string>,
+): Promise<{ status: number; body: Record<string, string> }> {
+  const response = await fetch(`${authUrl}/oauth2/token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(parameters).toString(),
+  });
+  const body = (await response.json()) as Record<string, string>;
+  for (const name of ["access_token", "refresh_token"]) if (body[name] !== undefined) registerSecret(body[name]);
+  return { status: response.status, body };
+}
+
+async function post(url: string, cookie: string, fields: Record<string, string>): Promise<Response> {
+  return fetch(url, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+    body: new URLSearchParams(fields).toString(),
+  });
+}
+
+/**
+ * The authorize page as a browser without JavaScript uses it: sign in with an email, approve the
+ * mailed link, come back signed in. Returns the sign-in cookie and the consent page.
+ */
+export async function signInForAuthorization(
+  url: string,
+  email: string,
+  smtp: SmtpSink,
+): Promise<{ cookie: string; consentHtml: string }> {
+  const signIn = await (await fetch(url)).text();
+  const sent = await post(url, "", { step: "sign-in", csrf: csrfTokenOf(signIn), email });
+  const cookie = (sent.headers.get("set-cookie") ?? "").split(";")[0] as string;
+  if (!cookie.startsWith("weft_oauth_sign_in=")) throw new Error(`no sign-in cookie (status ${sent.status})`);
+  const link = smtp.approvalLinkFor(email);
+  const approvalPage = await (await fetch(link)).text();
+  const approved = await post(link, "", { csrf: csrfTokenOf(approvalPage), decision: "approve" });
+  if (approved.status !== 303 || approved.headers.get("location") !== url) {
+    throw new Error(`approval did not lead back to the authorize page (status ${approved.status})`);
+  }
+  const consentHtml = await (await fetch(url, { headers: { cookie } })).text();
+  return { cookie, consentHtml };
+}
+
+/** Presses Allow or Deny on the consent page; returns where the authorization server redirects. */
+export async function answerConsent(
+  url: string,
+  session: { cookie: string; consentHtml: string },
+  decision: "approve" | "deny",
+): Promise<{ status: number; location: URL | undefined }> {
+  const response = await post(url, session.cookie, {
+    step: "consent",
+    csrf: csrfTokenOf(session.consentHtml),
+    decision,
+  });
+  const location = response.headers.get("location");
+  return { status: response.status, location: location === null ? undefined : new URL(location) };
+}
