@@ -6,6 +6,8 @@ import {
   discoverOAuthProtectedResourceMetadata,
   type OAuthClientProvider,
 } from "@modelcontextprotocol/sdk/client/auth.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -111,9 +113,11 @@ describe.skipIf(!hasChromium)("an MCP client signs in on its own", () => {
     });
   });
 
-  it("registers, sends the person through sign-in and consent in a browser, and calls /rpc", async () => {
+  it("registers, sends the person through sign-in and consent in a browser, and calls a tool and /rpc", async () => {
     const provider = new MemoryProvider();
-    expect(await auth(provider, { serverUrl: server.url })).toBe("REDIRECT");
+    // An MCP client knows nothing but the endpoint's address.
+    const serverUrl = `${server.url}/mcp`;
+    expect(await auth(provider, { serverUrl })).toBe("REDIRECT");
     expect(provider.client?.client_id).toMatch(/^cli_/);
     const authorizationUrl = provider.authorizationUrl as URL;
     expect(authorizationUrl.searchParams.get("code_challenge_method")).toBe("S256");
@@ -135,9 +139,19 @@ describe.skipIf(!hasChromium)("an MCP client signs in on its own", () => {
       const callback = callbacks.find((url) => url.pathname === "/oauth/callback");
       expect(callback?.searchParams.get("state")).toBe("sdk-state-42");
       const code = callback?.searchParams.get("code") as string;
-      expect(await auth(provider, { serverUrl: server.url, authorizationCode: code })).toBe("AUTHORIZED");
+      expect(await auth(provider, { serverUrl, authorizationCode: code })).toBe("AUTHORIZED");
     } finally {
       await context.close();
+    }
+
+    const client = new Client({ name: "sdk-test-client", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(serverUrl), { authProvider: provider }));
+    try {
+      const created = await client.callTool({ name: "projects_create", arguments: { name: "Signed in over MCP" } });
+      expect(created.isError).toBeFalsy();
+      expect(created.structuredContent).toMatchObject({ name: "Signed in over MCP" });
+    } finally {
+      await client.close();
     }
 
     const accessToken = provider.saved?.access_token as string;
@@ -148,7 +162,7 @@ describe.skipIf(!hasChromium)("an MCP client signs in on its own", () => {
     // Once the access token nears its end, the SDK refreshes it without the person.
     server.clock.advance(60 * 60 * 1000);
     expect((await callRpc(server.url, "projects.list", {}, { token: accessToken })).status).toBe(401);
-    expect(await auth(provider, { serverUrl: server.url })).toBe("AUTHORIZED");
+    expect(await auth(provider, { serverUrl })).toBe("AUTHORIZED");
     const refreshed = provider.saved?.access_token as string;
     expect(refreshed).not.toBe(accessToken);
     expect((await callRpc(server.url, "projects.list", {}, { token: refreshed })).status).toBe(200);
