@@ -1,0 +1,23 @@
+CREATE TABLE "usage_daily" (
+	"workspace_id" text NOT NULL,
+	"project_id" text NOT NULL,
+	"day" date NOT NULL,
+	"trigger_kind" text NOT NULL,
+	"executions" integer DEFAULT 0 NOT NULL,
+	"step_ms" bigint DEFAULT 0 NOT NULL,
+	"bytes" bigint DEFAULT 0 NOT NULL,
+	CONSTRAINT "usage_daily_project_id_day_trigger_kind_pk" PRIMARY KEY("project_id","day","trigger_kind")
+);
+--> statement-breakpoint
+CREATE TABLE "usage_statements" (
+	"workspace_id" text NOT NULL,
+	"month" date NOT NULL,
+	"plan" jsonb NOT NULL,
+	"totals" jsonb NOT NULL,
+	"projects" jsonb NOT NULL,
+	"closed_at" timestamp with time zone NOT NULL,
+	CONSTRAINT "usage_statements_workspace_id_month_pk" PRIMARY KEY("workspace_id","month")
+);
+--> statement-breakpoint
+ALTER TABLE "workspaces" ADD COLUMN "plan" text;--> statement-breakpoint
+CREATE INDEX "usage_daily_workspace_id_day_index" ON "usage_daily" USING btree ("workspace_id","day");
