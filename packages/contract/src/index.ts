@@ -1,5 +1,6 @@
 import { accessContract } from "./access.ts";
 import { agentsContract } from "./agents.ts";
+import { billingContract } from "./billing.ts";
 import { deploymentsContract } from "./deployments.ts";
 import { integrationsContract } from "./integrations.ts";
 import { projectsContract } from "./projects.ts";
@@ -10,6 +11,7 @@ import { workflowsContract } from "./workflows.ts";
 
 export * from "./access.ts";
 export * from "./agents.ts";
+export * from "./billing.ts";
 export * from "./cron-schedule.ts";
 export * from "./deployments.ts";
 export * from "./errors.ts";
@@ -18,6 +20,7 @@ export * from "./integrations.ts";
 export * from "./manifest.ts";
 export * from "./pagination.ts";
 export * from "./projects.ts";
+export * from "./quota-refusal.ts";
 export * from "./resources.ts";
 export * from "./schedules.ts";
 export * from "./traces.ts";
@@ -38,6 +41,7 @@ export const contract = {
   access: accessContract,
   schedules: schedulesContract,
   integrations: integrationsContract,
+  billing: billingContract,
 };
 
 export type Contract = typeof contract;

@@ -11,12 +11,12 @@ CREATE TABLE "usage_daily" (
 --> statement-breakpoint
 CREATE TABLE "usage_statements" (
 	"workspace_id" text NOT NULL,
-	"month" date NOT NULL,
+	"period_start" timestamp with time zone NOT NULL,
 	"plan" jsonb NOT NULL,
 	"totals" jsonb NOT NULL,
 	"projects" jsonb NOT NULL,
 	"closed_at" timestamp with time zone NOT NULL,
-	CONSTRAINT "usage_statements_workspace_id_month_pk" PRIMARY KEY("workspace_id","month")
+	CONSTRAINT "usage_statements_workspace_id_period_start_pk" PRIMARY KEY("workspace_id","period_start")
 );
 --> statement-breakpoint
 ALTER TABLE "workspaces" ADD COLUMN "plan" text;--> statement-breakpoint

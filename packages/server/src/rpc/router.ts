@@ -1,5 +1,6 @@
 import { accessRouter } from "./access/index.ts";
 import { agentsRouter } from "./agents/index.ts";
+import { billingRouter } from "./billing/index.ts";
 import { deploymentsRouter } from "./deployments/index.ts";
 import { rpc } from "./implementer.ts";
 import { integrationsRouter } from "./integrations/index.ts";
@@ -20,6 +21,7 @@ export const router = rpc.router({
   access: accessRouter,
   schedules: schedulesRouter,
   integrations: integrationsRouter,
+  billing: billingRouter,
 });
 
 export type Router = typeof router;

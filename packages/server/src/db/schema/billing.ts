@@ -55,13 +55,13 @@ export const usageStatements = pgTable(
   "usage_statements",
   {
     workspaceId: text("workspace_id").notNull(),
-    /** The first day of the month (UTC). */
-    month: date("month", { mode: "string" }).notNull(),
+    /** The first instant of the month (UTC). */
+    periodStart: timestamptz("period_start").notNull(),
     /** The plan in force when the month closed, with its quotas. */
     plan: jsonb("plan").$type<StatementPlan>().notNull(),
     totals: jsonb("totals").$type<StatementTotals>().notNull(),
     projects: jsonb("projects").$type<StatementProjectTotals[]>().notNull(),
     closedAt: timestamptz("closed_at").notNull(),
   },
-  (table) => [primaryKey({ columns: [table.workspaceId, table.month] })],
+  (table) => [primaryKey({ columns: [table.workspaceId, table.periodStart] })],
 );
