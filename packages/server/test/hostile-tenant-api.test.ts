@@ -211,6 +211,20 @@ const hostileTargets: Record<string, { input: (own: TenantFixture) => Record<str
     field: "accountId",
   },
   "access.auditLog": { input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }), field: "filter" },
+  "billing.getPlan": { input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }), field: "workspaceId" },
+  "billing.getUsage": {
+    input: ({ tenant }) => ({
+      workspaceId: tenant.personalWorkspaceId,
+      from: "2026-01-01T00:00:00.000Z",
+      to: "2026-02-01T00:00:00.000Z",
+      groupBy: "project",
+    }),
+    field: "from",
+  },
+  "billing.listStatements": {
+    input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
+    field: "cursor",
+  },
   "access.createFederationPolicy": {
     input: ({ tenant, projectId }) => ({
       workspaceId: tenant.personalWorkspaceId,
@@ -550,6 +564,14 @@ const lookups: Record<string, ((target: TenantFixture) => Record<string, unknown
     accountId: tenant.accountId,
   }),
   "access.auditLog": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
+  "billing.getPlan": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
+  "billing.getUsage": ({ tenant }) => ({
+    workspaceId: tenant.personalWorkspaceId,
+    from: "2026-01-01T00:00:00.000Z",
+    to: "2026-02-01T00:00:00.000Z",
+    groupBy: "day",
+  }),
+  "billing.listStatements": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
   "access.createFederationPolicy": ({ tenant, projectId }) => ({
     workspaceId: tenant.personalWorkspaceId,
     projectId,
