@@ -10,13 +10,13 @@ import type { Transaction } from "../db/database.ts";
  * concurrent batches lock them in the same order and cannot deadlock.
  */
 
-/** Step time is billed per step rounded up to this. */
+/** Step time is billed per step rounded up to this; a step that ran counts at least this much. */
 export const stepRoundingMs = 10;
 
 /** Milliseconds of a step as billed. */
 export function billedStepMs(startTime: string, endTime: string | null): number {
   const wall = Date.parse(endTime ?? startTime) - Date.parse(startTime);
-  return Math.ceil(Math.max(0, wall) / stepRoundingMs) * stepRoundingMs;
+  return Math.max(1, Math.ceil(wall / stepRoundingMs)) * stepRoundingMs;
 }
 
 /** What `inserted` (a CTE over inserted executions) must return for `meterStartedExecutions`. */
@@ -58,7 +58,7 @@ export function meterEndedExecution(now: string, bufferedStepMs: number): SQL {
   return sql`metered_end as (
     insert into usage_daily (workspace_id, project_id, day, trigger_kind, step_ms, bytes)
     select p.workspace_id, changed.project_id, ${utcDay(sql`${now}::timestamptz`)}, changed.trigger_kind,
-      coalesce((select sum(ceil(extract(epoch from (s.end_time - s.start_time)) * 1000 / ${stepRoundingMs}) * ${stepRoundingMs})
+      coalesce((select sum(greatest(1, ceil(extract(epoch from (s.end_time - s.start_time)) * 1000 / ${stepRoundingMs})) * ${stepRoundingMs})
         from spans s where s.execution_id = changed.id and s.kind = 'step' and s.end_time is not null), 0)::bigint
         + ${bufferedStepMs}::bigint,
       (coalesce(octet_length(changed.output::text), 0)
