@@ -6,6 +6,7 @@ import { integrationsContract } from "./integrations.ts";
 import { projectsContract } from "./projects.ts";
 import { resourcesContract } from "./resources.ts";
 import { schedulesContract } from "./schedules.ts";
+import { studioContract } from "./studio.ts";
 import { tracesContract } from "./traces.ts";
 import { workflowsContract } from "./workflows.ts";
 
@@ -23,6 +24,7 @@ export * from "./projects.ts";
 export * from "./quota-refusal.ts";
 export * from "./resources.ts";
 export * from "./schedules.ts";
+export * from "./studio.ts";
 export * from "./traces.ts";
 export * from "./webhook-input.ts";
 export * from "./workflows.ts";
@@ -42,6 +44,7 @@ export const contract = {
   schedules: schedulesContract,
   integrations: integrationsContract,
   billing: billingContract,
+  studio: studioContract,
 };
 
 export type Contract = typeof contract;

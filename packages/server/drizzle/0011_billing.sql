@@ -20,4 +20,5 @@ CREATE TABLE "usage_statements" (
 );
 --> statement-breakpoint
 ALTER TABLE "workspaces" ADD COLUMN "plan" text;--> statement-breakpoint
-CREATE INDEX "usage_daily_workspace_id_day_index" ON "usage_daily" USING btree ("workspace_id","day");
+CREATE INDEX "usage_daily_workspace_id_day_index" ON "usage_daily" USING btree ("workspace_id","day");--> statement-breakpoint
+CREATE INDEX "executions_failures_idx" ON "executions" USING btree ("project_id","finished_at") WHERE "executions"."status" = 'failed';

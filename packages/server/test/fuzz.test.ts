@@ -408,6 +408,8 @@ const rpcEntries: Record<string, { overrides?: () => SchemaArbitraryOptions["ove
   "billing.getPlan": {},
   "billing.getUsage": {},
   "billing.listStatements": {},
+  "studio.overview": {},
+  "studio.executionTimeline": {},
   "agents.list": {},
   "agents.get": {},
   "agents.revoke": {},

@@ -225,6 +225,16 @@ const hostileTargets: Record<string, { input: (own: TenantFixture) => Record<str
     input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
     field: "cursor",
   },
+  "studio.overview": { input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }), field: "workspaceId" },
+  "studio.executionTimeline": {
+    input: ({ projectId }) => ({
+      projectId,
+      from: "2026-01-01T00:00:00.000Z",
+      to: "2026-01-02T00:00:00.000Z",
+      bucket: "minute",
+    }),
+    field: "to",
+  },
   "access.createFederationPolicy": {
     input: ({ tenant, projectId }) => ({
       workspaceId: tenant.personalWorkspaceId,
@@ -572,6 +582,13 @@ const lookups: Record<string, ((target: TenantFixture) => Record<string, unknown
     groupBy: "day",
   }),
   "billing.listStatements": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
+  "studio.overview": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
+  "studio.executionTimeline": ({ projectId }) => ({
+    projectId,
+    from: "2026-01-01T00:00:00.000Z",
+    to: "2026-01-02T00:00:00.000Z",
+    bucket: "hour",
+  }),
   "access.createFederationPolicy": ({ tenant, projectId }) => ({
     workspaceId: tenant.personalWorkspaceId,
     projectId,

@@ -11,10 +11,10 @@ export type WorkspaceAccess = "read" | "write";
 const writerRoles: ReadonlySet<WorkspaceRole> = new Set(["owner", "admin", "member"]);
 
 /** Namespaces that act on a workspace's people and trust rather than on a project. */
-const workspaceManagementNamespaces: ReadonlySet<string> = new Set(["access", "agents", "integrations"]);
+const workspaceManagementNamespaces: ReadonlySet<string> = new Set(["access", "agents", "integrations", "billing"]);
 
 const projectScopedRefusal =
-  "This credential is scoped to one project: it cannot manage the workspace, its members, agents, policies or integrations.";
+  "This credential is scoped to one project: it cannot manage the workspace, its members, agents, policies, integrations or billing, nor see the workspace as a whole.";
 
 /**
  * Refuses a project-scoped credential every procedure outside its project's reach (FORBIDDEN), before
@@ -24,6 +24,11 @@ export function requireCredentialReach(principal: Principal, path: readonly stri
   if (principal.projectId !== undefined && workspaceManagementNamespaces.has(path[0] ?? "")) {
     throw forbidden(projectScopedRefusal);
   }
+}
+
+/** Refuses a project-scoped credential a view of the whole workspace (FORBIDDEN), as for management. */
+export function requireWholeWorkspaceReach(principal: Principal): void {
+  if (principal.projectId !== undefined) throw forbidden(projectScopedRefusal);
 }
 
 /**

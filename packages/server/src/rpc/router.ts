@@ -7,6 +7,7 @@ import { integrationsRouter } from "./integrations/index.ts";
 import { projectsRouter } from "./projects/index.ts";
 import { resourcesRouter } from "./resources/index.ts";
 import { schedulesRouter } from "./schedules/index.ts";
+import { studioRouter } from "./studio/index.ts";
 import { tracesRouter } from "./traces/index.ts";
 import { workflowsRouter } from "./workflows/index.ts";
 
@@ -22,6 +23,7 @@ export const router = rpc.router({
   schedules: schedulesRouter,
   integrations: integrationsRouter,
   billing: billingRouter,
+  studio: studioRouter,
 });
 
 export type Router = typeof router;

@@ -74,6 +74,8 @@ export const executions = pgTable(
     index().on(table.projectId, table.createdAt),
     // Retention walks finished executions oldest first; unfinished ones are never in its way.
     index("executions_finished_idx").on(table.finishedAt).where(sql`${table.finishedAt} is not null`),
+    // Studio's recent failures of a workspace: per project, newest first, failed rows only.
+    index("executions_failures_idx").on(table.projectId, table.finishedAt).where(sql`${table.status} = 'failed'`),
   ],
 );
 
