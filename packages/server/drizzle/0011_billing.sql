@@ -19,6 +19,8 @@ CREATE TABLE "usage_statements" (
 	CONSTRAINT "usage_statements_workspace_id_period_start_pk" PRIMARY KEY("workspace_id","period_start")
 );
 --> statement-breakpoint
+DROP INDEX "executions_project_id_created_at_index";--> statement-breakpoint
 ALTER TABLE "workspaces" ADD COLUMN "plan" text;--> statement-breakpoint
 CREATE INDEX "usage_daily_workspace_id_day_index" ON "usage_daily" USING btree ("workspace_id","day");--> statement-breakpoint
+CREATE INDEX "executions_project_id_created_at_status_index" ON "executions" USING btree ("project_id","created_at","status");--> statement-breakpoint
 CREATE INDEX "executions_failures_idx" ON "executions" USING btree ("project_id","finished_at") WHERE "executions"."status" = 'failed';
