@@ -51,9 +51,9 @@ export async function runStudioBench(options: StudioBenchOptions): Promise<void>
       select 'exe_studio' || lpad(g::text, 16, '0'), p.id, a.deployment_id, 'ingest',
         case when g % 10 = 0 then 'failed' else 'succeeded' end, '{}'::jsonb, '{"ok":true}'::jsonb,
         case when g % 10 = 0 then '{"name":"Error","message":"boom"}'::jsonb end, 1, 3, 1000, 60000,
-        now() - (g % 259200) * interval '1 second', 'webhook', 'orders', md5(g::text),
-        substr(md5('execution' || g), 1, 16), '[]'::jsonb, now() - (g % 259200) * interval '1 second',
-        now() - (g % 259200) * interval '1 second', now() - (g % 259200) * interval '1 second' + interval '1 second'
+        now() - (g * 259200.0 / ${options.executions}) * interval '1 second', 'webhook', 'orders', md5(g::text),
+        substr(md5('execution' || g), 1, 16), '[]'::jsonb, now() - (g * 259200.0 / ${options.executions}) * interval '1 second',
+        now() - (g * 259200.0 / ${options.executions}) * interval '1 second', now() - (g * 259200.0 / ${options.executions}) * interval '1 second' + interval '1 second'
       from generate_series(1, ${options.executions}) g
       join lateral (select id from projects where workspace_id = ${workspaceId} order by id
         offset (g % 3) limit 1) p on true
