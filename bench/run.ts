@@ -8,6 +8,7 @@ import { benchDrain, benchEngine } from "./engine.ts";
 import { graphileDrain } from "./graphile-drain.ts";
 import { formatLoad, measureLoad } from "./http-load.ts";
 import { runIngressBench, runWorkerWebhookBench } from "./ingress-bench.ts";
+import { runStudioBench } from "./studio.ts";
 
 /**
  * `npm run bench`: starts a platform in a child process (on the embedded default, or on
@@ -20,7 +21,7 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const durationSeconds = Number(process.env.BENCH_SECONDS ?? 5);
 const write = (line: string) => process.stdout.write(`${line}\n`);
 const warmUpSeconds = Number(process.env.BENCH_WARM_UP_SECONDS ?? 2);
-const benchParts = ["api", "engine", "ingress", "worker", "drain", "big"];
+const benchParts = ["api", "engine", "ingress", "worker", "drain", "big", "studio"];
 /** `BENCH_ONLY=ingress` (or a comma-separated list of the parts above) runs just those parts. */
 const only = new Set((process.env.BENCH_ONLY ?? benchParts.join(",")).split(",").map((part) => part.trim()));
 for (const part of only) {
@@ -135,6 +136,20 @@ if (only.has("big")) {
       postgresUrl,
       history: Number(process.env.BENCH_BIG_HISTORY ?? 1_000_000),
       durationSeconds,
+      write,
+    });
+  }
+}
+
+if (only.has("studio")) {
+  const postgresUrl = process.env.WEFT_TEST_DATABASE_URL;
+  if (postgresUrl === undefined) {
+    write("Studio views: skipped (set WEFT_TEST_DATABASE_URL to a PostgreSQL server to include it)");
+  } else {
+    await runStudioBench({
+      postgresUrl,
+      executions: Number(process.env.BENCH_STUDIO_EXECUTIONS ?? 100_000),
+      calls: Number(process.env.BENCH_STUDIO_CALLS ?? 200),
       write,
     });
   }

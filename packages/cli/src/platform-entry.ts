@@ -7,21 +7,21 @@ import { CliError } from "./errors.ts";
  */
 const platformEntry = "@weft/server/bootstrap";
 
+type PlatformKind = "platform" | "worker" | "rotate-secret-key" | "set-plan";
+
 /** What the platform's start-up module offers. */
 interface PlatformBootstrap {
-  bootstrap(
-    env: Readonly<Record<string, string | undefined>>,
-    kind: "platform" | "worker" | "rotate-secret-key",
-  ): Promise<void>;
+  bootstrap(env: Readonly<Record<string, string | undefined>>, kind: PlatformKind, args?: string[]): Promise<void>;
 }
 
 /** Starts the platform installed beside this CLI (`@weft/server`) with the given environment. */
 export async function bootstrapPlatform(
   env: Readonly<Record<string, string | undefined>>,
-  kind: "platform" | "worker" | "rotate-secret-key",
+  kind: PlatformKind,
+  args: string[] = [],
 ): Promise<void> {
   const { bootstrap } = (await import(resolvePlatformEntry())) as PlatformBootstrap;
-  await bootstrap(env, kind);
+  await bootstrap(env, kind, args);
 }
 
 function resolvePlatformEntry(): string {

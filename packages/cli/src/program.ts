@@ -15,6 +15,7 @@ import { registerResources } from "./commands/resources.ts";
 import { registerSchedules } from "./commands/schedules.ts";
 import { registerServer } from "./commands/server.ts";
 import { registerTraces } from "./commands/traces.ts";
+import { registerUsage } from "./commands/usage.ts";
 import { registerWhoami } from "./commands/whoami.ts";
 import { registerWorker } from "./commands/worker.ts";
 import { registerWorkflows } from "./commands/workflows.ts";
@@ -58,6 +59,7 @@ export function createProgram(): Command {
   registerMembers(program);
   registerAgents(program);
   registerAudit(program);
+  registerUsage(program);
   registerSchedules(program);
   registerIntegrations(program);
   registerServer(program);

@@ -1,5 +1,6 @@
 import { oc } from "@orpc/contract";
 import * as z from "zod";
+import { quotaRefusalSchema } from "./quota-refusal.ts";
 
 /** One problem with a request's input, as a client can show it next to the field. */
 export const inputIssueSchema = z.object({
@@ -24,6 +25,8 @@ export const rpcErrors = {
     data: z.object({
       /** The scope the credential would need, when a scope is what is missing. */
       missingScope: z.string().optional(),
+      /** The quota a creation would exceed (`projects.create` over the project quota). */
+      quota: quotaRefusalSchema.optional(),
     }),
   },
   BAD_REQUEST: {
@@ -42,6 +45,10 @@ export const rpcErrors = {
   TOO_MANY_REQUESTS: {
     status: 429,
     message: "Too many requests; back off and retry later.",
+    data: z.object({
+      /** The exhausted quota, when a quota is why (`workflows.run`). */
+      quota: quotaRefusalSchema.optional(),
+    }),
   },
   INTERNAL_SERVER_ERROR: {
     status: 500,

@@ -1,15 +1,18 @@
 import { accessContract } from "./access.ts";
 import { agentsContract } from "./agents.ts";
+import { billingContract } from "./billing.ts";
 import { deploymentsContract } from "./deployments.ts";
 import { integrationsContract } from "./integrations.ts";
 import { projectsContract } from "./projects.ts";
 import { resourcesContract } from "./resources.ts";
 import { schedulesContract } from "./schedules.ts";
+import { studioContract } from "./studio.ts";
 import { tracesContract } from "./traces.ts";
 import { workflowsContract } from "./workflows.ts";
 
 export * from "./access.ts";
 export * from "./agents.ts";
+export * from "./billing.ts";
 export * from "./cron-schedule.ts";
 export * from "./deployments.ts";
 export * from "./duration.ts";
@@ -19,8 +22,10 @@ export * from "./integrations.ts";
 export * from "./manifest.ts";
 export * from "./pagination.ts";
 export * from "./projects.ts";
+export * from "./quota-refusal.ts";
 export * from "./resources.ts";
 export * from "./schedules.ts";
+export * from "./studio.ts";
 export * from "./traces.ts";
 export * from "./webhook-input.ts";
 export * from "./workflows.ts";
@@ -39,6 +44,8 @@ export const contract = {
   access: accessContract,
   schedules: schedulesContract,
   integrations: integrationsContract,
+  billing: billingContract,
+  studio: studioContract,
 };
 
 export type Contract = typeof contract;

@@ -1,3 +1,4 @@
+import type { QuotaGate } from "./billing/quota-gate.ts";
 import type { Config } from "./config/config.ts";
 import type { DatabaseHandle } from "./db/database.ts";
 import type { ActiveDeploymentChanges } from "./deployments/active-deployment-changes.ts";
@@ -33,4 +34,6 @@ export interface PlatformContext {
   resolveHost: ResolveHost;
   /** The isolation of workflow code in force, when this process runs the worker role. */
   sandbox: SandboxIsolation | undefined;
+  /** Whether a project may start another execution under its workspace's plan (cached counters). */
+  quotas: QuotaGate;
 }

@@ -1,3 +1,4 @@
+import { createQuotaGate } from "./billing/quota-gate.ts";
 import type { Config } from "./config/config.ts";
 import { type DatabaseHandle, openDatabase } from "./db/database.ts";
 import {
@@ -75,6 +76,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     spanExport,
     resolveHost: options.resolveHost ?? resolveWithSystem,
     sandbox,
+    quotas: createQuotaGate({ db: database.db, clock, catalogue: config.billing }),
   };
   const worker =
     sandbox === undefined
@@ -87,6 +89,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
             sandbox,
             tokens: waitTokenIssuer(config),
             keyring: integrationKeyring(config),
+            billing: config.billing,
           },
         );
   // Ingress caches which deployment is active, so it listens for other processes' changes before serving.

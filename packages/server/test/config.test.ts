@@ -126,6 +126,19 @@ describe("parseConfig", () => {
     expect(parseConfig({ HOST: "0.0.0.0", WEFT_ROLES: "api,worker" }, "/srv/weft").mail).toEqual({ kind: "dropped" });
   });
 
+  it("has one plan, unlimited, by default, and reads WEFT_PLANS inline or from a file", () => {
+    expect(parseConfig({}, "/srv/weft").billing).toEqual({ plans: [{ name: "unlimited" }], defaultPlan: "unlimited" });
+    const dir = mkdtempSync(join(tmpdir(), "weft-config-"));
+    writeFileSync(join(dir, "plans.json"), JSON.stringify([{ name: "free", executionsPerMonth: 100, projects: 1 }]));
+    expect(parseConfig({ WEFT_PLANS: "plans.json", WEFT_DEFAULT_PLAN: "free" }, dir).billing).toEqual({
+      plans: [{ name: "unlimited" }, { name: "free", executionsPerMonth: 100, projects: 1 }],
+      defaultPlan: "free",
+    });
+    expect(parseConfig({ WEFT_PLANS: '{"name":"unlimited","projects":5}' }, dir).billing.plans).toEqual([
+      { name: "unlimited", projects: 5 },
+    ]);
+  });
+
   it("reads WEFT_TRUSTED_ISSUERS from a file when it names one", () => {
     const dir = mkdtempSync(join(tmpdir(), "weft-config-"));
     const entries = [
@@ -146,6 +159,25 @@ describe("parseConfig", () => {
       /neither JSON nor the path of an existing file: expected a JSON array/,
     ],
     [{ WEFT_TRUSTED_ISSUERS: "[{" }, "WEFT_TRUSTED_ISSUERS", /is not valid JSON: expected a JSON array/],
+    [{ WEFT_PLANS: '[{"name":"free"' }, "WEFT_PLANS", /WEFT_PLANS is not valid JSON: expected a JSON array/],
+    [
+      { WEFT_PLANS: "plans.json" },
+      "WEFT_PLANS",
+      /WEFT_PLANS="plans.json" is neither JSON nor the path of an existing file/,
+    ],
+    [
+      { WEFT_PLANS: '[{"name":"free","executionsPerMonth":-1}]' },
+      "WEFT_PLANS",
+      /WEFT_PLANS is not a valid plan list .*executionsPerMonth/,
+    ],
+    [{ WEFT_PLANS: '[{"name":"free","seats":3}]' }, "WEFT_PLANS", /WEFT_PLANS is not a valid plan list/],
+    [{ WEFT_PLANS: '[{"name":"free"},{"name":"free"}]' }, "WEFT_PLANS", /a plan name is listed twice/],
+    [{ WEFT_DEFAULT_PLAN: "gold" }, "WEFT_DEFAULT_PLAN", /WEFT_DEFAULT_PLAN="gold" names no plan of WEFT_PLANS/],
+    [
+      { WEFT_PLANS: '[{"name":"free","projects":1}]', WEFT_DEFAULT_PLAN: "team" },
+      "WEFT_DEFAULT_PLAN",
+      /names no plan of WEFT_PLANS; the plans are unlimited, free/,
+    ],
     [
       { WEFT_TRUSTED_ISSUERS: '[{"issuer":"https://a"}]' },
       "WEFT_TRUSTED_ISSUERS",

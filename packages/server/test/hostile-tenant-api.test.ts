@@ -211,6 +211,30 @@ const hostileTargets: Record<string, { input: (own: TenantFixture) => Record<str
     field: "accountId",
   },
   "access.auditLog": { input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }), field: "filter" },
+  "billing.getPlan": { input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }), field: "workspaceId" },
+  "billing.getUsage": {
+    input: ({ tenant }) => ({
+      workspaceId: tenant.personalWorkspaceId,
+      from: "2026-01-01T00:00:00.000Z",
+      to: "2026-02-01T00:00:00.000Z",
+      groupBy: "project",
+    }),
+    field: "from",
+  },
+  "billing.listStatements": {
+    input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
+    field: "cursor",
+  },
+  "studio.overview": { input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }), field: "workspaceId" },
+  "studio.executionTimeline": {
+    input: ({ projectId }) => ({
+      projectId,
+      from: "2026-01-01T00:00:00.000Z",
+      to: "2026-01-02T00:00:00.000Z",
+      bucket: "minute",
+    }),
+    field: "to",
+  },
   "access.createFederationPolicy": {
     input: ({ tenant, projectId }) => ({
       workspaceId: tenant.personalWorkspaceId,
@@ -550,6 +574,21 @@ const lookups: Record<string, ((target: TenantFixture) => Record<string, unknown
     accountId: tenant.accountId,
   }),
   "access.auditLog": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
+  "billing.getPlan": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
+  "billing.getUsage": ({ tenant }) => ({
+    workspaceId: tenant.personalWorkspaceId,
+    from: "2026-01-01T00:00:00.000Z",
+    to: "2026-02-01T00:00:00.000Z",
+    groupBy: "day",
+  }),
+  "billing.listStatements": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
+  "studio.overview": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
+  "studio.executionTimeline": ({ projectId }) => ({
+    projectId,
+    from: "2026-01-01T00:00:00.000Z",
+    to: "2026-01-02T00:00:00.000Z",
+    bucket: "hour",
+  }),
   "access.createFederationPolicy": ({ tenant, projectId }) => ({
     workspaceId: tenant.personalWorkspaceId,
     projectId,

@@ -63,8 +63,9 @@ type Expectation = ContractCall["asOutsider"] | "forbidden";
  * project of the workspace is NOT_FOUND like anyone else's.
  */
 function projectScopedExpectation(name: string, call: ContractCall): Expectation {
-  const management = ["access.", "agents.", "integrations."];
-  if (management.some((prefix) => name.startsWith(prefix)) || name === "projects.create") return "forbidden";
+  const management = ["access.", "agents.", "integrations.", "billing."];
+  const wholeWorkspace = ["projects.create", "studio.overview", "studio.executionTimeline#workspace"];
+  if (management.some((prefix) => name.startsWith(prefix)) || wholeWorkspace.includes(name)) return "forbidden";
   if (name === "projects.list#workspace") return "sees-nothing";
   if (call.asOutsider === "creates-own") return "forbidden";
   return call.asOutsider;

@@ -261,6 +261,57 @@ export const contractCalls: Record<string, ContractCall> = {
     asOutsider: "refused",
     asViewer: "refused",
   },
+  "billing.getPlan": {
+    input: ({ workspaceId }) => ({ workspaceId }),
+    scope: "projects:read",
+    asOutsider: "refused",
+    asViewer: "refused",
+  },
+  "billing.getUsage": {
+    input: ({ workspaceId }) => ({
+      workspaceId,
+      from: "2026-01-01T00:00:00.000Z",
+      to: "2026-02-01T00:00:00.000Z",
+      groupBy: "day",
+    }),
+    scope: "projects:read",
+    asOutsider: "refused",
+    asViewer: "refused",
+  },
+  "billing.listStatements": {
+    input: ({ workspaceId }) => ({ workspaceId }),
+    scope: "projects:read",
+    asOutsider: "refused",
+    asViewer: "refused",
+  },
+  "studio.overview": {
+    input: ({ workspaceId }) => ({ workspaceId }),
+    scope: "projects:read",
+    asOutsider: "refused",
+    asViewer: "reads",
+  },
+  "studio.executionTimeline": {
+    input: ({ projectId }) => ({
+      projectId,
+      from: "2026-01-01T00:00:00.000Z",
+      to: "2026-01-02T00:00:00.000Z",
+      bucket: "hour",
+    }),
+    scope: "projects:read",
+    asOutsider: "refused",
+    asViewer: "reads",
+  },
+  "studio.executionTimeline#workspace": {
+    input: ({ workspaceId }) => ({
+      workspaceId,
+      from: "2026-01-01T00:00:00.000Z",
+      to: "2026-01-02T00:00:00.000Z",
+      bucket: "hour",
+    }),
+    scope: "projects:read",
+    asOutsider: "refused",
+    asViewer: "reads",
+  },
   "access.createFederationPolicy": {
     input: ({ workspaceId, projectId }) => ({
       workspaceId,

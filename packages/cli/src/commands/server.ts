@@ -53,4 +53,18 @@ Runs in batches and prints its progress; run it again to resume after a stop. Se
         await bootstrapPlatform(context.env, "rotate-secret-key");
       }),
     );
+
+  server
+    .command("set-plan <workspaceId> <plan>")
+    .description("Put a workspace on one of the plans of WEFT_PLANS (its quotas apply within a second)")
+    .addHelpText(
+      "after",
+      `${examples('WEFT_PLANS=\'[{"name":"team","executionsPerMonth":100000}]\' weft server set-plan wsp_0123456789abcdefghijklmnop team')}
+Run it with the platform's environment (DATABASE_URL, WEFT_PLANS): it writes to the platform's database.\n`,
+    )
+    .action(
+      runCommand(async (context, workspaceId: string, plan: string) => {
+        await bootstrapPlatform(context.env, "set-plan", [workspaceId, plan]);
+      }),
+    );
 }

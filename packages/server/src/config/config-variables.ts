@@ -12,6 +12,8 @@ import {
   mailAddress,
   nameSet,
   path,
+  planCatalogue,
+  planName,
   portNumber,
   postgresUrl,
   publicUrl,
@@ -98,6 +100,13 @@ export const configVariables = {
     unset: "none",
     example: "10.0.0.0/8,127.0.0.1,db.internal:8080,[::1]:9000",
   },
+  WEFT_PLANS: {
+    schema: planCatalogue,
+    unset: "one plan, `unlimited`",
+    example:
+      '[{"name":"free","executionsPerMonth":1000,"stepSecondsPerMonth":3600,"projects":3,"storageBytes":104857600}]',
+  },
+  WEFT_DEFAULT_PLAN: { schema: planName, default: "unlimited", example: "free" },
   OTEL_EXPORTER_OTLP_ENDPOINT: {
     schema: publicUrl,
     unset: "unset (no export)",

@@ -1,3 +1,4 @@
+import { unlimitedPlan } from "../billing/plans.ts";
 import { isLoopbackAddress } from "../shared/loopback.ts";
 import type { PlatformRole } from "./config.ts";
 import { type ConfigSettings, type ConfigVariable, configVariables } from "./config-variables.ts";
@@ -64,6 +65,25 @@ function mailOf(settings: ConfigSettings, roles: ReadonlySet<PlatformRole>) {
     );
   }
   return { kind: "outbox" } as const;
+}
+
+/**
+ * The operator's plans, with the built-in `unlimited` unless they define their own plan of that
+ * name, and the plan new workspaces get, which must be one of them.
+ */
+function plansOf(settings: ConfigSettings) {
+  const configured = settings.WEFT_PLANS ?? [];
+  const plans = configured.some((plan) => plan.name === unlimitedPlan.name)
+    ? configured
+    : [unlimitedPlan, ...configured];
+  const defaultPlan = settings.WEFT_DEFAULT_PLAN;
+  if (!plans.some((plan) => plan.name === defaultPlan)) {
+    throw new ConfigError(
+      "WEFT_DEFAULT_PLAN",
+      `WEFT_DEFAULT_PLAN=${JSON.stringify(defaultPlan)} names no plan of WEFT_PLANS; the plans are ${plans.map((plan) => plan.name).join(", ")}`,
+    );
+  }
+  return { plans, defaultPlan };
 }
 
 /**
@@ -136,6 +156,8 @@ export function parseConfig(env: Environment, cwd: string = process.cwd()) {
       egress: settings.WEFT_SANDBOX_EGRESS,
       egressAllow: settings.WEFT_SANDBOX_EGRESS_ALLOW ?? [],
     },
+    /** The plans workspaces may be on (quotas per month) and the one they start on. */
+    billing: plansOf(settings),
     /** Base URL of an OpenTelemetry collector (OTLP/HTTP); spans are also sent there when set. */
     otlpEndpoint: settings.OTEL_EXPORTER_OTLP_ENDPOINT,
   };

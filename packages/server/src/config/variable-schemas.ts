@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { isAbsolute, resolve } from "node:path";
-import { type Duration, durationToMs } from "@weft/contract";
+import { type Duration, durationToMs, type Plan, planNameSchema, planSchema } from "@weft/contract";
 import { z } from "zod";
 
 /** What a variable's schema needs to phrase its refusal and find files. */
@@ -294,27 +294,59 @@ export interface TrustedIssuer {
   clientIds: string[];
 }
 
+/**
+ * The JSON a variable holds inline (starting with `[` or `{`) or in the file it names, parsed; the
+ * refusals name the variable and the form expected.
+ */
+function jsonOrFile(raw: string, refuse: Refuse, context: { name: string; cwd: string; form: string }): unknown {
+  const { name, cwd, form } = context;
+  let text = raw;
+  if (!raw.startsWith("[") && !raw.startsWith("{")) {
+    const file = isAbsolute(raw) ? raw : resolve(cwd, raw);
+    if (!existsSync(file)) refuse(`${name}=${quoted(raw)} is neither JSON nor the path of an existing file: ${form}`);
+    text = readFileSync(file, "utf8");
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    return refuse(`${name} is not valid JSON: ${form}`);
+  }
+}
+
+function firstIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
+  return `${issue?.message ?? "invalid"}${where}`;
+}
+
 /** A JSON issuer list, or the path of a file holding one. */
 export const trustedIssuers: VariableSchema<TrustedIssuer[]> = ({ name, example, cwd }) =>
   textSchema((raw, refuse) => {
     const form = `expected a JSON array like ${example} or the path of a file holding one`;
-    let text = raw;
-    if (!raw.startsWith("[") && !raw.startsWith("{")) {
-      const file = isAbsolute(raw) ? raw : resolve(cwd, raw);
-      if (!existsSync(file)) refuse(`${name}=${quoted(raw)} is neither JSON nor the path of an existing file: ${form}`);
-      text = readFileSync(file, "utf8");
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      return refuse(`${name} is not valid JSON: ${form}`);
-    }
-    const parsed = issuerList.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
-      return refuse(`${name} is not a valid issuer list (${issue?.message ?? "invalid"}${where}): ${form}`);
-    }
+    const parsed = issuerList.safeParse(jsonOrFile(raw, refuse, { name, cwd, form }));
+    if (!parsed.success) return refuse(`${name} is not a valid issuer list (${firstIssue(parsed.error)}): ${form}`);
     return parsed.data.map((entry) => ({ issuer: entry.issuer, jwksUri: entry.jwks_uri, clientIds: entry.client_ids }));
+  });
+
+const planList = z
+  .union([planSchema, z.array(planSchema).min(1)])
+  .transform((plans) => (Array.isArray(plans) ? plans : [plans]))
+  .refine((plans) => new Set(plans.map((plan) => plan.name)).size === plans.length, {
+    message: "a plan name is listed twice",
+  });
+
+/** The operator's plans: a JSON plan or array of plans, inline or in a file. */
+export const planCatalogue: VariableSchema<Plan[]> = ({ name, example, cwd }) =>
+  textSchema((raw, refuse) => {
+    const form = `expected a JSON array like ${example} or the path of a file holding one`;
+    const parsed = planList.safeParse(jsonOrFile(raw, refuse, { name, cwd, form }));
+    if (!parsed.success) return refuse(`${name} is not a valid plan list (${firstIssue(parsed.error)}): ${form}`);
+    return parsed.data;
+  });
+
+/** A plan's name (checked against the plans by `parseConfig`). */
+export const planName: VariableSchema<string> = ({ name, example }) =>
+  textSchema((raw, refuse) => {
+    if (!planNameSchema.safeParse(raw).success) refuse(`${name}=${quoted(raw)} is not a plan name, e.g. ${example}`);
+    return raw;
   });

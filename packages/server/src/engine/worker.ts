@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
+import { type PlanCatalogue, unlimitedPlan } from "../billing/plans.ts";
+import { createStatementCloser } from "../billing/statement-closer.ts";
 import type { DatabaseHandle } from "../db/database.ts";
 import { activeDeploymentsAmong, readDeploymentBundle } from "../deployments/read-deployments.ts";
 import { readIntegrationValues } from "../integrations/read-integration-values.ts";
@@ -76,6 +78,8 @@ export interface WorkerOptions {
   retention?: RetentionPeriods | undefined;
   /** The keys that open the projects' integration secrets; without it, workflows see no integrations. */
   keyring?: SecretKeyring | undefined;
+  /** The plans recorded in monthly statements (WEFT_PLANS); only `unlimited` by default. */
+  billing?: PlanCatalogue | undefined;
 }
 
 export interface WorkerDependencies {
@@ -98,6 +102,8 @@ export interface Worker {
   sandboxes(): string[];
   /** Starts the executions of the schedules whose tick has come (as every poll does); resolves once started. */
   fireSchedules(): Promise<void>;
+  /** Closes the previous month's statements now (as the first poll of a month does); how many this wrote. */
+  closeStatements(): Promise<number>;
   /** Deletes the history past its retention period now (as the periodic task does), and reports what went. */
   pruneHistory(): Promise<PruneReport>;
   /** Stops claiming, hands running executions back to the queue and stops the sandboxes. */
@@ -306,9 +312,17 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     { periods: options.retention ?? defaultRetentionPeriods, intervalMs: 60 * 60 * 1000, ...retentionPacing },
   );
 
+  const statements = createStatementCloser({
+    db,
+    clock,
+    logger,
+    catalogue: options.billing ?? { plans: [unlimitedPlan], defaultPlan: unlimitedPlan.name },
+  });
+
   let beating = false;
   const tick = setInterval(() => {
     void fireSchedules();
+    statements.tick();
     void poke();
     if (beating) return;
     beating = true;
@@ -326,6 +340,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     poke,
     sandboxes: () => pool.deployments(),
     fireSchedules,
+    closeStatements: statements.close,
     pruneHistory: pruner.prune,
     stop: async () => {
       if (stopped) return;

@@ -1,7 +1,7 @@
 import type { JsonSchema } from "@weft/contract";
 import { type EnqueueExecutionRequest, enqueueExecution, requestDigestOf } from "../engine/enqueue-execution.ts";
 import { type SchemaValidation, validateJsonSchema } from "../schemas/validate-json-schema.ts";
-import { ok, type ServiceResult } from "../shared/service-result.ts";
+import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import type { ActiveDefinition } from "./find-ingress-definitions.ts";
 import type { Budget } from "./hot-path-budget.ts";
 import type { IngressContext } from "./ingress-context.ts";
@@ -25,7 +25,8 @@ export function validateSubmission(
 }
 
 /**
- * Enqueues the execution that a form or webhook of the active deployment starts. A submission with
+ * Enqueues the execution that a form or webhook of the active deployment starts, unless the
+ * workspace's plan has no room left (quota_exceeded, nothing queued). A submission with
  * an idempotency key gets a transaction of its own (the key is looked up and claimed under a lock);
  * any other joins the group commit of the ingress's batcher. Either way the budget is checked just
  * before the commit: a submission whose caller has already been told 503 rolls back rather than
@@ -43,6 +44,8 @@ export async function enqueueSubmission(
     rawBody?: string | undefined;
   },
 ): Promise<ServiceResult<{ executionId: string; created: boolean }>> {
+  const exceeded = await ingress.platform.quotas.admit(definition.projectId);
+  if (exceeded !== undefined) return fail.quotaExceeded(exceeded);
   const request = {
     projectId: definition.projectId,
     deploymentId: definition.deploymentId,

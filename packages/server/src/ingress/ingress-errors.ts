@@ -23,6 +23,8 @@ export const ingressErrorStatus = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  /** The workspace's plan has no room for another execution this month. */
+  quota_exceeded: 429,
   unavailable: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;
 
@@ -49,10 +51,15 @@ export function ingressCodeOf(failure: ServiceFailure): IngressErrorCode {
       return failure.reason ?? "conflict";
     case "forbidden":
       return "forbidden";
+    case "quota_exceeded":
+      return "quota_exceeded";
   }
 }
 
-/** A domain service's refusal as the JSON ingress error body. */
+/**
+ * A domain service's refusal as the JSON ingress error body. A quota refusal's message names the
+ * quota and the instant it resets.
+ */
 export function ingressFailure(c: Context<AppEnv>, failure: ServiceFailure): Response {
   return ingressError(
     c,

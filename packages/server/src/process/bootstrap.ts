@@ -1,3 +1,4 @@
+import { assignPlan } from "../billing/assign-plan.ts";
 import type { Config, ParsedConfig } from "../config/config.ts";
 import { loadConfig } from "../config/load-config.ts";
 import { ConfigError, type Environment, parseConfig } from "../config/parse-config.ts";
@@ -19,12 +20,13 @@ import { stopOnSignals } from "./process-lifecycle.ts";
  * What a process runs: `platform` serves every role WEFT_ROLES names (`npm start`, `weft server`);
  * `worker` only runs workflow executions (`weft worker`).
  */
-export type ProcessKind = "platform" | "worker" | "rotate-secret-key";
+export type ProcessKind = "platform" | "worker" | "rotate-secret-key" | "set-plan";
 
 const programs: Record<ProcessKind, string> = {
   platform: "weft",
   worker: "weft worker",
   "rotate-secret-key": "weft server rotate-secret-key",
+  "set-plan": "weft server set-plan",
 };
 
 /**
@@ -33,11 +35,13 @@ const programs: Record<ProcessKind, string> = {
  * prints the start-up lines and stops gracefully on SIGTERM/SIGINT. A bad configuration or a
  * sandbox that cannot be had ends the process with one line on stderr and exit code 1.
  */
-export async function bootstrap(env: Environment, kind: ProcessKind): Promise<void> {
+export async function bootstrap(env: Environment, kind: ProcessKind, args: readonly string[] = []): Promise<void> {
   const program = programs[kind];
   try {
     if (kind === "rotate-secret-key") {
       await rotateSecretKey(loadConfig(env));
+    } else if (kind === "set-plan") {
+      await setPlan(parseConfig({ ...env, WEFT_ROLES: "api" }), args);
     } else if (kind === "worker") {
       // This process plays the worker role only, whatever WEFT_ROLES says, so the rules of the
       // serving roles (such as the dev mailbox's refusal of a non-loopback HOST) do not stop it; it
@@ -93,6 +97,23 @@ async function rotateSecretKey(config: Config): Promise<void> {
   }
 }
 
+/** Puts the workspace `args[0]` on the plan `args[1]`; an unknown plan or workspace ends with code 1. */
+async function setPlan(config: ParsedConfig, args: readonly string[]): Promise<void> {
+  const [workspaceId = "", plan = ""] = args;
+  const database = await openDatabase(config.database);
+  try {
+    const assigned = await assignPlan(database.db, config.billing, { workspaceId, plan });
+    if (!assigned.ok) {
+      process.stderr.write(`weft server set-plan: ${assigned.failure.message}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    process.stdout.write(`Workspace ${workspaceId} is now on the plan "${plan}".\n`);
+  } finally {
+    await database.close();
+  }
+}
+
 async function runPlatform(config: Config): Promise<void> {
   const platform = await startPlatform(config);
   // Before announcing readiness: whoever waits for the line below may signal at once, and a signal
@@ -132,6 +153,7 @@ async function runWorker(config: ParsedConfig): Promise<void> {
       // Wait token ids must be the ones the other processes of this database would make: the shared key.
       tokens: waitTokenIssuer({ secretKey, baseUrl: config.baseUrl }),
       keyring: integrationKeyring({ secretKey, secretKeyPrevious: config.secretKeyPrevious }),
+      billing: config.billing,
     },
   );
   // Before announcing readiness: a signal that arrives before a handler exists ends the process at once.

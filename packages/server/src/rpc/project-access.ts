@@ -11,10 +11,10 @@ export type WorkspaceAccess = "read" | "write";
 const writerRoles: ReadonlySet<WorkspaceRole> = new Set(["owner", "admin", "member"]);
 
 /** Namespaces that act on a workspace's people and trust rather than on a project. */
-const workspaceManagementNamespaces: ReadonlySet<string> = new Set(["access", "agents", "integrations"]);
+const workspaceManagementNamespaces: ReadonlySet<string> = new Set(["access", "agents", "integrations", "billing"]);
 
 const projectScopedRefusal =
-  "This credential is scoped to one project: it cannot manage the workspace, its members, agents, policies or integrations.";
+  "This credential is scoped to one project: it cannot manage the workspace, its members, agents, policies, integrations or billing, nor see the workspace as a whole.";
 
 /**
  * Refuses a project-scoped credential every procedure outside its project's reach (FORBIDDEN), before
@@ -32,6 +32,11 @@ export function credentialReaches(principal: Principal, path: readonly string[])
 /** Whether the caller may change anything anywhere: a writer role in at least one workspace. */
 export function holdsWriterRoleSomewhere(principal: Principal): boolean {
   return [...principal.workspaces.values()].some((role) => writerRoles.has(role));
+}
+
+/** Refuses a project-scoped credential a view of the whole workspace (FORBIDDEN), as for management. */
+export function requireWholeWorkspaceReach(principal: Principal): void {
+  if (principal.projectId !== undefined) throw forbidden(projectScopedRefusal);
 }
 
 /**

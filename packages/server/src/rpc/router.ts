@@ -1,11 +1,13 @@
 import { accessRouter } from "./access/index.ts";
 import { agentsRouter } from "./agents/index.ts";
+import { billingRouter } from "./billing/index.ts";
 import { deploymentsRouter } from "./deployments/index.ts";
 import { rpc } from "./implementer.ts";
 import { integrationsRouter } from "./integrations/index.ts";
 import { projectsRouter } from "./projects/index.ts";
 import { resourcesRouter } from "./resources/index.ts";
 import { schedulesRouter } from "./schedules/index.ts";
+import { studioRouter } from "./studio/index.ts";
 import { tracesRouter } from "./traces/index.ts";
 import { workflowsRouter } from "./workflows/index.ts";
 
@@ -20,6 +22,8 @@ export const router = rpc.router({
   access: accessRouter,
   schedules: schedulesRouter,
   integrations: integrationsRouter,
+  billing: billingRouter,
+  studio: studioRouter,
 });
 
 export type Router = typeof router;

@@ -1,5 +1,5 @@
 import { ORPCError } from "@orpc/server";
-import type { InputIssue } from "@weft/contract";
+import type { InputIssue, QuotaRefusal } from "@weft/contract";
 
 /**
  * Constructors for the errors of the contract's catalogue (`rpcErrors` in @weft/contract), so every
@@ -17,8 +17,12 @@ export function conflict(message: string): ORPCError<"CONFLICT", undefined> {
   return new ORPCError("CONFLICT", { status: 409, message });
 }
 
-export function forbidden(message: string, data: { missingScope?: string } = {}) {
+export function forbidden(message: string, data: { missingScope?: string; quota?: QuotaRefusal } = {}) {
   return new ORPCError("FORBIDDEN", { status: 403, message, data });
+}
+
+export function tooManyRequests(message: string, data: { quota?: QuotaRefusal } = {}) {
+  return new ORPCError("TOO_MANY_REQUESTS", { status: 429, message, data });
 }
 
 export function unauthorized(message: string): ORPCError<"UNAUTHORIZED", undefined> {

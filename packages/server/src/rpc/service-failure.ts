@@ -1,6 +1,6 @@
 import type { ORPCError } from "@orpc/server";
 import type { ServiceFailure, ServiceResult } from "../shared/service-result.ts";
-import { badRequest, conflict, forbidden, notFound } from "./rpc-errors.ts";
+import { badRequest, conflict, forbidden, notFound, tooManyRequests } from "./rpc-errors.ts";
 
 /** Issue paths of services are dotted strings; RPC issues carry them as arrays. */
 function toPath(path: string): (string | number)[] {
@@ -9,7 +9,8 @@ function toPath(path: string): (string | number)[] {
 
 /**
  * The RPC error of a service failure: invalid → BAD_REQUEST (its issues under `prefix`, the input
- * field the service was given), not_found → NOT_FOUND, conflict → CONFLICT, forbidden → FORBIDDEN.
+ * field the service was given), not_found → NOT_FOUND, conflict → CONFLICT, forbidden → FORBIDDEN,
+ * quota_exceeded → TOO_MANY_REQUESTS (a monthly quota) or FORBIDDEN (the project count), with `data.quota`.
  */
 export function toRpcError(
   failure: ServiceFailure,
@@ -30,6 +31,11 @@ export function toRpcError(
       return conflict(failure.message);
     case "forbidden":
       return forbidden(failure.message);
+    case "quota_exceeded":
+      // A monthly quota frees up at the reset, so it is a rate; the project count only by deleting one.
+      return failure.quota.resetsAt === null
+        ? forbidden(failure.message, { quota: failure.quota })
+        : tooManyRequests(failure.message, { quota: failure.quota });
   }
 }
 

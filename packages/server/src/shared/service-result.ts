@@ -1,3 +1,5 @@
+import type { QuotaRefusal } from "@weft/contract";
+
 /**
  * What a domain service answers. An expected refusal (bad input, an unknown or foreign id, a state
  * or name that forbids the change) is a value, never a throw, so that TypeScript makes every
@@ -15,7 +17,9 @@ export type ServiceFailure =
   /** The request is valid but the target's state forbids it: a name in use, a finished execution. */
   | { kind: "conflict"; message: string; reason?: ConflictReason }
   /** The caller sees the target but their role does not allow this change. */
-  | { kind: "forbidden"; message: string };
+  | { kind: "forbidden"; message: string }
+  /** The workspace's plan has no room left: a monthly quota until it resets, or its project count. */
+  | { kind: "quota_exceeded"; message: string; quota: QuotaRefusal };
 
 /**
  * A conflict that a client must tell apart from the others, so that ingress names it in its `error`
@@ -69,6 +73,9 @@ export const fail = {
   },
   forbidden(message: string): { ok: false; failure: ServiceFailure } {
     return { ok: false, failure: { kind: "forbidden", message } };
+  },
+  quotaExceeded(exceeded: { message: string; quota: QuotaRefusal }): { ok: false; failure: ServiceFailure } {
+    return { ok: false, failure: { kind: "quota_exceeded", message: exceeded.message, quota: exceeded.quota } };
   },
 };
 

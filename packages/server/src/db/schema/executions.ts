@@ -71,9 +71,12 @@ export const executions = pgTable(
     index("executions_ready_idx").on(table.runAt).where(sql`${table.status} in ('queued', 'sleeping', 'waiting')`),
     index("executions_leased_idx").on(table.leaseExpiresAt).where(sql`${table.status} = 'running'`),
     index().on(table.projectId, table.workflow, table.status),
-    index().on(table.projectId, table.createdAt),
+    // With status, Studio's counts of a range (the last 24 hours, a timeline) are index-only scans.
+    index().on(table.projectId, table.createdAt, table.status),
     // Retention walks finished executions oldest first; unfinished ones are never in its way.
     index("executions_finished_idx").on(table.finishedAt).where(sql`${table.finishedAt} is not null`),
+    // Studio's recent failures of a workspace: per project, newest first, failed rows only.
+    index("executions_failures_idx").on(table.projectId, table.finishedAt).where(sql`${table.status} = 'failed'`),
   ],
 );
 

@@ -17,6 +17,8 @@ export const workspaces = pgTable("workspaces", {
   personalAccountId: text("personal_account_id")
     .unique()
     .references(() => accounts.id),
+  /** The plan the operator assigned (`weft server set-plan`); null means WEFT_DEFAULT_PLAN. */
+  plan: text("plan"),
   createdAt: timestamptz("created_at").notNull(),
 });
 

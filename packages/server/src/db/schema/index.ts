@@ -1,4 +1,5 @@
 export * from "./auth.ts";
+export * from "./billing.ts";
 export * from "./deployments.ts";
 export * from "./executions.ts";
 export * from "./federation.ts";

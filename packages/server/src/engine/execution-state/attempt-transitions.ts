@@ -1,4 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
+import { billedStepMs, meterEndedExecution } from "../../billing/metering.ts";
 import type { Database, Transaction } from "../../db/database.ts";
 import type { ExecutionError, LogEntry } from "../../db/schema/index.ts";
 import { cancellationsChannel } from "../channels.ts";
@@ -60,6 +61,9 @@ export async function endAttempt(
     (total, span) => total + (Date.parse(span.end_time ?? span.start_time) - Date.parse(span.start_time)) / 1000,
     0,
   );
+  const bufferedStepMs = stepSpans
+    .filter((span) => span.kind === "step")
+    .reduce((total, span) => total + billedStepMs(span.start_time, span.end_time), 0);
   const flushSpans =
     stepSpans.length === 0
       ? sql``
@@ -74,7 +78,8 @@ export async function endAttempt(
             coalesce((select sum(extract(epoch from (s.end_time - s.start_time)))::float8 from spans s
               where s.execution_id = changed.id and s.kind = 'step'), 0) + ${bufferedSeconds}::float8,
             changed.attempt, ${now}::timestamptz
-          from changed on conflict do nothing returning 1)`;
+          from changed on conflict do nothing returning 1),
+        ${meterEndedExecution(now, bufferedStepMs)}`;
   const attemptSpan = closeSpan(
     sql`span_id = ${end.attemptSpanId ?? ""} and exists (select 1 from changed)`,
     now,
@@ -85,7 +90,7 @@ export async function endAttempt(
     sql`with ${relaxed ? sql`${relaxedCommit},` : sql``} changed as (update executions set ${setStatusOf(end.transition)}, ${end.set},
           lease_owner = null, lease_expires_at = null, logs = logs || ${jsonParam(end.logs)}::jsonb
         where id = ${target.executionId} and ${allowedBy(end.transition, target.holder)}
-        returning id, project_id, workflow, attempt, execution_span_id),
+        returning id, project_id, workflow, attempt, execution_span_id, trigger_kind, output),
       attempt_span as (${attemptSpan} returning 1)${flushSpans}${finalParts}
       select count(*)::int as changed${relaxed ? sql`, ${relaxedCommitUsed} as relaxed` : sql``} from changed`,
   );

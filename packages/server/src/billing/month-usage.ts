@@ -1,0 +1,67 @@
+import type { Plan, QuotaName, QuotaRefusal } from "@weft/contract";
+import { and, count, eq, gte, lt, sql } from "drizzle-orm";
+import type { Database, Transaction } from "../db/database.ts";
+import { projects, usageDaily, workspaces } from "../db/schema/index.ts";
+import { monthOf } from "./billing-month.ts";
+import { type PlanCatalogue, planOf, quotaUnits } from "./plans.ts";
+
+export interface MonthUsage {
+  executions: number;
+  stepSeconds: number;
+  bytes: number;
+}
+
+/** A workspace's meters summed over the UTC month that `now` falls in. */
+export async function readMonthUsage(db: Database | Transaction, workspaceId: string, now: Date): Promise<MonthUsage> {
+  const month = monthOf(now);
+  const [row] = await db
+    .select({
+      executions: sql<number>`coalesce(sum(${usageDaily.executions}), 0)::float8`,
+      stepMs: sql<number>`coalesce(sum(${usageDaily.stepMs}), 0)::float8`,
+      bytes: sql<number>`coalesce(sum(${usageDaily.bytes}), 0)::float8`,
+    })
+    .from(usageDaily)
+    .where(
+      and(
+        eq(usageDaily.workspaceId, workspaceId),
+        gte(usageDaily.day, month.day),
+        lt(usageDaily.day, monthOf(month.end).day),
+      ),
+    );
+  return { executions: row?.executions ?? 0, stepSeconds: (row?.stepMs ?? 0) / 1000, bytes: row?.bytes ?? 0 };
+}
+
+/** The plan a workspace is on; undefined for a workspace that does not exist. */
+export async function readWorkspacePlan(
+  db: Database | Transaction,
+  catalogue: PlanCatalogue,
+  workspaceId: string,
+): Promise<Plan | undefined> {
+  const [row] = await db.select({ plan: workspaces.plan }).from(workspaces).where(eq(workspaces.id, workspaceId));
+  return row === undefined ? undefined : planOf(catalogue, row.plan);
+}
+
+export async function countProjects(db: Database | Transaction, workspaceId: string): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(projects).where(eq(projects.workspaceId, workspaceId));
+  return row?.n ?? 0;
+}
+
+/** The first monthly quota of the plan that `used` has reached, as a refusal; undefined while all have room. */
+export function exhaustedMonthlyQuota(plan: Plan, used: MonthUsage, now: Date): QuotaRefusal | undefined {
+  const resetsAt = monthOf(now).end.toISOString();
+  const checks: [QuotaName, number | undefined, number][] = [
+    ["executionsPerMonth", plan.executionsPerMonth, used.executions],
+    ["stepSecondsPerMonth", plan.stepSecondsPerMonth, used.stepSeconds],
+    ["storageBytes", plan.storageBytes, used.bytes],
+  ];
+  for (const [name, limit, value] of checks) {
+    if (limit !== undefined && value >= limit) return { name, limit, used: value, resetsAt };
+  }
+  return undefined;
+}
+
+/** The one wording of a quota refusal, naming the quota and, for a monthly one, when it resets. */
+export function quotaMessage(plan: Plan, quota: QuotaRefusal): string {
+  const reset = quota.resetsAt === null ? "" : `; it resets at ${quota.resetsAt}`;
+  return `The workspace's plan "${plan.name}" allows ${quota.limit} ${quotaUnits[quota.name]} (quota ${quota.name}) and ${quota.used} are used${reset}.`;
+}

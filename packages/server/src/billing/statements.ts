@@ -1,0 +1,104 @@
+import type { Statement } from "@weft/contract";
+import { and, eq, gte, lt, sql } from "drizzle-orm";
+import type { Database } from "../db/database.ts";
+import { type StatementProjectTotals, usageDaily, usageStatements } from "../db/schema/index.ts";
+import {
+  fetchTimestampPage,
+  newestFirst,
+  olderThanCursor,
+  type TimestampPage,
+  type TimestampPageRequest,
+} from "../db/timestamp-cursor-page.ts";
+import { monthOf, utcDayOf } from "./billing-month.ts";
+import { readWorkspacePlan } from "./month-usage.ts";
+import type { PlanCatalogue } from "./plans.ts";
+import { readMeterRows, summarise } from "./read-usage.ts";
+
+/**
+ * Closes the month before `now` for every workspace that used anything in it: one statement each,
+ * with the plan in force at closing. Any number of processes may run it at once: the primary key
+ * (workspace, month) keeps the first statement written and drops the others, so a month is closed
+ * exactly once. Returns how many statements this call wrote.
+ */
+export async function closePreviousMonth(db: Database, deps: { catalogue: PlanCatalogue; now: Date }): Promise<number> {
+  const current = monthOf(deps.now);
+  const previous = monthOf(new Date(current.start.getTime() - 1));
+  const open = await db
+    .selectDistinct({ workspaceId: usageDaily.workspaceId })
+    .from(usageDaily)
+    .where(
+      and(
+        gte(usageDaily.day, previous.day),
+        lt(usageDaily.day, current.day),
+        sql`not exists (select 1 from ${usageStatements} s where s.workspace_id = ${usageDaily.workspaceId}
+          and s.period_start = ${previous.start.toISOString()}::timestamptz)`,
+      ),
+    );
+  let written = 0;
+  for (const { workspaceId } of open) {
+    const rows = await readMeterRows(db, {
+      workspaceId,
+      fromDay: previous.day,
+      toDay: utcDayOf(new Date(current.start.getTime() - 1)),
+    });
+    const { totals, groups } = summarise(rows, (row) => row.projectId);
+    const plan = (await readWorkspacePlan(db, deps.catalogue, workspaceId)) ?? { name: deps.catalogue.defaultPlan };
+    const projects: StatementProjectTotals[] = [...groups].map(([projectId, figures]) => ({
+      projectId,
+      executions: figures.executions,
+      stepSeconds: figures.stepSeconds,
+      bytes: figures.bytes,
+    }));
+    const inserted = await db
+      .insert(usageStatements)
+      .values({
+        workspaceId,
+        periodStart: previous.start,
+        plan,
+        totals: {
+          executions: totals.executions,
+          stepSeconds: totals.stepSeconds,
+          bytes: totals.bytes,
+          activeProjects: totals.activeProjects,
+        },
+        projects,
+        closedAt: deps.now,
+      })
+      .onConflictDoNothing()
+      .returning({ workspaceId: usageStatements.workspaceId });
+    written += inserted.length;
+  }
+  return written;
+}
+
+const order = { at: usageStatements.periodStart, id: usageStatements.workspaceId };
+
+/** `billing.listStatements`: a workspace's closed months, newest first. */
+export async function listStatements(
+  db: Database,
+  request: { workspaceId: string; page: TimestampPageRequest },
+): Promise<TimestampPage<Statement>> {
+  const page = await fetchTimestampPage({
+    request: request.page,
+    selectRows: (after, limit) =>
+      db
+        .select()
+        .from(usageStatements)
+        .where(and(eq(usageStatements.workspaceId, request.workspaceId), olderThanCursor(order, after)))
+        .orderBy(...newestFirst(order))
+        .limit(limit),
+    cursorOf: (row) => ({ at: row.periodStart, id: row.workspaceId }),
+  });
+  return {
+    next: page.next,
+    rows: page.rows.map((row) => ({
+      workspaceId: row.workspaceId,
+      periodStart: row.periodStart.toISOString(),
+      periodEnd: monthOf(row.periodStart).end.toISOString(),
+      plan: row.plan,
+      totals: row.totals,
+      projects: row.projects,
+      closedAt: row.closedAt.toISOString(),
+    })),
+  };
+}
