@@ -46,6 +46,10 @@ export const exposedProcedures: Readonly<Record<string, ToolRule>> = {
   "schedules.list": reads("projects:read"),
   "schedules.pause": writes("projects:write"),
   "schedules.resume": writes("projects:write"),
+  // The usage summary: what the workspace used against its plan (owners and admins; the procedure refuses others).
+  "billing.getUsage": reads("projects:read"),
+  "billing.getPlan": reads("projects:read"),
+  "studio.overview": reads("projects:read"),
 };
 
 /**
@@ -76,6 +80,9 @@ export const unexposedProcedures: Readonly<Record<string, string>> = {
   "integrations.create": "administrative (integrations and their secrets)",
   "integrations.update": "administrative (integrations and their secrets)",
   "integrations.delete": "administrative (integrations and their secrets)",
+  "billing.listStatements": "monthly statements are an operator's and a workspace owner's bookkeeping, read in Studio",
+  "studio.executionTimeline":
+    "a chart's series: studio.overview and workflows.listExecutions answer an agent's questions",
 };
 
 /** The tool name of a procedure: `workflows.getExecution` → `workflows_getExecution`, in the character set every MCP client accepts. */
