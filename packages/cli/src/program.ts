@@ -9,6 +9,7 @@ import { registerInit } from "./commands/init.ts";
 import { registerIntegrations } from "./commands/integrations.ts";
 import { registerLogin } from "./commands/login.ts";
 import { registerLogout } from "./commands/logout.ts";
+import { registerLogs } from "./commands/logs.ts";
 import { registerMembers } from "./commands/members.ts";
 import { registerProjects } from "./commands/projects.ts";
 import { registerResources } from "./commands/resources.ts";
@@ -52,6 +53,7 @@ export function createProgram(): Command {
   registerDeployments(program);
   registerWorkflows(program);
   registerExecutions(program);
+  registerLogs(program);
   registerTraces(program);
   registerResources(program);
   registerWorkspaces(program);

@@ -2,7 +2,12 @@ import { setTimeout as delay } from "node:timers/promises";
 import { ORPCError } from "@orpc/server";
 import type { Context } from "hono";
 import { type SSEStreamingApi, streamSSE } from "hono/streaming";
-import { decodePosition, type EventPosition, positionAt } from "../execution-events/event-position.ts";
+import {
+  comparePositions,
+  decodePosition,
+  type EventPosition,
+  positionAt,
+} from "../execution-events/event-position.ts";
 import { listEvents } from "../execution-events/index.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { jsonError } from "../http/errors.ts";
@@ -66,6 +71,13 @@ export function eventStreamRoute(context: PlatformContext, resolver: PrincipalRe
   };
 }
 
+/**
+ * Each look reads again the last `recheckMs` of the stream: an event stamped a moment ago may commit
+ * after a later-stamped one of another execution (or another worker's clock), and would otherwise
+ * be passed over. Events already sent on this connection are skipped by id.
+ */
+export const recheckMs = 5000;
+
 async function follow(
   context: PlatformContext,
   stream: SSEStreamingApi,
@@ -73,25 +85,40 @@ async function follow(
 ): Promise<void> {
   const stopped = new AbortController();
   stream.onAbort(() => stopped.abort());
-  let after = request.after;
+  let latest = request.after;
+  const sent = new Map<string, number>();
   let quietSince = Date.now();
   while (!stopped.signal.aborted) {
-    const page = await listEvents(context.database.db, {
-      scope: { projectId: request.projectId },
-      after,
-      limit: pageSize,
-    });
-    if (!page.ok) return;
-    for (const event of page.value.events) {
-      await stream.writeSSE({ id: event.id, event: "execution-event", data: JSON.stringify(toEvent(event)) });
-      after = event.position;
+    const horizon = latest.recordedAt.getTime() - recheckMs;
+    let cursor = minPosition(latest, positionAt(new Date(horizon)));
+    let wrote = false;
+    for (;;) {
+      const page = await listEvents(context.database.db, {
+        scope: { projectId: request.projectId },
+        after: cursor,
+        limit: pageSize,
+      });
+      if (!page.ok) return;
+      for (const event of page.value.events) {
+        cursor = event.position;
+        if (sent.has(event.id) || comparePositions(event.position, request.after) <= 0) continue;
+        await stream.writeSSE({ id: event.id, event: "execution-event", data: JSON.stringify(toEvent(event)) });
+        sent.set(event.id, event.position.recordedAt.getTime());
+        if (comparePositions(event.position, latest) > 0) latest = event.position;
+        wrote = true;
+      }
+      if (!page.value.hasMore) break;
     }
-    if (page.value.events.length > 0) quietSince = Date.now();
+    for (const [id, recordedAt] of sent) if (recordedAt < horizon) sent.delete(id);
+    if (wrote) quietSince = Date.now();
     else if (Date.now() - quietSince >= keepAliveMs) {
       await stream.write(": keep-alive\n\n");
       quietSince = Date.now();
     }
-    if (page.value.hasMore) continue;
     await delay(eventPollIntervalMs, undefined, { signal: stopped.signal }).catch(() => undefined);
   }
+}
+
+function minPosition(a: EventPosition, b: EventPosition): EventPosition {
+  return comparePositions(a, b) <= 0 ? a : b;
 }
