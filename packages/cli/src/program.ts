@@ -4,6 +4,7 @@ import { registerAgents } from "./commands/agents.ts";
 import { registerAudit } from "./commands/audit.ts";
 import { registerDeploy } from "./commands/deploy.ts";
 import { registerDeployments } from "./commands/deployments.ts";
+import { registerDev } from "./commands/dev.ts";
 import { registerExecutions } from "./commands/executions.ts";
 import { registerInit } from "./commands/init.ts";
 import { registerIntegrations } from "./commands/integrations.ts";
@@ -49,6 +50,7 @@ export function createProgram(): Command {
   registerWhoami(program);
   registerInit(program);
   registerDeploy(program);
+  registerDev(program);
   registerProjects(program);
   registerDeployments(program);
   registerWorkflows(program);

@@ -141,3 +141,57 @@ describe("weft logs", { timeout: 120_000 }, () => {
     expect(refused.stderr).toContain("WEFT_TOKEN");
   });
 });
+
+describe("weft dev", { timeout: 120_000 }, () => {
+  it("deploys, redeploys on a save of the config or a file it imports, shows errors with file:line, streams logs", async () => {
+    const project = mkdtempSync(join(tmpdir(), "weft-dev-"));
+    const configWith = (greeting: string) => `import { defineConfig, workflow } from "@weft/sdk";
+import { punctuation } from "./words.ts";
+
+export default defineConfig({
+  workflows: [
+    workflow({
+      name: "hello",
+      async run(_input, ctx) {
+        ctx.log.info("${greeting}" + punctuation);
+      },
+    }),
+  ],
+});
+`;
+    writeFileSync(join(project, "weft.config.ts"), configWith("hello"));
+    writeFileSync(join(project, "words.ts"), 'export const punctuation = "!";\n');
+    const created = await runCli(["deploy", "--create", "--name", "dev", "--json"], { cwd: project, env });
+    expect(created.code).toBe(0);
+    const devProjectId = parseJson<{ projectId: string }>(created).projectId;
+
+    const running = startCli(["dev"], { cwd: project, env });
+    await running.waitFor((output) => output.includes(`deployed #2 to ${devProjectId}`));
+
+    writeFileSync(join(project, "words.ts"), 'export const punctuation = "?";\n');
+    await running.waitFor((output) => output.includes("deployed #3"));
+
+    writeFileSync(join(project, "weft.config.ts"), `${configWith("hi")}\nconst broken = ;\n`);
+    await running.waitFor((output) => /not deployed: .*weft\.config\.ts:\d+:\d+/.test(output));
+
+    writeFileSync(join(project, "weft.config.ts"), configWith("welcome"));
+    await running.waitFor((output) => output.includes("deployed #4"));
+
+    weft.clock.advance(1000);
+    const started = await callRpc(
+      weft.url,
+      "workflows.run",
+      { projectId: devProjectId, workflow: "hello", input: {} },
+      { token },
+    );
+    const executionId = (started.json as { executionId: string }).executionId;
+    await running.waitFor((output) => output.includes(`${executionId}  info  welcome?`));
+    await running.waitFor((output) => output.includes(`${executionId}  succeeded`));
+
+    running.kill("SIGINT");
+    const result = await running.result;
+    expect(result.code).toBe(0);
+    expect(result.stdout.match(/^deployed /gm)).toHaveLength(3);
+    expect(result.stdout.match(/^not deployed: /gm)).toHaveLength(1);
+  });
+});
