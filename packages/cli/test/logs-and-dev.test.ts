@@ -30,7 +30,15 @@ const nap = workflow({
   },
 });
 
-export default defineConfig({ workflows: [greet, nap] });
+const flop = workflow({
+  name: "flop",
+  retries: { maxAttempts: 1 },
+  async run() {
+    throw new Error("flopped");
+  },
+});
+
+export default defineConfig({ workflows: [greet, nap, flop] });
 `;
 
 const cli = (args: string[]) => runCli(args, { cwd: directory, env });
@@ -193,5 +201,49 @@ export default defineConfig({
     expect(result.code).toBe(0);
     expect(result.stdout.match(/^deployed /gm)).toHaveLength(3);
     expect(result.stdout.match(/^not deployed: /gm)).toHaveLength(1);
+  });
+});
+
+describe("weft executions rerun", { timeout: 120_000 }, () => {
+  it("re-runs one execution, or every failed one since a moment after a confirmation, with the counts", async () => {
+    const failed = [await run("flop", {}), await run("flop", {})];
+    for (const executionId of failed) await waitForStatus(executionId, "failed");
+    // The platform's clock is the test's manual one: an instant, not a duration back from the real now.
+    const since = "2025-12-31T00:00:00Z";
+
+    const unconfirmed = await cli(["executions", "rerun", "--failed", "--since", since, "--workflow", "flop"]);
+    expect(unconfirmed.code).toBe(2);
+    expect(unconfirmed.stderr).toContain("needs a confirmation");
+    expect(unconfirmed.stderr).toContain("--yes");
+    const badSince = await cli(["executions", "rerun", "--failed", "--since", "yesterday", "--yes"]);
+    expect(badSince.code).toBe(2);
+    expect(badSince.stderr).toContain("--since yesterday is neither a duration nor an instant");
+    const nothingNamed = await cli(["executions", "rerun"]);
+    expect(nothingNamed.code).toBe(2);
+
+    const bulk = await cli([
+      "executions",
+      "rerun",
+      "--failed",
+      "--since",
+      since,
+      "--workflow",
+      "flop",
+      "--yes",
+      "--json",
+    ]);
+    expect(bulk.code).toBe(0);
+    const outcome = parseJson<{ rerun: { from: string; executionId: string }[]; skipped: unknown[] }>(bulk);
+    expect(outcome.rerun.map((entry) => entry.from).sort()).toEqual([...failed].sort());
+    expect(outcome.skipped).toEqual([]);
+    const text = await cli(["executions", "rerun", "--failed", "--since", since, "--workflow", "greet", "--yes"]);
+    expect(text.stdout).toContain("Re-ran 0, skipped 0.");
+
+    const one = await cli(["executions", "rerun", failed[0] ?? "", "--json"]);
+    expect(one.code).toBe(0);
+    const rerun = parseJson<{ from: string; executionId: string }>(one);
+    expect(rerun.from).toBe(failed[0]);
+    const execution = await callRpc(weft.url, "workflows.getExecution", { executionId: rerun.executionId }, { token });
+    expect(execution.json).toMatchObject({ workflow: "flop", rerunOf: failed[0] });
   });
 });
