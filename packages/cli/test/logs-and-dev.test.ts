@@ -150,7 +150,7 @@ describe("weft logs", { timeout: 120_000 }, () => {
   });
 });
 
-describe("weft dev", { timeout: 120_000 }, () => {
+describe("weft dev", { timeout: 240_000 }, () => {
   it("deploys, redeploys on a save of the config or a file it imports, shows errors with file:line, streams logs", async () => {
     const project = mkdtempSync(join(tmpdir(), "weft-dev-"));
     const configWith = (greeting: string) => `import { defineConfig, workflow } from "@weft/sdk";

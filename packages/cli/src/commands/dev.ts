@@ -58,6 +58,7 @@ async function dev(context: CommandContext, options: DevOptions): Promise<void> 
 
   const deploy = async () => {
     const started = Date.now();
+    let result: string;
     try {
       const loaded = await loadConfig(path);
       sources = [...new Set([path, ...loaded.sources])];
@@ -66,19 +67,17 @@ async function dev(context: CommandContext, options: DevOptions): Promise<void> 
         manifest: loaded.manifest,
         bundle: loaded.bundle,
       });
-      output.line(
-        `${output.style("green", "deployed")} #${deployment.number} to ${projectId}: ${plural(loaded.manifest.workflows.length, "workflow")} in ${Date.now() - started} ms`,
-      );
+      result = `${output.style("green", "deployed")} #${deployment.number} to ${projectId}: ${plural(loaded.manifest.workflows.length, "workflow")} in ${Date.now() - started} ms`;
     } catch (error) {
       const failure = describeFailure(error, { apiUrl: context.apiUrl, env: context.env });
-      output.line(
-        `${output.style("red", "not deployed:")} ${failure.message.replaceAll("\n", " ").replace(/ {2,}/g, " ")}`,
-      );
+      result = `${output.style("red", "not deployed:")} ${failure.message.replaceAll("\n", " ").replace(/ {2,}/g, " ")}`;
     }
+    // Watch the new set of files before saying so: a save right after the line is seen is not missed.
     stopWatching();
     stopWatching = watchFiles(sources, () => {
       deploying = deploying.then(deploy);
     });
+    output.line(result);
   };
 
   output.line(`watching ${relative(context.cwd, path) || basename(path)} and the files it imports; Ctrl-C stops`);
