@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline";
-import { isCancel, password, select, text } from "@clack/prompts";
+import { confirm, isCancel, password, select, text } from "@clack/prompts";
 import { CliError } from "./errors.ts";
 import type { Output } from "./output.ts";
 
@@ -57,4 +57,11 @@ export function stdinLines(stream: NodeJS.ReadStream): () => Promise<string | un
     const next = await lines.next();
     return next.done ? undefined : next.value.trim();
   };
+}
+
+/** Asks a yes/no question on the terminal; only for interactive output. */
+export async function confirmAction(output: Output, message: string): Promise<boolean> {
+  const answer = await confirm({ message, input: output.streams.stdin, output: output.streams.stdout });
+  if (isCancel(answer)) throw cancelled();
+  return answer;
 }

@@ -17,6 +17,7 @@ export * from "./cron-schedule.ts";
 export * from "./deployments.ts";
 export * from "./duration.ts";
 export * from "./errors.ts";
+export * from "./execution-events.ts";
 export * from "./instants.ts";
 export * from "./integrations.ts";
 export * from "./manifest.ts";

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { deploymentIdSchema } from "./deployments.ts";
 import { procedure } from "./errors.ts";
+import { listEventsProcedure } from "./execution-events.ts";
 import { instantInputSchema } from "./instants.ts";
 import { definitionNameSchema, workflowManifestSchema } from "./manifest.ts";
 import { cappedCountPageOf, paginationInput } from "./pagination.ts";
@@ -151,4 +152,5 @@ export const workflowsContract = {
     .route({ summary: "Start a new execution with the same input", tags: ["workflows"] })
     .input(executionRef)
     .output(z.object({ executionId: z.string() })),
+  listEvents: listEventsProcedure,
 };

@@ -383,6 +383,7 @@ const rpcEntries: Record<string, { overrides?: () => SchemaArbitraryOptions["ove
   "workflows.cancelExecution": {},
   "workflows.rerunExecution": {},
   "workflows.completeToken": {},
+  "workflows.listEvents": {},
   "traces.list": {},
   "traces.get": {},
   "resources.list": {},

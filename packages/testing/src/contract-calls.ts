@@ -147,6 +147,18 @@ export const contractCalls: Record<string, ContractCall> = {
     asOutsider: "refused",
     asViewer: "refused",
   },
+  "workflows.listEvents": {
+    input: ({ executionId }) => ({ executionId }),
+    scope: "projects:read",
+    asOutsider: "refused",
+    asViewer: "reads",
+  },
+  "workflows.listEvents#project": {
+    input: ({ projectId }) => ({ projectId }),
+    scope: "projects:read",
+    asOutsider: "refused",
+    asViewer: "reads",
+  },
   "workflows.completeToken": {
     input: ({ tokenId }) => ({ tokenId, data: { approved: true } }),
     scope: "projects:write",

@@ -10,6 +10,7 @@ import { resolveProject, withProjectOption } from "../project-option.ts";
 import { runCommand } from "../run-command.ts";
 import { formatDuration } from "../span-tree.ts";
 import { watchExecution } from "../watch-execution.ts";
+import { registerExecutionsRerun } from "./executions-rerun.ts";
 
 interface ListOptions extends NewestPageOptions {
   project?: string;
@@ -148,4 +149,6 @@ export function registerExecutions(program: Command): void {
     .argument("<executionId>", "the execution's id (exe_…)")
     .addHelpText("after", examples("weft executions watch exe_01j...", "weft executions watch exe_01j... --json"))
     .action(runCommand(async (context, executionId: string) => watchExecution(context, executionId)));
+
+  registerExecutionsRerun(executions);
 }

@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Manifest } from "@weft/contract";
 import { buildManifest, ManifestError, type WeftConfig } from "@weft/sdk";
@@ -13,6 +13,13 @@ export interface LoadedConfig {
   manifest: Manifest;
   /** The ESM bundle a deployment uploads: weft.config.ts and everything it imports, in one file. */
   bundle: string;
+  /** The files of the project's directory in the bundle (absolute; installed packages left out): what `weft dev` watches. */
+  sources: string[];
+}
+
+export interface ConfigBundle {
+  text: string;
+  sources: string[];
 }
 
 /**
@@ -41,7 +48,7 @@ function providedByCli(): Plugin {
   };
 }
 
-export async function bundleConfig(path: string): Promise<string> {
+export async function bundleConfig(path: string): Promise<ConfigBundle> {
   try {
     const result = await build({
       entryPoints: [path],
@@ -52,6 +59,7 @@ export async function bundleConfig(path: string): Promise<string> {
       platform: "node",
       target: "node22",
       logLevel: "silent",
+      metafile: true,
       outfile: "weft.bundle.mjs",
       plugins: [providedByCli()],
       // Packages written in CommonJS call require(); give the ESM bundle one.
@@ -61,7 +69,11 @@ export async function bundleConfig(path: string): Promise<string> {
     });
     const [file] = result.outputFiles;
     if (file === undefined) throw new Error("esbuild produced no output");
-    return file.text;
+    const projectDirectory = dirname(path);
+    const sources = Object.keys(result.metafile.inputs)
+      .map((input) => resolve(projectDirectory, input))
+      .filter((file) => file.startsWith(`${projectDirectory}${sep}`) && !file.split(sep).includes("node_modules"));
+    return { text: file.text, sources };
   } catch (error) {
     const errors = (
       error as { errors?: { text: string; location: { file: string; line: number; column: number } | null }[] }
@@ -127,10 +139,10 @@ function invalidDefinitions(file: string, problems: string[]): CliError {
  */
 export async function loadConfig(path: string): Promise<LoadedConfig> {
   const file = basename(path);
-  const bundle = await bundleConfig(path);
+  const { text: bundle, sources } = await bundleConfig(path);
   const config = checkShape(await evaluateBundle(bundle, path), file);
   try {
-    return { path, config, manifest: buildManifest(config), bundle };
+    return { path, config, manifest: buildManifest(config), bundle, sources };
   } catch (error) {
     if (error instanceof ManifestError) {
       throw invalidDefinitions(

@@ -34,6 +34,7 @@ export const exposedProcedures: Readonly<Record<string, ToolRule>> = {
   "workflows.run": writes("projects:write"),
   "workflows.listExecutions": reads("projects:read"),
   "workflows.getExecution": reads("projects:read"),
+  "workflows.listEvents": reads("projects:read"),
   "workflows.cancelExecution": writes("projects:write"),
   "workflows.rerunExecution": writes("projects:write"),
   "workflows.completeToken": writes("projects:write"),

@@ -8,6 +8,7 @@ import { mcpRoutes } from "../mcp/mcp-routes.ts";
 import type { PlatformContext } from "../platform-context.ts";
 import { resourceRootsOf } from "../shared/base-path.ts";
 import { authenticateBearer } from "./bearer-authentication.ts";
+import { eventStreamRoute } from "./event-stream-route.ts";
 import { createPrincipalResolver } from "./principal-cache.ts";
 import { procedureBodyLimitBytes, procedureOfPath } from "./procedure-body-limits.ts";
 import { protectedResourceMetadataUrl } from "./protected-resource-metadata.ts";
@@ -68,7 +69,10 @@ export function procedureRoutes(context: PlatformContext): ProcedureRoutes {
 
   const routes = new Hono<AppEnv>();
   routes.route("/", mcpRoutes(context, resolver));
+  const eventStream = eventStreamRoute(context, resolver, metadataUrl);
   for (const { prefix, protocol } of procedurePathPrefixes(context.config.baseUrl)) {
+    // The event stream is no procedure: it is matched before the procedures' catch-all below.
+    if (protocol === "api") routes.get(`${prefix}/events`, eventStream);
     routes.all(`${prefix}/*`, async (c, next) => {
       const path = c.req.path;
       // Hono's `/rpc/*` also matches `/rpc`, which names no procedure and is no API path.

@@ -23,6 +23,8 @@ export interface LogEntry {
   level: "debug" | "info" | "warn" | "error";
   message: string;
   fields?: Record<string, unknown> | undefined;
+  /** The attempt (or resumption) whose end stored this line outside a step: it places the line in the event stream. */
+  attemptSpanId?: string | undefined;
 }
 
 /**

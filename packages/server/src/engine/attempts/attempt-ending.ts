@@ -31,7 +31,7 @@ function closeOf(context: AttemptContext, run: RunningAttempt, status: SpanStatu
     now: context.clock.now(),
     attemptSpanId: run.attemptSpanId,
     attemptStatus: status,
-    logs,
+    logs: logs.map((entry) => ({ ...entry, attemptSpanId: run.attemptSpanId })),
     stepSpans: run.stepSpans.splice(0),
   };
 }

@@ -73,6 +73,11 @@ interface ExecutionState {
   waitedTokens: Set<string>;
   sequence: number;
   waiting: Map<number, (message: Reply) => void>;
+  /**
+   * Stored steps, sleeps and token results the code has yet to pass again: while some are left it
+   * is replaying what an earlier attempt ran, whose log lines outside steps are stored already.
+   */
+  replaysLeft: number;
 }
 
 const KiB = 1024;
@@ -302,7 +307,9 @@ function logEntry(level: Level, message: unknown, fields: unknown): LogEntry {
 function createLogger(state: ExecutionState) {
   const write = (level: Level) => (message: unknown, fields?: unknown) => {
     const entry = logEntry(level, message, fields);
-    (stepScope.getStore() ?? state.logs).push(entry);
+    const stepLogs = stepScope.getStore();
+    if (stepLogs !== undefined) stepLogs.push(entry);
+    else if (state.replaysLeft === 0) state.logs.push(entry);
   };
   return { debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error") };
 }
@@ -454,7 +461,10 @@ function createContext(message: RunMessage, state: ExecutionState) {
     log: createLogger(state),
     step: async <T>(rawName: string, fn: () => T | Promise<T>): Promise<T> => {
       const name = claimName(state, rawName);
-      if (Object.hasOwn(message.steps, name)) return message.steps[name]?.result.value as T;
+      if (Object.hasOwn(message.steps, name)) {
+        state.replaysLeft = Math.max(0, state.replaysLeft - 1);
+        return message.steps[name]?.result.value as T;
+      }
       if (state.abandoned) return halt();
       const logs: LogEntry[] = [];
       const started = performance.now();
@@ -490,7 +500,10 @@ function createContext(message: RunMessage, state: ExecutionState) {
     },
     sleep: async (rawName: string, duration: unknown): Promise<void> => {
       const name = claimName(state, rawName);
-      if (Object.hasOwn(message.steps, name)) return;
+      if (Object.hasOwn(message.steps, name)) {
+        state.replaysLeft = Math.max(0, state.replaysLeft - 1);
+        return;
+      }
       const durationMs = sleepDuration(name, duration);
       if (state.abandoned) return halt();
       state.abandoned = true;
@@ -513,7 +526,10 @@ function createContext(message: RunMessage, state: ExecutionState) {
       if (state.waitedTokens.has(name)) throw new Error(`the token "${name}" is waited for twice in this execution`);
       state.waitedTokens.add(name);
       const stored = Object.hasOwn(message.tokens, name) ? message.tokens[name] : undefined;
-      if (stored?.result !== undefined) return stored.result;
+      if (stored?.result !== undefined) {
+        state.replaysLeft = Math.max(0, state.replaysLeft - 1);
+        return stored.result;
+      }
       // A token created before keeps its own timeout, counted from its creation.
       const created = stored !== undefined || state.tokenNames.has(name);
       state.tokenNames.add(name);
@@ -536,6 +552,9 @@ async function run(message: RunMessage): Promise<void> {
     waitedTokens: new Set(),
     sequence: 0,
     waiting: new Map(),
+    replaysLeft:
+      Object.keys(message.steps).length +
+      Object.values(message.tokens).filter((token) => token.result !== undefined).length,
   };
   executions.set(message.executionId, state);
   let outcome: Outcome;

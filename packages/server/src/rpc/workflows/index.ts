@@ -3,6 +3,7 @@ import { completeToken } from "./complete-token.ts";
 import { get } from "./get.ts";
 import { getExecution } from "./get-execution.ts";
 import { list } from "./list.ts";
+import { listEvents } from "./list-events.ts";
 import { listExecutions } from "./list-executions.ts";
 import { rerunExecution } from "./rerun-execution.ts";
 import { run } from "./run.ts";
@@ -17,4 +18,5 @@ export const workflowsRouter = {
   cancelExecution,
   rerunExecution,
   completeToken,
+  listEvents,
 };

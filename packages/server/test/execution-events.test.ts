@@ -1,0 +1,211 @@
+import {
+  bundleConfig,
+  callRpc,
+  createTestIdentity,
+  openEventStream,
+  startTestPlatform,
+  type TestIdentity,
+  type TestPlatform,
+} from "@weft/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+let weft: TestPlatform;
+let owner: TestIdentity;
+let projectId: string;
+
+const source = `
+import { defineConfig, workflow } from "@weft/sdk";
+export default defineConfig({
+  workflows: [
+    workflow({
+      name: "signup",
+      retries: { maxAttempts: 2, minDelay: "1s", maxDelay: "1s" },
+      async run(input: { n: number }, ctx) {
+        ctx.log.info("account created", { n: input.n });
+        const doubled = await ctx.step("double", async () => {
+          ctx.log.info("doubling");
+          return input.n * 2;
+        });
+        await ctx.sleep("nap", "1h");
+        await ctx.step("flaky", async () => {
+          if (ctx.execution.attempt < 2) throw new Error("transient trouble");
+        });
+        ctx.log.warn("welcome sent");
+        return { doubled };
+      },
+    }),
+  ],
+});
+`;
+
+const manifest = {
+  version: 1,
+  workflows: [{ name: "signup", retries: { maxAttempts: 2, minDelayMs: 1000, maxDelayMs: 1000 } }],
+};
+
+interface EventJson {
+  id: string;
+  kind: string;
+  message: string;
+  attempt: number | null;
+  step: string | null;
+  status: string | null;
+  executionId: string;
+}
+interface EventsPage {
+  events: EventJson[];
+  nextCursor: string;
+  hasMore: boolean;
+}
+
+async function call<T>(procedure: string, input: unknown): Promise<{ status: number; json: T }> {
+  const result = await callRpc(weft.url, procedure, input, { token: owner.credential });
+  return { status: result.status, json: result.json as T };
+}
+
+async function waitForStatus(executionId: string, status: string, attempt?: number): Promise<void> {
+  for (;;) {
+    const { json } = await call<{ status: string; attempt: number }>("workflows.getExecution", { executionId });
+    if (json.status === status && (attempt === undefined || json.attempt === attempt)) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** Runs `signup` to success through its sleep and its retry, moving the manual clock past each wait. */
+async function runSignup(n: number): Promise<string> {
+  const { json } = await call<{ executionId: string }>("workflows.run", {
+    projectId,
+    workflow: "signup",
+    input: { n },
+  });
+  const executionId = json.executionId;
+  await waitForStatus(executionId, "sleeping");
+  weft.clock.advance(3_600_000);
+  await waitForStatus(executionId, "queued", 2);
+  weft.clock.advance(1_000);
+  await waitForStatus(executionId, "succeeded");
+  weft.clock.advance(1_000);
+  return executionId;
+}
+
+beforeAll(async () => {
+  weft = await startTestPlatform({
+    configure: (parsed) => ({ ...parsed, worker: { ...parsed.worker, pollIntervalMs: 25 } }),
+  });
+  owner = await createTestIdentity(weft, "events@example.com");
+  projectId = (await call<{ id: string }>("projects.create", { name: "Events" })).json.id;
+  await call("deployments.create", { projectId, manifest, bundle: await bundleConfig(source) });
+});
+afterAll(async () => {
+  await weft.stop();
+});
+
+describe("workflows.listEvents", () => {
+  it("lists logs, steps, sleeps, attempts and the end in the order they were recorded, each log once", async () => {
+    const executionId = await runSignup(21);
+    const { status, json } = await call<EventsPage>("workflows.listEvents", { executionId });
+    expect(status).toBe(200);
+    expect(json.hasMore).toBe(false);
+    expect(json.events.map((event) => `${event.kind}: ${event.message}`)).toEqual([
+      "queued: queued",
+      "attempt.started: attempt 1 started",
+      "step.started: step double started",
+      "log: doubling",
+      "step.ended: step double done",
+      "sleep: sleep nap until 2026-01-01T01:00:00.000Z",
+      "log: account created",
+      "attempt.ended: attempt 1 sleeping (nap)",
+      "attempt.started: attempt 1 resumed",
+      "step.started: step flaky started",
+      "step.ended: step flaky failed: transient trouble",
+      "attempt.ended: attempt 1 failed: transient trouble",
+      "attempt.started: attempt 2 started",
+      "step.started: step flaky started",
+      "step.ended: step flaky done",
+      "log: welcome sent",
+      "attempt.ended: attempt 2 ended",
+      "execution.ended: succeeded",
+    ]);
+    expect(json.events.filter((event) => event.message === "account created")).toHaveLength(1);
+  });
+
+  it("pages with a cursor, and the project's stream holds the same events", async () => {
+    const executionId = await runSignup(2);
+    const whole = (await call<EventsPage>("workflows.listEvents", { executionId })).json.events;
+    const walked: EventJson[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const page = (await call<EventsPage>("workflows.listEvents", { executionId, limit: 4, after })).json;
+      walked.push(...page.events);
+      after = page.nextCursor;
+      if (!page.hasMore) break;
+    }
+    expect(walked.map((event) => event.id)).toEqual(whole.map((event) => event.id));
+    const again = (await call<EventsPage>("workflows.listEvents", { executionId, after })).json;
+    expect(again).toEqual({ events: [], nextCursor: after, hasMore: false });
+
+    const project = (await call<EventsPage>("workflows.listEvents", { projectId, limit: 500 })).json.events;
+    expect(project.filter((event) => event.executionId === executionId).map((event) => event.id)).toEqual(
+      whole.map((event) => event.id),
+    );
+  });
+
+  it("refuses a forged cursor, neither or both of executionId and projectId, and a limit over 500", async () => {
+    const executionId = (await call<{ results: { id: string }[] }>("workflows.listExecutions", { projectId })).json
+      .results[0]?.id;
+    for (const input of [
+      { executionId, after: "not-a-cursor" },
+      { executionId, after: Buffer.from("2026-01-01T00:00:00.000Z|prj_x|1").toString("base64url") },
+      {},
+      { executionId, projectId },
+      { projectId, limit: 501 },
+    ]) {
+      const refused = await callRpc(weft.url, "workflows.listEvents", input, { token: owner.credential });
+      expect(refused.status, JSON.stringify(input)).toBe(400);
+    }
+    const unknown = await call("workflows.listEvents", { executionId: "exe_00000000000000000000000000" });
+    expect(unknown.status).toBe(404);
+  });
+});
+
+describe("GET /api/events", () => {
+  it("answers 401 with a bearer challenge without a credential, and 404 for a project one cannot see", async () => {
+    const missing = await openEventStream(weft.url, { projectId });
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get("www-authenticate")).toContain("Bearer resource_metadata=");
+    const wrong = await openEventStream(weft.url, { projectId, token: "weft_not_a_real_credential" });
+    expect(wrong.status).toBe(401);
+    const stranger = await createTestIdentity(weft, "stranger@example.com");
+    const foreign = await openEventStream(weft.url, { projectId, token: stranger.credential });
+    expect(foreign.status).toBe(404);
+    const forged = await openEventStream(weft.url, { projectId, token: owner.credential, lastEventId: "forged" });
+    expect(forged.status).toBe(400);
+  });
+
+  it("streams a project's events as they are recorded and resumes after Last-Event-ID", async () => {
+    const stream = await openEventStream(weft.url, { projectId, token: owner.credential });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get("content-type")).toContain("text/event-stream");
+    const executionId = await runSignup(5);
+    const received: EventJson[] = [];
+    for (;;) {
+      const message = await stream.next();
+      const event = JSON.parse(message.data) as EventJson;
+      expect(message.id).toBe(event.id);
+      received.push(event);
+      if (event.kind === "execution.ended" && event.executionId === executionId) break;
+    }
+    stream.close();
+    const listed = (await call<EventsPage>("workflows.listEvents", { executionId })).json.events;
+    expect(received.filter((event) => event.executionId === executionId).map((event) => event.id)).toEqual(
+      listed.map((event) => event.id),
+    );
+
+    const middle = listed[5];
+    if (middle === undefined) throw new Error("too few events");
+    const resumed = await openEventStream(weft.url, { projectId, token: owner.credential, lastEventId: middle.id });
+    const next = JSON.parse((await resumed.next()).data) as EventJson;
+    resumed.close();
+    expect(next.id).toBe(listed[6]?.id);
+  });
+});
