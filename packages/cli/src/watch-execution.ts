@@ -1,4 +1,4 @@
-import type { Execution } from "@weft/contract";
+import { describeWorkflowError, type Execution } from "@weft/contract";
 import { connect } from "./api.ts";
 import type { CommandContext } from "./context.ts";
 import { finalStatuses, progressLines } from "./execution-events.ts";
@@ -37,7 +37,7 @@ export async function watchExecution(context: CommandContext, executionId: strin
     if (succeeded) output.line(`output: ${JSON.stringify(finished.output)}`);
     else {
       output.streams.stderr.write(
-        `${output.styleError(["red", "bold"], "error:")} execution ${executionId} ${finished.status}${finished.error ? `: ${finished.error.message}` : ""}\n` +
+        `${output.styleError(["red", "bold"], "error:")} execution ${executionId} ${finished.status}${finished.error ? `: ${describeWorkflowError(finished.error)}` : ""}\n` +
           `${output.styleError("dim", "  fix:")} see \`weft executions get ${executionId}\` and \`weft traces get ${finished.traceId}\`\n`,
       );
     }

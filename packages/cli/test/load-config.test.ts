@@ -68,9 +68,32 @@ export default defineConfig({
     expect(error.message).toContain("weft.config.ts: workflows[bare]: is not a workflow");
   });
 
-  it("reports an error thrown while the config is evaluated", async () => {
-    const error = await failure(project(`throw new Error("no API key");\nexport default {};\n`));
-    expect(error.code).toBe("config_threw");
-    expect(error.message).toContain("no API key");
+  it("reports an error thrown while the config loads, at its line in the person's source", async () => {
+    const error = await failure(
+      project(`const key: string = "";\nif (key === "") throw new Error("no API key");\nexport default {};\n`),
+    );
+    expect(error.code).toBe("bundle_cannot_load");
+    expect(error.message).toBe(
+      "weft.config.ts throws while it loads in the sandbox: no API key (at weft.config.ts:2:23)",
+    );
+  });
+
+  it("refuses a config that reads a file at its top level, which the sandbox does not allow, naming the line", async () => {
+    const path = project(
+      `import { defineConfig, workflow } from "@weft/sdk";
+import { settings } from "./settings.ts";
+export default defineConfig({ workflows: [workflow({ name: "w", run: async () => settings })] });`,
+      {
+        "settings.ts": `import { readFileSync } from "node:fs";
+// Read once when the module loads: fine on a laptop, refused in the sandbox.
+export const settings = readFileSync("/etc/hostname", "utf8");`,
+      },
+    );
+    const error = await failure(path);
+    expect(error.code).toBe("bundle_cannot_load");
+    expect(error.message).toBe(
+      "weft.config.ts reads /etc/hostname while it loads, which the sandbox does not allow (at settings.ts:3:25)",
+    );
+    expect(error.fix).toMatch(/nothing was uploaded/);
   });
 });

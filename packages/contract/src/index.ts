@@ -16,6 +16,7 @@ export * from "./billing.ts";
 export * from "./cron-schedule.ts";
 export * from "./deployments.ts";
 export * from "./duration.ts";
+export * from "./error-location.ts";
 export * from "./errors.ts";
 export * from "./execution-events.ts";
 export * from "./instants.ts";

@@ -1,5 +1,5 @@
 import { isRpcError } from "@weft/client";
-import { type Execution, executionStatusSchema, executionsPageLimit } from "@weft/contract";
+import { describeWorkflowError, type Execution, executionStatusSchema, executionsPageLimit } from "@weft/contract";
 import type { Command } from "commander";
 import { connect } from "../api.ts";
 import type { CommandContext } from "../context.ts";
@@ -41,7 +41,7 @@ function showExecution(context: CommandContext, execution: Execution): void {
     ["finished", execution.finishedAt],
     ["input", JSON.stringify(execution.input)],
     ["output", execution.output === undefined ? undefined : JSON.stringify(execution.output)],
-    ["error", execution.error?.message],
+    ["error", execution.error === null ? undefined : describeWorkflowError(execution.error)],
     ["trace", execution.traceId],
   ]);
   output.line();

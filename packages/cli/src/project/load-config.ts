@@ -6,6 +6,7 @@ import type { Manifest } from "@weft/contract";
 import { buildManifest, ManifestError, type WeftConfig } from "@weft/sdk";
 import { build, type Plugin } from "esbuild";
 import { CliError } from "../errors.ts";
+import { checkLoadsInSandbox } from "./sandbox-load-check.ts";
 
 export interface LoadedConfig {
   path: string;
@@ -61,6 +62,9 @@ export async function bundleConfig(path: string): Promise<ConfigBundle> {
       logLevel: "silent",
       metafile: true,
       outfile: "weft.bundle.mjs",
+      // The sandbox maps stack frames back to the project's files; the sources themselves stay home.
+      sourcemap: "inline",
+      sourcesContent: false,
       plugins: [providedByCli()],
       // Packages written in CommonJS call require(); give the ESM bundle one.
       banner: {
@@ -96,13 +100,16 @@ async function evaluateBundle(bundle: string, path: string): Promise<unknown> {
   const file = join(directory, "weft.config.mjs");
   writeFileSync(file, bundle);
   try {
-    const module = (await import(pathToFileURL(file).href)) as { default?: unknown };
-    return module.default;
-  } catch (error) {
-    throw new CliError(`${basename(path)} threw while it was evaluated: ${(error as Error).message ?? String(error)}`, {
-      fix: "fix the error in your config (it runs once on deploy to read the definitions)",
-      code: "config_threw",
-    });
+    await checkLoadsInSandbox(file, basename(path));
+    try {
+      const module = (await import(pathToFileURL(file).href)) as { default?: unknown };
+      return module.default;
+    } catch (error) {
+      throw new CliError(
+        `${basename(path)} threw while it was evaluated: ${(error as Error).message ?? String(error)}`,
+        { fix: "fix the error in your config (it runs once on deploy to read the definitions)", code: "config_threw" },
+      );
+    }
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }

@@ -1,4 +1,4 @@
-import type { ExecutionEventKind } from "@weft/contract";
+import { describeWorkflowError, type ExecutionEventKind } from "@weft/contract";
 import type { executionSteps, executions, LogEntry, spans } from "../db/schema/index.ts";
 import { type EventPosition, encodePosition } from "./event-position.ts";
 
@@ -219,7 +219,10 @@ export function deriveEvents(stored: StoredExecution): ExecutionEventRecord[] {
           attempt: null,
           step: null,
           status,
-          message: status === "failed" && execution.error !== null ? `failed: ${execution.error.message}` : status,
+          message:
+            status === "failed" && execution.error !== null
+              ? `failed: ${describeWorkflowError(execution.error)}`
+              : status,
           durationMs: executionSpan.endTime.getTime() - execution.createdAt.getTime(),
         },
       ],

@@ -10,6 +10,7 @@
  * execution running with nobody to report its end.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { dirname } from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 
@@ -187,8 +188,18 @@ function serializeError(error: unknown): SerializedError {
       message === undefined
         ? "(the error's message could not be read)"
         : storableText(describe(message), limits.errorTextLength),
-    stack: typeof stack === "string" ? storableText(stack, limits.errorTextLength) : undefined,
+    stack: typeof stack === "string" ? storableText(relativeToBundle(stack), limits.errorTextLength) : undefined,
   };
+}
+
+/**
+ * The bundle's source map names the project's files relative to the bundle; its directory is the
+ * sandbox's, not the person's, so frames read `weft.config.ts:12:7`.
+ */
+let bundleDirectory: { path: string; url: string } | undefined;
+function relativeToBundle(stack: string): string {
+  if (bundleDirectory === undefined) return stack;
+  return stack.replaceAll(bundleDirectory.url, "").replaceAll(bundleDirectory.path, "");
 }
 
 function formatPath(path: (string | number)[]): string {
@@ -611,6 +622,7 @@ process.on("disconnect", () => process.exit(0));
 try {
   const bundlePath = process.argv[2];
   if (bundlePath === undefined) throw new Error("no bundle path given");
+  bundleDirectory = { path: `${dirname(bundlePath)}/`, url: `${pathToFileURL(dirname(bundlePath)).href}/` };
   const loaded = (await import(pathToFileURL(bundlePath).href)) as { default?: { workflows?: unknown } };
   const exported = loaded.default?.workflows;
   if (!Array.isArray(exported)) throw new Error("the bundle's default export has no workflows array");

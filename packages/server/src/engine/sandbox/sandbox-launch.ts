@@ -51,6 +51,8 @@ function nodeArgs(readable: readonly string[], memoryMb: number): string[] {
     "--permission",
     ...readable.map((path) => `--allow-fs-read=${path}`),
     `--max-old-space-size=${memoryMb}`,
+    // Deployed bundles carry inline source maps: a stack names the user's file and line.
+    "--enable-source-maps",
     "--disable-warning=ExperimentalWarning",
   ];
 }
