@@ -10,6 +10,7 @@ import {
   projects,
   registrations,
   schedules,
+  usageStatements,
   workspaces,
 } from "../src/db/schema/index.ts";
 import { createDeployment } from "../src/deployments/create-deployment.ts";
@@ -55,6 +56,24 @@ const memberIds: string[] = [];
 const invitationIds: string[] = [];
 const agentIds: string[] = [];
 const auditEventsOfTeam: { id: string; at: Date }[] = [];
+
+/** 250 closed months of the owner's workspace, the first of them in January 2000. */
+const statementPeriods: string[] = [];
+async function seedStatements() {
+  const rows = Array.from({ length: rowCount }, (_, index) => {
+    const periodStart = new Date(Date.UTC(2000, index, 1));
+    statementPeriods.push(periodStart.toISOString());
+    return {
+      workspaceId: owner.personalWorkspaceId,
+      periodStart,
+      plan: { name: "unlimited" },
+      totals: { executions: index, stepSeconds: 0, bytes: 0, activeProjects: 0 },
+      projects: [],
+      closedAt: new Date(Date.UTC(2000, index + 1, 1)),
+    };
+  });
+  await weft.platform.context.database.db.insert(usageStatements).values(rows);
+}
 
 /**
  * Rows of the `access` and `agents` lists, inserted directly (as the projects are): the owner's
@@ -222,6 +241,7 @@ beforeAll(async () => {
   });
 
   await seedAccessLists(deps);
+  await seedStatements();
 
   clock.set(sharedInstant);
   const six = valueOrThrow(await createDeployment(db, deps, { projectId: sixProjectId, manifest, bundle: "x" }));
@@ -534,5 +554,24 @@ describe("access.auditLog walks 250 events with many sharing one instant", () =>
       cursor = page.nextCursor;
     }
     expect(seen).toEqual(expected);
+  });
+});
+
+describe("billing.listStatements walks 250 months", () => {
+  it.each([2, 7, 100])("in pages of %i, newest first, with no gap and no duplicate", async (limit) => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (;;) {
+      const page = (await call("billing.listStatements", {
+        workspaceId: owner.personalWorkspaceId,
+        limit,
+        ...(cursor === null ? {} : { cursor }),
+      })) as { data: { periodStart: string }[]; nextCursor: string | null };
+      seen.push(...page.data.map((statement) => statement.periodStart));
+      if (page.nextCursor === null) break;
+      expect(page.data.length).toBe(limit);
+      cursor = page.nextCursor;
+    }
+    expect(seen).toEqual([...statementPeriods].reverse());
   });
 });
