@@ -1,4 +1,5 @@
 import { createQuotaGate } from "./billing/quota-gate.ts";
+import { findUnconfiguredPlans, unconfiguredPlansWarning } from "./billing/unconfigured-plans.ts";
 import type { Config } from "./config/config.ts";
 import { type DatabaseHandle, openDatabase } from "./db/database.ts";
 import {
@@ -62,6 +63,11 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     config.otlpEndpoint === undefined
       ? undefined
       : createOtlpSpanExport({ db: database.db, endpoint: config.otlpEndpoint, logger });
+  const planWarning = unconfiguredPlansWarning(
+    await findUnconfiguredPlans(database.db, config.billing),
+    config.billing.defaultPlan,
+  );
+  if (planWarning !== undefined) logger.warn(planWarning);
   const context: PlatformContext = {
     config,
     database,
