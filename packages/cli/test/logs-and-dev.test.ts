@@ -54,6 +54,10 @@ async function waitForStatus(executionId: string, status: string): Promise<void>
   for (;;) {
     const got = await callRpc(weft.url, "workflows.getExecution", { executionId }, { token });
     if ((got.json as { status: string }).status === status) return;
+    (await import("node:fs")).appendFileSync(
+      "/tmp/dbg.log",
+      `${new Date().toISOString()} ${executionId} ${(got.json as { status: string }).status}\n`,
+    );
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
@@ -245,5 +249,30 @@ describe("weft executions rerun", { timeout: 120_000 }, () => {
     expect(rerun.from).toBe(failed[0]);
     const execution = await callRpc(weft.url, "workflows.getExecution", { executionId: rerun.executionId }, { token });
     expect(execution.json).toMatchObject({ workflow: "flop", rerunOf: failed[0] });
+  });
+
+  it("--since <hours> counts back from the real now: a failure inside the window is re-run, older ones are not", async () => {
+    const older = await run("flop", {});
+    await waitForStatus(older, "failed");
+    weft.clock.advance(3 * 3_600_000);
+    const recent = await run("flop", {});
+    await waitForStatus(recent, "failed");
+    // The platform's manual clock lags the real one the CLI reads; the window opens 1–2 h before `recent`.
+    const hoursBack = Math.ceil((Date.now() - weft.clock.now().getTime()) / 3_600_000) + 1;
+
+    const bulk = await cli([
+      "executions",
+      "rerun",
+      "--failed",
+      "--since",
+      `${hoursBack}h`,
+      "--workflow",
+      "flop",
+      "--yes",
+      "--json",
+    ]);
+    expect(bulk.code, bulk.stderr).toBe(0);
+    const outcome = parseJson<{ rerun: { from: string }[]; skipped: unknown[] }>(bulk);
+    expect(outcome.rerun.map((entry) => entry.from)).toEqual([recent]);
   });
 });
