@@ -207,8 +207,18 @@ const jwtLike = fc
   .tuple(fc.jsonValue({ maxDepth: 2 }), fc.jsonValue({ maxDepth: 2 }), fc.string({ maxLength: 40 }))
   .map((parts) => parts.map((part) => Buffer.from(JSON.stringify(part) ?? "").toString("base64url")).join("."));
 
-/** Every HTTP surface outside the RPC API; another one (the token endpoint, when it lands) is one more entry. */
-function httpSurfaces({ projectId, claimToken, tokenId, hostedFormCsrf }: Fixture): FuzzSurface[] {
+/** Form fields, then broken on the wire as `jsonPost` breaks JSON. */
+function formPost(path: string, fields: fc.Arbitrary<Record<string, string>>): fc.Arbitrary<FuzzRequest> {
+  return fc
+    .tuple(
+      fields.chain((record) => mutatedBody(encoder.encode(new URLSearchParams(record).toString()))),
+      mutatedContentType("application/x-www-form-urlencoded"),
+    )
+    .map(([body, type]) => ({ method: "POST" as const, path, headers: { "content-type": type }, body }));
+}
+
+/** Every HTTP surface outside the RPC API; another one is one more entry. */
+function httpSurfaces({ projectId, claimToken, tokenId, hostedFormCsrf, caller }: Fixture): FuzzSurface[] {
   const formPage = fc
     .tuple(hostileSegment([projectId, "prj_00000000000000000000000000"]), hostileSegment(["contact", "locked", "nope"]))
     .map(([project, form]) => `/triggers/forms/${project}/${form}`);
@@ -272,6 +282,112 @@ function httpSurfaces({ projectId, claimToken, tokenId, hostedFormCsrf }: Fixtur
           headers: { "content-type": type },
           body,
         })),
+    },
+    {
+      name: "oauth2.token",
+      request: formPost(
+        "/oauth2/token",
+        fc.record(
+          {
+            grant_type: fc.constantFrom(
+              "authorization_code",
+              "refresh_token",
+              "urn:ietf:params:oauth:grant-type:token-exchange",
+              "client_credentials",
+              "password",
+            ),
+            code: fc.oneof(fc.constant("woc_nope"), fc.string()),
+            code_verifier: fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{43,128}$/), fc.string()),
+            redirect_uri: fc.constantFrom("http://127.0.0.1:9/callback", "https://evil.example/", "%ff", ""),
+            client_id: fc.oneof(fc.constantFrom("https://client.example/meta.json", "wcl_nope"), fc.string()),
+            refresh_token: fc.oneof(fc.constant("wrt_nope"), fc.string()),
+            subject_token: fc.oneof(jwtLike, fc.string()),
+            subject_token_type: fc.constantFrom("urn:ietf:params:oauth:token-type:id_token", "urn:x", ""),
+            resource: fc.constantFrom("http://127.0.0.1/mcp", "", "%ff"),
+            scope: fc.string({ maxLength: 60 }),
+          },
+          { requiredKeys: [] },
+        ),
+      ),
+    },
+    {
+      name: "oauth2.register",
+      request: jsonPost(
+        fc.constant("/oauth2/register"),
+        fc.record(
+          {
+            client_name: fc.string({ maxLength: 80 }),
+            redirect_uris: fc.array(
+              fc.oneof(
+                fc.constantFrom("http://127.0.0.1:9/cb", "https://app.example/cb", "javascript:alert(1)"),
+                fc.string(),
+              ),
+              { maxLength: 4 },
+            ),
+            grant_types: fc.array(fc.constantFrom("authorization_code", "refresh_token", "implicit"), { maxLength: 3 }),
+            token_endpoint_auth_method: fc.constantFrom("none", "client_secret_basic", "private_key_jwt"),
+            scope: fc.string({ maxLength: 60 }),
+          },
+          { requiredKeys: [] },
+        ),
+      ),
+    },
+    {
+      name: "oauth2.authorize.get",
+      request: fc
+        .record(
+          {
+            response_type: fc.constantFrom("code", "token", ""),
+            client_id: fc.oneof(fc.constantFrom("https://client.example/meta.json", "wcl_nope"), fc.string()),
+            redirect_uri: fc.constantFrom("http://127.0.0.1:9/cb", "https://evil.example/", "%ff"),
+            code_challenge: fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{43}$/), fc.string()),
+            code_challenge_method: fc.constantFrom("S256", "plain", ""),
+            state: fc.string({ maxLength: 40 }),
+            scope: fc.string({ maxLength: 60 }),
+            resource: fc.constantFrom("http://127.0.0.1/mcp", ""),
+          },
+          { requiredKeys: [] },
+        )
+        .map((query) => ({ method: "GET" as const, path: `/oauth2/authorize?${new URLSearchParams(query)}` })),
+    },
+    {
+      name: "mcp.post",
+      request: jsonPost(
+        fc.constant("/mcp"),
+        fc.record(
+          {
+            jsonrpc: fc.constantFrom("2.0", "1.0"),
+            id: fc.oneof(fc.integer(), fc.string({ maxLength: 10 }), fc.constant(null)),
+            method: fc.constantFrom(
+              "initialize",
+              "tools/list",
+              "tools/call",
+              "resources/list",
+              "resources/read",
+              "ping",
+              "nope",
+            ),
+            params: fc.oneof(
+              fc.record({
+                name: fc.constantFrom("projects_list", "workflows_run", "nope"),
+                arguments: fc.jsonValue({ maxDepth: 3 }),
+              }),
+              fc.record({ uri: fc.oneof(fc.constant(`weft://projects/${projectId}`), fc.string()) }),
+              fc.jsonValue({ maxDepth: 3 }),
+            ),
+          },
+          { requiredKeys: ["method"] },
+        ),
+        fc.record({
+          accept: fc.constantFrom("application/json, text/event-stream", "text/html", undefined),
+          authorization: fc.constantFrom(
+            `Bearer ${caller.credential}`,
+            `Bearer ${caller.credential}`,
+            "Bearer wft_nope",
+            undefined,
+          ),
+        }),
+      ),
     },
     {
       name: "ingress.hosted-form.get",
