@@ -343,6 +343,22 @@ describe("procedures through /studio/rpc", () => {
   });
 });
 
+describe("other origins", () => {
+  it("get no CORS answer from Studio's paths, so no other page reads a CSRF token or calls with the cookie", async () => {
+    const session = await signInToStudio(weft.url, smtp, nextEmail());
+    registerSecret(session.csrfToken);
+    const origin = "https://elsewhere.example";
+    const read = await fetch(`${weft.url}/studio/api/session`, { headers: { cookie: session.cookie, origin } });
+    expect(read.headers.get("access-control-allow-origin")).toBeNull();
+    const preflight = await fetch(`${weft.url}/studio/rpc/projects/list`, {
+      method: "OPTIONS",
+      headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "x-weft-csrf" },
+    });
+    expect(preflight.headers.get("access-control-allow-origin")).toBeNull();
+    expect(preflight.headers.get("access-control-allow-headers")).toBeNull();
+  });
+});
+
 describe("the one-time sign-in link", () => {
   async function printedLink(): Promise<string> {
     const line = await studioStartUpLine(weft.platform.context, true);
