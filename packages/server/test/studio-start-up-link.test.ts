@@ -52,7 +52,8 @@ describe("the sign-in link npm start prints", () => {
   it("names /studio/ before an account exists, then prints a one-time link for the first account", async () => {
     const firstPort = await freePort();
     const first = spawnServer({ PORT: String(firstPort), WEFT_DATA_DIR: dataDir });
-    await waitUntilServing(first);
+    // A fresh embedded database migrates first: slow on a busy machine.
+    await waitUntilServing(first, 90_000);
     await expect.poll(() => first.stdout()).toContain("Weft Studio:");
     expect(first.stdout()).toContain(
       `Weft Studio: http://localhost:${firstPort}/studio/ (sign in with your email address; the mail arrives in the dev mailbox)`,
@@ -86,5 +87,5 @@ describe("the sign-in link npm start prints", () => {
     } finally {
       await server.stop();
     }
-  }, 90_000);
+  }, 240_000);
 });
