@@ -22,6 +22,7 @@ export * from "./smtp-sink.ts";
 export * from "./spawn-server.ts";
 export * from "./spawn-worker.ts";
 export * from "./step-counter.ts";
+export * from "./studio-session.ts";
 export * from "./tcp-proxy.ts";
 export * from "./test-agents.ts";
 export * from "./test-database.ts";

@@ -13,6 +13,8 @@ import { claimCodeMatches, maxClaimCodeAttempts } from "./claim-code.ts";
 
 export interface ClaimedRegistration {
   registrationId: string;
+  credentialId: string;
+  accountId: string;
   credential: string;
   credentialExpires: Date;
   scopes: Scope[];
@@ -95,6 +97,8 @@ export async function completeClaim(
       ok: true,
       value: {
         registrationId: attempt.id,
+        credentialId: issued.credentialId,
+        accountId,
         credential: issued.credential,
         credentialExpires: issued.expiresAt,
         scopes: issued.scopes,

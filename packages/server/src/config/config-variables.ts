@@ -107,6 +107,11 @@ export const configVariables = {
       '[{"name":"free","executionsPerMonth":1000,"stepSecondsPerMonth":3600,"projects":3,"storageBytes":104857600}]',
   },
   WEFT_DEFAULT_PLAN: { schema: planName, default: "unlimited", example: "free" },
+  WEFT_STUDIO_DIR: {
+    schema: path,
+    unset: "`packages/server/studio-dist`",
+    example: "/opt/weft/studio-dist",
+  },
   OTEL_EXPORTER_OTLP_ENDPOINT: {
     schema: publicUrl,
     unset: "unset (no export)",

@@ -158,6 +158,8 @@ export function parseConfig(env: Environment, cwd: string = process.cwd()) {
     },
     /** The plans workspaces may be on (quotas per month) and the one they start on. */
     billing: plansOf(settings),
+    /** The prebuilt Studio app served at `{base_url}/studio`; `undefined` for the one in the server package. */
+    studioDir: settings.WEFT_STUDIO_DIR,
     /** Base URL of an OpenTelemetry collector (OTLP/HTTP); spans are also sent there when set. */
     otlpEndpoint: settings.OTEL_EXPORTER_OTLP_ENDPOINT,
   };

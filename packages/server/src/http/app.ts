@@ -5,9 +5,10 @@ import { databaseUnavailableRetryAfterSeconds, isDatabaseUnavailable } from "../
 import { mountIngressRoutes } from "../ingress/ingress-routes.ts";
 import { mailboxRoutes } from "../mail/mailbox-routes.ts";
 import type { PlatformContext } from "../platform-context.ts";
-import { procedurePathPrefixes, procedureRoutes } from "../rpc/procedure-routes.ts";
+import { procedurePathPrefixes, procedureRoutes, studioProcedurePathPrefixes } from "../rpc/procedure-routes.ts";
 import { resourceDocumentRoutes } from "../rpc/resource-document-routes.ts";
 import { basePathOf } from "../shared/base-path.ts";
+import { studioRoutes } from "../studio/routes/studio-routes.ts";
 import type { AppEnv } from "./app-env.ts";
 import { defaultBodyLimitBytes } from "./body-limit.ts";
 import { crossOriginAccess } from "./cors.ts";
@@ -35,7 +36,12 @@ export function createApp(context: PlatformContext, headers: SecurityHeaderList)
   // API per procedure, in oRPC's.
   const ownBodyLimitPrefixes = [
     "/triggers/",
-    ...(api === undefined ? [] : procedurePathPrefixes(context.config.baseUrl).map(({ prefix }) => `${prefix}/`)),
+    ...(api === undefined
+      ? []
+      : [
+          ...procedurePathPrefixes(context.config.baseUrl).map(({ prefix }) => `${prefix}/`),
+          ...studioProcedurePathPrefixes(context.config.baseUrl).map((prefix) => `${prefix}/`),
+        ]),
   ];
   app.use(requestContext(context.logger));
   app.use(securityHeaders(headers));
@@ -70,7 +76,9 @@ export function createApp(context: PlatformContext, headers: SecurityHeaderList)
   const outbox = context.mailer.outbox;
   if (outbox !== undefined) app.route("/", mailboxRoutes(outbox));
   if (context.config.roles.has("ingress")) mountIngressRoutes(app, context);
-  if (api !== undefined) app.route("/", resourceDocumentRoutes(context)).route("/", api.routes);
+  if (api !== undefined) {
+    app.route("/", resourceDocumentRoutes(context)).route("/", api.routes).route("/", studioRoutes(context));
+  }
   app.notFound((c) => jsonError(c, 404, "not_found", `No route for ${c.req.method} ${c.req.path}.`));
   app.onError((error, c) => {
     if (isDatabaseUnavailable(error)) {

@@ -12,6 +12,7 @@ import { integrationKeyring } from "../integrations/secret-sealing.ts";
 import { startPlatform } from "../platform.ts";
 import { systemClock } from "../shared/clock.ts";
 import { createLogger } from "../shared/logger.ts";
+import { studioStartUpLine } from "../studio/studio-start-up-line.ts";
 import { createOtlpSpanExport } from "../traces/otlp-export.ts";
 import { waitTokenIssuer } from "../wait-tokens/token-secret.ts";
 import { stopOnSignals } from "./process-lifecycle.ts";
@@ -132,6 +133,9 @@ async function runPlatform(config: Config): Promise<void> {
   if (outbox !== undefined) {
     // Like a notebook server's token link: the key is the mailbox's only lock besides loopback.
     process.stdout.write(`Dev mailbox: ${config.baseUrl}/dev/mailbox?key=${outbox.key}\n`);
+  }
+  if (config.roles.has("api")) {
+    process.stdout.write(`${await studioStartUpLine(platform.context, process.stdout.isTTY === true)}\n`);
   }
 }
 

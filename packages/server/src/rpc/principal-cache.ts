@@ -13,7 +13,7 @@ import {
 } from "../db/schema/index.ts";
 import type { MembershipChanges } from "../identity/access-changes.ts";
 import type { CredentialRevocations } from "../identity/credential-revocations.ts";
-import { findActiveCredential } from "../identity/credentials.ts";
+import { type ActiveCredential, findActiveCredential } from "../identity/credentials.ts";
 import { findProject } from "../projects/project-record.ts";
 import type { Clock } from "../shared/clock.ts";
 import { createExpiringMap } from "../shared/expiring-map.ts";
@@ -58,6 +58,15 @@ export async function loadPrincipal(
 ): Promise<{ principal: Principal; credentialExpiresAt: Date } | undefined> {
   const credential = await findActiveCredential(db, clock, secret);
   if (credential === undefined) return undefined;
+  const principal = await principalOfCredential(db, credential);
+  return principal === undefined ? undefined : { principal, credentialExpiresAt: credential.expiresAt };
+}
+
+/** The principal an active credential stands for: its account, agent and workspace roles. */
+export async function principalOfCredential(
+  db: Database,
+  credential: ActiveCredential,
+): Promise<Principal | undefined> {
   const [identity] = await db
     .select({
       email: accounts.email,
@@ -99,7 +108,7 @@ export async function loadPrincipal(
         : undefined,
     projectId,
   };
-  return { principal, credentialExpiresAt: credential.expiresAt };
+  return principal;
 }
 
 /**

@@ -7,6 +7,7 @@ import { requestLogger } from "../http/request-context.ts";
 import { mcpRoutes } from "../mcp/mcp-routes.ts";
 import type { PlatformContext } from "../platform-context.ts";
 import { resourceRootsOf } from "../shared/base-path.ts";
+import { studioCsrfHeader } from "../studio/session/studio-csrf.ts";
 import { authenticateBearer } from "./bearer-authentication.ts";
 import { eventStreamRoute } from "./event-stream-route.ts";
 import { createPrincipalResolver } from "./principal-cache.ts";
@@ -18,6 +19,7 @@ import {
   internalErrorMessage,
   type RpcHandlerOptions,
 } from "./rpc-handlers.ts";
+import { studioSessionAuthenticator } from "./studio-session-authentication.ts";
 
 type Protocol = "rpc" | "api";
 
@@ -27,6 +29,11 @@ export function procedurePathPrefixes(baseUrl: string): { prefix: `/${string}`; 
     { prefix: `${root}/rpc`, protocol: "rpc" },
     { prefix: `${root}/api`, protocol: "api" },
   ]);
+}
+
+/** Where Studio calls the same procedures, with its session cookie: `/studio/rpc` under each resource root. */
+export function studioProcedurePathPrefixes(baseUrl: string): `/${string}`[] {
+  return resourceRootsOf(baseUrl).map((root) => `${root}/studio/rpc` as const);
 }
 
 export interface ProcedureRoutes {
@@ -70,7 +77,16 @@ export function procedureRoutes(context: PlatformContext): ProcedureRoutes {
   const routes = new Hono<AppEnv>();
   routes.route("/", mcpRoutes(context, resolver));
   const eventStream = eventStreamRoute(context, resolver, metadataUrl);
-  for (const { prefix, protocol } of procedurePathPrefixes(context.config.baseUrl)) {
+  const authenticateStudioSession = studioSessionAuthenticator(context, lastUsed);
+  const mounts = [
+    ...procedurePathPrefixes(context.config.baseUrl).map((mount) => ({ ...mount, studio: false })),
+    ...studioProcedurePathPrefixes(context.config.baseUrl).map((prefix) => ({
+      prefix,
+      protocol: "rpc" as const,
+      studio: true,
+    })),
+  ];
+  for (const { prefix, protocol, studio } of mounts) {
     // The event stream is no procedure: it is matched before the procedures' catch-all below.
     if (protocol === "api") routes.get(`${prefix}/events`, eventStream);
     routes.all(`${prefix}/*`, async (c, next) => {
@@ -83,7 +99,12 @@ export function procedureRoutes(context: PlatformContext): ProcedureRoutes {
         throw new Error("the RPC API is served on node:http only: Node's request and response are missing");
       }
       try {
-        const authentication = await authenticateBearer(incoming.headers.authorization, resolver);
+        const authentication = studio
+          ? await authenticateStudioSession(c)
+          : await authenticateBearer(incoming.headers.authorization, resolver);
+        if (authentication.status === "csrf-failed") {
+          return jsonError(c, 403, "csrf_failed", `Send the session's CSRF token in the ${studioCsrfHeader} header.`);
+        }
         const handler = handlerFor(protocol, procedureBodyLimitBytes(procedureOfPath(path.slice(prefix.length))));
         const { matched } = await handler.handle(incoming, outgoing, {
           prefix,

@@ -21,6 +21,7 @@ export const idPrefixes = {
   invitation: "inv",
   federationPolicy: "fed",
   oauthClient: "cli",
+  studioSession: "sts",
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

@@ -8,3 +8,4 @@ export * from "./integrations.ts";
 export * from "./oauth.ts";
 export * from "./projects.ts";
 export * from "./schedules.ts";
+export * from "./studio.ts";

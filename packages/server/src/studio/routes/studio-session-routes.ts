@@ -1,0 +1,127 @@
+import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { AuthError } from "../../auth/auth-error.ts";
+import { noStore, readJsonObject, requireString } from "../../auth/auth-http.ts";
+import { messagePage } from "../../auth/pages/approval-pages.ts";
+import { claimTokenLifetimeMs } from "../../auth/register-with-email.ts";
+import { acceptedSecretKeys } from "../../config/secret-key.ts";
+import type { AppEnv } from "../../http/app-env.ts";
+import { jsonError } from "../../http/errors.ts";
+import type { PlatformContext } from "../../platform-context.ts";
+import { redeemSignInLink } from "../session/sign-in-link.ts";
+import { studioCsrfHeader, studioCsrfToken, studioCsrfTokenIsValid } from "../session/studio-csrf.ts";
+import { endStudioSession, findStudioSession, type StudioSession } from "../session/studio-sessions.ts";
+import { completeStudioSignIn, startStudioSignIn } from "../session/studio-sign-in.ts";
+import { studioCookies, studioSessionCookie, studioSignInCookie } from "./studio-cookies.ts";
+
+export interface StudioSignInLimits {
+  /** Starting a sign-in sends a mail: held to the registration rate. */
+  signIn: MiddlewareHandler<AppEnv>;
+  /** Completing one guesses a code: held to the claim rate. */
+  complete: MiddlewareHandler<AppEnv>;
+}
+
+/** A JSON body's string field, or a 400 in Studio's error shape. */
+async function readField(c: Context<AppEnv>, field: string): Promise<string | Response> {
+  try {
+    return requireString(await readJsonObject(c), field);
+  } catch (error) {
+    if (error instanceof AuthError) return jsonError(c, 400, "invalid_request", error.message);
+    throw error;
+  }
+}
+
+function unauthenticated(c: Context<AppEnv>): Response {
+  return jsonError(c, 401, "unauthenticated", "Sign in to Weft Studio: the session is missing, expired or revoked.");
+}
+
+/**
+ * Studio's sign-in and session, under `{studioPath}/api`: sign in by mail (the approval machinery
+ * agents use) or with a one-time link, read the session, sign out.
+ */
+export function studioSessionRoutes(
+  context: PlatformContext,
+  studioPath: string,
+  limits: StudioSignInLimits,
+): Hono<AppEnv> {
+  const { database, clock, ids, config, credentialRevocations } = context;
+  const cookies = studioCookies(config);
+  const keys = () => acceptedSecretKeys(config);
+  const sessionDeps = { clock, ids, credentialRevocations };
+  const sessionOf = (c: Context<AppEnv>) =>
+    findStudioSession(database.db, sessionDeps, cookies.read(c, studioSessionCookie));
+  const describe = (session: StudioSession) => ({
+    email: session.email,
+    accountId: session.credential.accountId,
+    csrfToken: studioCsrfToken(config.secretKey, session.sessionId),
+    expiresAt: session.expiresAt.toISOString(),
+  });
+  const app = new Hono<AppEnv>();
+
+  app.post(`${studioPath}/api/sign-in`, limits.signIn, async (c) => {
+    const email = await readField(c, "email");
+    if (email instanceof Response) return email;
+    const started = await startStudioSignIn(
+      database.db,
+      { clock, ids, mailer: context.mailer, authUrl: config.authUrl },
+      email,
+    );
+    if (!started.ok) return jsonError(c, 400, "invalid_request", "Enter your email address, like you@example.com.");
+    noStore(c);
+    cookies.write(c, studioSignInCookie, started.value.claimToken, claimTokenLifetimeMs / 1000);
+    return c.json({ expiresAt: started.value.claimTokenExpires.toISOString() }, 202);
+  });
+
+  app.post(`${studioPath}/api/sign-in/complete`, limits.complete, async (c) => {
+    const code = await readField(c, "code");
+    if (code instanceof Response) return code;
+    if (!/^\d{6}$/.test(code)) return jsonError(c, 400, "invalid_request", "code must be the 6-digit code.");
+    const claimToken = cookies.read(c, studioSignInCookie);
+    if (claimToken === undefined) {
+      return jsonError(c, 400, "invalid_request", "No sign-in is under way in this browser; start again.");
+    }
+    const completed = await completeStudioSignIn(database.db, { clock, ids, secretKeys: keys() }, { claimToken, code });
+    noStore(c);
+    if (!completed.ok) return jsonError(c, 400, completed.refusal.code, completed.refusal.description);
+    cookies.clear(c, studioSignInCookie);
+    cookies.write(c, studioSessionCookie, completed.value.token);
+    const session = await findStudioSession(database.db, sessionDeps, completed.value.token);
+    if (session === undefined) return unauthenticated(c);
+    const { email, csrfToken } = describe(session);
+    return c.json({ email, csrfToken });
+  });
+
+  app.get(`${studioPath}/api/session`, async (c) => {
+    const session = await sessionOf(c);
+    noStore(c);
+    return session === undefined ? unauthenticated(c) : c.json(describe(session));
+  });
+
+  app.post(`${studioPath}/api/sign-out`, async (c) => {
+    const session = await sessionOf(c);
+    if (session === undefined) return unauthenticated(c);
+    if (!studioCsrfTokenIsValid(keys(), session.sessionId, c.req.header(studioCsrfHeader))) {
+      return jsonError(c, 403, "csrf_failed", `Send the session's CSRF token in the ${studioCsrfHeader} header.`);
+    }
+    await endStudioSession(database.db, sessionDeps, session.sessionId, "signed out of Weft Studio");
+    cookies.clear(c, studioSessionCookie);
+    return c.body(null, 204);
+  });
+
+  app.get(`${studioPath}/api/sign-in/link`, async (c) => {
+    const redeemed = await redeemSignInLink(database.db, { clock, ids }, c.req.query("token") ?? "");
+    c.header("Cache-Control", "no-store");
+    if (redeemed === undefined) {
+      return c.html(
+        messagePage(
+          "This sign-in link no longer works",
+          "A sign-in link works once, for 15 minutes. Open Weft Studio and sign in with your email address.",
+        ),
+        400,
+      );
+    }
+    cookies.write(c, studioSessionCookie, redeemed.token);
+    return c.redirect(`${studioPath}/`, 303);
+  });
+
+  return app;
+}
