@@ -83,9 +83,12 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
     weft = await startTestPlatform({ env: { SMTP_URL: smtp.url } });
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    context.setDefaultTimeout(15_000);
     page = await context.newPage();
+    // Failed loads are expected (the session probe answers 401 when signed out); thrown errors are not.
     page.on("console", (message) => {
-      if (message.type() === "error") problems.push(message.text());
+      if (message.type() === "error" && !message.text().startsWith("Failed to load resource"))
+        problems.push(message.text());
     });
     page.on("pageerror", (error) => problems.push(error.message));
   });
@@ -96,7 +99,7 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
     await smtp?.close();
   });
 
-  it("signs in through the mail and returns to the page that was asked for", async () => {
+  it("signs in through the mail and returns to the page that was asked for", { timeout: 120_000 }, async () => {
     await page.goto(`${weft.url}/studio/projects`);
     await page.getByLabel("Email").waitFor();
     expect(new URL(page.url()).pathname).toBe("/studio/sign-in");
@@ -129,7 +132,9 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
     await checkPage(page, "projects-empty");
   });
 
-  it("shows a project deployed through the API, runs its form, watches the execution succeed and opens its trace", async () => {
+  it("shows a project deployed through the API, runs its form, watches the execution succeed and opens its trace", {
+    timeout: 180_000,
+  }, async () => {
     const ada = await createTestIdentity(weft, email);
     const created = await callRpc(weft.url, "projects.create", { name: "Greetings" }, { token: ada.credential });
     const projectId = (created.json as { id: string }).id;
@@ -142,14 +147,14 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
     );
     expect(deployed.status).toBe(200);
 
-    await page.getByRole("link", { name: "Overview" }).click();
+    await page.getByRole("link", { name: "Overview", exact: true }).click();
     await page.getByRole("link", { name: "Greetings" }).first().waitFor();
     await checkPage(page, "overview");
 
-    await page.getByRole("link", { name: "Projects" }).click();
+    await page.getByRole("link", { name: "Projects", exact: true }).click();
     await page.getByRole("link", { name: "Greetings" }).click();
     await page.getByRole("heading", { name: "Greetings", level: 1 }).waitFor();
-    await page.getByRole("heading", { name: "greet", level: 3 }).waitFor();
+    await page.getByRole("heading", { name: "greet", exact: true, level: 3 }).waitFor();
     const formUrl = (await page.locator(".copyable .url").first().textContent()) ?? "";
     expect(formUrl).toContain("/greeting");
     await checkPage(page, "project");
@@ -174,22 +179,22 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
     await page.getByRole("link", { name: "greet" }).first().waitFor();
     await checkPage(page, "executions");
     await page.getByRole("link", { name: "greet" }).first().click();
-    expect(new URL(page.url()).pathname).toBe(`/studio/executions/${executionId}`);
+    await page.waitForURL(`${weft.url}/studio/executions/${executionId}`);
     await page.locator(".badge.status-succeeded").waitFor({ timeout: 20_000 });
     expect(await page.locator("main").textContent()).toContain('"greeting": "Hello, Grace"');
-    await page.getByRole("heading", { name: "compose", level: 3 }).waitFor();
+    await page.getByRole("heading", { name: "compose", exact: true, level: 3 }).waitFor();
     expect(await page.locator(".logs").first().textContent()).toContain("greeted");
     await checkPage(page, "execution");
 
-    await page.getByRole("link", { name: "Trace" }).click();
+    await page.getByRole("link", { name: "Trace", exact: true }).click();
     await page.getByRole("heading", { name: "Trace", level: 1 }).waitFor();
     const spans = await page.locator(".waterfall .span-name").allTextContents();
     expect(spans.some((name) => name.includes("compose"))).toBe(true);
     await checkPage(page, "trace");
   });
 
-  it("lists Studio's own session among the agents", async () => {
-    await page.getByRole("link", { name: "Agents" }).click();
+  it("lists Studio's own session among the agents", { timeout: 60_000 }, async () => {
+    await page.getByRole("link", { name: "Agents", exact: true }).click();
     await page.getByRole("heading", { name: "Agents", level: 1 }).waitFor();
     await page
       .getByRole("button", { name: /^Revoke / })
@@ -203,6 +208,6 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
     await page.goto(`${weft.url}/studio/agents`);
     await page.getByLabel("Email").waitFor();
     expect(new URL(page.url()).searchParams.get("next")).toBe("/agents");
-    expect(problems.filter((problem) => !/status of 40[13]/.test(problem))).toEqual([]);
+    expect(problems).toEqual([]);
   });
 });

@@ -12,7 +12,6 @@ export const studioQueryClient: QueryClient = new QueryClient({
     queries: {
       retry: (failures, error) => !describeError(error).signedOut && failures < 2,
       refetchOnWindowFocus: false,
-      staleTime: 5_000,
     },
   },
   queryCache: new QueryCache({ onError: (error) => sessionMayBeGone(error) }),

@@ -7,6 +7,7 @@ import { EmptyState } from "../../components/empty-state.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { Loading } from "../../components/loading.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
+import { TableScroll } from "../../components/table-scroll.tsx";
 import { TimeText } from "../../components/time-text.tsx";
 
 /**
@@ -58,7 +59,7 @@ export function AgentsPage(): ReactNode {
           No active agents: sign one in with <code>weft login</code>, or connect an MCP client.
         </EmptyState>
       ) : (
-        <div className="table-scroll">
+        <TableScroll label="Agents">
           <table>
             <thead>
               <tr>
@@ -101,7 +102,7 @@ export function AgentsPage(): ReactNode {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       {manager && (agents.data?.results.length ?? 0) > 0 ? (
         <section className="card danger-zone" aria-labelledby="revoke-all-heading">

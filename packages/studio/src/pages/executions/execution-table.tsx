@@ -2,13 +2,14 @@ import type { WeftClient } from "@weft/client";
 import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { StatusBadge } from "../../components/status-badge.tsx";
+import { TableScroll } from "../../components/table-scroll.tsx";
 import { formatDuration, TimeText } from "../../components/time-text.tsx";
 
 export type ExecutionSummary = Awaited<ReturnType<WeftClient["workflows"]["listExecutions"]>>["results"][number];
 
 export function ExecutionTable({ executions }: { executions: ExecutionSummary[] }): ReactNode {
   return (
-    <div className="table-scroll">
+    <TableScroll label="Executions">
       <table>
         <thead>
           <tr>
@@ -45,6 +46,6 @@ export function ExecutionTable({ executions }: { executions: ExecutionSummary[] 
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }

@@ -5,6 +5,7 @@ import { weft } from "../../api/weft-client.ts";
 import { EmptyState } from "../../components/empty-state.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { Loading } from "../../components/loading.tsx";
+import { TableScroll } from "../../components/table-scroll.tsx";
 import { TimeText } from "../../components/time-text.tsx";
 
 /** The project's deployments, newest first; any other than the active one can be made active again. */
@@ -32,7 +33,7 @@ export function DeploymentsSection({ projectId, writable }: { projectId: string;
           No deployments yet: run <code>weft deploy</code>.
         </EmptyState>
       ) : (
-        <div className="table-scroll">
+        <TableScroll label="Deployments">
           <table>
             <thead>
               <tr>
@@ -71,7 +72,7 @@ export function DeploymentsSection({ projectId, writable }: { projectId: string;
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </section>
   );

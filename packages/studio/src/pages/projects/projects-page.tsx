@@ -7,6 +7,7 @@ import { EmptyState } from "../../components/empty-state.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { Loading } from "../../components/loading.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
+import { TableScroll } from "../../components/table-scroll.tsx";
 import { TimeText } from "../../components/time-text.tsx";
 
 export function ProjectsPage(): ReactNode {
@@ -35,7 +36,7 @@ export function ProjectsPage(): ReactNode {
           No projects in {workspace.name} yet: run <code>weft init</code> then <code>weft deploy</code>.
         </EmptyState>
       ) : (
-        <div className="table-scroll">
+        <TableScroll label="Projects">
           <table>
             <caption className="visually-hidden">Projects of {workspace.name}</caption>
             <thead>
@@ -59,7 +60,7 @@ export function ProjectsPage(): ReactNode {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       {projects.hasNextPage ? (
         <button type="button" className="button secondary" onClick={() => void projects.fetchNextPage()}>

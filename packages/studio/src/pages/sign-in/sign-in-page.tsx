@@ -59,7 +59,8 @@ function CodeStep({ email, onRestart }: { email: string; onRestart: () => void }
   const complete = useMutation({
     mutationFn: completeSignIn,
     onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: sessionQueryKey });
+      // Dropped rather than marked stale: a stale "signed out" would send the next page back here.
+      queryClient.removeQueries({ queryKey: sessionQueryKey });
       await navigate(returnPath(searchParams.get("next")), { replace: true });
     },
   });
