@@ -203,6 +203,47 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
     await checkPage(page, "agents");
   });
 
+  it("invites a member to a team workspace and reads the invitation in the audit log", {
+    timeout: 90_000,
+  }, async () => {
+    const ada = await createTestIdentity(weft, email);
+    const team = await callRpc(weft.url, "access.createWorkspace", { name: "Kitchen" }, { token: ada.credential });
+    expect(team.status).toBe(200);
+    await page.reload();
+    await page.getByLabel("Workspace").selectOption({ label: "Kitchen · owner" });
+    await page.getByRole("link", { name: "Members", exact: true }).click();
+    await page.getByRole("heading", { name: "Members", level: 1 }).waitFor();
+    await page.getByLabel("Email to invite").fill("not an address");
+    await page.getByRole("button", { name: "Invite" }).click();
+    // The browser refuses the address before any call; no invitation is made.
+    expect(await page.locator("input[type=email]:invalid").count()).toBe(1);
+    expect(await page.getByRole("button", { name: /^Cancel invitation/ }).count()).toBe(0);
+    await page.getByLabel("Email to invite").fill("grace@example.com");
+    await page.getByLabel("Role").selectOption("viewer");
+    await page.getByRole("button", { name: "Invite" }).click();
+    await page.getByRole("button", { name: "Cancel invitation of grace@example.com" }).waitFor();
+    await checkPage(page, "members");
+
+    await page.getByRole("link", { name: "Audit log", exact: true }).click();
+    await page.getByRole("cell", { name: "member.invited" }).waitFor();
+    await page.getByLabel("Action").fill("workspace.created");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await page.getByRole("cell", { name: "member.invited" }).waitFor({ state: "detached" });
+    await page.getByRole("cell", { name: "workspace.created" }).waitFor();
+    await checkPage(page, "audit-log");
+  });
+
+  it("revokes Studio's own agent: its session is refused from the next call, back to sign-in", async () => {
+    await page.getByRole("link", { name: "Agents", exact: true }).click();
+    await page
+      .getByRole("button", { name: /^Revoke Weft Studio/ })
+      .first()
+      .click();
+    await page.getByLabel("Email").waitFor();
+    expect(new URL(page.url()).pathname).toBe("/studio/sign-in");
+    expect(new URL(page.url()).searchParams.get("next")).toBe("/agents");
+  });
+
   it("sends a visitor whose session is gone back to sign-in, keeping the page", async () => {
     await context.clearCookies();
     await page.goto(`${weft.url}/studio/agents`);

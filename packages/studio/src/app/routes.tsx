@@ -41,6 +41,14 @@ export const studioRouter = createBrowserRouter(
           path: "agents",
           lazy: () => import("../pages/agents/agents-page.tsx").then((m) => ({ Component: m.AgentsPage })),
         },
+        {
+          path: "members",
+          lazy: () => import("../pages/members/members-page.tsx").then((m) => ({ Component: m.MembersPage })),
+        },
+        {
+          path: "audit-log",
+          lazy: () => import("../pages/audit-log/audit-log-page.tsx").then((m) => ({ Component: m.AuditLogPage })),
+        },
         { path: "*", Component: NotFoundPage },
       ],
     },

@@ -29,6 +29,12 @@ export function StudioLayout(): ReactNode {
               <li>
                 <NavLink to="/agents">Agents</NavLink>
               </li>
+              <li>
+                <NavLink to="/members">Members</NavLink>
+              </li>
+              <li>
+                <NavLink to="/audit-log">Audit log</NavLink>
+              </li>
             </ul>
           </nav>
           <WorkspacePicker />

@@ -1,12 +1,13 @@
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import type { ExecutionStatusValue } from "@weft/contract";
-import { type ReactNode, useEffect, useId, useRef } from "react";
+import { type ReactNode, useId } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
 import { weft } from "../../api/weft-client.ts";
 import { EmptyState } from "../../components/empty-state.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { Loading } from "../../components/loading.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
+import { useLoadOnScroll } from "../../components/use-load-on-scroll.ts";
 import { ExecutionTable } from "./execution-table.tsx";
 
 const statuses: ExecutionStatusValue[] = [
@@ -56,17 +57,8 @@ export function ExecutionsPage(): ReactNode {
     else next.set(name, value);
     setSearchParams(next, { replace: true });
   };
-  const sentinel = useRef<HTMLDivElement>(null);
+  const sentinel = useLoadOnScroll(executions);
   const { hasNextPage, isFetchingNextPage, fetchNextPage } = executions;
-  useEffect(() => {
-    const element = sentinel.current;
-    if (element === null || !hasNextPage) return;
-    const observer = new IntersectionObserver((entries) => {
-      if (entries.some((entry) => entry.isIntersecting) && !isFetchingNextPage) void fetchNextPage();
-    });
-    observer.observe(element);
-    return () => observer.disconnect();
-  }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
   const total = executions.data?.pages[0];
   return (
     <>
