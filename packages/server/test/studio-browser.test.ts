@@ -2,13 +2,16 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
+  acceptInvitationLink,
   bundleConfig,
   callRpc,
   createTestIdentity,
   hasChromium,
+  invitationLinkIn,
   launchChromium,
   type SmtpSink,
   seriousAccessibilityViolations,
+  signInToStudio,
   startSmtpSink,
   startTestPlatform,
   type TestPlatform,
@@ -231,6 +234,39 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
     await page.getByRole("cell", { name: "member.invited" }).waitFor({ state: "detached" });
     await page.getByRole("cell", { name: "workspace.created" }).waitFor();
     await checkPage(page, "audit-log");
+  });
+
+  it("shows a viewer no write buttons", { timeout: 90_000 }, async () => {
+    const ada = await createTestIdentity(weft, email);
+    const workspaces = await callRpc(weft.url, "access.listWorkspaces", {}, { token: ada.credential });
+    const kitchen = (workspaces.json as { results: { id: string; name: string }[] }).results.find(
+      (workspace) => workspace.name === "Kitchen",
+    );
+    const created = await callRpc(
+      weft.url,
+      "projects.create",
+      { name: "Pantry", workspaceId: kitchen?.id },
+      { token: ada.credential },
+    );
+    const projectId = (created.json as { id: string }).id;
+    const bundle = await bundleConfig(configSource);
+    await callRpc(weft.url, "deployments.create", { projectId, manifest, bundle }, { token: ada.credential });
+    const invitation = smtp.received.find((mail) => mail.to.includes("grace@example.com"));
+    expect((await acceptInvitationLink(invitationLinkIn(invitation?.raw ?? ""))).status).toBe(200);
+
+    const grace = await signInToStudio(weft.url, smtp, "grace@example.com");
+    const [name = "", value = ""] = grace.cookie.split("=");
+    const viewerContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await viewerContext.addCookies([{ name, value, url: `${weft.url}/studio` }]);
+    const viewer = await viewerContext.newPage();
+    await viewer.goto(`${weft.url}/studio/projects/${projectId}`);
+    await viewer.getByRole("heading", { name: "greet", exact: true, level: 3 }).waitFor();
+    expect(await viewer.locator("main").textContent()).toContain("You can look but not change anything");
+    expect(await viewer.getByRole("button", { name: /^Run / }).count()).toBe(0);
+    await viewer.getByRole("link", { name: "Members", exact: true }).click();
+    await viewer.getByRole("heading", { name: "Members", level: 1 }).waitFor();
+    expect(await viewer.getByRole("button", { name: "Invite" }).count()).toBe(0);
+    await viewerContext.close();
   });
 
   it("revokes Studio's own agent: its session is refused from the next call, back to sign-in", async () => {
