@@ -196,6 +196,13 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
     await checkPage(page, "trace");
   });
 
+  it("shows usage against the plan", { timeout: 60_000 }, async () => {
+    await page.getByRole("link", { name: "Usage", exact: true }).click();
+    await page.getByRole("heading", { name: /^This month on the/ }).waitFor();
+    await page.getByRole("heading", { name: /^Per project/ }).waitFor();
+    await checkPage(page, "usage");
+  });
+
   it("lists Studio's own session among the agents", { timeout: 60_000 }, async () => {
     await page.getByRole("link", { name: "Agents", exact: true }).click();
     await page.getByRole("heading", { name: "Agents", level: 1 }).waitFor();

@@ -49,6 +49,10 @@ export const studioRouter = createBrowserRouter(
           path: "audit-log",
           lazy: () => import("../pages/audit-log/audit-log-page.tsx").then((m) => ({ Component: m.AuditLogPage })),
         },
+        {
+          path: "usage",
+          lazy: () => import("../pages/usage/usage-page.tsx").then((m) => ({ Component: m.UsagePage })),
+        },
         { path: "*", Component: NotFoundPage },
       ],
     },

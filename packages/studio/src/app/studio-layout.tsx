@@ -35,6 +35,9 @@ export function StudioLayout(): ReactNode {
               <li>
                 <NavLink to="/audit-log">Audit log</NavLink>
               </li>
+              <li>
+                <NavLink to="/usage">Usage</NavLink>
+              </li>
             </ul>
           </nav>
           <WorkspacePicker />
