@@ -163,6 +163,13 @@ afterAll(async () => {
 const encoder = new TextEncoder();
 
 /** A JSON body, then broken on the wire (truncated, bytes that are not UTF-8) and labelled with some content type. */
+/** A `Cookie` header naming `name`: absent, a known value, or a hostile one. */
+function studioCookie(name: string, known: string[]): fc.Arbitrary<Record<string, string | undefined>> {
+  return fc
+    .option(fc.oneof(fc.constantFrom(...known), fc.stringMatching(/^[\x21-\x7e]{0,80}$/)), { nil: undefined })
+    .map((value) => ({ cookie: value === undefined ? undefined : `${name}=${value}` }));
+}
+
 function jsonPost(
   path: fc.Arbitrary<string>,
   value: fc.Arbitrary<unknown>,
@@ -272,6 +279,41 @@ function httpSurfaces({ projectId, claimToken, tokenId, hostedFormCsrf }: Fixtur
           headers: { "content-type": type },
           body,
         })),
+    },
+    {
+      name: "studio.sign-in",
+      request: jsonPost(
+        fc.constant("/studio/api/sign-in"),
+        fc.record({ email: fc.oneof(fc.emailAddress(), fc.string()) }),
+      ),
+    },
+    {
+      name: "studio.sign-in.complete",
+      request: jsonPost(
+        fc.constant("/studio/api/sign-in/complete"),
+        fc.record({ code: fc.oneof(fc.stringMatching(/^\d{6}$/), fc.string()) }),
+        studioCookie("weft_studio_sign_in", [claimToken, "clm_x"]),
+      ),
+    },
+    {
+      name: "studio.sign-in.link",
+      request: hostileSegment([`wsl_${"a".repeat(43)}`, "wsl_"]).map((token) => ({
+        method: "GET" as const,
+        path: `/studio/api/sign-in/link?token=${token}`,
+      })),
+    },
+    {
+      name: "studio.rpc",
+      request: jsonPost(
+        fc.constantFrom("/studio/rpc/projects/create", "/studio/rpc/agents/revokeAll", "/studio/rpc/nothing"),
+        fc.record({ json: fc.record({ name: fc.string(), workspaceId: fc.string() }) }),
+        fc
+          .tuple(
+            studioCookie("weft_studio_session", [`wss_${"a".repeat(43)}`]),
+            fc.constantFrom(undefined, "wsc_x", ""),
+          )
+          .map(([cookie, csrf]) => ({ ...cookie, "x-weft-csrf": csrf })),
+      ),
     },
     {
       name: "ingress.hosted-form.get",

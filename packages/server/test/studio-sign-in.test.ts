@@ -1,6 +1,7 @@
 import type { Agent as AgentView } from "@weft/contract";
 import {
   callRpc,
+  capturedLogger,
   claimCodeOf,
   cookiesOf,
   decide,
@@ -21,11 +22,13 @@ import { studioStartUpLine } from "../src/studio/studio-start-up-line.ts";
 let smtp: SmtpSink;
 let weft: TestPlatform;
 let emailCounter = 0;
+const log = capturedLogger("debug");
 
 beforeAll(async () => {
   smtp = await startSmtpSink();
   weft = await startTestPlatform({
     env: { SMTP_URL: smtp.url, WEFT_RATE_LIMIT_REGISTER: "10000", WEFT_RATE_LIMIT_CLAIM: "10000" },
+    logger: log.logger,
   });
 });
 
@@ -343,6 +346,22 @@ describe("procedures through /studio/rpc", () => {
   });
 });
 
+describe("other origins", () => {
+  it("get no CORS answer from Studio's paths, so no other page reads a CSRF token or calls with the cookie", async () => {
+    const session = await signInToStudio(weft.url, smtp, nextEmail());
+    registerSecret(session.csrfToken);
+    const origin = "https://elsewhere.example";
+    const read = await fetch(`${weft.url}/studio/api/session`, { headers: { cookie: session.cookie, origin } });
+    expect(read.headers.get("access-control-allow-origin")).toBeNull();
+    const preflight = await fetch(`${weft.url}/studio/rpc/projects/list`, {
+      method: "OPTIONS",
+      headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "x-weft-csrf" },
+    });
+    expect(preflight.headers.get("access-control-allow-origin")).toBeNull();
+    expect(preflight.headers.get("access-control-allow-headers")).toBeNull();
+  });
+});
+
 describe("the one-time sign-in link", () => {
   async function printedLink(): Promise<string> {
     const line = await studioStartUpLine(weft.platform.context, true);
@@ -421,5 +440,13 @@ describe("behind an https base URL", () => {
     } finally {
       await secure.stop();
     }
+  });
+});
+
+describe("the log", () => {
+  it("holds every request of this file, and no cookie, session token, CSRF token or link token", () => {
+    const text = log.lines.map((line) => JSON.stringify(line)).join("\n");
+    expect(log.lines.some((line) => line.path === "/studio/api/sign-in/complete")).toBe(true);
+    expect(text).not.toMatch(/weft_studio_session|weft_studio_sign_in|cookie|wss_|wsc_|wsl_|clm_/i);
   });
 });

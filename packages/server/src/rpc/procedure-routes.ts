@@ -43,13 +43,13 @@ export interface ProcedureRoutes {
 }
 
 /**
- * The RPC API (`/rpc`) and the same procedures as plain JSON (`/api`), as routes of the app: they
- * get the request id, security headers, CORS and access log of every other route, then hand Node's
- * request and response to oRPC's node handlers, which read the body and write the answer
- * themselves. Handing oRPC a Web `Request` instead, and reading its `Response` back into Node's,
- * cost more than a typical procedure (see docs/decisions.md, "One HTTP pipeline"). Bearer
- * authentication happens here, once per request; the procedures' middleware refuses calls that
- * did not pass it.
+ * The RPC API (`/rpc`), the same procedures as plain JSON (`/api`) and for Studio's browser
+ * session (`/studio/rpc`), as routes of the app: they get the request id, security headers, CORS
+ * and access log of every other route, then hand Node's request and response to oRPC's node
+ * handlers, which read the body and write the answer themselves. Handing oRPC a Web `Request` instead, and reading its `Response` back into Node's,
+ * cost more than a typical procedure (see docs/decisions.md, "One HTTP pipeline"). Authentication
+ * (a bearer credential, or on `/studio/rpc` the session cookie and its CSRF token) happens here,
+ * once per request; the procedures' middleware refuses calls that did not pass it.
  */
 export function procedureRoutes(context: PlatformContext): ProcedureRoutes {
   const lastUsed = createLastUsedRecorder({ db: context.database.db, timers: context.timers, logger: context.logger });

@@ -7,6 +7,7 @@ import { acceptedSecretKeys } from "../../config/secret-key.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { jsonError } from "../../http/errors.ts";
 import type { PlatformContext } from "../../platform-context.ts";
+import { basePathOf } from "../../shared/base-path.ts";
 import { redeemSignInLink } from "../session/sign-in-link.ts";
 import { studioCsrfHeader, studioCsrfToken, studioCsrfTokenIsValid } from "../session/studio-csrf.ts";
 import { endStudioSession, findStudioSession, type StudioSession } from "../session/studio-sessions.ts";
@@ -120,7 +121,8 @@ export function studioSessionRoutes(
       );
     }
     cookies.write(c, studioSessionCookie, redeemed.token);
-    return c.redirect(`${studioPath}/`, 303);
+    // The public path, even when a proxy stripped the base path from this request.
+    return c.redirect(`${basePathOf(config.baseUrl)}/studio/`, 303);
   });
 
   return app;
