@@ -57,13 +57,17 @@ const manifest = {
 };
 
 /**
- * Screenshots of the page at desktop and phone widths, and the serious accessibility violations of
- * each (none expected).
+ * Screenshots of the page at desktop width (light and dark themes) and phone width, and the serious
+ * accessibility violations of each (none expected).
  */
 async function checkPage(page: Page, name: string): Promise<void> {
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.screenshot({ path: join(screenshots, `${name}-desktop.png`), fullPage: true });
   expect(await seriousAccessibilityViolations(page), `${name} at 1280 px`).toEqual([]);
+  await page.emulateMedia({ colorScheme: "dark" });
+  await page.screenshot({ path: join(screenshots, `${name}-dark.png`), fullPage: true });
+  expect(await seriousAccessibilityViolations(page), `${name} in the dark theme`).toEqual([]);
+  await page.emulateMedia({ colorScheme: "light" });
   await page.setViewportSize({ width: 375, height: 812 });
   await page.screenshot({ path: join(screenshots, `${name}-375px.png`), fullPage: true });
   expect(await seriousAccessibilityViolations(page), `${name} at 375 px`).toEqual([]);
