@@ -1,4 +1,11 @@
-export { type ClientOptions, createClient, isRpcError, RpcError, type WeftClient } from "./create-client.ts";
+export {
+  type ClientOptions,
+  createClient,
+  isRpcError,
+  RpcError,
+  requestIdOf,
+  type WeftClient,
+} from "./create-client.ts";
 export { type AgentAuthEndpoints, type Discovery, discover } from "./discover.ts";
 export {
   completeClaim,

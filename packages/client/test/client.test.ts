@@ -1,4 +1,4 @@
-import { createClient, isRpcError, RpcError } from "@weft/client";
+import { createClient, isRpcError, RpcError, requestIdOf } from "@weft/client";
 import { createTestIdentity, startTestPlatform, type TestIdentity, type TestPlatform } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
 
@@ -86,5 +86,31 @@ describe("createClient", () => {
 
     const anonymous = createClient({ baseUrl: weft.url, token: "weft_not-a-real-one" });
     expect(await rejection(anonymous.projects.list({}))).toMatchObject({ code: "UNAUTHORIZED", status: 401 });
+  });
+});
+
+describe("createClient for a page (Studio)", () => {
+  it("reaches the API at another mount with headers read before each call", async () => {
+    let headers: Record<string, string> = { authorization: "Bearer weft_not-a-real-one" };
+    const client = createClient({ baseUrl: weft.url, rpcPath: "/rpc", headers: () => headers });
+    expect(await rejection(client.projects.list({}))).toMatchObject({ code: "UNAUTHORIZED" });
+    headers = { authorization: `Bearer ${ada.credential}` };
+    expect((await client.projects.list({})).totalCount).toBe(0);
+  });
+
+  it("refuses a mount where the API is not", async () => {
+    const client = createClient({ baseUrl: weft.url, token: ada.credential, rpcPath: "/nowhere" });
+    expect(await rejection(client.projects.list({}))).toMatchObject({ status: 404 });
+  });
+
+  it("tells the request id of a refused call, as the server echoed it", async () => {
+    const client = createClient({
+      baseUrl: weft.url,
+      token: ada.credential,
+      headers: () => ({ "x-request-id": "studio-test-request-1" }),
+    });
+    const missing = await rejection(client.projects.get({ projectId: `prj_${"0".repeat(26)}` }));
+    expect(requestIdOf(missing)).toBe("studio-test-request-1");
+    expect(requestIdOf(new Error("not from a call"))).toBeUndefined();
   });
 });

@@ -1,3 +1,4 @@
+export * from "./accessibility.ts";
 export * from "./auth-client.ts";
 export * from "./browser.ts";
 export * from "./bundle.ts";

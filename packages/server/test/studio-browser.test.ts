@@ -1,0 +1,301 @@
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  acceptInvitationLink,
+  bundleConfig,
+  callRpc,
+  createTestIdentity,
+  hasChromium,
+  invitationLinkIn,
+  launchChromium,
+  type SmtpSink,
+  seriousAccessibilityViolations,
+  signInToStudio,
+  startSmtpSink,
+  startTestPlatform,
+  type TestPlatform,
+} from "@weft/testing";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const screenshots = fileURLToPath(new URL("../../../test-results/studio", import.meta.url));
+const email = "ada@example.com";
+
+const configSource = `
+import { defineConfig, workflow } from "@weft/sdk";
+
+const greet = workflow({
+  name: "greet",
+  async run(input: { name: string }, ctx) {
+    const greeting = await ctx.step("compose", async () => "Hello, " + input.name);
+    ctx.log.info("greeted", { name: input.name });
+    return { greeting };
+  },
+});
+
+export default defineConfig({ workflows: [greet] });
+`;
+
+const manifest = {
+  version: 1,
+  workflows: [
+    {
+      name: "greet",
+      inputSchema: { type: "object", properties: { name: { type: "string", minLength: 1 } }, required: ["name"] },
+    },
+  ],
+  forms: [
+    {
+      name: "greeting",
+      workflow: "greet",
+      title: "Say hello",
+      schema: { type: "object", properties: { name: { type: "string", title: "Name" } }, required: ["name"] },
+    },
+  ],
+  webhooks: [],
+};
+
+/**
+ * Screenshots of the page at desktop width (light and dark themes) and phone width, and the serious
+ * accessibility violations of each (none expected).
+ */
+async function checkPage(page: Page, name: string): Promise<void> {
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.screenshot({ path: join(screenshots, `${name}-desktop.png`), fullPage: true });
+  expect(await seriousAccessibilityViolations(page), `${name} at 1280 px`).toEqual([]);
+  await page.emulateMedia({ colorScheme: "dark" });
+  await page.screenshot({ path: join(screenshots, `${name}-dark.png`), fullPage: true });
+  expect(await seriousAccessibilityViolations(page), `${name} in the dark theme`).toEqual([]);
+  await page.emulateMedia({ colorScheme: "light" });
+  await page.setViewportSize({ width: 375, height: 812 });
+  await page.screenshot({ path: join(screenshots, `${name}-375px.png`), fullPage: true });
+  expect(await seriousAccessibilityViolations(page), `${name} at 375 px`).toEqual([]);
+  const overflow = await page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth");
+  expect(overflow, `${name} is wider than 375 px`).toBeLessThanOrEqual(0);
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+describe.skipIf(!hasChromium)("Studio in a real browser", () => {
+  let smtp: SmtpSink;
+  let weft: TestPlatform;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    await mkdir(screenshots, { recursive: true });
+    smtp = await startSmtpSink();
+    weft = await startTestPlatform({ env: { SMTP_URL: smtp.url } });
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    context.setDefaultTimeout(15_000);
+    page = await context.newPage();
+    // Failed loads are expected (the session probe answers 401 when signed out); thrown errors are not.
+    page.on("console", (message) => {
+      if (message.type() === "error" && !message.text().startsWith("Failed to load resource"))
+        problems.push(message.text());
+    });
+    page.on("pageerror", (error) => problems.push(error.message));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await weft?.stop();
+    await smtp?.close();
+  });
+
+  it("signs in through the mail and returns to the page that was asked for", { timeout: 120_000 }, async () => {
+    await page.goto(`${weft.url}/studio/projects`);
+    await page.getByLabel("Email").waitFor();
+    expect(new URL(page.url()).pathname).toBe("/studio/sign-in");
+    expect(new URL(page.url()).searchParams.get("next")).toBe("/projects");
+    await checkPage(page, "sign-in");
+
+    await page.getByLabel("Email").fill(email);
+    await page.getByRole("button", { name: "Email me a sign-in link" }).click();
+    await page.getByLabel("6-digit code").waitFor();
+    expect(await page.locator("form").textContent()).toContain(`Check your mail at ${email}`);
+
+    const approval = await context.newPage();
+    await expect.poll(() => smtp.received.some((mail) => mail.to.includes(email))).toBe(true);
+    await approval.goto(smtp.approvalLinkFor(email));
+    await approval.getByRole("button", { name: "Approve" }).click();
+    const code = (await approval.locator("#claim-code").textContent())?.trim() ?? "";
+    expect(code).toMatch(/^\d{6}$/);
+    await approval.close();
+
+    await page.getByLabel("6-digit code").fill(code === "000000" ? "000001" : "000000");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").waitFor();
+    expect(new URL(page.url()).pathname).toBe("/studio/sign-in");
+
+    await page.getByLabel("6-digit code").fill(code);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Projects", level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).toBe("/studio/projects");
+    expect(await page.locator("main").textContent()).toContain("No projects in");
+    await checkPage(page, "projects-empty");
+  });
+
+  it("shows a project deployed through the API, runs its form, watches the execution succeed and opens its trace", {
+    timeout: 180_000,
+  }, async () => {
+    const ada = await createTestIdentity(weft, email);
+    const created = await callRpc(weft.url, "projects.create", { name: "Greetings" }, { token: ada.credential });
+    const projectId = (created.json as { id: string }).id;
+    const bundle = await bundleConfig(configSource);
+    const deployed = await callRpc(
+      weft.url,
+      "deployments.create",
+      { projectId, manifest, bundle },
+      { token: ada.credential },
+    );
+    expect(deployed.status).toBe(200);
+
+    await page.getByRole("link", { name: "Overview", exact: true }).click();
+    await page.getByRole("link", { name: "Greetings" }).first().waitFor();
+    await checkPage(page, "overview");
+
+    await page.getByRole("link", { name: "Projects", exact: true }).click();
+    await page.getByRole("link", { name: "Greetings" }).click();
+    await page.getByRole("heading", { name: "Greetings", level: 1 }).waitFor();
+    await page.getByRole("heading", { name: "greet", exact: true, level: 3 }).waitFor();
+    const formUrl = (await page.locator(".copyable .url").first().textContent()) ?? "";
+    expect(formUrl).toContain("/greeting");
+    await checkPage(page, "project");
+
+    // The run editor checks the input against the workflow's JSON Schema before sending it.
+    await page.getByRole("button", { name: "Run greet" }).click();
+    await page.getByLabel("Input of greet (JSON)").fill('{"name": ""}');
+    await page.getByRole("button", { name: "Start execution" }).click();
+    expect(await page.getByRole("alert").first().textContent()).toContain("input/name");
+    const executions = await callRpc(weft.url, "workflows.listExecutions", { projectId }, { token: ada.credential });
+    expect(executions.json).toMatchObject({ totalCount: 0 });
+
+    const form = await context.newPage();
+    await form.goto(formUrl);
+    await form.getByLabel("Name").fill("Grace");
+    await form.getByRole("button", { name: "Submit" }).click();
+    await form.locator("#submission-reference").waitFor();
+    const executionId = (await form.locator("#submission-reference").textContent())?.trim() ?? "";
+    await form.close();
+
+    await page.getByRole("link", { name: "All executions" }).first().click();
+    await page.getByRole("link", { name: "greet" }).first().waitFor();
+    await checkPage(page, "executions");
+    await page.getByRole("link", { name: "greet" }).first().click();
+    await page.waitForURL(`${weft.url}/studio/executions/${executionId}`);
+    await page.locator(".badge.status-succeeded").waitFor({ timeout: 20_000 });
+    expect(await page.locator("main").textContent()).toContain('"greeting": "Hello, Grace"');
+    await page.getByRole("heading", { name: "compose", exact: true, level: 3 }).waitFor();
+    expect(await page.locator(".logs").first().textContent()).toContain("greeted");
+    await checkPage(page, "execution");
+
+    await page.getByRole("link", { name: "Trace", exact: true }).click();
+    await page.getByRole("heading", { name: "Trace", level: 1 }).waitFor();
+    const spans = await page.locator(".waterfall .span-name").allTextContents();
+    expect(spans.some((name) => name.includes("compose"))).toBe(true);
+    await checkPage(page, "trace");
+  });
+
+  it("shows usage against the plan", { timeout: 60_000 }, async () => {
+    await page.getByRole("link", { name: "Usage", exact: true }).click();
+    await page.getByRole("heading", { name: /^This month on the/ }).waitFor();
+    await page.getByRole("heading", { name: /^Per project/ }).waitFor();
+    await checkPage(page, "usage");
+  });
+
+  it("lists Studio's own session among the agents", { timeout: 60_000 }, async () => {
+    await page.getByRole("link", { name: "Agents", exact: true }).click();
+    await page.getByRole("heading", { name: "Agents", level: 1 }).waitFor();
+    await page
+      .getByRole("button", { name: /^Revoke / })
+      .first()
+      .waitFor();
+    await checkPage(page, "agents");
+  });
+
+  it("invites a member to a team workspace and reads the invitation in the audit log", {
+    timeout: 90_000,
+  }, async () => {
+    const ada = await createTestIdentity(weft, email);
+    const team = await callRpc(weft.url, "access.createWorkspace", { name: "Kitchen" }, { token: ada.credential });
+    expect(team.status).toBe(200);
+    await page.reload();
+    await page.getByLabel("Workspace").selectOption({ label: "Kitchen · owner" });
+    await page.getByRole("link", { name: "Members", exact: true }).click();
+    await page.getByRole("heading", { name: "Members", level: 1 }).waitFor();
+    await page.getByLabel("Email to invite").fill("not an address");
+    await page.getByRole("button", { name: "Invite" }).click();
+    // The browser refuses the address before any call; no invitation is made.
+    expect(await page.locator("input[type=email]:invalid").count()).toBe(1);
+    expect(await page.getByRole("button", { name: /^Cancel invitation/ }).count()).toBe(0);
+    await page.getByLabel("Email to invite").fill("grace@example.com");
+    await page.getByLabel("Role").selectOption("viewer");
+    await page.getByRole("button", { name: "Invite" }).click();
+    await page.getByRole("button", { name: "Cancel invitation of grace@example.com" }).waitFor();
+    await checkPage(page, "members");
+
+    await page.getByRole("link", { name: "Audit log", exact: true }).click();
+    await page.getByRole("cell", { name: "member.invited" }).waitFor();
+    await page.getByLabel("Action").fill("workspace.created");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await page.getByRole("cell", { name: "member.invited" }).waitFor({ state: "detached" });
+    await page.getByRole("cell", { name: "workspace.created" }).waitFor();
+    await checkPage(page, "audit-log");
+  });
+
+  it("shows a viewer no write buttons", { timeout: 90_000 }, async () => {
+    const ada = await createTestIdentity(weft, email);
+    const workspaces = await callRpc(weft.url, "access.listWorkspaces", {}, { token: ada.credential });
+    const kitchen = (workspaces.json as { results: { id: string; name: string }[] }).results.find(
+      (workspace) => workspace.name === "Kitchen",
+    );
+    const created = await callRpc(
+      weft.url,
+      "projects.create",
+      { name: "Pantry", workspaceId: kitchen?.id },
+      { token: ada.credential },
+    );
+    const projectId = (created.json as { id: string }).id;
+    const bundle = await bundleConfig(configSource);
+    await callRpc(weft.url, "deployments.create", { projectId, manifest, bundle }, { token: ada.credential });
+    const invitation = smtp.received.find((mail) => mail.to.includes("grace@example.com"));
+    expect((await acceptInvitationLink(invitationLinkIn(invitation?.raw ?? ""))).status).toBe(200);
+
+    const grace = await signInToStudio(weft.url, smtp, "grace@example.com");
+    const [name = "", value = ""] = grace.cookie.split("=");
+    const viewerContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await viewerContext.addCookies([{ name, value, url: `${weft.url}/studio` }]);
+    const viewer = await viewerContext.newPage();
+    await viewer.goto(`${weft.url}/studio/projects/${projectId}`);
+    await viewer.getByRole("heading", { name: "greet", exact: true, level: 3 }).waitFor();
+    expect(await viewer.locator("main").textContent()).toContain("You can look but not change anything");
+    expect(await viewer.getByRole("button", { name: /^Run / }).count()).toBe(0);
+    await viewer.getByRole("link", { name: "Members", exact: true }).click();
+    await viewer.getByRole("heading", { name: "Members", level: 1 }).waitFor();
+    expect(await viewer.getByRole("button", { name: "Invite" }).count()).toBe(0);
+    await viewerContext.close();
+  });
+
+  it("revokes Studio's own agent: its session is refused from the next call, back to sign-in", async () => {
+    await page.getByRole("link", { name: "Agents", exact: true }).click();
+    await page
+      .getByRole("button", { name: /^Revoke Weft Studio/ })
+      .first()
+      .click();
+    await page.getByLabel("Email").waitFor();
+    expect(new URL(page.url()).pathname).toBe("/studio/sign-in");
+    expect(new URL(page.url()).searchParams.get("next")).toBe("/agents");
+  });
+
+  it("sends a visitor whose session is gone back to sign-in, keeping the page", async () => {
+    await context.clearCookies();
+    await page.goto(`${weft.url}/studio/agents`);
+    await page.getByLabel("Email").waitFor();
+    expect(new URL(page.url()).searchParams.get("next")).toBe("/agents");
+    expect(problems).toEqual([]);
+  });
+});

@@ -1,0 +1,23 @@
+import { MutationCache, QueryCache, QueryClient } from "@tanstack/react-query";
+import { describeError } from "../api/studio-error.ts";
+import { sessionQueryKey } from "./session-query.ts";
+
+/**
+ * One cache for the whole app. A call answered 401 means the session is gone (expired, signed out
+ * elsewhere, its agent revoked): the session is read again, and the guard sends the person to
+ * sign-in with the page they wanted.
+ */
+export const studioQueryClient: QueryClient = new QueryClient({
+  defaultOptions: {
+    queries: {
+      retry: (failures, error) => !describeError(error).signedOut && failures < 2,
+      refetchOnWindowFocus: false,
+    },
+  },
+  queryCache: new QueryCache({ onError: (error) => sessionMayBeGone(error) }),
+  mutationCache: new MutationCache({ onError: (error) => sessionMayBeGone(error) }),
+});
+
+function sessionMayBeGone(error: unknown): void {
+  if (describeError(error).signedOut) void studioQueryClient.invalidateQueries({ queryKey: sessionQueryKey });
+}

@@ -1,0 +1,61 @@
+import { createBrowserRouter } from "react-router";
+import { NotFoundPage } from "../pages/not-found-page.tsx";
+import { StudioLayout } from "./studio-layout.tsx";
+
+/** Every page but the shell is its own chunk, loaded when first visited. */
+export const studioRouter = createBrowserRouter(
+  [
+    {
+      path: "/sign-in",
+      lazy: () => import("../pages/sign-in/sign-in-page.tsx").then((m) => ({ Component: m.SignInPage })),
+    },
+    {
+      path: "/",
+      Component: StudioLayout,
+      children: [
+        {
+          index: true,
+          lazy: () => import("../pages/overview/overview-page.tsx").then((m) => ({ Component: m.OverviewPage })),
+        },
+        {
+          path: "projects",
+          lazy: () => import("../pages/projects/projects-page.tsx").then((m) => ({ Component: m.ProjectsPage })),
+        },
+        {
+          path: "projects/:projectId",
+          lazy: () => import("../pages/project/project-page.tsx").then((m) => ({ Component: m.ProjectPage })),
+        },
+        {
+          path: "projects/:projectId/executions",
+          lazy: () => import("../pages/executions/executions-page.tsx").then((m) => ({ Component: m.ExecutionsPage })),
+        },
+        {
+          path: "executions/:executionId",
+          lazy: () => import("../pages/execution/execution-page.tsx").then((m) => ({ Component: m.ExecutionPage })),
+        },
+        {
+          path: "projects/:projectId/traces/:traceId",
+          lazy: () => import("../pages/trace/trace-page.tsx").then((m) => ({ Component: m.TracePage })),
+        },
+        {
+          path: "agents",
+          lazy: () => import("../pages/agents/agents-page.tsx").then((m) => ({ Component: m.AgentsPage })),
+        },
+        {
+          path: "members",
+          lazy: () => import("../pages/members/members-page.tsx").then((m) => ({ Component: m.MembersPage })),
+        },
+        {
+          path: "audit-log",
+          lazy: () => import("../pages/audit-log/audit-log-page.tsx").then((m) => ({ Component: m.AuditLogPage })),
+        },
+        {
+          path: "usage",
+          lazy: () => import("../pages/usage/usage-page.tsx").then((m) => ({ Component: m.UsagePage })),
+        },
+        { path: "*", Component: NotFoundPage },
+      ],
+    },
+  ],
+  { basename: "/studio" },
+);

@@ -1,0 +1,76 @@
+import { useQuery } from "@tanstack/react-query";
+import type { Workspace } from "@weft/contract";
+import { createContext, type ReactNode, useContext, useId, useState } from "react";
+import { weft } from "../api/weft-client.ts";
+import { ErrorNotice } from "../components/error-notice.tsx";
+import { Loading } from "../components/loading.tsx";
+
+interface WorkspaceChoice {
+  workspace: Workspace;
+  workspaces: Workspace[];
+  choose: (workspaceId: string) => void;
+}
+
+const WorkspaceContext = createContext<WorkspaceChoice | null>(null);
+const storageKey = "weft-studio-workspace";
+
+export const workspacesQueryKey = ["access.listWorkspaces"] as const;
+
+/** The workspace the pages show, chosen in the top bar (the personal one at first) and kept across visits. */
+export function useWorkspace(): WorkspaceChoice {
+  const choice = useContext(WorkspaceContext);
+  if (choice === null) throw new Error("useWorkspace is used outside WorkspaceProvider.");
+  return choice;
+}
+
+/** The caller's role in a workspace, or undefined when the workspace is not theirs. */
+export function useRoleIn(workspaceId: string | undefined): Workspace["role"] | undefined {
+  return useWorkspace().workspaces.find((workspace) => workspace.id === workspaceId)?.role;
+}
+
+/** Whether a role may change things: a viewer only looks, and sees no write buttons. */
+export function canWrite(role: Workspace["role"] | undefined): boolean {
+  return role !== undefined && role !== "viewer";
+}
+
+export function canManage(role: Workspace["role"] | undefined): boolean {
+  return role === "owner" || role === "admin";
+}
+
+export function WorkspaceProvider({ children }: { children: ReactNode }): ReactNode {
+  const [chosenId, setChosenId] = useState(() => localStorage.getItem(storageKey));
+  const query = useQuery({
+    queryKey: workspacesQueryKey,
+    queryFn: () => weft.access.listWorkspaces({ pagination: { first: 100 } }),
+  });
+  if (query.error !== null) return <ErrorNotice error={query.error} />;
+  if (query.data === undefined) return <Loading what="your workspaces" />;
+  const workspaces = query.data.results;
+  const workspace =
+    workspaces.find((candidate) => candidate.id === chosenId) ??
+    workspaces.find((candidate) => candidate.personal) ??
+    workspaces[0];
+  if (workspace === undefined) return <p>You belong to no workspace yet.</p>;
+  const choose = (workspaceId: string): void => {
+    localStorage.setItem(storageKey, workspaceId);
+    setChosenId(workspaceId);
+  };
+  return <WorkspaceContext.Provider value={{ workspace, workspaces, choose }}>{children}</WorkspaceContext.Provider>;
+}
+
+export function WorkspacePicker(): ReactNode {
+  const { workspace, workspaces, choose } = useWorkspace();
+  const id = useId();
+  return (
+    <div className="workspace-picker">
+      <label htmlFor={id}>Workspace</label>
+      <select id={id} value={workspace.id} onChange={(event) => choose(event.target.value)}>
+        {workspaces.map((candidate) => (
+          <option key={candidate.id} value={candidate.id}>
+            {candidate.personal ? `${candidate.name} (personal)` : candidate.name} · {candidate.role}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}

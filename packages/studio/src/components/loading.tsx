@@ -1,0 +1,9 @@
+import type { ReactNode } from "react";
+
+export function Loading({ what }: { what: string }): ReactNode {
+  return (
+    <p className="muted" role="status">
+      Loading {what}…
+    </p>
+  );
+}

@@ -1,0 +1,138 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { Agent } from "@weft/contract";
+import { type ReactNode, useState } from "react";
+import { weft } from "../../api/weft-client.ts";
+import { canManage, useWorkspace } from "../../app/workspace.tsx";
+import { EmptyState } from "../../components/empty-state.tsx";
+import { ErrorNotice } from "../../components/error-notice.tsx";
+import { Loading } from "../../components/loading.tsx";
+import { PageTitle } from "../../components/page-title.tsx";
+import { TableScroll } from "../../components/table-scroll.tsx";
+import { TimeText } from "../../components/time-text.tsx";
+
+/**
+ * The agents acting for the person (every member's, for an owner or admin of the workspace), each
+ * revocable; Studio's own session is one of them.
+ */
+export function AgentsPage(): ReactNode {
+  const { workspace } = useWorkspace();
+  const manager = canManage(workspace.role);
+  const queryClient = useQueryClient();
+  const agents = useQuery({
+    queryKey: ["agents.list", manager ? workspace.id : "own"],
+    queryFn: () =>
+      weft.agents.list({
+        status: "active",
+        pagination: { first: 100 },
+        ...(manager ? { workspaceId: workspace.id } : {}),
+      }),
+  });
+  const refresh = (): Promise<void> => queryClient.invalidateQueries({ queryKey: ["agents.list"] });
+  const revoke = useMutation({ mutationFn: (agentId: string) => weft.agents.revoke({ agentId }), onSuccess: refresh });
+  const revokeAll = useMutation({
+    mutationFn: () => weft.agents.revokeAll({ workspaceId: workspace.id }),
+    onSuccess: refresh,
+  });
+  const [confirming, setConfirming] = useState(false);
+  return (
+    <>
+      <PageTitle title="Agents">
+        <p className="muted">
+          {manager ? `Every member's agents in ${workspace.name}.` : "The agents acting for you."} A revoked agent's
+          credential is refused from its very next request.
+        </p>
+      </PageTitle>
+      {agents.error === null ? null : <ErrorNotice error={agents.error} />}
+      {revoke.error === null ? null : <ErrorNotice error={revoke.error} />}
+      {revokeAll.error === null ? null : <ErrorNotice error={revokeAll.error} />}
+      {revokeAll.data === undefined ? null : (
+        <p role="status" className="notice">
+          Revoked {revokeAll.data.revoked} credentials.
+        </p>
+      )}
+      {agents.data === undefined ? (
+        agents.error === null ? (
+          <Loading what="agents" />
+        ) : null
+      ) : agents.data.results.length === 0 ? (
+        <EmptyState>
+          No active agents: sign one in with <code>weft login</code>, or connect an MCP client.
+        </EmptyState>
+      ) : (
+        <TableScroll label="Agents">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Agent</th>
+                <th scope="col">For</th>
+                <th scope="col">Scopes</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Expires</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {agents.data.results.map((agent) => (
+                <tr key={agent.id}>
+                  <td>
+                    {agentName(agent)} <span className="muted">({agent.type})</span>
+                  </td>
+                  <td>{agent.email}</td>
+                  <td>{agent.scopes.join(" ")}</td>
+                  <td>
+                    <TimeText at={agent.lastUsedAt} />
+                  </td>
+                  <td>
+                    <TimeText at={agent.expiresAt} />
+                  </td>
+                  <td>
+                    <button
+                      type="button"
+                      className="button danger small"
+                      disabled={revoke.isPending}
+                      onClick={() => revoke.mutate(agent.id)}
+                      aria-label={`Revoke ${agentName(agent)} for ${agent.email}`}
+                    >
+                      Revoke
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
+      )}
+      {manager && (agents.data?.results.length ?? 0) > 0 ? (
+        <section className="card danger-zone" aria-labelledby="revoke-all-heading">
+          <h2 id="revoke-all-heading">Revoke every agent</h2>
+          <p>Every member of {workspace.name}, you included, will have to sign their agents in again.</p>
+          {confirming ? (
+            <div className="row">
+              <button
+                type="button"
+                className="button danger"
+                disabled={revokeAll.isPending}
+                onClick={() => revokeAll.mutate(undefined, { onSettled: () => setConfirming(false) })}
+              >
+                Yes, revoke them all
+              </button>
+              <button type="button" className="button secondary" onClick={() => setConfirming(false)}>
+                Keep them
+              </button>
+            </div>
+          ) : (
+            <button type="button" className="button danger" onClick={() => setConfirming(true)}>
+              Revoke all…
+            </button>
+          )}
+        </section>
+      ) : null}
+    </>
+  );
+}
+
+function agentName(agent: Agent): string {
+  return agent.agent.clientId ?? agent.agent.userAgent ?? "unnamed agent";
+}

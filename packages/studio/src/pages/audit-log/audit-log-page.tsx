@@ -1,0 +1,124 @@
+import { useInfiniteQuery } from "@tanstack/react-query";
+import type { AuditEvent } from "@weft/contract";
+import { type FormEvent, type ReactNode, useId, useState } from "react";
+import { weft } from "../../api/weft-client.ts";
+import { canManage, useWorkspace } from "../../app/workspace.tsx";
+import { EmptyState } from "../../components/empty-state.tsx";
+import { ErrorNotice } from "../../components/error-notice.tsx";
+import { Loading } from "../../components/loading.tsx";
+import { PageTitle } from "../../components/page-title.tsx";
+import { TableScroll } from "../../components/table-scroll.tsx";
+import { TimeText } from "../../components/time-text.tsx";
+import { useLoadOnScroll } from "../../components/use-load-on-scroll.ts";
+
+/** A workspace's audit log, newest first, filtered by action and actor, loading older events on scroll. */
+export function AuditLogPage(): ReactNode {
+  const { workspace } = useWorkspace();
+  const [filter, setFilter] = useState<{ action?: string; actor?: string }>({});
+  const actionId = useId();
+  const actorId = useId();
+  const events = useInfiniteQuery({
+    queryKey: ["access.auditLog", workspace.id, filter],
+    queryFn: ({ pageParam }) =>
+      weft.access.auditLog({
+        workspaceId: workspace.id,
+        limit: 50,
+        ...(Object.keys(filter).length === 0 ? {} : { filter }),
+        ...(pageParam === null ? {} : { cursor: pageParam }),
+      }),
+    initialPageParam: null as string | null,
+    getNextPageParam: (page) => page.nextCursor ?? undefined,
+    enabled: canManage(workspace.role),
+  });
+  const sentinel = useLoadOnScroll(events);
+  const rows = events.data?.pages.flatMap((page) => page.data) ?? [];
+  const submit = (event: FormEvent<HTMLFormElement>): void => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const action = String(form.get("action") ?? "").trim();
+    const actor = String(form.get("actor") ?? "").trim();
+    setFilter({ ...(action === "" ? {} : { action }), ...(actor === "" ? {} : { actor }) });
+  };
+  if (!canManage(workspace.role)) {
+    return (
+      <>
+        <PageTitle title="Audit log" />
+        <p>Only the owners and admins of {workspace.name} can read its audit log.</p>
+      </>
+    );
+  }
+  return (
+    <>
+      <PageTitle title="Audit log" />
+      <form className="filters" onSubmit={submit} aria-label="Filters">
+        <div>
+          <label htmlFor={actionId}>Action</label>
+          <input id={actionId} name="action" placeholder="member.invited" />
+        </div>
+        <div>
+          <label htmlFor={actorId}>Actor (account or credential id)</label>
+          <input id={actorId} name="actor" />
+        </div>
+        <div className="form-end">
+          <button type="submit" className="button secondary">
+            Filter
+          </button>
+        </div>
+      </form>
+      {events.error === null ? null : <ErrorNotice error={events.error} />}
+      {events.data === undefined ? (
+        events.error === null ? (
+          <Loading what="the audit log" />
+        ) : null
+      ) : rows.length === 0 ? (
+        <EmptyState>No events match.</EmptyState>
+      ) : (
+        <TableScroll label="Audit events">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Action</th>
+                <th scope="col">Who</th>
+                <th scope="col">Target</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((event) => (
+                <tr key={event.id}>
+                  <td>
+                    <TimeText at={event.createdAt} />
+                  </td>
+                  <td>
+                    <code>{event.action}</code>
+                  </td>
+                  <td>{actorOf(event)}</td>
+                  <td>
+                    {event.targetType} <code className="muted small-id">{event.targetId}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
+      )}
+      <div ref={sentinel} />
+      {events.hasNextPage ? (
+        <button
+          type="button"
+          className="button secondary"
+          disabled={events.isFetchingNextPage}
+          onClick={() => void events.fetchNextPage()}
+        >
+          Older events
+        </button>
+      ) : null}
+    </>
+  );
+}
+
+function actorOf(event: AuditEvent): string {
+  const who = event.actor.email ?? event.actor.accountId ?? "the platform";
+  const through = event.actor.agent?.clientId ?? event.actor.agent?.userAgent;
+  return through === undefined || through === null ? who : `${who} through ${through}`;
+}

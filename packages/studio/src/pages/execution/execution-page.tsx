@@ -1,0 +1,202 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { Execution } from "@weft/contract";
+import type { ReactNode } from "react";
+import { Link, useNavigate, useParams } from "react-router";
+import { weft } from "../../api/weft-client.ts";
+import { canWrite, useRoleIn } from "../../app/workspace.tsx";
+import { ErrorNotice } from "../../components/error-notice.tsx";
+import { JsonView } from "../../components/json-view.tsx";
+import { Loading } from "../../components/loading.tsx";
+import { PageTitle } from "../../components/page-title.tsx";
+import { StatusBadge } from "../../components/status-badge.tsx";
+import { formatDuration, TimeText } from "../../components/time-text.tsx";
+import { LogList } from "./log-list.tsx";
+
+const finished = new Set(["succeeded", "failed", "cancelled"]);
+
+/** One execution; polled every second until it finishes. */
+export function ExecutionPage(): ReactNode {
+  const { executionId = "" } = useParams();
+  const execution = useQuery({
+    queryKey: ["workflows.getExecution", executionId],
+    queryFn: () => weft.workflows.getExecution({ executionId }),
+    refetchInterval: (query) =>
+      query.state.data !== undefined && finished.has(query.state.data.status) ? false : 1_000,
+  });
+  const project = useQuery({
+    queryKey: ["projects.get", execution.data?.projectId],
+    queryFn: () => weft.projects.get({ projectId: execution.data?.projectId ?? "" }),
+    enabled: execution.data !== undefined,
+  });
+  const role = useRoleIn(project.data?.workspaceId);
+  if (execution.error !== null && execution.data === undefined) return <ErrorNotice error={execution.error} />;
+  if (execution.data === undefined) return <Loading what="the execution" />;
+  return <ExecutionView execution={execution.data} writable={canWrite(role)} refreshError={execution.error} />;
+}
+
+function ExecutionView({
+  execution,
+  writable,
+  refreshError,
+}: {
+  execution: Execution;
+  writable: boolean;
+  refreshError: unknown;
+}): ReactNode {
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const cancel = useMutation({
+    mutationFn: () => weft.workflows.cancelExecution({ executionId: execution.id }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ["workflows.getExecution", execution.id] }),
+  });
+  const rerun = useMutation({
+    mutationFn: () => weft.workflows.rerunExecution({ executionId: execution.id }),
+    onSuccess: ({ executionId }) => navigate(`/executions/${executionId}`),
+  });
+  const done = finished.has(execution.status);
+  return (
+    <>
+      <PageTitle title={`Execution of ${execution.workflow}`}>
+        <p className="muted">
+          <code>{execution.id}</code> · <Link to={`/projects/${execution.projectId}`}>Project</Link> ·{" "}
+          <Link to={`/projects/${execution.projectId}/traces/${execution.traceId}`}>Trace</Link>
+        </p>
+      </PageTitle>
+      {refreshError === null ? null : <ErrorNotice error={refreshError} />}
+      <section className="card" aria-labelledby="status-heading">
+        <h2 id="status-heading" className="visually-hidden">
+          Status
+        </h2>
+        <div className="row">
+          <p aria-live="polite">
+            Status: <StatusBadge status={execution.status} />
+            {execution.cancelRequested && !done ? " (cancel requested)" : ""}
+          </p>
+          {writable ? (
+            <div className="row">
+              {done ? null : (
+                <button
+                  type="button"
+                  className="button danger"
+                  disabled={cancel.isPending || execution.cancelRequested}
+                  onClick={() => cancel.mutate()}
+                >
+                  Cancel
+                </button>
+              )}
+              <button
+                type="button"
+                className="button secondary"
+                disabled={rerun.isPending}
+                onClick={() => rerun.mutate()}
+              >
+                Re-run
+              </button>
+            </div>
+          ) : null}
+        </div>
+        {cancel.error === null ? null : <ErrorNotice error={cancel.error} />}
+        {rerun.error === null ? null : <ErrorNotice error={rerun.error} />}
+        <dl className="facts">
+          <dt>Trigger</dt>
+          <dd>
+            {execution.trigger.kind}
+            {execution.trigger.name === null ? "" : ` ${execution.trigger.name}`}
+          </dd>
+          <dt>Created</dt>
+          <dd>
+            <TimeText at={execution.createdAt} />
+          </dd>
+          <dt>Started</dt>
+          <dd>
+            <TimeText at={execution.startedAt} />
+          </dd>
+          <dt>Finished</dt>
+          <dd>
+            <TimeText at={execution.finishedAt} />
+          </dd>
+          <dt>Attempt</dt>
+          <dd>
+            {execution.attempt} of {execution.maxAttempts}
+          </dd>
+          {execution.rerunOf === null ? null : (
+            <>
+              <dt>Re-run of</dt>
+              <dd>
+                <Link to={`/executions/${execution.rerunOf}`}>{execution.rerunOf}</Link>
+              </dd>
+            </>
+          )}
+        </dl>
+      </section>
+      <div className="grid">
+        <section className="card" aria-labelledby="input-heading">
+          <h2 id="input-heading">Input</h2>
+          <JsonView value={execution.input} label="Input" />
+        </section>
+        <section className="card" aria-labelledby="output-heading">
+          <h2 id="output-heading">{execution.error === null ? "Output" : "Error"}</h2>
+          {execution.error === null ? (
+            <JsonView value={execution.output} label="Output" />
+          ) : (
+            <div className="notice error">
+              <p>
+                <strong>{execution.error.name}</strong>: {execution.error.message}
+              </p>
+              {execution.error.stack === undefined ? null : <pre className="json">{execution.error.stack}</pre>}
+            </div>
+          )}
+        </section>
+      </div>
+      <section className="card" aria-labelledby="steps-heading">
+        <h2 id="steps-heading">Steps</h2>
+        {execution.steps.length === 0 ? (
+          <p className="muted">{done ? "This execution ran no steps." : "No step has finished yet."}</p>
+        ) : (
+          <ol className="steps">
+            {execution.steps.map((step) => (
+              <li key={`${step.name}-${step.attempt}-${step.startedAt}`} className="step">
+                <div className="row">
+                  <h3>
+                    {step.kind === "sleep" ? "Sleep " : ""}
+                    {step.name}
+                  </h3>
+                  <span className="muted">
+                    {formatDuration(step.durationMs)}
+                    {step.attempt > 1 ? ` · attempt ${step.attempt}` : ""}
+                  </span>
+                </div>
+                {step.output === undefined ? null : (
+                  <details>
+                    <summary>Result</summary>
+                    <JsonView value={step.output} label={`Result of step ${step.name}`} />
+                  </details>
+                )}
+                <LogList logs={step.logs} />
+              </li>
+            ))}
+          </ol>
+        )}
+        {execution.logs.length === 0 ? null : (
+          <>
+            <h3>Logs outside steps</h3>
+            <LogList logs={execution.logs} />
+          </>
+        )}
+      </section>
+      {execution.attempts.length > 1 ? (
+        <section className="card" aria-labelledby="attempts-heading">
+          <h2 id="attempts-heading">Attempts</h2>
+          <ol className="plain-list">
+            {execution.attempts.map((attempt) => (
+              <li key={attempt.number}>
+                #{attempt.number} {attempt.status}
+                {attempt.error === null ? "" : `: ${attempt.error}`} · <TimeText at={attempt.startedAt} />
+              </li>
+            ))}
+          </ol>
+        </section>
+      ) : null}
+    </>
+  );
+}

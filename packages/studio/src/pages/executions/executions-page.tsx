@@ -1,0 +1,132 @@
+import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import type { ExecutionStatusValue } from "@weft/contract";
+import { type ReactNode, useId } from "react";
+import { Link, useParams, useSearchParams } from "react-router";
+import { weft } from "../../api/weft-client.ts";
+import { EmptyState } from "../../components/empty-state.tsx";
+import { ErrorNotice } from "../../components/error-notice.tsx";
+import { Loading } from "../../components/loading.tsx";
+import { PageTitle } from "../../components/page-title.tsx";
+import { useLoadOnScroll } from "../../components/use-load-on-scroll.ts";
+import { ExecutionTable } from "./execution-table.tsx";
+
+const statuses: ExecutionStatusValue[] = [
+  "queued",
+  "running",
+  "sleeping",
+  "waiting",
+  "succeeded",
+  "failed",
+  "cancelled",
+];
+const pageSize = 50;
+
+function isStatus(value: string | null): value is ExecutionStatusValue {
+  return statuses.some((status) => status === value);
+}
+
+/** A project's executions, newest first, filtered by status and workflow, loading older ones on scroll. */
+export function ExecutionsPage(): ReactNode {
+  const { projectId = "" } = useParams();
+  const [searchParams, setSearchParams] = useSearchParams();
+  const statusParam = searchParams.get("status");
+  const status = isStatus(statusParam) ? statusParam : undefined;
+  const workflow = searchParams.get("workflow") ?? undefined;
+  const statusId = useId();
+  const workflowId = useId();
+  const workflows = useQuery({
+    queryKey: ["workflows.list", projectId],
+    queryFn: () => weft.workflows.list({ projectId }),
+  });
+  const executions = useInfiniteQuery({
+    queryKey: ["workflows.listExecutions", projectId, status, workflow],
+    queryFn: ({ pageParam }) =>
+      weft.workflows.listExecutions({
+        projectId,
+        ...(status === undefined ? {} : { status }),
+        ...(workflow === undefined ? {} : { workflow }),
+        pagination: pageParam === null ? { last: pageSize } : { last: pageSize, before: pageParam },
+      }),
+    initialPageParam: null as string | null,
+    getNextPageParam: (page) => (page.pagination.hasPreviousPage ? page.pagination.startCursor : undefined),
+  });
+  const rows = executions.data?.pages.flatMap((page) => [...page.results].reverse()) ?? [];
+  const setFilter = (name: string, value: string): void => {
+    const next = new URLSearchParams(searchParams);
+    if (value === "") next.delete(name);
+    else next.set(name, value);
+    setSearchParams(next, { replace: true });
+  };
+  const sentinel = useLoadOnScroll(executions);
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = executions;
+  const total = executions.data?.pages[0];
+  return (
+    <>
+      <PageTitle title="Executions">
+        <p>
+          <Link to={`/projects/${projectId}`}>Back to the project</Link>
+          {total === undefined ? null : (
+            <span className="muted">
+              {" "}
+              · {total.totalCount}
+              {total.totalCountIsLowerBound ? "+" : ""} matching
+            </span>
+          )}
+        </p>
+      </PageTitle>
+      <form className="filters" aria-label="Filters" onSubmit={(event) => event.preventDefault()}>
+        <div>
+          <label htmlFor={statusId}>Status</label>
+          <select id={statusId} value={status ?? ""} onChange={(event) => setFilter("status", event.target.value)}>
+            <option value="">Any status</option>
+            {statuses.map((candidate) => (
+              <option key={candidate} value={candidate}>
+                {candidate}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label htmlFor={workflowId}>Workflow</label>
+          <select
+            id={workflowId}
+            value={workflow ?? ""}
+            onChange={(event) => setFilter("workflow", event.target.value)}
+          >
+            <option value="">Any workflow</option>
+            {(workflows.data?.results ?? []).map((candidate) => (
+              <option key={candidate.name} value={candidate.name}>
+                {candidate.name}
+              </option>
+            ))}
+          </select>
+        </div>
+      </form>
+      {executions.error === null ? null : <ErrorNotice error={executions.error} />}
+      {executions.data === undefined ? (
+        executions.error === null ? (
+          <Loading what="executions" />
+        ) : null
+      ) : rows.length === 0 ? (
+        <EmptyState>
+          {status === undefined && workflow === undefined
+            ? "No executions yet: run a workflow from the project page, or submit one of its forms."
+            : "No execution matches these filters."}
+        </EmptyState>
+      ) : (
+        <ExecutionTable executions={rows} />
+      )}
+      <div ref={sentinel} />
+      {hasNextPage ? (
+        <button
+          type="button"
+          className="button secondary"
+          disabled={isFetchingNextPage}
+          onClick={() => void fetchNextPage()}
+        >
+          {isFetchingNextPage ? "Loading older executions…" : "Older executions"}
+        </button>
+      ) : null}
+    </>
+  );
+}

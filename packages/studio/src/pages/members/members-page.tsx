@@ -1,0 +1,149 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { WorkspaceRole } from "@weft/contract";
+import { type FormEvent, type ReactNode, useId, useState } from "react";
+import { weft } from "../../api/weft-client.ts";
+import { canManage, useWorkspace } from "../../app/workspace.tsx";
+import { EmptyState } from "../../components/empty-state.tsx";
+import { ErrorNotice } from "../../components/error-notice.tsx";
+import { Loading } from "../../components/loading.tsx";
+import { PageTitle } from "../../components/page-title.tsx";
+import { TableScroll } from "../../components/table-scroll.tsx";
+import { TimeText } from "../../components/time-text.tsx";
+
+const roles: WorkspaceRole[] = ["viewer", "member", "admin", "owner"];
+
+/** A workspace's members, and for its owners and admins, its invitations and the invite form. */
+export function MembersPage(): ReactNode {
+  const { workspace } = useWorkspace();
+  const manager = canManage(workspace.role);
+  const members = useQuery({
+    queryKey: ["access.listMembers", workspace.id],
+    queryFn: () => weft.access.listMembers({ workspaceId: workspace.id, pagination: { first: 100 } }),
+  });
+  return (
+    <>
+      <PageTitle title="Members" />
+      {members.error === null ? null : <ErrorNotice error={members.error} />}
+      {members.data === undefined ? (
+        members.error === null ? (
+          <Loading what="members" />
+        ) : null
+      ) : (
+        <TableScroll label="Members">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Email</th>
+                <th scope="col">Role</th>
+                <th scope="col">Joined</th>
+              </tr>
+            </thead>
+            <tbody>
+              {members.data.results.map((member) => (
+                <tr key={member.accountId}>
+                  <td>{member.email}</td>
+                  <td>{member.role}</td>
+                  <td>
+                    <TimeText at={member.joinedAt} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
+      )}
+      {manager ? <Invitations workspaceId={workspace.id} personal={workspace.personal} /> : null}
+    </>
+  );
+}
+
+function Invitations({ workspaceId, personal }: { workspaceId: string; personal: boolean }): ReactNode {
+  const queryClient = useQueryClient();
+  const invitations = useQuery({
+    queryKey: ["access.listInvitations", workspaceId],
+    queryFn: () => weft.access.listInvitations({ workspaceId, pagination: { first: 100 } }),
+  });
+  const refresh = (): Promise<void> => queryClient.invalidateQueries({ queryKey: ["access.listInvitations"] });
+  const revoke = useMutation({
+    mutationFn: (invitationId: string) => weft.access.revokeInvitation({ invitationId }),
+    onSuccess: refresh,
+  });
+  const pending = (invitations.data?.results ?? []).filter((invitation) => invitation.status === "pending");
+  return (
+    <section className="card stack" aria-labelledby="invitations-heading">
+      <h2 id="invitations-heading">Invitations</h2>
+      {personal ? (
+        <p className="muted">A personal workspace has no other members: create a team workspace to invite people.</p>
+      ) : (
+        <InviteForm workspaceId={workspaceId} onInvited={refresh} />
+      )}
+      {invitations.error === null ? null : <ErrorNotice error={invitations.error} />}
+      {revoke.error === null ? null : <ErrorNotice error={revoke.error} />}
+      {invitations.data === undefined ? null : pending.length === 0 ? (
+        <EmptyState>No pending invitations.</EmptyState>
+      ) : (
+        <ul className="plain-list">
+          {pending.map((invitation) => (
+            <li key={invitation.id} className="row">
+              <span>
+                {invitation.email} <span className="muted">as {invitation.role}, until</span>{" "}
+                <TimeText at={invitation.expiresAt} />
+              </span>
+              <button
+                type="button"
+                className="button secondary small"
+                disabled={revoke.isPending}
+                onClick={() => revoke.mutate(invitation.id)}
+                aria-label={`Cancel invitation of ${invitation.email}`}
+              >
+                Cancel invitation
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function InviteForm({ workspaceId, onInvited }: { workspaceId: string; onInvited: () => Promise<void> }): ReactNode {
+  const [email, setEmail] = useState("");
+  const [role, setRole] = useState<WorkspaceRole>("member");
+  const emailId = useId();
+  const roleId = useId();
+  const invite = useMutation({
+    mutationFn: () => weft.access.invite({ workspaceId, email: email.trim(), role }),
+    onSuccess: async () => {
+      setEmail("");
+      await onInvited();
+    },
+  });
+  const submit = (event: FormEvent): void => {
+    event.preventDefault();
+    invite.mutate();
+  };
+  return (
+    <form className="filters" onSubmit={submit} aria-label="Invite someone">
+      <div>
+        <label htmlFor={emailId}>Email to invite</label>
+        <input id={emailId} type="email" required value={email} onChange={(event) => setEmail(event.target.value)} />
+      </div>
+      <div>
+        <label htmlFor={roleId}>Role</label>
+        <select id={roleId} value={role} onChange={(event) => setRole(event.target.value as WorkspaceRole)}>
+          {roles.map((candidate) => (
+            <option key={candidate} value={candidate}>
+              {candidate}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="form-end">
+        <button type="submit" className="button" disabled={invite.isPending}>
+          Invite
+        </button>
+      </div>
+      {invite.error === null ? null : <ErrorNotice error={invite.error} />}
+    </form>
+  );
+}

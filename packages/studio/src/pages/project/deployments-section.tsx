@@ -1,0 +1,93 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { Deployment } from "@weft/contract";
+import type { ReactNode } from "react";
+import { weft } from "../../api/weft-client.ts";
+import { EmptyState } from "../../components/empty-state.tsx";
+import { ErrorNotice } from "../../components/error-notice.tsx";
+import { Loading } from "../../components/loading.tsx";
+import { TableScroll } from "../../components/table-scroll.tsx";
+import { TimeText } from "../../components/time-text.tsx";
+
+/** The project's deployments, newest first; any other than the active one can be made active again. */
+export function DeploymentsSection({ projectId, writable }: { projectId: string; writable: boolean }): ReactNode {
+  const queryClient = useQueryClient();
+  const deployments = useQuery({
+    queryKey: ["deployments.list", projectId],
+    queryFn: () => weft.deployments.list({ projectId, pagination: { last: 20 } }),
+  });
+  const activate = useMutation({
+    mutationFn: (deploymentId: string) => weft.deployments.activate({ projectId, deploymentId }),
+    onSuccess: () => queryClient.invalidateQueries({ predicate: (query) => query.queryKey.includes(projectId) }),
+  });
+  const rows = [...(deployments.data?.results ?? [])].reverse();
+  const active = rows.find((deployment) => deployment.active);
+  return (
+    <section className="card" aria-labelledby="deployments-heading">
+      <h2 id="deployments-heading">Deployments</h2>
+      {deployments.error === null ? null : <ErrorNotice error={deployments.error} />}
+      {activate.error === null ? null : <ErrorNotice error={activate.error} />}
+      {deployments.data === undefined ? (
+        <Loading what="deployments" />
+      ) : rows.length === 0 ? (
+        <EmptyState>
+          No deployments yet: run <code>weft deploy</code>.
+        </EmptyState>
+      ) : (
+        <TableScroll label="Deployments">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Number</th>
+                <th scope="col">Created</th>
+                <th scope="col">Contents</th>
+                <th scope="col">State</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((deployment) => (
+                <tr key={deployment.id}>
+                  <td>#{deployment.number}</td>
+                  <td>
+                    <TimeText at={deployment.createdAt} />
+                  </td>
+                  <td>{contents(deployment)}</td>
+                  <td>
+                    {deployment.active ? (
+                      <span className="badge status-succeeded">active</span>
+                    ) : writable ? (
+                      <button
+                        type="button"
+                        className="button secondary small"
+                        disabled={activate.isPending}
+                        onClick={() => activate.mutate(deployment.id)}
+                      >
+                        {active !== undefined && deployment.number < active.number ? "Roll back to" : "Activate"} #
+                        {deployment.number}
+                      </button>
+                    ) : (
+                      <span className="muted">inactive</span>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
+      )}
+    </section>
+  );
+}
+
+function contents(deployment: Deployment): string {
+  const { workflows, forms, webhooks, schedules = [] } = deployment.manifest;
+  const parts = [
+    [workflows.length, "workflow"],
+    [forms.length, "form"],
+    [webhooks.length, "webhook"],
+    [schedules.length, "schedule"],
+  ] as const;
+  return parts
+    .filter(([count]) => count > 0)
+    .map(([count, noun]) => `${count} ${noun}${count === 1 ? "" : "s"}`)
+    .join(", ");
+}

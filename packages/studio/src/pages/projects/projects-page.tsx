@@ -1,0 +1,72 @@
+import { useInfiniteQuery } from "@tanstack/react-query";
+import type { ReactNode } from "react";
+import { Link } from "react-router";
+import { weft } from "../../api/weft-client.ts";
+import { useWorkspace } from "../../app/workspace.tsx";
+import { EmptyState } from "../../components/empty-state.tsx";
+import { ErrorNotice } from "../../components/error-notice.tsx";
+import { Loading } from "../../components/loading.tsx";
+import { PageTitle } from "../../components/page-title.tsx";
+import { TableScroll } from "../../components/table-scroll.tsx";
+import { TimeText } from "../../components/time-text.tsx";
+
+export function ProjectsPage(): ReactNode {
+  const { workspace } = useWorkspace();
+  const projects = useInfiniteQuery({
+    queryKey: ["projects.list", workspace.id],
+    queryFn: ({ pageParam }) =>
+      weft.projects.list({
+        workspaceId: workspace.id,
+        pagination: pageParam === null ? { first: 50 } : { first: 50, after: pageParam },
+      }),
+    initialPageParam: null as string | null,
+    getNextPageParam: (page) => (page.pagination.hasNextPage ? page.pagination.endCursor : undefined),
+  });
+  const rows = projects.data?.pages.flatMap((page) => page.results) ?? [];
+  return (
+    <>
+      <PageTitle title="Projects" />
+      {projects.error === null ? null : <ErrorNotice error={projects.error} />}
+      {projects.data === undefined ? (
+        projects.error === null ? (
+          <Loading what="projects" />
+        ) : null
+      ) : rows.length === 0 ? (
+        <EmptyState>
+          No projects in {workspace.name} yet: run <code>weft init</code> then <code>weft deploy</code>.
+        </EmptyState>
+      ) : (
+        <TableScroll label="Projects">
+          <table>
+            <caption className="visually-hidden">Projects of {workspace.name}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Created</th>
+                <th scope="col">Retention</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((project) => (
+                <tr key={project.id}>
+                  <td>
+                    <Link to={`/projects/${project.id}`}>{project.name}</Link>
+                  </td>
+                  <td>
+                    <TimeText at={project.createdAt} />
+                  </td>
+                  <td>{project.retentionDays === null ? "platform default" : `${project.retentionDays} days`}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
+      )}
+      {projects.hasNextPage ? (
+        <button type="button" className="button secondary" onClick={() => void projects.fetchNextPage()}>
+          More projects
+        </button>
+      ) : null}
+    </>
+  );
+}

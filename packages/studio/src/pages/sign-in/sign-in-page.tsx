@@ -1,0 +1,98 @@
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, type ReactNode, useId, useState } from "react";
+import { useNavigate, useSearchParams } from "react-router";
+import { completeSignIn, startSignIn } from "../../api/session-api.ts";
+import { sessionQueryKey } from "../../app/session-query.ts";
+import { ErrorNotice } from "../../components/error-notice.tsx";
+import { PageTitle } from "../../components/page-title.tsx";
+import { returnPath } from "./return-path.ts";
+
+/** Email, then the 6-digit code the mailed approval page shows. */
+export function SignInPage(): ReactNode {
+  const [sentTo, setSentTo] = useState<string | null>(null);
+  return (
+    <main id="main" className="sign-in">
+      <PageTitle title="Sign in to Weft Studio" />
+      {sentTo === null ? (
+        <EmailStep onSent={setSentTo} />
+      ) : (
+        <CodeStep email={sentTo} onRestart={() => setSentTo(null)} />
+      )}
+    </main>
+  );
+}
+
+function EmailStep({ onSent }: { onSent: (email: string) => void }): ReactNode {
+  const [email, setEmail] = useState("");
+  const id = useId();
+  const send = useMutation({ mutationFn: startSignIn, onSuccess: () => onSent(email.trim()) });
+  const submit = (event: FormEvent): void => {
+    event.preventDefault();
+    send.mutate(email.trim());
+  };
+  return (
+    <form className="card stack" onSubmit={submit}>
+      <label htmlFor={id}>Email</label>
+      <input
+        id={id}
+        type="email"
+        autoComplete="email"
+        required
+        value={email}
+        onChange={(event) => setEmail(event.target.value)}
+      />
+      <button type="submit" className="button" disabled={send.isPending}>
+        Email me a sign-in link
+      </button>
+      {send.error === null ? null : <ErrorNotice error={send.error} />}
+    </form>
+  );
+}
+
+function CodeStep({ email, onRestart }: { email: string; onRestart: () => void }): ReactNode {
+  const [code, setCode] = useState("");
+  const id = useId();
+  const hintId = useId();
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const [searchParams] = useSearchParams();
+  const complete = useMutation({
+    mutationFn: completeSignIn,
+    onSuccess: async () => {
+      // Dropped rather than marked stale: a stale "signed out" would send the next page back here.
+      queryClient.removeQueries({ queryKey: sessionQueryKey });
+      await navigate(returnPath(searchParams.get("next")), { replace: true });
+    },
+  });
+  const submit = (event: FormEvent): void => {
+    event.preventDefault();
+    complete.mutate(code.trim());
+  };
+  return (
+    <form className="card stack" onSubmit={submit}>
+      <p id={hintId}>
+        Check your mail at <strong>{email}</strong>: open the link, approve the sign-in, and enter the 6-digit code the
+        page shows.
+      </p>
+      <label htmlFor={id}>6-digit code</label>
+      <input
+        id={id}
+        inputMode="numeric"
+        autoComplete="one-time-code"
+        pattern="[0-9]{6}"
+        maxLength={6}
+        required
+        aria-describedby={hintId}
+        value={code}
+        onChange={(event) => setCode(event.target.value)}
+      />
+      <button type="submit" className="button" disabled={complete.isPending}>
+        Sign in
+      </button>
+      <button type="button" className="button secondary" onClick={onRestart}>
+        Use another email
+      </button>
+      {complete.error === null ? null : <ErrorNotice error={complete.error} />}
+    </form>
+  );
+}

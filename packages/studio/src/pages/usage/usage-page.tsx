@@ -1,0 +1,147 @@
+import { useQuery } from "@tanstack/react-query";
+import type { PlanInForce, Usage } from "@weft/contract";
+import { type ReactNode, useMemo } from "react";
+import { Link } from "react-router";
+import { weft } from "../../api/weft-client.ts";
+import { canManage, useWorkspace } from "../../app/workspace.tsx";
+import { EmptyState } from "../../components/empty-state.tsx";
+import { ErrorNotice } from "../../components/error-notice.tsx";
+import { Loading } from "../../components/loading.tsx";
+import { PageTitle } from "../../components/page-title.tsx";
+import { TableScroll } from "../../components/table-scroll.tsx";
+import { TimeText } from "../../components/time-text.tsx";
+import { DailyChart } from "./daily-chart.tsx";
+
+const days = 30;
+
+/** Usage against the plan this month, and the last 30 days by day and by project (owners and admins). */
+export function UsagePage(): ReactNode {
+  const { workspace } = useWorkspace();
+  const manager = canManage(workspace.role);
+  const range = useMemo(() => {
+    const to = new Date();
+    return { from: new Date(to.getTime() - days * 86_400_000).toISOString(), to: to.toISOString() };
+  }, []);
+  const plan = useQuery({
+    queryKey: ["billing.getPlan", workspace.id],
+    queryFn: () => weft.billing.getPlan({ workspaceId: workspace.id }),
+    enabled: manager,
+  });
+  const byDay = useQuery({
+    queryKey: ["billing.getUsage", workspace.id, "day", range],
+    queryFn: () => weft.billing.getUsage({ workspaceId: workspace.id, ...range, groupBy: "day" }),
+    enabled: manager,
+  });
+  const byProject = useQuery({
+    queryKey: ["billing.getUsage", workspace.id, "project", range],
+    queryFn: () => weft.billing.getUsage({ workspaceId: workspace.id, ...range, groupBy: "project" }),
+    enabled: manager,
+  });
+  if (!manager) {
+    return (
+      <>
+        <PageTitle title="Usage" />
+        <p>Only the owners and admins of {workspace.name} can see its usage.</p>
+      </>
+    );
+  }
+  return (
+    <>
+      <PageTitle title="Usage" />
+      {[plan.error, byDay.error, byProject.error].map((error, index) =>
+        // biome-ignore lint/suspicious/noArrayIndexKey: the three queries are always in this order.
+        error === null ? null : <ErrorNotice key={index} error={error} />,
+      )}
+      {plan.data === undefined ? <Loading what="the plan" /> : <PlanMeters plan={plan.data} />}
+      <section className="card" aria-labelledby="per-day-heading">
+        <h2 id="per-day-heading">Executions per day, last {days} days</h2>
+        {byDay.data === undefined ? <Loading what="usage per day" /> : <PerDay usage={byDay.data} />}
+      </section>
+      <section className="card" aria-labelledby="per-project-heading">
+        <h2 id="per-project-heading">Per project, last {days} days</h2>
+        {byProject.data === undefined ? <Loading what="usage per project" /> : <PerProject usage={byProject.data} />}
+      </section>
+    </>
+  );
+}
+
+function PlanMeters({ plan }: { plan: PlanInForce }): ReactNode {
+  const rows = [
+    ["Executions", plan.used.executions, plan.plan.executionsPerMonth],
+    ["Step seconds", plan.used.stepSeconds, plan.plan.stepSecondsPerMonth],
+    ["Projects", plan.used.projects, plan.plan.projects],
+    ["Stored bytes", plan.used.bytes, plan.plan.storageBytes],
+  ] as const;
+  return (
+    <section className="card" aria-labelledby="plan-heading">
+      <h2 id="plan-heading">This month on the {plan.plan.name} plan</h2>
+      <dl className="facts">
+        {rows.map(([name, used, limit]) => (
+          <div key={name} className="fact">
+            <dt>{name}</dt>
+            <dd>
+              {used}
+              {limit === undefined ? " (no limit)" : ` of ${limit}`}
+              {limit === undefined ? null : (
+                <>
+                  {" "}
+                  <meter min={0} max={limit} value={Math.min(used, limit)} aria-label={`${name} used`} />
+                </>
+              )}
+            </dd>
+          </div>
+        ))}
+        <div className="fact">
+          <dt>Resets</dt>
+          <dd>
+            <TimeText at={plan.resetsAt} />
+          </dd>
+        </div>
+      </dl>
+    </section>
+  );
+}
+
+function PerDay({ usage }: { usage: Usage }): ReactNode {
+  const rows = usage.rows.filter((row) => row.day !== undefined);
+  if (rows.length === 0) return <EmptyState>No executions in the last {days} days.</EmptyState>;
+  return (
+    <DailyChart
+      days={rows.map((row) => row.day ?? "")}
+      values={rows.map((row) => row.executions)}
+      label="Executions per day"
+    />
+  );
+}
+
+function PerProject({ usage }: { usage: Usage }): ReactNode {
+  if (usage.rows.length === 0) return <EmptyState>No project used anything in the last {days} days.</EmptyState>;
+  return (
+    <TableScroll label="Usage per project">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Project</th>
+            <th scope="col">Executions</th>
+            <th scope="col">Step seconds</th>
+            <th scope="col">Bytes</th>
+          </tr>
+        </thead>
+        <tbody>
+          {usage.rows.map((row) => (
+            <tr key={row.projectId}>
+              <td>
+                <Link to={`/projects/${row.projectId}`}>
+                  <code>{row.projectId}</code>
+                </Link>
+              </td>
+              <td>{row.executions}</td>
+              <td>{row.stepSeconds}</td>
+              <td>{row.bytes}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableScroll>
+  );
+}
