@@ -6,6 +6,7 @@ import { testServerUrl } from "@weft/testing";
 import { runBigTablesBench } from "./big-tables.ts";
 import { benchDrain, benchEngine } from "./engine.ts";
 import { graphileDrain } from "./graphile-drain.ts";
+import { runGroupCommitBench } from "./group-commit-cost.ts";
 import { formatLoad, measureLoad } from "./http-load.ts";
 import { runIngressBench, runWorkerWebhookBench } from "./ingress-bench.ts";
 import { runStudioBench } from "./studio.ts";
@@ -15,13 +16,14 @@ import { runStudioBench } from "./studio.ts";
  * PostgreSQL when WEFT_TEST_DATABASE_URL is set) and prints throughput and latency of `GET /healthz`
  * and of an authenticated `projects.list` RPC at the same concurrency. The RPC path should stay
  * within 2x of /healthz. Then the workflow engine (see engine.ts) on each database; then the ingress
- * benchmark (`ingress-bench.ts`): webhooks against a bare node:http baseline on each database.
+ * benchmark (`ingress-bench.ts`): webhooks against a bare node:http baseline on each database; then
+ * what one webhook's group commit costs in CPU (`group-commit-cost.ts`).
  */
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const durationSeconds = Number(process.env.BENCH_SECONDS ?? 5);
 const write = (line: string) => process.stdout.write(`${line}\n`);
 const warmUpSeconds = Number(process.env.BENCH_WARM_UP_SECONDS ?? 2);
-const benchParts = ["api", "engine", "ingress", "worker", "drain", "big", "studio"];
+const benchParts = ["api", "engine", "ingress", "commit", "worker", "drain", "big", "studio"];
 /** `BENCH_ONLY=ingress` (or a comma-separated list of the parts above) runs just those parts. */
 const only = new Set((process.env.BENCH_ONLY ?? benchParts.join(",")).split(",").map((part) => part.trim()));
 for (const part of only) {
@@ -97,6 +99,10 @@ if (only.has("ingress")) {
     retentionBacklog: Number(process.env.BENCH_RETENTION_BACKLOG ?? 200_000),
     write,
   });
+}
+
+if (only.has("commit")) {
+  await runGroupCommitBench({ commits: Number(process.env.BENCH_COMMITS ?? 3000), write });
 }
 
 if (only.has("worker")) {

@@ -9,6 +9,7 @@ export { credentials, executions, projects, spans, waitTokens } from "./db/schem
 export { createDeployment } from "./deployments/create-deployment.ts";
 export { getActiveDeployment } from "./deployments/read-deployments.ts";
 export type { ResolveHost } from "./engine/egress/egress-proxy.ts";
+export { createEnqueueBatcher } from "./engine/enqueue-batcher.ts";
 export { enqueueExecution } from "./engine/enqueue-execution.ts";
 export { type ClaimRequest, claim } from "./engine/execution-state/claim.ts";
 export { isFinal } from "./engine/execution-state/index.ts";

@@ -11,6 +11,7 @@ import {
 } from "@weft/testing";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type MeterRow, readMeterRows } from "../src/billing/read-usage.ts";
 import { createDeployment } from "../src/deployments/create-deployment.ts";
 import { createEnqueueBatcher } from "../src/engine/enqueue-batcher.ts";
 import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
@@ -49,6 +50,46 @@ afterAll(async () => {
   for (const directory of dataDirs) rmSync(directory, { recursive: true, force: true });
 });
 
+interface Metered {
+  webhook: number;
+  api: number;
+  stepMs: number;
+  bytes: number;
+}
+
+/** The project's meters as every reader sees them (the daily meters plus pending deltas). */
+async function metered(db: TestDatabase["db"]): Promise<Metered> {
+  const [workspace] = await sqlRows<{ id: string }>(
+    db,
+    sql`select workspace_id as id from projects where id = ${projectId}`,
+  );
+  const rows = await readMeterRows(db, {
+    workspaceId: workspace?.id ?? "",
+    fromDay: "2000-01-01",
+    toDay: "2999-12-31",
+  });
+  const mine = rows.filter((row) => row.projectId === projectId);
+  const sum = (pick: (row: MeterRow) => number) => mine.reduce((total, row) => total + pick(row), 0);
+  return {
+    webhook: sum((row) => (row.triggerKind === "webhook" ? row.executions : 0)),
+    api: sum((row) => (row.triggerKind === "api" ? row.executions : 0)),
+    stepMs: sum((row) => row.stepMs),
+    bytes: sum((row) => row.bytes),
+  };
+}
+
+/** The project's daily meters alone. */
+async function rolledUp(db: TestDatabase["db"]): Promise<Metered | undefined> {
+  const [row] = await sqlRows<Metered>(
+    db,
+    sql`select sum(executions) filter (where trigger_kind = 'webhook')::int as webhook,
+          sum(executions) filter (where trigger_kind = 'api')::int as api,
+          sum(step_ms)::float8 as "stepMs", sum(bytes)::float8 as bytes
+        from usage_daily where project_id = ${projectId}`,
+  );
+  return row;
+}
+
 async function finished(db: TestDatabase["db"]): Promise<number> {
   const [row] = await sqlRows<{ n: number }>(
     db,
@@ -59,7 +100,7 @@ async function finished(db: TestDatabase["db"]): Promise<number> {
 
 // Several processes writing one database need PostgreSQL.
 describe.skipIf(testServerUrl() === undefined)("metering across processes (PostgreSQL only)", () => {
-  it("counts a burst of 1 000 webhooks and 200 runs exactly: no double count, no loss", async () => {
+  it("counts a burst of 1 000 webhooks and 200 runs exactly: no double count, no loss, nothing left pending after a clean stop", async () => {
     if (database?.url === undefined) throw new Error("no server database");
     const { db } = database;
     const deps = { clock: systemClock, ids: createIdGenerator(systemClock) };
@@ -106,13 +147,6 @@ describe.skipIf(testServerUrl() === undefined)("metering across processes (Postg
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
 
-      const [metered] = await sqlRows<{ webhook: number; api: number; stepMs: number; bytes: number }>(
-        db,
-        sql`select sum(executions) filter (where trigger_kind = 'webhook')::int as webhook,
-              sum(executions) filter (where trigger_kind = 'api')::int as api,
-              sum(step_ms)::float8 as "stepMs", sum(bytes)::float8 as bytes
-            from usage_daily where project_id = ${projectId}`,
-      );
       // What the meters must add up to, read from the history itself.
       const [truth] = await sqlRows<{ executions: number; stepMs: number; bytes: number }>(
         db,
@@ -125,14 +159,19 @@ describe.skipIf(testServerUrl() === undefined)("metering across processes (Postg
                  from execution_steps s join executions e on e.id = s.execution_id where e.project_id = ${projectId}) as bytes`,
       );
       expect(truth?.executions).toBe(webhooks + runs);
-      expect(metered).toEqual({
-        webhook: webhooks,
-        api: runs,
-        stepMs: truth?.stepMs,
-        bytes: truth?.bytes,
-      });
+      const expected = { webhook: webhooks, api: runs, stepMs: truth?.stepMs, bytes: truth?.bytes };
       // Every step counts at least 10 ms.
-      expect(metered?.stepMs).toBeGreaterThanOrEqual((webhooks + runs) * 2 * 10);
+      expect(truth?.stepMs).toBeGreaterThanOrEqual((webhooks + runs) * 2 * 10);
+
+      // While the workers roll up, the readers add what is still pending.
+      expect(await metered(db)).toEqual(expected);
+
+      for (const worker of workers) worker.child.kill("SIGTERM");
+      expect(await Promise.all(workers.map((worker) => worker.exited))).toEqual([0, 0]);
+      // Stopping cleanly drains the deltas: the daily meters alone are exact.
+      expect(await rolledUp(db)).toEqual(expected);
+      const [pending] = await sqlRows<{ n: number }>(db, sql`select count(*)::int as n from usage_deltas`);
+      expect(pending?.n).toBe(0);
     } finally {
       for (const worker of workers) worker.child.kill("SIGTERM");
       await Promise.all(workers.map((worker) => worker.exited));

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assignPlan } from "../src/billing/assign-plan.ts";
 import { quotaCacheMs } from "../src/billing/quota-gate.ts";
 import { closePreviousMonth } from "../src/billing/statements.ts";
-import { projects, usageStatements } from "../src/db/schema/index.ts";
+import { projects, usageDeltas, usageStatements } from "../src/db/schema/index.ts";
 import { valueOrThrow } from "../src/shared/service-result.ts";
 
 const plans = [
@@ -269,5 +269,38 @@ describe("the billing namespace", () => {
       ],
       nextCursor: null,
     });
+  });
+});
+
+describe("usage of a deleted project", () => {
+  it("stays counted: deleting the project rolls its pending deltas up under its workspace", async () => {
+    weft.clock.set(new Date("2026-05-10T12:00:00.000Z"));
+    const fay = await createTestIdentity(weft, "fay@billing.test");
+    const projectId = await deployedProject(fay, "gone");
+    expect((await webhook(projectId)).status).toBe(202);
+    expect((await webhook(projectId)).status).toBe(202);
+    const deleted = await callRpc(weft.url, "projects.delete", { projectId }, { token: fay.credential });
+    expect(deleted.status).toBe(200);
+
+    const usage = await callRpc(
+      weft.url,
+      "billing.getUsage",
+      {
+        workspaceId: fay.personalWorkspaceId,
+        from: "2026-05-01T00:00:00.000Z",
+        to: "2026-05-31T23:59:59.000Z",
+        groupBy: "project",
+      },
+      { token: fay.credential },
+    );
+    expect(usage.status).toBe(200);
+    expect((usage.json as { rows: unknown[] }).rows).toEqual([
+      expect.objectContaining({ projectId, executions: 2, executionsByTrigger: { webhook: 2 } }),
+    ]);
+    const [pending] = await weft.database.db
+      .select({ n: count() })
+      .from(usageDeltas)
+      .where(eq(usageDeltas.projectId, projectId));
+    expect(pending?.n).toBe(0);
   });
 });

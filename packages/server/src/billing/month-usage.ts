@@ -1,9 +1,10 @@
 import type { Plan, QuotaName, QuotaRefusal } from "@weft/contract";
-import { and, count, eq, gte, lt, sql } from "drizzle-orm";
+import { count, eq } from "drizzle-orm";
 import type { Database, Transaction } from "../db/database.ts";
-import { projects, usageDaily, workspaces } from "../db/schema/index.ts";
-import { monthOf } from "./billing-month.ts";
+import { projects, workspaces } from "../db/schema/index.ts";
+import { monthOf, utcDayOf } from "./billing-month.ts";
 import { type PlanCatalogue, planOf, quotaUnits } from "./plans.ts";
+import { readMeterRows, summarise } from "./read-usage.ts";
 
 export interface MonthUsage {
   executions: number;
@@ -11,24 +12,16 @@ export interface MonthUsage {
   bytes: number;
 }
 
-/** A workspace's meters summed over the UTC month that `now` falls in. */
+/** A workspace's meters summed over the UTC month that `now` falls in, pending deltas included. */
 export async function readMonthUsage(db: Database | Transaction, workspaceId: string, now: Date): Promise<MonthUsage> {
   const month = monthOf(now);
-  const [row] = await db
-    .select({
-      executions: sql<number>`coalesce(sum(${usageDaily.executions}), 0)::float8`,
-      stepMs: sql<number>`coalesce(sum(${usageDaily.stepMs}), 0)::float8`,
-      bytes: sql<number>`coalesce(sum(${usageDaily.bytes}), 0)::float8`,
-    })
-    .from(usageDaily)
-    .where(
-      and(
-        eq(usageDaily.workspaceId, workspaceId),
-        gte(usageDaily.day, month.day),
-        lt(usageDaily.day, monthOf(month.end).day),
-      ),
-    );
-  return { executions: row?.executions ?? 0, stepSeconds: (row?.stepMs ?? 0) / 1000, bytes: row?.bytes ?? 0 };
+  const rows = await readMeterRows(db, {
+    workspaceId,
+    fromDay: month.day,
+    toDay: utcDayOf(new Date(month.end.getTime() - 1)),
+  });
+  const { totals } = summarise(rows, (row) => row.day);
+  return { executions: totals.executions, stepSeconds: totals.stepSeconds, bytes: totals.bytes };
 }
 
 /** The plan a workspace is on; undefined for a workspace that does not exist. */

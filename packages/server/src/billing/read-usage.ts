@@ -1,7 +1,8 @@
 import type { Usage, UsageFigures } from "@weft/contract";
-import { and, eq, gte, lte, sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { Database, Transaction } from "../db/database.ts";
-import { usageDaily } from "../db/schema/index.ts";
+import { projects, usageDaily, usageDeltas } from "../db/schema/index.ts";
+import { sqlRows } from "../engine/sql-rows.ts";
 import { utcDayOf } from "./billing-month.ts";
 
 export interface UsageRequest {
@@ -11,7 +12,7 @@ export interface UsageRequest {
   groupBy: "day" | "project";
 }
 
-interface MeterRow {
+export interface MeterRow {
   day: string;
   projectId: string;
   triggerKind: string;
@@ -20,29 +21,50 @@ interface MeterRow {
   bytes: number;
 }
 
-/** The meter rows of a workspace for the UTC days from `from`'s to `to`'s, both included. */
+export interface MeterRange {
+  /** Every workspace when absent. */
+  workspaceId?: string | undefined;
+  /** The first and last UTC days (`YYYY-MM-DD`), both included. */
+  fromDay: string;
+  toDay: string;
+}
+
+/**
+ * The meters as rows (workspace_id, project_id, day, trigger_kind, executions, step_ms, bytes):
+ * `usage_daily` plus the deltas no worker has rolled up yet. Read in one statement, it is exact
+ * at any time: a roll-up moves deltas into `usage_daily` in one transaction, so a statement sees a
+ * delta on one side or the other, never both, never neither. Pending deltas are few (a roll-up
+ * runs every second) and are reached through their project.
+ */
+export function meterSource(range: MeterRange): SQL {
+  const rolledUpIn =
+    range.workspaceId === undefined ? sql`true` : sql`${usageDaily.workspaceId} = ${range.workspaceId}`;
+  const pendingIn = range.workspaceId === undefined ? sql`true` : sql`p.workspace_id = ${range.workspaceId}`;
+  return sql`(select ${usageDaily.workspaceId} as workspace_id, ${usageDaily.projectId} as project_id,
+      ${usageDaily.day} as day, ${usageDaily.triggerKind} as trigger_kind, ${usageDaily.executions} as executions,
+      ${usageDaily.stepMs} as step_ms, ${usageDaily.bytes} as bytes
+    from ${usageDaily}
+    where ${rolledUpIn} and ${usageDaily.day} >= ${range.fromDay}::date and ${usageDaily.day} <= ${range.toDay}::date
+    union all
+    select p.workspace_id, d.project_id, (d.at at time zone 'UTC')::date, d.trigger_kind, d.executions, d.step_ms, d.bytes
+    from ${usageDeltas} d join ${projects} p on p.id = d.project_id
+    where ${pendingIn} and d.at >= ${range.fromDay}::date::timestamp at time zone 'UTC'
+      and d.at < (${range.toDay}::date + 1)::timestamp at time zone 'UTC')`;
+}
+
+/** The meter rows of a workspace for its UTC days from `fromDay` to `toDay`, both included. */
 export async function readMeterRows(
   db: Database | Transaction,
-  request: { workspaceId: string; fromDay: string; toDay: string },
+  range: MeterRange & { workspaceId: string },
 ): Promise<MeterRow[]> {
-  return db
-    .select({
-      day: usageDaily.day,
-      projectId: usageDaily.projectId,
-      triggerKind: usageDaily.triggerKind,
-      executions: usageDaily.executions,
-      stepMs: usageDaily.stepMs,
-      bytes: usageDaily.bytes,
-    })
-    .from(usageDaily)
-    .where(
-      and(
-        eq(usageDaily.workspaceId, request.workspaceId),
-        gte(usageDaily.day, request.fromDay),
-        lte(usageDaily.day, request.toDay),
-      ),
-    )
-    .orderBy(usageDaily.day, usageDaily.projectId, sql`${usageDaily.triggerKind}`);
+  return sqlRows<MeterRow>(
+    db,
+    sql`select m.day::text as day, m.project_id as "projectId", m.trigger_kind as "triggerKind",
+        sum(m.executions)::int as executions, sum(m.step_ms)::float8 as "stepMs", sum(m.bytes)::float8 as bytes
+      from ${meterSource(range)} m
+      group by m.day, m.project_id, m.trigger_kind
+      order by m.day, m.project_id, m.trigger_kind`,
+  );
 }
 
 function emptyFigures(): UsageFigures {

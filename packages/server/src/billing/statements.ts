@@ -1,7 +1,7 @@
 import type { Statement } from "@weft/contract";
-import { and, eq, gte, lt, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
-import { type StatementProjectTotals, usageDaily, usageStatements } from "../db/schema/index.ts";
+import { type StatementProjectTotals, usageStatements } from "../db/schema/index.ts";
 import {
   fetchTimestampPage,
   newestFirst,
@@ -9,10 +9,11 @@ import {
   type TimestampPage,
   type TimestampPageRequest,
 } from "../db/timestamp-cursor-page.ts";
+import { sqlRows } from "../engine/sql-rows.ts";
 import { monthOf, utcDayOf } from "./billing-month.ts";
 import { readWorkspacePlan } from "./month-usage.ts";
 import type { PlanCatalogue } from "./plans.ts";
-import { readMeterRows, summarise } from "./read-usage.ts";
+import { meterSource, readMeterRows, summarise } from "./read-usage.ts";
 
 /**
  * Closes the month before `now` for every workspace that used anything in it: one statement each,
@@ -23,24 +24,17 @@ import { readMeterRows, summarise } from "./read-usage.ts";
 export async function closePreviousMonth(db: Database, deps: { catalogue: PlanCatalogue; now: Date }): Promise<number> {
   const current = monthOf(deps.now);
   const previous = monthOf(new Date(current.start.getTime() - 1));
-  const open = await db
-    .selectDistinct({ workspaceId: usageDaily.workspaceId })
-    .from(usageDaily)
-    .where(
-      and(
-        gte(usageDaily.day, previous.day),
-        lt(usageDaily.day, current.day),
-        sql`not exists (select 1 from ${usageStatements} s where s.workspace_id = ${usageDaily.workspaceId}
-          and s.period_start = ${previous.start.toISOString()}::timestamptz)`,
-      ),
-    );
+  const lastDay = utcDayOf(new Date(current.start.getTime() - 1));
+  // Pending deltas of the month count: a month is closed with what its executions did, rolled up or not.
+  const open = await sqlRows<{ workspaceId: string }>(
+    db,
+    sql`select distinct m.workspace_id as "workspaceId" from ${meterSource({ fromDay: previous.day, toDay: lastDay })} m
+      where not exists (select 1 from ${usageStatements} s where s.workspace_id = m.workspace_id
+        and s.period_start = ${previous.start.toISOString()}::timestamptz)`,
+  );
   let written = 0;
   for (const { workspaceId } of open) {
-    const rows = await readMeterRows(db, {
-      workspaceId,
-      fromDay: previous.day,
-      toDay: utcDayOf(new Date(current.start.getTime() - 1)),
-    });
+    const rows = await readMeterRows(db, { workspaceId, fromDay: previous.day, toDay: lastDay });
     const { totals, groups } = summarise(rows, (row) => row.projectId);
     const plan = (await readWorkspacePlan(db, deps.catalogue, workspaceId)) ?? { name: deps.catalogue.defaultPlan };
     const projects: StatementProjectTotals[] = [...groups].map(([projectId, figures]) => ({

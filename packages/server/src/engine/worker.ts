@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { type PlanCatalogue, unlimitedPlan } from "../billing/plans.ts";
 import { createStatementCloser } from "../billing/statement-closer.ts";
+import { createUsageRoller } from "../billing/usage-roller.ts";
 import type { DatabaseHandle } from "../db/database.ts";
 import { activeDeploymentsAmong, readDeploymentBundle } from "../deployments/read-deployments.ts";
 import { readIntegrationValues } from "../integrations/read-integration-values.ts";
@@ -104,6 +105,8 @@ export interface Worker {
   fireSchedules(): Promise<void>;
   /** Closes the previous month's statements now (as the first poll of a month does); how many this wrote. */
   closeStatements(): Promise<number>;
+  /** Rolls the pending usage deltas up into the daily meters now (as the periodic pass does); how many it moved. */
+  rollUpUsage(): Promise<number>;
   /** Deletes the history past its retention period now (as the periodic task does), and reports what went. */
   pruneHistory(): Promise<PruneReport>;
   /** Stops claiming, hands running executions back to the queue and stops the sandboxes. */
@@ -319,10 +322,13 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     catalogue: options.billing ?? { plans: [unlimitedPlan], defaultPlan: unlimitedPlan.name },
   });
 
+  const usage = createUsageRoller({ db, clock, logger });
+
   let beating = false;
   const tick = setInterval(() => {
     void fireSchedules();
     statements.tick();
+    void usage.tick();
     void poke();
     if (beating) return;
     beating = true;
@@ -341,6 +347,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     sandboxes: () => pool.deployments(),
     fireSchedules,
     closeStatements: statements.close,
+    rollUpUsage: usage.drain,
     pruneHistory: pruner.prune,
     stop: async () => {
       if (stopped) return;
@@ -358,6 +365,8 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       }
       await Promise.all(left.map((run) => requeueOnStop(context, run).catch(() => undefined)));
       await Promise.all([...context.finishing]);
+      // Readers count pending deltas anyway; draining leaves none behind a worker that is gone for good.
+      await usage.drain().catch((error: unknown) => logger.error({ err: error }, "rolling up usage failed"));
       await forgetWorker(db, workerId).catch(() => undefined);
       await maintenance?.settled();
       running.clear();

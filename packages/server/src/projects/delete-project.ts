@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
 import { recordAuditEvent } from "../audit/record-audit-event.ts";
+import { rollUpDeletedProject } from "../billing/usage-roll-up.ts";
 import type { Database } from "../db/database.ts";
 import { projects } from "../db/schema/index.ts";
 import type { AnnouncesActiveDeploymentChanges } from "../deployments/active-deployment-changes.ts";
@@ -17,6 +18,7 @@ export async function deleteProject(
   const removed = await db.transaction(async (tx) => {
     const [deleted] = await tx.delete(projects).where(eq(projects.id, input.projectId)).returning();
     if (deleted === undefined) return false;
+    await rollUpDeletedProject(tx, { projectId: deleted.id, workspaceId: deleted.workspaceId });
     await recordAuditEvent(tx, deps, {
       action: "project.deleted",
       targetType: "project",

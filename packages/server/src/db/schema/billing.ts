@@ -1,13 +1,21 @@
-import { bigint, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  bigserial,
+  date,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+} from "drizzle-orm/pg-core";
 
 const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 
 /**
- * The meters of one project for one UTC day and one trigger kind. Executions are counted by the
- * statement that inserts them (the ingress's group commit, a run's transaction); step time and
- * bytes of outputs and step results by the statement that ends the execution. So a counter moves
- * exactly when its execution does: never twice, never lost. No foreign keys: usage already incurred
- * outlives its project.
+ * The meters of one project for one UTC day and one trigger kind, as rolled up from `usage_deltas`
+ * by the workers. No foreign keys: usage already incurred outlives its project.
  */
 export const usageDaily = pgTable(
   "usage_daily",
@@ -27,6 +35,26 @@ export const usageDaily = pgTable(
     index().on(table.workspaceId, table.day),
   ],
 );
+
+/**
+ * What the statements that change executions add to the meters, appended in the same statement:
+ * the insert of queued executions (one row per execution started) and the end of an execution (its
+ * step time and stored bytes). So a delta exists exactly when its execution's change committed:
+ * never twice, never lost. Appending takes no row lock another writer waits on, unlike an upsert of
+ * the day's counter; the workers fold the deltas into `usage_daily` (billing/usage-roll-up.ts), and
+ * readers add the ones still pending. No index beyond the key, no foreign key: the hot path pays for
+ * one append-only B-tree.
+ */
+export const usageDeltas = pgTable("usage_deltas", {
+  id: bigserial("id", { mode: "number" }).primaryKey(),
+  projectId: text("project_id").notNull(),
+  /** When the execution started (executions) or ended (step time, bytes); its UTC day is the meter's. */
+  at: timestamptz("at").notNull(),
+  triggerKind: text("trigger_kind").notNull(),
+  executions: integer("executions").notNull().default(0),
+  stepMs: bigint("step_ms", { mode: "number" }).notNull().default(0),
+  bytes: bigint("bytes", { mode: "number" }).notNull().default(0),
+});
 
 export interface StatementPlan {
   name: string;
