@@ -19,7 +19,7 @@ const b64of32 = "[A-Za-z0-9_-]{43}";
 
 /**
  * The shape of every secret the platform makes (src/shared/secrets.ts `generateToken`,
- * src/wait-tokens/token-secret.ts, src/ingress/csrf-token.ts, src/auth/approval-csrf.ts,
+ * src/wait-tokens/token-secret.ts, src/alerts/webhook-secrets.ts, src/ingress/csrf-token.ts, src/auth/approval-csrf.ts,
  * src/auth/claim-code.ts). A secret without a shape of its own is registered with `registerSecret`.
  */
 export const secretShapes: readonly { kind: string; pattern: RegExp }[] = [
@@ -27,6 +27,7 @@ export const secretShapes: readonly { kind: string; pattern: RegExp }[] = [
   { kind: "claim token", pattern: new RegExp(`${before}clm_${b64of32}${after}`) },
   { kind: "approval token", pattern: new RegExp(`${before}apv_${b64of32}${after}`) },
   { kind: "invitation token", pattern: new RegExp(`${before}ivt_${b64of32}${after}`) },
+  { kind: "alert webhook secret", pattern: new RegExp(`${before}whsec_${b64of32}${after}`) },
   { kind: "wait token id", pattern: new RegExp(`${before}wtk_${b64of32}${after}`) },
   {
     kind: "hosted-form CSRF token",

@@ -1,3 +1,4 @@
+import { defaultAlertPacing } from "../alerts/alert-policy.ts";
 import { assignPlan } from "../billing/assign-plan.ts";
 import type { Config, ParsedConfig } from "../config/config.ts";
 import { loadConfig } from "../config/load-config.ts";
@@ -5,10 +6,12 @@ import { ConfigError, type Environment, parseConfig } from "../config/parse-conf
 import { loadOrCreateSecretKey } from "../config/secret-key.ts";
 import { DataDirLockedError } from "../db/data-dir-lock.ts";
 import { openDatabase } from "../db/database.ts";
+import { createEgressPolicy } from "../engine/egress/address-policy.ts";
 import { decideSandbox, SandboxUnavailableError } from "../engine/sandbox/sandbox-isolation.ts";
 import { startWorker } from "../engine/worker.ts";
 import { rotateIntegrationSecrets } from "../integrations/rotate-secret-key.ts";
 import { integrationKeyring } from "../integrations/secret-sealing.ts";
+import { createMailer } from "../mail/mailer.ts";
 import { startPlatform } from "../platform.ts";
 import { systemClock } from "../shared/clock.ts";
 import { createLogger } from "../shared/logger.ts";
@@ -145,7 +148,23 @@ async function runWorker(config: ParsedConfig): Promise<void> {
       : createOtlpSpanExport({ db: database.db, endpoint: config.otlpEndpoint, logger });
   const secretKey = config.secretKey ?? loadOrCreateSecretKey(config.dataDir);
   const worker = await startWorker(
-    { database, clock: systemClock, logger, spanExport },
+    {
+      database,
+      clock: systemClock,
+      logger,
+      spanExport,
+      alerts: {
+        // The dev outbox lives in the process that serves /dev/mailbox, not in a worker: a worker
+        // process sends notices by SMTP, or drops mailed ones with a warning.
+        mailer: createMailer(
+          { mailFrom: config.mailFrom, mail: config.mail.kind === "smtp" ? config.mail : { kind: "dropped" } },
+          systemClock,
+          logger,
+        ),
+        egress: createEgressPolicy(config.sandbox.egressAllow),
+        pacing: defaultAlertPacing,
+      },
+    },
     {
       ...config.worker,
       dataDir: config.dataDir,

@@ -21,6 +21,7 @@ export const idPrefixes = {
   invitation: "inv",
   federationPolicy: "fed",
   oauthClient: "cli",
+  alertDelivery: "alr",
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;
