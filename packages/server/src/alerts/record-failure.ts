@@ -10,6 +10,6 @@ export function recordAlertFailure(now: string): SQL {
   return sql`alert_failure as (insert into alert_failures (execution_id, project_id, workflow, deployment_id, failed_at)
     select changed.id, changed.project_id, changed.workflow, d.id, ${now}::timestamptz
     from changed join executions e on e.id = changed.id join deployments d on d.id = e.deployment_id
-    where jsonb_array_length(coalesce(d.manifest -> 'alerts', '[]'::jsonb)) > 0
+    where json_typeof(d.manifest -> 'alerts') = 'array'
     on conflict do nothing returning 1)`;
 }
