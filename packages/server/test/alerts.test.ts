@@ -13,7 +13,10 @@ import {
 } from "@weft/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rotateWebhookSecrets } from "../src/alerts/rotate-webhook-secrets.ts";
+import { readWebhookSecret } from "../src/alerts/webhook-secrets.ts";
 import { alertDeliveries, alertWebhookSecrets, deployments } from "../src/db/schema/index.ts";
+import { integrationKeyring } from "../src/integrations/secret-sealing.ts";
 import { createManualClock } from "../src/shared/clock.ts";
 
 interface ReceivedPost {
@@ -355,6 +358,28 @@ describe("failure notices", () => {
       expect(
         await weft.database.db.select().from(alertWebhookSecrets).where(eq(alertWebhookSecrets.projectId, projectId)),
       ).toEqual([]);
+    });
+  });
+
+  // Last: it re-seals every project's webhook secrets under a key the running platform does not hold.
+  it("rotate-secret-key's re-sealing takes the webhook secrets along", async () => {
+    const projectId = await newProject("Rotated");
+    const url = "https://hooks.example.com/rotated";
+    const [shown] = (await deploy(projectId, [{ on: "failed", webhook: url }])).json.alertSecrets ?? [];
+    const oldKey = weft.platform.context.config.secretKey;
+    const newKey = Buffer.alloc(32, 0xc3);
+    const during = integrationKeyring({ secretKey: newKey, secretKeyPrevious: oldKey });
+    const rotated = await rotateWebhookSecrets(weft.database.db, during, { batchSize: 2 });
+    expect(rotated.unopenable).toBe(0);
+    expect(rotated.resealed).toBeGreaterThanOrEqual(1);
+    const onlyNew = integrationKeyring({ secretKey: newKey });
+    expect(await readWebhookSecret(weft.database.db, onlyNew, { projectId, url })).toBe(shown?.secret);
+    expect(
+      await readWebhookSecret(weft.database.db, integrationKeyring({ secretKey: oldKey }), { projectId, url }),
+    ).toBe(undefined);
+    expect(await rotateWebhookSecrets(weft.database.db, onlyNew, { batchSize: 2 })).toEqual({
+      resealed: 0,
+      unopenable: 0,
     });
   });
 });

@@ -1,4 +1,5 @@
 import { defaultAlertPacing } from "../alerts/alert-policy.ts";
+import { rotateWebhookSecrets } from "../alerts/rotate-webhook-secrets.ts";
 import { assignPlan } from "../billing/assign-plan.ts";
 import type { Config, ParsedConfig } from "../config/config.ts";
 import { loadConfig } from "../config/load-config.ts";
@@ -71,7 +72,7 @@ function exitWith(line: string): never {
 const rotationBatchSize = 100;
 
 /**
- * Re-seals every stored integration secret under WEFT_SECRET_KEY, opening them with
+ * Re-seals every stored integration secret and alert webhook secret under WEFT_SECRET_KEY, opening them with
  * WEFT_SECRET_KEY_PREVIOUS; prints one progress line per batch. Safe to run again after a stop.
  */
 async function rotateSecretKey(config: Config): Promise<void> {
@@ -85,15 +86,16 @@ async function rotateSecretKey(config: Config): Promise<void> {
           `re-sealed ${progress.resealed}, unopenable ${progress.unopenable}, left under another key ${progress.remaining}\n`,
         ),
     });
-    if (done.unopenable > 0) {
+    const webhooks = await rotateWebhookSecrets(database.db, keyring, { batchSize: rotationBatchSize });
+    if (done.unopenable > 0 || webhooks.unopenable > 0) {
       process.stderr.write(
-        `weft server rotate-secret-key: ${done.unopenable} integration(s) opened with neither WEFT_SECRET_KEY nor WEFT_SECRET_KEY_PREVIOUS; set WEFT_SECRET_KEY_PREVIOUS to the key they were sealed with and run again\n`,
+        `weft server rotate-secret-key: ${done.unopenable} integration(s) and ${webhooks.unopenable} alert webhook secret(s) opened with neither WEFT_SECRET_KEY nor WEFT_SECRET_KEY_PREVIOUS; set WEFT_SECRET_KEY_PREVIOUS to the key they were sealed with and run again\n`,
       );
       process.exitCode = 1;
       return;
     }
     process.stdout.write(
-      `Done: every integration secret is sealed under the current key (${done.resealed} re-sealed).\n`,
+      `Done: every integration secret is sealed under the current key (${done.resealed} re-sealed), and every alert webhook secret (${webhooks.resealed} re-sealed).\n`,
     );
   } finally {
     await database.close();
