@@ -170,7 +170,7 @@ describe("weft deploy", () => {
     expect(third.code).toBe(0);
     expect(third.stdout).not.toContain("signing secret");
     expect(third.stdout).not.toContain("whsec_");
-  });
+  }, 120_000);
 
   it("refuses a bad alert before uploading, naming the alert", async () => {
     const directory = await freshProject("bad-alert");
