@@ -44,5 +44,4 @@ ALTER TABLE "alert_failures" ADD CONSTRAINT "alert_failures_project_id_projects_
 ALTER TABLE "alert_webhook_secrets" ADD CONSTRAINT "alert_webhook_secrets_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "alert_windows" ADD CONSTRAINT "alert_windows_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "alert_deliveries_due_idx" ON "alert_deliveries" USING btree ("next_attempt_at") WHERE "alert_deliveries"."status" = 'pending';--> statement-breakpoint
-CREATE INDEX "alert_deliveries_project_id_created_at_index" ON "alert_deliveries" USING btree ("project_id","created_at");--> statement-breakpoint
-CREATE INDEX "alert_failures_project_id_workflow_failed_at_index" ON "alert_failures" USING btree ("project_id","workflow","failed_at");
+CREATE INDEX "alert_deliveries_over_idx" ON "alert_deliveries" USING btree ("created_at") WHERE "alert_deliveries"."status" <> 'pending';

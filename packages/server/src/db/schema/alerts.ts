@@ -10,19 +10,15 @@ const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode
  * Written by the `fail` transition's own statement, so a failure is recorded exactly when the
  * execution commits as failed; the alert dispatcher consumes the rows.
  */
-export const alertFailures = pgTable(
-  "alert_failures",
-  {
-    executionId: text("execution_id").primaryKey(),
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
-    workflow: text("workflow").notNull(),
-    deploymentId: text("deployment_id").notNull(),
-    failedAt: timestamptz("failed_at").notNull(),
-  },
-  (table) => [index().on(table.projectId, table.workflow, table.failedAt)],
-);
+export const alertFailures = pgTable("alert_failures", {
+  executionId: text("execution_id").primaryKey(),
+  projectId: text("project_id")
+    .notNull()
+    .references(() => projects.id, { onDelete: "cascade" }),
+  workflow: text("workflow").notNull(),
+  deploymentId: text("deployment_id").notNull(),
+  failedAt: timestamptz("failed_at").notNull(),
+});
 
 /** When each workflow last got a notice: the next one waits until the window after it has passed. */
 export const alertWindows = pgTable(
@@ -86,6 +82,7 @@ export const alertDeliveries = pgTable(
   },
   (table) => [
     index("alert_deliveries_due_idx").on(table.nextAttemptAt).where(sql`${table.status} = 'pending'`),
-    index().on(table.projectId, table.createdAt),
+    // Retention walks it: deliveries that are over (sent or given up) go after the bookkeeping period.
+    index("alert_deliveries_over_idx").on(table.createdAt).where(sql`${table.status} <> 'pending'`),
   ],
 );
