@@ -140,4 +140,54 @@ describe("weft deploy", () => {
     const project = parseJson<{ name: string }>(await runCli(["projects", "get", result.projectId, "--json"], { env }));
     expect(project.name).toBe("named-after-dir");
   });
+
+  it("prints a webhook alert's signing secret once, on the deploy that first names its URL", async () => {
+    const directory = await freshProject("alerted");
+    const path = join(directory, "weft.config.ts");
+    writeFileSync(
+      path,
+      readFileSync(path, "utf8").replace(
+        "export default defineConfig({\n",
+        'export default defineConfig({\n  alerts: [{ on: "failed", mail: ["ops@example.com"] }, { on: "failed", webhook: "https://hooks.example.com/first" }],\n',
+      ),
+    );
+    const first = await runCli(["deploy", "--create"], { cwd: directory, env });
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain("alert webhook https://hooks.example.com/first");
+    const secret = /signing secret {2}(whsec_[A-Za-z0-9_-]{43})/.exec(first.stdout)?.[1];
+    expect(secret).toBeDefined();
+
+    writeFileSync(path, readFileSync(path, "utf8").replace("hooks.example.com/first", "hooks.example.com/second"));
+    const second = parseJson<{ alertSecrets?: { url: string; secret: string }[] }>(
+      await runCli(["deploy", "--json"], { cwd: directory, env }),
+    );
+    expect(second.alertSecrets).toEqual([
+      { url: "https://hooks.example.com/second", secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/) },
+    ]);
+    expect(second.alertSecrets?.[0]?.secret).not.toBe(secret);
+
+    const third = await runCli(["deploy"], { cwd: directory, env });
+    expect(third.code).toBe(0);
+    expect(third.stdout).not.toContain("signing secret");
+    expect(third.stdout).not.toContain("whsec_");
+  }, 120_000);
+
+  it("refuses a bad alert before uploading, naming the alert", async () => {
+    const directory = await freshProject("bad-alert");
+    const path = join(directory, "weft.config.ts");
+    writeFileSync(
+      path,
+      readFileSync(path, "utf8").replace(
+        "export default defineConfig({\n",
+        'export default defineConfig({\n  alerts: [{ on: "failed", webhook: "ftp://example.com/drop" }],\n',
+      ),
+    );
+    const before = await countRows("deployments");
+    const result = await runCli(["deploy", "--create"], { cwd: directory, env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'weft.config.ts: alerts[0].webhook: alert 1 (webhook): "ftp://example.com/drop" is not an http(s) URL',
+    );
+    expect(await countRows("deployments")).toBe(before);
+  });
 });

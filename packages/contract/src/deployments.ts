@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { alertManifestSchema, alertWebhookSecretSchema } from "./alerts.ts";
 import { procedure } from "./errors.ts";
 import {
   formManifestSchema,
@@ -33,6 +34,8 @@ export const storedManifestSchema = z.object({
   ),
   /** Absent from deployments made before schedules existed. */
   schedules: z.array(scheduleManifestSchema).optional(),
+  /** Absent from deployments made before alerts existed. */
+  alerts: z.array(alertManifestSchema).optional(),
 });
 export type StoredManifestOutput = z.infer<typeof storedManifestSchema>;
 
@@ -64,7 +67,15 @@ export const deploymentsContract = {
         })
         .strict(),
     )
-    .output(deploymentSchema),
+    .output(
+      deploymentSchema.extend({
+        /**
+         * The signing secret of each webhook alert this deployment is the first to name for the
+         * project: shown here once, never again (later deployments naming the URL reuse it).
+         */
+        alertSecrets: z.array(alertWebhookSecretSchema).optional(),
+      }),
+    ),
   activate: procedure
     .route({ summary: "Make an earlier deployment the active one (rollback)", tags: ["deployments"] })
     .input(z.object({ projectId: projectIdSchema, deploymentId: deploymentIdSchema }).strict())

@@ -12,6 +12,7 @@ import { workflowsContract } from "./workflows.ts";
 
 export * from "./access.ts";
 export * from "./agents.ts";
+export * from "./alerts.ts";
 export * from "./billing.ts";
 export * from "./cron-schedule.ts";
 export * from "./deployments.ts";

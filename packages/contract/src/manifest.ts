@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { alertIssues, alertLimits, alertManifestSchema } from "./alerts.ts";
 import { cronProblem, isKnownTimezone, nextTick } from "./cron-schedule.ts";
 import { integrationKinds, integrationNameSchema } from "./integrations.ts";
 
@@ -116,6 +117,10 @@ export const manifestSchema = z
     forms: z.array(formManifestSchema).max(manifestLimits.forms).default([]),
     webhooks: z.array(webhookManifestSchema).max(manifestLimits.webhooks).default([]),
     schedules: z.array(scheduleManifestSchema).max(manifestLimits.schedules).default([]),
+    alerts: z
+      .array(alertManifestSchema)
+      .max(alertLimits.alerts, `at most ${alertLimits.alerts} alerts are accepted`)
+      .default([]),
   })
   .superRefine((manifest, ctx) => {
     const workflowNames = manifest.workflows.map((workflow) => workflow.name);
@@ -143,6 +148,15 @@ export const manifestSchema = z
           });
         }
       });
+    }
+    manifest.alerts.forEach((alert, index) => {
+      for (const issue of alertIssues(alert, index)) {
+        ctx.addIssue({ code: "custom", path: ["alerts", index, ...issue.path], message: issue.message });
+      }
+    });
+    const webhookUrls = manifest.alerts.flatMap((alert) => ("webhook" in alert ? [alert.webhook] : []));
+    for (const url of duplicates(webhookUrls)) {
+      ctx.addIssue({ code: "custom", path: ["alerts"], message: `the webhook "${url}" is named by two alerts` });
     }
     manifest.schedules.forEach((schedule, index) => {
       for (const issue of scheduleTimingIssues(schedule)) {

@@ -74,6 +74,7 @@ export function buildManifest(config: WeftConfig): Manifest {
       input,
       enabled,
     })),
+    alerts: config.alerts ?? [],
   };
   const parsed = manifestSchema.safeParse(input);
   if (parsed.success) return parsed.data;

@@ -177,6 +177,14 @@ export interface ScheduleOptions {
   enabled?: boolean;
 }
 
+/**
+ * A failure notice: when an execution ends `failed`, a mail to each address, or a POST of the
+ * notice as JSON to `webhook`, signed with `X-Weft-Signature` (its secret is printed once, by the
+ * `weft deploy` that first names the URL). At most one notice per workflow per 5 minutes, counting
+ * the failures it stands for.
+ */
+export type AlertOptions = { on: "failed"; mail: string[] } | { on: "failed"; webhook: string };
+
 export interface WeftConfig {
   /** The project deployments go to; written by `weft deploy --create`. */
   project?: string;
@@ -185,6 +193,7 @@ export interface WeftConfig {
   forms?: (FormOptions | FormDefinition)[];
   webhooks?: (WebhookOptions | WebhookDefinition)[];
   schedules?: ScheduleOptions[];
+  alerts?: AlertOptions[];
 }
 
 export function workflow<TInput, TOutput, const TIntegrations extends IntegrationDeclarations = Record<never, never>>(

@@ -170,3 +170,40 @@ describe("schedules", () => {
     ]);
   });
 });
+
+describe("alerts", () => {
+  it("carry mail and webhook alerts into the manifest, none by default", () => {
+    const alerts = [
+      { on: "failed" as const, mail: ["ops@example.com", "oncall@example.com"] },
+      { on: "failed" as const, webhook: "https://hooks.example.com/weft" },
+    ];
+    expect(buildManifest(defineConfig({ workflows: [echo], alerts })).alerts).toEqual(alerts);
+    expect(buildManifest(defineConfig({ workflows: [echo] })).alerts).toEqual([]);
+  });
+
+  it("refuses bad addresses, a non-http(s) URL, too many recipients and alerts, each naming the alert", () => {
+    expect(
+      issuesOf({
+        workflows: [echo],
+        alerts: [
+          { on: "failed", mail: ["ops@example.com", "ops at example"] },
+          { on: "failed", webhook: "file:///etc/passwd" },
+          { on: "failed", mail: Array.from({ length: 21 }, (_, index) => `r${index}@example.com`) },
+          { on: "failed", webhook: "https://hooks.example.com/a" },
+          { on: "failed", webhook: "https://hooks.example.com/a" },
+        ],
+      }),
+    ).toEqual([
+      'alerts[0].mail.1: alert 1 (mail): "ops at example" is not an email address',
+      'alerts[1].webhook: alert 2 (webhook): "file:///etc/passwd" is not an http(s) URL',
+      "alerts[2].mail: alert 3 (mail): 21 recipients; at most 20 are accepted",
+      'alerts: the webhook "https://hooks.example.com/a" is named by two alerts',
+    ]);
+    expect(
+      issuesOf({
+        workflows: [echo],
+        alerts: Array.from({ length: 11 }, () => ({ on: "failed" as const, mail: ["ops@example.com"] })),
+      }),
+    ).toEqual(["alerts: at most 10 alerts are accepted"]);
+  });
+});

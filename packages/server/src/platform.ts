@@ -1,3 +1,4 @@
+import { defaultAlertPacing } from "./alerts/alert-policy.ts";
 import { createQuotaGate } from "./billing/quota-gate.ts";
 import { findUnconfiguredPlans, unconfiguredPlansWarning } from "./billing/unconfigured-plans.ts";
 import type { Config } from "./config/config.ts";
@@ -6,6 +7,7 @@ import {
   createActiveDeploymentChanges,
   relayActiveDeploymentChanges,
 } from "./deployments/active-deployment-changes.ts";
+import { createEgressPolicy } from "./engine/egress/address-policy.ts";
 import { type ResolveHost, resolveWithSystem } from "./engine/egress/egress-proxy.ts";
 import { decideSandbox } from "./engine/sandbox/sandbox-isolation.ts";
 import { startWorker, type Worker } from "./engine/worker.ts";
@@ -88,7 +90,18 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     sandbox === undefined
       ? undefined
       : await startWorker(
-          { database, clock, logger, spanExport, resolveHost: options.resolveHost },
+          {
+            database,
+            clock,
+            logger,
+            spanExport,
+            resolveHost: options.resolveHost,
+            alerts: {
+              mailer: context.mailer,
+              egress: createEgressPolicy(config.sandbox.egressAllow),
+              pacing: defaultAlertPacing,
+            },
+          },
           {
             ...config.worker,
             dataDir: config.dataDir,

@@ -11,6 +11,7 @@ import {
 import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  alertDeliveries,
   executions,
   idempotencyKeys,
   registrations,
@@ -183,6 +184,29 @@ describe("bookkeeping rows", () => {
     await db
       .insert(scheduleTicks)
       .values({ projectId, scheduleName: "hourly", scheduledFor: now, executionId: "exe_gone", firedAt: now });
+    const delivery = {
+      projectId,
+      workflow: "breaks",
+      targetKind: "mail" as const,
+      target: "ops@example.com",
+      failures: 1,
+      lastExecutionId: "exe_gone",
+      notice: {
+        project: { id: projectId, name: "Ticking" },
+        workflow: "breaks",
+        failures: 1,
+        firstFailureAt: now.toISOString(),
+        lastFailureAt: now.toISOString(),
+        lastExecution: { id: "exe_gone", error: { name: "Error", message: "x", location: null, description: "x" } },
+      },
+      attempts: 1,
+      createdAt: now,
+    };
+    await db.insert(alertDeliveries).values([
+      { ...delivery, id: "alr_sent", status: "sent", sentAt: now },
+      // Due long after the pass, so the worker's dispatcher leaves it pending meanwhile.
+      { ...delivery, id: "alr_pending", status: "pending", nextAttemptAt: new Date(now.getTime() + 30 * 86_400_000) },
+    ]);
     const [unissued] = await db
       .select({ value: count() })
       .from(registrations)
@@ -206,6 +230,16 @@ describe("bookkeeping rows", () => {
       .from(scheduleTicks)
       .where(eq(scheduleTicks.projectId, projectId));
     expect(ticks?.value).toBe(0);
+    // A delivery that is over goes; one still to be tried stays, whatever its age.
+    expect(report.alertDeliveries).toBe(1);
+    expect(
+      (
+        await db
+          .select({ id: alertDeliveries.id })
+          .from(alertDeliveries)
+          .where(eq(alertDeliveries.projectId, projectId))
+      ).map((row) => row.id),
+    ).toEqual(["alr_pending"]);
   });
 });
 

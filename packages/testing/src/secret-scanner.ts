@@ -19,15 +19,16 @@ const b64of32 = "[A-Za-z0-9_-]{43}";
 
 /**
  * The shape of every secret the platform makes (src/shared/secrets.ts `generateToken`,
- * src/wait-tokens/token-secret.ts, src/ingress/csrf-token.ts, src/auth/approval-csrf.ts,
- * src/auth/claim-code.ts, src/studio/session/studio-csrf.ts). A secret without a shape of its own
- * is registered with `registerSecret`.
+ * src/wait-tokens/token-secret.ts, src/alerts/webhook-secrets.ts, src/ingress/csrf-token.ts,
+ * src/auth/approval-csrf.ts, src/auth/claim-code.ts, src/studio/session/studio-csrf.ts). A secret
+ * without a shape of its own is registered with `registerSecret`.
  */
 export const secretShapes: readonly { kind: string; pattern: RegExp }[] = [
   { kind: "credential", pattern: new RegExp(`${before}weft_${b64of32}${after}`) },
   { kind: "claim token", pattern: new RegExp(`${before}clm_${b64of32}${after}`) },
   { kind: "approval token", pattern: new RegExp(`${before}apv_${b64of32}${after}`) },
   { kind: "invitation token", pattern: new RegExp(`${before}ivt_${b64of32}${after}`) },
+  { kind: "alert webhook secret", pattern: new RegExp(`${before}whsec_${b64of32}${after}`) },
   { kind: "wait token id", pattern: new RegExp(`${before}wtk_${b64of32}${after}`) },
   { kind: "Studio session token", pattern: new RegExp(`${before}wss_${b64of32}${after}`) },
   { kind: "Studio sign-in link token", pattern: new RegExp(`${before}wsl_${b64of32}${after}`) },

@@ -149,6 +149,7 @@ export function registerDeploy(program: Command): void {
         }
         progress.done(`Deployed #${deployment.number} to ${target.projectId}`);
         const { forms, webhooks } = ingressSummary(await listIngress(client, target.projectId));
+        const alertSecrets = deployment.alertSecrets ?? [];
         context.output.result(
           {
             projectId: target.projectId,
@@ -158,6 +159,7 @@ export function registerDeploy(program: Command): void {
             workflows: manifest.workflows.map((workflow) => workflow.name),
             forms,
             webhooks,
+            ...(alertSecrets.length === 0 ? {} : { alertSecrets }),
           },
           () => {
             const { output } = context;
@@ -171,6 +173,11 @@ export function registerDeploy(program: Command): void {
             for (const webhook of webhooks) {
               output.line(`${output.style("bold", `webhook ${webhook.name}`)}`);
               output.line(`  POST  ${webhook.url}`);
+            }
+            for (const alert of alertSecrets) {
+              output.line(`${output.style("bold", "alert webhook")} ${alert.url}`);
+              output.line(`  signing secret  ${alert.secret}`);
+              output.line("  shown this once: keep it where the receiver checks X-Weft-Signature");
             }
           },
         );

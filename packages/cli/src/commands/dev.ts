@@ -68,6 +68,10 @@ async function dev(context: CommandContext, options: DevOptions): Promise<void> 
         bundle: loaded.bundle,
       });
       result = `${output.style("green", "deployed")} #${deployment.number} to ${projectId}: ${plural(loaded.manifest.workflows.length, "workflow")} in ${Date.now() - started} ms`;
+      // Shown by this answer only: a webhook alert named for the first time gets its secret here.
+      for (const alert of deployment.alertSecrets ?? []) {
+        result += `\n  alert webhook ${alert.url}: signing secret ${alert.secret} (shown this once)`;
+      }
     } catch (error) {
       const failure = describeFailure(error, { apiUrl: context.apiUrl, env: context.env });
       result = `${output.style("red", "not deployed:")} ${failure.message.replaceAll("\n", " ").replace(/ {2,}/g, " ")}`;

@@ -1,11 +1,15 @@
 import { createHash } from "node:crypto";
-import { type JsonSchema, type Manifest, manifestSchema } from "@weft/contract";
+import { type AlertWebhookSecret, type JsonSchema, type Manifest, manifestSchema } from "@weft/contract";
 import { sql } from "drizzle-orm";
+import { alertTargetIssues } from "../alerts/alert-targets.ts";
+import { issueWebhookSecrets, webhookAlertUrls } from "../alerts/webhook-secrets.ts";
 import { recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
 import { transactionWithResult } from "../db/result-transaction.ts";
 import { deployments } from "../db/schema/index.ts";
+import type { EgressPolicy } from "../engine/egress/address-policy.ts";
 import { checkDeclaredIntegrations } from "../integrations/declared-integrations.ts";
+import type { SecretKeyring } from "../integrations/secret-sealing.ts";
 import { jsonSchemaProblem, validateJsonSchema } from "../schemas/validate-json-schema.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
@@ -34,8 +38,11 @@ function issuePath(path: PropertyKey[]): string {
   return path.map(String).join(".");
 }
 
-/** Validates an uploaded manifest strictly: every problem becomes one issue. */
-export function parseManifest(manifest: unknown): ServiceResult<Manifest> {
+/**
+ * Validates an uploaded manifest strictly: every problem becomes one issue. With `egress`, a
+ * webhook alert aimed at an address the platform may not reach (a literal private IP) is refused too.
+ */
+export function parseManifest(manifest: unknown, egress?: EgressPolicy): ServiceResult<Manifest> {
   const manifestBytes = Buffer.byteLength(JSON.stringify(manifest) ?? "", "utf8");
   if (manifestBytes > deploymentLimits.manifestBytes) {
     return fail.invalid(
@@ -63,6 +70,7 @@ export function parseManifest(manifest: unknown): ServiceResult<Manifest> {
     checkSchema(["forms", index, "schema"], form.schema);
   });
   if (issues.length === 0) issues.push(...scheduleInputIssues(parsed.data));
+  if (egress !== undefined) issues.push(...alertTargetIssues(parsed.data, egress));
   if (issues.length > 0) return fail.invalid("the manifest is invalid", issues);
   return ok(parsed.data);
 }
@@ -93,22 +101,36 @@ function bundleFailure(bundle: string): ServiceResult<never> | undefined {
   return undefined;
 }
 
+/** A created deployment, with the signing secrets of the webhook alerts it is the first to name (shown once). */
+export interface CreatedDeployment extends DeploymentSummary {
+  alertSecrets: AlertWebhookSecret[];
+}
+
 /**
  * Stores a new immutable deployment with the next number of its project and makes it the active
- * one. Secrets in the manifest are stored as digests only.
+ * one. Secrets in the manifest are stored as digests only. Webhook alerts need `keyring`, which
+ * seals their signing secrets, and are checked against `alertEgress` when given.
  */
 export async function createDeployment(
   db: Database,
-  deps: { clock: Clock; ids: IdGenerator } & AnnouncesActiveDeploymentChanges,
+  deps: {
+    clock: Clock;
+    ids: IdGenerator;
+    keyring?: SecretKeyring | undefined;
+    alertEgress?: EgressPolicy | undefined;
+  } & AnnouncesActiveDeploymentChanges,
   request: CreateDeploymentRequest,
-): Promise<ServiceResult<DeploymentSummary>> {
-  const parsed = parseManifest(request.manifest);
+): Promise<ServiceResult<CreatedDeployment>> {
+  const parsed = parseManifest(request.manifest, deps.alertEgress);
   if (!parsed.ok) return parsed;
   const badBundle = bundleFailure(request.bundle);
   if (badBundle !== undefined) return badBundle;
   const stored = toStoredManifest(parsed.value);
   const bundleSha256 = createHash("sha256").update(request.bundle, "utf8").digest("hex");
-  const created = await transactionWithResult(db, async (tx): Promise<ServiceResult<DeploymentSummary>> => {
+  const webhookUrls = webhookAlertUrls(parsed.value);
+  const keyring = deps.keyring;
+  if (webhookUrls.length > 0 && keyring === undefined) throw new Error("webhook alerts need the secret keyring");
+  const created = await transactionWithResult(db, async (tx): Promise<ServiceResult<CreatedDeployment>> => {
     // Serialises deployments of one project so numbers are consecutive without retry loops.
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`deploy:${request.projectId}`}, 0))`);
     const declared = await checkDeclaredIntegrations(tx, request.projectId, parsed.value);
@@ -143,7 +165,11 @@ export async function createDeployment(
       actor: request.actor,
       data: { projectId: request.projectId, number: row.number, bundleSha256 },
     });
-    return ok(toDeploymentSummary(row, { active: true }));
+    const alertSecrets =
+      keyring === undefined
+        ? []
+        : await issueWebhookSecrets(tx, keyring, { projectId: request.projectId, urls: webhookUrls, now });
+    return ok({ ...toDeploymentSummary(row, { active: true }), alertSecrets });
   });
   if (created.ok) deps.activeDeploymentChanges?.publish(request.projectId);
   return created;

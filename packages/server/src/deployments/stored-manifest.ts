@@ -1,4 +1,11 @@
-import type { FormManifest, Manifest, ScheduleManifest, WebhookManifest, WorkflowManifest } from "@weft/contract";
+import type {
+  AlertManifest,
+  FormManifest,
+  Manifest,
+  ScheduleManifest,
+  WebhookManifest,
+  WorkflowManifest,
+} from "@weft/contract";
 import { hashSecret } from "../shared/secrets.ts";
 
 /** A form as stored: the basic-auth password is kept only as a SHA-256 digest. */
@@ -23,6 +30,8 @@ export interface StoredManifest {
   webhooks: StoredWebhook[];
   /** Absent from deployments made before schedules existed. */
   schedules?: ScheduleManifest[] | undefined;
+  /** Absent when the deployment has no alerts (and from deployments made before alerts existed). */
+  alerts?: AlertManifest[] | undefined;
 }
 
 export function toStoredManifest(manifest: Manifest): StoredManifest {
@@ -40,5 +49,6 @@ export function toStoredManifest(manifest: Manifest): StoredManifest {
       ...(secret === undefined ? {} : { secret: { header: secret.header, valueHash: hashSecret(secret.value) } }),
     })),
     schedules: manifest.schedules,
+    ...(manifest.alerts.length === 0 ? {} : { alerts: manifest.alerts }),
   };
 }

@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
+import { dispatchAlerts } from "../alerts/alert-dispatcher.ts";
+import type { AlertPacing } from "../alerts/alert-policy.ts";
 import { type PlanCatalogue, unlimitedPlan } from "../billing/plans.ts";
 import { createStatementCloser } from "../billing/statement-closer.ts";
 import { createUsageRoller } from "../billing/usage-roller.ts";
@@ -8,6 +10,7 @@ import { activeDeploymentsAmong, readDeploymentBundle } from "../deployments/rea
 import { readIntegrationValues } from "../integrations/read-integration-values.ts";
 import { secretScrubber } from "../integrations/secret-scrubber.ts";
 import type { SecretKeyring } from "../integrations/secret-sealing.ts";
+import type { Mailer } from "../mail/mailer.ts";
 import { type HistoryPruner, startHistoryPruner } from "../retention/history-pruner.ts";
 import {
   defaultRetentionPeriods,
@@ -27,8 +30,10 @@ import { endAttempt, requeueOnStop } from "./attempts/attempt-ending.ts";
 import { afterRenewal, enforceDeadline } from "./attempts/attempt-watch.ts";
 import { type AttemptContext, type RunningAttempt, startAttempt } from "./attempts/running-attempt.ts";
 import { sandboxHandlers } from "./attempts/sandbox-handlers.ts";
+import { chainedPasses } from "./chained-passes.ts";
 import { cancellationsChannel, executionsChannel } from "./channels.ts";
-import type { ResolveHost } from "./egress/egress-proxy.ts";
+import type { EgressPolicy } from "./egress/address-policy.ts";
+import { type ResolveHost, resolveWithSystem } from "./egress/egress-proxy.ts";
 import { createEmbeddedMaintenance, defaultVacuumEveryClaims } from "./embedded-maintenance.ts";
 import { type ClaimedExecution, claim, endOrphanedLeases, renewLeases } from "./execution-state/index.ts";
 import { defaultSandboxIdleMs } from "./limits.ts";
@@ -93,6 +98,11 @@ export interface WorkerDependencies {
   resolveHost?: ResolveHost | undefined;
   /** Paces the sandbox memory watchdog; system timers by default. */
   timers?: Timers | undefined;
+  /**
+   * What failure notices go out with (the worker's `keyring` opens webhook secrets); without it,
+   * this worker sends none and leaves recorded failures to the workers that do.
+   */
+  alerts?: { mailer: Mailer; egress: EgressPolicy; pacing: AlertPacing } | undefined;
 }
 
 export interface Worker {
@@ -103,6 +113,8 @@ export interface Worker {
   sandboxes(): string[];
   /** Starts the executions of the schedules whose tick has come (as every poll does); resolves once started. */
   fireSchedules(): Promise<void>;
+  /** Turns recorded failures into notices and sends the due deliveries now (as every poll does); resolves once done. */
+  dispatchAlerts(): Promise<void>;
   /** Closes the previous month's statements now (as the first poll of a month does); how many this wrote. */
   closeStatements(): Promise<number>;
   /** Rolls the pending usage deltas up into the daily meters now (as the periodic pass does); how many it moved. */
@@ -290,23 +302,27 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     if (run !== undefined) run.cancelRequested = true;
   });
   const ids = createIdGenerator(clock);
-  let firing: Promise<void> = Promise.resolve();
-  let nextFiring: Promise<void> | undefined;
-  /** Chains firing passes like `poke`; other workers' passes are kept apart by the database. */
-  function fireSchedules(): Promise<void> {
-    if (stopped) return Promise.resolve();
-    if (nextFiring !== undefined) return nextFiring;
-    const pass = firing.then(() => {
-      nextFiring = undefined;
-      return fireDueSchedules(db, { clock, ids }).then(
-        () => undefined,
-        (error: unknown) => logger.error({ err: error }, "firing schedules failed"),
-      );
-    });
-    nextFiring = pass;
-    firing = pass;
-    return pass;
-  }
+  const firing = chainedPasses(() => fireDueSchedules(db, { clock, ids }), {
+    stopped: () => stopped,
+    onError: (error) => logger.error({ err: error }, "firing schedules failed"),
+  });
+  const alertDeps = deps.alerts;
+  const keyring = options.keyring;
+  const alerting = chainedPasses(
+    async () => {
+      if (alertDeps === undefined || keyring === undefined) return;
+      await dispatchAlerts({
+        db,
+        ids,
+        clock,
+        logger,
+        keyring,
+        resolveHost: deps.resolveHost ?? resolveWithSystem,
+        ...alertDeps,
+      });
+    },
+    { stopped: () => stopped, onError: (error) => logger.error({ err: error }, "sending failure notices failed") },
+  );
 
   // Real time, not the injected timers: its pauses pace work against the machine's speed, and a
   // test that fires the sandbox's deadlines must not fire (or stall) a retention pass with them.
@@ -326,7 +342,8 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
 
   let beating = false;
   const tick = setInterval(() => {
-    void fireSchedules();
+    void firing.run();
+    void alerting.run();
     statements.tick();
     void usage.tick();
     void poke();
@@ -345,7 +362,8 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     id: workerId,
     poke,
     sandboxes: () => pool.deployments(),
-    fireSchedules,
+    fireSchedules: firing.run,
+    dispatchAlerts: alerting.run,
     closeStatements: statements.close,
     rollUpUsage: usage.drain,
     pruneHistory: pruner.prune,
@@ -356,7 +374,8 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       await pruner.stop();
       await unlistenExecutions().catch(() => undefined);
       await unlistenCancellations().catch(() => undefined);
-      await firing;
+      await firing.settled();
+      await alerting.settled();
       await passes;
       const left = [...running.values()].filter((run) => !run.done);
       for (const run of left) {

@@ -1,3 +1,5 @@
+import { defaultAlertPacing } from "../alerts/alert-policy.ts";
+import { rotateWebhookSecrets } from "../alerts/rotate-webhook-secrets.ts";
 import { assignPlan } from "../billing/assign-plan.ts";
 import type { Config, ParsedConfig } from "../config/config.ts";
 import { loadConfig } from "../config/load-config.ts";
@@ -5,10 +7,12 @@ import { ConfigError, type Environment, parseConfig } from "../config/parse-conf
 import { loadOrCreateSecretKey } from "../config/secret-key.ts";
 import { DataDirLockedError } from "../db/data-dir-lock.ts";
 import { openDatabase } from "../db/database.ts";
+import { createEgressPolicy } from "../engine/egress/address-policy.ts";
 import { decideSandbox, SandboxUnavailableError } from "../engine/sandbox/sandbox-isolation.ts";
 import { startWorker } from "../engine/worker.ts";
 import { rotateIntegrationSecrets } from "../integrations/rotate-secret-key.ts";
 import { integrationKeyring } from "../integrations/secret-sealing.ts";
+import { createMailer } from "../mail/mailer.ts";
 import { startPlatform } from "../platform.ts";
 import { systemClock } from "../shared/clock.ts";
 import { createLogger } from "../shared/logger.ts";
@@ -69,7 +73,7 @@ function exitWith(line: string): never {
 const rotationBatchSize = 100;
 
 /**
- * Re-seals every stored integration secret under WEFT_SECRET_KEY, opening them with
+ * Re-seals every stored integration secret and alert webhook secret under WEFT_SECRET_KEY, opening them with
  * WEFT_SECRET_KEY_PREVIOUS; prints one progress line per batch. Safe to run again after a stop.
  */
 async function rotateSecretKey(config: Config): Promise<void> {
@@ -83,15 +87,16 @@ async function rotateSecretKey(config: Config): Promise<void> {
           `re-sealed ${progress.resealed}, unopenable ${progress.unopenable}, left under another key ${progress.remaining}\n`,
         ),
     });
-    if (done.unopenable > 0) {
+    const webhooks = await rotateWebhookSecrets(database.db, keyring, { batchSize: rotationBatchSize });
+    if (done.unopenable > 0 || webhooks.unopenable > 0) {
       process.stderr.write(
-        `weft server rotate-secret-key: ${done.unopenable} integration(s) opened with neither WEFT_SECRET_KEY nor WEFT_SECRET_KEY_PREVIOUS; set WEFT_SECRET_KEY_PREVIOUS to the key they were sealed with and run again\n`,
+        `weft server rotate-secret-key: ${done.unopenable} integration(s) and ${webhooks.unopenable} alert webhook secret(s) opened with neither WEFT_SECRET_KEY nor WEFT_SECRET_KEY_PREVIOUS; set WEFT_SECRET_KEY_PREVIOUS to the key they were sealed with and run again\n`,
       );
       process.exitCode = 1;
       return;
     }
     process.stdout.write(
-      `Done: every integration secret is sealed under the current key (${done.resealed} re-sealed).\n`,
+      `Done: every integration secret is sealed under the current key (${done.resealed} re-sealed), and every alert webhook secret (${webhooks.resealed} re-sealed).\n`,
     );
   } finally {
     await database.close();
@@ -149,7 +154,23 @@ async function runWorker(config: ParsedConfig): Promise<void> {
       : createOtlpSpanExport({ db: database.db, endpoint: config.otlpEndpoint, logger });
   const secretKey = config.secretKey ?? loadOrCreateSecretKey(config.dataDir);
   const worker = await startWorker(
-    { database, clock: systemClock, logger, spanExport },
+    {
+      database,
+      clock: systemClock,
+      logger,
+      spanExport,
+      alerts: {
+        // The dev outbox lives in the process that serves /dev/mailbox, not in a worker: a worker
+        // process sends notices by SMTP, or drops mailed ones with a warning.
+        mailer: createMailer(
+          { mailFrom: config.mailFrom, mail: config.mail.kind === "smtp" ? config.mail : { kind: "dropped" } },
+          systemClock,
+          logger,
+        ),
+        egress: createEgressPolicy(config.sandbox.egressAllow),
+        pacing: defaultAlertPacing,
+      },
+    },
     {
       ...config.worker,
       dataDir: config.dataDir,

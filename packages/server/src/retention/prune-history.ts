@@ -32,6 +32,7 @@ export interface PruneReport {
   assertionIds: number;
   registrations: number;
   scheduleTicks: number;
+  alertDeliveries: number;
   /** False when the time budget ran out with rows left to delete. */
   complete: boolean;
 }
@@ -57,6 +58,13 @@ const bookkeeping = [
     counted: "scheduleTicks",
     delete: (cutoff: string, limit: number) => sql`delete from schedule_ticks where ctid = any(array(
       select ctid from schedule_ticks where fired_at < ${cutoff}::timestamptz limit ${limit} for update skip locked))`,
+  },
+  {
+    // A pending delivery is still to be tried, whatever its age.
+    counted: "alertDeliveries",
+    delete: (cutoff: string, limit: number) => sql`delete from alert_deliveries where id in (
+      select id from alert_deliveries where status <> 'pending' and created_at < ${cutoff}::timestamptz
+      limit ${limit} for update skip locked)`,
   },
   {
     // Only registrations that never issued a credential: an agent's registration is its record.
@@ -106,6 +114,7 @@ export async function pruneHistory(
     assertionIds: 0,
     registrations: 0,
     scheduleTicks: 0,
+    alertDeliveries: 0,
     complete: true,
   };
   try {

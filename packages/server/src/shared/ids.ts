@@ -22,6 +22,7 @@ export const idPrefixes = {
   federationPolicy: "fed",
   oauthClient: "cli",
   studioSession: "sts",
+  alertDelivery: "alr",
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

@@ -1,7 +1,6 @@
 import { get } from "node:https";
-import type { LookupFunction } from "node:net";
-import { isIP } from "node:net";
 import type { EgressPolicy } from "../../engine/egress/address-policy.ts";
+import { checkedLookup } from "../../engine/egress/checked-lookup.ts";
 import type { ResolveHost } from "../../engine/egress/egress-proxy.ts";
 import { cacheLifetimeMs } from "../jwks-cache.ts";
 
@@ -11,39 +10,6 @@ const fetchTimeoutMs = 5000;
 
 export class DocumentUnavailableError extends Error {
   override readonly name = "DocumentUnavailableError";
-}
-
-/**
- * A `lookup` for the connection itself: every address the name resolves to must pass the policy
- * (public, or exempted by the operator), and the socket connects to a checked one, so a name that
- * resolves differently a moment later (DNS rebinding) cannot lead it elsewhere.
- */
-function checkedLookup(resolveHost: ResolveHost, policy: EgressPolicy, port: number): LookupFunction {
-  return (hostname, options, callback) => {
-    const done = callback as (
-      error: Error | null,
-      address: string | { address: string; family: number }[],
-      family?: number,
-    ) => void;
-    resolveHost(hostname)
-      .then((addresses) => {
-        const refused = addresses
-          .map((address) => policy.check({ host: hostname, port, address }))
-          .find((verdict) => !verdict.allowed);
-        if (addresses.length === 0) throw new DocumentUnavailableError(`${hostname} has no address`);
-        if (refused !== undefined && !refused.allowed) throw new DocumentUnavailableError(refused.reason);
-        if (options.all === true) {
-          done(
-            null,
-            addresses.map((address) => ({ address, family: isIP(address) })),
-          );
-        } else {
-          const address = addresses[0] as string;
-          done(null, address, isIP(address));
-        }
-      })
-      .catch((error: Error) => done(error, ""));
-  };
 }
 
 /**

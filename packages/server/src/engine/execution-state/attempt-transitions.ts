@@ -1,4 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
+import { recordAlertFailure } from "../../alerts/record-failure.ts";
 import { billedStepMs, meterEndedExecution } from "../../billing/metering.ts";
 import type { Database, Transaction } from "../../db/database.ts";
 import type { ExecutionError, LogEntry } from "../../db/schema/index.ts";
@@ -80,6 +81,7 @@ export async function endAttempt(
             changed.attempt, ${now}::timestamptz
           from changed on conflict do nothing returning 1),
         ${meterEndedExecution(now, bufferedStepMs)}`;
+  const alertFailure = end.transition === "fail" ? sql`, ${recordAlertFailure(now)}` : sql``;
   const attemptSpan = closeSpan(
     sql`span_id = ${end.attemptSpanId ?? ""} and exists (select 1 from changed)`,
     now,
@@ -91,7 +93,7 @@ export async function endAttempt(
           lease_owner = null, lease_expires_at = null, logs = logs || ${jsonParam(end.logs)}::jsonb
         where id = ${target.executionId} and ${allowedBy(end.transition, target.holder)}
         returning id, project_id, workflow, attempt, execution_span_id, trigger_kind, output),
-      attempt_span as (${attemptSpan} returning 1)${flushSpans}${finalParts}
+      attempt_span as (${attemptSpan} returning 1)${flushSpans}${finalParts}${alertFailure}
       select count(*)::int as changed${relaxed ? sql`, ${relaxedCommitUsed} as relaxed` : sql``} from changed`,
   );
   return (row?.changed ?? 0) > 0 ? "taken" : "refused";

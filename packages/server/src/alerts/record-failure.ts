@@ -1,0 +1,15 @@
+import { type SQL, sql } from "drizzle-orm";
+
+/**
+ * The CTE the `fail` transition adds to its statement (beside `changed`, the execution row it
+ * ended): the failure, queued for the alert dispatcher, when the execution's deployment has
+ * alerts. In the same statement, so a failure is recorded exactly when the execution commits as
+ * failed, and never for a failure that did not commit.
+ */
+export function recordAlertFailure(now: string): SQL {
+  return sql`alert_failure as (insert into alert_failures (execution_id, project_id, workflow, deployment_id, failed_at)
+    select changed.id, changed.project_id, changed.workflow, d.id, ${now}::timestamptz
+    from changed join executions e on e.id = changed.id join deployments d on d.id = e.deployment_id
+    where json_typeof(d.manifest -> 'alerts') = 'array'
+    on conflict do nothing returning 1)`;
+}
