@@ -27,6 +27,8 @@ let documentOrigin: string;
 let exemptPort: number;
 const documents = new Map<string, unknown>();
 const documentRequests: string[] = [];
+/** TCP connections the document server accepted, TLS or not. */
+let documentConnections = 0;
 const defaultCertificates = getCACertificates("default");
 
 /** A TLS listener for `localhost` whose self-signed certificate this process trusts, as clients' hosts are trusted. */
@@ -67,6 +69,9 @@ beforeAll(async () => {
     }
     response.setHeader("content-type", "application/json");
     response.end(JSON.stringify(document));
+  });
+  documentServer.on("connection", () => {
+    documentConnections += 1;
   });
   await new Promise<void>((resolve) => documentServer.listen(0, "127.0.0.1", resolve));
   exemptPort = (documentServer.address() as AddressInfo).port;
@@ -177,5 +182,13 @@ describe("client ID metadata documents", () => {
     });
     expect(token.body.error).toBe("invalid_client");
     expect(documentRequests.length).toBe(before);
+  });
+
+  it("are never fetched from a literal private address, which skips the name lookup: not even a connection", async () => {
+    const before = documentConnections;
+    const clientId = `https://127.0.0.1:${exemptPort}/clients/editor.json`;
+    const response = await fetch(authorizeWith(clientId).url, { redirect: "manual" });
+    expect(response.status).toBe(400);
+    expect(documentConnections).toBe(before);
   });
 });

@@ -1,8 +1,7 @@
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { isIP } from "node:net";
 import type { EgressPolicy } from "../engine/egress/address-policy.ts";
-import { checkedLookup, EgressRefusedError } from "../engine/egress/checked-lookup.ts";
+import { checkedLookup, EgressRefusedError, literalAddressRefusal } from "../engine/egress/checked-lookup.ts";
 import type { ResolveHost } from "../engine/egress/egress-proxy.ts";
 import { portOf } from "./alert-targets.ts";
 import { noticeSignature } from "./notice-signature.ts";
@@ -31,12 +30,8 @@ export function postNotice(
 ): Promise<PostOutcome> {
   const url = new URL(post.url);
   const port = portOf(url);
-  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
-  // Node connects to a literal IP without a lookup, so the policy is asked here for those.
-  if (isIP(host) !== 0) {
-    const verdict = deps.policy.check({ host, port, address: host });
-    if (!verdict.allowed) return Promise.resolve({ ok: false, error: verdict.reason, permanent: true });
-  }
+  const refusal = literalAddressRefusal(url, deps.policy, port);
+  if (refusal !== undefined) return Promise.resolve({ ok: false, error: refusal, permanent: true });
   const send = url.protocol === "https:" ? httpsRequest : httpRequest;
   return new Promise((resolve) => {
     const request = send(

@@ -1,6 +1,6 @@
 import { get } from "node:https";
 import type { EgressPolicy } from "../../engine/egress/address-policy.ts";
-import { checkedLookup } from "../../engine/egress/checked-lookup.ts";
+import { checkedLookup, EgressRefusedError, literalAddressRefusal } from "../../engine/egress/checked-lookup.ts";
 import type { ResolveHost } from "../../engine/egress/egress-proxy.ts";
 import { cacheLifetimeMs } from "../jwks-cache.ts";
 
@@ -23,6 +23,11 @@ export function fetchPublicDocument(
 ): Promise<{ body: unknown; lifetimeMs: number }> {
   return new Promise((resolve, reject) => {
     const port = url.port === "" ? 443 : Number(url.port);
+    const refusal = literalAddressRefusal(url, deps.policy, port);
+    if (refusal !== undefined) {
+      reject(new EgressRefusedError(refusal));
+      return;
+    }
     const request = get(
       url,
       {

@@ -41,3 +41,14 @@ export function checkedLookup(resolveHost: ResolveHost, policy: EgressPolicy, po
       .catch((error: Error) => done(error, ""));
   };
 }
+
+/**
+ * Node connects to a literal IP without calling `lookup`, so a URL that names one is checked here,
+ * before any connection: the reason the policy refuses it, or undefined.
+ */
+export function literalAddressRefusal(url: URL, policy: EgressPolicy, port: number): string | undefined {
+  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  if (isIP(host) === 0) return undefined;
+  const verdict = policy.check({ host, port, address: host });
+  return verdict.allowed ? undefined : verdict.reason;
+}
