@@ -200,6 +200,30 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
     await checkPage(page, "trace");
   });
 
+  it("adds a project's integration with its secret masked, replaces the secret, and deletes it after a confirmation", {
+    timeout: 90_000,
+  }, async () => {
+    await page.getByRole("link", { name: "Projects", exact: true }).click();
+    await page.getByRole("link", { name: "Greetings" }).click();
+    await page.getByRole("heading", { name: "Integrations", level: 2 }).waitFor();
+    const form = page.getByRole("form", { name: "Add an integration" });
+    await form.getByLabel("Name").fill("stripe");
+    await form.getByLabel("Secret (value)").fill("sk_live_first_value_1234");
+    await form.getByRole("button", { name: "Add integration" }).click();
+    const row = page.getByRole("row", { name: /stripe/ });
+    await row.getByText("••••1234").waitFor();
+    expect(await page.locator("main").textContent()).not.toContain("sk_live_first_value_1234");
+    await checkPage(page, "project-integrations");
+
+    await row.getByLabel("New value for stripe").fill("sk_live_second_value_9876");
+    await row.getByRole("button", { name: "Replace" }).click();
+    await row.getByText("••••9876").waitFor();
+
+    await row.getByRole("button", { name: "Delete stripe…" }).click();
+    await row.getByRole("button", { name: "Yes, delete stripe" }).click();
+    await page.getByText("No integrations yet").waitFor();
+  });
+
   it("shows usage against the plan", { timeout: 60_000 }, async () => {
     await page.getByRole("link", { name: "Usage", exact: true }).click();
     await page.getByRole("heading", { name: /^This month on the/ }).waitFor();

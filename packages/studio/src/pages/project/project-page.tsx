@@ -8,6 +8,7 @@ import { Loading } from "../../components/loading.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
 import { DeploymentsSection } from "./deployments-section.tsx";
 import { EndpointsSection } from "./endpoints-section.tsx";
+import { IntegrationsSection } from "./integrations-section.tsx";
 import { RecentExecutionsSection } from "./recent-executions-section.tsx";
 import { WorkflowsSection } from "./workflows-section.tsx";
 
@@ -34,6 +35,7 @@ export function ProjectPage(): ReactNode {
         <EndpointsSection projectId={projectId} />
         <RecentExecutionsSection projectId={projectId} />
         <DeploymentsSection projectId={projectId} writable={writable} />
+        <IntegrationsSection projectId={projectId} writable={writable} />
       </div>
     </>
   );
