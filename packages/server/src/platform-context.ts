@@ -11,6 +11,7 @@ import type { Clock } from "./shared/clock.ts";
 import type { IdGenerator } from "./shared/ids.ts";
 import type { Logger } from "./shared/logger.ts";
 import type { Timers } from "./shared/timers.ts";
+import type { FirstAccountLinks } from "./studio/session/first-account-link.ts";
 import type { SpanExport } from "./traces/otlp-export.ts";
 
 /** What every service and adapter of a running platform process may depend on. */
@@ -36,4 +37,6 @@ export interface PlatformContext {
   sandbox: SandboxIsolation | undefined;
   /** Whether a project may start another execution under its workspace's plan (cached counters). */
   quotas: QuotaGate;
+  /** The link a fresh embedded server prints to make its first account (held in this process only). */
+  firstAccountLinks: FirstAccountLinks;
 }

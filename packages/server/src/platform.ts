@@ -22,6 +22,7 @@ import { type Clock, systemClock } from "./shared/clock.ts";
 import { createIdGenerator } from "./shared/ids.ts";
 import { createLogger, type Logger } from "./shared/logger.ts";
 import { systemTimers, type Timers } from "./shared/timers.ts";
+import { createFirstAccountLinks } from "./studio/session/first-account-link.ts";
 import { createOtlpSpanExport } from "./traces/otlp-export.ts";
 import { waitTokenIssuer } from "./wait-tokens/token-secret.ts";
 
@@ -85,6 +86,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     resolveHost: options.resolveHost ?? resolveWithSystem,
     sandbox,
     quotas: createQuotaGate({ db: database.db, clock, catalogue: config.billing }),
+    firstAccountLinks: createFirstAccountLinks(clock),
   };
   const worker =
     sandbox === undefined

@@ -419,6 +419,16 @@ function httpSurfaces({ projectId, claimToken, tokenId, hostedFormCsrf, caller }
       })),
     },
     {
+      name: "studio.sign-in.first",
+      request: formPost(
+        "/studio/api/sign-in/first",
+        fc.record({
+          token: fc.oneof(fc.constant(`wsl_${"a".repeat(43)}`), fc.string()),
+          email: fc.oneof(fc.emailAddress(), fc.string()),
+        }),
+      ),
+    },
+    {
       name: "studio.rpc",
       request: jsonPost(
         fc.constantFrom("/studio/rpc/projects/create", "/studio/rpc/agents/revokeAll", "/studio/rpc/nothing"),

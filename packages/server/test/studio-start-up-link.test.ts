@@ -49,23 +49,54 @@ async function startInTerminal(port: number): Promise<{ printed: string; stop: (
 }
 
 describe("the sign-in link npm start prints", () => {
-  it("names /studio/ before an account exists, then prints a one-time link for the first account", async () => {
-    const firstPort = await freePort();
-    const first = spawnServer({ PORT: String(firstPort), WEFT_DATA_DIR: dataDir });
-    // A fresh embedded database migrates first: slow on a busy machine.
-    await waitUntilServing(first, 90_000);
-    await expect.poll(() => first.stdout()).toContain("Weft Studio:");
-    expect(first.stdout()).toContain(
-      `Weft Studio: http://localhost:${firstPort}/studio/ (sign in with your email address; the mail arrives in the dev mailbox)`,
+  it("makes the first account on a fresh server, names /studio/ in a log, and signs the first account in later", async () => {
+    const freshPort = await freePort();
+    const fresh = await startInTerminal(freshPort);
+    try {
+      const link = /(http:\/\/\S+\/studio\/api\/sign-in\/first\?token=wsl_[A-Za-z0-9_-]{43})/.exec(fresh.printed)?.[1];
+      expect(link, fresh.printed).toBeDefined();
+      expect(fresh.printed).toContain("(creates your account and signs you in, once, within 15 minutes)");
+      const local = (link as string).replace(/^http:\/\/localhost:\d+/, `http://127.0.0.1:${freshPort}`);
+      const token = new URL(local).searchParams.get("token") ?? "";
+      const form = await fetch(local);
+      expect(form.status).toBe(200);
+      expect(await form.text()).toContain("This server has no account yet");
+      const post = (fields: Record<string, string>) =>
+        fetch(local, { method: "POST", body: new URLSearchParams(fields), redirect: "manual" });
+
+      const badEmail = await post({ token, email: "not an address" });
+      expect(badEmail.status).toBe(400);
+      expect(await badEmail.text()).toContain("Enter your email address");
+      expect((await post({ token: `wsl_${"x".repeat(43)}`, email: "first@example.com" })).status).toBe(400);
+
+      const created = await post({ token, email: "First@Example.com" });
+      expect(created.status).toBe(303);
+      expect(created.headers.get("location")).toBe("/studio/");
+      const session = await fetch(`http://127.0.0.1:${freshPort}/studio/api/session`, {
+        headers: { cookie: `weft_studio_session=${cookiesOf(created).get("weft_studio_session")}` },
+      });
+      expect(session.status).toBe(200);
+      expect(await session.json()).toMatchObject({ email: "first@example.com" });
+      expect((await post({ token, email: "second@example.com" })).status).toBe(400);
+      expect((await fetch(local)).status).toBe(400);
+    } finally {
+      await fresh.stop();
+    }
+
+    const loggedPort = await freePort();
+    const logged = spawnServer({ PORT: String(loggedPort), WEFT_DATA_DIR: dataDir });
+    await waitUntilServing(logged, 90_000);
+    await expect.poll(() => logged.stdout()).toContain("Weft Studio:");
+    expect(logged.stdout()).toContain(
+      `Weft Studio: http://localhost:${loggedPort}/studio/ (sign in with your email address; the mail arrives in the dev mailbox)`,
     );
-    first.child.kill("SIGTERM");
-    expect(await first.exited).toBe(0);
+    logged.child.kill("SIGTERM");
+    expect(await logged.exited).toBe(0);
 
     const database = await openDatabase({ kind: "embedded", dataDir });
-    await database.db.insert(accounts).values([
-      { id: "acc_first", email: "first@example.com", createdAt: new Date("2026-01-01T00:00:00Z") },
-      { id: "acc_second", email: "second@example.com", createdAt: new Date("2026-01-02T00:00:00Z") },
-    ]);
+    await database.db
+      .insert(accounts)
+      .values({ id: "acc_second", email: "second@example.com", createdAt: new Date("2099-01-01T00:00:00Z") });
     await database.close();
 
     const port = await freePort();
@@ -82,10 +113,10 @@ describe("the sign-in link npm start prints", () => {
         headers: { cookie: `weft_studio_session=${cookiesOf(used).get("weft_studio_session")}` },
       });
       expect(session.status).toBe(200);
-      expect(await session.json()).toMatchObject({ email: "first@example.com", accountId: "acc_first" });
+      expect(await session.json()).toMatchObject({ email: "first@example.com" });
       expect((await fetch(local, { redirect: "manual" })).status).toBe(400);
     } finally {
       await server.stop();
     }
-  }, 240_000);
+  }, 360_000);
 });

@@ -1,6 +1,7 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { AuthError } from "../../auth/auth-error.ts";
 import { noStore, readJsonObject, requireString } from "../../auth/auth-http.ts";
+import { isDeliverableEmailAddress } from "../../auth/email-address.ts";
 import { messagePage } from "../../auth/pages/approval-pages.ts";
 import { claimTokenLifetimeMs } from "../../auth/register-with-email.ts";
 import { acceptedSecretKeys } from "../../config/secret-key.ts";
@@ -8,10 +9,12 @@ import type { AppEnv } from "../../http/app-env.ts";
 import { jsonError } from "../../http/errors.ts";
 import type { PlatformContext } from "../../platform-context.ts";
 import { basePathOf } from "../../shared/base-path.ts";
+import { hasNoAccount, openFirstAccountSession } from "../session/first-account-link.ts";
 import { redeemSignInLink } from "../session/sign-in-link.ts";
 import { studioCsrfHeader, studioCsrfToken, studioCsrfTokenIsValid } from "../session/studio-csrf.ts";
 import { endStudioSession, findStudioSession, type StudioSession } from "../session/studio-sessions.ts";
 import { completeStudioSignIn, startStudioSignIn } from "../session/studio-sign-in.ts";
+import { firstAccountPage } from "./first-account-page.ts";
 import { studioCookies, studioSessionCookie, studioSignInCookie } from "./studio-cookies.ts";
 
 export interface StudioSignInLimits {
@@ -106,6 +109,40 @@ export function studioSessionRoutes(
     await endStudioSession(database.db, sessionDeps, session.sessionId, "signed out of Weft Studio");
     cookies.clear(c, studioSessionCookie);
     return c.body(null, 204);
+  });
+
+  const firstAccountPath = `${studioPath}/api/sign-in/first`;
+  const linkSpent = (c: Context<AppEnv>) =>
+    c.html(
+      messagePage(
+        "This link no longer works",
+        "The first-account link works once, for 15 minutes, while the server has no account. Open Weft Studio and sign in with your email address.",
+      ),
+      400,
+    );
+
+  app.get(firstAccountPath, async (c) => {
+    const token = c.req.query("token") ?? "";
+    c.header("Cache-Control", "no-store");
+    if (!context.firstAccountLinks.isLive(token) || !(await hasNoAccount(database.db))) return linkSpent(c);
+    return c.html(firstAccountPage(token));
+  });
+
+  app.post(firstAccountPath, async (c) => {
+    const form = await c.req.parseBody();
+    const field = (name: string) => (typeof form[name] === "string" ? (form[name] as string) : "");
+    const token = field("token");
+    c.header("Cache-Control", "no-store");
+    if (!context.firstAccountLinks.isLive(token)) return linkSpent(c);
+    const email = field("email").trim();
+    if (!isDeliverableEmailAddress(email)) {
+      return c.html(firstAccountPage(token, "Enter your email address, like you@example.com."), 400);
+    }
+    if (!context.firstAccountLinks.spend(token)) return linkSpent(c);
+    const opened = await openFirstAccountSession(database.db, { clock, ids }, email);
+    if (opened === undefined) return linkSpent(c);
+    cookies.write(c, studioSessionCookie, opened.token);
+    return c.redirect(`${basePathOf(config.baseUrl)}/studio/`, 303);
   });
 
   app.get(`${studioPath}/api/sign-in/link`, async (c) => {

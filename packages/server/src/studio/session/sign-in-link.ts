@@ -1,5 +1,5 @@
 import { and, asc, eq, gt, isNull } from "drizzle-orm";
-import type { Database } from "../../db/database.ts";
+import type { Database, Transaction } from "../../db/database.ts";
 import { accounts, registrations, studioSignInLinks } from "../../db/schema/index.ts";
 import { issueCredential } from "../../identity/credentials.ts";
 import { allScopes } from "../../identity/scopes.ts";
@@ -62,28 +62,38 @@ export function redeemSignInLink(
     if (spent === undefined) return undefined;
     const [account] = await tx.select({ email: accounts.email }).from(accounts).where(eq(accounts.id, spent.accountId));
     if (account === undefined) return undefined;
-    const registrationId = deps.ids("registration");
-    const scopes = [...allScopes];
-    await tx.insert(registrations).values({
-      id: registrationId,
-      type: "email-verification",
-      status: "claimed",
-      email: account.email,
-      scopes,
-      agentDescription: studioAgentDescription,
-      accountId: spent.accountId,
-      createdAt: now,
-      decidedAt: now,
-    });
-    const issued = await issueCredential(tx, deps, { accountId: spent.accountId, scopes, registrationId });
-    await tx
-      .update(registrations)
-      .set({ credentialId: issued.credentialId })
-      .where(eq(registrations.id, registrationId));
-    const session = await startStudioSession(tx, deps, {
-      credentialId: issued.credentialId,
-      accountId: spent.accountId,
-    });
-    return { ...session, accountId: spent.accountId };
+    return openLinkedSession(tx, deps, { accountId: spent.accountId, email: account.email });
   });
+}
+
+/**
+ * What a spent link grants: a "Weft Studio" agent for the account, recorded as a claimed
+ * email-verification registration would be, and a session on it.
+ */
+export async function openLinkedSession(
+  tx: Transaction,
+  deps: { clock: Clock; ids: IdGenerator },
+  account: { accountId: string; email: string },
+): Promise<StartedStudioSession & { accountId: string }> {
+  const now = deps.clock.now();
+  const registrationId = deps.ids("registration");
+  const scopes = [...allScopes];
+  await tx.insert(registrations).values({
+    id: registrationId,
+    type: "email-verification",
+    status: "claimed",
+    email: account.email,
+    scopes,
+    agentDescription: studioAgentDescription,
+    accountId: account.accountId,
+    createdAt: now,
+    decidedAt: now,
+  });
+  const issued = await issueCredential(tx, deps, { accountId: account.accountId, scopes, registrationId });
+  await tx.update(registrations).set({ credentialId: issued.credentialId }).where(eq(registrations.id, registrationId));
+  const session = await startStudioSession(tx, deps, {
+    credentialId: issued.credentialId,
+    accountId: account.accountId,
+  });
+  return { ...session, accountId: account.accountId };
 }
