@@ -88,6 +88,8 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
     await mkdir(screenshots, { recursive: true });
     smtp = await startSmtpSink();
     weft = await startTestPlatform({ env: { SMTP_URL: smtp.url } });
+    // Studio reads ranges (usage per day, the timeline) from the browser's clock: the platform's keeps to it.
+    weft.clock.set(new Date());
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     context.setDefaultTimeout(15_000);
@@ -228,6 +230,7 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
     await page.getByRole("link", { name: "Usage", exact: true }).click();
     await page.getByRole("heading", { name: /^This month on the/ }).waitFor();
     await page.getByRole("heading", { name: /^Per project/ }).waitFor();
+    await page.getByRole("meter", { name: /^Executions of prj_/ }).waitFor();
     await checkPage(page, "usage");
   });
 

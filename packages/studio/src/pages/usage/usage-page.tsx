@@ -116,12 +116,14 @@ function PerDay({ usage }: { usage: Usage }): ReactNode {
 
 function PerProject({ usage }: { usage: Usage }): ReactNode {
   if (usage.rows.length === 0) return <EmptyState>No project used anything in the last {days} days.</EmptyState>;
+  const most = Math.max(1, ...usage.rows.map((row) => row.executions));
   return (
     <TableScroll label="Usage per project">
       <table>
         <thead>
           <tr>
             <th scope="col">Project</th>
+            <th scope="col">Share of executions</th>
             <th scope="col">Executions</th>
             <th scope="col">Step seconds</th>
             <th scope="col">Bytes</th>
@@ -134,6 +136,15 @@ function PerProject({ usage }: { usage: Usage }): ReactNode {
                 <Link to={`/projects/${row.projectId}`}>
                   <code>{row.projectId}</code>
                 </Link>
+              </td>
+              <td>
+                <meter
+                  className="bar"
+                  min={0}
+                  max={most}
+                  value={row.executions}
+                  aria-label={`Executions of ${row.projectId}`}
+                />
               </td>
               <td>{row.executions}</td>
               <td>{row.stepSeconds}</td>
