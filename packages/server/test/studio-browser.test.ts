@@ -300,7 +300,16 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
     await viewer.goto(`${weft.url}/studio/projects/${projectId}`);
     await viewer.getByRole("heading", { name: "greet", exact: true, level: 3 }).waitFor();
     expect(await viewer.locator("main").textContent()).toContain("You can look but not change anything");
+    // The role was found (not merely missing, which hides the buttons too).
+    expect(await viewer.getByRole("option", { name: /^Kitchen · viewer$/ }).count()).toBe(1);
     expect(await viewer.getByRole("button", { name: /^Run / }).count()).toBe(0);
+    // And the server refuses the write the page does not offer.
+    const refused = await fetch(`${weft.url}/studio/rpc/workflows/run`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie: grace.cookie, "x-weft-csrf": grace.csrfToken },
+      body: JSON.stringify({ json: { projectId, workflow: "greet", input: { name: "Grace" } } }),
+    });
+    expect(refused.status).toBe(403);
     await viewer.getByRole("link", { name: "Members", exact: true }).click();
     await viewer.getByRole("heading", { name: "Members", level: 1 }).waitFor();
     expect(await viewer.getByRole("button", { name: "Invite" }).count()).toBe(0);
