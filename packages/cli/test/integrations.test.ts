@@ -125,7 +125,9 @@ describe("weft integrations", () => {
       env: { WEFT_DATA_DIR: dataDir, WEFT_SECRET_KEY: "7e".repeat(32), WEFT_SECRET_KEY_PREVIOUS: "6d".repeat(32) },
     });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toContain("Done: every integration secret is sealed under the current key (0 re-sealed).");
+    expect(result.stdout).toContain(
+      "Done: every integration secret is sealed under the current key (0 re-sealed), and every alert webhook secret (0 re-sealed).",
+    );
     // Creating and migrating the embedded database takes a while on a busy machine.
   }, 240_000);
 
