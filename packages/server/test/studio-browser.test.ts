@@ -121,7 +121,8 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
     expect(await page.locator("form").textContent()).toContain(`Check your mail at ${email}`);
 
     const approval = await context.newPage();
-    await expect.poll(() => smtp.received.some((mail) => mail.to.includes(email))).toBe(true);
+    // The mail goes out over real SMTP: on a loaded machine it can take longer than poll's 1 s default.
+    await expect.poll(() => smtp.received.some((mail) => mail.to.includes(email)), { timeout: 30_000 }).toBe(true);
     await approval.goto(smtp.approvalLinkFor(email));
     await approval.getByRole("button", { name: "Approve" }).click();
     const code = (await approval.locator("#claim-code").textContent())?.trim() ?? "";

@@ -86,7 +86,7 @@ describe("the sign-in link npm start prints", () => {
     const loggedPort = await freePort();
     const logged = spawnServer({ PORT: String(loggedPort), WEFT_DATA_DIR: dataDir });
     await waitUntilServing(logged, 90_000);
-    await expect.poll(() => logged.stdout()).toContain("Weft Studio:");
+    await expect.poll(() => logged.stdout(), { timeout: 30_000 }).toContain("Weft Studio:");
     expect(logged.stdout()).toContain(
       `Weft Studio: http://localhost:${loggedPort}/studio/ (sign in with your email address; the mail arrives in the dev mailbox)`,
     );
