@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { count } from "drizzle-orm";
-import type { Database } from "../../db/database.ts";
+import type { Database, Transaction } from "../../db/database.ts";
 import { accounts } from "../../db/schema/index.ts";
 import { findOrCreateAccount } from "../../identity/accounts.ts";
 import type { Clock } from "../../shared/clock.ts";
@@ -49,7 +49,7 @@ export function createFirstAccountLinks(clock: Clock): FirstAccountLinks {
 }
 
 /** Whether the platform has no account yet: the only time a first-account link is offered or honoured. */
-export async function hasNoAccount(db: Database): Promise<boolean> {
+export async function hasNoAccount(db: Database | Transaction): Promise<boolean> {
   const [row] = await db.select({ n: count() }).from(accounts);
   return (row?.n ?? 0) === 0;
 }
@@ -64,8 +64,7 @@ export function openFirstAccountSession(
   email: string,
 ): Promise<(StartedStudioSession & { accountId: string }) | undefined> {
   return db.transaction(async (tx) => {
-    const [row] = await tx.select({ n: count() }).from(accounts);
-    if ((row?.n ?? 0) > 0) return undefined;
+    if (!(await hasNoAccount(tx))) return undefined;
     const account = await findOrCreateAccount(tx, deps, email);
     return openLinkedSession(tx, deps, { accountId: account.accountId, email: account.email });
   });
