@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { recordAuditEvent } from "../audit/record-audit-event.ts";
 import { rollUpDeletedProject } from "../billing/usage-roll-up.ts";
 import type { Database } from "../db/database.ts";
+import { retryOnDeadlock } from "../db/deadlock-retry.ts";
 import { projects } from "../db/schema/index.ts";
 import type { AnnouncesActiveDeploymentChanges } from "../deployments/active-deployment-changes.ts";
 import type { Clock } from "../shared/clock.ts";
@@ -15,20 +16,24 @@ export async function deleteProject(
   deps: { clock: Clock; ids: IdGenerator } & AnnouncesActiveDeploymentChanges,
   input: { projectId: string; actor: ProjectActor },
 ): Promise<ServiceResult<{ id: string }>> {
-  const removed = await db.transaction(async (tx) => {
-    const [deleted] = await tx.delete(projects).where(eq(projects.id, input.projectId)).returning();
-    if (deleted === undefined) return false;
-    await rollUpDeletedProject(tx, { projectId: deleted.id, workspaceId: deleted.workspaceId });
-    await recordAuditEvent(tx, deps, {
-      action: "project.deleted",
-      targetType: "project",
-      targetId: deleted.id,
-      workspaceId: deleted.workspaceId,
-      actor: input.actor,
-      data: { name: deleted.name },
-    });
-    return true;
-  });
+  // The cascade locks the project's row before its executions', while a worker ending an execution
+  // locks the execution's row before the project's (the foreign key of the spans it writes).
+  const removed = await retryOnDeadlock(() =>
+    db.transaction(async (tx) => {
+      const [deleted] = await tx.delete(projects).where(eq(projects.id, input.projectId)).returning();
+      if (deleted === undefined) return false;
+      await rollUpDeletedProject(tx, { projectId: deleted.id, workspaceId: deleted.workspaceId });
+      await recordAuditEvent(tx, deps, {
+        action: "project.deleted",
+        targetType: "project",
+        targetId: deleted.id,
+        workspaceId: deleted.workspaceId,
+        actor: input.actor,
+        data: { name: deleted.name },
+      });
+      return true;
+    }),
+  );
   if (!removed) return fail.notFound("project");
   deps.activeDeploymentChanges?.publish(input.projectId);
   return ok({ id: input.projectId });
