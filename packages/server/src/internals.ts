@@ -21,6 +21,7 @@ export { findOrCreateAccount } from "./identity/accounts.ts";
 export { issueCredential } from "./identity/credentials.ts";
 export { allScopes, type Scope } from "./identity/scopes.ts";
 export { defaultRetentionPeriods, pruneHistory, retentionPacing } from "./retention/prune-history.ts";
+export { rollUpExecutionCounts } from "./studio/execution-count-roll-up.ts";
 export { type Clock, createManualClock, type ManualClock, systemClock } from "./shared/clock.ts";
 export { createIdGenerator, type IdGenerator } from "./shared/ids.ts";
 export { createLogger, type Logger } from "./shared/logger.ts";

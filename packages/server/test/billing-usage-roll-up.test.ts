@@ -2,8 +2,8 @@ import { capturedLogger, createTestDatabase, ensureTestProject, type TestDatabas
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type MeterRow, readMeterRows } from "../src/billing/read-usage.ts";
-import { rollUpUsageDeltas, usageRollUpIntervalMs } from "../src/billing/usage-roll-up.ts";
-import { createUsageRoller } from "../src/billing/usage-roller.ts";
+import { rollUpUsageDeltas } from "../src/billing/usage-roll-up.ts";
+import { createDeltaRoller, rollUpIntervalMs } from "../src/engine/delta-roller.ts";
 import { sqlRows } from "../src/engine/sql-rows.ts";
 import { createManualClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
@@ -105,12 +105,16 @@ describe("rolling up usage deltas", () => {
 
   it("rolls up once the injected clock has moved a full interval since the last pass, and drains the rest", async () => {
     const clock = createManualClock(new Date("2026-06-02T00:00:00.000Z"));
-    const roller = createUsageRoller({ db: database.db, clock, logger: capturedLogger("warn").logger });
+    const roller = createDeltaRoller({
+      clock,
+      logger: capturedLogger("warn").logger,
+      rollUps: [() => rollUpUsageDeltas(database.db)],
+    });
     await appendDeltas(0, 10);
     expect(await roller.tick()).toBe(10);
 
     await appendDeltas(10, 5);
-    clock.advance(usageRollUpIntervalMs - 1);
+    clock.advance(rollUpIntervalMs - 1);
     expect(await roller.tick()).toBe(0);
     expect(await pendingDeltas()).toBe(5);
     expect(await readMeterRows(database.db, range())).toEqual(expectedRows(15));

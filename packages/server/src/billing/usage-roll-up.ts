@@ -6,9 +6,6 @@ import { relaxedCommit, relaxedCommitUsed, sqlRows } from "../engine/sql-rows.ts
 /** Most deltas one roll-up transaction takes. */
 export const usageRollUpBatch = 5000;
 
-/** How often a worker rolls up, on the injected clock. */
-export const usageRollUpIntervalMs = 1000;
-
 /** Which deltas a roll-up takes: any (a worker's pass), or those of a project being deleted. */
 type RollUpScope = { kind: "any" } | { kind: "deleted project"; projectId: string; workspaceId: string };
 

@@ -8,9 +8,16 @@ export const defaultVacuumEveryClaims = 1000;
 /**
  * The tables whose rows the engine updates over and over: each claim, lease renewal and end of an
  * execution leaves a dead version of its row (and of its span) behind, with its index entries; each
- * usage delta is deleted by the roll-up that adds it to a daily row, whose old version is dead too.
+ * usage or count delta is deleted by the roll-up that adds it to a row, whose old version is dead too.
  */
-const churnedTables = ["executions", "spans", "usage_deltas", "usage_daily"] as const;
+const churnedTables = [
+  "executions",
+  "spans",
+  "usage_deltas",
+  "usage_daily",
+  "execution_count_deltas",
+  "execution_counts",
+] as const;
 
 export interface EmbeddedMaintenance {
   /** Counts claimed executions; every `everyClaims` of them the churned tables are vacuumed. */

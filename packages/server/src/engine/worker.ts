@@ -4,7 +4,7 @@ import { dispatchAlerts } from "../alerts/alert-dispatcher.ts";
 import type { AlertPacing } from "../alerts/alert-policy.ts";
 import { type PlanCatalogue, unlimitedPlan } from "../billing/plans.ts";
 import { createStatementCloser } from "../billing/statement-closer.ts";
-import { createUsageRoller } from "../billing/usage-roller.ts";
+import { rollUpUsageDeltas } from "../billing/usage-roll-up.ts";
 import type { DatabaseHandle } from "../db/database.ts";
 import { activeDeploymentsAmong, readDeploymentBundle } from "../deployments/read-deployments.ts";
 import { readIntegrationValues } from "../integrations/read-integration-values.ts";
@@ -23,6 +23,7 @@ import type { Clock } from "../shared/clock.ts";
 import { createIdGenerator } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
 import { systemTimers, type Timers } from "../shared/timers.ts";
+import { rollUpExecutionCounts } from "../studio/execution-count-roll-up.ts";
 import type { SpanExport } from "../traces/otlp-export.ts";
 import type { TokenIssuer } from "../wait-tokens/token-secret.ts";
 import { defaultAttemptTimeoutMs } from "./attempt-timeout.ts";
@@ -32,6 +33,7 @@ import { type AttemptContext, type RunningAttempt, startAttempt } from "./attemp
 import { sandboxHandlers } from "./attempts/sandbox-handlers.ts";
 import { chainedPasses } from "./chained-passes.ts";
 import { cancellationsChannel, executionsChannel } from "./channels.ts";
+import { createDeltaRoller } from "./delta-roller.ts";
 import type { EgressPolicy } from "./egress/address-policy.ts";
 import { type ResolveHost, resolveWithSystem } from "./egress/egress-proxy.ts";
 import { createEmbeddedMaintenance, defaultVacuumEveryClaims } from "./embedded-maintenance.ts";
@@ -117,8 +119,8 @@ export interface Worker {
   dispatchAlerts(): Promise<void>;
   /** Closes the previous month's statements now (as the first poll of a month does); how many this wrote. */
   closeStatements(): Promise<number>;
-  /** Rolls the pending usage deltas up into the daily meters now (as the periodic pass does); how many it moved. */
-  rollUpUsage(): Promise<number>;
+  /** Rolls the pending deltas up (daily meters, execution counts) now, as the periodic pass does; how many it moved. */
+  rollUpDeltas(): Promise<number>;
   /** Deletes the history past its retention period now (as the periodic task does), and reports what went. */
   pruneHistory(): Promise<PruneReport>;
   /** Stops claiming, hands running executions back to the queue and stops the sandboxes. */
@@ -338,14 +340,18 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     catalogue: options.billing ?? { plans: [unlimitedPlan], defaultPlan: unlimitedPlan.name },
   });
 
-  const usage = createUsageRoller({ db, clock, logger });
+  const deltas = createDeltaRoller({
+    clock,
+    logger,
+    rollUps: [() => rollUpUsageDeltas(db), () => rollUpExecutionCounts(db)],
+  });
 
   let beating = false;
   const tick = setInterval(() => {
     void firing.run();
     void alerting.run();
     statements.tick();
-    void usage.tick();
+    void deltas.tick();
     void poke();
     if (beating) return;
     beating = true;
@@ -365,7 +371,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     fireSchedules: firing.run,
     dispatchAlerts: alerting.run,
     closeStatements: statements.close,
-    rollUpUsage: usage.drain,
+    rollUpDeltas: deltas.drain,
     pruneHistory: pruner.prune,
     stop: async () => {
       if (stopped) return;
@@ -385,7 +391,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       await Promise.all(left.map((run) => requeueOnStop(context, run).catch(() => undefined)));
       await Promise.all([...context.finishing]);
       // Readers count pending deltas anyway; draining leaves none behind a worker that is gone for good.
-      await usage.drain().catch((error: unknown) => logger.error({ err: error }, "rolling up usage failed"));
+      await deltas.drain().catch((error: unknown) => logger.error({ err: error }, "rolling up deltas failed"));
       await forgetWorker(db, workerId).catch(() => undefined);
       await maintenance?.settled();
       running.clear();

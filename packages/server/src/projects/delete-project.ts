@@ -8,6 +8,7 @@ import type { AnnouncesActiveDeploymentChanges } from "../deployments/active-dep
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
+import { forgetExecutionCounts } from "../studio/execution-count-roll-up.ts";
 import type { ProjectActor } from "./project-record.ts";
 
 /** Deletes a project (its dependent rows go with it); not_found when it no longer exists. */
@@ -23,6 +24,7 @@ export async function deleteProject(
       const [deleted] = await tx.delete(projects).where(eq(projects.id, input.projectId)).returning();
       if (deleted === undefined) return false;
       await rollUpDeletedProject(tx, { projectId: deleted.id, workspaceId: deleted.workspaceId });
+      await forgetExecutionCounts(tx, deleted.id);
       await recordAuditEvent(tx, deps, {
         action: "project.deleted",
         targetType: "project",

@@ -15,8 +15,10 @@ import {
   registrations,
 } from "../db/schema/index.ts";
 import { valueOrThrow } from "../shared/service-result.ts";
+import { countExecutions } from "./count-executions.ts";
 
-const dayMs = 24 * 60 * 60 * 1000;
+const minuteMs = 60 * 1000;
+const dayMs = 24 * 60 * minuteMs;
 
 /** The overview with its agents as records (the adapter shows them in the wire shape). */
 export type OverviewRecord = Omit<StudioOverview, "activeAgents"> & { activeAgents: Agent[] };
@@ -57,11 +59,12 @@ export async function readOverview(
       .leftJoin(deployments, eq(deployments.id, activeDeployments.deploymentId))
       .where(eq(projects.workspaceId, request.workspaceId))
       .orderBy(projects.name, projects.id),
-    db
-      .select({ status: executions.status, n: sql<number>`count(*)::int` })
-      .from(executions)
-      .where(and(inWorkspace, gte(executions.createdAt, since)))
-      .groupBy(executions.status),
+    countExecutions(db, {
+      of: { workspaceId: request.workspaceId },
+      from: since,
+      to: untilMinuteEnds(deps.now),
+      bucket: null,
+    }),
     db
       .select({
         executionId: executions.id,
@@ -98,6 +101,14 @@ export async function readOverview(
     activeAgents: agents,
     usage,
   };
+}
+
+/**
+ * The end of the minute `now` is in: nothing is created later than now, and a range ending on a
+ * whole minute has one sub-minute end to count directly instead of two.
+ */
+function untilMinuteEnds(now: Date): Date {
+  return new Date(Math.floor(now.getTime() / minuteMs) * minuteMs + minuteMs);
 }
 
 /** Active agents whose credential was used since `since`, newest use first (at most 100). */

@@ -1,4 +1,4 @@
-import { index, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigserial, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { accounts, credentials } from "./identity.ts";
 
 const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
@@ -35,3 +35,43 @@ export const studioSignInLinks = pgTable("studio_sign_in_links", {
   expiresAt: timestamptz("expires_at").notNull(),
   usedAt: timestamptz("used_at"),
 });
+
+/** The grains at which ended executions are counted, finest first. */
+export const countGrains = ["minute", "hour", "day"] as const;
+export type CountGrain = (typeof countGrains)[number];
+
+/**
+ * Ended executions (`succeeded`, `failed`, `cancelled`) counted per project, UTC bucket of their
+ * creation and final status, at each grain, so that Studio's counts of a range read buckets rather
+ * than executions (docs/decisions.md, "Studio queries"). Kept from `execution_count_deltas` by the
+ * workers; no foreign key, so that a roll-up never waits on a project's row (deleting a project
+ * removes its counts itself).
+ */
+export const executionCounts = pgTable(
+  "execution_counts",
+  {
+    projectId: text("project_id").notNull(),
+    grain: text("grain", { enum: countGrains }).notNull(),
+    start: timestamptz("start").notNull(),
+    status: text("status").notNull(),
+    n: integer("n").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.projectId, table.grain, table.start, table.status] })],
+);
+
+/**
+ * Changes to `execution_counts` not yet rolled up: +1 appended by a trigger when an execution ends,
+ * -n per bucket when ended executions are deleted (retention). Appending takes no lock another
+ * commit waits on; the roll-up folds them at every grain.
+ */
+export const executionCountDeltas = pgTable(
+  "execution_count_deltas",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    projectId: text("project_id").notNull(),
+    minute: timestamptz("minute").notNull(),
+    status: text("status").notNull(),
+    n: integer("n").notNull(),
+  },
+  (table) => [index().on(table.projectId, table.minute)],
+);
