@@ -1,7 +1,12 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
 import { type CountGrain, executionCountDeltas, executionCounts, executions, projects } from "../db/schema/index.ts";
-import { type ExecutionState, executionStates, finalStates } from "../engine/execution-state/execution-states.ts";
+import {
+  type ExecutionState,
+  finalStates,
+  leasedState,
+  transitions,
+} from "../engine/execution-state/execution-states.ts";
 import { sqlRows } from "../engine/sql-rows.ts";
 import { coverRange } from "./count-range-cover.ts";
 
@@ -24,19 +29,20 @@ export interface StatusCount {
   n: number;
 }
 
-const finalSet: ReadonlySet<ExecutionState> = new Set(finalStates);
-// Literals, not parameters, and the unfinished states named rather than the final ones negated:
-// only so does the planner match the condition to the partial index `executions_unfinished_idx`.
-const stateList = (states: readonly ExecutionState[]) => sql.raw(states.map((state) => `'${state}'`).join(", "));
-const ended = stateList(finalStates);
-const unfinished = stateList(executionStates.filter((state) => !finalSet.has(state)));
+// Literals, not parameters, and each condition the very predicate of a partial index of unfinished
+// executions (`executions_ready_idx`, `executions_leased_idx`): only so does the planner read the
+// unfinished executions from those small indexes instead of every execution in the range.
+const stateList = (states: readonly ExecutionState[]) => states.map((state) => `'${state}'`).join(", ");
+const ended = sql.raw(stateList(finalStates));
+const ready = stateList([...transitions.claim.from, ...transitions.wake.from]);
+const unfinished = sql.raw(`(status in (${ready}) or status = '${leasedState}')`);
 
 /**
  * Executions created in [from, to), counted by status (and bucket), in one statement and so from one
  * snapshot: ended executions from `execution_counts` (whole buckets, coarsest first) plus the deltas
  * not yet rolled up, and plus the ended ones of the sub-minute ends counted directly; unfinished
- * executions, which change status, are counted directly from their own small index. A roll-up moves
- * deltas into counts in one commit, so a snapshot sees each exactly once.
+ * executions, which change status, are counted directly from the engine's partial indexes. A
+ * roll-up moves deltas into counts in one commit, so a snapshot sees each exactly once.
  */
 export async function countExecutions(db: Database, request: CountRequest): Promise<StatusCount[]> {
   const cover = coverRange(request.from, request.to, request.bucket ?? "day");
@@ -46,7 +52,7 @@ export async function countExecutions(db: Database, request: CountRequest): Prom
       : sql`(select ${projects.id} from ${projects} where ${projects.workspaceId} = ${request.of.workspaceId})`;
   const parts: SQL[] = [
     sql`select ${executions.createdAt} as at, ${executions.status} as status, 1 as n from ${executions}
-      where ${executions.projectId} in ${projectIds} and ${executions.status} in (${unfinished})
+      where ${executions.projectId} in ${projectIds} and ${unfinished}
         and ${executions.createdAt} >= ${request.from} and ${executions.createdAt} < ${request.to}`,
   ];
   for (const segment of cover.segments)

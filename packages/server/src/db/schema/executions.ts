@@ -75,10 +75,6 @@ export const executions = pgTable(
     index().on(table.projectId, table.workflow, table.status),
     // With status, the ends of a range Studio counts (finer than a minute) are index-only scans.
     index().on(table.projectId, table.createdAt, table.status),
-    // Executions not yet ended, which Studio counts directly (ended ones are in `execution_counts`).
-    index("executions_unfinished_idx")
-      .on(table.projectId, table.createdAt)
-      .where(sql`${table.status} in ('queued', 'running', 'sleeping', 'waiting')`),
     // Retention walks finished executions oldest first; unfinished ones are never in its way.
     index("executions_finished_idx").on(table.finishedAt).where(sql`${table.finishedAt} is not null`),
     // Studio's recent failures of a workspace: per project, newest first, failed rows only.
