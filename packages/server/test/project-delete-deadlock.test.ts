@@ -4,12 +4,6 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
 let weft: TestPlatform;
 
-beforeAll(async () => {
-  // The test plays the worker's statements itself: no worker of the platform's takes the execution.
-  weft = await startTestPlatform({ env: { WEFT_ROLES: "auth,api,ingress" } });
-});
-afterAll(() => weft.stop());
-
 /** Whether another backend waits for a lock this client holds: the deletion, for the execution's row. */
 async function someoneWaitsOn(client: pg.Client): Promise<boolean> {
   const waiting = await client.query(
@@ -21,6 +15,12 @@ async function someoneWaitsOn(client: pg.Client): Promise<boolean> {
 describe.skipIf(testServerUrl() === undefined)(
   "projects.delete against a worker ending an execution (PostgreSQL only)",
   () => {
+    beforeAll(async () => {
+      // The test plays the worker's statements itself: no worker of the platform's takes the execution.
+      weft = await startTestPlatform({ env: { WEFT_ROLES: "auth,api,ingress" } });
+    });
+    afterAll(() => weft.stop());
+
     it("is run again when PostgreSQL makes it a deadlock's victim, and answers 200", async () => {
       const ann = await createTestIdentity(weft, "ann@example.com");
       const created = await callRpc(weft.url, "projects.create", { name: "Site" }, { token: ann.credential });
