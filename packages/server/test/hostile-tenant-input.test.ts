@@ -17,7 +17,7 @@ import {
   type TestPlatform,
   waitUntilServing,
 } from "@weft/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { headerParameterText } from "../src/http/response-headers.ts";
 import { rateLimitClientKey } from "../src/rate-limit/client-key.ts";
 import { hasIdShape } from "../src/shared/ids.ts";
@@ -156,7 +156,10 @@ describe("hostile tenant: the dev mailbox", () => {
     try {
       // A whole platform starting (migrations, sandbox probe) on a busy machine: more than the usual 30 s.
       await waitUntilServing(server, 80_000);
-      const link = /Dev mailbox: (http:\/\/\S+\/dev\/mailbox\?key=[A-Za-z0-9_-]{43})\n/.exec(server.stdout())?.[1];
+      // The mailbox's line follows the readiness line in a write of its own, which may arrive later.
+      const mailboxLine = /Dev mailbox: (http:\/\/\S+\/dev\/mailbox\?key=[A-Za-z0-9_-]{43})\n/;
+      await vi.waitFor(() => expect(server.stdout()).toMatch(mailboxLine), { timeout: 10_000 });
+      const link = mailboxLine.exec(server.stdout())?.[1];
       expect(link).toBeDefined();
       expect((await fetch(link ?? "")).status).toBe(200);
     } finally {
