@@ -1,13 +1,17 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Transaction } from "../db/database.ts";
+import { unfinishedCondition } from "../engine/execution-state/status-conditions.ts";
 
 /**
- * The meters move inside the statements that change executions, never in writes of their own:
- * the statement that inserts queued executions appends one delta per execution, the statement that
- * ends an execution one delta with its step time and stored bytes (`usage_deltas`). A delta commits
- * exactly when its execution's change does, so a counter can neither miss a committed execution nor
- * count one twice, however many processes write; and appending (no join, no grouping, no conflict)
- * takes no lock that another commit waits on. The workers roll the deltas up (usage-roll-up.ts).
+ * No write on the way in: until an execution ends, readers count it from `executions` itself
+ * (`meterSource`), as one started with its input's bytes. When it ends, whatever statement ends it,
+ * the trigger `executions_meter_ended` (migration 0017) appends its start to `usage_deltas` (one
+ * execution and its input's bytes, on the instant it was created), and the ending statement
+ * appends its end (`meterEndedExecution`). A statement sees an execution either unfinished or
+ * ended with its deltas, never both, never neither, so a counter can neither miss a committed
+ * execution nor count one twice, however many processes write. Appending (no join, no grouping,
+ * no conflict) takes no lock that another commit waits on. The workers roll the deltas up
+ * (usage-roll-up.ts).
  */
 
 /** Step time is billed per step rounded up to this; a step that ran counts at least this much. */
@@ -17,26 +21,6 @@ export const stepRoundingMs = 10;
 export function billedStepMs(startTime: string, endTime: string | null): number {
   const wall = Date.parse(endTime ?? startTime) - Date.parse(startTime);
   return Math.max(1, Math.ceil(wall / stepRoundingMs)) * stepRoundingMs;
-}
-
-/** What `inserted` (a CTE over inserted executions) must return for `meterStartedExecutions`. */
-export const meteredStartColumns = sql`project_id, trigger_kind, created_at, octet_length(input::text) as input_bytes`;
-
-/** A CTE appending a delta for each execution of the CTE `inserted_executions`: one start, its input's bytes. */
-export const meterStartedExecutions = sql`metered_starts as (
-  insert into usage_deltas (project_id, at, trigger_kind, executions, bytes)
-  select project_id, created_at, trigger_kind, 1, coalesce(input_bytes, 0) from inserted_executions
-  returning 1)`;
-
-/**
- * Takes back the count of executions inserted and then deleted in the same transaction (a group
- * commit's submissions whose caller was answered 503 before the commit): a negative delta each, so
- * the transaction adds nothing for them.
- */
-export async function unmeterStartedExecutions(tx: Transaction, executionIds: readonly string[]): Promise<void> {
-  await tx.execute(sql`insert into usage_deltas (project_id, at, trigger_kind, executions, bytes)
-    select project_id, created_at, trigger_kind, -1, -coalesce(octet_length(input::text), 0)
-    from executions where id in (select jsonb_array_elements_text(${JSON.stringify(executionIds)}::jsonb))`);
 }
 
 /**
@@ -55,4 +39,19 @@ export function meterEndedExecution(now: string, bufferedStepMs: number): SQL {
         + coalesce((select sum(octet_length(r.result::text)) from execution_steps r where r.execution_id = changed.id), 0))::bigint
     from changed
     returning 1)`;
+}
+
+/**
+ * Counts the unfinished executions of a project about to be deleted as started: the cascade takes
+ * them without an end, and after it no reader finds them. The caller holds the project's row
+ * `for update`, so no execution can join it meanwhile; each counted row is locked, so one ending
+ * at the same moment is counted once, by whichever commits first (once the row is gone, its end
+ * changes nothing and appends nothing; a row it ended no longer matches here).
+ */
+export async function meterUnfinishedOfProject(tx: Transaction, projectId: string): Promise<void> {
+  await tx.execute(sql`with unfinished as (
+      select e.project_id, e.created_at, e.trigger_kind, e.input from executions e
+      where e.project_id = ${projectId} and ${unfinishedCondition} for update)
+    insert into usage_deltas (project_id, at, trigger_kind, executions, bytes)
+    select e.project_id, e.created_at, e.trigger_kind, 1, coalesce(octet_length(e.input::text), 0) from unfinished e`);
 }

@@ -1,7 +1,8 @@
 import type { Usage, UsageFigures } from "@weft/contract";
 import { type SQL, sql } from "drizzle-orm";
 import type { Database, Transaction } from "../db/database.ts";
-import { projects, usageDaily, usageDeltas } from "../db/schema/index.ts";
+import { executions, projects, usageDaily, usageDeltas } from "../db/schema/index.ts";
+import { unfinishedCondition } from "../engine/execution-state/status-conditions.ts";
 import { sqlRows } from "../engine/sql-rows.ts";
 import { utcDayOf } from "./billing-month.ts";
 
@@ -31,10 +32,12 @@ export interface MeterRange {
 
 /**
  * The meters as rows (workspace_id, project_id, day, trigger_kind, executions, step_ms, bytes):
- * `usage_daily` plus the deltas no worker has rolled up yet. Read in one statement, it is exact
- * at any time: a roll-up moves deltas into `usage_daily` in one transaction, so a statement sees a
- * delta on one side or the other, never both, never neither. Pending deltas are few (a roll-up
- * runs every second) and are reached through their project.
+ * `usage_daily`, plus the deltas no worker has rolled up yet, plus the executions that have not
+ * ended, each one started with its input's bytes (its deltas are appended when it ends). Read in
+ * one statement, it is exact at any time: a roll-up moves deltas into `usage_daily` in one
+ * transaction and an execution's end appends its deltas in the one that ends it, so a statement
+ * sees each on one side or the other, never both, never neither. Pending deltas are few (a roll-up
+ * runs every second) and unfinished executions are read from the engine's partial indexes.
  */
 export function meterSource(range: MeterRange): SQL {
   const rolledUpIn =
@@ -49,7 +52,13 @@ export function meterSource(range: MeterRange): SQL {
     select p.workspace_id, d.project_id, (d.at at time zone 'UTC')::date, d.trigger_kind, d.executions, d.step_ms, d.bytes
     from ${usageDeltas} d join ${projects} p on p.id = d.project_id
     where ${pendingIn} and d.at >= ${range.fromDay}::date::timestamp at time zone 'UTC'
-      and d.at < (${range.toDay}::date + 1)::timestamp at time zone 'UTC')`;
+      and d.at < (${range.toDay}::date + 1)::timestamp at time zone 'UTC'
+    union all
+    select p.workspace_id, e.project_id, (e.created_at at time zone 'UTC')::date, e.trigger_kind, 1, 0,
+      coalesce(octet_length(e.input::text), 0)
+    from ${executions} e join ${projects} p on p.id = e.project_id
+    where ${pendingIn} and ${unfinishedCondition} and e.created_at >= ${range.fromDay}::date::timestamp at time zone 'UTC'
+      and e.created_at < (${range.toDay}::date + 1)::timestamp at time zone 'UTC')`;
 }
 
 /** The meter rows of a workspace for its UTC days from `fromDay` to `toDay`, both included. */

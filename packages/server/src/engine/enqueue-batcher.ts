@@ -1,6 +1,5 @@
 import type { WorkflowManifest } from "@weft/contract";
 import { inArray } from "drizzle-orm";
-import { unmeterStartedExecutions } from "../billing/metering.ts";
 import type { Database } from "../db/database.ts";
 import { executions, spans } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
@@ -71,7 +70,6 @@ export function createEnqueueBatcher(deps: { db: Database; clock: Clock; ids: Id
         late = new Set(live.flatMap((entry, index) => (entry.item.deadline?.expired === true ? [index] : [])));
         if (late.size > 0) {
           const lateIds = rows.filter((_, index) => late.has(index)).map((row) => row.execution.id);
-          await unmeterStartedExecutions(tx, lateIds);
           await tx.delete(spans).where(inArray(spans.executionId, lateIds));
           await tx.delete(executions).where(inArray(executions.id, lateIds));
         }

@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import type { WorkflowManifest } from "@weft/contract";
 import { and, eq, gt, sql } from "drizzle-orm";
-import { meteredStartColumns, meterStartedExecutions } from "../billing/metering.ts";
 import type { Transaction } from "../db/database.ts";
 import { jsonRowsInsert } from "../db/insert-json-rows.ts";
 import { preparedSql } from "../db/prepared-sql.ts";
@@ -178,15 +177,15 @@ const executionRows = jsonRowsInsert(executions, queuedExecutionKeys);
 const insertQueuedStatement = preparedSql<never>(
   "insert_queued_executions",
   () =>
-    sql`with inserted_executions as (${executionRows.statement(sql.placeholder("executions"))} returning ${meteredStartColumns}),
-      inserted_spans as (${insertSpans(spansFromJson(sql.placeholder("spans")))}),
-      ${meterStartedExecutions}
+    sql`with inserted_executions as (${executionRows.statement(sql.placeholder("executions"))}),
+      inserted_spans as (${insertSpans(spansFromJson(sql.placeholder("spans")))})
       select pg_notify(${executionsChannel}, '')`,
 );
 
 /**
- * Inserts queued executions with their spans, counts them in the usage meters and wakes the
- * workers, in one statement of the caller's transaction (PostgreSQL delivers the NOTIFY at commit).
+ * Inserts queued executions with their spans and wakes the workers, in one statement of the
+ * caller's transaction (PostgreSQL delivers the NOTIFY at commit). The usage meters count them from
+ * there (billing/metering.ts).
  */
 export async function insertQueuedExecutions(tx: Transaction, rows: readonly QueuedExecutionRows[]): Promise<void> {
   await insertQueuedStatement.execute(tx, {

@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
 import { recordAuditEvent } from "../audit/record-audit-event.ts";
+import { meterUnfinishedOfProject } from "../billing/metering.ts";
 import { rollUpDeletedProject } from "../billing/usage-roll-up.ts";
 import type { Database } from "../db/database.ts";
 import { retryOnDeadlock } from "../db/deadlock-retry.ts";
@@ -17,11 +18,19 @@ export async function deleteProject(
   deps: { clock: Clock; ids: IdGenerator } & AnnouncesActiveDeploymentChanges,
   input: { projectId: string; actor: ProjectActor },
 ): Promise<ServiceResult<{ id: string }>> {
-  // The cascade locks the project's row before its executions', while a worker ending an execution
-  // locks the execution's row before the project's (the foreign key of the spans it writes).
+  // The project's row is locked before its executions' (to count the unfinished ones, then by the
+  // cascade), while a worker ending an execution locks the execution's row before the project's
+  // (the foreign key of the spans it writes).
   const removed = await retryOnDeadlock(() =>
     db.transaction(async (tx) => {
-      const [deleted] = await tx.delete(projects).where(eq(projects.id, input.projectId)).returning();
+      const [locked] = await tx
+        .select({ id: projects.id })
+        .from(projects)
+        .where(eq(projects.id, input.projectId))
+        .for("update");
+      if (locked === undefined) return false;
+      await meterUnfinishedOfProject(tx, locked.id);
+      const [deleted] = await tx.delete(projects).where(eq(projects.id, locked.id)).returning();
       if (deleted === undefined) return false;
       await rollUpDeletedProject(tx, { projectId: deleted.id, workspaceId: deleted.workspaceId });
       await forgetExecutionCounts(tx, deleted.id);

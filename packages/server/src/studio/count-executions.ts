@@ -1,12 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
 import { type CountGrain, executionCountDeltas, executionCounts, executions, projects } from "../db/schema/index.ts";
-import {
-  type ExecutionState,
-  finalStates,
-  leasedState,
-  transitions,
-} from "../engine/execution-state/execution-states.ts";
+import { endedCondition, unfinishedCondition } from "../engine/execution-state/status-conditions.ts";
 import { sqlRows } from "../engine/sql-rows.ts";
 import { coverRange } from "./count-range-cover.ts";
 
@@ -29,14 +24,6 @@ export interface StatusCount {
   n: number;
 }
 
-// Literals, not parameters, and each condition the very predicate of a partial index of unfinished
-// executions (`executions_ready_idx`, `executions_leased_idx`): only so does the planner read the
-// unfinished executions from those small indexes instead of every execution in the range.
-const stateList = (states: readonly ExecutionState[]) => states.map((state) => `'${state}'`).join(", ");
-const ended = sql.raw(stateList(finalStates));
-const ready = stateList([...transitions.claim.from, ...transitions.wake.from]);
-const unfinished = sql.raw(`(status in (${ready}) or status = '${leasedState}')`);
-
 /**
  * Executions created in [from, to), counted by status (and bucket), in one statement and so from one
  * snapshot: ended executions from `execution_counts` (whole buckets, coarsest first) plus the deltas
@@ -52,7 +39,7 @@ export async function countExecutions(db: Database, request: CountRequest): Prom
       : sql`(select ${projects.id} from ${projects} where ${projects.workspaceId} = ${request.of.workspaceId})`;
   const parts: SQL[] = [
     sql`select ${executions.createdAt} as at, ${executions.status} as status, 1 as n from ${executions}
-      where ${executions.projectId} in ${projectIds} and ${unfinished}
+      where ${executions.projectId} in ${projectIds} and ${unfinishedCondition}
         and ${executions.createdAt} >= ${request.from} and ${executions.createdAt} < ${request.to}`,
   ];
   for (const segment of cover.segments)
@@ -69,7 +56,7 @@ export async function countExecutions(db: Database, request: CountRequest): Prom
         and ${executionCountDeltas.minute} >= ${first.from} and ${executionCountDeltas.minute} < ${last.to}`);
   for (const end of cover.ends)
     parts.push(sql`select ${executions.createdAt}, ${executions.status}, 1 from ${executions}
-      where ${executions.projectId} in ${projectIds} and ${executions.status} in (${ended})
+      where ${executions.projectId} in ${projectIds} and ${endedCondition}
         and ${executions.createdAt} >= ${end.from} and ${executions.createdAt} < ${end.to}`);
   const bucketOf = request.bucket === null ? sql`null::timestamptz` : sql`date_trunc(${request.bucket}, at, 'UTC')`;
   const rows = await sqlRows<{ start: string | Date | null; status: string; n: number }>(

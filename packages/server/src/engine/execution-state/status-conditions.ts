@@ -1,0 +1,17 @@
+import { sql } from "drizzle-orm";
+import { type ExecutionState, finalStates, leasedState, transitions } from "./execution-states.ts";
+
+const stateList = (states: readonly ExecutionState[]) => states.map((state) => `'${state}'`).join(", ");
+
+/**
+ * The condition of an execution that has not ended, on a row of `executions` (unqualified columns).
+ * Literals, not parameters, and each disjunct the very predicate of a partial index of unfinished
+ * executions (`executions_ready_idx`, `executions_leased_idx`): only so does the planner read them
+ * from those small indexes instead of every execution of a project.
+ */
+export const unfinishedCondition = sql.raw(
+  `(status in (${stateList([...transitions.claim.from, ...transitions.wake.from])}) or status = '${leasedState}')`,
+);
+
+/** The condition of an execution that has ended, on a row of `executions`, as literals. */
+export const endedCondition = sql.raw(`status in (${stateList(finalStates)})`);
