@@ -12,6 +12,17 @@ async function countApplied(query: (sql: string) => Promise<{ rows: unknown[] }>
   return (result.rows[0] as { n: number }).n;
 }
 
+const folder = join(import.meta.dirname, "../drizzle");
+const files = readdirSync(folder)
+  .filter((name) => name.endsWith(".sql"))
+  .sort();
+
+async function apply(client: PGlite, file: string): Promise<void> {
+  for (const statement of readFileSync(join(folder, file), "utf8").split("--> statement-breakpoint")) {
+    await client.exec(statement);
+  }
+}
+
 describe("migrations", () => {
   it("are idempotent on the embedded database", async () => {
     const client = await PGlite.create();
@@ -24,15 +35,6 @@ describe("migrations", () => {
   });
 
   it("moves stored idempotency keys into the scope of the trigger they came from", async () => {
-    const folder = join(import.meta.dirname, "../drizzle");
-    const files = readdirSync(folder)
-      .filter((name) => name.endsWith(".sql"))
-      .sort();
-    const apply = async (client: PGlite, file: string) => {
-      for (const statement of readFileSync(join(folder, file), "utf8").split("--> statement-breakpoint")) {
-        await client.exec(statement);
-      }
-    };
     const client = await PGlite.create();
     const scopeMigration = files.findIndex((name) => name.startsWith("0002_"));
     for (const file of files.slice(0, scopeMigration)) await apply(client, file);
@@ -58,6 +60,40 @@ describe("migrations", () => {
       { scope: "form:contact", key: "nonce", execution_id: "exe_form" },
       { scope: "webhook:orders", key: "K2", execution_id: "exe_hook" },
     ]);
+    await client.close();
+  });
+
+  it("keeps executions metered at their insert counted once, now that they are metered when they end", async () => {
+    const client = await PGlite.create();
+    const endMetering = files.findIndex((name) => name.startsWith("0017_"));
+    for (const file of files.slice(0, endMetering)) await apply(client, file);
+    // Before: every inserted execution had appended its start (one execution, its input's bytes).
+    await client.exec(`
+      set session_replication_role = replica;
+      insert into executions (id, project_id, deployment_id, workflow, status, input, attempt, max_attempts,
+        retry_min_delay_ms, retry_max_delay_ms, run_at, trigger_kind, trace_id, execution_span_id, logs, created_at)
+      select id, 'prj_1', 'dep_1', 'echo', status, '{"n":1}', 1, 1, 0, 0, now(), 'webhook', 't', 's', '[]', now()
+      from (values ('exe_queued', 'queued'), ('exe_running', 'running'), ('exe_ended', 'succeeded')) as rows (id, status);
+      insert into usage_deltas (project_id, at, trigger_kind, executions, bytes)
+      select project_id, created_at, trigger_kind, 1, octet_length(input::text) from executions;
+      set session_replication_role = default;
+    `);
+    // What the readers add up: the deltas, and each unfinished execution as one started.
+    const metered = async () =>
+      (
+        await client.query<{
+          executions: number;
+          bytes: number;
+        }>(`select sum(executions)::int as executions, sum(bytes)::int as bytes
+          from (select executions, bytes from usage_deltas
+            union all select 1, octet_length(input::text) from executions
+            where status not in ('succeeded', 'failed', 'cancelled')) as m`)
+      ).rows[0];
+    const inputBytes = '{"n": 1}'.length;
+    await apply(client, files[endMetering] ?? "");
+    expect(await metered()).toEqual({ executions: 3, bytes: 3 * inputBytes });
+    await client.exec(`update executions set status = 'failed' where id = 'exe_running'`);
+    expect(await metered()).toEqual({ executions: 3, bytes: 3 * inputBytes });
     await client.close();
   });
 
