@@ -16,8 +16,9 @@ CREATE TRIGGER "executions_meter_ended"
   EXECUTE FUNCTION "weft_meter_ended_execution"();
 --> statement-breakpoint
 -- Executions not ended yet were metered when they were inserted: a negative start each keeps them
--- counted once, now that the readers count them and their end will append their start again.
+-- counted once, now that the readers count them and their end will append their start again. The
+-- condition is the predicates of the partial indexes of unfinished executions, so the history is not read.
 INSERT INTO "usage_deltas" ("project_id", "at", "trigger_kind", "executions", "bytes")
 SELECT "project_id", "created_at", "trigger_kind", -1, -coalesce(octet_length("input"::text), 0)
 FROM "executions"
-WHERE "status" NOT IN ('succeeded', 'failed', 'cancelled');
+WHERE "status" IN ('queued', 'sleeping', 'waiting') OR "status" = 'running';

@@ -273,7 +273,7 @@ describe("the billing namespace", () => {
 });
 
 describe("usage of a deleted project", () => {
-  it("stays counted: deleting the project rolls its pending deltas up under its workspace", async () => {
+  it("stays counted: deleting the project counts its unfinished executions and rolls them up under its workspace", async () => {
     weft.clock.set(new Date("2026-05-10T12:00:00.000Z"));
     const fay = await createTestIdentity(weft, "fay@billing.test");
     const projectId = await deployedProject(fay, "gone");

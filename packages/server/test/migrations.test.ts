@@ -94,6 +94,10 @@ describe("migrations", () => {
     expect(await metered()).toEqual({ executions: 3, bytes: 3 * inputBytes });
     await client.exec(`update executions set status = 'failed' where id = 'exe_running'`);
     expect(await metered()).toEqual({ executions: 3, bytes: 3 * inputBytes });
+    // Only leaving the unfinished states appends a start.
+    await client.exec(`update executions set status = 'cancelled' where id = 'exe_ended'`);
+    await client.exec(`update executions set status = 'running' where id = 'exe_queued'`);
+    expect(await metered()).toEqual({ executions: 3, bytes: 3 * inputBytes });
     await client.close();
   });
 

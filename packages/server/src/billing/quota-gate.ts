@@ -23,8 +23,8 @@ export interface QuotaExceeded {
  * all for a plan without monthly quotas. The process adds the executions it admits to its cached
  * count at once, so alone it never overshoots; what it cannot see is what other processes admitted
  * since its last read, so a quota may overshoot by at most what the other processes admit in one
- * `quotaCacheMs` (docs/decisions.md). The read counts the usage deltas no worker has rolled up yet,
- * so how often the workers roll up does not widen that bound. Step time and bytes are read as
+ * `quotaCacheMs` (docs/decisions.md). The read counts the usage deltas no worker has rolled up yet
+ * and the executions not ended yet, so how often the workers roll up does not widen that bound. Step time and bytes are read as
  * committed by ended executions.
  */
 export interface QuotaGate {

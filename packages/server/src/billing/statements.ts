@@ -25,7 +25,8 @@ export async function closePreviousMonth(db: Database, deps: { catalogue: PlanCa
   const current = monthOf(deps.now);
   const previous = monthOf(new Date(current.start.getTime() - 1));
   const lastDay = utcDayOf(new Date(current.start.getTime() - 1));
-  // Pending deltas of the month count: a month is closed with what its executions did, rolled up or not.
+  // Pending deltas and unfinished executions of the month count: a month is closed with what its
+  // executions did, rolled up, pending or still under way.
   const open = await sqlRows<{ workspaceId: string }>(
     db,
     sql`select distinct m.workspace_id as "workspaceId" from ${meterSource({ fromDay: previous.day, toDay: lastDay })} m

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { type AuditedChange, recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
+import { retryOnDeadlock } from "../db/deadlock-retry.ts";
 import { type ExecutionStatus, executions } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
@@ -25,7 +26,9 @@ export async function cancelExecution(
   deps: { clock: Clock; ids: IdGenerator; spanExport?: SpanExport | undefined },
   request: CancelRequest,
 ): Promise<ServiceResult<{ status: ExecutionStatus }>> {
-  const outcome = await cancelInTransaction(db, deps, request);
+  // The row is locked before its project's (the foreign keys of what the end writes), the opposite
+  // of a project's deletion, so PostgreSQL may pick this as a deadlock's victim: it runs again.
+  const outcome = await retryOnDeadlock(() => cancelInTransaction(db, deps, request));
   if (outcome.ok && outcome.value.status === "cancelled") deps.spanExport?.exportExecution(request.executionId);
   return outcome;
 }

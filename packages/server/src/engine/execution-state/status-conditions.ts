@@ -4,7 +4,8 @@ import { type ExecutionState, finalStates, leasedState, transitions } from "./ex
 const stateList = (states: readonly ExecutionState[]) => states.map((state) => `'${state}'`).join(", ");
 
 /**
- * The condition of an execution that has not ended, on a row of `executions` (unqualified columns).
+ * The condition of an execution that has not ended, on a row of `executions` (unqualified columns:
+ * in a join, no other table may have a `status`).
  * Literals, not parameters, and each disjunct the very predicate of a partial index of unfinished
  * executions (`executions_ready_idx`, `executions_leased_idx`): only so does the planner read them
  * from those small indexes instead of every execution of a project.
