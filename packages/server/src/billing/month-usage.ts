@@ -12,7 +12,10 @@ export interface MonthUsage {
   bytes: number;
 }
 
-/** A workspace's meters summed over the UTC month that `now` falls in, pending deltas and unfinished executions included. */
+/**
+ * A workspace's meters summed over the UTC month that `now` falls in, pending deltas and unfinished
+ * executions included.
+ */
 export async function readMonthUsage(db: Database | Transaction, workspaceId: string, now: Date): Promise<MonthUsage> {
   const month = monthOf(now);
   const rows = await readMeterRows(db, {

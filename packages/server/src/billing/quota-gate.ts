@@ -24,8 +24,8 @@ export interface QuotaExceeded {
  * count at once, so alone it never overshoots; what it cannot see is what other processes admitted
  * since its last read, so a quota may overshoot by at most what the other processes admit in one
  * `quotaCacheMs` (docs/decisions.md). The read counts the usage deltas no worker has rolled up yet
- * and the executions not ended yet, so how often the workers roll up does not widen that bound. Step time and bytes are read as
- * committed by ended executions.
+ * and the executions not ended yet, so how often the workers roll up does not widen that bound.
+ * Step time and bytes are read as committed by ended executions.
  */
 export interface QuotaGate {
   /** Undefined when the project may start `count` executions now (they are then counted). */
