@@ -52,7 +52,7 @@ async function claimLatency(bench: Bench): Promise<number> {
   for (let run = 0; run < claims; run += 1) {
     const ids = await enqueue(bench, "single", 1);
     const started = performance.now();
-    const claimed = await claim(bench.database.db, {
+    const { executions: claimed } = await claim(bench.database.db, {
       workerId: "wrk_bench",
       now: new Date(),
       leaseMs: 30_000,

@@ -121,7 +121,7 @@ async function take(transition: TransitionName, executionId: string, from: Execu
     case "claim":
     case "wake":
     case "expireLease": {
-      const claimed = await claim(db, {
+      const { executions: claimed } = await claim(db, {
         workerId: taker,
         now: clock.now(),
         leaseMs,
@@ -217,7 +217,7 @@ describe("the execution state machine", () => {
   it("does not let a worker take over a running execution whose lease has not lapsed", async () => {
     const executionId = await executionIn(leasedState, false);
     const before = await snapshot(executionId);
-    const claimed = await claim(database.db, {
+    const { executions: claimed } = await claim(database.db, {
       workerId: taker,
       now: clock.now(),
       leaseMs,

@@ -67,7 +67,7 @@ async function leftRunningBy(workerId: string): Promise<string> {
     ),
   );
   const now = clock.now();
-  const [claimed] = await claim(database.db, { workerId, now, leaseMs, limit: 1, workspaceSlots: 10 });
+  const [claimed] = (await claim(database.db, { workerId, now, leaseMs, limit: 1, workspaceSlots: 10 })).executions;
   if (claimed?.id !== executionId) throw new Error("the execution was not claimed");
   await recordStep(
     database.db,

@@ -37,7 +37,13 @@ import { createDeltaRoller } from "./delta-roller.ts";
 import type { EgressPolicy } from "./egress/address-policy.ts";
 import { type ResolveHost, resolveWithSystem } from "./egress/egress-proxy.ts";
 import { createEmbeddedMaintenance, defaultVacuumEveryClaims } from "./embedded-maintenance.ts";
-import { type ClaimedExecution, claim, endOrphanedLeases, renewLeases } from "./execution-state/index.ts";
+import {
+  type ClaimedExecution,
+  claim,
+  endOrphanedLeases,
+  limitedGroupsPerClaim,
+  renewLeases,
+} from "./execution-state/index.ts";
 import { defaultSandboxIdleMs } from "./limits.ts";
 import type { StoredTokenForReplay } from "./sandbox/protocol.ts";
 import { startSandboxHost } from "./sandbox/sandbox-host.ts";
@@ -163,6 +169,8 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       : undefined;
   const slotsPerWorkspace = workspaceSlots(options.concurrency, options.workspaceShare ?? defaultWorkspaceShare);
   let stopped = false;
+  /** Whether the last claim pass may have left claimable executions behind a limit that an ending execution lifts. */
+  let heldBack = true;
   let passes: Promise<void> = Promise.resolve();
   let nextPass: Promise<void> | undefined;
   const context: AttemptContext = {
@@ -174,7 +182,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     tokens: options.tokens,
     release: (executionId) => {
       running.delete(executionId);
-      void poke();
+      if (heldBack) void poke();
     },
     finishing: new Set(),
   };
@@ -229,18 +237,31 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     }
   }
 
+  /**
+   * Claims until nothing claimable is left. A claim is the costliest statement of a short execution
+   * (on the embedded database, shared with ingest, most of it planning), so a pass claims again only
+   * when the last claim may have stopped short, and an ending execution starts a pass only when
+   * executions may be waiting for a slot; new executions notify, and every poll claims anyway.
+   */
   async function claimOnce(): Promise<void> {
     while (!stopped) {
       const free = options.concurrency - running.size;
-      if (free <= 0) return;
+      if (free <= 0) {
+        heldBack = true;
+        return;
+      }
       const now = clock.now();
-      const claimed = await claim(db, {
+      const outcome = await claim(db, {
         workerId,
         now,
         leaseMs: options.leaseMs,
         limit: free,
         workspaceSlots: slotsPerWorkspace,
       });
+      const claimed = outcome.executions;
+      // A workspace's share can cut a claim short only once this worker runs that many executions.
+      const shareMayBind = running.size + claimed.length >= slotsPerWorkspace;
+      heldBack = shareMayBind || outcome.limitedGroups > 0;
       if (claimed.length === 0) return;
       maintenance?.counted(claimed.length);
       const resumed = claimed.filter((execution) => execution.hasHistory).map((execution) => execution.id);
@@ -252,6 +273,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
           running.delete(execution.id);
         });
       }
+      if (claimed.length < free && !shareMayBind && outcome.limitedGroups < limitedGroupsPerClaim) return;
     }
   }
 

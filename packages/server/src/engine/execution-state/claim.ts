@@ -202,19 +202,29 @@ async function claimLimitedGroup(
   });
 }
 
+/** Groups of concurrency-limited executions one claim looks at; a claim that sees this many may have left some. */
+export const limitedGroupsPerClaim = 50;
+
+/** What one claim leased, and whether concurrency-limited executions were claimable when it looked. */
+export interface ClaimOutcome {
+  executions: ClaimedExecution[];
+  /** Groups (project, workflow) of claimable concurrency-limited executions it saw; 0 when it filled `limit` first. */
+  limitedGroups: number;
+}
+
 /**
  * Leases up to `limit` executions, honouring each workflow's concurrency limit: the `claim`,
  * `wake` and `expireLease` transitions, whichever each row's state allows.
  */
-export async function claim(db: Database, request: ClaimRequest): Promise<ClaimedExecution[]> {
+export async function claim(db: Database, request: ClaimRequest): Promise<ClaimOutcome> {
   const claimed = await claimUnlimited(db, request);
   let left = request.limit - claimed.length;
-  if (left <= 0) return claimed;
+  if (left <= 0) return { executions: claimed, limitedGroups: 0 };
   const groups = await sqlRows<{ project_id: string; workflow: string; concurrency_limit: number }>(
     db,
     sql`select e.project_id, e.workflow, min(e.concurrency_limit)::int as concurrency_limit from executions e
       where e.concurrency_limit is not null and ${claimable(request)}
-      group by e.project_id, e.workflow limit 50`,
+      group by e.project_id, e.workflow limit ${limitedGroupsPerClaim}`,
   );
   for (const group of groups) {
     if (left <= 0) break;
@@ -226,5 +236,5 @@ export async function claim(db: Database, request: ClaimRequest): Promise<Claime
     claimed.push(...more);
     left -= more.length;
   }
-  return claimed;
+  return { executions: claimed, limitedGroups: groups.length };
 }

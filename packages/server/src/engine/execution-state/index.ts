@@ -15,7 +15,7 @@ export {
   succeed,
   type TransitionOutcome,
 } from "./attempt-transitions.ts";
-export { type ClaimedExecution, type ClaimRequest, claim } from "./claim.ts";
+export { type ClaimedExecution, type ClaimRequest, claim, limitedGroupsPerClaim } from "./claim.ts";
 export * from "./execution-states.ts";
 export { recordStep, type StepRecord, type StepRecorded, stepSpanOf } from "./record-step.ts";
 export { endOrphanedLeases, renewLeases } from "./renew-leases.ts";
