@@ -7,6 +7,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import pg from "pg";
 import type { DatabaseConfig } from "../config/config.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
+import { withStatementCache } from "./embedded-statement-cache.ts";
 import { migrateEmbedded, migratePostgres } from "./migrate.ts";
 import * as schema from "./schema/index.ts";
 
@@ -33,7 +34,7 @@ export interface DatabaseHandle {
 /** Wraps an open PGlite instance; migrations are applied before it is returned. */
 export async function useEmbedded(client: PGlite): Promise<DatabaseHandle> {
   await migrateEmbedded(client);
-  const db = drizzlePglite({ client, schema }) as unknown as Database;
+  const db = drizzlePglite({ client: withStatementCache(client), schema }) as unknown as Database;
   return {
     db,
     kind: "embedded",

@@ -1,0 +1,114 @@
+import { PGlite } from "@electric-sql/pglite";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { withStatementCache } from "../src/db/embedded-statement-cache.ts";
+import { sqlStateOf } from "../src/db/sql-state.ts";
+
+let pglite: PGlite;
+
+beforeAll(async () => {
+  pglite = await PGlite.create();
+});
+
+// Each test starts a new cache on a fresh table, with no statement left from the one before.
+beforeEach(async () => {
+  await pglite.exec(`deallocate all; drop table if exists items;
+    create table items (id int primary key, at timestamptz, body jsonb, big bigint, tags text[])`);
+});
+
+afterAll(async () => {
+  await pglite.close();
+});
+
+async function prepared(): Promise<{ statement: string; generic: number; custom: number }[]> {
+  const { rows } = await pglite.query<{ statement: string; generic_plans: number; custom_plans: number }>(
+    "select statement, generic_plans::int, custom_plans::int from pg_prepared_statements order by prepare_time",
+  );
+  return rows.map((row) => ({ statement: row.statement, generic: row.generic_plans, custom: row.custom_plans }));
+}
+
+const insert = "insert into items (id, at, body, big, tags) values ($1, $2, $3, $4, $5) returning *";
+
+describe("the embedded database's statement cache", () => {
+  it("parses a statement once and reuses its plan, with the rows PGlite's own query returns", async () => {
+    const client = withStatementCache(pglite);
+    const at = new Date("2026-11-26T12:00:00.000Z");
+    for (let id = 1; id <= 8; id++) {
+      await client.query(insert, [id, at, { id, nested: [1, "two"] }, 2n ** 40n + BigInt(id), ["a", "b"]]);
+    }
+    const select = "select * from items where id >= $1 order by id";
+    const cached = await client.query(select, [7]);
+    const plain = await pglite.query(select, [7]);
+    expect(cached.rows).toEqual(plain.rows);
+    expect(cached.fields).toEqual(plain.fields);
+    expect(cached.rows[0]).toMatchObject({ id: 7, at, body: { id: 7, nested: [1, "two"] }, tags: ["a", "b"] });
+    const statements = await prepared();
+    expect(statements.map((entry) => entry.statement)).toEqual([insert, select]);
+    // PostgreSQL plans the first five executions for their values, then settles on a generic plan.
+    expect(statements[0]).toMatchObject({ custom: 5, generic: 3 });
+  });
+
+  it("passes each query's row mode and parsers through, as Drizzle sets them", async () => {
+    const client = withStatementCache(pglite);
+    await client.query(insert, [1, new Date("2026-11-26T12:00:00.000Z"), null, 1, null]);
+    const options = { rowMode: "array" as const, parsers: { 1184: (value: string) => value } };
+    const { rows } = await client.query("select id, at from items", [], options);
+    expect(rows).toEqual([[1, "2026-11-26 12:00:00+00"]]);
+    expect(rows).toEqual((await pglite.query("select id, at from items", [], options)).rows);
+  });
+
+  it("closes the least recently used statement past its capacity", async () => {
+    const client = withStatementCache(pglite, 2);
+    await client.query("select 1 as one");
+    await client.query("select 2 as two");
+    await client.query("select 1 as one");
+    await client.query("select 3 as three");
+    expect((await prepared()).map((entry) => entry.statement)).toEqual(["select 1 as one", "select 3 as three"]);
+    expect((await client.query<{ two: number }>("select 2 as two")).rows).toEqual([{ two: 2 }]);
+  });
+
+  it("keeps a database error's SQLSTATE, caches no statement that does not parse, and goes on", async () => {
+    const client = withStatementCache(pglite);
+    await client.query(insert, [1, null, null, null, null]);
+    const duplicate = await client.query(insert, [1, null, null, null, null]).catch((error: unknown) => error);
+    expect(sqlStateOf(duplicate)).toBe("23505");
+    const broken = await client.query("selec nothing").catch((error: unknown) => error);
+    expect(sqlStateOf(broken)).toBe("42601");
+    const badValue = await client.query("select $1::int as n", ["not a number"]).catch((error: unknown) => error);
+    expect(sqlStateOf(badValue)).toBe("22P02");
+    expect((await prepared()).map((entry) => entry.statement)).toEqual([insert, "select $1::int as n"]);
+    expect((await client.query("select $1::int as n", ["41"])).rows).toEqual([{ n: 41 }]);
+  });
+
+  it("runs inside transactions: their statements commit or roll back with them", async () => {
+    const client = withStatementCache(pglite);
+    await client.transaction(async (tx) => {
+      await tx.query(insert, [1, null, null, null, null]);
+    });
+    const failed = await client
+      .transaction(async (tx) => {
+        await tx.query(insert, [2, null, null, null, null]);
+        await tx.query(insert, [1, null, null, null, null]);
+      })
+      .catch((error: unknown) => error);
+    expect(sqlStateOf(failed)).toBe("23505");
+    expect((await client.query("select id from items order by id")).rows).toEqual([{ id: 1 }]);
+    expect(pglite.isInTransaction()).toBe(false);
+  });
+
+  it("waits for a transaction in progress rather than running inside it", async () => {
+    const client = withStatementCache(pglite);
+    let insideDone!: () => void;
+    const inside = new Promise<void>((resolve) => {
+      insideDone = resolve;
+    });
+    const transaction = client.transaction(async (tx) => {
+      await tx.query(insert, [1, null, null, null, null]);
+      await inside;
+      await tx.rollback();
+    });
+    const outside = client.query("select count(*)::int as n from items");
+    insideDone();
+    await transaction.catch(() => undefined);
+    expect((await outside).rows).toEqual([{ n: 0 }]);
+  });
+});
