@@ -239,8 +239,8 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
 
   /**
    * Claims until nothing claimable is left. A claim is the costliest statement of a short execution
-   * (on the embedded database, shared with ingest, most of it planning), so a pass claims again only
-   * when the last claim may have stopped short, and an ending execution starts a pass only when
+   * (on the embedded database it shares one thread with ingest), so a pass claims again only when
+   * the last claim may have stopped short, and an ending execution starts a pass only when
    * executions may be waiting for a slot; new executions notify, and every poll claims anyway.
    */
   async function claimOnce(): Promise<void> {
