@@ -66,6 +66,14 @@ describe("the embedded database's statement cache", () => {
     expect((await client.query<{ two: number }>("select 2 as two")).rows).toEqual([{ two: 2 }]);
   });
 
+  it("lets two caches share one PGlite without their statement names meeting", async () => {
+    const first = withStatementCache(pglite);
+    const second = withStatementCache(pglite);
+    expect((await first.query<{ n: number }>("select 1 as n")).rows).toEqual([{ n: 1 }]);
+    expect((await second.query<{ n: number }>("select 2 as n")).rows).toEqual([{ n: 2 }]);
+    expect((await first.query<{ n: number }>("select 1 as n")).rows).toEqual([{ n: 1 }]);
+  });
+
   it("keeps a database error's SQLSTATE, caches no statement that does not parse, and goes on", async () => {
     const client = withStatementCache(pglite);
     await client.query(insert, [1, null, null, null, null]);

@@ -13,10 +13,22 @@ export default defineConfig({
     workflow({ name: "one-at-a-time", concurrency: 1, async run(input: { n: number }, ctx) {
       return ctx.step("triple", () => input.n * 3);
     } }),
+    workflow({ name: "second-time-lucky", retries: { maxAttempts: 2, minDelay: "0s", maxDelay: "0s" },
+      async run(_input: unknown, ctx) {
+        if (ctx.execution.attempt === 1) throw new Error("first attempt fails");
+        return ctx.execution.attempt;
+      } }),
   ],
 });
 `;
-const manifest = { version: 1, workflows: [{ name: "short" }, { name: "one-at-a-time", concurrency: 1 }] };
+const manifest = {
+  version: 1,
+  workflows: [
+    { name: "short" },
+    { name: "one-at-a-time", concurrency: 1 },
+    { name: "second-time-lucky", retries: { maxAttempts: 2, minDelayMs: 0, maxDelayMs: 0 } },
+  ],
+};
 
 let engine: EngineHarness;
 
@@ -61,5 +73,10 @@ describe.skipIf(testServerUrl() !== undefined)("claims of the worker (embedded d
     for (const [index, id] of ids.entries()) {
       expect((await engine.waitFor(id, (row) => row.status === "succeeded")).output).toBe((index + 1) * 3);
     }
+  });
+
+  it("runs a retry that is due at once without waiting for a poll: no notification announces it", async () => {
+    const id = await engine.run("prj_claims", "second-time-lucky", {});
+    expect(await engine.waitFor(id, (row) => row.status === "succeeded")).toMatchObject({ attempt: 2, output: 2 });
   });
 });

@@ -5,21 +5,26 @@ interface NamedStatement {
   parameterTypes: number[];
 }
 
-/** Named statements kept at once; the least recently used one is closed past this. */
+/**
+ * Named statements kept at once, the least recently used closed past it: room for every statement
+ * the platform repeats, while texts with values written into them pass through without piling up
+ * plans in PGlite's memory.
+ */
 export const embeddedStatementCapacity = 200;
+
+/** Counts across caches, so that two caches on one PGlite never choose the same name. */
+let statementSequence = 0;
 
 /**
  * Runs PGlite's statements as named prepared statements, keyed by their text, so that each is
- * parsed once and, after PostgreSQL's first few custom plans, planned once. PGlite's own `query`
- * parses and plans every statement again and takes six calls into WebAssembly for it: a claim of
- * the engine spent about 3 ms there, four fifths of it planning, where the prepared one takes well
- * under 1 ms. The session is PGlite's only one, so the names are this client's to choose. Queries
- * with a blob or their own parameter types go through PGlite's `query` as before. The client is
- * `pglite` itself with `query` and `transaction` (what Drizzle's driver calls) replaced.
+ * parsed once and, after PostgreSQL's first few custom plans, planned once: PGlite's own `query`
+ * parses and plans every statement again, and for the engine's statements planning was most of
+ * their cost (figures in docs/decisions.md). Queries with a blob or their own parameter types go
+ * through PGlite's `query` as before. The client is `pglite` itself with `query` and `transaction`
+ * (what Drizzle's driver calls) replaced.
  */
 export function withStatementCache(pglite: PGlite, capacity = embeddedStatementCapacity): PGlite {
   const statements = new Map<string, NamedStatement>();
-  let sequence = 0;
 
   async function prepare(text: string): Promise<NamedStatement> {
     const known = statements.get(text);
@@ -28,7 +33,8 @@ export function withStatementCache(pglite: PGlite, capacity = embeddedStatementC
       statements.set(text, known);
       return known;
     }
-    const name = `weft_statement_${++sequence}`;
+    statementSequence += 1;
+    const name = `weft_statement_${statementSequence}`;
     const described = await pglite.execProtocolStream(
       concat([
         protocol.serialize.parse({ name, text }),

@@ -15,9 +15,8 @@ const dialect = new PgDialect();
  * the builder's `.prepare(name)` does: the SQL is rendered on first use only, and on PostgreSQL each
  * pooled connection parses and plans it once (the embedded database's client does that for every
  * statement text; see `embedded-statement-cache.ts`). For statements issued at every step or
- * submission, building and planning was most of their cost (a step record: about 0.5 ms each time,
- * under 0.1 ms prepared). Unlike `.prepare()`, the statement is not bound to one database handle,
- * so it also runs inside transactions.
+ * submission, building and planning was most of their cost. Unlike `.prepare()`, the statement is
+ * not bound to one database handle, so it also runs inside transactions.
  */
 export function preparedSql<Row>(name: string, build: () => SQL): PreparedSql<Row> {
   let query: Query | undefined;

@@ -180,9 +180,9 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     workerId,
     spanExport: deps.spanExport,
     tokens: options.tokens,
-    release: (executionId) => {
+    release: (executionId, ended) => {
       running.delete(executionId);
-      if (heldBack) void poke();
+      if (heldBack || !ended) void poke();
     },
     finishing: new Set(),
   };
@@ -250,6 +250,8 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
         heldBack = true;
         return;
       }
+      // Until this claim answers, a slot freed meanwhile may be one it counted as taken.
+      heldBack = true;
       const now = clock.now();
       const outcome = await claim(db, {
         workerId,

@@ -36,8 +36,11 @@ function closeOf(context: AttemptContext, run: RunningAttempt, status: SpanStatu
   };
 }
 
-/** Takes the transition `ending` names; a final one sends the execution's spans to the OTLP collector. */
-async function takeEnding(context: AttemptContext, run: RunningAttempt, ending: AttemptEnding): Promise<void> {
+/**
+ * Takes the transition `ending` names; a final one sends the execution's spans to the OTLP collector.
+ * True when the execution ended.
+ */
+async function takeEnding(context: AttemptContext, run: RunningAttempt, ending: AttemptEnding): Promise<boolean> {
   const { db } = context;
   const { execution } = run;
   const lease: Lease = { executionId: execution.id, workerId: context.workerId };
@@ -58,7 +61,7 @@ async function takeEnding(context: AttemptContext, run: RunningAttempt, ending: 
           execution.attempt,
         );
         await retry(db, lease, close, { error: ending.error, runAt: new Date(close.now.getTime() + delay) });
-        return;
+        return false;
       }
       final = await fail(db, lease, close, ending.error);
       break;
@@ -72,7 +75,7 @@ async function takeEnding(context: AttemptContext, run: RunningAttempt, ending: 
       break;
     case "requeue":
       await requeue(db, lease, closeOf(context, run, { code: "error", message: ending.reason }, []));
-      return;
+      return false;
     case "sleep":
       await sleep(db, lease, closeOf(context, run, { code: "ok", message: `sleeping (${ending.name})` }, ending.logs), {
         name: ending.name,
@@ -80,9 +83,10 @@ async function takeEnding(context: AttemptContext, run: RunningAttempt, ending: 
         sequence: 0,
         wakeAt: ending.wakeAt,
       });
-      return;
+      return false;
   }
   if (final === "taken") context.spanExport?.exportExecution(execution.id);
+  return final === "taken";
 }
 
 /**
@@ -118,21 +122,23 @@ export function endAttempt(context: AttemptContext, run: RunningAttempt, ending:
   if (run.done) return;
   run.done = true;
   const executionId = run.execution.id;
-  const settled = takeEnding(context, run, ending)
-    .catch((error: unknown) => {
+  const settled: Promise<void> = takeEnding(context, run, ending)
+    .catch(async (error: unknown) => {
       const sqlState = sqlStateOf(error);
       context.logger.error({ executionId, sqlState }, "could not record the end of an attempt; failing the execution");
-      return failForStorage(context, run, sqlState);
+      await failForStorage(context, run, sqlState);
+      return false;
     })
-    .catch((error: unknown) =>
+    .catch((error: unknown) => {
       context.logger.error(
         { executionId, sqlState: sqlStateOf(error) },
         "could not record the failure of an execution",
-      ),
-    )
-    .finally(() => {
+      );
+      return false;
+    })
+    .then((ended) => {
       context.finishing.delete(settled);
-      context.release(executionId);
+      context.release(executionId, ended);
     });
   context.finishing.add(settled);
 }

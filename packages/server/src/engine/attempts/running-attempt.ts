@@ -65,8 +65,12 @@ export interface AttemptContext {
   spanExport?: SpanExport | undefined;
   /** Hands out wait token ids and URLs. */
   tokens: TokenIssuer;
-  /** Frees the attempt's slot and looks for more work. */
-  release(executionId: string): void;
+  /**
+   * Frees the attempt's slot and looks for more work. `ended`: the execution reached a final state;
+   * any other release may leave it claimable at once (a retry without delay, a hand-back, a cancel
+   * that the next claim carries out), and no notification says so.
+   */
+  release(executionId: string, ended: boolean): void;
   /** Attempt ends under way; stopping waits for them. */
   finishing: Set<Promise<void>>;
 }
@@ -75,5 +79,5 @@ export interface AttemptContext {
 export function abandon(context: AttemptContext, run: RunningAttempt): void {
   run.done = true;
   run.sandbox?.abandon();
-  context.release(run.execution.id);
+  context.release(run.execution.id, false);
 }

@@ -91,7 +91,7 @@ export async function onToken(
       return { stop: "abandoned" };
     }
     if (outcome.outcome === "waiting") {
-      context.release(run.execution.id);
+      context.release(run.execution.id, false);
       return { stop: "waiting" };
     }
     run.done = false;
