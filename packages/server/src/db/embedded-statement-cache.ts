@@ -36,7 +36,7 @@ export function withStatementCache(pglite: PGlite, capacity = embeddedStatementC
     statementSequence += 1;
     const name = `weft_statement_${statementSequence}`;
     const described = await pglite.execProtocolStream(
-      concat([
+      Buffer.concat([
         protocol.serialize.parse({ name, text }),
         protocol.serialize.describe({ type: "S", name }),
         protocol.serialize.sync(),
@@ -49,7 +49,7 @@ export function withStatementCache(pglite: PGlite, capacity = embeddedStatementC
       if (statements.size <= capacity) break;
       statements.delete(oldText);
       await pglite.execProtocolStream(
-        concat([protocol.serialize.close({ type: "S", name: old.name }), protocol.serialize.sync()]),
+        Buffer.concat([protocol.serialize.close({ type: "S", name: old.name }), protocol.serialize.sync()]),
         { syncToFs: false },
       );
     }
@@ -70,7 +70,7 @@ export function withStatementCache(pglite: PGlite, capacity = embeddedStatementC
       return serialize === undefined ? String(param) : serialize(param);
     });
     const messages = await pglite.execProtocolStream(
-      concat([
+      Buffer.concat([
         protocol.serialize.bind({ statement: statement.name, values }),
         protocol.serialize.describe({ type: "P" }),
         protocol.serialize.execute({}),
@@ -121,14 +121,4 @@ export function withStatementCache(pglite: PGlite, capacity = embeddedStatementC
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const whole = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    whole.set(part, offset);
-    offset += part.length;
-  }
-  return whole;
 }

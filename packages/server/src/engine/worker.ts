@@ -245,13 +245,10 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
    */
   async function claimOnce(): Promise<void> {
     while (!stopped) {
-      const free = options.concurrency - running.size;
-      if (free <= 0) {
-        heldBack = true;
-        return;
-      }
       // Until this claim answers, a slot freed meanwhile may be one it counted as taken.
       heldBack = true;
+      const free = options.concurrency - running.size;
+      if (free <= 0) return;
       const now = clock.now();
       const outcome = await claim(db, {
         workerId,
