@@ -43,7 +43,20 @@ async function statementRuns(): Promise<{ claims: number; groupReads: number }> 
   );
   const runsOf = (marker: string) =>
     rows.filter((row) => row.statement.includes(marker)).reduce((total, row) => total + row.runs, 0);
-  return { claims: runsOf("candidates as ("), groupReads: runsOf("min(e.concurrency_limit)") };
+  return { claims: runsOf("candidates as ("), groupReads: runsOf("min(concurrency_limit)") };
+}
+
+/**
+ * Entries of `executions_ready_idx` that scans have returned so far: those flushed to the statistics
+ * and those of the session not flushed yet, so that a flush between two reads changes nothing.
+ */
+async function readyIndexEntriesRead(): Promise<number> {
+  const [row] = await sqlRows<{ entries: number }>(
+    engine.database.db,
+    sql`select (pg_stat_get_tuples_returned(oid) + pg_stat_get_xact_tuples_returned(oid))::int as entries
+      from pg_class where relname = 'executions_ready_idx'`,
+  );
+  return row?.entries ?? 0;
 }
 
 // Each statement's runs are counted on the embedded database's one session; PostgreSQL's pool has many.
@@ -66,6 +79,32 @@ describe.skipIf(testServerUrl() !== undefined)("claims of the worker (embedded d
     const after = await statementRuns();
     expect(after.claims - before.claims).toBe(10);
     expect(after.groupReads - before.groupReads).toBe(10);
+  });
+
+  it("reads the queue without visiting again the entries of executions that ended since the last vacuum", async () => {
+    const template = await engine.run("prj_claims", "short", { n: 0 });
+    await engine.waitFor(template, (row) => row.status === "succeeded");
+    // Each leaves an entry in the index of claimable executions whose row is dead until a vacuum, as
+    // every execution that was queued and then claimed does.
+    await engine.database.db.transaction(async (tx) => {
+      await tx.execute(sql`insert into executions (id, project_id, deployment_id, workflow, status, input, attempt,
+          max_attempts, retry_min_delay_ms, retry_max_delay_ms, run_at, trigger_kind, trigger_name, trace_id,
+          execution_span_id, logs, created_at)
+        select 'exe_ended' || lpad(g::text, 17, '0'), project_id, deployment_id, workflow, 'queued', input, 1,
+          max_attempts, retry_min_delay_ms, retry_max_delay_ms, run_at, trigger_kind, trigger_name, md5('ended' || g),
+          substr(md5('span' || g), 1, 16), '[]'::jsonb, created_at
+        from executions, generate_series(1, 500) g where id = ${template}`);
+      await tx.execute(
+        sql`update executions set status = 'succeeded', finished_at = run_at where id like 'exe_ended%'`,
+      );
+    });
+    const first = await engine.run("prj_claims", "short", { n: 1 });
+    await engine.waitFor(first, (row) => row.status === "succeeded");
+    const before = await readyIndexEntriesRead();
+    const second = await engine.run("prj_claims", "short", { n: 2 });
+    await engine.waitFor(second, (row) => row.status === "succeeded");
+    // A bitmap scan returns all 500 to every claim until the vacuum; an index scan marks them dead once.
+    expect((await readyIndexEntriesRead()) - before).toBeLessThan(50);
   });
 
   it("still starts an execution held back by its workflow's concurrency limit as soon as the one before it ends", async () => {

@@ -78,23 +78,34 @@ function busyWorkspaces(request: ClaimRequest): SQL {
 /**
  * Claimable: by `claim` or `wake`, with `run_at` reached; by `expireLease`, under an expired lease
  * held by another worker (it died; its own live executions are never taken back from under it).
- * The states of the transitions sharing a guard are listed in one `in (...)`, as the partial index
- * `executions_ready_idx` is.
+ * The states of the transitions sharing a guard are listed in one `in (...)`, as the partial
+ * indexes `executions_ready_idx` and `executions_leased_idx` are. The two guards come apart, each
+ * read in its own index order: one condition joining them by `or` is read as a bitmap, which visits
+ * every row the index still lists, dead ones included, until the next vacuum, while an index scan
+ * marks the dead entries it meets and skips them from then on.
  */
-function claimable(request: ClaimRequest): SQL {
+function claimableParts(request: ClaimRequest): { condition: SQL; order: SQL }[] {
   const now = request.now.toISOString();
   const taken = request.transitions ?? claimTransitions;
   const statesOf = (names: readonly ClaimTransition[]) =>
     names.filter((name) => taken.includes(name)).flatMap((name) => transitions[name].from);
   const due = statesOf(["claim", "wake"]);
   const lapsed = statesOf(["expireLease"]);
-  const parts: SQL[] = [];
-  if (due.length > 0) parts.push(sql`(${statusIn(due, "e.status")} and e.run_at <= ${now}::timestamptz)`);
-  if (lapsed.length > 0) {
-    parts.push(sql`(${statusIn(lapsed, "e.status")} and e.lease_expires_at < ${now}::timestamptz
-      and e.lease_owner <> ${request.workerId})`);
+  const parts: { condition: SQL; order: SQL }[] = [];
+  if (due.length > 0) {
+    parts.push({
+      condition: sql`${statusIn(due, "e.status")} and e.run_at <= ${now}::timestamptz`,
+      order: sql`e.run_at`,
+    });
   }
-  return parts.length === 0 ? sql`false` : sql`(${sql.join(parts, sql` or `)})`;
+  if (lapsed.length > 0) {
+    parts.push({
+      condition: sql`${statusIn(lapsed, "e.status")} and e.lease_expires_at < ${now}::timestamptz
+        and e.lease_owner <> ${request.workerId}`,
+      order: sql`e.lease_expires_at`,
+    });
+  }
+  return parts;
 }
 
 /** The three claim transitions lead to the same state, so one assignment serves them all. */
@@ -155,18 +166,40 @@ function toClaimed(row: ClaimRow): ClaimedExecution {
  * past it stay queued), so a workspace with a long backlog cannot take a whole pass either.
  */
 async function claimUnlimited(db: Database, request: ClaimRequest): Promise<ClaimedExecution[]> {
-  const candidates = sql`with busy as (${busyWorkspaces(request)}),
-    locked as (select e.id, e.started_at as previous_started_at, e.status as previous_status, e.run_at, p.workspace_id
+  const parts = claimableParts(request);
+  if (parts.length === 0) return [];
+  const lockedParts = parts.map(
+    (part, index) => sql`${sql.raw(`locked_${index}`)} as (select e.id, e.started_at as previous_started_at,
+        e.status as previous_status, e.run_at, p.workspace_id
       from executions e join projects p on p.id = e.project_id
-      where e.concurrency_limit is null and ${claimable(request)}
+      where e.concurrency_limit is null and ${part.condition}
         and p.workspace_id not in (select workspace_id from busy where running >= ${request.workspaceSlots}::int)
-      order by e.run_at limit ${request.limit} for update of e skip locked),
+      order by ${part.order} limit ${request.limit} for update of e skip locked)`,
+  );
+  const lockedUnion = sql.join(
+    parts.map((_, index) => sql`select * from ${sql.raw(`locked_${index}`)}`),
+    sql` union all `,
+  );
+  const candidates = sql`with busy as (${busyWorkspaces(request)}),
+    ${sql.join(lockedParts, sql`, `)},
+    locked as (${lockedUnion} order by run_at limit ${request.limit}),
     ranked as (select locked.*, row_number() over (partition by locked.workspace_id order by locked.run_at, locked.id) as rank
       from locked)
     select ranked.id, ranked.previous_started_at, ranked.previous_status from ranked
       left join busy on busy.workspace_id = ranked.workspace_id
     where ranked.rank <= ${request.workspaceSlots}::int - coalesce(busy.running, 0)`;
   return (await sqlRows<ClaimRow>(db, leaseAndReturn(request, candidates))).map(toClaimed);
+}
+
+/** Any of the claimable parts, as one condition, for reads within one group of executions. */
+function claimable(request: ClaimRequest): SQL {
+  const parts = claimableParts(request);
+  return parts.length === 0
+    ? sql`false`
+    : sql`(${sql.join(
+        parts.map((part) => sql`(${part.condition})`),
+        sql` or `,
+      )})`;
 }
 
 /**
@@ -220,12 +253,19 @@ export async function claim(db: Database, request: ClaimRequest): Promise<ClaimO
   const claimed = await claimUnlimited(db, request);
   let left = request.limit - claimed.length;
   if (left <= 0) return { executions: claimed, limitedGroups: 0 };
-  const groups = await sqlRows<{ project_id: string; workflow: string; concurrency_limit: number }>(
-    db,
-    sql`select e.project_id, e.workflow, min(e.concurrency_limit)::int as concurrency_limit from executions e
-      where e.concurrency_limit is not null and ${claimable(request)}
-      group by e.project_id, e.workflow limit ${limitedGroupsPerClaim}`,
+  const limited = claimableParts(request).map(
+    (part) => sql`select e.project_id, e.workflow, e.concurrency_limit from executions e
+      where e.concurrency_limit is not null and ${part.condition}`,
   );
+  const groups =
+    limited.length === 0
+      ? []
+      : await sqlRows<{ project_id: string; workflow: string; concurrency_limit: number }>(
+          db,
+          sql`select project_id, workflow, min(concurrency_limit)::int as concurrency_limit
+            from (${sql.join(limited, sql` union all `)}) claimable
+            group by project_id, workflow limit ${limitedGroupsPerClaim}`,
+        );
   for (const group of groups) {
     if (left <= 0) break;
     const more = await claimLimitedGroup(
