@@ -28,6 +28,36 @@ async function executionsStats(): Promise<{ dead: number; vacuumed: boolean }> {
   return { dead: Number(row?.n_dead_tup ?? 0), vacuumed: row?.vacuumed === true };
 }
 
+interface Upkeep {
+  /** Vacuums of the table the upkeep takes last: one more means a pass has ended. */
+  vacuums: number;
+  analyses: number;
+  /** Bounds in the histogram of `executions.created_at`: one more than the statistics target at most. */
+  histogramBounds: number;
+}
+
+async function executionsUpkeep(): Promise<Upkeep> {
+  await engine.database.db.execute(sql`select pg_stat_force_next_flush()`);
+  const [row] = await sqlRows<{ vacuums: number; analyses: number; bounds: number | null }>(
+    engine.database.db,
+    sql`select analyze_count::int as analyses,
+        (select vacuum_count::int from pg_stat_user_tables where relname = 'execution_counts') as vacuums,
+        (select array_length(histogram_bounds::text::text[], 1) from pg_stats
+          where tablename = 'executions' and attname = 'created_at') as bounds
+      from pg_stat_user_tables where relname = 'executions'`,
+  );
+  return { vacuums: row?.vacuums ?? 0, analyses: row?.analyses ?? 0, histogramBounds: row?.bounds ?? 0 };
+}
+
+async function nextVacuum(before: Upkeep): Promise<Upkeep> {
+  let after = await executionsUpkeep();
+  while (after.vacuums === before.vacuums) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    after = await executionsUpkeep();
+  }
+  return after;
+}
+
 async function runAll(count: number): Promise<void> {
   const ids = await Promise.all(Array.from({ length: count }, () => engine.run("prj_vacuum", "one", {})));
   await Promise.all(ids.map((id) => engine.waitFor(id, (row) => row.status === "succeeded")));
@@ -56,5 +86,31 @@ describe.skipIf(testServerUrl() !== undefined)("the embedded database's upkeep",
       after = await executionsStats();
     }
     expect(after.dead).toBeLessThan(before.dead);
+  });
+
+  it("analyzes the executions table from a small sample, and only once a tenth of its rows changed since the last analysis", async () => {
+    const [template] = await sqlRows<{ id: string }>(
+      engine.database.db,
+      sql`select id from executions where project_id = 'prj_vacuum' limit 1`,
+    );
+    // A history of 2 000 executions, one second apart, that the next vacuum finds changed.
+    await engine.database.db.execute(sql`insert into executions (id, project_id, deployment_id, workflow, status,
+        input, attempt, max_attempts, retry_min_delay_ms, retry_max_delay_ms, run_at, trigger_kind, trigger_name,
+        trace_id, execution_span_id, logs, created_at, finished_at)
+      select 'exe_history' || lpad(g::text, 15, '0'), project_id, deployment_id, workflow, 'succeeded', input, 1,
+        max_attempts, retry_min_delay_ms, retry_max_delay_ms, run_at, trigger_kind, trigger_name, md5('history' || g),
+        substr(md5('span' || g), 1, 16), '[]'::jsonb, created_at - g * interval '1 second', created_at
+      from executions, generate_series(1, 2000) g where id = ${template?.id ?? ""}`);
+    const start = await executionsUpkeep();
+    await runAll(everyClaims);
+    const analyzed = await nextVacuum(start);
+    expect(analyzed.analyses).toBe(start.analyses + 1);
+    expect(analyzed.histogramBounds).toBeGreaterThan(1);
+    expect(analyzed.histogramBounds).toBeLessThanOrEqual(11);
+
+    // Twenty executions change a few dozen rows of more than 2 000: vacuumed, not analyzed again.
+    await runAll(everyClaims);
+    const vacuumed = await nextVacuum(analyzed);
+    expect(vacuumed.analyses).toBe(analyzed.analyses);
   });
 });

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
 import type { Logger } from "../shared/logger.ts";
+import { sqlRows } from "./sql-rows.ts";
 
 /** Claims between two vacuums of the embedded database by default. */
 export const defaultVacuumEveryClaims = 1000;
@@ -19,8 +20,27 @@ const churnedTables = [
   "execution_counts",
 ] as const;
 
+/**
+ * A table is analyzed once the rows changed since its last analysis reach this share of its live
+ * rows plus the floor (PostgreSQL's autovacuum defaults): the planner needs the tables' proportions,
+ * which move with the share changed, while an analysis costs more as the table grows.
+ */
+const analyzeScaleFactor = 0.1;
+const analyzeThreshold = 50;
+
+/**
+ * The statistics target of those analyses. An analysis samples 300 rows per unit of it and sorts
+ * every sampled column's values, with the thread held; at PostgreSQL's default of 100 that made
+ * each analysis of a table with history take hundreds of milliseconds (docs/decisions.md), and the
+ * engine's plans need only the proportions that a smaller sample gives.
+ */
+const analyzeStatisticsTarget = 10;
+
 export interface EmbeddedMaintenance {
-  /** Counts claimed executions; every `everyClaims` of them the churned tables are vacuumed. */
+  /**
+   * Counts claimed executions; every `everyClaims` of them the churned tables are vacuumed, and
+   * those of them that changed enough since their last analysis are analyzed.
+   */
   counted(claims: number): void;
   /** Resolves once no vacuum is running. */
   settled(): Promise<void>;
@@ -42,7 +62,24 @@ export function createEmbeddedMaintenance(
   let busy = false;
 
   async function vacuum(): Promise<void> {
-    for (const table of churnedTables) await deps.db.execute(sql.raw(`vacuum (analyze) ${table}`));
+    const stale = await sqlRows<{ relname: string }>(
+      deps.db,
+      sql`select relname from pg_stat_user_tables
+        where relname in (${sql.join(
+          churnedTables.map((table) => sql`${table}`),
+          sql`, `,
+        )})
+          and n_mod_since_analyze >= ${analyzeThreshold}::float8 + ${analyzeScaleFactor}::float8 * n_live_tup`,
+    );
+    const toAnalyze = new Set(stale.map((row) => row.relname));
+    for (const table of churnedTables) {
+      await deps.db.execute(sql.raw(`vacuum ${table}`));
+      if (!toAnalyze.has(table)) continue;
+      await deps.db.transaction(async (tx) => {
+        await tx.execute(sql.raw(`set local default_statistics_target = ${analyzeStatisticsTarget}`));
+        await tx.execute(sql.raw(`analyze ${table}`));
+      });
+    }
   }
 
   return {
