@@ -80,9 +80,9 @@ function busyWorkspaces(request: ClaimRequest): SQL {
  * held by another worker (it died; its own live executions are never taken back from under it).
  * The states of the transitions sharing a guard are listed in one `in (...)`, as the partial
  * indexes `executions_ready_idx` and `executions_leased_idx` are. The two guards come apart, each
- * read in its own index order: one condition joining them by `or` is read as a bitmap, which visits
- * every row the index still lists, dead ones included, until the next vacuum, while an index scan
- * marks the dead entries it meets and skips them from then on.
+ * read in its own index order: one condition joining them by `or` is read as a bitmap, which never
+ * marks an entry of a dead row as dead, so every claim visits the rows that died since the last
+ * vacuum, while an index scan marks the dead entries it meets and skips them from then on.
  */
 function claimableParts(request: ClaimRequest): { condition: SQL; order: SQL }[] {
   const now = request.now.toISOString();
@@ -164,6 +164,9 @@ function toClaimed(row: ClaimRow): ClaimedExecution {
  * `workspaceSlots` running per workspace on this worker. Workspaces at their share are skipped
  * before rows are locked; among the rows locked, each workspace gets what its share has left (rows
  * past it stay queued), so a workspace with a long backlog cannot take a whole pass either.
+ * Each guard locks up to `limit` rows and the earliest `limit` of both are leased: the others are
+ * let go unchanged when the statement ends, and the lapsed leases taken first are those that
+ * lapsed first.
  */
 async function claimUnlimited(db: Database, request: ClaimRequest): Promise<ClaimedExecution[]> {
   const parts = claimableParts(request);
