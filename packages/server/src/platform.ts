@@ -3,6 +3,7 @@ import { createQuotaGate } from "./billing/quota-gate.ts";
 import { findUnconfiguredPlans, unconfiguredPlansWarning } from "./billing/unconfigured-plans.ts";
 import type { Config } from "./config/config.ts";
 import { type DatabaseHandle, openDatabase } from "./db/database.ts";
+import { retryWhileUnavailable } from "./db/database-unavailable.ts";
 import {
   createActiveDeploymentChanges,
   relayActiveDeploymentChanges,
@@ -67,7 +68,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
       ? undefined
       : createOtlpSpanExport({ db: database.db, endpoint: config.otlpEndpoint, logger });
   const planWarning = unconfiguredPlansWarning(
-    await findUnconfiguredPlans(database.db, config.billing),
+    await retryWhileUnavailable(() => findUnconfiguredPlans(database.db, config.billing)),
     config.billing.defaultPlan,
   );
   if (planWarning !== undefined) logger.warn(planWarning);
@@ -115,10 +116,10 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
         );
   // Ingress caches which deployment is active, so it listens for other processes' changes before serving.
   const stopRelaying = config.roles.has("ingress")
-    ? await relayActiveDeploymentChanges(database, context.activeDeploymentChanges)
+    ? await retryWhileUnavailable(() => relayActiveDeploymentChanges(database, context.activeDeploymentChanges))
     : undefined;
   // Cached principals must not outlive a revocation or membership change made by another process.
-  const stopRelayingAccess = await relayAccessChanges(database, context);
+  const stopRelayingAccess = await retryWhileUnavailable(() => relayAccessChanges(database, context));
   const requests = createRequestListener(context);
   const http = await listen(requests.listener, config.port, config.host);
   let stopping: Promise<void> | undefined;

@@ -1,3 +1,5 @@
+import { systemTimers, type Timers } from "../shared/timers.ts";
+
 /**
  * PostgreSQL's codes for a server that is not there for the moment: shutting down or just
  * restarted (57P01-57P03), or a connection lost or never made (class 08). Node's socket errors name
@@ -43,3 +45,26 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 
 /** What `Retry-After` says when the database is unavailable: about what a restart takes. */
 export const databaseUnavailableRetryAfterSeconds = 5;
+
+/** How long a process starting up waits for a server it cannot reach: longer than a restart takes. */
+export const startUpPatience = { attempts: 30, delayMs: 1000 };
+
+/**
+ * Runs `task`, and runs it again while it fails because the database cannot be reached: a process
+ * that starts while PostgreSQL restarts waits for the server instead of ending. `task` must be safe
+ * to run twice. Any other failure, or the last attempt's, is thrown.
+ */
+export async function retryWhileUnavailable<T>(
+  task: () => Promise<T>,
+  timers: Timers = systemTimers,
+  patience: { attempts: number; delayMs: number } = startUpPatience,
+): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await task();
+    } catch (error) {
+      if (!isDatabaseUnavailable(error) || attempt >= patience.attempts) throw error;
+      await new Promise<void>((resolve) => timers.after(patience.delayMs, resolve));
+    }
+  }
+}

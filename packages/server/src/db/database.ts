@@ -125,8 +125,15 @@ function createNotificationListener(url: string) {
       const set = existing ?? new Set();
       set.add(onNotification);
       callbacks.set(channel, set);
-      const client = await connect();
-      if (existing === undefined) await client.query(`listen ${quote(channel)}`);
+      try {
+        const client = await connect();
+        if (existing === undefined) await client.query(`listen ${quote(channel)}`);
+      } catch (error) {
+        // Not listening, so nothing stays registered: a caller that tries again registers once.
+        set.delete(onNotification);
+        if (set.size === 0) callbacks.delete(channel);
+        throw error;
+      }
       return async () => {
         set.delete(onNotification);
         if (set.size === 0) {

@@ -5,7 +5,7 @@ import { migrate as migratePostgresFolder } from "drizzle-orm/node-postgres/migr
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePgliteFolder } from "drizzle-orm/pglite/migrator";
 import pg from "pg";
-import { isDatabaseUnavailable } from "./database-unavailable.ts";
+import { retryWhileUnavailable } from "./database-unavailable.ts";
 
 const migrationsFolder = fileURLToPath(new URL("../../drizzle", import.meta.url));
 
@@ -16,23 +16,12 @@ const migrationsFolder = fileURLToPath(new URL("../../drizzle", import.meta.url)
  */
 const migrationLockKey = 7_418_220_011;
 
-/** A server restarting refuses connections for a few seconds: start-up waits that long, not more. */
-const unreachableAttempts = 30;
-const unreachableRetryMs = 1000;
-
 /**
  * Applies the pending migrations, first waiting for a server that cannot be reached yet (a process
  * started while PostgreSQL restarts would otherwise end at once).
  */
-export async function migratePostgres(url: string): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await migratePostgresOnce(url);
-    } catch (error) {
-      if (!isDatabaseUnavailable(error) || attempt >= unreachableAttempts) throw error;
-      await new Promise((resolve) => setTimeout(resolve, unreachableRetryMs));
-    }
-  }
+export function migratePostgres(url: string): Promise<void> {
+  return retryWhileUnavailable(() => migratePostgresOnce(url));
 }
 
 async function migratePostgresOnce(url: string): Promise<void> {

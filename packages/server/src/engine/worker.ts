@@ -6,6 +6,7 @@ import { type PlanCatalogue, unlimitedPlan } from "../billing/plans.ts";
 import { createStatementCloser } from "../billing/statement-closer.ts";
 import { rollUpUsageDeltas } from "../billing/usage-roll-up.ts";
 import type { DatabaseHandle } from "../db/database.ts";
+import { retryWhileUnavailable } from "../db/database-unavailable.ts";
 import { activeDeploymentsAmong, readDeploymentBundle } from "../deployments/read-deployments.ts";
 import { readIntegrationValues } from "../integrations/read-integration-values.ts";
 import { secretScrubber } from "../integrations/secret-scrubber.ts";
@@ -318,12 +319,14 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     }
   }
 
-  await takeOverOrphans();
-  const unlistenExecutions = await database.listen(executionsChannel, () => void poke());
-  const unlistenCancellations = await database.listen(cancellationsChannel, (executionId) => {
-    const run = running.get(executionId);
-    if (run !== undefined) run.cancelRequested = true;
-  });
+  await retryWhileUnavailable(takeOverOrphans);
+  const unlistenExecutions = await retryWhileUnavailable(() => database.listen(executionsChannel, () => void poke()));
+  const unlistenCancellations = await retryWhileUnavailable(() =>
+    database.listen(cancellationsChannel, (executionId) => {
+      const run = running.get(executionId);
+      if (run !== undefined) run.cancelRequested = true;
+    }),
+  );
   const ids = createIdGenerator(clock);
   const firing = chainedPasses(() => fireDueSchedules(db, { clock, ids }), {
     stopped: () => stopped,
