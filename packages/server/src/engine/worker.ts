@@ -7,6 +7,7 @@ import { createStatementCloser } from "../billing/statement-closer.ts";
 import { rollUpUsageDeltas } from "../billing/usage-roll-up.ts";
 import type { DatabaseHandle } from "../db/database.ts";
 import { retryWhileUnavailable } from "../db/database-unavailable.ts";
+import { sqlStateOf } from "../db/sql-state.ts";
 import { activeDeploymentsAmong, readDeploymentBundle } from "../deployments/read-deployments.ts";
 import { readIntegrationValues } from "../integrations/read-integration-values.ts";
 import { secretScrubber } from "../integrations/secret-scrubber.ts";
@@ -23,6 +24,7 @@ import { fireDueSchedules } from "../schedules/fire-due-schedules.ts";
 import type { Clock } from "../shared/clock.ts";
 import { createIdGenerator } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
+import { ok } from "../shared/service-result.ts";
 import { systemTimers, type Timers } from "../shared/timers.ts";
 import { rollUpExecutionCounts } from "../studio/execution-count-roll-up.ts";
 import type { SpanExport } from "../traces/otlp-export.ts";
@@ -188,6 +190,24 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     finishing: new Set(),
   };
 
+  /**
+   * Read at every attempt's start, so the attempt after a secret's rotation uses the new value. A read
+   * that throws ends the attempt as a failure, retried by its policy: left leased, the execution
+   * would wait for a lease that this worker never takes back from itself.
+   */
+  async function readIntegrationsOf(execution: ClaimedExecution, run: RunningAttempt) {
+    if (options.keyring === undefined) return ok({ values: {}, secrets: [] });
+    try {
+      return await readIntegrationValues(db, options.keyring, execution.projectId);
+    } catch (error) {
+      // By SQLSTATE: a database error's text quotes the statement's parameters.
+      logger.error({ executionId: execution.id, sqlState: sqlStateOf(error) }, "could not read integrations");
+      const failure = { name: "IntegrationReadError", message: "the project's integrations could not be read" };
+      endAttempt(context, run, { kind: "fail", error: failure, logs: [] });
+      return undefined;
+    }
+  }
+
   /** Hands a claimed execution to a sandbox; `now` is the claim's instant, when its time limit starts. */
   async function begin(
     execution: ClaimedExecution,
@@ -201,11 +221,8 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       endAttempt(context, run, { kind: "cancel" });
       return;
     }
-    // Read at every attempt's start, so the attempt after a secret's rotation uses the new value.
-    const integrations =
-      options.keyring === undefined
-        ? { ok: true as const, value: { values: {}, secrets: [] } }
-        : await readIntegrationValues(db, options.keyring, execution.projectId);
+    const integrations = await readIntegrationsOf(execution, run);
+    if (integrations === undefined) return;
     if (!integrations.ok) {
       const error = { name: "IntegrationSecretError", message: integrations.failure.message };
       endAttempt(context, run, { kind: "fail", error, logs: [] });
