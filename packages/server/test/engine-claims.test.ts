@@ -10,6 +10,9 @@ export default defineConfig({
     workflow({ name: "short", async run(input: { n: number }, ctx) {
       return ctx.step("double", () => input.n * 2);
     } }),
+    workflow({ name: "lingering", async run(input: { n: number }, ctx) {
+      return ctx.step("linger", () => new Promise((resolve) => setTimeout(() => resolve(input.n), 200)));
+    } }),
     workflow({ name: "one-at-a-time", concurrency: 1, async run(input: { n: number }, ctx) {
       return ctx.step("triple", () => input.n * 3);
     } }),
@@ -25,6 +28,7 @@ const manifest = {
   version: 1,
   workflows: [
     { name: "short" },
+    { name: "lingering" },
     { name: "one-at-a-time", concurrency: 1 },
     { name: "second-time-lucky", retries: { maxAttempts: 2, minDelayMs: 0, maxDelayMs: 0 } },
   ],
@@ -105,6 +109,17 @@ describe.skipIf(testServerUrl() !== undefined)("claims of the worker (embedded d
     await engine.waitFor(second, (row) => row.status === "succeeded");
     // A bitmap scan returns all 500 to every claim until the vacuum; an index scan marks them dead once.
     expect((await readyIndexEntriesRead()) - before).toBeLessThan(50);
+  });
+
+  it("does not read the queue for a workspace at its share, announced or freed", async () => {
+    const before = await statementRuns();
+    // Eight slots, four per workspace: the other twenty wait behind the share, and each is announced.
+    const ids = await Promise.all(Array.from({ length: 24 }, (_, n) => engine.run("prj_claims", "lingering", { n })));
+    for (const id of ids) await engine.waitFor(id, (row) => row.status === "succeeded");
+    // Fewer claims than executions: one claim takes the slots freed together. A claim made while the
+    // workspace is at its share reads every queued entry and finds nothing; it used to follow each
+    // announcement and each claim that filled the share again (30 to 40 claims here).
+    expect((await statementRuns()).claims - before.claims).toBeLessThanOrEqual(24);
   });
 
   it("still starts an execution held back by its workflow's concurrency limit as soon as the one before it ends", async () => {

@@ -9,6 +9,7 @@ import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import { executionsChannel } from "./channels.ts";
+import { maxAnnouncedWorkspaces } from "./claimable-workspaces.ts";
 import { initialState } from "./execution-state/execution-states.ts";
 import { insertSpans, type SpanRow, spansFromJson } from "./execution-state/span-writes.ts";
 import { retryPolicyOf } from "./retry-policy.ts";
@@ -179,16 +180,20 @@ const insertQueuedStatement = preparedSql<never>(
   () =>
     sql`with inserted_executions as (${executionRows.statement(sql.placeholder("executions"))}),
       inserted_spans as (${insertSpans(spansFromJson(sql.placeholder("spans")))})
-      select pg_notify(${executionsChannel}, '')`,
+      select pg_notify(${executionsChannel}, coalesce((select string_agg(distinct p.workspace_id, ',') from projects p
+        where p.id = any(string_to_array(${sql.placeholder("projects")}, ','))), ''))`,
 );
 
 /**
- * Inserts queued executions with their spans and wakes the workers, in one statement of the
- * caller's transaction (PostgreSQL delivers the NOTIFY at commit). The usage meters count them from
- * there (billing/metering.ts).
+ * Inserts queued executions with their spans and wakes the workers, naming the executions'
+ * workspaces, in one statement of the caller's transaction (PostgreSQL delivers the NOTIFY at
+ * commit). The usage meters count them from there (billing/metering.ts).
  */
 export async function insertQueuedExecutions(tx: Transaction, rows: readonly QueuedExecutionRows[]): Promise<void> {
+  // The workers are told whose executions these are (see `claimable-workspaces.ts`).
+  const projects = [...new Set(rows.map((row) => row.execution.projectId))];
   await insertQueuedStatement.execute(tx, {
+    projects: projects.length > maxAnnouncedWorkspaces ? "" : projects.join(","),
     executions: executionRows.json(rows.map((row) => row.execution)),
     spans: JSON.stringify(rows.flatMap((row) => row.spans)),
   });

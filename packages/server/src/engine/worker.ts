@@ -36,6 +36,7 @@ import { type AttemptContext, type RunningAttempt, startAttempt } from "./attemp
 import { sandboxHandlers } from "./attempts/sandbox-handlers.ts";
 import { chainedPasses } from "./chained-passes.ts";
 import { cancellationsChannel, executionsChannel } from "./channels.ts";
+import { announcedWorkspaces, createClaimableWorkspaces } from "./claimable-workspaces.ts";
 import { createDeltaRoller } from "./delta-roller.ts";
 import type { EgressPolicy } from "./egress/address-policy.ts";
 import { type ResolveHost, resolveWithSystem } from "./egress/egress-proxy.ts";
@@ -174,6 +175,12 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
   let stopped = false;
   /** Whether the last claim pass may have left claimable executions behind a limit that an ending execution lifts. */
   let heldBack = true;
+  const claimable = createClaimableWorkspaces();
+  const atShare = (workspaceId: string) => {
+    let count = 0;
+    for (const run of running.values()) if (run.execution.workspaceId === workspaceId) count += 1;
+    return count >= slotsPerWorkspace;
+  };
   let passes: Promise<void> = Promise.resolve();
   let nextPass: Promise<void> | undefined;
   const context: AttemptContext = {
@@ -184,7 +191,10 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     spanExport: deps.spanExport,
     tokens: options.tokens,
     release: (executionId, ended) => {
+      const workspaceId = running.get(executionId)?.execution.workspaceId;
       running.delete(executionId);
+      // Requeued, it is claimable again at once.
+      if (!ended && workspaceId !== undefined) claimable.announced([workspaceId]);
       if (heldBack || !ended) void poke();
     },
     finishing: new Set(),
@@ -266,7 +276,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       // Until this claim answers, a slot freed meanwhile may be one it counted as taken.
       heldBack = true;
       const free = options.concurrency - running.size;
-      if (free <= 0) return;
+      if (free <= 0 || !claimable.worthClaiming(atShare)) return;
       const now = clock.now();
       const outcome = await claim(db, {
         workerId,
@@ -279,7 +289,11 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       // A workspace's share can cut a claim short only once this worker runs that many executions.
       const shareMayBind = running.size + claimed.length >= slotsPerWorkspace;
       heldBack = shareMayBind || outcome.limitedGroups > 0;
-      if (claimed.length === 0) return;
+      if (claimed.length === 0) {
+        if (outcome.limitedGroups === 0)
+          claimable.foundNone([...running.values()].map((run) => run.execution.workspaceId));
+        return;
+      }
       maintenance?.counted(claimed.length);
       const resumed = claimed.filter((execution) => execution.hasHistory).map((execution) => execution.id);
       const stored = await loadStoredSteps(db, resumed);
@@ -337,7 +351,12 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
   }
 
   await retryWhileUnavailable(takeOverOrphans);
-  const unlistenExecutions = await retryWhileUnavailable(() => database.listen(executionsChannel, () => void poke()));
+  const unlistenExecutions = await retryWhileUnavailable(() =>
+    database.listen(executionsChannel, (payload) => {
+      claimable.announced(announcedWorkspaces(payload));
+      void poke();
+    }),
+  );
   const unlistenCancellations = await retryWhileUnavailable(() =>
     database.listen(cancellationsChannel, (executionId) => {
       const run = running.get(executionId);
@@ -393,6 +412,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     void alerting.run();
     statements.tick();
     void deltas.tick();
+    claimable.forget();
     void poke();
     if (beating) return;
     beating = true;
@@ -407,7 +427,10 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
 
   return {
     id: workerId,
-    poke,
+    poke: () => {
+      claimable.forget();
+      return poke();
+    },
     sandboxes: () => pool.deployments(),
     fireSchedules: firing.run,
     dispatchAlerts: alerting.run,

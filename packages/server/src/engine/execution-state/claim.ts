@@ -16,6 +16,7 @@ import { setStatusOf, statusIn } from "./transition-condition.ts";
 export interface ClaimedExecution {
   id: string;
   projectId: string;
+  workspaceId: string;
   deploymentId: string;
   workflow: string;
   input: unknown;
@@ -40,6 +41,7 @@ export interface ClaimedExecution {
 interface ClaimRow {
   id: string;
   project_id: string;
+  workspace_id: string;
   deployment_id: string;
   workflow: string;
   input: unknown;
@@ -127,7 +129,8 @@ function leaseAndReturn(request: ClaimRequest, candidates: SQL): SQL {
         x.retry_min_delay_ms, x.retry_max_delay_ms, x.timeout_ms, x.trace_id, x.execution_span_id,
         x.cancel_requested_at, c.previous_started_at, c.previous_status, ${resumedFrom} as resumed,
         substr(replace(gen_random_uuid()::text, '-', ''), 1, 16) as attempt_span_id,
-        octet_length(x.logs::text) as log_bytes),
+        octet_length(x.logs::text) as log_bytes,
+        (select workspace_id from projects where id = x.project_id) as workspace_id),
     attempt_spans as (${insertSpans(sql`select attempt_span_id, trace_id, execution_span_id, project_id, id, workflow,
         'attempt ' || attempt || case when resumed then ' (resumed)' else '' end, 'attempt', ${now}::timestamptz, null,
         jsonb_build_object('weft.execution.attempt', attempt, 'weft.worker.id', ${request.workerId}::text,
@@ -141,6 +144,7 @@ function toClaimed(row: ClaimRow): ClaimedExecution {
   return {
     id: row.id,
     projectId: row.project_id,
+    workspaceId: row.workspace_id,
     deploymentId: row.deployment_id,
     workflow: row.workflow,
     input: row.input,

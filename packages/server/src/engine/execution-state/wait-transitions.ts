@@ -139,5 +139,8 @@ export async function resumeWaiting(tx: Transaction, request: { executionId: str
     sql`update executions set run_at = ${request.now.toISOString()}::timestamptz
       where id = ${request.executionId} and ${statusIn([transitions.wait.to])}`,
   );
-  await tx.execute(sql`select pg_notify(${executionsChannel}, '')`);
+  await tx.execute(
+    sql`select pg_notify(${executionsChannel}, coalesce((select p.workspace_id from executions e
+      join projects p on p.id = e.project_id where e.id = ${request.executionId}), ''))`,
+  );
 }

@@ -1,0 +1,52 @@
+/**
+ * Which workspaces may hold executions this worker could claim, as far as it knows. A claim looks
+ * for rows of the workspaces below their share by reading the queue in due order, past every row
+ * of the workspaces at their share: with one busy workspace and a backlog, a claim that finds
+ * nothing reads the whole backlog. Once a claim found nothing, only the workspaces then at their
+ * share (and those announced since) can hold claimable rows, so a claim is worth making only when
+ * one of them is below its share. What this cannot see (a sleep that becomes due, a lease that
+ * lapses, a requeue by another process) is found by the poll, which forgets what is known.
+ */
+export interface ClaimableWorkspaces {
+  /** Nothing is known: every claim is worth making (at start and at each poll). */
+  forget(): void;
+  /** A claim found nothing while the worker ran executions of `running` workspaces (and maybe others). */
+  foundNone(running: Iterable<string>): void;
+  /** Executions of these workspaces may have become claimable; `undefined` when the announcement did not say whose. */
+  announced(workspaceIds: readonly string[] | undefined): void;
+  /** Whether a claim may find something, given which workspaces are at their share now. */
+  worthClaiming(atShare: (workspaceId: string) => boolean): boolean;
+}
+
+export function createClaimableWorkspaces(): ClaimableWorkspaces {
+  let known: Set<string> | undefined;
+  return {
+    forget: () => {
+      known = undefined;
+    },
+    foundNone: (running) => {
+      known = new Set(running);
+    },
+    announced: (workspaceIds) => {
+      if (known === undefined) return;
+      if (workspaceIds === undefined) {
+        known = undefined;
+        return;
+      }
+      for (const id of workspaceIds) known.add(id);
+    },
+    worthClaiming: (atShare) => {
+      if (known === undefined) return true;
+      for (const id of known) if (!atShare(id)) return true;
+      return false;
+    },
+  };
+}
+
+/** The payload of a NOTIFY on the executions channel: the workspaces' ids, comma-separated, or empty when unsaid. */
+export function announcedWorkspaces(payload: string): string[] | undefined {
+  return payload === "" ? undefined : payload.split(",");
+}
+
+/** Past this many workspaces a batch's announcement names none (a NOTIFY payload must stay under 8 000 bytes). */
+export const maxAnnouncedWorkspaces = 100;

@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { announcedWorkspaces, createClaimableWorkspaces } from "../src/engine/claimable-workspaces.ts";
+
+const atShare =
+  (...full: string[]) =>
+  (workspaceId: string) =>
+    full.includes(workspaceId);
+
+describe("which workspaces may hold claimable executions", () => {
+  it("holds every claim worth making until a claim finds nothing", () => {
+    const claimable = createClaimableWorkspaces();
+    expect(claimable.worthClaiming(atShare("wsp_a"))).toBe(true);
+    claimable.announced(["wsp_a"]);
+    expect(claimable.worthClaiming(atShare("wsp_a"))).toBe(true);
+  });
+
+  it("after a claim found nothing, claims only for a workspace then running or announced since, below its share", () => {
+    const claimable = createClaimableWorkspaces();
+    claimable.foundNone(["wsp_a", "wsp_a"]);
+    expect(claimable.worthClaiming(atShare("wsp_a"))).toBe(false);
+    expect(claimable.worthClaiming(atShare())).toBe(true);
+    claimable.announced(["wsp_b"]);
+    expect(claimable.worthClaiming(atShare("wsp_a"))).toBe(true);
+    expect(claimable.worthClaiming(atShare("wsp_a", "wsp_b"))).toBe(false);
+  });
+
+  it("knows nothing again after a poll or an announcement that names no workspace", () => {
+    const claimable = createClaimableWorkspaces();
+    claimable.foundNone([]);
+    expect(claimable.worthClaiming(atShare())).toBe(false);
+    claimable.announced(undefined);
+    expect(claimable.worthClaiming(atShare())).toBe(true);
+    claimable.foundNone([]);
+    claimable.forget();
+    expect(claimable.worthClaiming(atShare())).toBe(true);
+  });
+
+  it("reads an announcement's payload as workspace ids, an empty one as unsaid", () => {
+    expect(announcedWorkspaces("wsp_a,wsp_b")).toEqual(["wsp_a", "wsp_b"]);
+    expect(announcedWorkspaces("")).toBeUndefined();
+  });
+});
