@@ -1,6 +1,8 @@
 import { type EngineHarness, startEngineHarness, testServerUrl } from "@weft/testing";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Database, Transaction } from "../src/db/database.ts";
+import { claim } from "../src/engine/execution-state/claim.ts";
 import { sqlRows } from "../src/engine/sql-rows.ts";
 
 const source = `
@@ -54,13 +56,28 @@ async function statementRuns(): Promise<{ claims: number; groupReads: number }> 
  * Entries of `executions_ready_idx` that scans have returned so far: those flushed to the statistics
  * and those of the session not flushed yet, so that a flush between two reads changes nothing.
  */
-async function readyIndexEntriesRead(): Promise<number> {
+async function readyIndexEntriesRead(db: Database = engine.database.db): Promise<number> {
   const [row] = await sqlRows<{ entries: number }>(
-    engine.database.db,
+    db,
     sql`select (pg_stat_get_tuples_returned(oid) + pg_stat_get_xact_tuples_returned(oid))::int as entries
       from pg_class where relname = 'executions_ready_idx'`,
   );
   return row?.entries ?? 0;
+}
+
+/** Inserts `count` queued copies of execution `template`, due when it was, ids `prefix` and a number. */
+async function insertQueuedCopies(
+  db: Database | Transaction,
+  template: string,
+  copies: { prefix: string; count: number },
+): Promise<void> {
+  await db.execute(sql`insert into executions (id, project_id, deployment_id, workflow, status, input, attempt,
+      max_attempts, retry_min_delay_ms, retry_max_delay_ms, run_at, trigger_kind, trigger_name, trace_id,
+      execution_span_id, logs, created_at)
+    select ${copies.prefix} || lpad(g::text, 26 - length(${copies.prefix}), '0'), project_id, deployment_id, workflow,
+      'queued', input, 1, max_attempts, retry_min_delay_ms, retry_max_delay_ms, run_at, trigger_kind, trigger_name,
+      md5(${copies.prefix} || g), substr(md5('span' || ${copies.prefix} || g), 1, 16), '[]'::jsonb, created_at
+    from executions, generate_series(1, ${copies.count}::int) g where id = ${template}`);
 }
 
 // Each statement's runs are counted on the embedded database's one session; PostgreSQL's pool has many.
@@ -91,13 +108,7 @@ describe.skipIf(testServerUrl() !== undefined)("claims of the worker (embedded d
     // Each leaves an entry in the index of claimable executions whose row is dead until a vacuum, as
     // every execution that was queued and then claimed does.
     await engine.database.db.transaction(async (tx) => {
-      await tx.execute(sql`insert into executions (id, project_id, deployment_id, workflow, status, input, attempt,
-          max_attempts, retry_min_delay_ms, retry_max_delay_ms, run_at, trigger_kind, trigger_name, trace_id,
-          execution_span_id, logs, created_at)
-        select 'exe_ended' || lpad(g::text, 17, '0'), project_id, deployment_id, workflow, 'queued', input, 1,
-          max_attempts, retry_min_delay_ms, retry_max_delay_ms, run_at, trigger_kind, trigger_name, md5('ended' || g),
-          substr(md5('span' || g), 1, 16), '[]'::jsonb, created_at
-        from executions, generate_series(1, 500) g where id = ${template}`);
+      await insertQueuedCopies(tx, template, { prefix: "exe_ended", count: 500 });
       await tx.execute(
         sql`update executions set status = 'succeeded', finished_at = run_at where id like 'exe_ended%'`,
       );
@@ -134,3 +145,34 @@ describe.skipIf(testServerUrl() !== undefined)("claims of the worker (embedded d
     expect(await engine.waitFor(id, (row) => row.status === "succeeded")).toMatchObject({ attempt: 2, output: 2 });
   });
 });
+
+describe.skipIf(testServerUrl() !== undefined)(
+  "a claim's read of concurrency-limited groups (embedded database)",
+  () => {
+    it("reads only the due executions of limited workflows, not a backlog of unlimited ones", async () => {
+      const harness = await startEngineHarness();
+      try {
+        await harness.deploy("prj_group_reads", source, manifest);
+        const template = await harness.run("prj_group_reads", "short", { n: 0 });
+        await harness.waitFor(template, (row) => row.status === "succeeded");
+        // From here on only the claim below reads the queue.
+        await harness.worker.stop();
+        await insertQueuedCopies(harness.database.db, template, { prefix: "exe_backlog", count: 500 });
+        const entriesBefore = await readyIndexEntriesRead(harness.database.db);
+        // A share of one cuts the claim to one execution, so the claim goes on to look for limited groups.
+        const outcome = await claim(harness.database.db, {
+          workerId: "wrk_group_reads",
+          now: harness.clock.now(),
+          leaseMs: 30_000,
+          limit: 2,
+          workspaceSlots: 1,
+        });
+        expect(outcome).toMatchObject({ executions: [{ workflow: "short" }], limitedGroups: 0 });
+        // Read through the index of due executions, the 500 queued ones were all visited.
+        expect((await readyIndexEntriesRead(harness.database.db)) - entriesBefore).toBeLessThan(50);
+      } finally {
+        await harness.stop();
+      }
+    });
+  },
+);

@@ -48,5 +48,5 @@ export function announcedWorkspaces(payload: string): string[] | undefined {
   return payload === "" ? undefined : payload.split(",");
 }
 
-/** Past this many workspaces a batch's announcement names none (a NOTIFY payload must stay under 8 000 bytes). */
-export const maxAnnouncedWorkspaces = 100;
+/** Past this many projects in one batch the announcement names no workspace: a NOTIFY payload must stay under 8 000 bytes. */
+export const maxAnnouncedProjects = 100;

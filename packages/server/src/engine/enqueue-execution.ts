@@ -9,7 +9,7 @@ import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import { executionsChannel } from "./channels.ts";
-import { maxAnnouncedWorkspaces } from "./claimable-workspaces.ts";
+import { maxAnnouncedProjects } from "./claimable-workspaces.ts";
 import { initialState } from "./execution-state/execution-states.ts";
 import { insertSpans, type SpanRow, spansFromJson } from "./execution-state/span-writes.ts";
 import { retryPolicyOf } from "./retry-policy.ts";
@@ -193,7 +193,7 @@ export async function insertQueuedExecutions(tx: Transaction, rows: readonly Que
   // The workers are told whose executions these are (see `claimable-workspaces.ts`).
   const projects = [...new Set(rows.map((row) => row.execution.projectId))];
   await insertQueuedStatement.execute(tx, {
-    projects: projects.length > maxAnnouncedWorkspaces ? "" : projects.join(","),
+    projects: projects.length > maxAnnouncedProjects ? "" : projects.join(","),
     executions: executionRows.json(rows.map((row) => row.execution)),
     spans: JSON.stringify(rows.flatMap((row) => row.spans)),
   });

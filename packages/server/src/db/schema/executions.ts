@@ -72,6 +72,11 @@ export const executions = pgTable(
   (table) => [
     index("executions_ready_idx").on(table.runAt).where(sql`${table.status} in ('queued', 'sleeping', 'waiting')`),
     index("executions_leased_idx").on(table.leaseExpiresAt).where(sql`${table.status} = 'running'`),
+    // A claim's read of concurrency-limited groups: without it, it reads every due execution to find
+    // the few limited ones, a whole backlog of unlimited ones each time.
+    index("executions_limited_ready_idx")
+      .on(table.runAt)
+      .where(sql`${table.status} in ('queued', 'sleeping', 'waiting') and ${table.concurrencyLimit} is not null`),
     index().on(table.projectId, table.workflow, table.status),
     // With status, the ends of a range Studio counts (finer than a minute) are index-only scans.
     index().on(table.projectId, table.createdAt, table.status),

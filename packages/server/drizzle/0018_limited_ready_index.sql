@@ -1,0 +1,1 @@
+CREATE INDEX "executions_limited_ready_idx" ON "executions" USING btree ("run_at") WHERE "executions"."status" in ('queued', 'sleeping', 'waiting') and "executions"."concurrency_limit" is not null;
