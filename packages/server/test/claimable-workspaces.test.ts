@@ -16,6 +16,7 @@ describe("which workspaces may hold claimable executions", () => {
 
   it("after a claim found nothing, claims only for a workspace then running or announced since, below its share", () => {
     const claimable = createClaimableWorkspaces();
+    claimable.claiming();
     claimable.foundNone(["wsp_a", "wsp_a"]);
     expect(claimable.worthClaiming(atShare("wsp_a"))).toBe(false);
     expect(claimable.worthClaiming(atShare())).toBe(true);
@@ -26,13 +27,40 @@ describe("which workspaces may hold claimable executions", () => {
 
   it("knows nothing again after a poll or an announcement that names no workspace", () => {
     const claimable = createClaimableWorkspaces();
+    claimable.claiming();
     claimable.foundNone([]);
     expect(claimable.worthClaiming(atShare())).toBe(false);
     claimable.announced(undefined);
     expect(claimable.worthClaiming(atShare())).toBe(true);
+    claimable.claiming();
     claimable.foundNone([]);
     claimable.forget();
     expect(claimable.worthClaiming(atShare())).toBe(true);
+  });
+
+  it("keeps what is announced or forgotten while a claim runs, whatever that claim finds", () => {
+    const claimable = createClaimableWorkspaces();
+    claimable.claiming();
+    claimable.announced(["wsp_b"]);
+    claimable.foundNone(["wsp_a"]);
+    expect(claimable.worthClaiming(atShare("wsp_a"))).toBe(true);
+    expect(claimable.worthClaiming(atShare("wsp_a", "wsp_b"))).toBe(false);
+
+    claimable.claiming();
+    claimable.forget();
+    claimable.foundNone(["wsp_a"]);
+    expect(claimable.worthClaiming(atShare("wsp_a"))).toBe(true);
+
+    claimable.claiming();
+    claimable.announced(undefined);
+    claimable.foundNone(["wsp_a"]);
+    expect(claimable.worthClaiming(atShare("wsp_a"))).toBe(true);
+
+    // What was announced before the claim began, the claim has seen.
+    claimable.announced(["wsp_c"]);
+    claimable.claiming();
+    claimable.foundNone(["wsp_a"]);
+    expect(claimable.worthClaiming(atShare("wsp_a"))).toBe(false);
   });
 
   it("reads an announcement's payload as workspace ids, an empty one as unsaid", () => {

@@ -10,7 +10,9 @@
 export interface ClaimableWorkspaces {
   /** Nothing is known: every claim is worth making (at start and at each poll). */
   forget(): void;
-  /** A claim found nothing while the worker ran executions of `running` workspaces (and maybe others). */
+  /** A claim begins: what is announced or forgotten while it runs outlives what it finds. */
+  claiming(): void;
+  /** The claim found nothing while the worker ran executions of `running` workspaces (and maybe others). */
   foundNone(running: Iterable<string>): void;
   /** Executions of these workspaces may have become claimable; `undefined` when the announcement did not say whose. */
   announced(workspaceIds: readonly string[] | undefined): void;
@@ -20,20 +22,29 @@ export interface ClaimableWorkspaces {
 
 export function createClaimableWorkspaces(): ClaimableWorkspaces {
   let known: Set<string> | undefined;
+  /** Announced since the last claim began; `undefined` once something was announced unsaid or forgotten. */
+  let sinceClaim: Set<string> | undefined = new Set();
+  const forget = () => {
+    known = undefined;
+    sinceClaim = undefined;
+  };
   return {
-    forget: () => {
-      known = undefined;
+    forget,
+    claiming: () => {
+      sinceClaim = new Set();
     },
     foundNone: (running) => {
-      known = new Set(running);
+      known = sinceClaim === undefined ? undefined : new Set([...running, ...sinceClaim]);
     },
     announced: (workspaceIds) => {
-      if (known === undefined) return;
       if (workspaceIds === undefined) {
-        known = undefined;
+        forget();
         return;
       }
-      for (const id of workspaceIds) known.add(id);
+      for (const id of workspaceIds) {
+        known?.add(id);
+        sinceClaim?.add(id);
+      }
     },
     worthClaiming: (atShare) => {
       if (known === undefined) return true;

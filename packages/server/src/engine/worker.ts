@@ -278,6 +278,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       const free = options.concurrency - running.size;
       if (free <= 0 || !claimable.worthClaiming(atShare)) return;
       const now = clock.now();
+      claimable.claiming();
       const outcome = await claim(db, {
         workerId,
         now,
