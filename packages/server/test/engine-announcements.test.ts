@@ -1,6 +1,6 @@
 import { startEngineHarness } from "@weft/testing";
 import { eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { projects } from "../src/db/schema/index.ts";
 import { executionsChannel } from "../src/engine/channels.ts";
 
@@ -23,8 +23,7 @@ describe("the announcement of new executions", () => {
       try {
         const id = await engine.run("prj_announced", "noop", {});
         await engine.waitFor(id, (row) => row.status === "succeeded");
-        while (payloads.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
-        expect(payloads).toEqual([project?.workspaceId]);
+        await vi.waitFor(() => expect(payloads).toEqual([project?.workspaceId]), { timeout: 5_000 });
       } finally {
         await unlisten();
       }

@@ -190,7 +190,8 @@ const insertQueuedStatement = preparedSql<never>(
  * commit). The usage meters count them from there (billing/metering.ts).
  */
 export async function insertQueuedExecutions(tx: Transaction, rows: readonly QueuedExecutionRows[]): Promise<void> {
-  // The workers are told whose executions these are (see `claimable-workspaces.ts`).
+  // Named by workspace, so that a worker running that workspace at its share skips the claim,
+  // which would read the whole backlog to find nothing (see `claimable-workspaces.ts`).
   const projects = [...new Set(rows.map((row) => row.execution.projectId))];
   await insertQueuedStatement.execute(tx, {
     projects: projects.length > maxAnnouncedProjects ? "" : projects.join(","),

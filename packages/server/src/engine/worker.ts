@@ -119,7 +119,7 @@ export interface WorkerDependencies {
 
 export interface Worker {
   id: string;
-  /** Looks for claimable executions now (as a notification would); resolves once that pass is over. */
+  /** Looks for claimable executions now, wherever they are (as a poll does); resolves once that pass is over. */
   poke(): Promise<void>;
   /** The deployments that have a warm sandbox process in this worker. */
   sandboxes(): string[];
@@ -136,6 +136,16 @@ export interface Worker {
   /** Stops claiming, hands running executions back to the queue and stops the sandboxes. */
   stop(): Promise<void>;
 }
+
+/** What the executions of one claim that ran before had stored, by execution id. */
+interface ClaimedHistories {
+  steps: Map<string, StoredHistory>;
+  tokens: Map<string, Record<string, StoredTokenForReplay>>;
+}
+
+// Stored on the execution, so they say what failed without the database's text, which quotes parameters.
+const historyReadError = { name: "HistoryReadError", message: "the execution's stored steps could not be read" };
+const startError = { name: "StartError", message: "the attempt could not start" };
 
 /**
  * The worker: the claim loop, the leases and the hand-off to the sandboxes. What happens to an
@@ -193,8 +203,9 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     release: (executionId, ended) => {
       const workspaceId = running.get(executionId)?.execution.workspaceId;
       running.delete(executionId);
-      // Requeued, it is claimable again at once.
-      if (!ended && workspaceId !== undefined) claimable.announced([workspaceId]);
+      // A freed slot may make that workspace's backlog claimable (and a requeued execution is): a
+      // claim running now may have counted the slot as taken.
+      if (workspaceId !== undefined) claimable.announced([workspaceId]);
       if (heldBack || !ended) void poke();
     },
     finishing: new Set(),
@@ -218,19 +229,36 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     }
   }
 
+  /**
+   * The stored steps and wait tokens of the claimed executions that ran before, or `undefined` when
+   * they could not be read: those executions' attempts then fail, retried by their policy.
+   */
+  async function readHistories(claimed: readonly ClaimedExecution[], now: Date) {
+    const resumed = claimed.filter((execution) => execution.hasHistory).map((execution) => execution.id);
+    try {
+      const steps = await loadStoredSteps(db, resumed);
+      const tokens = await loadStoredTokens(db, options.tokens, resumed, now);
+      return { steps, tokens };
+    } catch (error) {
+      logger.error({ sqlState: sqlStateOf(error), executions: resumed.length }, "could not read stored steps");
+      return undefined;
+    }
+  }
+
   /** Hands a claimed execution to a sandbox; `now` is the claim's instant, when its time limit starts. */
-  async function begin(
-    execution: ClaimedExecution,
-    history: StoredHistory | undefined,
-    tokens: Record<string, StoredTokenForReplay> | undefined,
-    now: Date,
-  ) {
+  async function begin(execution: ClaimedExecution, histories: ClaimedHistories | undefined, now: Date) {
+    const history = histories?.steps.get(execution.id);
     const run = startAttempt(execution, history, now, timeoutPolicy);
     running.set(execution.id, run);
     if (execution.cancelRequested) {
       endAttempt(context, run, { kind: "cancel" });
       return;
     }
+    if (histories === undefined && execution.hasHistory) {
+      endAttempt(context, run, { kind: "fail", error: historyReadError, logs: [] });
+      return;
+    }
+    const tokens = histories?.tokens.get(execution.id);
     const integrations = await readIntegrationsOf(execution, run);
     if (integrations === undefined) return;
     if (!integrations.ok) {
@@ -296,13 +324,13 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
         return;
       }
       maintenance?.counted(claimed.length);
-      const resumed = claimed.filter((execution) => execution.hasHistory).map((execution) => execution.id);
-      const stored = await loadStoredSteps(db, resumed);
-      const tokens = await loadStoredTokens(db, options.tokens, resumed, now);
+      const histories = await readHistories(claimed, now);
       for (const execution of claimed) {
-        begin(execution, stored.get(execution.id), tokens.get(execution.id), now).catch((error: unknown) => {
+        begin(execution, histories, now).catch((error: unknown) => {
           logger.error({ err: error, executionId: execution.id }, "could not start an execution");
-          running.delete(execution.id);
+          // Ended, not dropped: a worker never takes a lapsed lease back from itself.
+          const run = running.get(execution.id);
+          if (run !== undefined) endAttempt(context, run, { kind: "fail", error: startError, logs: [] });
         });
       }
       if (claimed.length < free && !shareMayBind && outcome.limitedGroups < limitedGroupsPerClaim) return;
