@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { announcedWorkspaces, createClaimableWorkspaces } from "../src/engine/claimable-workspaces.ts";
+import {
+  announcedProjects,
+  announcedWorkspaces,
+  createClaimableWorkspaces,
+} from "../src/engine/claimable-workspaces.ts";
 
 const atShare =
   (...full: string[]) =>
@@ -61,6 +65,13 @@ describe("which workspaces may hold claimable executions", () => {
     claimable.claiming();
     claimable.foundNone(["wsp_a"]);
     expect(claimable.worthClaiming(atShare("wsp_a"))).toBe(false);
+  });
+
+  it("names each project of a batch once, and none past a hundred, so that the payload stays under 8 000 bytes", () => {
+    expect(announcedProjects(["prj_a", "prj_b", "prj_a"])).toBe("prj_a,prj_b");
+    const hundred = Array.from({ length: 100 }, (_, n) => `prj_01jannounced${String(n).padStart(14, "0")}`);
+    expect(announcedProjects(hundred).split(",")).toHaveLength(100);
+    expect(announcedProjects([...hundred, "prj_one_more"])).toBe("");
   });
 
   it("reads an announcement's payload as workspace ids, an empty one as unsaid", () => {

@@ -61,4 +61,10 @@ export function announcedWorkspaces(payload: string): string[] | undefined {
 }
 
 /** Past this many projects in one batch the announcement names no workspace: a NOTIFY payload must stay under 8 000 bytes. */
-export const maxAnnouncedProjects = 100;
+const maxAnnouncedProjects = 100;
+
+/** The projects whose workspaces a batch's announcement names, comma-separated; empty past `maxAnnouncedProjects`. */
+export function announcedProjects(projectIds: readonly string[]): string {
+  const distinct = [...new Set(projectIds)];
+  return distinct.length > maxAnnouncedProjects ? "" : distinct.join(",");
+}

@@ -9,7 +9,7 @@ import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import { executionsChannel } from "./channels.ts";
-import { maxAnnouncedProjects } from "./claimable-workspaces.ts";
+import { announcedProjects } from "./claimable-workspaces.ts";
 import { initialState } from "./execution-state/execution-states.ts";
 import { insertSpans, type SpanRow, spansFromJson } from "./execution-state/span-writes.ts";
 import { retryPolicyOf } from "./retry-policy.ts";
@@ -192,9 +192,8 @@ const insertQueuedStatement = preparedSql<never>(
 export async function insertQueuedExecutions(tx: Transaction, rows: readonly QueuedExecutionRows[]): Promise<void> {
   // Named by workspace, so that a worker running that workspace at its share skips the claim,
   // which would read the whole backlog to find nothing (see `claimable-workspaces.ts`).
-  const projects = [...new Set(rows.map((row) => row.execution.projectId))];
   await insertQueuedStatement.execute(tx, {
-    projects: projects.length > maxAnnouncedProjects ? "" : projects.join(","),
+    projects: announcedProjects(rows.map((row) => row.execution.projectId)),
     executions: executionRows.json(rows.map((row) => row.execution)),
     spans: JSON.stringify(rows.flatMap((row) => row.spans)),
   });

@@ -146,6 +146,10 @@ interface ClaimedHistories {
 // Stored on the execution, so they say what failed without the database's text, which quotes parameters.
 const historyReadError = { name: "HistoryReadError", message: "the execution's stored steps could not be read" };
 const startError = { name: "StartError", message: "the attempt could not start" };
+const integrationReadError = {
+  name: "IntegrationReadError",
+  message: "the project's integrations could not be read",
+};
 
 /**
  * The worker: the claim loop, the leases and the hand-off to the sandboxes. What happens to an
@@ -223,8 +227,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     } catch (error) {
       // By SQLSTATE: a database error's text quotes the statement's parameters.
       logger.error({ executionId: execution.id, sqlState: sqlStateOf(error) }, "could not read integrations");
-      const failure = { name: "IntegrationReadError", message: "the project's integrations could not be read" };
-      endAttempt(context, run, { kind: "fail", error: failure, logs: [] });
+      endAttempt(context, run, { kind: "fail", error: integrationReadError, logs: [] });
       return undefined;
     }
   }
