@@ -47,7 +47,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 export const databaseUnavailableRetryAfterSeconds = 5;
 
 /** How long a process starting up waits for a server it cannot reach: longer than a restart takes. */
-export const startUpPatience = { attempts: 30, delayMs: 1000 };
+const startUpPatience = { attempts: 30, delayMs: 1000 };
 
 /**
  * Runs `task`, and runs it again while it fails because the database cannot be reached: a process

@@ -216,36 +216,42 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
   };
 
   /**
-   * Read at every attempt's start, so the attempt after a secret's rotation uses the new value. A read
-   * that throws ends the attempt as a failure, retried by its policy: left leased, the execution
-   * would wait for a lease that this worker never takes back from itself.
+   * What a read between a claim and the sandbox returns, or `undefined` if it threw: the attempts
+   * that needed it then fail, retried by their policy, since left leased they would wait for a lease
+   * this worker never takes back from itself. Logged by SQLSTATE: a database error's text quotes
+   * the statement's parameters.
    */
-  async function readIntegrationsOf(execution: ClaimedExecution, run: RunningAttempt) {
-    if (options.keyring === undefined) return ok({ values: {}, secrets: [] });
+  async function readBeforeStart<T>(read: () => Promise<T>, failed: string, fields: object): Promise<T | undefined> {
     try {
-      return await readIntegrationValues(db, options.keyring, execution.projectId);
+      return await read();
     } catch (error) {
-      // By SQLSTATE: a database error's text quotes the statement's parameters.
-      logger.error({ executionId: execution.id, sqlState: sqlStateOf(error) }, "could not read integrations");
-      endAttempt(context, run, { kind: "fail", error: integrationReadError, logs: [] });
+      logger.error({ ...fields, sqlState: sqlStateOf(error) }, failed);
       return undefined;
     }
   }
 
-  /**
-   * The stored steps and wait tokens of the claimed executions that ran before, or `undefined` when
-   * they could not be read: those executions' attempts then fail, retried by their policy.
-   */
-  async function readHistories(claimed: readonly ClaimedExecution[], now: Date) {
+  /** The stored steps and wait tokens of the claimed executions that ran before. */
+  function readHistories(claimed: readonly ClaimedExecution[], now: Date) {
     const resumed = claimed.filter((execution) => execution.hasHistory).map((execution) => execution.id);
-    try {
-      const steps = await loadStoredSteps(db, resumed);
-      const tokens = await loadStoredTokens(db, options.tokens, resumed, now);
-      return { steps, tokens };
-    } catch (error) {
-      logger.error({ sqlState: sqlStateOf(error), executions: resumed.length }, "could not read stored steps");
-      return undefined;
-    }
+    return readBeforeStart(
+      async () => ({
+        steps: await loadStoredSteps(db, resumed),
+        tokens: await loadStoredTokens(db, options.tokens, resumed, now),
+      }),
+      "could not read stored steps",
+      { executions: resumed.length },
+    );
+  }
+
+  /** Read at every attempt's start, so the attempt after a secret's rotation uses the new value. */
+  function readIntegrationsOf(execution: ClaimedExecution) {
+    const keyring = options.keyring;
+    if (keyring === undefined) return Promise.resolve(ok({ values: {}, secrets: [] }));
+    return readBeforeStart(
+      () => readIntegrationValues(db, keyring, execution.projectId),
+      "could not read integrations",
+      { executionId: execution.id },
+    );
   }
 
   /** Hands a claimed execution to a sandbox; `now` is the claim's instant, when its time limit starts. */
@@ -262,8 +268,11 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       return;
     }
     const tokens = histories?.tokens.get(execution.id);
-    const integrations = await readIntegrationsOf(execution, run);
-    if (integrations === undefined) return;
+    const integrations = await readIntegrationsOf(execution);
+    if (integrations === undefined) {
+      endAttempt(context, run, { kind: "fail", error: integrationReadError, logs: [] });
+      return;
+    }
     if (!integrations.ok) {
       const error = { name: "IntegrationSecretError", message: integrations.failure.message };
       endAttempt(context, run, { kind: "fail", error, logs: [] });
