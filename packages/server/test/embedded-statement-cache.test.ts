@@ -1,6 +1,7 @@
 import { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { withStatementCache } from "../src/db/embedded-statement-cache.ts";
+import { genericPlanMarker } from "../src/db/generic-plan.ts";
 import { sqlStateOf } from "../src/db/sql-state.ts";
 
 let pglite: PGlite;
@@ -101,6 +102,45 @@ describe("the embedded database's statement cache", () => {
     expect(sqlStateOf(failed)).toBe("23505");
     expect((await client.query("select id from items order by id")).rows).toEqual([{ id: 1 }]);
     expect(pglite.isInTransaction()).toBe(false);
+  });
+
+  it("plans a statement opened by the generic plan marker generically from its first run, and the others as PostgreSQL chooses", async () => {
+    const client = withStatementCache(pglite);
+    await client.query(insert, [1, null, null, null, null]);
+    const generic = `${genericPlanMarker} select id from items where id = $1`;
+    const chosen = "select id from items where id >= $1";
+    for (let run = 0; run < 6; run++) {
+      await client.query(generic, [1]);
+      await client.query(chosen, [1]);
+    }
+    const plans = async (text: string) => (await prepared()).find((entry) => entry.statement === text);
+    expect(await plans(generic)).toMatchObject({ generic: 6, custom: 0 });
+    expect(await plans(chosen)).toMatchObject({ generic: 1, custom: 5 });
+
+    // A failed statement's implicit transaction undoes the mode it set, and so does a rollback.
+    const failing = `${genericPlanMarker} select $1::int as n`;
+    await expect(client.query(failing, ["not a number"])).rejects.toThrow();
+    const afterFailure = "select id from items where id <= $1";
+    await client.query(afterFailure, [1]);
+    expect(await plans(afterFailure)).toMatchObject({ generic: 0, custom: 1 });
+    await client
+      .transaction(async (tx) => {
+        await tx.query(generic, [1]);
+        throw new Error("rolled back");
+      })
+      .catch(() => undefined);
+    await client.query(afterFailure, [1]);
+    expect(await plans(afterFailure)).toMatchObject({ generic: 0, custom: 2 });
+    await client.query(generic, [1]);
+    expect(await plans(generic)).toMatchObject({ generic: 8, custom: 0 });
+    await client
+      .transaction(async (tx) => {
+        await tx.query(afterFailure, [1]);
+        throw new Error("rolled back");
+      })
+      .catch(() => undefined);
+    await client.query(afterFailure, [1]);
+    expect(await plans(afterFailure)).toMatchObject({ generic: 0, custom: 4 });
   });
 
   it("waits for a transaction in progress rather than running inside it", async () => {

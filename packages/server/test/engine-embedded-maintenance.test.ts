@@ -103,4 +103,21 @@ describe.skipIf(testServerUrl() !== undefined)("the embedded database's upkeep",
     const vacuumed = await nextVacuum(analyzed);
     expect(vacuumed.analyses).toBe(analyzed.analyses);
   });
+
+  it("keeps the engine's statements on generic plans through the analyses, never planning them per execution", async () => {
+    await runAll(everyClaims);
+    const statements = await sqlRows<{ statement: string; generic: number; custom: number }>(
+      engine.database.db,
+      sql`select statement, generic_plans::int as generic, custom_plans::int as custom from pg_prepared_statements`,
+    );
+    const engineStatements = [
+      "candidates as (",
+      "changed as (update executions",
+      "with owner as (select id, cancel_requested_at from executions",
+    ].map((opening) => statements.filter((entry) => entry.statement.includes(opening)));
+    for (const kind of engineStatements) {
+      expect(kind.length).toBeGreaterThan(0);
+      for (const entry of kind) expect(entry).toMatchObject({ custom: 0 });
+    }
+  });
 });

@@ -1,4 +1,5 @@
 import { type PGlite, parse, protocol, type QueryOptions, type Results, type Transaction } from "@electric-sql/pglite";
+import { genericPlanMarker } from "./generic-plan.ts";
 
 interface NamedStatement {
   name: string;
@@ -15,16 +16,31 @@ export const embeddedStatementCapacity = 200;
 /** Counts across caches, so that two caches on one PGlite never choose the same name. */
 let statementSequence = 0;
 
+type PlanCacheMode = "auto" | "force_generic_plan";
+
+/** Sets the session's plan mode, as an unnamed statement sent ahead of a bind in the same message. */
+function planModeMessages(mode: PlanCacheMode): Uint8Array[] {
+  return [
+    protocol.serialize.parse({ text: `set plan_cache_mode = ${mode}` }),
+    protocol.serialize.bind({}),
+    protocol.serialize.execute({}),
+  ];
+}
+
 /**
  * Runs PGlite's statements as named prepared statements, keyed by their text, so that each is
  * parsed once and, after PostgreSQL's first few custom plans, planned once: PGlite's own `query`
  * parses and plans every statement again, and for the engine's statements planning was most of
  * their cost (figures in docs/decisions.md). Queries with a blob or their own parameter types go
  * through PGlite's `query` as before. The client is `pglite` itself with `query` and `transaction`
- * (what Drizzle's driver calls) replaced.
+ * (what Drizzle's driver calls) replaced. Statements opened by `genericPlan` run with the session's
+ * `plan_cache_mode` forced to generic plans, the others with PostgreSQL's choice; the mode is set
+ * only when it changes, in the message that binds the statement.
  */
 export function withStatementCache(pglite: PGlite, capacity = embeddedStatementCapacity): PGlite {
   const statements = new Map<string, NamedStatement>();
+  // What the session's mode is now; unknown after a failure, since a rollback undoes a SET.
+  let planMode: PlanCacheMode | undefined = "auto";
 
   async function prepare(text: string): Promise<NamedStatement> {
     const known = statements.get(text);
@@ -69,8 +85,12 @@ export function withStatementCache(pglite: PGlite, capacity = embeddedStatementC
       const serialize = options?.serializers?.[type] ?? pglite.serializers[type];
       return serialize === undefined ? String(param) : serialize(param);
     });
+    const mode: PlanCacheMode = text.startsWith(genericPlanMarker) ? "force_generic_plan" : "auto";
+    const setMode = mode === planMode ? [] : planModeMessages(mode);
+    planMode = undefined;
     const messages = await pglite.execProtocolStream(
       Buffer.concat([
+        ...setMode,
         protocol.serialize.bind({ statement: statement.name, values }),
         protocol.serialize.describe({ type: "P" }),
         protocol.serialize.execute({}),
@@ -78,13 +98,14 @@ export function withStatementCache(pglite: PGlite, capacity = embeddedStatementC
       ]),
       { syncToFs: false },
     );
+    planMode = mode;
     if (!inTransaction) await pglite.syncToFs();
     // Given a query's own parsers, PGlite copies its whole table of defaults for every result, which
     // cost more than the rest of reading it; a table that falls back to the defaults costs little.
     const parsers: typeof pglite.parsers =
       options?.parsers === undefined ? pglite.parsers : Object.assign(Object.create(pglite.parsers), options.parsers);
-    const [result] = parse.parseResults(messages, parsers, { ...options, parsers: undefined });
-    return (result ?? { rows: [], fields: [] }) as Results<T>;
+    const results = parse.parseResults(messages, parsers, { ...options, parsers: undefined });
+    return (results.at(-1) ?? { rows: [], fields: [] }) as Results<T>;
   }
 
   const bypass = (options: QueryOptions | undefined) =>
@@ -111,8 +132,14 @@ export function withStatementCache(pglite: PGlite, capacity = embeddedStatementC
     await pglite._checkReady();
     return pglite._runExclusiveTransaction(() => pglite._runExclusiveQuery(() => run<T>(text, params, options, false)));
   };
-  const transaction = <T>(callback: (tx: Transaction) => Promise<T>): Promise<T> =>
-    pglite.transaction((tx) => callback(inTransaction(tx)));
+  const transaction = async <T>(callback: (tx: Transaction) => Promise<T>): Promise<T> => {
+    try {
+      return await pglite.transaction((tx) => callback(inTransaction(tx)));
+    } catch (error) {
+      planMode = undefined;
+      throw error;
+    }
+  };
   return new Proxy(pglite, {
     get(target, property) {
       if (property === "query") return query;

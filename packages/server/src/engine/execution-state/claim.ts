@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../db/database.ts";
+import { genericPlan } from "../../db/generic-plan.ts";
 import { relaxedCommit, relaxedCommitUsed, relaxTransactionCommit, sqlRows } from "../sql-rows.ts";
 import {
   type ClaimTransition,
@@ -121,7 +122,7 @@ const resumedFrom = statusIn([...transitions.wake.from, ...transitions.expireLea
 function leaseAndReturn(request: ClaimRequest, candidates: SQL): SQL {
   const now = request.now.toISOString();
   const expires = new Date(request.now.getTime() + request.leaseMs).toISOString();
-  return sql`with ${relaxedCommit}, candidates as (${candidates}),
+  return sql`${genericPlan}with ${relaxedCommit}, candidates as (${candidates}),
     claimed as (update executions x set ${claimedStatus}, lease_owner = ${request.workerId},
         lease_expires_at = ${expires}::timestamptz, started_at = coalesce(x.started_at, ${now}::timestamptz)
       from candidates c where x.id = c.id
@@ -269,7 +270,7 @@ export async function claim(db: Database, request: ClaimRequest): Promise<ClaimO
       ? []
       : await sqlRows<{ project_id: string; workflow: string; concurrency_limit: number }>(
           db,
-          sql`select project_id, workflow, min(concurrency_limit)::int as concurrency_limit
+          sql`${genericPlan}select project_id, workflow, min(concurrency_limit)::int as concurrency_limit
             from (${sql.join(limited, sql` union all `)}) claimable
             group by project_id, workflow limit ${limitedGroupsPerClaim}`,
         );

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Database } from "../../db/database.ts";
+import { genericPlan } from "../../db/generic-plan.ts";
 import { preparedSql } from "../../db/prepared-sql.ts";
 import type { ExecutionError, LogEntry } from "../../db/schema/index.ts";
 import { jsonParam } from "../sql-rows.ts";
@@ -62,7 +63,7 @@ function recordStepStatement(stores: boolean) {
             ${sql.placeholder("sequence")}::int
           from owner on conflict do nothing returning 1)`
         : sql``;
-      return sql`with owner as (select id, cancel_requested_at from executions where ${held})${storeResult}
+      return sql`${genericPlan}with owner as (select id, cancel_requested_at from executions where ${held})${storeResult}
       select (select count(*)::int from owner) as owned,
         coalesce((select cancel_requested_at is not null from owner), false) as cancel_requested`;
     },
