@@ -15,6 +15,7 @@ import { inArray, sql } from "drizzle-orm";
 import { type Bench, enqueue, finishedOne, manifest, measureDrain, projectId, source } from "./engine.ts";
 import { seedFinishedHistory } from "./history-backlog.ts";
 import { formatLoad, type LoadResult, measureLoad } from "./http-load.ts";
+import { median } from "./median.ts";
 
 /**
  * §6 big tables: the engine and the lists on PostgreSQL with an empty history and with `history`
@@ -40,11 +41,6 @@ interface Figures {
 const owner = "big-tables@bench.weft.invalid";
 const claims = Number(process.env.BENCH_CLAIMS ?? 200);
 const webhookConnections = 16;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}
 
 /** The median time of one `claim` of one due execution, each claimed execution then marked finished. */
 async function claimLatency(bench: Bench): Promise<number> {

@@ -18,6 +18,7 @@ import {
 } from "@weft/server/internals";
 import { bundleConfig, createTestDatabase, ensureTestProject, type TestDatabase } from "@weft/testing";
 import { and, count, eq, max, sql } from "drizzle-orm";
+import { median } from "./median.ts";
 
 /**
  * Engine benchmarks: orchestration overhead per step (total time of one execution minus the time
@@ -116,12 +117,6 @@ async function finished(bench: Bench, id: string): Promise<typeof executions.$in
 }
 
 const engineRuns = Number(process.env.BENCH_ENGINE_RUNS ?? 5);
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-}
 
 /** One execution's wall time (enqueued → finished) and the part of it spent in user code. */
 async function runOnce(bench: Bench, workflow: string): Promise<{ totalMs: number; userMs: number }> {

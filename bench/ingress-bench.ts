@@ -4,6 +4,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { coreCount, formatLoad, type LoadResult, measureLoad } from "./http-load.ts";
 import type { BenchServerMessage } from "./ingress-bench-server.ts";
+import { median } from "./median.ts";
 import { formatMiB, idlePlatformRss, idleTargetBytes, sampleRss } from "./resident-memory.ts";
 
 /**
@@ -217,30 +218,47 @@ export interface WorkerWebhookOptions {
   durationSeconds: number;
   /** Finished executions seeded between the two rounds. */
   history: number;
+  /** Measurements per concurrency in each round, taken in turn; the median one is the round's figure. */
+  repeats: number;
   write: (line: string) => void;
 }
 
-/** One round at each concurrency, each after the worker has drained what the previous one queued. */
+/**
+ * One round: `repeats` passes over the concurrencies, each measurement after the worker has drained
+ * what the previous one queued; per concurrency, the measurement with the median rate. At one
+ * connection a measurement swings by a third from one to the next on two cores (where the
+ * scheduler puts the server, the sandbox and the load generator), so one alone says little.
+ */
 async function webhookRound(
   server: BenchServer,
   label: string,
   options: WorkerWebhookOptions,
 ): Promise<Map<number, LoadResult>> {
-  const results = new Map<number, LoadResult>();
-  for (const connections of options.concurrencies) {
-    await ask(server, { settle: true });
-    const result = await measureLoad({
-      url: server.url,
-      method: "POST",
-      connections,
-      durationSeconds: options.durationSeconds,
-      headers: { "content-type": "application/json" },
-      body: webhookBody,
-    });
-    options.write(formatLoad(`webhook ${label} c=${connections}`, result));
-    results.set(connections, result);
+  const measured = new Map<number, LoadResult[]>();
+  for (let pass = 1; pass <= options.repeats; pass++) {
+    for (const connections of options.concurrencies) {
+      await ask(server, { settle: true });
+      const result = await measureLoad({
+        url: server.url,
+        method: "POST",
+        connections,
+        durationSeconds: options.durationSeconds,
+        headers: { "content-type": "application/json" },
+        body: webhookBody,
+      });
+      options.write(formatLoad(`webhook ${label} c=${connections} #${pass}`, result));
+      measured.set(connections, [...(measured.get(connections) ?? []), result]);
+    }
   }
-  return results;
+  const medians = new Map<number, LoadResult>();
+  for (const [connections, results] of measured) {
+    const rate = median(results.map((result) => result.requestsPerSecond));
+    const middle = results.reduce((best, result) =>
+      Math.abs(result.requestsPerSecond - rate) < Math.abs(best.requestsPerSecond - rate) ? result : best,
+    );
+    medians.set(connections, middle);
+  }
+  return medians;
 }
 
 /**
@@ -269,7 +287,7 @@ export async function runWorkerWebhookBench(options: WorkerWebhookOptions): Prom
       const slower = 1 - after.requestsPerSecond / before.requestsPerSecond;
       const target = connections === 1 ? " (target ≥ 300 req/s)" : connections === 64 ? " (target ≥ 2 000 req/s)" : "";
       options.write(
-        `  c=${connections}: ${before.requestsPerSecond.toFixed(0)} → ${after.requestsPerSecond.toFixed(0)} req/s${target}, ` +
+        `  c=${connections}, medians of ${options.repeats}: ${before.requestsPerSecond.toFixed(0)} → ${after.requestsPerSecond.toFixed(0)} req/s${target}, ` +
           `${Math.abs(slower * 100).toFixed(1)} % ${slower >= 0 ? "slower" : "faster"} after ${options.history} executions (target at most 20 % slower), ` +
           `p99 ${before.p99Ms.toFixed(1)} → ${after.p99Ms.toFixed(1)} ms (${(after.p99Ms / before.p99Ms).toFixed(2)}x)`,
       );

@@ -110,6 +110,7 @@ if (only.has("worker")) {
     concurrencies: (process.env.BENCH_WORKER_CONCURRENCY_LEVELS ?? "1,16,64").split(",").map(Number),
     durationSeconds,
     history: Number(process.env.BENCH_HISTORY ?? 100_000),
+    repeats: Number(process.env.BENCH_WORKER_REPEATS ?? 3),
     write,
   });
 }
