@@ -2,7 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { recordAlertFailure } from "../../alerts/record-failure.ts";
 import { billedStepMs, meterEndedExecution } from "../../billing/metering.ts";
 import type { Database, Transaction } from "../../db/database.ts";
-import { genericPlan } from "../../db/generic-plan.ts";
+import { genericPlanRows } from "../../db/generic-plan.ts";
 import type { ExecutionError, LogEntry } from "../../db/schema/index.ts";
 import { cancellationsChannel } from "../channels.ts";
 import { jsonParam, relaxedCommit, relaxedCommitUsed, sqlRows } from "../sql-rows.ts";
@@ -88,9 +88,9 @@ export async function endAttempt(
     now,
     end.attemptStatus,
   );
-  const [row] = await sqlRows<{ changed: number }>(
+  const [row] = await genericPlanRows<{ changed: number }>(
     db,
-    sql`${genericPlan}with ${relaxed ? sql`${relaxedCommit},` : sql``} changed as (update executions set ${setStatusOf(end.transition)}, ${end.set},
+    sql`with ${relaxed ? sql`${relaxedCommit},` : sql``} changed as (update executions set ${setStatusOf(end.transition)}, ${end.set},
           lease_owner = null, lease_expires_at = null, logs = logs || ${jsonParam(end.logs)}::jsonb
         where id = ${target.executionId} and ${allowedBy(end.transition, target.holder)}
         returning id, project_id, workflow, attempt, execution_span_id, trigger_kind, output),

@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../db/database.ts";
-import { genericPlan } from "../../db/generic-plan.ts";
-import { relaxedCommit, relaxedCommitUsed, relaxTransactionCommit, sqlRows } from "../sql-rows.ts";
+import { genericPlanRows } from "../../db/generic-plan.ts";
+import { relaxedCommit, relaxedCommitUsed, relaxTransactionCommit } from "../sql-rows.ts";
 import {
   type ClaimTransition,
   claimTransitionFrom,
@@ -122,7 +122,7 @@ const resumedFrom = statusIn([...transitions.wake.from, ...transitions.expireLea
 function leaseAndReturn(request: ClaimRequest, candidates: SQL): SQL {
   const now = request.now.toISOString();
   const expires = new Date(request.now.getTime() + request.leaseMs).toISOString();
-  return sql`${genericPlan}with ${relaxedCommit}, candidates as (${candidates}),
+  return sql`with ${relaxedCommit}, candidates as (${candidates}),
     claimed as (update executions x set ${claimedStatus}, lease_owner = ${request.workerId},
         lease_expires_at = ${expires}::timestamptz, started_at = coalesce(x.started_at, ${now}::timestamptz)
       from candidates c where x.id = c.id
@@ -196,7 +196,7 @@ async function claimUnlimited(db: Database, request: ClaimRequest): Promise<Clai
     select ranked.id, ranked.previous_started_at, ranked.previous_status from ranked
       left join busy on busy.workspace_id = ranked.workspace_id
     where ranked.rank <= ${request.workspaceSlots}::int - coalesce(busy.running, 0)`;
-  return (await sqlRows<ClaimRow>(db, leaseAndReturn(request, candidates))).map(toClaimed);
+  return (await genericPlanRows<ClaimRow>(db, leaseAndReturn(request, candidates))).map(toClaimed);
 }
 
 /** Any of the claimable parts, as one condition, for reads within one group of executions. */
@@ -239,7 +239,7 @@ async function claimLimitedGroup(
         where busy.workspace_id = (select workspace_id from projects where id = ${group.projectId})
       ), 0)))
       for update skip locked`;
-    return (await sqlRows<ClaimRow>(tx, leaseAndReturn(request, candidates))).map(toClaimed);
+    return (await genericPlanRows<ClaimRow>(tx, leaseAndReturn(request, candidates))).map(toClaimed);
   });
 }
 
@@ -268,9 +268,9 @@ export async function claim(db: Database, request: ClaimRequest): Promise<ClaimO
   const groups =
     limited.length === 0
       ? []
-      : await sqlRows<{ project_id: string; workflow: string; concurrency_limit: number }>(
+      : await genericPlanRows<{ project_id: string; workflow: string; concurrency_limit: number }>(
           db,
-          sql`${genericPlan}select project_id, workflow, min(concurrency_limit)::int as concurrency_limit
+          sql`select project_id, workflow, min(concurrency_limit)::int as concurrency_limit
             from (${sql.join(limited, sql` union all `)}) claimable
             group by project_id, workflow limit ${limitedGroupsPerClaim}`,
         );
