@@ -117,30 +117,37 @@ describe("the embedded database's statement cache", () => {
     expect(await plans(generic)).toMatchObject({ generic: 6, custom: 0 });
     expect(await plans(chosen)).toMatchObject({ generic: 1, custom: 5 });
 
-    // A failed statement's implicit transaction undoes the mode it set, and so does a rollback.
-    const failing = `${genericPlanMarker} select $1::int as n`;
-    await expect(client.query(failing, ["not a number"])).rejects.toThrow();
-    const afterFailure = "select id from items where id <= $1";
-    await client.query(afterFailure, [1]);
-    expect(await plans(afterFailure)).toMatchObject({ generic: 0, custom: 1 });
-    await client
-      .transaction(async (tx) => {
-        await tx.query(generic, [1]);
-        throw new Error("rolled back");
-      })
-      .catch(() => undefined);
-    await client.query(afterFailure, [1]);
-    expect(await plans(afterFailure)).toMatchObject({ generic: 0, custom: 2 });
+    // The mode set ahead of a statement that fails holds: the next marked statement is generic again.
+    await client.query(generic, [1]);
+    await expect(client.query("select $1::int as n", ["not a number"])).rejects.toThrow();
     await client.query(generic, [1]);
     expect(await plans(generic)).toMatchObject({ generic: 8, custom: 0 });
-    await client
-      .transaction(async (tx) => {
-        await tx.query(afterFailure, [1]);
-        throw new Error("rolled back");
-      })
-      .catch(() => undefined);
-    await client.query(afterFailure, [1]);
-    expect(await plans(afterFailure)).toMatchObject({ generic: 0, custom: 4 });
+
+    // Another cache on the same PGlite shares its session, and so its mode.
+    const fresh = "select id from items where id <= $1";
+    await withStatementCache(pglite).query(fresh, [1]);
+    expect(await plans(fresh)).toMatchObject({ generic: 0, custom: 1 });
+  });
+
+  it("leaves the plan mode alone inside a transaction, and runs what cannot run in one after a marked statement", async () => {
+    const client = withStatementCache(pglite);
+    await client.query(insert, [1, null, null, null, null]);
+    const generic = `${genericPlanMarker} select id from items where id = $1`;
+    await client.query(generic, [1]);
+    // A savepoint rolled back after a failure: no statement of the mode goes into the failed transaction.
+    const ids = await client.transaction(async (tx) => {
+      await tx.query("savepoint before_duplicate");
+      await expect(tx.query(insert, [1, null, null, null, null])).rejects.toThrow();
+      await tx.query("rollback to savepoint before_duplicate");
+      await tx.query(insert, [2, null, null, null, null]);
+      return (await tx.query<{ id: number }>("select id from items order by id")).rows;
+    });
+    expect(ids).toEqual([{ id: 1 }, { id: 2 }]);
+    await client.query(generic, [1]);
+    await client.query("vacuum items");
+    await expect(client.query(`${genericPlanMarker} select $1::int as n`, ["not a number"])).rejects.toThrow();
+    await client.query("vacuum items");
+    await client.query("vacuum items");
   });
 
   it("waits for a transaction in progress rather than running inside it", async () => {

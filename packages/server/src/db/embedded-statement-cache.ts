@@ -18,14 +18,25 @@ let statementSequence = 0;
 
 type PlanCacheMode = "auto" | "force_generic_plan";
 
-/** Sets the session's plan mode, as an unnamed statement sent ahead of a bind in the same message. */
+/**
+ * Sets the session's plan mode, as an unnamed statement sent ahead of a bind in the same message.
+ * Its own sync ends its implicit transaction, so the statement after it may be one that cannot run
+ * in a transaction block (VACUUM), and the mode holds even if that statement fails.
+ */
 function planModeMessages(mode: PlanCacheMode): Uint8Array[] {
   return [
     protocol.serialize.parse({ text: `set plan_cache_mode = ${mode}` }),
     protocol.serialize.bind({}),
     protocol.serialize.execute({}),
+    protocol.serialize.sync(),
   ];
 }
+
+/**
+ * The session's mode as the caches on one PGlite last set it (they share its session); unknown
+ * after a failed call, and then set again by the next statement outside a transaction.
+ */
+const planModes = new WeakMap<PGlite, { mode: PlanCacheMode | undefined }>();
 
 /**
  * Runs PGlite's statements as named prepared statements, keyed by their text, so that each is
@@ -35,12 +46,17 @@ function planModeMessages(mode: PlanCacheMode): Uint8Array[] {
  * through PGlite's `query` as before. The client is `pglite` itself with `query` and `transaction`
  * (what Drizzle's driver calls) replaced. Statements opened by `genericPlan` run with the session's
  * `plan_cache_mode` forced to generic plans, the others with PostgreSQL's choice; the mode is set
- * only when it changes, in the message that binds the statement.
+ * only when it changes, in the message that binds the statement, and never inside a transaction
+ * (which may have failed, and whose rollback would undo it): there a statement runs in the mode it finds.
  */
 export function withStatementCache(pglite: PGlite, capacity = embeddedStatementCapacity): PGlite {
   const statements = new Map<string, NamedStatement>();
-  // What the session's mode is now; unknown after a failure, since a rollback undoes a SET.
-  let planMode: PlanCacheMode | undefined = "auto";
+  let planMode = planModes.get(pglite);
+  if (planMode === undefined) {
+    planMode = { mode: "auto" };
+    planModes.set(pglite, planMode);
+  }
+  const session = planMode;
 
   async function prepare(text: string): Promise<NamedStatement> {
     const known = statements.get(text);
@@ -86,19 +102,24 @@ export function withStatementCache(pglite: PGlite, capacity = embeddedStatementC
       return serialize === undefined ? String(param) : serialize(param);
     });
     const mode: PlanCacheMode = text.startsWith(genericPlanMarker) ? "force_generic_plan" : "auto";
-    const setMode = mode === planMode ? [] : planModeMessages(mode);
-    planMode = undefined;
-    const messages = await pglite.execProtocolStream(
-      Buffer.concat([
-        ...setMode,
-        protocol.serialize.bind({ statement: statement.name, values }),
-        protocol.serialize.describe({ type: "P" }),
-        protocol.serialize.execute({}),
-        protocol.serialize.sync(),
-      ]),
-      { syncToFs: false },
-    );
-    planMode = mode;
+    const setMode = inTransaction || mode === session.mode ? [] : planModeMessages(mode);
+    let messages: Awaited<ReturnType<PGlite["execProtocolStream"]>>;
+    try {
+      messages = await pglite.execProtocolStream(
+        Buffer.concat([
+          ...setMode,
+          protocol.serialize.bind({ statement: statement.name, values }),
+          protocol.serialize.describe({ type: "P" }),
+          protocol.serialize.execute({}),
+          protocol.serialize.sync(),
+        ]),
+        { syncToFs: false },
+      );
+    } catch (error) {
+      if (setMode.length > 0) session.mode = undefined;
+      throw error;
+    }
+    if (setMode.length > 0) session.mode = mode;
     if (!inTransaction) await pglite.syncToFs();
     // Given a query's own parsers, PGlite copies its whole table of defaults for every result, which
     // cost more than the rest of reading it; a table that falls back to the defaults costs little.
@@ -132,14 +153,8 @@ export function withStatementCache(pglite: PGlite, capacity = embeddedStatementC
     await pglite._checkReady();
     return pglite._runExclusiveTransaction(() => pglite._runExclusiveQuery(() => run<T>(text, params, options, false)));
   };
-  const transaction = async <T>(callback: (tx: Transaction) => Promise<T>): Promise<T> => {
-    try {
-      return await pglite.transaction((tx) => callback(inTransaction(tx)));
-    } catch (error) {
-      planMode = undefined;
-      throw error;
-    }
-  };
+  const transaction = <T>(callback: (tx: Transaction) => Promise<T>): Promise<T> =>
+    pglite.transaction((tx) => callback(inTransaction(tx)));
   return new Proxy(pglite, {
     get(target, property) {
       if (property === "query") return query;
