@@ -51,12 +51,8 @@ const planModes = new WeakMap<PGlite, { mode: PlanCacheMode | undefined }>();
  */
 export function withStatementCache(pglite: PGlite, capacity = embeddedStatementCapacity): PGlite {
   const statements = new Map<string, NamedStatement>();
-  let planMode = planModes.get(pglite);
-  if (planMode === undefined) {
-    planMode = { mode: "auto" };
-    planModes.set(pglite, planMode);
-  }
-  const session = planMode;
+  const session = planModes.get(pglite) ?? { mode: "auto" };
+  planModes.set(pglite, session);
 
   async function prepare(text: string): Promise<NamedStatement> {
     const known = statements.get(text);

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { type SQL, sql } from "drizzle-orm";
-import { PgDialect } from "drizzle-orm/pg-core";
 import type { Database, Transaction } from "./database.ts";
+import { executeNamed, renderSql } from "./prepared-sql.ts";
 
 /** The comment that opens a statement written to be planned once for any values (`genericPlan`). */
 export const genericPlanMarker = "/* generic plan */";
@@ -16,17 +16,14 @@ export const genericPlanMarker = "/* generic plan */";
  */
 export const genericPlan = sql.raw(`${genericPlanMarker} `);
 
-const dialect = new PgDialect();
-
 /**
  * Runs a statement opened by `genericPlan` and returns its rows. On PostgreSQL it is prepared under
  * a name drawn from its text, so each pooled connection parses it once and can keep its plan (the
  * driver sends other statements unnamed, planned at every execution); the statements it serves
  * come in a few shapes each, so the names stay few.
  */
-export async function genericPlanRows<Row>(db: Database | Transaction, query: SQL): Promise<Row[]> {
-  const built = dialect.sqlToQuery(sql`${genericPlan}${query}`);
-  const name = `generic_${createHash("sha256").update(built.sql).digest("hex").slice(0, 24)}`;
-  const statement = db._.session.prepareQuery(built, undefined, name, false);
-  return ((await statement.execute()) as { rows: Row[] }).rows;
+export function genericPlanRows<Row>(db: Database | Transaction, query: SQL): Promise<Row[]> {
+  const rendered = renderSql(sql`${genericPlan}${query}`);
+  const name = `generic_${createHash("sha256").update(rendered.sql).digest("hex").slice(0, 24)}`;
+  return executeNamed<Row>(db, rendered, name);
 }

@@ -10,6 +10,25 @@ export interface PreparedSql<Row> {
 
 const dialect = new PgDialect();
 
+/** Renders a statement to its text and values, as the driver will send it. */
+export function renderSql(query: SQL): Query {
+  return dialect.sqlToQuery(query);
+}
+
+/**
+ * Runs a rendered statement as a prepared statement named `name` (on PostgreSQL, parsed once per
+ * pooled connection); `values` fill its `sql.placeholder`s.
+ */
+export async function executeNamed<Row>(
+  db: Database | Transaction,
+  query: Query,
+  name: string,
+  values?: Record<string, unknown>,
+): Promise<Row[]> {
+  const statement = db._.session.prepareQuery(query, undefined, name, false);
+  return ((await statement.execute(values)) as { rows: Row[] }).rows;
+}
+
 /**
  * Prepares a raw statement (CTEs and all, which the query builder cannot express) under `name`, as
  * the builder's `.prepare(name)` does: the SQL is rendered on first use only, and on PostgreSQL each
@@ -21,10 +40,9 @@ const dialect = new PgDialect();
 export function preparedSql<Row>(name: string, build: () => SQL): PreparedSql<Row> {
   let query: Query | undefined;
   return {
-    execute: async (db, values) => {
-      query ??= dialect.sqlToQuery(build());
-      const statement = db._.session.prepareQuery(query, undefined, name, false);
-      return ((await statement.execute(values)) as { rows: Row[] }).rows;
+    execute: (db, values) => {
+      query ??= renderSql(build());
+      return executeNamed<Row>(db, query, name, values);
     },
   };
 }
