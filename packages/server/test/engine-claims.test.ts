@@ -1,9 +1,23 @@
-import { type EngineHarness, startEngineHarness, testServerUrl } from "@weft/testing";
+import {
+  bundleConfig,
+  createTestDatabase,
+  type EngineHarness,
+  ensureTestProject,
+  startEngineHarness,
+  type TestDatabase,
+  testServerUrl,
+} from "@weft/testing";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Database, Transaction } from "../src/db/database.ts";
+import { createDeployment } from "../src/deployments/create-deployment.ts";
+import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
 import { claim } from "../src/engine/execution-state/claim.ts";
+import { unfinishedCondition } from "../src/engine/execution-state/status-conditions.ts";
 import { sqlRows } from "../src/engine/sql-rows.ts";
+import { createManualClock } from "../src/shared/clock.ts";
+import { createIdGenerator } from "../src/shared/ids.ts";
+import { valueOrThrow } from "../src/shared/service-result.ts";
 
 const source = `
 import { defineConfig, workflow } from "@weft/sdk";
@@ -56,7 +70,7 @@ async function statementRuns(): Promise<{ claims: number; groupReads: number }> 
  * Entries of `executions_ready_idx` that scans have returned so far: those flushed to the statistics
  * and those of the session not flushed yet, so that a flush between two reads changes nothing.
  */
-async function readyIndexEntriesRead(db: Database = engine.database.db): Promise<number> {
+async function readyIndexEntriesRead(db: Database | Transaction = engine.database.db): Promise<number> {
   const [row] = await sqlRows<{ entries: number }>(
     db,
     sql`select (pg_stat_get_tuples_returned(oid) + pg_stat_get_xact_tuples_returned(oid))::int as entries
@@ -176,3 +190,77 @@ describe.skipIf(testServerUrl() !== undefined)(
     });
   },
 );
+
+describe("the queue's partial indexes, on a database without statistics", () => {
+  const clock = createManualClock();
+  const deps = { clock, ids: createIdGenerator(clock) };
+  const projectId = "prj_unanalysed";
+  let database: TestDatabase;
+  let template: string;
+
+  // A fresh database each: nothing has analysed its tables. No worker runs its upkeep here, and a
+  // server's autovacuum waits for its next round; the planner then guesses a backlog is a row or two.
+  beforeEach(async () => {
+    database = await createTestDatabase();
+    await ensureTestProject(database.db, deps, projectId);
+    const bundle = await bundleConfig(source);
+    const deploymentId = valueOrThrow(await createDeployment(database.db, deps, { projectId, manifest, bundle })).id;
+    template = valueOrThrow(
+      await database.db.transaction((tx) =>
+        enqueueExecution(tx, deps, {
+          projectId,
+          deploymentId,
+          workflow: "short",
+          input: { n: 0 },
+          trigger: { kind: "api" },
+        }),
+      ),
+    ).executionId;
+  });
+  afterEach(async () => {
+    await database.destroy();
+  });
+
+  it("leases the first of a backlog reading only the entries it leases", async () => {
+    await insertQueuedCopies(database.db, template, { prefix: "exe_backlog", count: 2_000 });
+    const read = await database.db.transaction(async (tx) => {
+      const before = await readyIndexEntriesRead(tx);
+      const outcome = await claim(tx, {
+        workerId: "wrk_unanalysed",
+        now: clock.now(),
+        leaseMs: 30_000,
+        limit: 5,
+        workspaceSlots: 5,
+      });
+      expect(outcome.executions).toHaveLength(5);
+      return (await readyIndexEntriesRead(tx)) - before;
+    });
+    // A bitmap scan sorted afterwards returns all 2 001 entries to every claim.
+    expect(read).toBeLessThan(50);
+  });
+
+  it("finds the unfinished executions through those indexes, whatever the history", async () => {
+    await insertQueuedCopies(database.db, template, { prefix: "exe_history", count: 20_000 });
+    await database.db.execute(
+      sql`update executions set status = 'succeeded', finished_at = run_at,
+        created_at = created_at - right(id, 5)::int * interval '1 second' where id like 'exe_history%'`,
+    );
+    // Vacuumed and analysed, as the upkeep or autovacuum leave it: without statistics a table this
+    // small is read whole.
+    await database.db.execute(sql`vacuum analyze executions`);
+    // Studio's counts and the meters add the unfinished executions through this condition: with
+    // each disjunct the predicate of a partial index, the planner reads those indexes, which hold
+    // the backlog only. Other plans cost what the project's history costs.
+    const [plan] = await sqlRows<{ "QUERY PLAN": unknown }>(
+      database.db,
+      sql`explain (format json) select count(*) from executions where ${unfinishedCondition}`,
+    );
+    const indexes = [...JSON.stringify(plan).matchAll(/"Index Name":"([^"]+)"/g)].map((match) => match[1]);
+    expect(indexes.sort()).toEqual(["executions_leased_idx", "executions_limited_ready_idx", "executions_ready_idx"]);
+    const [unfinished] = await sqlRows<{ n: number }>(
+      database.db,
+      sql`select count(*)::int as n from executions where ${unfinishedCondition}`,
+    );
+    expect(unfinished?.n).toBe(1);
+  });
+});

@@ -70,7 +70,13 @@ export const executions = pgTable(
     finishedAt: timestamptz("finished_at"),
   },
   (table) => [
-    index("executions_ready_idx").on(table.runAt).where(sql`${table.status} in ('queued', 'sleeping', 'waiting')`),
+    // The claim of workflows without a concurrency limit. With `concurrency_limit is null` in the
+    // predicate, a database without statistics still plans that claim as this index in order: left
+    // to guess that condition's selectivity, the planner took a backlog for a row or two and sorted
+    // all of it at every claim.
+    index("executions_ready_idx")
+      .on(table.runAt)
+      .where(sql`${table.status} in ('queued', 'sleeping', 'waiting') and ${table.concurrencyLimit} is null`),
     index("executions_leased_idx").on(table.leaseExpiresAt).where(sql`${table.status} = 'running'`),
     // A claim's read of concurrency-limited groups: without it, it reads every due execution to find
     // the few limited ones, a whole backlog of unlimited ones each time.

@@ -1,0 +1,2 @@
+DROP INDEX "executions_ready_idx";--> statement-breakpoint
+CREATE INDEX "executions_ready_idx" ON "executions" USING btree ("run_at") WHERE "executions"."status" in ('queued', 'sleeping', 'waiting') and "executions"."concurrency_limit" is null;
