@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 import { executionStates } from "../../engine/execution-state/execution-states.ts";
 import { deployments } from "./deployments.ts";
 import { projects } from "./projects.ts";
@@ -198,24 +198,6 @@ export const waitTokens = pgTable(
     finishedAt: timestamptz("finished_at"),
   },
   (table) => [primaryKey({ columns: [table.executionId, table.name] })],
-);
-
-/**
- * One row per finished execution, for billing: executions counted and seconds spent in steps. No
- * foreign keys: usage already incurred outlives the deletion of its project or execution.
- */
-export const usageRecords = pgTable(
-  "usage_records",
-  {
-    executionId: text("execution_id").primaryKey(),
-    projectId: text("project_id").notNull(),
-    workflow: text("workflow").notNull(),
-    executions: integer("executions").notNull(),
-    stepSeconds: doublePrecision("step_seconds").notNull(),
-    attempts: integer("attempts").notNull(),
-    recordedAt: timestamptz("recorded_at").notNull(),
-  },
-  (table) => [index().on(table.projectId, table.recordedAt)],
 );
 
 /**

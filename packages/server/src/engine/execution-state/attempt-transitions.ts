@@ -41,14 +41,14 @@ export interface AttemptEnd extends AttemptClose {
   transition: TransitionName;
   /** Assignments to the execution row beside its status and releasing the lease. */
   set: SQL;
-  /** For a final state: the execution span's status; usage is recorded too. */
+  /** For a final state: the execution span's status; the execution is metered too. */
   final?: SpanStatus | undefined;
 }
 
 /**
  * Ends the current attempt: the row's new state, the attempt span closed, the buffered step spans
  * written and, for a final state, the execution span closed, its pending wait tokens closed (their
- * spans too) and usage recorded, in one statement.
+ * spans too) and the execution metered, in one statement.
  * The worker's own ends commit without waiting for the WAL flush (`relaxedCommit`); the API's do.
  */
 export async function endAttempt(
@@ -59,10 +59,6 @@ export async function endAttempt(
   const now = end.now.toISOString();
   const relaxed = target.holder !== undefined;
   const stepSpans = end.stepSpans ?? [];
-  const bufferedSeconds = stepSpans.reduce(
-    (total, span) => total + (Date.parse(span.end_time ?? span.start_time) - Date.parse(span.start_time)) / 1000,
-    0,
-  );
   const bufferedStepMs = stepSpans
     .filter((span) => span.kind === "step")
     .reduce((total, span) => total + billedStepMs(span.start_time, span.end_time), 0);
@@ -75,12 +71,6 @@ export async function endAttempt(
       ? sql``
       : sql`, execution_span as (${closeSpan(sql`span_id = (select execution_span_id from changed)`, now, end.final)} returning 1),
         ${closeTokensOfEnded(now)},
-        usage as (insert into usage_records (execution_id, project_id, workflow, executions, step_seconds, attempts, recorded_at)
-          select changed.id, changed.project_id, changed.workflow, 1,
-            coalesce((select sum(extract(epoch from (s.end_time - s.start_time)))::float8 from spans s
-              where s.execution_id = changed.id and s.kind = 'step'), 0) + ${bufferedSeconds}::float8,
-            changed.attempt, ${now}::timestamptz
-          from changed on conflict do nothing returning 1),
         ${meterEndedExecution(now, bufferedStepMs)}`;
   const alertFailure = end.transition === "fail" ? sql`, ${recordAlertFailure(now)}` : sql``;
   const attemptSpan = closeSpan(

@@ -1,0 +1,1 @@
+DROP TABLE "usage_records" CASCADE;
