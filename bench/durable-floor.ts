@@ -26,7 +26,7 @@ create table executions (
   trigger_kind text not null, trigger_name text, rerun_of text, trace_id text not null,
   execution_span_id text not null, logs jsonb not null, created_at timestamptz not null,
   started_at timestamptz, finished_at timestamptz);
-create index executions_ready_idx on executions (run_at) where status in ('queued', 'sleeping', 'waiting');
+create index executions_ready_idx on executions (run_at) where status in ('queued', 'sleeping', 'waiting') and concurrency_limit is null;
 create index executions_leased_idx on executions (lease_expires_at) where status = 'running';
 create index on executions (project_id, workflow, status);
 create index on executions (project_id, created_at);

@@ -1,5 +1,5 @@
 import { executionsCountCap } from "@weft/contract";
-import { and, asc, count, eq, gte, inArray, lte, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, gte, lte, type SQL } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
 import {
   type CappedCountKeysetPage,
@@ -17,6 +17,7 @@ import {
   type WaitTokenStatus,
   waitTokens,
 } from "../db/schema/index.ts";
+import { statusAmong } from "../engine/execution-state/status-conditions.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 
 export interface ExecutionSummary {
@@ -120,9 +121,7 @@ export async function listExecutions(
   const filters: (SQL | undefined)[] = [
     eq(executions.projectId, request.projectId),
     request.workflow === undefined ? undefined : eq(executions.workflow, request.workflow),
-    request.status === undefined || request.status.length === 0
-      ? undefined
-      : inArray(executions.status, request.status),
+    request.status === undefined || request.status.length === 0 ? undefined : statusAmong(request.status),
     request.createdFrom === undefined ? undefined : gte(executions.createdAt, request.createdFrom),
     request.createdTo === undefined ? undefined : lte(executions.createdAt, request.createdTo),
   ];

@@ -3,7 +3,8 @@ import { type ExecutionState, leasedState, type TransitionName, transitions } fr
 
 /**
  * `<column> in ('a', 'b')`, `column` being `status` or a qualified `e.status`. The states are written as literals, not parameters, so that the
- * planner matches the partial indexes on `status` (`executions_ready_idx`, `executions_leased_idx`).
+ * planner matches the partial indexes on `status` (`executions_leased_idx`, and with the condition on
+ * `concurrency_limit` their predicates add, `executions_ready_idx` and `executions_limited_ready_idx`).
  * They come from `executionStates`, never from input.
  */
 export function statusIn(states: readonly ExecutionState[], column = "status"): SQL {
