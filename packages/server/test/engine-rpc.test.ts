@@ -255,6 +255,17 @@ describe("workflows over RPC", () => {
       limit: 1,
     });
     expect(traces.json.data).toMatchObject([{ traceId: execution.traceId, executionId: execution.id }]);
+    // Filtered by its execution's status: a final one, and unfinished ones (the partial indexes' form).
+    const succeededTraces = await call<{ data: { executionId: string }[] }>("traces.list", {
+      projectId,
+      status: "succeeded",
+    });
+    expect(succeededTraces.json.data.map((entry) => entry.executionId)).toContain(execution.id);
+    const unfinishedTraces = await call<{ data: { executionId: string }[] }>("traces.list", {
+      projectId,
+      status: ["queued", "running", "sleeping", "waiting"],
+    });
+    expect(unfinishedTraces.json.data.map((entry) => entry.executionId)).not.toContain(execution.id);
     const trace = await call<{
       spans: {
         kind: string;

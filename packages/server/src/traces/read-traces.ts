@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, inArray, isNotNull, lte, type SQL } from "drizzle-orm";
+import { and, asc, eq, gte, isNotNull, lte, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Database } from "../db/database.ts";
 import { type ExecutionStatus, executions, spans } from "../db/schema/index.ts";
@@ -9,6 +9,7 @@ import {
   type TimestampPage,
   type TimestampPageRequest,
 } from "../db/timestamp-cursor-page.ts";
+import { statusAmong } from "../engine/execution-state/status-conditions.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 
 export interface SpanNode {
@@ -66,9 +67,7 @@ export async function listTraces(
     request.from === undefined ? undefined : gte(spans.startTime, request.from),
     request.to === undefined ? undefined : lte(spans.startTime, request.to),
     request.workflow === undefined ? undefined : eq(spans.workflow, request.workflow),
-    request.status === undefined || request.status.length === 0
-      ? undefined
-      : inArray(executions.status, request.status),
+    request.status === undefined || request.status.length === 0 ? undefined : statusAmong(request.status),
   ];
   return fetchTimestampPage({
     request: request.page,

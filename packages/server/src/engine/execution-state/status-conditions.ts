@@ -1,12 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
-import {
-  type ExecutionState,
-  executionStates,
-  finalStates,
-  isFinal,
-  leasedState,
-  transitions,
-} from "./execution-states.ts";
+import { type ExecutionState, executionStates, finalStates, leasedState, transitions } from "./execution-states.ts";
 
 const stateList = (states: readonly ExecutionState[]) => states.map((state) => `'${state}'`).join(", ");
 
@@ -19,13 +12,14 @@ const readyStates: readonly ExecutionState[] = [...transitions.claim.from, ...tr
  * very predicate of a partial index of unfinished executions (`executions_ready_idx` and
  * `executions_limited_ready_idx` for the ready states, with and without a concurrency limit, and
  * `executions_leased_idx`): only so does the planner read those small indexes instead of every
- * execution of a project. With a final state among them no partial index can serve, and the list
- * stays one `in`, which the project's indexes on `status` take as it is.
+ * execution of a project. With any other state among them (a final one) no partial index can serve,
+ * and the list stays one `in`, which the project's indexes on `status` take as it is.
  */
 export function statusAmong(states: readonly ExecutionState[]): SQL {
   const chosen = executionStates.filter((state) => states.includes(state));
   if (chosen.length === 0) return sql`false`;
-  if (chosen.some(isFinal)) return sql.raw(`status in (${stateList(chosen)})`);
+  const indexed = (state: ExecutionState) => readyStates.includes(state) || state === leasedState;
+  if (!chosen.every(indexed)) return sql.raw(`status in (${stateList(chosen)})`);
   const ready = chosen.filter((state) => readyStates.includes(state));
   const disjuncts = [
     ...(ready.length === 0
