@@ -36,5 +36,5 @@ export function statusAmong(states: readonly ExecutionState[]): SQL {
 /** The condition of an execution that has not ended (see `statusAmong`). */
 export const unfinishedCondition = statusAmong([...readyStates, leasedState]);
 
-/** The condition of an execution that has ended, on a row of `executions`, as literals. */
-export const endedCondition = sql.raw(`status in (${stateList(finalStates)})`);
+/** The condition of an execution that has ended (see `statusAmong`). */
+export const endedCondition = statusAmong(finalStates);
