@@ -85,12 +85,12 @@ async function entriesRead(db: Database | Transaction, which: SQL): Promise<numb
 const readyIndexEntriesRead = (db: Database | Transaction = engine.database.db) =>
   entriesRead(db, sql`c.relname = 'executions_ready_idx'`);
 
+/** `executions` and each of its indexes, as rows `c` of `pg_class`. */
+const executionRelations = sql`(c.oid = 'executions'::regclass
+  or c.oid in (select indexrelid from pg_index where indrelid = 'executions'::regclass))`;
+
 /** Rows of `executions` that sequential scans returned, and entries that any of its indexes did, so far. */
-const queueEntriesRead = (db: Database | Transaction) =>
-  entriesRead(
-    db,
-    sql`c.oid = 'executions'::regclass or c.oid in (select indexrelid from pg_index where indrelid = 'executions'::regclass)`,
-  );
+const queueEntriesRead = (db: Database | Transaction) => entriesRead(db, executionRelations);
 
 /** Inserts `count` queued copies of execution `template`, due when it was, ids `prefix` and a number. */
 async function insertQueuedCopies(
@@ -208,8 +208,7 @@ describe.skipIf(testServerUrl() !== undefined)(
 async function executionPagesRead(db: Database | Transaction): Promise<number> {
   const [row] = await sqlRows<{ pages: number }>(
     db,
-    sql`select sum(pg_stat_get_xact_blocks_fetched(c.oid))::int as pages from pg_class c
-      where c.oid = 'executions'::regclass or c.oid in (select indexrelid from pg_index where indrelid = 'executions'::regclass)`,
+    sql`select sum(pg_stat_get_xact_blocks_fetched(c.oid))::int as pages from pg_class c where ${executionRelations}`,
   );
   return row?.pages ?? 0;
 }
