@@ -3,11 +3,13 @@ import {
   createTeamWorkspace,
   createTestIdentity,
   deployManifest,
+  endExecutionsAs,
+  type FinalStatus,
   startTestPlatform,
   type TestIdentity,
   type TestPlatform,
 } from "@weft/testing";
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sqlRows } from "../src/engine/sql-rows.ts";
 import { rollUpExecutionCounts } from "../src/studio/execution-count-roll-up.ts";
@@ -47,11 +49,25 @@ async function seed(projectId: string, count: number, spacingSeconds: number): P
   await weft.database.db.execute(sql`delete from executions where id = ${template}`);
 }
 
-/** Ends most executions (each as its id's hash says), leaves some running or sleeping. */
+const finalStatuses = ["succeeded", "failed", "cancelled"] as const;
+
+/** Ends the executions `where` selects as `status`, through the engine: nothing else counts an end. */
+async function endAs(status: FinalStatus, where: SQL): Promise<void> {
+  const rows = await sqlRows<{ id: string }>(weft.database.db, sql`select id from executions where ${where}`);
+  await endExecutionsAs(
+    weft.database.db,
+    rows.map((row) => row.id),
+    status,
+    { now: weft.clock.now() },
+  );
+}
+
+/** Ends most queued executions (each as its id's hash says), leaves some running or sleeping. */
 async function endMost(): Promise<void> {
-  await weft.database.db.execute(sql`update executions set status = (array[
-      'succeeded', 'succeeded', 'failed', 'cancelled', 'running', 'sleeping', 'queued'])[1 + abs(hashtext(id)) % 7]
-    where status = 'queued'`);
+  const chosen = sql`(array['succeeded', 'succeeded', 'failed', 'cancelled', 'running', 'sleeping', 'queued'])[1 + abs(hashtext(id)) % 7]`;
+  for (const status of finalStatuses) await endAs(status, sql`status = 'queued' and ${chosen} = ${status}`);
+  await weft.database.db.execute(sql`update executions set status = ${chosen}
+    where status = 'queued' and ${chosen} in ('running', 'sleeping')`);
 }
 
 type Counts = Array<{ start: string; counts: Record<string, number> }>;
@@ -146,9 +162,8 @@ describe("execution counts", () => {
 
   it("count executions that end later, and forget deleted ones, dropping the counts that reach zero", async () => {
     await endMost();
-    await weft.database.db.execute(
-      sql`update executions set status = 'failed' where status in ('running', 'sleeping')`,
-    );
+    await endAs("failed", sql`status = 'running'`);
+    await endAs("cancelled", sql`status = 'sleeping'`);
     await expectViewsMatchExecutions();
     await rollUpExecutionCounts(weft.database.db);
     await expectViewsMatchExecutions();
@@ -180,9 +195,7 @@ describe("execution counts", () => {
   });
 
   it("go with their project", async () => {
-    await weft.database.db.execute(
-      sql`update executions set status = 'cancelled' where project_id = ${blog} and status = 'queued'`,
-    );
+    await endAs("cancelled", sql`project_id = ${blog} and status = 'queued'`);
     expect(await pendingDeltas()).toBeGreaterThan(0);
     const deleted = await callRpc(weft.url, "projects.delete", { projectId: blog }, { token: owner.credential });
     expect(deleted.status).toBe(200);

@@ -3,14 +3,13 @@ import {
   createTeamWorkspace,
   createTestIdentity,
   deployManifest,
+  endExecutionsAs,
   joinWorkspace,
   startTestPlatform,
   type TestIdentity,
   type TestPlatform,
 } from "@weft/testing";
-import { inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executions } from "../src/db/schema/index.ts";
 
 let weft: TestPlatform;
 let owner: TestIdentity;
@@ -33,11 +32,8 @@ async function run(projectId: string): Promise<string> {
   return (started.json as { executionId: string }).executionId;
 }
 
-async function failed(executionId: string, message: string, finishedAt: string): Promise<void> {
-  await weft.database.db
-    .update(executions)
-    .set({ status: "failed", error: { name: "Error", message }, finishedAt: new Date(finishedAt) })
-    .where(inArray(executions.id, [executionId]));
+function failed(executionId: string, message: string, finishedAt: string): Promise<void> {
+  return endExecutionsAs(weft.database.db, [executionId], "failed", { now: new Date(finishedAt), message });
 }
 
 beforeAll(async () => {

@@ -7,6 +7,7 @@ export * from "./change-counter.ts";
 export * from "./contract-calls.ts";
 export * from "./contract-procedures.ts";
 export * from "./database-gate.ts";
+export * from "./end-executions.ts";
 export * from "./engine-harness.ts";
 export * from "./event-stream.ts";
 export * from "./fuzz-surface.ts";

@@ -4,16 +4,14 @@ import { unfinishedCondition } from "../engine/execution-state/status-conditions
 
 /**
  * No write on the way in: until an execution ends, readers count it from `executions` itself
- * (`meterSource`), as one started with its input's bytes. When it ends, whatever statement ends it,
- * the trigger `executions_meter_ended` (migration 0017) appends its start to `usage_deltas` (one
- * execution and its input's bytes, on the instant it was created), and the ending statement
- * appends its end (`meterEndedExecution`). A statement sees an execution either unfinished or
- * ended with its deltas, never both, never neither, so a counter can neither miss a committed
- * execution nor count one twice, however many processes write. Appending (no join, no grouping,
- * no conflict) takes no lock that another commit waits on. The workers roll the deltas up
- * (usage-roll-up.ts).
+ * (`meterSource`), as one started with its input's bytes. The statement that ends it (the engine's
+ * one end statement) appends both of its deltas (`meterEndedExecution`): its start (one execution
+ * and its input's bytes, on the instant it was created) and its end. A statement sees an execution
+ * either unfinished or ended with its deltas, never both, never neither, so a counter can neither
+ * miss a committed execution nor count one twice, however many processes write. Appending (no
+ * join, no grouping, no conflict) takes no lock that another commit waits on. The workers roll the
+ * deltas up (usage-roll-up.ts).
  */
-
 /** Step time is billed per step rounded up to this; a step that ran counts at least this much. */
 export const stepRoundingMs = 10;
 
@@ -25,13 +23,19 @@ export function billedStepMs(startTime: string, endTime: string | null): number 
 
 /**
  * A CTE appending, for the execution the CTE `changed` just ended (it returns id, project_id,
- * trigger_kind, output), its step time (stored step spans plus `bufferedStepMs` of spans written by
- * the same statement) and the bytes of its output and step results, on the instant it ended.
+ * trigger_kind, created_at, input, output), its two deltas in one insert: its start (one execution
+ * and its input's bytes, on the instant it was created) and its end (its step time, from its stored
+ * step spans plus `bufferedStepMs` of spans written by the same statement, and the bytes of its
+ * output and step results, on the instant it ended).
  */
 export function meterEndedExecution(now: string, bufferedStepMs: number): SQL {
   return sql`metered_end as (
-    insert into usage_deltas (project_id, at, trigger_kind, step_ms, bytes)
-    select changed.project_id, ${now}::timestamptz, changed.trigger_kind,
+    insert into usage_deltas (project_id, at, trigger_kind, executions, step_ms, bytes)
+    select changed.project_id, changed.created_at, changed.trigger_kind, 1, 0,
+      coalesce(octet_length(changed.input::text), 0)::bigint
+    from changed
+    union all
+    select changed.project_id, ${now}::timestamptz, changed.trigger_kind, 0,
       coalesce((select sum(greatest(1, ceil(extract(epoch from (s.end_time - s.start_time)) * 1000 / ${stepRoundingMs})) * ${stepRoundingMs})
         from spans s where s.execution_id = changed.id and s.kind = 'step' and s.end_time is not null), 0)::bigint
         + ${bufferedStepMs}::bigint,

@@ -38,12 +38,12 @@ export const usageDaily = pgTable(
 
 /**
  * What an execution adds to the meters when it ends, appended by the statement that ends it: its
- * start (one execution and its input's bytes, by the trigger `executions_meter_ended`) and its end
- * (its step time and the other stored bytes); until then readers count it from `executions`. So a
- * delta exists exactly when its execution's end committed: never twice, never lost. Appending takes
- * no row lock another writer waits on, unlike an upsert of the day's counter; the workers fold the
- * deltas into `usage_daily` (billing/usage-roll-up.ts), and readers add the ones still pending. No
- * index beyond the key, no foreign key: an end pays for one append-only B-tree.
+ * start (one execution and its input's bytes) and its end (its step time and the other stored
+ * bytes); until then readers count it from `executions`. So a delta exists exactly when its
+ * execution's end committed: never twice, never lost. Appending takes no row lock another writer
+ * waits on, unlike an upsert of the day's counter; the workers fold the deltas into `usage_daily`
+ * (billing/usage-roll-up.ts), and readers add the ones still pending. No index beyond the key, no
+ * foreign key: an end pays for one append-only B-tree.
  */
 export const usageDeltas = pgTable("usage_deltas", {
   id: bigserial("id", { mode: "number" }).primaryKey(),

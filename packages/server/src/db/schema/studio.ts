@@ -60,9 +60,9 @@ export const executionCounts = pgTable(
 );
 
 /**
- * Changes to `execution_counts` not yet rolled up: +1 appended by a trigger when an execution ends,
- * -n per bucket when ended executions are deleted (retention). Appending takes no lock another
- * commit waits on; the roll-up folds them at every grain.
+ * Changes to `execution_counts` not yet rolled up: +1 appended by the statement that ends an
+ * execution, -n per bucket when ended executions are deleted (retention). Appending takes no lock
+ * another commit waits on; the roll-up folds them at every grain.
  */
 export const executionCountDeltas = pgTable(
   "execution_count_deltas",

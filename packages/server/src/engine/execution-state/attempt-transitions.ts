@@ -4,9 +4,10 @@ import { billedStepMs, meterEndedExecution } from "../../billing/metering.ts";
 import type { Database, Transaction } from "../../db/database.ts";
 import { genericPlanRows } from "../../db/generic-plan.ts";
 import type { ExecutionError, LogEntry } from "../../db/schema/index.ts";
+import { countEndedExecution } from "../../studio/count-ended-execution.ts";
 import { cancellationsChannel } from "../channels.ts";
 import { jsonParam, relaxedCommit, relaxedCommitUsed, sqlRows } from "../sql-rows.ts";
-import type { TransitionName } from "./execution-states.ts";
+import type { FinalTransition, TransitionName } from "./execution-states.ts";
 import { closeSpan, insertSpans, type SpanRow, type SpanStatus, spansFromJson } from "./span-writes.ts";
 import { closeTokensOfEnded } from "./token-writes.ts";
 import { allowedBy, setStatusOf } from "./transition-condition.ts";
@@ -37,18 +38,22 @@ export interface AttemptClose {
   stepSpans?: SpanRow[] | undefined;
 }
 
-export interface AttemptEnd extends AttemptClose {
-  transition: TransitionName;
+interface AttemptEndOf<Transition extends TransitionName> extends AttemptClose {
+  transition: Transition;
   /** Assignments to the execution row beside its status and releasing the lease. */
   set: SQL;
-  /** For a final state: the execution span's status; the execution is metered too. */
-  final?: SpanStatus | undefined;
 }
+
+/** A final transition carries the execution span's status; no other has one. */
+export type AttemptEnd =
+  | (AttemptEndOf<FinalTransition> & { final: SpanStatus })
+  | (AttemptEndOf<Exclude<TransitionName, FinalTransition>> & { final?: undefined });
 
 /**
  * Ends the current attempt: the row's new state, the attempt span closed, the buffered step spans
  * written and, for a final state, the execution span closed, its pending wait tokens closed (their
- * spans too) and the execution metered, in one statement.
+ * spans too), the execution metered and counted, in one statement: the only statement that ends an
+ * execution, so the meters and counts move exactly when an end commits.
  * The worker's own ends commit without waiting for the WAL flush (`relaxedCommit`); the API's do.
  */
 export async function endAttempt(
@@ -71,7 +76,8 @@ export async function endAttempt(
       ? sql``
       : sql`, execution_span as (${closeSpan(sql`span_id = (select execution_span_id from changed)`, now, end.final)} returning 1),
         ${closeTokensOfEnded(now)},
-        ${meterEndedExecution(now, bufferedStepMs)}`;
+        ${meterEndedExecution(now, bufferedStepMs)},
+        ${countEndedExecution()}`;
   const alertFailure = end.transition === "fail" ? sql`, ${recordAlertFailure(now)}` : sql``;
   const attemptSpan = closeSpan(
     sql`span_id = ${end.attemptSpanId ?? ""} and exists (select 1 from changed)`,
@@ -83,7 +89,7 @@ export async function endAttempt(
     sql`with ${relaxed ? sql`${relaxedCommit},` : sql``} changed as (update executions set ${setStatusOf(end.transition)}, ${end.set},
           lease_owner = null, lease_expires_at = null, logs = logs || ${jsonParam(end.logs)}::jsonb
         where id = ${target.executionId} and ${allowedBy(end.transition, target.holder)}
-        returning id, project_id, workflow, attempt, execution_span_id, trigger_kind, output),
+        returning id, project_id, workflow, attempt, execution_span_id, trigger_kind, created_at, status, input, output),
       attempt_span as (${attemptSpan} returning 1)${flushSpans}${finalParts}${alertFailure}
       select count(*)::int as changed${relaxed ? sql`, ${relaxedCommitUsed} as relaxed` : sql``} from changed`,
   );

@@ -62,6 +62,10 @@ export const transitions = {
 } as const satisfies Record<string, Transition>;
 
 export type TransitionName = keyof typeof transitions;
+/** The transitions into a final state: their statement also meters and counts the execution. */
+export type FinalTransition = {
+  [Name in TransitionName]: (typeof transitions)[Name]["to"] extends (typeof finalStates)[number] ? Name : never;
+}[TransitionName];
 export const transitionNames = Object.keys(transitions) as TransitionName[];
 
 /** The transitions a claim statement takes. */

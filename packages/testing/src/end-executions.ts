@@ -1,0 +1,39 @@
+import { cancel, type Database, executions, fail, succeed } from "@weft/server/internals";
+import { inArray } from "drizzle-orm";
+
+/** A final status a test can end an execution in. */
+export type FinalStatus = "succeeded" | "failed" | "cancelled";
+
+const testWorker = "wrk_test_ender";
+
+/**
+ * Ends each execution of `ids` in `status` at `now`, through the engine's end statement: the only
+ * one that meters and counts an end. An execution ending `succeeded` or `failed` is leased to a
+ * test worker first, as a claim would; `cancelled` ones are cancelled by the API, so they must not
+ * be running. Throws when the engine refuses one.
+ */
+export async function endExecutionsAs(
+  db: Database,
+  ids: readonly string[],
+  status: FinalStatus,
+  end: { now: Date; message?: string },
+): Promise<void> {
+  if (ids.length === 0) return;
+  const close = { now: end.now, attemptSpanId: undefined, attemptStatus: { code: "ok" as const }, logs: [] };
+  if (status !== "cancelled")
+    await db
+      .update(executions)
+      .set({ status: "running", leaseOwner: testWorker })
+      .where(inArray(executions.id, [...ids]));
+  for (const executionId of ids) {
+    const lease = { executionId, workerId: testWorker };
+    const error = { name: "Error", message: end.message ?? "ended by the test" };
+    const outcome =
+      status === "succeeded"
+        ? await succeed(db, lease, close, { value: null })
+        : status === "failed"
+          ? await fail(db, lease, close, error)
+          : await cancel(db, { executionId }, close);
+    if (outcome !== "taken") throw new Error(`the engine refused to end ${executionId} as ${status}`);
+  }
+}
