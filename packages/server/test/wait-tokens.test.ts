@@ -324,8 +324,14 @@ describe("timeouts and cancels", () => {
     const row = await execution(executionId);
     expect(row.status).toBe("cancelled");
     expect(row.tokens[0]?.status).toBe("closed");
-    const [span] = await tokenSpans(row.traceId);
-    expect(span?.endTime).not.toBeNull();
+    // One update ends the execution's span and its token's, each with its own status.
+    const traceSpans = await weft.database.db.select().from(spans).where(eq(spans.traceId, row.traceId));
+    const ended = (kind: string) => traceSpans.filter((span) => span.kind === kind);
+    expect(ended("token")).toMatchObject([{ statusCode: "error", statusMessage: "the execution ended" }]);
+    expect(ended("execution")).toMatchObject([
+      { statusCode: "error", statusMessage: "the execution was cancelled", endTime: expect.any(Date) },
+    ]);
+    expect(ended("token")[0]?.endTime).toEqual(ended("execution")[0]?.endTime);
     expect((await postJson(url, "{}")).status).toBe(404);
   });
 });

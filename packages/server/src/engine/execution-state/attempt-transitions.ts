@@ -8,7 +8,7 @@ import { countEndedExecution } from "../../studio/count-ended-execution.ts";
 import { cancellationsChannel } from "../channels.ts";
 import { jsonParam, relaxedCommit, relaxedCommitUsed, sqlRows } from "../sql-rows.ts";
 import type { FinalTransition, TransitionName } from "./execution-states.ts";
-import { closeSpan, insertSpans, type SpanRow, type SpanStatus, spansFromJson } from "./span-writes.ts";
+import { closeSpans, insertSpans, type SpanEnd, type SpanRow, type SpanStatus, spansFromJson } from "./span-writes.ts";
 import { closeTokensOfEnded } from "./token-writes.ts";
 import { allowedBy, setStatusOf } from "./transition-condition.ts";
 
@@ -71,26 +71,31 @@ export async function endAttempt(
     stepSpans.length === 0
       ? sql``
       : sql`, step_spans as (${insertSpans(sql`${spansFromJson(jsonParam(stepSpans))} where exists (select 1 from changed)`)} returning 1)`;
+  const attemptSpans: SpanEnd = {
+    ids: sql`array(select ${end.attemptSpanId ?? null}::text from changed)`,
+    status: end.attemptStatus,
+  };
+  const tokens = closeTokensOfEnded(now);
   const finalParts =
     end.final === undefined
       ? sql``
-      : sql`, execution_span as (${closeSpan(sql`span_id = (select execution_span_id from changed)`, now, end.final)} returning 1),
-        ${closeTokensOfEnded(now)},
+      : sql`, ${tokens.cte},
         ${meterEndedExecution(now, bufferedStepMs)},
         ${countEndedExecution()}`;
-  const alertFailure = end.transition === "fail" ? sql`, ${recordAlertFailure(now)}` : sql``;
-  const attemptSpan = closeSpan(
-    sql`span_id = ${end.attemptSpanId ?? ""} and exists (select 1 from changed)`,
+  const closedSpans = closeSpans(
     now,
-    end.attemptStatus,
+    end.final === undefined
+      ? [attemptSpans]
+      : [attemptSpans, { ids: sql`array(select execution_span_id from changed)`, status: end.final }, tokens.spans],
   );
+  const alertFailure = end.transition === "fail" ? sql`, ${recordAlertFailure(now)}` : sql``;
   const [row] = await genericPlanRows<{ changed: number }>(
     db,
     sql`with ${relaxed ? sql`${relaxedCommit},` : sql``} changed as (update executions set ${setStatusOf(end.transition)}, ${end.set},
           lease_owner = null, lease_expires_at = null, logs = logs || ${jsonParam(end.logs)}::jsonb
         where id = ${target.executionId} and ${allowedBy(end.transition, target.holder)}
-        returning id, project_id, workflow, attempt, execution_span_id, trigger_kind, created_at, status, input, output),
-      attempt_span as (${attemptSpan} returning 1)${flushSpans}${finalParts}${alertFailure}
+        returning id, project_id, workflow, attempt, execution_span_id, trigger_kind, created_at, status, input, output)${flushSpans}${finalParts},
+      closed_spans as (${closedSpans} returning 1)${alertFailure}
       select count(*)::int as changed${relaxed ? sql`, ${relaxedCommitUsed} as relaxed` : sql``} from changed`,
   );
   return (row?.changed ?? 0) > 0 ? "taken" : "refused";

@@ -5,7 +5,7 @@ import { executionsChannel } from "../channels.ts";
 import { relaxTransactionCommit, sqlRows } from "../sql-rows.ts";
 import { type AttemptClose, endAttempt, type Lease } from "./attempt-transitions.ts";
 import { type TransitionName, transitions } from "./execution-states.ts";
-import { closeSpan, insertSpans } from "./span-writes.ts";
+import { closeSpans, insertSpans } from "./span-writes.ts";
 import { tokenSpanStatus } from "./token-writes.ts";
 import { allowedBy, statusIn } from "./transition-condition.ts";
 
@@ -49,7 +49,7 @@ export async function expireTokens(db: Database | Transaction, where: SQL, now: 
   await db.execute(
     sql`with expired as (update wait_tokens set status = 'timed_out', finished_at = ${at}::timestamptz
         where ${where} and status = 'pending' and expires_at <= ${at}::timestamptz returning span_id)
-      ${closeSpan(sql`span_id in (select span_id from expired)`, at, tokenSpanStatus.timedOut)}`,
+      ${closeSpans(at, [{ ids: sql`array(select span_id from expired)`, status: tokenSpanStatus.timedOut }])}`,
   );
 }
 
