@@ -1,7 +1,15 @@
 import { bundleConfig, createTestDatabase, ensureTestProject, type TestDatabase } from "@weft/testing";
-import { eq, sql } from "drizzle-orm";
+import { desc, eq, sql, TransactionRollbackError } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { executionSteps, executions, spans, waitTokens } from "../src/db/schema/index.ts";
+import type { Database } from "../src/db/database.ts";
+import {
+  executionCountDeltas,
+  executionSteps,
+  executions,
+  spans,
+  usageDeltas,
+  waitTokens,
+} from "../src/db/schema/index.ts";
 import { createDeployment } from "../src/deployments/create-deployment.ts";
 import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
 import {
@@ -26,6 +34,7 @@ import {
   transitions,
   wait,
 } from "../src/engine/execution-state/index.ts";
+import { sqlRows } from "../src/engine/sql-rows.ts";
 import { newSpanId } from "../src/engine/trace-ids.ts";
 import { createManualClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
@@ -94,7 +103,22 @@ async function executionIn(state: ExecutionState, lapsed: boolean): Promise<stri
   return executionId;
 }
 
-/** Everything a transition may write: the row, its steps, its wait tokens and its spans. */
+/** The project's usage and count deltas, newest first: a final end appends two and one. */
+async function deltas() {
+  const usage = await database.db
+    .select()
+    .from(usageDeltas)
+    .where(eq(usageDeltas.projectId, projectId))
+    .orderBy(desc(usageDeltas.id));
+  const counts = await database.db
+    .select()
+    .from(executionCountDeltas)
+    .where(eq(executionCountDeltas.projectId, projectId))
+    .orderBy(desc(executionCountDeltas.id));
+  return { usage, counts };
+}
+
+/** Everything a transition may write: the row, its steps, its wait tokens, its spans and the deltas. */
 async function snapshot(executionId: string) {
   const [row] = await database.db.select().from(executions).where(eq(executions.id, executionId));
   const steps = await database.db.select().from(executionSteps).where(eq(executionSteps.executionId, executionId));
@@ -103,7 +127,8 @@ async function snapshot(executionId: string) {
     .select({ count: sql<number>`count(*)::int` })
     .from(spans)
     .where(eq(spans.executionId, executionId));
-  return { row, steps, tokens, spans: spanCount?.count };
+  const { usage, counts } = await deltas();
+  return { row, steps, tokens, spans: spanCount?.count, usageDeltas: usage.length, countDeltas: counts.length };
 }
 
 const close = (): AttemptClose => ({
@@ -197,12 +222,68 @@ describe("the execution state machine", () => {
         expect(taken).toBe(allowed);
         if (allowed) {
           expect(after.row?.status).toBe(transitions[transition].to);
+          const ends = isFinal(transitions[transition].to) ? 1 : 0;
+          expect(after.usageDeltas - before.usageDeltas).toBe(2 * ends);
+          expect(after.countDeltas - before.countDeltas).toBe(ends);
         } else {
           expect(after).toEqual(before);
         }
       });
     }
   }
+
+  it("meters a final end as its start and its end, and counts it in its creation minute", async () => {
+    const executionId = await executionIn(leasedState, false);
+    await database.db
+      .update(executions)
+      .set({ input: { n: 1 } })
+      .where(eq(executions.id, executionId));
+    const [row] = await database.db.select().from(executions).where(eq(executions.id, executionId));
+    clock.advance(90_000);
+    expect(await fail(database.db, { executionId, workerId: holder }, close(), { name: "E", message: "m" })).toBe(
+      "taken",
+    );
+    const { usage, counts } = await deltas();
+    // jsonb's text form of the input: `{"n": 1}`.
+    const inputBytes = 8;
+    expect(
+      usage.slice(0, 2).map(({ at, executions: started, stepMs, bytes }) => ({ at, started, stepMs, bytes })),
+    ).toEqual(
+      expect.arrayContaining([
+        { at: row?.createdAt, started: 1, stepMs: 0, bytes: inputBytes },
+        { at: clock.now(), started: 0, stepMs: 0, bytes: 0 },
+      ]),
+    );
+    const minute = new Date(Math.floor((row?.createdAt.getTime() ?? 0) / 60_000) * 60_000);
+    expect(counts[0]).toMatchObject({ minute, status: "failed", n: 1 });
+  });
+
+  it("commits a sleep as durably as a step, and a worker's other ends without waiting for the flush", async () => {
+    // Inside an outer transaction a write's own transaction is a savepoint, and the commit setting it
+    // chose outlives it: read back, then the outer transaction rolls everything back.
+    const commitSettingOf = async (write: (tx: Database) => Promise<unknown>) => {
+      let setting: string | undefined;
+      await database.db
+        .transaction(async (tx) => {
+          await write(tx as unknown as Database);
+          const [row] = await sqlRows<{ setting: string }>(
+            tx,
+            sql`select current_setting('synchronous_commit') as setting`,
+          );
+          setting = row?.setting;
+          tx.rollback();
+        })
+        .catch((error: unknown) => {
+          if (!(error instanceof TransactionRollbackError)) throw error;
+        });
+      return setting;
+    };
+    const napping: Lease = { executionId: await executionIn(leasedState, false), workerId: holder };
+    const nap = { name: "nap", attempt: 1, sequence: 0, wakeAt: clock.now() };
+    expect(await commitSettingOf((tx) => sleep(tx, napping, close(), nap))).toBe("on");
+    const ending: Lease = { executionId: await executionIn(leasedState, false), workerId: holder };
+    expect(await commitSettingOf((tx) => succeed(tx, ending, close(), { value: 1 }))).toBe("off");
+  });
 
   it("refuses a worker's transition on a running execution whose lease another worker holds", async () => {
     const executionId = await executionIn(leasedState, false);

@@ -54,15 +54,16 @@ export type AttemptEnd =
  * written and, for a final state, the execution span closed, its pending wait tokens closed (their
  * spans too), the execution metered and counted, in one statement: the only statement that ends an
  * execution, so the meters and counts move exactly when an end commits.
- * The worker's own ends commit without waiting for the WAL flush (`relaxedCommit`); the API's do.
+ * The worker's own ends commit without waiting for the WAL flush (`relaxedCommit`), unless the
+ * caller's transaction stores something that must outlive a crash (`durable`); the API's always wait.
  */
 export async function endAttempt(
   db: Database | Transaction,
-  target: { executionId: string; holder: { workerId: string } | undefined },
+  target: { executionId: string; holder: { workerId: string } | undefined; durable?: true },
   end: AttemptEnd,
 ): Promise<TransitionOutcome> {
   const now = end.now.toISOString();
-  const relaxed = target.holder !== undefined;
+  const relaxed = target.holder !== undefined && target.durable !== true;
   const stepSpans = end.stepSpans ?? [];
   const bufferedStepMs = stepSpans
     .filter((span) => span.kind === "step")
@@ -212,7 +213,7 @@ export function sleep(
     if (inserted.length === 0) return "refused";
     return endAttempt(
       tx,
-      { executionId: lease.executionId, holder: holderOf(lease) },
+      { executionId: lease.executionId, holder: holderOf(lease), durable: true },
       { ...close, transition: "sleep", set: sql`run_at = ${nap.wakeAt.toISOString()}::timestamptz` },
     );
   });
