@@ -6,7 +6,7 @@ import {
   systemClock,
   systemTimers,
 } from "@weft/server/internals";
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 
 const dayMs = 24 * 60 * 60 * 1000;
 
@@ -55,6 +55,21 @@ export async function seedFinishedHistory(db: Database, input: HistorySeed): Pro
     lease_expires_at = ${later}::timestamptz where id like 'exe_old%' and status = 'queued'`);
   await db.execute(sql`update executions set status = 'succeeded', lease_owner = null, lease_expires_at = null,
     run_at = finished_at where id like 'exe_old%' and status = 'running'`);
+  await appendEndDeltas(db, sql`id like 'exe_old%'`);
+}
+
+/**
+ * What the engine's end statement appends for each execution it ends (its count, and its start in
+ * the meters), for the ended executions `where` selects that a seed ended with a bare update: set
+ * based, so that a seed of a million stays minutes long.
+ */
+export async function appendEndDeltas(db: Database, where: SQL): Promise<void> {
+  await db.execute(sql`insert into execution_count_deltas (project_id, minute, status, n)
+    select project_id, date_trunc('minute', created_at, 'UTC'), status, count(*)::int from executions
+    where ${where} and status in ('succeeded', 'failed', 'cancelled') group by 1, 2, 3`);
+  await db.execute(sql`insert into usage_deltas (project_id, at, trigger_kind, executions, bytes)
+    select project_id, created_at, trigger_kind, 1, coalesce(octet_length(input::text), 0) from executions
+    where ${where} and status in ('succeeded', 'failed', 'cancelled')`);
 }
 
 /**

@@ -5,6 +5,7 @@ import { loadConfig, startPlatform } from "@weft/server";
 import { rollUpExecutionCounts } from "@weft/server/internals";
 import { createTestDatabase, createTestIdentity, deployManifest, freePort, localPlatformEnv } from "@weft/testing";
 import { sql } from "drizzle-orm";
+import { appendEndDeltas } from "./history-backlog.ts";
 
 /**
  * §6 Studio views on PostgreSQL: `studio.overview` and `studio.executionTimeline` over HTTP RPC with
@@ -60,13 +61,14 @@ export async function runStudioBench(options: StudioBenchOptions): Promise<void>
       join lateral (select id from projects where workspace_id = ${workspaceId} order by id
         offset (g % 3) limit 1) p on true
       join active_deployments a on a.project_id = p.id`);
-    // Inserted queued and then ended, as the engine does, so that the counts' trigger sees each end;
+    // Inserted queued and then ended, with the deltas the engine's end statement appends for each end;
     // a hundredth stays queued and another is running, which the views count from the executions.
     await database.db.execute(sql`update executions set
         status = case right(id, 2) when '01' then 'queued' when '02' then 'running' else (case when error is null then 'succeeded' else 'failed' end) end,
         lease_owner = case right(id, 2) when '02' then 'bench' end,
         lease_expires_at = case right(id, 2) when '02' then now() + interval '1 hour' end
       where workflow = 'ingest'`);
+    await appendEndDeltas(database.db, sql`workflow = 'ingest'`);
     await rollUpExecutionCounts(database.db);
     await database.db.execute(sql`vacuum analyze executions`);
     await database.db.execute(sql`vacuum analyze execution_counts`);

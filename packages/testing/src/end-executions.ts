@@ -1,5 +1,5 @@
-import { cancel, type Database, executions, fail, succeed } from "@weft/server/internals";
-import { inArray } from "drizzle-orm";
+import { cancel, type Database, executions, fail, finalStates, succeed } from "@weft/server/internals";
+import { and, inArray, notInArray } from "drizzle-orm";
 
 /** A final status a test can end an execution in. */
 export type FinalStatus = "succeeded" | "failed" | "cancelled";
@@ -20,11 +20,14 @@ export async function endExecutionsAs(
 ): Promise<void> {
   if (ids.length === 0) return;
   const close = { now: end.now, attemptSpanId: undefined, attemptStatus: { code: "ok" as const }, logs: [] };
-  if (status !== "cancelled")
-    await db
+  if (status !== "cancelled") {
+    const leased = await db
       .update(executions)
       .set({ status: "running", leaseOwner: testWorker })
-      .where(inArray(executions.id, [...ids]));
+      .where(and(inArray(executions.id, [...ids]), notInArray(executions.status, [...finalStates])))
+      .returning({ id: executions.id });
+    if (leased.length !== ids.length) throw new Error("an execution to end had ended already, or does not exist");
+  }
   for (const executionId of ids) {
     const lease = { executionId, workerId: testWorker };
     const error = { name: "Error", message: end.message ?? "ended by the test" };

@@ -12,6 +12,7 @@ import { unfinishedCondition } from "../engine/execution-state/status-conditions
  * join, no grouping, no conflict) takes no lock that another commit waits on. The workers roll the
  * deltas up (usage-roll-up.ts).
  */
+
 /** Step time is billed per step rounded up to this; a step that ran counts at least this much. */
 export const stepRoundingMs = 10;
 
