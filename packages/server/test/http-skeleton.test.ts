@@ -45,6 +45,14 @@ describe("server skeleton", () => {
     expect(response.headers.get("x-request-id")).toMatch(/^req_/);
   });
 
+  it("keeps an idle connection open longer than clients and proxies keep theirs", async () => {
+    // A server that closes an idle connection first resets the request a client sends on it at that
+    // moment; fetch lets its own go after about 4 s, load balancers after 60 s.
+    const response = await fetch(`${weft.url}/healthz`);
+    await response.body?.cancel();
+    expect(response.headers.get("keep-alive")).toBe("timeout=65");
+  });
+
   it("echoes a sane caller request id and replaces an unsafe one", async () => {
     const echoed = await fetch(`${weft.url}/healthz`, { headers: { "x-request-id": "trace-123" } });
     expect(echoed.headers.get("x-request-id")).toBe("trace-123");

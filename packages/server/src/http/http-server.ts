@@ -7,8 +7,16 @@ export interface RunningHttpServer {
   close(graceMs: number): Promise<void>;
 }
 
+/**
+ * How long an idle keep-alive connection stays open. Clients and proxies close their idle
+ * connections on their own timer (fetch's undici after about 4 s, load balancers after 60 s); when the
+ * server closes first, a request the client sends at that moment is reset. Longer than theirs, the
+ * close is always the client's.
+ */
+export const keepAliveTimeoutMs = 65_000;
+
 export async function listen(listener: RequestListener, port: number, host: string): Promise<RunningHttpServer> {
-  const server = createServer(listener);
+  const server = createServer({ keepAliveTimeout: keepAliveTimeoutMs }, listener);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {
