@@ -50,11 +50,13 @@ export async function seedFinishedHistory(db: Database, input: HistorySeed): Pro
       ${input.projectId}, 'exe_old' || lpad(g::text, 19, '0'), 'ingest', kind || ' ingest', kind, ${rowAt}, ${rowAt},
       '{}'::jsonb, 'ok'
     from generate_series(1, ${input.count}) g, (values ('trigger'), ('execution')) as kinds(kind)`);
-  if (input.throughQueue !== true) return;
-  await db.execute(sql`update executions set status = 'running', lease_owner = 'wrk_seed',
-    lease_expires_at = ${later}::timestamptz where id like 'exe_old%' and status = 'queued'`);
-  await db.execute(sql`update executions set status = 'succeeded', lease_owner = null, lease_expires_at = null,
-    run_at = finished_at where id like 'exe_old%' and status = 'running'`);
+  if (input.throughQueue === true) {
+    await db.execute(sql`update executions set status = 'running', lease_owner = 'wrk_seed',
+      lease_expires_at = ${later}::timestamptz where id like 'exe_old%' and status = 'queued'`);
+    await db.execute(sql`update executions set status = 'succeeded', lease_owner = null, lease_expires_at = null,
+      run_at = finished_at where id like 'exe_old%' and status = 'running'`);
+  }
+  // Counted as ended, so that retention's deletion of them takes back counts that exist.
   await appendEndDeltas(db, sql`id like 'exe_old%'`);
 }
 

@@ -258,31 +258,52 @@ describe("the execution state machine", () => {
     expect(counts[0]).toMatchObject({ minute, status: "failed", n: 1 });
   });
 
-  it("commits a sleep as durably as a step, and a worker's other ends without waiting for the flush", async () => {
+  it("commits a sleep and a wait as durably as a step, and a worker's other ends without waiting for the flush", async () => {
     // Inside an outer transaction a write's own transaction is a savepoint, and the commit setting it
     // chose outlives it: read back, then the outer transaction rolls everything back.
-    const commitSettingOf = async (write: (tx: Database) => Promise<unknown>) => {
-      let setting: string | undefined;
+    const committing = async (write: (tx: Database) => Promise<unknown>) => {
+      let seen: { outcome: unknown; setting: string | undefined } | undefined;
       await database.db
         .transaction(async (tx) => {
-          await write(tx as unknown as Database);
+          await tx.execute(sql`set local synchronous_commit = on`);
+          const outcome = await write(tx as unknown as Database);
           const [row] = await sqlRows<{ setting: string }>(
             tx,
             sql`select current_setting('synchronous_commit') as setting`,
           );
-          setting = row?.setting;
+          seen = { outcome, setting: row?.setting };
           tx.rollback();
         })
         .catch((error: unknown) => {
           if (!(error instanceof TransactionRollbackError)) throw error;
         });
-      return setting;
+      return seen;
     };
-    const napping: Lease = { executionId: await executionIn(leasedState, false), workerId: holder };
+    const leased = async (): Promise<Lease> => ({
+      executionId: await executionIn(leasedState, false),
+      workerId: holder,
+    });
+    const napping = await leased();
     const nap = { name: "nap", attempt: 1, sequence: 0, wakeAt: clock.now() };
-    expect(await commitSettingOf((tx) => sleep(tx, napping, close(), nap))).toBe("on");
-    const ending: Lease = { executionId: await executionIn(leasedState, false), workerId: holder };
-    expect(await commitSettingOf((tx) => succeed(tx, ending, close(), { value: 1 }))).toBe("off");
+    expect(await committing((tx) => sleep(tx, napping, close(), nap))).toEqual({ outcome: "taken", setting: "on" });
+    const waiting = await leased();
+    const token = {
+      name: "approval",
+      nonce: "nonce",
+      tokenHash: `hash of ${waiting.executionId}`,
+      spanId: newSpanId(),
+      now: clock.now(),
+      expiresAt: new Date(clock.now().getTime() + 60_000),
+    };
+    expect(await committing(async (tx) => (await wait(tx, waiting, close(), token)).outcome)).toEqual({
+      outcome: "waiting",
+      setting: "on",
+    });
+    const ending = await leased();
+    expect(await committing((tx) => succeed(tx, ending, close(), { value: 1 }))).toEqual({
+      outcome: "taken",
+      setting: "off",
+    });
   });
 
   it("refuses a worker's transition on a running execution whose lease another worker holds", async () => {

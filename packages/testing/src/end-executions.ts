@@ -1,5 +1,5 @@
 import { cancel, type Database, executions, fail, finalStates, succeed } from "@weft/server/internals";
-import { and, inArray, notInArray } from "drizzle-orm";
+import { and, count, inArray, notInArray } from "drizzle-orm";
 
 /** A final status a test can end an execution in. */
 export type FinalStatus = "succeeded" | "failed" | "cancelled";
@@ -18,17 +18,15 @@ export async function endExecutionsAs(
   status: FinalStatus,
   end: { now: Date; message?: string },
 ): Promise<void> {
-  if (ids.length === 0) return;
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return;
   const close = { now: end.now, attemptSpanId: undefined, attemptStatus: { code: "ok" as const }, logs: [] };
-  if (status !== "cancelled") {
-    const leased = await db
-      .update(executions)
-      .set({ status: "running", leaseOwner: testWorker })
-      .where(and(inArray(executions.id, [...ids]), notInArray(executions.status, [...finalStates])))
-      .returning({ id: executions.id });
-    if (leased.length !== ids.length) throw new Error("an execution to end had ended already, or does not exist");
-  }
-  for (const executionId of ids) {
+  const unfinished = and(inArray(executions.id, unique), notInArray(executions.status, [...finalStates]));
+  const [found] = await db.select({ n: count() }).from(executions).where(unfinished);
+  if (found?.n !== unique.length) throw new Error("an execution to end had ended already, or does not exist");
+  if (status !== "cancelled")
+    await db.update(executions).set({ status: "running", leaseOwner: testWorker }).where(unfinished);
+  for (const executionId of unique) {
     const lease = { executionId, workerId: testWorker };
     const error = { name: "Error", message: end.message ?? "ended by the test" };
     const outcome =

@@ -8,10 +8,10 @@ export interface RunningHttpServer {
 }
 
 /**
- * How long an idle keep-alive connection stays open. Clients and proxies close their idle
- * connections on their own timer (fetch's undici after about 4 s, load balancers after 60 s); when the
- * server closes first, a request the client sends at that moment is reset. Longer than theirs, the
- * close is always the client's.
+ * How long an idle keep-alive connection stays open. A client closes its idle connections on its
+ * own timer (fetch: the announced timeout less 2 s); when the server closes first, a request the
+ * client sends at that moment is reset. A minute and more leaves short idle gaps no server close
+ * to meet, and lets a balancer that keeps connections 60 s close first.
  */
 export const keepAliveTimeoutMs = 65_000;
 

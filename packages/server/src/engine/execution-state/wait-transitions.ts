@@ -110,15 +110,15 @@ export type WaitOutcome =
  * either comes first (and is returned as `ended`) or finds the execution waiting and resumes it.
  */
 export function wait(db: Database, lease: Lease, close: AttemptClose, token: NewToken): Promise<WaitOutcome> {
+  // A synchronous commit, as a sleep's: a wait lost to a crash would be waited anew, its time again.
   return db.transaction(async (tx): Promise<WaitOutcome> => {
-    await tx.execute(relaxTransactionCommit);
     if (!(await insertToken(tx, lease, "wait", token))) return { outcome: "refused" };
     const stored = await lockedToken(tx, lease.executionId, token.name, close.now);
     if (stored.status !== "pending") return { outcome: "ended", token: stored };
     const wakeAt = new Date(stored.expires_at).toISOString();
     const outcome = await endAttempt(
       tx,
-      { executionId: lease.executionId, holder: holderOf(lease) },
+      { executionId: lease.executionId, holder: holderOf(lease), durable: true },
       {
         ...close,
         transition: "wait",
