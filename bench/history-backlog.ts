@@ -1,6 +1,7 @@
 import type { Database } from "@weft/server/internals";
 import {
   defaultRetentionPeriods,
+  endedCondition,
   pruneHistory,
   retentionPacing,
   systemClock,
@@ -68,10 +69,10 @@ export async function seedFinishedHistory(db: Database, input: HistorySeed): Pro
 export async function appendEndDeltas(db: Database, where: SQL): Promise<void> {
   await db.execute(sql`insert into execution_count_deltas (project_id, minute, status, n)
     select project_id, date_trunc('minute', created_at, 'UTC'), status, count(*)::int from executions
-    where ${where} and status in ('succeeded', 'failed', 'cancelled') group by 1, 2, 3`);
+    where ${where} and ${endedCondition} group by 1, 2, 3`);
   await db.execute(sql`insert into usage_deltas (project_id, at, trigger_kind, executions, bytes)
     select project_id, created_at, trigger_kind, 1, coalesce(octet_length(input::text), 0) from executions
-    where ${where} and status in ('succeeded', 'failed', 'cancelled')`);
+    where ${where} and ${endedCondition}`);
 }
 
 /**

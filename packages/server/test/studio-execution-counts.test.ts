@@ -11,6 +11,7 @@ import {
 } from "@weft/testing";
 import { type SQL, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { finalStates } from "../src/engine/execution-state/index.ts";
 import { sqlRows } from "../src/engine/sql-rows.ts";
 import { rollUpExecutionCounts } from "../src/studio/execution-count-roll-up.ts";
 
@@ -49,8 +50,6 @@ async function seed(projectId: string, count: number, spacingSeconds: number): P
   await weft.database.db.execute(sql`delete from executions where id = ${template}`);
 }
 
-const finalStatuses = ["succeeded", "failed", "cancelled"] as const;
-
 /** Ends the executions `where` selects as `status`, through the engine: nothing else counts an end. */
 async function endAs(status: FinalStatus, where: SQL): Promise<void> {
   const rows = await sqlRows<{ id: string }>(weft.database.db, sql`select id from executions where ${where}`);
@@ -65,7 +64,7 @@ async function endAs(status: FinalStatus, where: SQL): Promise<void> {
 /** Ends most queued executions (each as its id's hash says), leaves some running or sleeping. */
 async function endMost(): Promise<void> {
   const chosen = sql`(array['succeeded', 'succeeded', 'failed', 'cancelled', 'running', 'sleeping', 'queued'])[1 + abs(hashtext(id)) % 7]`;
-  for (const status of finalStatuses) await endAs(status, sql`status = 'queued' and ${chosen} = ${status}`);
+  for (const status of finalStates) await endAs(status, sql`status = 'queued' and ${chosen} = ${status}`);
   await weft.database.db.execute(sql`update executions set status = ${chosen}
     where status = 'queued' and ${chosen} in ('running', 'sleeping')`);
 }

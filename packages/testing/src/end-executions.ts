@@ -2,7 +2,7 @@ import { cancel, type Database, executions, fail, finalStates, succeed } from "@
 import { and, count, inArray, notInArray } from "drizzle-orm";
 
 /** A final status a test can end an execution in. */
-export type FinalStatus = "succeeded" | "failed" | "cancelled";
+export type FinalStatus = (typeof finalStates)[number];
 
 const testWorker = "wrk_test_ender";
 
