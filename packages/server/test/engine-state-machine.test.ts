@@ -1,5 +1,5 @@
 import { bundleConfig, createTestDatabase, ensureTestProject, type TestDatabase } from "@weft/testing";
-import { desc, eq, sql, TransactionRollbackError } from "drizzle-orm";
+import { desc, eq, inArray, sql, TransactionRollbackError } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Database } from "../src/db/database.ts";
 import {
@@ -18,6 +18,7 @@ import {
   claim,
   claimTransitions,
   type ExecutionState,
+  endAttempts,
   executionStates,
   fail,
   isAllowed,
@@ -25,8 +26,6 @@ import {
   type Lease,
   leasedState,
   recordStep,
-  requeue,
-  retry,
   sleep,
   succeed,
   type TransitionName,
@@ -34,7 +33,8 @@ import {
   transitions,
   wait,
 } from "../src/engine/execution-state/index.ts";
-import { sqlRows } from "../src/engine/sql-rows.ts";
+import { insertSpans, spansFromJson } from "../src/engine/execution-state/span-writes.ts";
+import { jsonParam, sqlRows } from "../src/engine/sql-rows.ts";
 import { newSpanId } from "../src/engine/trace-ids.ts";
 import { createManualClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
@@ -189,9 +189,17 @@ async function take(transition: TransitionName, executionId: string, from: Execu
       return (await wait(db, lease, close(), token)).outcome === "waiting";
     }
     case "retry":
-      return (await retry(db, lease, close(), { error: { name: "E", message: "m" }, runAt: clock.now() })) === "taken";
+      return (
+        await endAttempts(db, { transition, holder: { workerId: holder } }, [
+          { executionId, close: close(), values: { error: { name: "E", message: "m" }, runAt: clock.now() } },
+        ])
+      ).includes("taken");
     case "requeue":
-      return (await requeue(db, lease, close())) === "taken";
+      return (
+        await endAttempts(db, { transition, holder: { workerId: holder } }, [
+          { executionId, close: close(), values: {} },
+        ])
+      ).includes("taken");
     case "succeed":
       return (await succeed(db, lease, close(), { value: 1 })) === "taken";
     case "fail":
@@ -225,6 +233,9 @@ describe("the execution state machine", () => {
           const ends = isFinal(transitions[transition].to) ? 1 : 0;
           expect(after.usageDeltas - before.usageDeltas).toBe(2 * ends);
           expect(after.countDeltas - before.countDeltas).toBe(ends);
+          // Only the API's cancel (of an execution no lease guards) records when it was requested.
+          if (transition === "cancel")
+            expect(after.row?.cancelRequestedAt).toEqual(from === leasedState ? null : clock.now());
         } else {
           expect(after).toEqual(before);
         }
@@ -304,6 +315,131 @@ describe("the execution state machine", () => {
       outcome: "taken",
       setting: "off",
     });
+  });
+
+  it("ends a batch of attempts in one statement, each with its own values, spans, tokens and deltas, refusing one alone", async () => {
+    const ended = [await executionIn(leasedState, false), await executionIn(leasedState, false)];
+    const lost = await executionIn(leasedState, false);
+    await database.db.update(executions).set({ leaseOwner: "wrk_other" }).where(eq(executions.id, lost));
+    const all = [...ended, lost];
+    const rows = await database.db.select().from(executions).where(inArray(executions.id, all));
+    const rowOf = (id: string) => rows.find((row) => row.id === id);
+    const attemptSpan = (id: string) => `a${id.slice(-15)}`;
+    const span = (id: string, spanId: string, kind: "attempt" | "token" | "step", start: Date, end: Date | null) => ({
+      span_id: spanId,
+      trace_id: rowOf(id)?.traceId ?? "",
+      parent_span_id: rowOf(id)?.executionSpanId ?? null,
+      project_id: projectId,
+      execution_id: id,
+      workflow: "w",
+      name: kind,
+      kind,
+      start_time: start.toISOString(),
+      end_time: end?.toISOString() ?? null,
+      attributes: {},
+      status_code: "unset" as const,
+      status_message: null,
+    });
+    const started = clock.now();
+    await database.db.execute(
+      insertSpans(spansFromJson(jsonParam(all.map((id) => span(id, attemptSpan(id), "attempt", started, null))))),
+    );
+    // The first execution waits on a token, which its end closes.
+    await database.db.insert(waitTokens).values({
+      executionId: ended[0] ?? "",
+      name: "approval",
+      projectId,
+      tokenHash: "hash of a batch token",
+      nonce: "nonce",
+      status: "pending",
+      spanId: "t000000000000001",
+      createdAt: started,
+      expiresAt: new Date(started.getTime() + 60_000),
+    });
+    await database.db.execute(
+      insertSpans(spansFromJson(jsonParam([span(ended[0] ?? "", "t000000000000001", "token", started, null)]))),
+    );
+    const lostBefore = await snapshot(lost);
+    const before = await deltas();
+    const times = [new Date(started.getTime() + 1_000), new Date(started.getTime() + 2_000), started];
+    // The second brings a step span of 25 ms not written yet: billed as 30.
+    const stepSpan = span(ended[1] ?? "", "s000000000000001", "step", started, new Date(started.getTime() + 25));
+    const outcomes = await endAttempts(
+      database.db,
+      { transition: "fail", holder: { workerId: holder } },
+      all.map((executionId, index) => ({
+        executionId,
+        close: {
+          now: times[index] ?? started,
+          attemptSpanId: attemptSpan(executionId),
+          attemptStatus: { code: "error" as const, message: `attempt ${index}` },
+          logs: [{ level: "info" as const, message: `log ${index}`, at: started.toISOString() }],
+          stepSpans: index === 1 ? [stepSpan] : [],
+        },
+        values: { error: { name: "E", message: `failure ${index}` } },
+      })),
+    );
+    expect(outcomes).toEqual(["taken", "taken", "refused"]);
+    expect(await snapshot(lost)).toEqual({
+      ...lostBefore,
+      usageDeltas: lostBefore.usageDeltas + 4,
+      countDeltas: lostBefore.countDeltas + 2,
+    });
+
+    const after = await database.db.select().from(executions).where(inArray(executions.id, ended));
+    for (const [index, id] of ended.entries()) {
+      const row = after.find((candidate) => candidate.id === id);
+      expect(row).toMatchObject({ status: "failed", leaseOwner: null, finishedAt: times[index] });
+      expect(row?.error).toEqual({ name: "E", message: `failure ${index}` });
+      expect(row?.logs.map((entry) => entry.message)).toEqual([`log ${index}`]);
+    }
+    const [committed] = await database.db
+      .select({ n: sql<number>`count(distinct xmin::text)::int` })
+      .from(executions)
+      .where(inArray(executions.id, ended));
+    expect(committed?.n).toBe(1);
+
+    const endedSpans = await database.db
+      .select()
+      .from(spans)
+      .where(inArray(spans.executionId, all))
+      .orderBy(spans.spanId);
+    const spanOf = (id: string, kind: string) =>
+      endedSpans
+        .filter((row) => row.executionId === id && row.kind === kind)
+        .map(({ endTime, statusCode, statusMessage }) => ({ endTime, statusCode, statusMessage }));
+    for (const [index, id] of ended.entries()) {
+      expect(spanOf(id, "attempt")).toEqual([
+        { endTime: times[index], statusCode: "error", statusMessage: `attempt ${index}` },
+      ]);
+      expect(spanOf(id, "execution")).toEqual([
+        { endTime: times[index], statusCode: "error", statusMessage: `failure ${index}` },
+      ]);
+    }
+    expect(spanOf(ended[0] ?? "", "token")).toEqual([
+      { endTime: times[0], statusCode: "error", statusMessage: "the execution ended" },
+    ]);
+    expect(spanOf(ended[1] ?? "", "step")).toHaveLength(1);
+    expect(spanOf(lost, "attempt")).toEqual([{ endTime: null, statusCode: "unset", statusMessage: null }]);
+    const [token] = await database.db
+      .select()
+      .from(waitTokens)
+      .where(eq(waitTokens.executionId, ended[0] ?? ""));
+    expect(token).toMatchObject({ status: "closed", finishedAt: times[0] });
+
+    const { usage, counts } = await deltas();
+    const newUsage = usage.slice(0, usage.length - before.usage.length);
+    expect(
+      newUsage
+        .filter((delta) => delta.executions === 0)
+        .map(({ at, stepMs }) => ({ at, stepMs }))
+        .sort((a, b) => a.at.getTime() - b.at.getTime()),
+    ).toEqual([
+      { at: times[0], stepMs: 0 },
+      { at: times[1], stepMs: 30 },
+    ]);
+    expect(newUsage.filter((delta) => delta.executions === 1)).toHaveLength(2);
+    expect(counts.length - before.counts.length).toBe(2);
   });
 
   it("refuses a worker's transition on a running execution whose lease another worker holds", async () => {

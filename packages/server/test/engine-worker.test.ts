@@ -1,9 +1,12 @@
 import { type EngineHarness, startEngineHarness } from "@weft/testing";
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executionSteps, spans } from "../src/db/schema/index.ts";
+import { executionSteps, executions, spans } from "../src/db/schema/index.ts";
+import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
+import { valueOrThrow } from "../src/shared/service-result.ts";
 
 let engine: EngineHarness;
+let deploymentId: string;
 
 const source = `
 import { defineConfig, workflow } from "@weft/sdk";
@@ -33,7 +36,14 @@ const doomed = workflow({
   },
 });
 
-export default defineConfig({ workflows: [journey, doomed] });
+const quick = workflow({
+  name: "quick",
+  async run(input: { n: number }) {
+    return { n: input.n };
+  },
+});
+
+export default defineConfig({ workflows: [journey, doomed, quick] });
 `;
 
 const manifest = {
@@ -41,12 +51,13 @@ const manifest = {
   workflows: [
     { name: "journey", retries: { maxAttempts: 3, minDelayMs: 1000, maxDelayMs: 2000 } },
     { name: "doomed", retries: { maxAttempts: 2, minDelayMs: 1000, maxDelayMs: 1000 } },
+    { name: "quick" },
   ],
 };
 
 beforeAll(async () => {
   engine = await startEngineHarness();
-  await engine.deploy("prj_engine", source, manifest);
+  deploymentId = await engine.deploy("prj_engine", source, manifest);
 });
 afterAll(async () => {
   await engine.stop();
@@ -107,5 +118,33 @@ describe("the workflow engine", () => {
     expect(failed.error).toMatchObject({ name: "TypeError", message: "kaput" });
     expect(failed.error?.stack).toContain("kaput");
     expect(failed.finishedAt).not.toBeNull();
+  });
+
+  it("ends the attempts that finish together in shared statements, each with its own output", async () => {
+    const count = 16;
+    // Committed at once, so that the worker claims them together.
+    const ids = await engine.database.db.transaction(async (tx) => {
+      const created: string[] = [];
+      for (let n = 0; n < count; n += 1)
+        created.push(
+          valueOrThrow(
+            await enqueueExecution(
+              tx,
+              { clock: engine.clock, ids: engine.ids },
+              { projectId: "prj_engine", deploymentId, workflow: "quick", input: { n }, trigger: { kind: "api" } },
+            ),
+          ).executionId,
+        );
+      return created;
+    });
+    await engine.worker.poke();
+    for (const [n, id] of ids.entries())
+      expect((await engine.waitFor(id, (row) => row.status === "succeeded")).output).toEqual({ n });
+    // A row's xmin is the transaction that last wrote it: its end.
+    const [ends] = await engine.database.db
+      .select({ n: sql<number>`count(distinct xmin::text)::int` })
+      .from(executions)
+      .where(inArray(executions.id, ids));
+    expect(ends?.n).toBeLessThan(count);
   });
 });

@@ -23,23 +23,23 @@ export function billedStepMs(startTime: string, endTime: string | null): number 
 }
 
 /**
- * A CTE appending, for the execution the CTE `changed` just ended (it returns id, project_id,
- * trigger_kind, created_at, input, output), its two deltas in one insert: its start (one execution
- * and its input's bytes, on the instant it was created) and its end (its step time, from its stored
- * step spans plus `bufferedStepMs` of spans written by the same statement, and the bytes of its
- * output and step results, on the instant it ended).
+ * A CTE appending, for each execution the CTE `changed` just ended (it returns id, project_id,
+ * trigger_kind, created_at, input, output, `ended_at` and `step_ms`), its two deltas in one insert:
+ * its start (one execution and its input's bytes, on the instant it was created) and its end (its
+ * step time, from its stored step spans plus `step_ms` of spans written by the same statement, and
+ * the bytes of its output and step results, on the instant it ended).
  */
-export function meterEndedExecution(now: string, bufferedStepMs: number): SQL {
+export function meterEndedExecution(): SQL {
   return sql`metered_end as (
     insert into usage_deltas (project_id, at, trigger_kind, executions, step_ms, bytes)
     select changed.project_id, changed.created_at, changed.trigger_kind, 1, 0,
       coalesce(octet_length(changed.input::text), 0)::bigint
     from changed
     union all
-    select changed.project_id, ${now}::timestamptz, changed.trigger_kind, 0,
+    select changed.project_id, changed.ended_at, changed.trigger_kind, 0,
       coalesce((select sum(greatest(1, ceil(extract(epoch from (s.end_time - s.start_time)) * 1000 / ${stepRoundingMs})) * ${stepRoundingMs})
         from spans s where s.execution_id = changed.id and s.kind = 'step' and s.end_time is not null), 0)::bigint
-        + ${bufferedStepMs}::bigint,
+        + changed.step_ms,
       (coalesce(octet_length(changed.output::text), 0)
         + coalesce((select sum(octet_length(r.result::text)) from execution_steps r where r.execution_id = changed.id), 0))::bigint
     from changed

@@ -32,6 +32,7 @@ import type { TokenIssuer } from "../wait-tokens/token-secret.ts";
 import { defaultAttemptTimeoutMs } from "./attempt-timeout.ts";
 import { endAttempt, requeueOnStop } from "./attempts/attempt-ending.ts";
 import { afterRenewal, enforceDeadline } from "./attempts/attempt-watch.ts";
+import { createBatchedEnds } from "./attempts/batched-ends.ts";
 import { type AttemptContext, type RunningAttempt, startAttempt } from "./attempts/running-attempt.ts";
 import { sandboxHandlers } from "./attempts/sandbox-handlers.ts";
 import { chainedPasses } from "./chained-passes.ts";
@@ -212,6 +213,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       if (workspaceId !== undefined) claimable.announced([workspaceId]);
       if (heldBack || !ended) void poke();
     },
+    ends: createBatchedEnds(db, workerId),
     finishing: new Set(),
   };
 

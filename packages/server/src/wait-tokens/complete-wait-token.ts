@@ -2,7 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
 import { waitTokens } from "../db/schema/index.ts";
 import { resumeWaiting } from "../engine/execution-state/index.ts";
-import { closeSpans } from "../engine/execution-state/span-writes.ts";
+import { closeSpans, endedWith, spanEnds } from "../engine/execution-state/span-writes.ts";
 import { formatLimit, maxTokenDataBytes } from "../engine/limits.ts";
 import { jsonParam, sqlRows } from "../engine/sql-rows.ts";
 import type { Clock } from "../shared/clock.ts";
@@ -71,7 +71,15 @@ export async function completeWaitToken(
       if (visible && existing.status === "completed") return fail.conflict(tokenCompletedMessage);
       return fail.notFound({ message: tokenNotFoundMessage });
     }
-    await tx.execute(closeSpans(at, [{ ids: sql`array[${completed.span_id}::text]`, status: { code: "ok" } }]));
+    await tx.execute(
+      closeSpans([
+        spanEnds(sql`(select ${completed.span_id}::text as span_id) as completed`, {
+          spanId: sql`span_id`,
+          endTime: sql`${at}::timestamptz`,
+          ...endedWith({ code: "ok" }),
+        }),
+      ]),
+    );
     await resumeWaiting(tx, { executionId: completed.execution_id, now });
     options.beforeCommit?.();
     return ok({ executionId: completed.execution_id });

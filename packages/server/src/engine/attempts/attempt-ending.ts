@@ -2,15 +2,9 @@ import type { ExecutionError, LogEntry } from "../../db/schema/index.ts";
 import { sqlStateOf } from "../../db/sql-state.ts";
 import {
   type AttemptClose,
-  cancel,
   cancelledError,
-  fail,
-  type Lease,
-  requeue,
-  retry,
   type SpanStatus,
   sleep,
-  succeed,
   type TransitionOutcome,
 } from "../execution-state/index.ts";
 import { retryDelayMs } from "../retry-policy.ts";
@@ -41,13 +35,16 @@ function closeOf(context: AttemptContext, run: RunningAttempt, status: SpanStatu
  * True when the execution ended.
  */
 async function takeEnding(context: AttemptContext, run: RunningAttempt, ending: AttemptEnding): Promise<boolean> {
-  const { db } = context;
   const { execution } = run;
-  const lease: Lease = { executionId: execution.id, workerId: context.workerId };
+  const executionId = execution.id;
   let final: TransitionOutcome | undefined;
   switch (ending.kind) {
     case "succeed":
-      final = await succeed(db, lease, closeOf(context, run, { code: "ok" }, ending.logs), ending.result);
+      final = await context.ends("succeed", {
+        executionId,
+        close: closeOf(context, run, { code: "ok" }, ending.logs),
+        values: ending.result,
+      });
       break;
     case "fail": {
       const close = closeOf(context, run, { code: "error", message: ending.error.message }, ending.logs);
@@ -60,32 +57,40 @@ async function takeEnding(context: AttemptContext, run: RunningAttempt, ending: 
           },
           execution.attempt,
         );
-        await retry(db, lease, close, { error: ending.error, runAt: new Date(close.now.getTime() + delay) });
+        await context.ends("retry", {
+          executionId,
+          close,
+          values: { error: ending.error, runAt: new Date(close.now.getTime() + delay) },
+        });
         return false;
       }
-      final = await fail(db, lease, close, ending.error);
+      final = await context.ends("fail", { executionId, close, values: { error: ending.error } });
       break;
     }
     case "cancel":
-      final = await cancel(
-        db,
-        { executionId: execution.id, lease },
-        closeOf(context, run, { code: "error", message: cancelledError.message }, []),
-      );
+      final = await context.ends("cancel", {
+        executionId,
+        close: closeOf(context, run, { code: "error", message: cancelledError.message }, []),
+        values: {},
+      });
       break;
     case "requeue":
-      await requeue(db, lease, closeOf(context, run, { code: "error", message: ending.reason }, []));
-      return false;
-    case "sleep":
-      await sleep(db, lease, closeOf(context, run, { code: "ok", message: `sleeping (${ending.name})` }, ending.logs), {
-        name: ending.name,
-        attempt: execution.attempt,
-        sequence: 0,
-        wakeAt: ending.wakeAt,
+      await context.ends("requeue", {
+        executionId,
+        close: closeOf(context, run, { code: "error", message: ending.reason }, []),
+        values: {},
       });
       return false;
+    case "sleep":
+      await sleep(
+        context.db,
+        { executionId, workerId: context.workerId },
+        closeOf(context, run, { code: "ok", message: `sleeping (${ending.name})` }, ending.logs),
+        { name: ending.name, attempt: execution.attempt, sequence: 0, wakeAt: ending.wakeAt },
+      );
+      return false;
   }
-  if (final === "taken") context.spanExport?.exportExecution(execution.id);
+  if (final === "taken") context.spanExport?.exportExecution(executionId);
   return final === "taken";
 }
 
@@ -99,17 +104,16 @@ async function failForStorage(context: AttemptContext, run: RunningAttempt, sqlS
     name: "StorageError",
     message: `the end of the attempt could not be stored${sqlState === undefined ? "" : ` (SQLSTATE ${sqlState})`}`,
   };
-  const outcome = await fail(
-    context.db,
-    { executionId: run.execution.id, workerId: context.workerId },
-    {
+  const outcome = await context.ends("fail", {
+    executionId: run.execution.id,
+    close: {
       now: context.clock.now(),
       attemptSpanId: run.attemptSpanId,
       attemptStatus: { code: "error", message: error.message },
       logs: [],
     },
-    error,
-  );
+    values: { error },
+  });
   if (outcome === "taken") context.spanExport?.exportExecution(run.execution.id);
 }
 
@@ -145,9 +149,9 @@ export function endAttempt(context: AttemptContext, run: RunningAttempt, ending:
 
 /** Hands a running attempt back to the queue as the worker stops; its slot is not released (the worker is going). */
 export function requeueOnStop(context: AttemptContext, run: RunningAttempt): Promise<TransitionOutcome> {
-  return requeue(
-    context.db,
-    { executionId: run.execution.id, workerId: context.workerId },
-    closeOf(context, run, { code: "error", message: "the worker stopped" }, []),
-  );
+  return context.ends("requeue", {
+    executionId: run.execution.id,
+    close: closeOf(context, run, { code: "error", message: "the worker stopped" }, []),
+    values: {},
+  });
 }

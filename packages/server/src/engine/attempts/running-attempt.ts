@@ -8,6 +8,7 @@ import { type AttemptTimeout, attemptTimeout, type TimeoutPolicy } from "../atte
 import type { ClaimedExecution, SpanRow } from "../execution-state/index.ts";
 import type { SandboxRun } from "../sandbox/sandbox-pool.ts";
 import type { StoredHistory } from "../stored-steps.ts";
+import type { BatchedEnds } from "./batched-ends.ts";
 
 /** One attempt a worker is running: what it has claimed, and what happened to it so far. */
 export interface RunningAttempt {
@@ -71,6 +72,8 @@ export interface AttemptContext {
    * that the next claim carries out), and no notification says so.
    */
   release(executionId: string, ended: boolean): void;
+  /** Ends attempts, grouped with the ends of the same transition that come together. */
+  ends: BatchedEnds;
   /** Attempt ends under way; stopping waits for them. */
   finishing: Set<Promise<void>>;
 }

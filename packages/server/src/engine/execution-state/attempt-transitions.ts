@@ -7,16 +7,25 @@ import type { ExecutionError, LogEntry } from "../../db/schema/index.ts";
 import { countEndedExecution } from "../../studio/count-ended-execution.ts";
 import { cancellationsChannel } from "../channels.ts";
 import { jsonParam, relaxedCommit, relaxedCommitUsed, sqlRows } from "../sql-rows.ts";
-import type { FinalTransition, TransitionName } from "./execution-states.ts";
-import { closeSpans, insertSpans, type SpanEnd, type SpanRow, type SpanStatus, spansFromJson } from "./span-writes.ts";
+import type { FinalTransition } from "./execution-states.ts";
+import {
+  closeSpans,
+  endedWith,
+  insertSpans,
+  type SpanRow,
+  type SpanStatus,
+  spanEnds,
+  spansFromJson,
+} from "./span-writes.ts";
 import { closeTokensOfEnded } from "./token-writes.ts";
 import { allowedBy, setStatusOf } from "./transition-condition.ts";
 
 /**
- * The transitions that end an attempt (`succeed`, `fail`, `retry`, `requeue`, `cancel`, `sleep`).
- * Each is one statement (`sleep`: one transaction) that changes the row only if the transition
- * table allows it from the row's state, and for a running execution only while the caller holds
- * its lease: a worker that lost its lease (presumed dead, taken over) can no longer change it.
+ * The transitions that end an attempt (`succeed`, `fail`, `retry`, `requeue`, `cancel`, `sleep`,
+ * `wait`). One statement ends a batch of attempts by one transition (`sleep` and `wait`: one
+ * attempt, in the transaction that stores its step or token); it changes a row only if the
+ * transition table allows it from the row's state, and a running execution only while the caller
+ * holds its lease: a worker that lost its lease (presumed dead, taken over) can no longer change it.
  */
 
 export interface Lease {
@@ -38,124 +47,201 @@ export interface AttemptClose {
   stepSpans?: SpanRow[] | undefined;
 }
 
-interface AttemptEndOf<Transition extends TransitionName> extends AttemptClose {
-  transition: Transition;
-  /** Assignments to the execution row beside its status and releasing the lease. */
-  set: SQL;
+/** The transitions that end an attempt. */
+export type EndingTransition = "succeed" | "fail" | "retry" | "requeue" | "cancel" | "sleep" | "wait";
+
+/** The ends a worker may group: those that store nothing beside the end (`sleep` and `wait` store a step or a token first). */
+export type BatchedTransition = Exclude<EndingTransition, "sleep" | "wait">;
+
+/** What each ending transition stores beside the attempt's close. */
+export interface EndingValues {
+  succeed: { value?: unknown };
+  fail: { error: ExecutionError };
+  /** Queues the next attempt at `runAt`, keeping the failed attempt's error on the row. */
+  retry: { error: ExecutionError; runAt: Date };
+  requeue: Record<never, never>;
+  cancel: Record<never, never>;
+  sleep: { runAt: Date };
+  /** `runAt`: the token's expiry. */
+  wait: { runAt: Date };
 }
 
-/** A final transition carries the execution span's status; no other has one. */
-export type AttemptEnd =
-  | (AttemptEndOf<FinalTransition> & { final: SpanStatus })
-  | (AttemptEndOf<Exclude<TransitionName, FinalTransition>> & { final?: undefined });
+/** One attempt's end: a row of the statement that ends a batch of attempts by one transition. */
+export interface AttemptEnd<Name extends EndingTransition> {
+  executionId: string;
+  close: AttemptClose;
+  values: EndingValues[Name];
+}
+
+export const cancelledError: ExecutionError = { name: "CancelledError", message: "the execution was cancelled" };
 
 /**
- * Ends the current attempt: the row's new state, the attempt span closed, the buffered step spans
- * written and, for a final state, the execution span closed, its pending wait tokens closed (their
- * spans too), the execution metered and counted, in one statement: the only statement that ends an
- * execution, so the meters and counts move exactly when an end commits.
- * The worker's own ends commit without waiting for the WAL flush (`relaxedCommit`), unless the
- * caller's transaction stores something that must outlive a crash (`durable`); the API's always wait.
+ * Each ending transition's assignments to the execution row, beside its status, the lease and the
+ * logs, reading the end's row as `e` (the columns of `endColumns`); `withoutHolder`, those an end
+ * by the API adds. A final transition also gives the execution span's status, as two expressions
+ * over the ended row; no other one has one, so a final end cannot leave out its deltas.
  */
-export async function endAttempt(
+type Ending<Name extends EndingTransition> = { set: SQL; withoutHolder?: SQL } & (Name extends FinalTransition
+  ? { final: { code: SQL; message: SQL } }
+  : { final?: undefined });
+
+// `json_to_recordset` reads a JSON null as SQL NULL: an output of null (or none) is stored as JSON null, as before.
+const endings: { [Name in EndingTransition]: Ending<Name> } = {
+  succeed: {
+    set: sql`output = coalesce(e.new_output, 'null'::jsonb), error = null, finished_at = e.ended_at`,
+    final: endedWith({ code: "ok" }),
+  },
+  fail: {
+    set: sql`error = e.new_error, finished_at = e.ended_at`,
+    final: { code: sql`'error'::text`, message: sql`error ->> 'message'` },
+  },
+  retry: { set: sql`attempt = attempt + 1, error = e.new_error, run_at = e.new_run_at` },
+  requeue: { set: sql`run_at = e.ended_at` },
+  cancel: {
+    set: sql`error = ${jsonParam(cancelledError)}::jsonb, finished_at = e.ended_at`,
+    withoutHolder: sql`cancel_requested_at = e.ended_at`,
+    final: { code: sql`'error'::text`, message: sql`error ->> 'message'` },
+  },
+  sleep: { set: sql`run_at = e.new_run_at` },
+  wait: { set: sql`run_at = case when cancel_requested_at is null then e.new_run_at else e.ended_at end` },
+};
+
+/** The row of an end, as the statement reads it; named apart from the execution's own columns. */
+const endColumns = sql.raw(
+  [
+    "execution_id text",
+    "ended_at timestamptz",
+    "new_logs jsonb",
+    "new_output jsonb",
+    "new_error jsonb",
+    "new_run_at timestamptz",
+    "attempt_span_id text",
+    "attempt_code text",
+    "attempt_message text",
+    "step_ms bigint",
+  ].join(", "),
+);
+
+function endRow(end: AttemptEnd<EndingTransition>) {
+  const { close } = end;
+  const values: { value?: unknown; error?: ExecutionError; runAt?: Date } = end.values;
+  return {
+    execution_id: end.executionId,
+    ended_at: close.now.toISOString(),
+    new_logs: close.logs,
+    new_output: values.value ?? null,
+    new_error: values.error ?? null,
+    new_run_at: values.runAt?.toISOString() ?? null,
+    attempt_span_id: close.attemptSpanId ?? null,
+    attempt_code: close.attemptStatus.code,
+    attempt_message: close.attemptStatus.message ?? null,
+    step_ms: (close.stepSpans ?? [])
+      .filter((span) => span.kind === "step")
+      .reduce((total, span) => total + billedStepMs(span.start_time, span.end_time), 0),
+  };
+}
+
+/** Who ends the attempts: a worker ends only those it holds the lease of; the API (no holder) only those no lease guards. */
+export interface EndTarget<Name extends EndingTransition> {
+  transition: Name;
+  holder: { workerId: string } | undefined;
+  /** The caller's transaction stores something that must outlive a crash: the end must not relax its commit. */
+  durable?: true;
+}
+
+/**
+ * Ends the current attempt of each of `ends` by one transition, in one statement: the rows' new
+ * state, the attempt spans closed, the buffered step spans written and, for a final state, the
+ * execution spans closed, their pending wait tokens closed (their spans too), the executions
+ * metered and counted: the only statement that ends an execution, so the meters and counts move
+ * exactly when an end commits. The rows come as one JSON recordset, so the statement's text (and,
+ * on PostgreSQL, its prepared plan) is the same for one end or a batch. A refused end changes
+ * nothing and does not stop the others. The worker's own ends commit without waiting for the WAL
+ * flush (`relaxedCommit`), unless `durable`; the API's always wait.
+ */
+export async function endAttempts<Name extends EndingTransition>(
   db: Database | Transaction,
-  target: { executionId: string; holder: { workerId: string } | undefined; durable?: true },
-  end: AttemptEnd,
-): Promise<TransitionOutcome> {
-  const now = end.now.toISOString();
+  target: EndTarget<Name>,
+  ends: readonly AttemptEnd<Name>[],
+): Promise<TransitionOutcome[]> {
+  if (ends.length === 0) return [];
+  const ending: Ending<EndingTransition> = endings[target.transition];
   const relaxed = target.holder !== undefined && target.durable !== true;
-  const stepSpans = end.stepSpans ?? [];
-  const bufferedStepMs = stepSpans
-    .filter((span) => span.kind === "step")
-    .reduce((total, span) => total + billedStepMs(span.start_time, span.end_time), 0);
+  const stepSpans = ends.flatMap((end) => end.close.stepSpans ?? []);
   const flushSpans =
     stepSpans.length === 0
       ? sql``
-      : sql`, step_spans as (${insertSpans(sql`${spansFromJson(jsonParam(stepSpans))} where exists (select 1 from changed)`)} returning 1)`;
-  const attemptSpans: SpanEnd = {
-    ids: sql`array(select ${end.attemptSpanId ?? null}::text from changed)`,
-    status: end.attemptStatus,
-  };
-  const tokens = closeTokensOfEnded(now);
+      : sql`, step_spans as (${insertSpans(sql`${spansFromJson(jsonParam(stepSpans))} where s.execution_id in (select id from changed)`)} returning 1)`;
+  const attemptSpans = spanEnds(sql`changed where attempt_span_id is not null`, {
+    spanId: sql`attempt_span_id`,
+    endTime: sql`ended_at`,
+    code: sql`attempt_code`,
+    message: sql`attempt_message`,
+  });
+  const tokens = closeTokensOfEnded();
   const finalParts =
-    end.final === undefined
-      ? sql``
-      : sql`, ${tokens.cte},
-        ${meterEndedExecution(now, bufferedStepMs)},
-        ${countEndedExecution()}`;
+    ending.final === undefined ? sql`` : sql`, ${tokens.cte}, ${meterEndedExecution()}, ${countEndedExecution()}`;
   const closedSpans = closeSpans(
-    now,
-    end.final === undefined
+    ending.final === undefined
       ? [attemptSpans]
-      : [attemptSpans, { ids: sql`array(select execution_span_id from changed)`, status: end.final }, tokens.spans],
+      : [
+          attemptSpans,
+          spanEnds(sql`changed`, { spanId: sql`execution_span_id`, endTime: sql`ended_at`, ...ending.final }),
+          tokens.spans,
+        ],
   );
-  const alertFailure = end.transition === "fail" ? sql`, ${recordAlertFailure(now)}` : sql``;
-  const [row] = await genericPlanRows<{ changed: number }>(
+  const set =
+    target.holder === undefined && ending.withoutHolder !== undefined
+      ? sql`${ending.set}, ${ending.withoutHolder}`
+      : ending.set;
+  const alertFailure = target.transition === "fail" ? sql`, ${recordAlertFailure()}` : sql``;
+  // In the order of their ids, as `renewLeases` locks them: two statements locking rows of one
+  // worker in different orders could deadlock.
+  const rows = [...ends]
+    .sort((a, b) => (a.executionId < b.executionId ? -1 : a.executionId > b.executionId ? 1 : 0))
+    .map(endRow);
+  const [row] = await genericPlanRows<{ taken: string[] }>(
     db,
-    sql`with ${relaxed ? sql`${relaxedCommit},` : sql``} changed as (update executions set ${setStatusOf(end.transition)}, ${end.set},
-          lease_owner = null, lease_expires_at = null, logs = logs || ${jsonParam(end.logs)}::jsonb
-        where id = ${target.executionId} and ${allowedBy(end.transition, target.holder)}
-        returning id, project_id, workflow, attempt, execution_span_id, trigger_kind, created_at, status, input, output)${flushSpans}${finalParts},
+    sql`with ${relaxed ? sql`${relaxedCommit},` : sql``} changed as (update executions set ${setStatusOf(target.transition)}, ${set},
+          lease_owner = null, lease_expires_at = null, logs = logs || e.new_logs
+        from json_to_recordset(${jsonParam(rows)}::json) as e(${endColumns})
+        where id = e.execution_id and ${allowedBy(target.transition, target.holder)}
+        returning id, project_id, workflow, deployment_id, attempt, execution_span_id, trigger_kind, created_at, status,
+          input, output, error, e.ended_at, e.attempt_span_id, e.attempt_code, e.attempt_message, e.step_ms)${flushSpans}${finalParts},
       closed_spans as (${closedSpans} returning 1)${alertFailure}
-      select count(*)::int as changed${relaxed ? sql`, ${relaxedCommitUsed} as relaxed` : sql``} from changed`,
+      select array(select id from changed) as taken${relaxed ? sql`, ${relaxedCommitUsed} as relaxed` : sql``}`,
   );
-  return (row?.changed ?? 0) > 0 ? "taken" : "refused";
+  const taken = new Set(row?.taken ?? []);
+  return ends.map((end) => (taken.has(end.executionId) ? "taken" : "refused"));
 }
 
-const errorJson = (error: ExecutionError): SQL => sql`${jsonParam(error)}::jsonb`;
+/** Ends one attempt: `endAttempts` of one. */
+export async function endAttempt<Name extends EndingTransition>(
+  db: Database | Transaction,
+  target: EndTarget<Name>,
+  end: AttemptEnd<Name>,
+): Promise<TransitionOutcome> {
+  const [outcome] = await endAttempts(db, target, [end]);
+  return outcome ?? "refused";
+}
 
 const holderOf = (lease: Lease) => ({ workerId: lease.workerId });
 
-export function succeed(db: Database, lease: Lease, close: AttemptClose, result: { value?: unknown }) {
+export function succeed(db: Database, lease: Lease, close: AttemptClose, result: EndingValues["succeed"]) {
   return endAttempt(
     db,
-    { executionId: lease.executionId, holder: holderOf(lease) },
-    {
-      ...close,
-      transition: "succeed",
-      set: sql`output = ${jsonParam(result.value)}::jsonb, error = null,
-        finished_at = ${close.now.toISOString()}::timestamptz`,
-      final: { code: "ok" },
-    },
+    { transition: "succeed", holder: holderOf(lease) },
+    { executionId: lease.executionId, close, values: result },
   );
 }
 
 export function fail(db: Database, lease: Lease, close: AttemptClose, error: ExecutionError) {
   return endAttempt(
     db,
-    { executionId: lease.executionId, holder: holderOf(lease) },
-    {
-      ...close,
-      transition: "fail",
-      set: sql`error = ${errorJson(error)}, finished_at = ${close.now.toISOString()}::timestamptz`,
-      final: { code: "error", message: error.message },
-    },
+    { transition: "fail", holder: holderOf(lease) },
+    { executionId: lease.executionId, close, values: { error } },
   );
 }
-
-/** Queues the next attempt at `runAt`, keeping the failed attempt's error on the row. */
-export function retry(db: Database, lease: Lease, close: AttemptClose, next: { error: ExecutionError; runAt: Date }) {
-  return endAttempt(
-    db,
-    { executionId: lease.executionId, holder: holderOf(lease) },
-    {
-      ...close,
-      transition: "retry",
-      set: sql`attempt = attempt + 1, error = ${errorJson(next.error)}, run_at = ${next.runAt.toISOString()}::timestamptz`,
-    },
-  );
-}
-
-/** Hands the execution back to the queue, claimable at once, without using up an attempt. */
-export function requeue(db: Database, lease: Lease, close: AttemptClose) {
-  return endAttempt(
-    db,
-    { executionId: lease.executionId, holder: holderOf(lease) },
-    { ...close, transition: "requeue", set: sql`run_at = ${close.now.toISOString()}::timestamptz` },
-  );
-}
-
-export const cancelledError: ExecutionError = { name: "CancelledError", message: "the execution was cancelled" };
 
 /**
  * Cancels the execution: a running one only by the worker holding `lease`; a queued, sleeping or waiting
@@ -166,17 +252,10 @@ export function cancel(
   target: { executionId: string; lease?: Lease | undefined },
   close: AttemptClose,
 ) {
-  const now = close.now.toISOString();
-  const requested = target.lease === undefined ? sql`, cancel_requested_at = ${now}::timestamptz` : sql``;
   return endAttempt(
     db,
-    { executionId: target.executionId, holder: target.lease === undefined ? undefined : holderOf(target.lease) },
-    {
-      ...close,
-      transition: "cancel",
-      set: sql`error = ${errorJson(cancelledError)}, finished_at = ${now}::timestamptz${requested}`,
-      final: { code: "error", message: cancelledError.message },
-    },
+    { transition: "cancel", holder: target.lease === undefined ? undefined : holderOf(target.lease) },
+    { executionId: target.executionId, close, values: {} },
   );
 }
 
@@ -213,8 +292,8 @@ export function sleep(
     if (inserted.length === 0) return "refused";
     return endAttempt(
       tx,
-      { executionId: lease.executionId, holder: holderOf(lease), durable: true },
-      { ...close, transition: "sleep", set: sql`run_at = ${nap.wakeAt.toISOString()}::timestamptz` },
+      { transition: "sleep", holder: holderOf(lease), durable: true },
+      { executionId: lease.executionId, close, values: { runAt: nap.wakeAt } },
     );
   });
 }

@@ -1,16 +1,19 @@
 /**
  * The execution state machine: the only writer of `executions.status`. States and the transition
- * table are in `execution-states.ts`; each transition is one function here.
+ * table are in `execution-states.ts`; the statements that take them are here (the ends of
+ * attempts in `attempt-transitions.ts`, one statement for a batch of ends by one transition).
  */
 export {
   type AttemptClose,
+  type AttemptEnd,
+  type BatchedTransition,
   cancel,
   cancelledError,
+  type EndingTransition,
+  endAttempts,
   fail,
   type Lease,
   requestCancel,
-  requeue,
-  retry,
   sleep,
   succeed,
   type TransitionOutcome,

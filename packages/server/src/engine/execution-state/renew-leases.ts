@@ -5,23 +5,34 @@ import { leasedState } from "./execution-states.ts";
 
 /**
  * Renews the leases of the executions a worker runs (not a transition: the state stays the leased
- * one); answers those it still holds, and when a cancel was asked.
+ * one); answers those it still holds, and when a cancel was asked. The rows are locked in the
+ * order of their ids, as a batch of ends locks them: two statements locking several rows of one
+ * worker in different orders could deadlock.
  */
 export async function renewLeases(
   db: Database,
   request: { workerId: string; executionIds: string[]; expiresAt: Date },
 ): Promise<{ id: string; cancelRequestedAt: Date | null }[]> {
   if (request.executionIds.length === 0) return [];
+  const held = db.$with("held").as(
+    db
+      .select({ id: executions.id })
+      .from(executions)
+      .where(
+        and(
+          eq(executions.leaseOwner, request.workerId),
+          eq(executions.status, leasedState),
+          inArray(executions.id, request.executionIds),
+        ),
+      )
+      .orderBy(executions.id)
+      .for("update"),
+  );
   return db
+    .with(held)
     .update(executions)
     .set({ leaseExpiresAt: request.expiresAt })
-    .where(
-      and(
-        eq(executions.leaseOwner, request.workerId),
-        eq(executions.status, leasedState),
-        inArray(executions.id, request.executionIds),
-      ),
-    )
+    .where(inArray(executions.id, db.select({ id: held.id }).from(held)))
     .returning({ id: executions.id, cancelRequestedAt: executions.cancelRequestedAt });
 }
 

@@ -61,30 +61,31 @@ export function spansFromJson(rowsJson: string | SQLWrapper): SQL {
   return sql`select ${columnList} from json_to_recordset(${rowsJson}::json) as s(${definition})`;
 }
 
-/** Spans to end, as a `text[]` expression of their ids, and the status they end with. */
-export interface SpanEnd {
-  ids: SQL;
-  status: SpanStatus;
+/** Spans to end: built by `spanEnds`, ended by `closeSpans`. */
+export interface SpanEnds {
+  query: SQL;
+}
+
+/** The status columns of `spanEnds` for a status known in advance. */
+export function endedWith(status: SpanStatus): { code: SQL; message: SQL } {
+  return { code: sql`${status.code}::text`, message: sql`${status.message ?? null}::text` };
+}
+
+/** The spans whose ids `from` yields, to end at `endTime` with the status `code` and `message` (expressions over `from`). */
+export function spanEnds(from: SQL, ended: { spanId: SQL; endTime: SQL; code: SQL; message: SQL }): SpanEnds {
+  return { query: sql`select ${ended.spanId}, ${ended.endTime}, ${ended.code}, ${ended.message} from ${from}` };
 }
 
 /**
- * Ends the spans of every `SpanEnd` at `now`, each with its status, in one update: a statement that
- * ends several kinds of span (an attempt's end) pays for one index scan and one write node, not one
- * each. The ids are arrays, not conditions, so that the scan is one `span_id = any(…)` of the key.
+ * Ends every span of every `SpanEnds`, in one update: a statement that ends several kinds of span
+ * for several executions (a batch of attempts' ends) pays for one write node.
  */
-export function closeSpans(now: string, ends: readonly [SpanEnd, ...SpanEnd[]]): SQL {
-  const [first] = ends;
-  const set = (value: (status: SpanStatus) => string | null) =>
-    ends.length === 1
-      ? sql`${value(first.status)}`
-      : sql`case ${sql.join(
-          ends.map((end) => sql`when span_id = any(${end.ids}) then ${value(end.status)}`),
-          sql` `,
-        )} end`;
-  return sql`update spans set end_time = ${now}::timestamptz, status_code = ${set((status) => status.code)},
-    status_message = ${set((status) => status.message ?? null)}
-    where span_id = any(${sql.join(
-      ends.map((end) => end.ids),
-      sql` || `,
-    )})`;
+export function closeSpans(ends: readonly [SpanEnds, ...SpanEnds[]]): SQL {
+  return sql`update spans set end_time = ended.end_time, status_code = ended.status_code,
+      status_message = ended.status_message
+    from (${sql.join(
+      ends.map((end) => end.query),
+      sql` union all `,
+    )}) as ended (span_id, end_time, status_code, status_message)
+    where spans.span_id = ended.span_id`;
 }

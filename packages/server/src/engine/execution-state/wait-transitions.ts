@@ -5,7 +5,7 @@ import { executionsChannel } from "../channels.ts";
 import { relaxTransactionCommit, sqlRows } from "../sql-rows.ts";
 import { type AttemptClose, endAttempt, type Lease } from "./attempt-transitions.ts";
 import { type TransitionName, transitions } from "./execution-states.ts";
-import { closeSpans, insertSpans } from "./span-writes.ts";
+import { closeSpans, endedWith, insertSpans, spanEnds } from "./span-writes.ts";
 import { tokenSpanStatus } from "./token-writes.ts";
 import { allowedBy, statusIn } from "./transition-condition.ts";
 
@@ -49,7 +49,13 @@ export async function expireTokens(db: Database | Transaction, where: SQL, now: 
   await db.execute(
     sql`with expired as (update wait_tokens set status = 'timed_out', finished_at = ${at}::timestamptz
         where ${where} and status = 'pending' and expires_at <= ${at}::timestamptz returning span_id)
-      ${closeSpans(at, [{ ids: sql`array(select span_id from expired)`, status: tokenSpanStatus.timedOut }])}`,
+      ${closeSpans([
+        spanEnds(sql`expired`, {
+          spanId: sql`span_id`,
+          endTime: sql`${at}::timestamptz`,
+          ...endedWith(tokenSpanStatus.timedOut),
+        }),
+      ])}`,
   );
 }
 
@@ -115,16 +121,10 @@ export function wait(db: Database, lease: Lease, close: AttemptClose, token: New
     if (!(await insertToken(tx, lease, "wait", token))) return { outcome: "refused" };
     const stored = await lockedToken(tx, lease.executionId, token.name, close.now);
     if (stored.status !== "pending") return { outcome: "ended", token: stored };
-    const wakeAt = new Date(stored.expires_at).toISOString();
     const outcome = await endAttempt(
       tx,
-      { executionId: lease.executionId, holder: holderOf(lease), durable: true },
-      {
-        ...close,
-        transition: "wait",
-        set: sql`run_at = case when cancel_requested_at is null then ${wakeAt}::timestamptz
-          else ${close.now.toISOString()}::timestamptz end`,
-      },
+      { transition: "wait", holder: holderOf(lease), durable: true },
+      { executionId: lease.executionId, close, values: { runAt: new Date(stored.expires_at) } },
     );
     return outcome === "taken" ? { outcome: "waiting", token: stored } : { outcome: "refused" };
   });
