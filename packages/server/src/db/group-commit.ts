@@ -36,7 +36,7 @@ export function createGroupCommit<Item, Result>(
       for (const entry of batch) entry.reject(error);
       return;
     }
-    results.forEach((result, index) => batch[index]?.resolve(result));
+    for (const [index, result] of results.entries()) batch[index]?.resolve(result);
   }
 
   async function drain(): Promise<void> {
