@@ -1,6 +1,7 @@
-import { eq } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
-import { integrations } from "../db/schema/index.ts";
+import { genericPlanRows } from "../db/generic-plan.ts";
+import type { integrations } from "../db/schema/index.ts";
 import type { IntegrationValues } from "../engine/sandbox/protocol.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import { openSecrets } from "./sealed-secrets.ts";
@@ -13,13 +14,24 @@ export interface ProjectIntegrationValues {
   secrets: string[];
 }
 
+type IntegrationRow = Pick<
+  typeof integrations.$inferSelect,
+  "projectId" | "name" | "kind" | "config" | "secrets" | "keyId"
+>;
+
 /** The opened integrations of a project, or a failure when one of them opens with no key of the ring. */
 export async function readIntegrationValues(
   db: Database,
   keyring: SecretKeyring,
   projectId: string,
 ): Promise<ServiceResult<ProjectIntegrationValues>> {
-  const rows = await db.select().from(integrations).where(eq(integrations.projectId, projectId));
+  // Read at every attempt's start. Planned once, as the engine's statements around it are: on the
+  // embedded database a statement of the other plan mode costs a switch of mode before and after it.
+  const rows = await genericPlanRows<IntegrationRow>(
+    db,
+    sql`select project_id as "projectId", name, kind, config, secrets, key_id as "keyId"
+      from integrations where project_id = ${projectId}`,
+  );
   const values: Record<string, IntegrationValues> = {};
   const secrets: string[] = [];
   for (const row of rows) {
