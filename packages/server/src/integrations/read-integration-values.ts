@@ -25,8 +25,8 @@ export async function readIntegrationValues(
   keyring: SecretKeyring,
   projectId: string,
 ): Promise<ServiceResult<ProjectIntegrationValues>> {
-  // Read at every attempt's start. Planned once, as the engine's statements around it are: on the
-  // embedded database a statement of the other plan mode costs a switch of mode before and after it.
+  // Read at every attempt's start, between the engine's generic-plan statements: on the embedded
+  // database a statement of the other plan mode there costs a switch of mode before and after it.
   const rows = await genericPlanRows<IntegrationRow>(
     db,
     sql`select project_id as "projectId", name, kind, config, secrets, key_id as "keyId"
