@@ -106,12 +106,7 @@ async function failForStorage(context: AttemptContext, run: RunningAttempt, sqlS
   };
   const outcome = await context.ends("fail", {
     executionId: run.execution.id,
-    close: {
-      now: context.clock.now(),
-      attemptSpanId: run.attemptSpanId,
-      attemptStatus: { code: "error", message: error.message },
-      logs: [],
-    },
+    close: closeOf(context, run, { code: "error", message: error.message }, []),
     values: { error },
   });
   if (outcome === "taken") context.spanExport?.exportExecution(run.execution.id);

@@ -85,6 +85,9 @@ type Ending<Name extends EndingTransition> = { set: SQL; withoutHolder?: SQL } &
   ? { final: { code: SQL; message: SQL } }
   : { final?: undefined });
 
+/** The execution span's status after an end that stored an error on the row: that error's message. */
+const endedWithItsError = { code: sql`'error'::text`, message: sql`error ->> 'message'` };
+
 // `json_to_recordset` reads a JSON null as SQL NULL: an output of null (or none) is stored as JSON null, as before.
 const endings: { [Name in EndingTransition]: Ending<Name> } = {
   succeed: {
@@ -93,14 +96,14 @@ const endings: { [Name in EndingTransition]: Ending<Name> } = {
   },
   fail: {
     set: sql`error = e.new_error, finished_at = e.ended_at`,
-    final: { code: sql`'error'::text`, message: sql`error ->> 'message'` },
+    final: endedWithItsError,
   },
   retry: { set: sql`attempt = attempt + 1, error = e.new_error, run_at = e.new_run_at` },
   requeue: { set: sql`run_at = e.ended_at` },
   cancel: {
     set: sql`error = ${jsonParam(cancelledError)}::jsonb, finished_at = e.ended_at`,
     withoutHolder: sql`cancel_requested_at = e.ended_at`,
-    final: { code: sql`'error'::text`, message: sql`error ->> 'message'` },
+    final: endedWithItsError,
   },
   sleep: { set: sql`run_at = e.new_run_at` },
   wait: { set: sql`run_at = case when cancel_requested_at is null then e.new_run_at else e.ended_at end` },
