@@ -3,8 +3,23 @@ import type { Database } from "../db/database.ts";
 import type { Logger } from "../shared/logger.ts";
 import { sqlRows } from "./sql-rows.ts";
 
-/** Claims between two vacuums of the embedded database by default. */
+/** Claims between two vacuums of the embedded database by default, once the first passes are done. */
 export const defaultVacuumEveryClaims = 1000;
+
+/** Claims before the first pass of a process. */
+const firstPassClaims = 50;
+
+/**
+ * The claim count at which the pass after the one at `previous` runs: twice as far at first, then
+ * every `everyClaims`. The engine's statements keep a generic plan made from the statistics of the
+ * last analysis, and a fresh database has none: its first plans read the tables as nearly empty
+ * (a sequential scan of `spans` in every end) and kept them while the tables grew. Passes at doubling
+ * counts analyze each growing table before it is twice the size its plans were made for.
+ */
+export function nextPassAt(previous: number, everyClaims: number): number {
+  if (previous === 0) return Math.min(firstPassClaims, everyClaims);
+  return Math.min(previous * 2, previous + everyClaims);
+}
 
 /**
  * The tables whose rows the engine updates over and over: each claim, lease renewal and end of an
@@ -38,7 +53,7 @@ const analyzeStatisticsTarget = 10;
 
 export interface EmbeddedMaintenance {
   /**
-   * Counts claimed executions; every `everyClaims` of them the churned tables are vacuumed, and
+   * Counts claimed executions; at each pass (`nextPassAt`) the churned tables are vacuumed, and
    * those of them that changed enough since their last analysis are analyzed.
    */
   counted(claims: number): void;
@@ -57,7 +72,8 @@ export function createEmbeddedMaintenance(
   deps: { db: Database; logger: Logger },
   options: { everyClaims: number },
 ): EmbeddedMaintenance {
-  let sinceLast = 0;
+  let claimed = 0;
+  let passAt = nextPassAt(0, options.everyClaims);
   let running: Promise<void> = Promise.resolve();
   let busy = false;
 
@@ -84,9 +100,9 @@ export function createEmbeddedMaintenance(
 
   return {
     counted: (claims) => {
-      sinceLast += claims;
-      if (sinceLast < options.everyClaims || busy) return;
-      sinceLast = 0;
+      claimed += claims;
+      if (claimed < passAt || busy) return;
+      passAt = nextPassAt(claimed, options.everyClaims);
       busy = true;
       running = vacuum()
         .catch((error: unknown) => deps.logger.warn({ err: error }, "vacuuming the embedded database failed"))
