@@ -61,6 +61,16 @@ interface ClaimRow {
   log_bytes: number | string;
 }
 
+/** The row of a claim that leased nothing, which carries only what was read alongside. */
+type NoClaimRow = { [Column in keyof ClaimRow]: null };
+
+/** A group (project, workflow) of claimable concurrency-limited executions. */
+interface LimitedGroupRow {
+  project_id: string;
+  workflow: string;
+  concurrency_limit: number;
+}
+
 export interface ClaimRequest {
   workerId: string;
   now: Date;
@@ -117,9 +127,11 @@ const resumedFrom = statusIn([...transitions.wake.from, ...transitions.expireLea
 
 /**
  * Leases the candidate rows and opens an attempt span for each, in one statement (one round trip,
- * committed without waiting for the WAL flush: see `relaxedCommit`).
+ * committed without waiting for the WAL flush: see `relaxedCommit`). Given `alongside`, a read whose
+ * rows come back as one JSON array in the column `alongside` of every row, and in one row with no
+ * execution when nothing was leased.
  */
-function leaseAndReturn(request: ClaimRequest, candidates: SQL): SQL {
+function leaseAndReturn(request: ClaimRequest, candidates: SQL, alongside?: SQL): SQL {
   const now = request.now.toISOString();
   const expires = new Date(request.now.getTime() + request.leaseMs).toISOString();
   return sql`with ${relaxedCommit}, candidates as (${candidates}),
@@ -137,8 +149,14 @@ function leaseAndReturn(request: ClaimRequest, candidates: SQL): SQL {
         jsonb_build_object('weft.execution.attempt', attempt, 'weft.worker.id', ${request.workerId}::text,
           'weft.resumed', resumed),
         'unset', null
-      from claimed`)} returning 1)
-    select claimed.*, ${relaxedCommitUsed} as relaxed, (select count(*) from attempt_spans) as spans from claimed`;
+      from claimed`)} returning 1)${
+      alongside === undefined
+        ? sql`
+    select claimed.*, ${relaxedCommitUsed} as relaxed, (select count(*) from attempt_spans) as spans from claimed`
+        : sql`, alongside as (${alongside})
+    select claimed.*, ${relaxedCommitUsed} as relaxed, (select count(*) from attempt_spans) as spans, read.alongside
+    from (select json_agg(alongside) as alongside from alongside) read left join claimed on true`
+    }`;
 }
 
 function toClaimed(row: ClaimRow): ClaimedExecution {
@@ -171,11 +189,16 @@ function toClaimed(row: ClaimRow): ClaimedExecution {
  * past it stay queued), so a workspace with a long backlog cannot take a whole pass either.
  * Each guard locks up to `limit` rows and the earliest `limit` of both are leased: the others are
  * let go unchanged when the statement ends, and the lapsed leases taken first are those that
- * lapsed first.
+ * lapsed first. The groups of claimable concurrency-limited executions are read in the same
+ * statement, through their own partial index: a separate read was a statement per claim, mostly
+ * to find none.
  */
-async function claimUnlimited(db: Database, request: ClaimRequest): Promise<ClaimedExecution[]> {
+async function claimUnlimited(
+  db: Database,
+  request: ClaimRequest,
+): Promise<{ executions: ClaimedExecution[]; groups: LimitedGroupRow[] }> {
   const parts = claimableParts(request);
-  if (parts.length === 0) return [];
+  if (parts.length === 0) return { executions: [], groups: [] };
   const lockedParts = parts.map(
     (part, index) => sql`${sql.raw(`locked_${index}`)} as (select e.id, e.started_at as previous_started_at,
         e.status as previous_status, e.run_at, p.workspace_id
@@ -196,7 +219,21 @@ async function claimUnlimited(db: Database, request: ClaimRequest): Promise<Clai
     select ranked.id, ranked.previous_started_at, ranked.previous_status from ranked
       left join busy on busy.workspace_id = ranked.workspace_id
     where ranked.rank <= ${request.workspaceSlots}::int - coalesce(busy.running, 0)`;
-  return (await genericPlanRows<ClaimRow>(db, leaseAndReturn(request, candidates))).map(toClaimed);
+  const limited = parts.map(
+    (part) => sql`select e.project_id, e.workflow, e.concurrency_limit from executions e
+      where e.concurrency_limit is not null and ${part.condition}`,
+  );
+  const groups = sql`select project_id, workflow, min(concurrency_limit)::int as concurrency_limit
+    from (${sql.join(limited, sql` union all `)}) claimable
+    group by project_id, workflow limit ${limitedGroupsPerClaim}`;
+  const rows = await genericPlanRows<(ClaimRow | NoClaimRow) & { alongside: LimitedGroupRow[] | null }>(
+    db,
+    leaseAndReturn(request, candidates, groups),
+  );
+  return {
+    executions: rows.flatMap((row) => (row.id === null ? [] : [toClaimed(row)])),
+    groups: rows[0]?.alongside ?? [],
+  };
 }
 
 /** Any of the claimable parts, as one condition, for reads within one group of executions. */
@@ -258,22 +295,9 @@ export interface ClaimOutcome {
  * `wake` and `expireLease` transitions, whichever each row's state allows.
  */
 export async function claim(db: Database, request: ClaimRequest): Promise<ClaimOutcome> {
-  const claimed = await claimUnlimited(db, request);
+  const { executions: claimed, groups } = await claimUnlimited(db, request);
   let left = request.limit - claimed.length;
   if (left <= 0) return { executions: claimed, limitedGroups: 0 };
-  const limited = claimableParts(request).map(
-    (part) => sql`select e.project_id, e.workflow, e.concurrency_limit from executions e
-      where e.concurrency_limit is not null and ${part.condition}`,
-  );
-  const groups =
-    limited.length === 0
-      ? []
-      : await genericPlanRows<{ project_id: string; workflow: string; concurrency_limit: number }>(
-          db,
-          sql`select project_id, workflow, min(concurrency_limit)::int as concurrency_limit
-            from (${sql.join(limited, sql` union all `)}) claimable
-            group by project_id, workflow limit ${limitedGroupsPerClaim}`,
-        );
   for (const group of groups) {
     if (left <= 0) break;
     const more = await claimLimitedGroup(
