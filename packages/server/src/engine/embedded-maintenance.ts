@@ -78,6 +78,9 @@ export function createEmbeddedMaintenance(
   let busy = false;
 
   async function vacuum(): Promise<void> {
+    // The statistics views show what was flushed, at most once a second: the changes of the first
+    // pass's claims, made within that second, would be missing from it.
+    await deps.db.execute(sql`select pg_stat_force_next_flush()`);
     const stale = await sqlRows<{ relname: string }>(
       deps.db,
       sql`select relname from pg_stat_user_tables
