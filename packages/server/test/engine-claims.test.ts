@@ -194,7 +194,7 @@ describe.skipIf(testServerUrl() !== undefined)(
         await harness.worker.stop();
         await insertQueuedCopies(harness.database.db, template, { prefix: "exe_backlog", count: 500 });
         const entriesBefore = await queueEntriesRead(harness.database.db);
-        // A share of one cuts the claim to one execution, so the claim goes on to look for limited groups.
+        // A share of one cuts the claim to one execution, short of its limit of two, so it reads the limited groups.
         const outcome = await claim(harness.database.db, {
           workerId: "wrk_group_reads",
           now: harness.clock.now(),
@@ -205,6 +205,26 @@ describe.skipIf(testServerUrl() !== undefined)(
         expect(outcome).toMatchObject({ executions: [{ workflow: "short" }], limitedGroups: 0 });
         // Read anywhere but through the index of due limited executions, the 500 queued ones are all visited.
         expect((await queueEntriesRead(harness.database.db)) - entriesBefore).toBeLessThan(50);
+      } finally {
+        await harness.stop();
+      }
+    });
+
+    it("leases a due limited execution in the claim that found no unlimited one", async () => {
+      const harness = await startEngineHarness();
+      try {
+        await harness.deploy("prj_group_claims", source, manifest);
+        await harness.worker.stop();
+        const id = await harness.run("prj_group_claims", "one-at-a-time", { n: 1 });
+        const outcome = await claim(harness.database.db, {
+          workerId: "wrk_group_claims",
+          now: harness.clock.now(),
+          leaseMs: 30_000,
+          limit: 2,
+          workspaceSlots: 2,
+        });
+        expect(outcome).toMatchObject({ executions: [{ id, workflow: "one-at-a-time" }], limitedGroups: 1 });
+        expect(outcome.executions).toHaveLength(1);
       } finally {
         await harness.stop();
       }

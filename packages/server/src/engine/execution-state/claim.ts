@@ -127,9 +127,9 @@ const resumedFrom = statusIn([...transitions.wake.from, ...transitions.expireLea
 
 /**
  * Leases the candidate rows and opens an attempt span for each, in one statement (one round trip,
- * committed without waiting for the WAL flush: see `relaxedCommit`). Given `alongside`, a read whose
- * rows come back as one JSON array in the column `alongside` of every row, and in one row with no
- * execution when nothing was leased.
+ * committed without waiting for the WAL flush: see `relaxedCommit`). Given `alongside`, a read made
+ * only when fewer than `limit` rows were leased, whose rows come back as one JSON array in the column
+ * `alongside` of every row, and in one row with no execution when nothing was leased.
  */
 function leaseAndReturn(request: ClaimRequest, candidates: SQL, alongside?: SQL): SQL {
   const now = request.now.toISOString();
@@ -153,9 +153,9 @@ function leaseAndReturn(request: ClaimRequest, candidates: SQL, alongside?: SQL)
       alongside === undefined
         ? sql`
     select claimed.*, ${relaxedCommitUsed} as relaxed, (select count(*) from attempt_spans) as spans from claimed`
-        : sql`, alongside as (${alongside})
-    select claimed.*, ${relaxedCommitUsed} as relaxed, (select count(*) from attempt_spans) as spans, read.alongside
-    from (select json_agg(alongside) as alongside from alongside) read left join claimed on true`
+        : sql`, alongside as (select * from (${alongside}) found where (select count(*) from claimed) < ${request.limit}::int)
+    select claimed.*, ${relaxedCommitUsed} as relaxed, (select count(*) from attempt_spans) as spans, gathered.alongside
+    from (select json_agg(alongside) as alongside from alongside) gathered left join claimed on true`
     }`;
 }
 
