@@ -13,8 +13,8 @@ const firstPassClaims = 50;
  * The claim count at which the pass after the one at `previous` runs: twice as far at first, then
  * every `everyClaims`. The engine's statements keep a generic plan made from the statistics of the
  * last analysis, and a fresh database has none: its first plans read the tables as nearly empty
- * (a sequential scan of `spans` in every end) and kept them while the tables grew. Passes at doubling
- * counts analyze each growing table before it is twice the size its plans were made for.
+ * (a sequential scan of `spans` in every end) and kept them while the tables grew. With passes at
+ * doubling counts, a table that grows with the claims is analyzed again by the time they double.
  */
 export function nextPassAt(previous: number, everyClaims: number): number {
   if (previous === 0) return Math.min(firstPassClaims, everyClaims);
