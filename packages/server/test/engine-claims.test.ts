@@ -63,16 +63,14 @@ async function statementRuns(): Promise<{ claims: number; groupReads: number }> 
     engine.database.db,
     sql`select statement, (generic_plans + custom_plans)::int as runs from pg_prepared_statements`,
   );
-  const runsOf = (marker: string) =>
-    rows.filter((row) => row.statement.includes(marker)).reduce((total, row) => total + row.runs, 0);
-  const runsOfApart = (marker: string, apartFrom: string) =>
+  const claimMarker = "candidates as (";
+  const runsOf = (marker: string, apartFrom?: string) =>
     rows
-      .filter((row) => row.statement.includes(marker) && !row.statement.includes(apartFrom))
+      .filter(
+        (row) => row.statement.includes(marker) && !(apartFrom !== undefined && row.statement.includes(apartFrom)),
+      )
       .reduce((total, row) => total + row.runs, 0);
-  return {
-    claims: runsOf("candidates as ("),
-    groupReads: runsOfApart("min(concurrency_limit)", "candidates as ("),
-  };
+  return { claims: runsOf(claimMarker), groupReads: runsOf("min(concurrency_limit)", claimMarker) };
 }
 
 /**
