@@ -31,7 +31,9 @@ const signupSchema = {
 };
 
 beforeAll(async () => {
-  weft = await startTestPlatform({ timers, wrapDatabase: gate.wrap });
+  // No worker: its background claims would meet the closed gate and could be the transaction that
+  // `gate.waiting()` sees, firing the timers before this request's budget exists.
+  weft = await startTestPlatform({ timers, wrapDatabase: gate.wrap, env: { WEFT_ROLES: "auth,api,ingress" } });
   await deployManifest(weft, projectId, {
     version: 1,
     workflows: [{ name: "onboard" }],
