@@ -179,7 +179,7 @@ export async function measureDrain(bench: Bench): Promise<Drain> {
 
 /** A fresh database with the bench project and its deployment, for `use`; removed afterwards. */
 async function withBench<T>(serverUrl: string | undefined, use: (bench: Bench) => Promise<T>): Promise<T> {
-  const database = await createTestDatabase(serverUrl);
+  const database = await createTestDatabase(serverUrl ?? false);
   const dataDir = mkdtempSync(join(tmpdir(), "weft-bench-"));
   try {
     await ensureTestProject(database.db, deps, projectId);

@@ -85,7 +85,7 @@ if (mode === "baseline") {
   });
   const ownDatabase = withWorker
     ? undefined
-    : await createTestDatabase(mode === "postgres" ? postgresUrl : undefined, {
+    : await createTestDatabase(mode === "postgres" ? postgresUrl : false, {
         embeddedDirectory: join(dataDir, "pgdata"),
       });
   const platform = await startPlatform(config, ownDatabase === undefined ? {} : { database: ownDatabase });

@@ -17,7 +17,7 @@ import {
 
 /** The platform's embedded database, opened here while no platform process runs. */
 function openEmbedded(dataDir: string): Promise<TestDatabase> {
-  return createTestDatabase(undefined, { embeddedDirectory: join(dataDir, "pgdata") });
+  return createTestDatabase(false, { embeddedDirectory: join(dataDir, "pgdata") });
 }
 
 /** Polls `workflows.listExecutions` for an execution not yet final, until none is left or `boundMs` passes. */

@@ -31,15 +31,15 @@ async function runAsAdmin(serverUrl: string, statement: string): Promise<void> {
 
 /**
  * Creates an empty, migrated database of its own for one test file: on the server named by
- * `serverUrl` (by default WEFT_TEST_DATABASE_URL), or a PGlite when there is none: in memory, or in
- * `embeddedDirectory` on disk as `npm start` keeps it (benchmarks measure that one: an in-memory
- * PGlite stalls whenever one of its growing files is copied to a larger buffer).
+ * `serverUrl` (by default WEFT_TEST_DATABASE_URL), or a PGlite when there is none or `serverUrl` is
+ * `false`: in memory, or in `embeddedDirectory` on disk as `npm start` keeps it (benchmarks measure
+ * that one: an in-memory PGlite stalls whenever one of its growing files is copied to a larger buffer).
  */
 export async function createTestDatabase(
-  serverUrl: string | undefined = testServerUrl(),
+  serverUrl: string | false | undefined = testServerUrl(),
   options: { embeddedDirectory?: string } = {},
 ): Promise<TestDatabase> {
-  if (serverUrl === undefined) {
+  if (serverUrl === undefined || serverUrl === false) {
     const handle = await useEmbedded(await PGlite.create(options.embeddedDirectory));
     return { ...handle, url: undefined, destroy: () => handle.close() };
   }

@@ -6,7 +6,7 @@ import { type Config, loadConfig, type RunningPlatform, startPlatform } from "@w
 import type { DatabaseHandle, ResolveHost, Timers } from "@weft/server/internals";
 import { createManualClock, type Logger, type ManualClock } from "@weft/server/internals";
 import { testPlatformLogger } from "./log-capture.ts";
-import { createTestDatabase, type TestDatabase, testServerUrl } from "./test-database.ts";
+import { createTestDatabase, type TestDatabase } from "./test-database.ts";
 
 export interface TestPlatform {
   /** The platform's base URL, e.g. http://127.0.0.1:41234. */
@@ -72,9 +72,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     ...options.env,
   });
   const config = options.configure ? options.configure(loaded) : loaded;
-  const database = await createTestDatabase(
-    options.databaseServer === undefined ? testServerUrl() : options.databaseServer || undefined,
-  );
+  const database = await createTestDatabase(options.databaseServer);
   const clock = options.clock ?? createManualClock();
   const logger = options.logger ?? testPlatformLogger("platform");
   const platform = await startPlatform(config, {
