@@ -3,6 +3,7 @@ import type { Config } from "./config/config.ts";
 import type { DatabaseHandle } from "./db/database.ts";
 import type { ActiveDeploymentChanges } from "./deployments/active-deployment-changes.ts";
 import type { ResolveHost } from "./engine/egress/egress-proxy.ts";
+import type { LocalStarts } from "./engine/local-starts.ts";
 import type { SandboxIsolation } from "./engine/sandbox/sandbox-isolation.ts";
 import type { MembershipChanges } from "./identity/access-changes.ts";
 import type { CredentialRevocations } from "./identity/credential-revocations.ts";
@@ -39,4 +40,6 @@ export interface PlatformContext {
   quotas: QuotaGate;
   /** The link a fresh embedded server prints to make its first account (held in this process only). */
   firstAccountLinks: FirstAccountLinks;
+  /** On the embedded database, this process's worker, which ingress may hand a new execution to at once. */
+  localStarts: LocalStarts | undefined;
 }

@@ -72,23 +72,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     config.billing.defaultPlan,
   );
   if (planWarning !== undefined) logger.warn(planWarning);
-  const context: PlatformContext = {
-    config,
-    database,
-    clock,
-    ids: createIdGenerator(clock),
-    logger,
-    timers: options.timers ?? systemTimers,
-    credentialRevocations: createCredentialRevocations(),
-    membershipChanges: createMembershipChanges(),
-    activeDeploymentChanges: createActiveDeploymentChanges(),
-    mailer: createMailer(config, clock, logger),
-    spanExport,
-    resolveHost: options.resolveHost ?? resolveWithSystem,
-    sandbox,
-    quotas: createQuotaGate({ db: database.db, clock, catalogue: config.billing }),
-    firstAccountLinks: createFirstAccountLinks(clock),
-  };
+  const mailer = createMailer(config, clock, logger);
   const worker =
     sandbox === undefined
       ? undefined
@@ -100,7 +84,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
             spanExport,
             resolveHost: options.resolveHost,
             alerts: {
-              mailer: context.mailer,
+              mailer,
               egress: createEgressPolicy(config.sandbox.egressAllow),
               pacing: defaultAlertPacing,
             },
@@ -114,6 +98,24 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
             billing: config.billing,
           },
         );
+  const context: PlatformContext = {
+    config,
+    database,
+    clock,
+    ids: createIdGenerator(clock),
+    logger,
+    timers: options.timers ?? systemTimers,
+    credentialRevocations: createCredentialRevocations(),
+    membershipChanges: createMembershipChanges(),
+    activeDeploymentChanges: createActiveDeploymentChanges(),
+    mailer,
+    spanExport,
+    resolveHost: options.resolveHost ?? resolveWithSystem,
+    sandbox,
+    quotas: createQuotaGate({ db: database.db, clock, catalogue: config.billing }),
+    firstAccountLinks: createFirstAccountLinks(clock),
+    localStarts: worker?.localStarts,
+  };
   // Ingress caches which deployment is active, so it listens for other processes' changes before serving.
   const stopRelaying = config.roles.has("ingress")
     ? await retryWhileUnavailable(() => relayActiveDeploymentChanges(database, context.activeDeploymentChanges))

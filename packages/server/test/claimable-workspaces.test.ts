@@ -11,17 +11,17 @@ const atShare =
     full.includes(workspaceId);
 
 describe("which workspaces may hold claimable executions", () => {
-  it("holds every claim worth making until a claim finds nothing", () => {
+  it("holds every claim worth making until a claim stops short", () => {
     const claimable = createClaimableWorkspaces();
     expect(claimable.worthClaiming(atShare("wsp_a"))).toBe(true);
     claimable.announced(["wsp_a"]);
     expect(claimable.worthClaiming(atShare("wsp_a"))).toBe(true);
   });
 
-  it("after a claim found nothing, claims only for a workspace then running or announced since, below its share", () => {
+  it("after a claim stopped short, claims only for a workspace then at its share or announced since, once below its share", () => {
     const claimable = createClaimableWorkspaces();
     claimable.claiming();
-    claimable.foundNone(["wsp_a", "wsp_a"]);
+    claimable.leftNone(["wsp_a", "wsp_a"]);
     expect(claimable.worthClaiming(atShare("wsp_a"))).toBe(false);
     expect(claimable.worthClaiming(atShare())).toBe(true);
     claimable.announced(["wsp_b"]);
@@ -32,12 +32,12 @@ describe("which workspaces may hold claimable executions", () => {
   it("knows nothing again after a poll or an announcement that names no workspace", () => {
     const claimable = createClaimableWorkspaces();
     claimable.claiming();
-    claimable.foundNone([]);
+    claimable.leftNone([]);
     expect(claimable.worthClaiming(atShare())).toBe(false);
     claimable.announced(undefined);
     expect(claimable.worthClaiming(atShare())).toBe(true);
     claimable.claiming();
-    claimable.foundNone([]);
+    claimable.leftNone([]);
     claimable.forget();
     expect(claimable.worthClaiming(atShare())).toBe(true);
   });
@@ -46,24 +46,24 @@ describe("which workspaces may hold claimable executions", () => {
     const claimable = createClaimableWorkspaces();
     claimable.claiming();
     claimable.announced(["wsp_b"]);
-    claimable.foundNone(["wsp_a"]);
+    claimable.leftNone(["wsp_a"]);
     expect(claimable.worthClaiming(atShare("wsp_a"))).toBe(true);
     expect(claimable.worthClaiming(atShare("wsp_a", "wsp_b"))).toBe(false);
 
     claimable.claiming();
     claimable.forget();
-    claimable.foundNone(["wsp_a"]);
+    claimable.leftNone(["wsp_a"]);
     expect(claimable.worthClaiming(atShare("wsp_a"))).toBe(true);
 
     claimable.claiming();
     claimable.announced(undefined);
-    claimable.foundNone(["wsp_a"]);
+    claimable.leftNone(["wsp_a"]);
     expect(claimable.worthClaiming(atShare("wsp_a"))).toBe(true);
 
     // What was announced before the claim began, the claim has seen.
     claimable.announced(["wsp_c"]);
     claimable.claiming();
-    claimable.foundNone(["wsp_a"]);
+    claimable.leftNone(["wsp_a"]);
     expect(claimable.worthClaiming(atShare("wsp_a"))).toBe(false);
   });
 

@@ -4,6 +4,7 @@ import {
   type EngineHarness,
   ensureTestProject,
   startEngineHarness,
+  statementRuns,
   type TestDatabase,
   testServerUrl,
 } from "@weft/testing";
@@ -53,24 +54,14 @@ const manifest = {
 
 let engine: EngineHarness;
 
-/**
- * How often each statement ran, from the embedded database's named statements (PostgreSQL counts
- * every plan it used for one): the claims of the worker, and its reads of concurrency-limited groups
- * made apart from a claim.
- */
-async function statementRuns(): Promise<{ claims: number; groupReads: number }> {
-  const rows = await sqlRows<{ statement: string; runs: number }>(
-    engine.database.db,
-    sql`select statement, (generic_plans + custom_plans)::int as runs from pg_prepared_statements`,
-  );
-  const claimMarker = "candidates as (";
-  const runsOf = (marker: string, apartFrom?: string) =>
-    rows
-      .filter(
-        (row) => row.statement.includes(marker) && !(apartFrom !== undefined && row.statement.includes(apartFrom)),
-      )
-      .reduce((total, row) => total + row.runs, 0);
-  return { claims: runsOf(claimMarker), groupReads: runsOf("min(concurrency_limit)", claimMarker) };
+const claimMarker = "candidates as (";
+
+/** How often the worker's claims ran, and its reads of concurrency-limited groups made apart from a claim. */
+async function claimRuns(): Promise<{ claims: number; groupReads: number }> {
+  return {
+    claims: await statementRuns(engine.database.db, claimMarker),
+    groupReads: await statementRuns(engine.database.db, "min(concurrency_limit)", claimMarker),
+  };
 }
 
 /**
@@ -125,12 +116,12 @@ describe.skipIf(testServerUrl() !== undefined)("claims of the worker (embedded d
   });
 
   it("claims once per short execution when they arrive one at a time, reading the limited groups in the claim", async () => {
-    const before = await statementRuns();
+    const before = await claimRuns();
     for (let n = 1; n <= 10; n++) {
       const id = await engine.run("prj_claims", "short", { n });
       expect((await engine.waitFor(id, (row) => row.status === "succeeded")).output).toBe(n * 2);
     }
-    const after = await statementRuns();
+    const after = await claimRuns();
     expect(after.claims - before.claims).toBe(10);
     expect(after.groupReads - before.groupReads).toBe(0);
   });
@@ -156,14 +147,14 @@ describe.skipIf(testServerUrl() !== undefined)("claims of the worker (embedded d
   });
 
   it("does not read the queue for a workspace at its share, announced or freed", async () => {
-    const before = await statementRuns();
+    const before = await claimRuns();
     // Eight slots, four per workspace: the other twenty wait behind the share, and each is announced.
     const ids = await Promise.all(Array.from({ length: 24 }, (_, n) => engine.run("prj_claims", "lingering", { n })));
     for (const id of ids) await engine.waitFor(id, (row) => row.status === "succeeded");
     // Fewer claims than executions: one claim takes the slots freed together. A claim made while the
     // workspace is at its share reads every queued entry and finds nothing; it used to follow each
     // announcement and each claim that filled the share again (30 to 40 claims here).
-    expect((await statementRuns()).claims - before.claims).toBeLessThanOrEqual(24);
+    expect((await claimRuns()).claims - before.claims).toBeLessThanOrEqual(24);
   });
 
   it("still starts an execution held back by its workflow's concurrency limit as soon as the one before it ends", async () => {

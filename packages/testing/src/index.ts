@@ -22,6 +22,7 @@ export * from "./secret-scanner.ts";
 export * from "./smtp-sink.ts";
 export * from "./spawn-server.ts";
 export * from "./spawn-worker.ts";
+export * from "./statement-runs.ts";
 export * from "./step-counter.ts";
 export * from "./studio-session.ts";
 export * from "./tcp-proxy.ts";

@@ -2,7 +2,7 @@
  * Which workspaces may hold executions this worker could claim, as far as it knows. A claim looks
  * for rows of the workspaces below their share by reading the queue in due order, past every row
  * of the workspaces at their share: with one busy workspace and a backlog, a claim that finds
- * nothing reads the whole backlog. Once a claim found nothing, only the workspaces then at their
+ * nothing reads the whole backlog. Once a claim stopped short, only the workspaces then at their
  * share (and those announced since) can hold claimable rows, so a claim is worth making only when
  * one of them is below its share. What this cannot see (a sleep or retry that becomes due, a lease
  * that lapses, a requeue by another process, rows another worker had locked when the claim passed
@@ -13,8 +13,11 @@ export interface ClaimableWorkspaces {
   forget(): void;
   /** A claim begins: what is announced or forgotten while it runs outlives what it finds. */
   claiming(): void;
-  /** The claim found nothing while the worker ran executions of `running` workspaces (and maybe others). */
-  foundNone(running: Iterable<string>): void;
+  /**
+   * The claim stopped short of its limit: it left nothing claimable but, perhaps, executions of the
+   * `atShare` workspaces, which it skipped at their share (any superset of them will do).
+   */
+  leftNone(atShare: Iterable<string>): void;
   /** Executions of these workspaces may have become claimable; `undefined` when the announcement did not say whose. */
   announced(workspaceIds: readonly string[] | undefined): void;
   /** Whether a claim may find something, given which workspaces are at their share now. */
@@ -34,8 +37,8 @@ export function createClaimableWorkspaces(): ClaimableWorkspaces {
     claiming: () => {
       sinceClaim = new Set();
     },
-    foundNone: (running) => {
-      known = sinceClaim === undefined ? undefined : new Set([...running, ...sinceClaim]);
+    leftNone: (atShare) => {
+      known = sinceClaim === undefined ? undefined : new Set([...atShare, ...sinceClaim]);
     },
     announced: (workspaceIds) => {
       if (workspaceIds === undefined) {

@@ -5,7 +5,13 @@ import { createGroupCommit } from "../db/group-commit.ts";
 import { executions, spans } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
-import { type EnqueueExecutionRequest, insertQueuedExecutions, queuedExecutionRows } from "./enqueue-execution.ts";
+import {
+  type EnqueueExecutionRequest,
+  insertNewExecutions,
+  type NewExecutionRows,
+  queuedExecutionRows,
+} from "./enqueue-execution.ts";
+import { type LocalStarts, startedLocally } from "./local-starts.ts";
 
 /** Says, just before a commit, whether the caller still wants the row (its deadline has not passed). */
 export interface CommitDeadline {
@@ -49,7 +55,23 @@ type Written = { executionId: string } | { expired: string };
  * and a request that fails (say, its project was deleted meanwhile) is retried alone so that it
  * cannot fail the others.
  */
-export function createEnqueueBatcher(deps: { db: Database; clock: Clock; ids: IdGenerator }): EnqueueBatcher {
+export function createEnqueueBatcher(deps: {
+  db: Database;
+  clock: Clock;
+  ids: IdGenerator;
+  /** This process's worker, which may run one execution of each batch at once (see `local-starts.ts`). */
+  localStarts?: LocalStarts | undefined;
+}): EnqueueBatcher {
+  /** The first execution of the batch that the local worker takes at once, leased to it; one at most. */
+  function startOneLocally(live: { index: number; item: BatchedEnqueueRequest; row: NewExecutionRows }[]) {
+    const entry = live.find((candidate) => candidate.item.workflow.concurrency === undefined);
+    const slot = entry === undefined ? undefined : deps.localStarts?.reserve(entry.item.request.projectId);
+    if (entry === undefined || slot === undefined) return undefined;
+    const started = startedLocally(entry.row, slot);
+    entry.row = started.rows;
+    return { index: entry.index, slot, execution: started.execution };
+  }
+
   async function write(batch: BatchedEnqueueRequest[]): Promise<Written[]> {
     const live = batch.flatMap((item, index) =>
       item.deadline?.expired === true
@@ -57,20 +79,32 @@ export function createEnqueueBatcher(deps: { db: Database; clock: Clock; ids: Id
         : [{ index, item, row: queuedExecutionRows(deps, item.request, item.workflow) }],
     );
     let late = new Set<number>();
-    if (live.length > 0)
-      await deps.db.transaction(async (tx) => {
-        await insertQueuedExecutions(
-          tx,
-          live.map((entry) => entry.row),
-        );
-        const lateEntries = live.filter((entry) => entry.item.deadline?.expired === true);
-        late = new Set(lateEntries.map((entry) => entry.index));
-        if (lateEntries.length > 0) {
-          const lateIds = lateEntries.map((entry) => entry.row.execution.id);
-          await tx.delete(spans).where(inArray(spans.executionId, lateIds));
-          await tx.delete(executions).where(inArray(executions.id, lateIds));
-        }
-      });
+    let leasedInputs: ReadonlyMap<string, unknown> = new Map();
+    let local: ReturnType<typeof startOneLocally>;
+    try {
+      local = startOneLocally(live);
+      if (live.length > 0)
+        await deps.db.transaction(async (tx) => {
+          ({ leasedInputs } = await insertNewExecutions(
+            tx,
+            live.map((entry) => entry.row),
+          ));
+          const lateEntries = live.filter((entry) => entry.item.deadline?.expired === true);
+          late = new Set(lateEntries.map((entry) => entry.index));
+          if (lateEntries.length > 0) {
+            const lateIds = lateEntries.map((entry) => entry.row.execution.id);
+            await tx.delete(spans).where(inArray(spans.executionId, lateIds));
+            await tx.delete(executions).where(inArray(executions.id, lateIds));
+          }
+        });
+    } catch (error) {
+      local?.slot.cancel();
+      throw error;
+    }
+    if (local !== undefined) {
+      if (late.has(local.index)) local.slot.cancel();
+      else local.slot.begin({ ...local.execution, input: leasedInputs.get(local.execution.id) });
+    }
     const written = new Map(live.map((entry) => [entry.index, entry.row.execution.id]));
     return batch.map((_, index): Written => {
       const executionId = written.get(index);

@@ -10,7 +10,7 @@ import type { IdGenerator } from "../shared/ids.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import { executionsChannel } from "./channels.ts";
 import { announcedProjects } from "./claimable-workspaces.ts";
-import { initialState } from "./execution-state/execution-states.ts";
+import { initialState, leasedState } from "./execution-state/execution-states.ts";
 import { insertSpans, type SpanRow, spansFromJson } from "./execution-state/span-writes.ts";
 import { retryPolicyOf } from "./retry-policy.ts";
 import { checkInput } from "./stored-values.ts";
@@ -108,7 +108,7 @@ export async function enqueueExecution(
     return fail.notFound({ message: `The deployment defines no workflow "${request.workflow}".` });
   }
   const rows = queuedExecutionRows(deps, request, workflow);
-  await insertQueuedExecutions(tx, [rows]);
+  await insertNewExecutions(tx, [rows]);
   const executionId = rows.execution.id;
   if (request.idempotencyKey !== undefined) {
     const expiresAt = new Date(now.getTime() + idempotencyWindowMs);
@@ -143,10 +143,10 @@ export function requestDigestOf(text: string): string {
   return createHash("sha256").update(text).digest("base64url");
 }
 
-export type QueuedExecutionRows = ReturnType<typeof queuedExecutionRows>;
+export type NewExecutionRows = ReturnType<typeof queuedExecutionRows>;
 
-/** The columns a queued execution is written with (the others keep their defaults). */
-const queuedExecutionKeys = [
+/** The columns a new execution is written with (the others keep their defaults); the lease's are set when it starts at once (`local-starts.ts`). */
+const newExecutionKeys = [
   "id",
   "projectId",
   "deploymentId",
@@ -167,36 +167,51 @@ const queuedExecutionKeys = [
   "executionSpanId",
   "logs",
   "createdAt",
+  "leaseOwner",
+  "leaseExpiresAt",
+  "startedAt",
 ] as const;
-type QueuedExecution = Required<Pick<typeof executions.$inferInsert, (typeof queuedExecutionKeys)[number]>> & {
+type NewExecution = Required<Pick<typeof executions.$inferInsert, (typeof newExecutionKeys)[number]>> & {
   id: string;
 };
 
-const executionRows = jsonRowsInsert(executions, queuedExecutionKeys);
+const executionRows = jsonRowsInsert(executions, newExecutionKeys);
 
 /** Every submission and run inserts through it, so it is rendered once and, on PostgreSQL, planned once per connection. */
-const insertQueuedStatement = preparedSql<never>(
-  "insert_queued_executions",
+const insertNewStatement = preparedSql<{ leased_inputs: Record<string, unknown> | null }>(
+  "insert_new_executions",
   () =>
-    sql`with inserted_executions as (${executionRows.statement(sql.placeholder("executions"))}),
+    sql`with inserted_executions as (${executionRows.statement(sql.placeholder("executions"))}
+        returning id, status, input),
       inserted_spans as (${insertSpans(spansFromJson(sql.placeholder("spans")))})
-      select pg_notify(${executionsChannel}, coalesce((select string_agg(distinct p.workspace_id, ',') from projects p
-        where p.id = any(string_to_array(${sql.placeholder("projects")}, ','))), ''))`,
+      select case when ${sql.placeholder("announce")}::boolean then pg_notify(${executionsChannel},
+          coalesce((select string_agg(distinct p.workspace_id, ',') from projects p
+            where p.id = any(string_to_array(${sql.placeholder("projects")}, ','))), '')) end as announced,
+        (select json_object_agg(id, input) from inserted_executions where status = ${leasedState}) as leased_inputs`,
 );
 
 /**
- * Inserts queued executions with their spans and wakes the workers, naming the executions'
+ * Inserts new executions with their spans and wakes the workers, naming the queued executions'
  * workspaces, in one statement of the caller's transaction (PostgreSQL delivers the NOTIFY at
- * commit). The usage meters count them from there (billing/metering.ts).
+ * commit). An execution written already leased (`local-starts.ts`) is no worker's to claim, so a
+ * batch of those alone wakes none; its input comes back as stored, by id, so that its first attempt
+ * sees the keys in the order every later attempt reads them in (jsonb's, not the sender's). The
+ * usage meters count them from there (billing/metering.ts).
  */
-export async function insertQueuedExecutions(tx: Transaction, rows: readonly QueuedExecutionRows[]): Promise<void> {
+export async function insertNewExecutions(
+  tx: Transaction,
+  rows: readonly NewExecutionRows[],
+): Promise<{ leasedInputs: ReadonlyMap<string, unknown> }> {
+  const queued = rows.filter((row) => row.execution.status === initialState);
   // Named by workspace, so that a worker running that workspace at its share skips the claim,
   // which would read the whole backlog to find nothing (see `claimable-workspaces.ts`).
-  await insertQueuedStatement.execute(tx, {
-    projects: announcedProjects(rows.map((row) => row.execution.projectId)),
+  const [result] = await insertNewStatement.execute(tx, {
+    announce: queued.length > 0,
+    projects: announcedProjects(queued.map((row) => row.execution.projectId)),
     executions: executionRows.json(rows.map((row) => row.execution)),
     spans: JSON.stringify(rows.flatMap((row) => row.spans)),
   });
+  return { leasedInputs: new Map(Object.entries(result?.leased_inputs ?? {})) };
 }
 
 /** The rows a queued execution starts with: the execution itself, and its trigger and execution spans. */
@@ -204,7 +219,7 @@ export function queuedExecutionRows(
   deps: { clock: Clock; ids: IdGenerator },
   request: EnqueueExecutionRequest,
   workflow: WorkflowManifest,
-): { execution: QueuedExecution; spans: SpanRow[] } {
+): { execution: NewExecution; spans: SpanRow[] } {
   const now = deps.clock.now();
   const retries = retryPolicyOf(workflow);
   const executionId = deps.ids("execution");
@@ -240,6 +255,9 @@ export function queuedExecutionRows(
       executionSpanId,
       logs: [],
       createdAt: now,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      startedAt: null,
     },
     spans: [
       {

@@ -22,6 +22,7 @@ import {
 } from "../retention/prune-history.ts";
 import { fireDueSchedules } from "../schedules/fire-due-schedules.ts";
 import type { Clock } from "../shared/clock.ts";
+import { createExpiringMap } from "../shared/expiring-map.ts";
 import { createIdGenerator } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
 import { ok } from "../shared/service-result.ts";
@@ -50,6 +51,7 @@ import {
   renewLeases,
 } from "./execution-state/index.ts";
 import { defaultSandboxIdleMs } from "./limits.ts";
+import type { LocalStart, LocalStarts } from "./local-starts.ts";
 import type { StoredTokenForReplay } from "./sandbox/protocol.ts";
 import { startSandboxHost } from "./sandbox/sandbox-host.ts";
 import type { SandboxIsolation } from "./sandbox/sandbox-isolation.ts";
@@ -136,6 +138,8 @@ export interface Worker {
   pruneHistory(): Promise<PruneReport>;
   /** Stops claiming, hands running executions back to the queue and stops the sandboxes. */
   stop(): Promise<void>;
+  /** On the embedded database, where this worker is the only one: new executions it takes at once. */
+  localStarts: LocalStarts | undefined;
 }
 
 /** What the executions of one claim that ran before had stored, by execution id. */
@@ -143,6 +147,9 @@ interface ClaimedHistories {
   steps: Map<string, StoredHistory>;
   tokens: Map<string, Record<string, StoredTokenForReplay>>;
 }
+
+/** Projects whose workspace a worker remembers for local starts; a project it forgot is claimed once more. */
+const maxKnownProjects = 10_000;
 
 // Stored on the execution, so they say what failed without the database's text, which quotes parameters.
 const historyReadError = { name: "HistoryReadError", message: "the execution's stored steps could not be read" };
@@ -186,6 +193,8 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
           { everyClaims: options.vacuumEveryClaims ?? defaultVacuumEveryClaims },
         )
       : undefined;
+  /** On the embedded database this is the only worker: every change to the queue is this process's. */
+  const soleWorker = database.kind === "embedded";
   const slotsPerWorkspace = workspaceSlots(options.concurrency, options.workspaceShare ?? defaultWorkspaceShare);
   let stopped = false;
   /** Whether the last claim pass may have left claimable executions behind a limit that an ending execution lifts. */
@@ -196,6 +205,19 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     for (const run of running.values()) if (run.execution.workspaceId === workspaceId) count += 1;
     return count >= slotsPerWorkspace;
   };
+  const workspacesAtShare = () =>
+    new Set([...running.values()].map((run) => run.execution.workspaceId).filter((id) => atShare(id)));
+  /** From a claim until its executions are in `running`: the leases it took are not all counted there yet. */
+  let claimingNow = false;
+  /** The slot held for an execution ingress is writing leased to this worker; a claim waits for it. */
+  let localStart: { slot: LocalStart; settled: Promise<void> } | undefined;
+  /** A claim pass found a slot held: the slot's end starts another. */
+  let claimDeferred = false;
+  /**
+   * Learnt from the claims: a project's workspace, which a local start's share is counted in.
+   * Entries never expire (a project stays in its workspace); the map is there for its bound.
+   */
+  const projectWorkspaces = createExpiringMap<string, string>(maxKnownProjects);
   let passes: Promise<void> = Promise.resolve();
   let nextPass: Promise<void> | undefined;
   const context: AttemptContext = {
@@ -208,9 +230,11 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     release: (executionId, ended) => {
       const workspaceId = running.get(executionId)?.execution.workspaceId;
       running.delete(executionId);
-      // A freed slot may make that workspace's backlog claimable (and a requeued execution is): a
-      // claim running now may have counted the slot as taken.
-      if (workspaceId !== undefined) claimable.announced([workspaceId]);
+      // A requeued execution is claimable, and a claim running now may have counted the freed slot as
+      // taken. Otherwise, on the embedded database, what a claim left behind at the workspace's share
+      // is known already; on PostgreSQL other workers requeue and let go of rows unannounced, and a
+      // freed slot is the cue to look for them.
+      if (workspaceId !== undefined && (!ended || claimingNow || !soleWorker)) claimable.announced([workspaceId]);
       if (heldBack || !ended) void poke();
     },
     ends: createBatchedEnds(db, workerId),
@@ -307,11 +331,21 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     }
   }
 
+  /** Starts a leased execution; one that cannot start is ended, since a worker never takes a lapsed lease back from itself. */
+  function startLeased(execution: ClaimedExecution, histories: ClaimedHistories | undefined, now: Date): void {
+    begin(execution, histories, now).catch((error: unknown) => {
+      logger.error({ err: error, executionId: execution.id }, "could not start an execution");
+      const attempt = running.get(execution.id);
+      if (attempt !== undefined) endAttempt(context, attempt, { kind: "fail", error: startError, logs: [] });
+    });
+  }
+
   /**
-   * Claims until nothing claimable is left. A claim is the costliest statement of a short execution
-   * (on the embedded database it shares one thread with ingest), so a pass claims again only when
-   * the last claim may have stopped short, and an ending execution starts a pass only when
-   * executions may be waiting for a slot; new executions notify, and every poll claims anyway.
+   * Claims until nothing claimable is left, or until a slot held for a local start is given up. A
+   * claim is the costliest statement of a short execution (on the embedded database it shares one
+   * thread with ingest), so a pass claims again only when the last claim may have stopped short, and
+   * an ending execution starts a pass only when executions may be waiting for a slot; new executions
+   * notify, and every poll claims anyway.
    */
   async function claimOnce(): Promise<void> {
     while (!stopped) {
@@ -319,36 +353,95 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       heldBack = true;
       const free = options.concurrency - running.size;
       if (free <= 0 || !claimable.worthClaiming(atShare)) return;
-      const now = clock.now();
-      claimable.claiming();
-      const outcome = await claim(db, {
-        workerId,
-        now,
-        leaseMs: options.leaseMs,
-        limit: free,
-        workspaceSlots: slotsPerWorkspace,
-      });
-      const claimed = outcome.executions;
-      // A workspace's share can cut a claim short only once this worker runs that many executions.
-      const shareMayBind = running.size + claimed.length >= slotsPerWorkspace;
-      heldBack = shareMayBind || outcome.limitedGroups > 0;
-      if (claimed.length === 0) {
-        if (outcome.limitedGroups === 0)
-          claimable.foundNone([...running.values()].map((run) => run.execution.workspaceId));
+      if (localStart !== undefined) {
+        claimDeferred = true;
         return;
       }
-      maintenance?.counted(claimed.length);
-      const histories = await readHistories(claimed, now);
-      for (const execution of claimed) {
-        begin(execution, histories, now).catch((error: unknown) => {
-          logger.error({ err: error, executionId: execution.id }, "could not start an execution");
-          // Ended, not dropped: a worker never takes a lapsed lease back from itself.
-          const run = running.get(execution.id);
-          if (run !== undefined) endAttempt(context, run, { kind: "fail", error: startError, logs: [] });
+      const now = clock.now();
+      claimable.claiming();
+      claimingNow = true;
+      try {
+        const outcome = await claim(db, {
+          workerId,
+          now,
+          leaseMs: options.leaseMs,
+          limit: free,
+          workspaceSlots: slotsPerWorkspace,
         });
+        const claimed = outcome.executions;
+        // A workspace's share can cut a claim short only once this worker runs that many executions.
+        const shareMayBind = running.size + claimed.length >= slotsPerWorkspace;
+        heldBack = shareMayBind || outcome.limitedGroups > 0;
+        const stoppedShort = claimed.length < free && !shareMayBind && outcome.limitedGroups < limitedGroupsPerClaim;
+        if (claimed.length > 0) {
+          maintenance?.counted(claimed.length);
+          for (const execution of claimed) {
+            projectWorkspaces.set(execution.projectId, execution.workspaceId, Number.POSITIVE_INFINITY);
+          }
+          const histories = await readHistories(claimed, now);
+          for (const execution of claimed) startLeased(execution, histories, now);
+        }
+        // A claim that found nothing, or stopped short of a limit no share cut, left nothing behind but
+        // the backlog of workspaces at their share. Any other may have left anything: one that filled
+        // its limit, one whose rows a share cut (the rows past its limit went unread), and one that
+        // saw concurrency-limited groups, whose rows become claimable when one of the group ends,
+        // which nothing announces.
+        if ((claimed.length === 0 || stoppedShort) && outcome.limitedGroups === 0)
+          claimable.leftNone(workspacesAtShare());
+        else claimable.forget();
+        if (claimed.length > 0 && !stoppedShort) continue;
+        return;
+      } finally {
+        claimingNow = false;
       }
-      if (claimed.length < free && !shareMayBind && outcome.limitedGroups < limitedGroupsPerClaim) return;
     }
+  }
+
+  /**
+   * Holds a slot for an execution ingress writes leased to this worker, when a claim would lease it
+   * at once: the last claim stopped short and nothing was announced since but the backlog of
+   * workspaces at their share, the execution's workspace is known and below its share, and no claim
+   * or other local start is under way (either would count the slot as free).
+   */
+  function reserveLocalStart(projectId: string): LocalStart | undefined {
+    if (!soleWorker || stopped || claimingNow || localStart !== undefined) return undefined;
+    if (running.size >= options.concurrency) return undefined;
+    const now = clock.now();
+    const workspaceId = projectWorkspaces.get(projectId, now.getTime());
+    if (workspaceId === undefined || atShare(workspaceId) || claimable.worthClaiming(atShare)) return undefined;
+    let settle: () => void = () => undefined;
+    const settled = new Promise<void>((resolve) => {
+      settle = () => {
+        localStart = undefined;
+        resolve();
+        if (claimDeferred) {
+          claimDeferred = false;
+          void poke();
+        }
+      };
+    });
+    const slot: LocalStart = {
+      workerId,
+      now,
+      leaseExpiresAt: new Date(now.getTime() + options.leaseMs),
+      workspaceId,
+      begin: (execution) => {
+        try {
+          if (stopped) {
+            // `stop` waits for this slot, then hands what `running` holds back to the queue.
+            running.set(execution.id, startAttempt(execution, undefined, now, timeoutPolicy));
+          } else {
+            maintenance?.counted(1);
+            startLeased(execution, undefined, now);
+          }
+        } finally {
+          settle();
+        }
+      },
+      cancel: () => settle(),
+    };
+    localStart = { slot, settled };
+    return slot;
   }
 
   /** Chains claim passes: a call made while a pass runs gets the next one, which covers it. */
@@ -480,6 +573,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     closeStatements: statements.close,
     rollUpDeltas: deltas.drain,
     pruneHistory: pruner.prune,
+    localStarts: soleWorker ? { reserve: reserveLocalStart } : undefined,
     stop: async () => {
       if (stopped) return;
       stopped = true;
@@ -490,6 +584,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       await firing.settled();
       await alerting.settled();
       await passes;
+      await localStart?.settled;
       const left = [...running.values()].filter((run) => !run.done);
       for (const run of left) {
         run.done = true;

@@ -41,7 +41,12 @@ export function createIngressContext(platform: PlatformContext): IngressContext 
         changes: platform.activeDeploymentChanges,
       }),
     },
-    enqueues: createEnqueueBatcher({ db: platform.database.db, clock: platform.clock, ids: platform.ids }),
+    enqueues: createEnqueueBatcher({
+      db: platform.database.db,
+      clock: platform.clock,
+      ids: platform.ids,
+      localStarts: platform.localStarts,
+    }),
   };
 }
 

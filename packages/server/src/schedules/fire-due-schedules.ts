@@ -2,7 +2,7 @@ import { latestTick, nextTick, type WorkflowManifest } from "@weft/contract";
 import { and, eq, lte, sql } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
 import { deployments, schedules, scheduleTicks } from "../db/schema/index.ts";
-import { insertQueuedExecutions, type QueuedExecutionRows, queuedExecutionRows } from "../engine/enqueue-execution.ts";
+import { insertNewExecutions, type NewExecutionRows, queuedExecutionRows } from "../engine/enqueue-execution.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 
@@ -59,7 +59,7 @@ async function firePass(
       .limit(schedulesPerPass)
       .for("update", { of: schedules, skipLocked: true });
     const fired: FiredTick[] = [];
-    const queued: QueuedExecutionRows[] = [];
+    const queued: NewExecutionRows[] = [];
     for (const schedule of due) {
       const scheduledFor = latestTick(schedule.cron, schedule.timezone, now) ?? schedule.nextRunAt ?? now;
       const workflow = schedule.workflows.find((entry) => entry.name === schedule.workflow);
@@ -99,7 +99,7 @@ async function firePass(
         })
         .where(and(eq(schedules.projectId, schedule.projectId), eq(schedules.name, schedule.name)));
     }
-    if (queued.length > 0) await insertQueuedExecutions(tx, queued);
+    if (queued.length > 0) await insertNewExecutions(tx, queued);
     return { due: due.length, fired };
   });
 }

@@ -1,0 +1,97 @@
+import type { NewExecutionRows } from "./enqueue-execution.ts";
+import type { ClaimedExecution } from "./execution-state/claim.ts";
+import { leasedState } from "./execution-state/execution-states.ts";
+import type { SpanRow } from "./execution-state/span-writes.ts";
+import { newSpanId } from "./trace-ids.ts";
+
+/**
+ * A slot of this process's worker, held for one new execution that ingress is about to write. The
+ * row is written already leased to the worker, with its attempt span, as the claim would have left
+ * it: on the embedded database, where ingress and the only worker share one process, a claim found
+ * nothing but that row, and cost a statement per execution.
+ */
+export interface LocalStart {
+  workerId: string;
+  /** The instant the lease and the attempt's time limit start from, as a claim's would. */
+  now: Date;
+  leaseExpiresAt: Date;
+  workspaceId: string;
+  /** The leased row is committed: the worker runs it. Never throws, since the row cannot be written again. */
+  begin(execution: ClaimedExecution): void;
+  /** Nothing was committed: the slot is free again. */
+  cancel(): void;
+}
+
+export interface LocalStarts {
+  /**
+   * A slot for an execution of `projectId`'s workflow without a concurrency limit, when the worker
+   * would claim it at once: a slot is free, its workspace is below its share, and as far as the
+   * worker knows no older execution it could run is waiting. Otherwise `undefined`, and the
+   * execution is queued for a claim.
+   */
+  reserve(projectId: string): LocalStart | undefined;
+}
+
+/**
+ * A queued execution's rows changed into those of its first attempt, leased to `start`'s worker,
+ * and the execution as that worker runs it: what the claim's `leaseAndReturn` writes and returns,
+ * attempt span included, for an execution that never ran.
+ */
+export function startedLocally(
+  rows: NewExecutionRows,
+  start: LocalStart,
+): { rows: NewExecutionRows; execution: ClaimedExecution } {
+  const queued = rows.execution;
+  const attemptSpanId = newSpanId();
+  const attemptSpan: SpanRow = {
+    span_id: attemptSpanId,
+    trace_id: queued.traceId,
+    parent_span_id: queued.executionSpanId,
+    project_id: queued.projectId,
+    execution_id: queued.id,
+    workflow: queued.workflow,
+    name: `attempt ${queued.attempt}`,
+    kind: "attempt",
+    start_time: start.now.toISOString(),
+    end_time: null,
+    attributes: {
+      "weft.execution.attempt": queued.attempt,
+      "weft.worker.id": start.workerId,
+      "weft.resumed": false,
+    },
+    status_code: "unset",
+    status_message: null,
+  };
+  return {
+    rows: {
+      execution: {
+        ...queued,
+        status: leasedState,
+        leaseOwner: start.workerId,
+        leaseExpiresAt: start.leaseExpiresAt,
+        startedAt: start.now,
+      },
+      spans: [...rows.spans, attemptSpan],
+    },
+    execution: {
+      id: queued.id,
+      projectId: queued.projectId,
+      workspaceId: start.workspaceId,
+      deploymentId: queued.deploymentId,
+      workflow: queued.workflow,
+      input: queued.input,
+      attempt: queued.attempt,
+      maxAttempts: queued.maxAttempts,
+      retryMinDelayMs: queued.retryMinDelayMs,
+      retryMaxDelayMs: queued.retryMaxDelayMs,
+      timeoutMs: queued.timeoutMs,
+      traceId: queued.traceId,
+      executionSpanId: queued.executionSpanId,
+      cancelRequested: false,
+      hasHistory: false,
+      transition: "claim",
+      attemptSpanId,
+      logBytes: Buffer.byteLength(JSON.stringify(queued.logs)),
+    },
+  };
+}
