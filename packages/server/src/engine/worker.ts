@@ -382,13 +382,10 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
           for (const execution of claimed) startLeased(execution, histories, now);
         }
         // A claim that found nothing, or stopped short of a limit no share cut, left nothing behind but
-        // the backlog of workspaces at their share. Any other may have left anything: one that filled
-        // its limit, one whose rows a share cut (the rows past its limit went unread), and one that
-        // saw concurrency-limited groups, whose rows become claimable when one of the group ends,
-        // which nothing announces.
+        // the backlog of workspaces at their share. Any other may have left rows of the workspaces it
+        // was worth making for; a claim makes no row claimable, so what was known before it still holds.
         if ((claimed.length === 0 || stoppedShort) && outcome.limitedGroups === 0)
           claimable.leftNone(workspacesAtShare());
-        else claimable.forget();
         if (claimed.length > 0 && !stoppedShort) continue;
         return;
       } finally {
