@@ -205,8 +205,13 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     for (const run of running.values()) if (run.execution.workspaceId === workspaceId) count += 1;
     return count >= slotsPerWorkspace;
   };
-  const workspacesAtShare = () =>
-    new Set([...running.values()].map((run) => run.execution.workspaceId).filter((id) => atShare(id)));
+  const workspacesAtShare = () => {
+    const counts = new Map<string, number>();
+    for (const run of running.values()) {
+      counts.set(run.execution.workspaceId, (counts.get(run.execution.workspaceId) ?? 0) + 1);
+    }
+    return [...counts].flatMap(([workspaceId, count]) => (count >= slotsPerWorkspace ? [workspaceId] : []));
+  };
   /** From a claim until its executions are in `running`: the leases it took are not all counted there yet. */
   let claimingNow = false;
   /** The slot held for an execution ingress is writing leased to this worker; a claim waits for it. */
@@ -401,7 +406,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
    * or other local start is under way (either would count the slot as free).
    */
   function reserveLocalStart(projectId: string): LocalStart | undefined {
-    if (!soleWorker || stopped || claimingNow || localStart !== undefined) return undefined;
+    if (stopped || claimingNow || localStart !== undefined) return undefined;
     if (running.size >= options.concurrency) return undefined;
     const now = clock.now();
     const workspaceId = projectWorkspaces.get(projectId, now.getTime());
