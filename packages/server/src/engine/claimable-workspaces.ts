@@ -4,9 +4,10 @@
  * of the workspaces at their share: with one busy workspace and a backlog, a claim that finds
  * nothing reads the whole backlog. Once a claim stopped short, only the workspaces then at their
  * share (and those announced since) can hold claimable rows, so a claim is worth making only when
- * one of them is below its share. What this cannot see (a sleep or retry that becomes due, a lease
- * that lapses, a requeue by another process, rows another worker had locked when the claim passed
- * them) is found by the poll, which forgets what is known.
+ * one of them is below its share. A sleep, retry or wait this worker let go of is announced when it
+ * falls due (`due-wakeups.ts`); what this cannot see (a lease that lapses, a requeue by another
+ * process, rows another worker had locked when the claim passed them) is found by the poll, which
+ * forgets what is known.
  */
 export interface ClaimableWorkspaces {
   /** Nothing is known: every claim is worth making (at start and at each poll). */

@@ -40,6 +40,7 @@ import { chainedPasses } from "./chained-passes.ts";
 import { cancellationsChannel, executionsChannel } from "./channels.ts";
 import { announcedWorkspaces, createClaimableWorkspaces } from "./claimable-workspaces.ts";
 import { createDeltaRoller } from "./delta-roller.ts";
+import { createDueWakeups } from "./due-wakeups.ts";
 import type { EgressPolicy } from "./egress/address-policy.ts";
 import { type ResolveHost, resolveWithSystem } from "./egress/egress-proxy.ts";
 import { createEmbeddedMaintenance, defaultVacuumEveryClaims } from "./embedded-maintenance.ts";
@@ -148,6 +149,9 @@ interface ClaimedHistories {
   tokens: Map<string, Record<string, StoredTokenForReplay>>;
 }
 
+/** Sleeps and retries whose moment a worker wakes for; the poll finds those past the soonest this many. */
+const maxDueWakeups = 10_000;
+
 /** Projects whose workspace a worker remembers for local starts; a project it forgot is claimed once more. */
 const maxKnownProjects = 10_000;
 
@@ -225,6 +229,16 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
   const projectWorkspaces = createExpiringMap<string, string>(maxKnownProjects);
   let passes: Promise<void> = Promise.resolve();
   let nextPass: Promise<void> | undefined;
+  const wakeups = createDueWakeups(
+    { clock, timers: deps.timers ?? systemTimers },
+    {
+      capacity: maxDueWakeups,
+      onDue: (workspaceIds) => {
+        claimable.announced(workspaceIds);
+        void poke();
+      },
+    },
+  );
   const context: AttemptContext = {
     db,
     clock,
@@ -242,6 +256,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       if (workspaceId !== undefined && (!ended || claimingNow || !soleWorker)) claimable.announced([workspaceId]);
       if (heldBack || !ended) void poke();
     },
+    fallsDue: (workspaceId, at) => wakeups.add(workspaceId, at),
     ends: createBatchedEnds(db, workerId),
     finishing: new Set(),
   };
@@ -580,6 +595,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       if (stopped) return;
       stopped = true;
       clearInterval(tick);
+      wakeups.stop();
       await pruner.stop();
       await unlistenExecutions().catch(() => undefined);
       await unlistenCancellations().catch(() => undefined);

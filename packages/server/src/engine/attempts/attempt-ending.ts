@@ -57,11 +57,9 @@ async function takeEnding(context: AttemptContext, run: RunningAttempt, ending: 
           },
           execution.attempt,
         );
-        await context.ends("retry", {
-          executionId,
-          close,
-          values: { error: ending.error, runAt: new Date(close.now.getTime() + delay) },
-        });
+        const runAt = new Date(close.now.getTime() + delay);
+        const retried = await context.ends("retry", { executionId, close, values: { error: ending.error, runAt } });
+        if (retried === "taken") context.fallsDue(execution.workspaceId, runAt);
         return false;
       }
       final = await context.ends("fail", { executionId, close, values: { error: ending.error } });
@@ -81,14 +79,16 @@ async function takeEnding(context: AttemptContext, run: RunningAttempt, ending: 
         values: {},
       });
       return false;
-    case "sleep":
-      await sleep(
+    case "sleep": {
+      const slept = await sleep(
         context.db,
         { executionId, workerId: context.workerId },
         closeOf(context, run, { code: "ok", message: `sleeping (${ending.name})` }, ending.logs),
         { name: ending.name, attempt: execution.attempt, sequence: 0, wakeAt: ending.wakeAt },
       );
+      if (slept === "taken") context.fallsDue(execution.workspaceId, ending.wakeAt);
       return false;
+    }
   }
   if (final === "taken") context.spanExport?.exportExecution(executionId);
   return final === "taken";

@@ -72,6 +72,8 @@ export interface AttemptContext {
    * that the next claim carries out), and no notification says so.
    */
   release(executionId: string, ended: boolean): void;
+  /** An execution let go of becomes claimable at `at` (a sleep, a delayed retry, a wait's expiry), unannounced. */
+  fallsDue(workspaceId: string, at: Date): void;
   /** Ends attempts, grouped with the ends of the same transition that come together. */
   ends: BatchedEnds;
   /** Attempt ends under way; stopping waits for them. */

@@ -1,0 +1,78 @@
+import type { Clock } from "../shared/clock.ts";
+import type { Timers } from "../shared/timers.ts";
+
+/**
+ * Wakes the worker when an execution it let go of falls due: a sleep, a delayed retry, a wait's
+ * expiry. Nothing announces that moment, and a claim only looks when something else starts it (on
+ * the embedded database a webhook's execution no longer does), so without this it would wait for
+ * the next poll. Only the soonest `capacity` are kept: the poll still finds the rest.
+ */
+export interface DueWakeups {
+  /** An execution of `workspaceId` becomes claimable at `at`. */
+  add(workspaceId: string, at: Date): void;
+  /** Cancels the timer; nothing fires after this. */
+  stop(): void;
+}
+
+interface Wakeup {
+  at: number;
+  workspaceId: string;
+}
+
+/** Node's timers take at most 2^31 - 1 ms; a later wake-up is re-armed when this much has passed. */
+const longestTimerMs = 60 * 60 * 1000;
+
+export function createDueWakeups(
+  deps: { clock: Clock; timers: Timers },
+  options: { capacity: number; onDue: (workspaceIds: string[]) => void },
+): DueWakeups {
+  /** In due order, soonest first. */
+  const pending: Wakeup[] = [];
+  let armed: { at: number; cancel: () => void } | undefined;
+  let stopped = false;
+
+  const arm = () => {
+    const next = pending[0];
+    if (next === undefined || (armed !== undefined && armed.at <= next.at)) return;
+    armed?.cancel();
+    const delay = Math.min(Math.max(next.at - deps.clock.now().getTime(), 0), longestTimerMs);
+    armed = { at: next.at, cancel: deps.timers.after(delay, fire) };
+  };
+
+  function fire(): void {
+    armed = undefined;
+    if (stopped) return;
+    const now = deps.clock.now().getTime();
+    let due = 0;
+    while (due < pending.length && (pending[due] as Wakeup).at <= now) due += 1;
+    const workspaceIds = new Set(pending.splice(0, due).map((wakeup) => wakeup.workspaceId));
+    arm();
+    if (workspaceIds.size > 0) options.onDue([...workspaceIds]);
+  }
+
+  return {
+    add: (workspaceId, at) => {
+      if (stopped) return;
+      const time = at.getTime();
+      if (pending.length >= options.capacity) {
+        if (time >= (pending[pending.length - 1] as Wakeup).at) return;
+        pending.pop();
+      }
+      let low = 0;
+      let high = pending.length;
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        if ((pending[middle] as Wakeup).at <= time) low = middle + 1;
+        else high = middle;
+      }
+      pending.splice(low, 0, { at: time, workspaceId });
+      arm();
+    },
+    stop: () => {
+      stopped = true;
+      armed?.cancel();
+      armed = undefined;
+      pending.length = 0;
+    },
+  };
+}
