@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createDueWakeups } from "../src/engine/due-wakeups.ts";
+import { createDueWakeups, wakeupStepMs } from "../src/engine/due-wakeups.ts";
 import { createManualClock } from "../src/shared/clock.ts";
 import type { Timers } from "../src/shared/timers.ts";
 
@@ -70,12 +70,37 @@ describe("waking the worker when what it let go of falls due", () => {
 
   it("names a workspace once however many of its executions fall due together", () => {
     const { clock, timers, woken, wakeups, at } = setUp();
-    wakeups.add("wsp_a", at(10));
-    wakeups.add("wsp_a", at(20));
-    wakeups.add("wsp_b", at(30));
-    clock.advance(30);
+    wakeups.add("wsp_a", at(1_000));
+    wakeups.add("wsp_a", at(1_000));
+    wakeups.add("wsp_b", at(1_000));
+    clock.advance(1_000);
     timers.fire();
     expect(woken).toEqual([["wsp_a", "wsp_b"]]);
+  });
+
+  it(`rounds moments up to a ${wakeupStepMs} ms step, so that those a few milliseconds apart share one claim`, () => {
+    const { clock, timers, woken, wakeups, at } = setUp();
+    wakeups.add("wsp_a", at(10));
+    wakeups.add("wsp_b", at(wakeupStepMs - 5));
+    wakeups.add("wsp_c", at(wakeupStepMs + 1));
+    expect(timers.live().map((entry) => entry.delay)).toEqual([wakeupStepMs]);
+    clock.advance(wakeupStepMs);
+    timers.fire();
+    expect(woken).toEqual([["wsp_a", "wsp_b"]]);
+    expect(timers.live().map((entry) => entry.delay)).toEqual([wakeupStepMs]);
+  });
+
+  it("arms again for a sooner moment added while a later one is armed", () => {
+    const { timers, wakeups, at } = setUp();
+    wakeups.add("wsp_a", at(30 * 24 * 3_600_000));
+    wakeups.add("wsp_b", at(1_000));
+    expect(timers.live().map((entry) => entry.delay)).toEqual([1_000]);
+  });
+
+  it("ignores a moment that is not a time", () => {
+    const { timers, wakeups } = setUp();
+    wakeups.add("wsp_a", new Date(Number.NaN));
+    expect(timers.live()).toEqual([]);
   });
 
   it("arms a moment already past at once", () => {

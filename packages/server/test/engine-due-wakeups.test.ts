@@ -1,5 +1,6 @@
 import { type EngineHarness, startEngineHarness } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { wakeupStepMs } from "../src/engine/due-wakeups.ts";
 import { createManualTimers } from "../src/shared/timers.ts";
 
 const source = `
@@ -64,9 +65,12 @@ describe("an execution the worker let go of until a moment", () => {
       (row) => row.status === letGo && row.leaseOwner === null && row.runAt.getTime() > now,
     );
     expect(waiting.runAt.getTime()).toBe(now + 5_000);
-    engine.clock.advance(5_000);
-    timers.fireAll();
-    const done = await engine.waitFor(id, (row) => row.status === "succeeded");
+    engine.clock.advance(5_000 + wakeupStepMs);
+    // The worker arms its wake-up once the row it let go of is committed, which this test may read first.
+    const done = await engine.waitFor(id, (row) => {
+      timers.fireAll();
+      return row.status === "succeeded";
+    });
     expect(done.output).toEqual(output);
   });
 });

@@ -57,7 +57,7 @@ export interface EngineHarnessOptions extends Partial<Omit<WorkerOptions, "sandb
 /** The secret key of the harness's worker (its wait token ids are derived from it). */
 export const engineSecretKey = Buffer.alloc(32, 7);
 
-/** `dependencies.timers` paces the sandbox pool (memory watchdog, bundle load limit); system timers by default. */
+/** `dependencies.timers` paces the sandbox pool (memory watchdog, bundle load limit) and the worker's wake-ups; system timers by default. */
 export async function startEngineHarness(
   options: EngineHarnessOptions = {},
   dependencies: { timers?: Timers } = {},

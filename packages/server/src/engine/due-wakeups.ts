@@ -5,7 +5,9 @@ import type { Timers } from "../shared/timers.ts";
  * Wakes the worker when an execution it let go of falls due: a sleep, a delayed retry, a wait's
  * expiry. Nothing announces that moment, and a claim only looks when something else starts it (on
  * the embedded database a webhook's execution no longer does), so without this it would wait for
- * the next poll. Only the soonest `capacity` are kept: the poll still finds the rest.
+ * the next poll. Only the soonest `capacity` are kept, in memory: the poll still finds the rest, and
+ * those of a worker that stopped. A moment that came to nothing (the execution was resumed or
+ * cancelled before it) costs one claim that finds nothing.
  */
 export interface DueWakeups {
   /** An execution of `workspaceId` becomes claimable at `at`. */
@@ -19,8 +21,17 @@ interface Wakeup {
   workspaceId: string;
 }
 
-/** Node's timers take at most 2^31 - 1 ms; a later wake-up is re-armed when this much has passed. */
-const longestTimerMs = 60 * 60 * 1000;
+/**
+ * Wake-ups are rounded up to this grid, so that a stream of sleeps due a few milliseconds apart
+ * costs one claim per step rather than one per execution.
+ */
+export const wakeupStepMs = 50;
+
+/**
+ * A timer is armed at most this far ahead, and the clock read again when it fires: Node's timers
+ * run on a monotonic clock, and hold at most 2^31 − 1 ms (24.8 days).
+ */
+const longestWaitMs = 60 * 60 * 1000;
 
 export function createDueWakeups(
   deps: { clock: Clock; timers: Timers },
@@ -35,7 +46,7 @@ export function createDueWakeups(
     const next = pending[0];
     if (next === undefined || (armed !== undefined && armed.at <= next.at)) return;
     armed?.cancel();
-    const delay = Math.min(Math.max(next.at - deps.clock.now().getTime(), 0), longestTimerMs);
+    const delay = Math.min(Math.max(next.at - deps.clock.now().getTime(), 0), longestWaitMs);
     armed = { at: next.at, cancel: deps.timers.after(delay, fire) };
   };
 
@@ -52,8 +63,8 @@ export function createDueWakeups(
 
   return {
     add: (workspaceId, at) => {
-      if (stopped) return;
-      const time = at.getTime();
+      const time = Math.ceil(at.getTime() / wakeupStepMs) * wakeupStepMs;
+      if (stopped || !Number.isFinite(time) || options.capacity <= 0) return;
       if (pending.length >= options.capacity) {
         if (time >= (pending[pending.length - 1] as Wakeup).at) return;
         pending.pop();

@@ -112,7 +112,10 @@ export interface WorkerDependencies {
   spanExport?: SpanExport | undefined;
   /** How the sandboxes' egress proxy resolves host names (the system resolver by default). */
   resolveHost?: ResolveHost | undefined;
-  /** Paces the sandbox memory watchdog; system timers by default. */
+  /**
+   * Paces the sandbox pool (memory watchdog, bundle load limit) and the wake-ups of what falls due;
+   * system timers by default. A wake-up fired early only arms itself again: it reads the clock.
+   */
   timers?: Timers | undefined;
   /**
    * What failure notices go out with (the worker's `keyring` opens webhook secrets); without it,
@@ -149,7 +152,7 @@ interface ClaimedHistories {
   tokens: Map<string, Record<string, StoredTokenForReplay>>;
 }
 
-/** Sleeps and retries whose moment a worker wakes for; the poll finds those past the soonest this many. */
+/** Sleeps, delayed retries and waits' expiries a worker wakes for; the poll finds those past the soonest this many. */
 const maxDueWakeups = 10_000;
 
 /** Projects whose workspace a worker remembers for local starts; a project it forgot is claimed once more. */
