@@ -77,6 +77,19 @@ describe("invitations", () => {
     expect(await state()).toEqual(before);
   });
 
+  it("refuses an Accept whose form cannot be read (a multipart body without its boundary) and changes nothing", async () => {
+    const link = mailedLinkTo("newcomer@example.com");
+    const before = await state();
+    const unreadable = await fetch(link, {
+      method: "POST",
+      headers: { "content-type": "multipart/form-data" },
+      body: "csrf=x&decision=accept",
+    });
+    expect(unreadable.status).toBe(400);
+    expect(await unreadable.text()).toContain("This form could not be read");
+    expect(await state()).toEqual(before);
+  });
+
   it("Accept creates the account of a new email and makes it a member with the role", async () => {
     const accepted = await acceptInvitationLink(mailedLinkTo("newcomer@example.com"));
     expect(accepted.status).toBe(200);

@@ -168,6 +168,19 @@ describe("approval page", () => {
     expect((await statusOf(registered.registrationId))?.status).toBe("pending");
   });
 
+  it("refuses a POST whose form cannot be read (a multipart body without its boundary) and changes nothing", async () => {
+    const registered = await register();
+    const csrf = csrfTokenOf((await getPage(registered.link)).html);
+    const unreadable = await fetch(registered.link, {
+      method: "POST",
+      headers: { "content-type": "multipart/form-data" },
+      body: new URLSearchParams({ decision: "approve", csrf }),
+    });
+    expect(unreadable.status).toBe(400);
+    expect(await unreadable.text()).toContain("This form could not be read");
+    expect((await statusOf(registered.registrationId))?.status).toBe("pending");
+  });
+
   it("approves: creates the account and workspace, shows a 6-digit code and a Revoke button", async () => {
     const registered = await register();
     const page = await decide(registered.link, "approve");

@@ -264,6 +264,14 @@ describe("authorize page", () => {
       body: new URLSearchParams({ step: "consent", decision: "approve", csrf: "1.x" }).toString(),
     });
     expect(forged.status).toBe(403);
+    const unreadable = await fetch(url, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "multipart/form-data", cookie: session.cookie },
+      body: new URLSearchParams({ step: "consent", decision: "approve", csrf: "1.x" }).toString(),
+    });
+    expect(unreadable.status).toBe(400);
+    expect(await unreadable.text()).toContain("This form could not be read");
     expect(await rowCounts()).toEqual(before);
   });
 

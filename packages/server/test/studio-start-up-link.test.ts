@@ -68,6 +68,13 @@ describe("the sign-in link npm start prints", () => {
       expect(badEmail.status).toBe(400);
       expect(await badEmail.text()).toContain("Enter your email address");
       expect((await post({ token: `wsl_${"x".repeat(43)}`, email: "first@example.com" })).status).toBe(400);
+      const unreadable = await fetch(local, {
+        method: "POST",
+        headers: { "content-type": "multipart/form-data" },
+        body: new URLSearchParams({ token, email: "first@example.com" }),
+      });
+      expect(unreadable.status).toBe(400);
+      expect(await unreadable.text()).toContain("This form could not be read");
 
       const created = await post({ token, email: "First@Example.com" });
       expect(created.status).toBe(303);

@@ -1,15 +1,16 @@
 import { type Context, Hono } from "hono";
 import { approvalCsrfTokenIsValidUnder, issueApprovalCsrfToken } from "../auth/approval-csrf.ts";
-import { messagePage } from "../auth/pages/approval-pages.ts";
+import { messagePage, unreadableFormPage } from "../auth/pages/approval-pages.ts";
 import { acceptedSecretKeys } from "../config/secret-key.ts";
 import type { AppEnv } from "../http/app-env.ts";
+import { readFormFields } from "../http/form-fields.ts";
 import type { PlatformContext } from "../platform-context.ts";
 import { acceptInvitation, type InvitationView, viewInvitation } from "./accept-invitation.ts";
 import { invitationPage, joinedPage } from "./invitation-pages.ts";
 
 const invitationTokenPattern = /^ivt_[A-Za-z0-9_-]{43}$/;
 
-type Status = 200 | 403 | 404 | 409 | 410;
+type Status = 200 | 400 | 403 | 404 | 409 | 410;
 
 const unknownLink = () => messagePage("Link not valid", "This invitation link is not valid. Ask for a new invitation.");
 
@@ -62,9 +63,9 @@ export function invitationRoutes(context: PlatformContext): Hono<AppEnv> {
     // An invitation that can no longer be accepted says so, whatever the form: it changes nothing.
     const ended = endStatePage(invitation);
     if (ended !== undefined) return pageFor(c, ended.html, ended.status);
-    const form = await c.req.parseBody();
-    const csrf = typeof form.csrf === "string" ? form.csrf : "";
-    if (!approvalCsrfTokenIsValidUnder(acceptedSecretKeys(context.config), token, csrf, clock.now())) {
+    const field = await readFormFields(c);
+    if (field === undefined) return pageFor(c, unreadableFormPage(), 400);
+    if (!approvalCsrfTokenIsValidUnder(acceptedSecretKeys(context.config), token, field("csrf"), clock.now())) {
       return pageFor(
         c,
         messagePage("Please try again", "This form is out of date. Open the link from the mail again."),

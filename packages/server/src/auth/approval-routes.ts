@@ -1,6 +1,7 @@
 import { type Context, Hono } from "hono";
 import { acceptedSecretKeys } from "../config/secret-key.ts";
 import type { AppEnv } from "../http/app-env.ts";
+import { readFormFields } from "../http/form-fields.ts";
 import type { PlatformContext } from "../platform-context.ts";
 import { approvalCsrfTokenIsValidUnder, issueApprovalCsrfToken } from "./approval-csrf.ts";
 import {
@@ -9,7 +10,13 @@ import {
   type PendingRegistrationView,
   viewRegistrationByApprovalToken,
 } from "./decide-registration.ts";
-import { alreadyApprovedPage, approvalRequestPage, approvedPage, messagePage } from "./pages/approval-pages.ts";
+import {
+  alreadyApprovedPage,
+  approvalRequestPage,
+  approvedPage,
+  messagePage,
+  unreadableFormPage,
+} from "./pages/approval-pages.ts";
 
 const approvalTokenPattern = /^apv_[A-Za-z0-9_-]{43}$/;
 const decisions: readonly string[] = ["approve", "deny", "revoke"];
@@ -84,17 +91,16 @@ export function approvalRoutes(context: PlatformContext): Hono<AppEnv> {
   app.post("/agent/auth/approve", async (c) => {
     const token = c.req.query("token") ?? "";
     if (!approvalTokenPattern.test(token)) return pageFor(c, unknownLink(), 404);
-    const form = await c.req.parseBody();
-    const csrf = typeof form.csrf === "string" ? form.csrf : "";
-    if (!approvalCsrfTokenIsValidUnder(acceptedSecretKeys(context.config), token, csrf, clock.now())) {
+    const field = await readFormFields(c);
+    if (field === undefined) return pageFor(c, unreadableFormPage(), 400);
+    if (!approvalCsrfTokenIsValidUnder(acceptedSecretKeys(context.config), token, field("csrf"), clock.now())) {
       return pageFor(
         c,
         messagePage("Please try again", "This form is out of date. Open the link from the mail again."),
         403,
       );
     }
-    const decision =
-      typeof form.decision === "string" && decisions.includes(form.decision) ? (form.decision as Decision) : undefined;
+    const decision = decisions.includes(field("decision")) ? (field("decision") as Decision) : undefined;
     if (decision === undefined) {
       return pageFor(c, messagePage("Choose an answer", "Use the Approve or Deny button on the page."), 400);
     }

@@ -2,11 +2,12 @@ import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { acceptedSecretKeys } from "../../config/secret-key.ts";
 import type { AppEnv } from "../../http/app-env.ts";
+import { readFormFields } from "../../http/form-fields.ts";
 import { allowFormActionTo } from "../../http/security-headers.ts";
 import type { PlatformContext } from "../../platform-context.ts";
 import { basePathOf } from "../../shared/base-path.ts";
 import { approvalCsrfTokenIsValidUnder, issueApprovalCsrfToken } from "../approval-csrf.ts";
-import { messagePage } from "../pages/approval-pages.ts";
+import { messagePage, unreadableFormPage } from "../pages/approval-pages.ts";
 import { checkMailPage, consentPage, signInPage } from "../pages/oauth-pages.ts";
 import { claimTokenLifetimeMs, registerWithEmail } from "../register-with-email.ts";
 import { type AuthorizationRequest, parseAuthorizationRequest, redirectWith } from "./authorization-request.ts";
@@ -99,8 +100,8 @@ export function authorizeRoutes(
     const parsed = await parse(c);
     if (parsed.request === undefined) return parsed.response;
     const request = parsed.request;
-    const form = await c.req.parseBody();
-    const field = (name: string) => (typeof form[name] === "string" ? (form[name] as string) : "");
+    const field = await readFormFields(c);
+    if (field === undefined) return htmlPage(c, unreadableFormPage(), 400);
     const outOfDate = () =>
       htmlPage(
         c,

@@ -80,3 +80,11 @@ export function alreadyApprovedPage(csrfToken: string): string {
 export function messagePage(title: string, message: string): string {
   return page(title, html`<h1>${title}</h1><p>${message}</p>`);
 }
+
+/** What a form page answers, with a 400, to a body `readFormFields` could not read. */
+export function unreadableFormPage(): string {
+  return messagePage(
+    "This form could not be read",
+    "Send it from its page, as application/x-www-form-urlencoded or as multipart/form-data with its boundary.",
+  );
+}

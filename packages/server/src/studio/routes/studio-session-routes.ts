@@ -2,11 +2,12 @@ import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { AuthError } from "../../auth/auth-error.ts";
 import { noStore, readJsonObject, requireString } from "../../auth/auth-http.ts";
 import { isDeliverableEmailAddress } from "../../auth/email-address.ts";
-import { messagePage } from "../../auth/pages/approval-pages.ts";
+import { messagePage, unreadableFormPage } from "../../auth/pages/approval-pages.ts";
 import { claimTokenLifetimeMs } from "../../auth/register-with-email.ts";
 import { acceptedSecretKeys } from "../../config/secret-key.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { jsonError } from "../../http/errors.ts";
+import { readFormFields } from "../../http/form-fields.ts";
 import type { PlatformContext } from "../../platform-context.ts";
 import { basePathOf } from "../../shared/base-path.ts";
 import { hasNoAccount, openFirstAccountSession } from "../session/first-account-link.ts";
@@ -129,10 +130,10 @@ export function studioSessionRoutes(
   });
 
   app.post(firstAccountPath, async (c) => {
-    const form = await c.req.parseBody();
-    const field = (name: string) => (typeof form[name] === "string" ? (form[name] as string) : "");
-    const token = field("token");
     c.header("Cache-Control", "no-store");
+    const field = await readFormFields(c);
+    if (field === undefined) return c.html(unreadableFormPage(), 400);
+    const token = field("token");
     if (!context.firstAccountLinks.isLive(token)) return linkSpent(c);
     const email = field("email").trim();
     if (!isDeliverableEmailAddress(email)) {
