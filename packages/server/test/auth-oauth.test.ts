@@ -257,19 +257,16 @@ describe("authorize page", () => {
     const before = await rowCounts();
     await fetch(url, { headers: { cookie: session.cookie } });
     expect(await rowCounts()).toEqual(before);
-    const forged = await fetch(url, {
-      method: "POST",
-      redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded", cookie: session.cookie },
-      body: new URLSearchParams({ step: "consent", decision: "approve", csrf: "1.x" }).toString(),
-    });
-    expect(forged.status).toBe(403);
-    const unreadable = await fetch(url, {
-      method: "POST",
-      redirect: "manual",
-      headers: { "content-type": "multipart/form-data", cookie: session.cookie },
-      body: new URLSearchParams({ step: "consent", decision: "approve", csrf: "1.x" }).toString(),
-    });
+    const forgedConsent = (contentType: string) =>
+      fetch(url, {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": contentType, cookie: session.cookie },
+        body: new URLSearchParams({ step: "consent", decision: "approve", csrf: "1.x" }).toString(),
+      });
+    expect((await forgedConsent("application/x-www-form-urlencoded")).status).toBe(403);
+    // A multipart content type without its boundary: the form cannot be read at all.
+    const unreadable = await forgedConsent("multipart/form-data");
     expect(unreadable.status).toBe(400);
     expect(await unreadable.text()).toContain("This form could not be read");
     expect(await rowCounts()).toEqual(before);
