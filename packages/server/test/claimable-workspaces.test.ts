@@ -5,10 +5,7 @@ import {
   createClaimableWorkspaces,
 } from "../src/engine/claimable-workspaces.ts";
 
-const atShare =
-  (...full: string[]) =>
-  (workspaceId: string) =>
-    full.includes(workspaceId);
+const atShare = (...full: string[]): ReadonlySet<string> => new Set(full);
 
 describe("which workspaces may hold claimable executions", () => {
   it("holds every claim worth making until a claim stops short", () => {

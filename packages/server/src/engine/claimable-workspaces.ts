@@ -22,7 +22,7 @@ export interface ClaimableWorkspaces {
   /** Executions of these workspaces may have become claimable; `undefined` when the announcement did not say whose. */
   announced(workspaceIds: readonly string[] | undefined): void;
   /** Whether a claim may find something, given which workspaces are at their share now. */
-  worthClaiming(atShare: (workspaceId: string) => boolean): boolean;
+  worthClaiming(atShare: ReadonlySet<string>): boolean;
 }
 
 export function createClaimableWorkspaces(): ClaimableWorkspaces {
@@ -53,7 +53,7 @@ export function createClaimableWorkspaces(): ClaimableWorkspaces {
     },
     worthClaiming: (atShare) => {
       if (known === undefined) return true;
-      for (const id of known) if (!atShare(id)) return true;
+      for (const id of known) if (!atShare.has(id)) return true;
       return false;
     },
   };

@@ -207,17 +207,13 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
   /** Whether the last claim pass may have left claimable executions behind a limit that an ending execution lifts. */
   let heldBack = true;
   const claimable = createClaimableWorkspaces();
-  const atShare = (workspaceId: string) => {
-    let count = 0;
-    for (const run of running.values()) if (run.execution.workspaceId === workspaceId) count += 1;
-    return count >= slotsPerWorkspace;
-  };
-  const workspacesAtShare = () => {
+  /** The workspaces whose running executions fill their share of this worker's slots. */
+  const workspacesAtShare = (): ReadonlySet<string> => {
     const counts = new Map<string, number>();
     for (const run of running.values()) {
       counts.set(run.execution.workspaceId, (counts.get(run.execution.workspaceId) ?? 0) + 1);
     }
-    return [...counts].flatMap(([workspaceId, count]) => (count >= slotsPerWorkspace ? [workspaceId] : []));
+    return new Set([...counts].flatMap(([workspaceId, count]) => (count >= slotsPerWorkspace ? [workspaceId] : [])));
   };
   /** From a claim until its executions are in `running`: the leases it took are not all counted there yet. */
   let claimingNow = false;
@@ -375,7 +371,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       // Until this claim answers, a slot freed meanwhile may be one it counted as taken.
       heldBack = true;
       const free = options.concurrency - running.size;
-      if (free <= 0 || !claimable.worthClaiming(atShare)) return;
+      if (free <= 0 || !claimable.worthClaiming(workspacesAtShare())) return;
       if (localStart !== undefined) {
         claimDeferred = true;
         return;
@@ -428,7 +424,9 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     if (running.size >= options.concurrency) return undefined;
     const now = clock.now();
     const workspaceId = projectWorkspaces.get(projectId, now.getTime());
-    if (workspaceId === undefined || atShare(workspaceId) || claimable.worthClaiming(atShare)) return undefined;
+    if (workspaceId === undefined) return undefined;
+    const atShare = workspacesAtShare();
+    if (atShare.has(workspaceId) || claimable.worthClaiming(atShare)) return undefined;
     let settle: () => void = () => undefined;
     const settled = new Promise<void>((resolve) => {
       settle = () => {
