@@ -1,7 +1,7 @@
 import type { NewExecutionRows } from "./enqueue-execution.ts";
+import { attemptSpanRow } from "./execution-state/attempt-spans.ts";
 import type { ClaimedExecution } from "./execution-state/claim.ts";
 import { leasedState } from "./execution-state/execution-states.ts";
-import type { SpanRow } from "./execution-state/span-writes.ts";
 import { newSpanId } from "./trace-ids.ts";
 
 /**
@@ -43,25 +43,7 @@ export function startedLocally(
 ): { rows: NewExecutionRows; execution: ClaimedExecution } {
   const queued = rows.execution;
   const attemptSpanId = newSpanId();
-  const attemptSpan: SpanRow = {
-    span_id: attemptSpanId,
-    trace_id: queued.traceId,
-    parent_span_id: queued.executionSpanId,
-    project_id: queued.projectId,
-    execution_id: queued.id,
-    workflow: queued.workflow,
-    name: `attempt ${queued.attempt}`,
-    kind: "attempt",
-    start_time: start.now.toISOString(),
-    end_time: null,
-    attributes: {
-      "weft.execution.attempt": queued.attempt,
-      "weft.worker.id": start.workerId,
-      "weft.resumed": false,
-    },
-    status_code: "unset",
-    status_message: null,
-  };
+  const attemptSpan = attemptSpanRow(queued, attemptSpanId, start.workerId, start.now);
   return {
     rows: {
       execution: {

@@ -2,6 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../db/database.ts";
 import { genericPlanRows } from "../../db/generic-plan.ts";
 import { relaxedCommit, relaxedCommitUsed, relaxTransactionCommit } from "../sql-rows.ts";
+import { insertAttemptSpans } from "./attempt-spans.ts";
 import {
   type ClaimTransition,
   claimTransitionFrom,
@@ -10,7 +11,6 @@ import {
   leasedState,
   transitions,
 } from "./execution-states.ts";
-import { insertSpans } from "./span-writes.ts";
 import { setStatusOf, statusIn } from "./transition-condition.ts";
 
 /** An execution a worker has just leased, with what it needs to run it. */
@@ -144,12 +144,7 @@ function leaseAndReturn(request: ClaimRequest, candidates: SQL, alongside?: SQL)
         substr(replace(gen_random_uuid()::text, '-', ''), 1, 16) as attempt_span_id,
         octet_length(x.logs::text) as log_bytes,
         (select workspace_id from projects where id = x.project_id) as workspace_id),
-    attempt_spans as (${insertSpans(sql`select attempt_span_id, trace_id, execution_span_id, project_id, id, workflow,
-        'attempt ' || attempt || case when resumed then ' (resumed)' else '' end, 'attempt', ${now}::timestamptz, null,
-        jsonb_build_object('weft.execution.attempt', attempt, 'weft.worker.id', ${request.workerId}::text,
-          'weft.resumed', resumed),
-        'unset', null
-      from claimed`)} returning 1)${
+    attempt_spans as (${insertAttemptSpans(sql`claimed`, request.workerId, now)} returning 1)${
       alongside === undefined
         ? sql`
     select claimed.*, ${relaxedCommitUsed} as relaxed, (select count(*) from attempt_spans) as spans from claimed`

@@ -1,0 +1,54 @@
+import { type SQL, sql } from "drizzle-orm";
+import { insertSpans, type SpanRow } from "./span-writes.ts";
+
+/**
+ * What an attempt span is: its name and its attributes. The claim opens one in SQL for each row it
+ * leases, and a local start opens one in TypeScript for the row ingress writes already leased; both
+ * are defined here, side by side, so that a trace reads the same whichever way the attempt began.
+ */
+
+/** The execution an attempt span belongs to, as the span needs it. */
+export interface AttemptOf {
+  id: string;
+  traceId: string;
+  executionSpanId: string;
+  projectId: string;
+  workflow: string;
+  attempt: number;
+}
+
+/** The span of a first run of `execution`'s attempt (never a resumed one), started by `workerId` at `now`. */
+export function attemptSpanRow(execution: AttemptOf, spanId: string, workerId: string, now: Date): SpanRow {
+  return {
+    span_id: spanId,
+    trace_id: execution.traceId,
+    parent_span_id: execution.executionSpanId,
+    project_id: execution.projectId,
+    execution_id: execution.id,
+    workflow: execution.workflow,
+    name: `attempt ${execution.attempt}`,
+    kind: "attempt",
+    start_time: now.toISOString(),
+    end_time: null,
+    attributes: {
+      "weft.execution.attempt": execution.attempt,
+      "weft.worker.id": workerId,
+      "weft.resumed": false,
+    },
+    status_code: "unset",
+    status_message: null,
+  };
+}
+
+/**
+ * Inserts the attempt spans of the rows of `claimed`, a CTE with the columns `attempt_span_id`,
+ * `trace_id`, `execution_span_id`, `project_id`, `id`, `workflow`, `attempt` and `resumed`.
+ */
+export function insertAttemptSpans(claimed: SQL, workerId: string, now: string): SQL {
+  return insertSpans(sql`select attempt_span_id, trace_id, execution_span_id, project_id, id, workflow,
+      'attempt ' || attempt || case when resumed then ' (resumed)' else '' end, 'attempt', ${now}::timestamptz, null,
+      jsonb_build_object('weft.execution.attempt', attempt, 'weft.worker.id', ${workerId}::text,
+        'weft.resumed', resumed),
+      'unset', null
+    from ${claimed}`);
+}
