@@ -207,7 +207,10 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
   /** Whether the last claim pass may have left claimable executions behind a limit that an ending execution lifts. */
   let heldBack = true;
   const claimable = createClaimableWorkspaces();
-  /** The workspaces whose running executions fill their share of this worker's slots. */
+  /**
+   * The workspaces whose running executions fill their share of this worker's slots: a claim skips
+   * their rows, and a local start refuses them.
+   */
   const workspacesAtShare = (): ReadonlySet<string> => {
     const counts = new Map<string, number>();
     for (const run of running.values()) {

@@ -2,13 +2,12 @@ import { type SQL, sql } from "drizzle-orm";
 import { insertSpans, type SpanRow } from "./span-writes.ts";
 
 /**
- * What an attempt span is: its name and its attributes. The claim opens one in SQL for each row it
- * leases, and a local start opens one in TypeScript for the row ingress writes already leased; both
- * are defined here, side by side, so that a trace reads the same whichever way the attempt began.
+ * The execution an attempt span belongs to, as the span needs it. The claim opens attempt spans in
+ * SQL, for the rows it leases, and a local start in TypeScript, for the row ingress writes already
+ * leased: both are written here, side by side, so that a trace reads the same whichever way the
+ * attempt began.
  */
-
-/** The execution an attempt span belongs to, as the span needs it. */
-export interface AttemptOf {
+export interface AttemptSpanSource {
   id: string;
   traceId: string;
   executionSpanId: string;
@@ -17,8 +16,11 @@ export interface AttemptOf {
   attempt: number;
 }
 
-/** The span of a first run of `execution`'s attempt (never a resumed one), started by `workerId` at `now`. */
-export function attemptSpanRow(execution: AttemptOf, spanId: string, workerId: string, now: Date): SpanRow {
+/**
+ * The span of `execution`'s attempt started by a local start, which only takes an execution that
+ * never ran: so never a resumed one.
+ */
+export function attemptSpanRow(execution: AttemptSpanSource, spanId: string, workerId: string, now: Date): SpanRow {
   return {
     span_id: spanId,
     trace_id: execution.traceId,
@@ -41,12 +43,13 @@ export function attemptSpanRow(execution: AttemptOf, spanId: string, workerId: s
 }
 
 /**
- * Inserts the attempt spans of the rows of `claimed`, a CTE with the columns `attempt_span_id`,
- * `trace_id`, `execution_span_id`, `project_id`, `id`, `workflow`, `attempt` and `resumed`.
+ * The insert of the attempt spans of the rows of `claimed`, a CTE with the columns
+ * `attempt_span_id`, `trace_id`, `execution_span_id`, `project_id`, `id`, `workflow`, `attempt`
+ * and `resumed`: the claim leases and opens its attempts in one statement.
  */
-export function insertAttemptSpans(claimed: SQL, workerId: string, now: string): SQL {
+export function insertAttemptSpans(claimed: SQL, workerId: string, now: Date): SQL {
   return insertSpans(sql`select attempt_span_id, trace_id, execution_span_id, project_id, id, workflow,
-      'attempt ' || attempt || case when resumed then ' (resumed)' else '' end, 'attempt', ${now}::timestamptz, null,
+      'attempt ' || attempt || case when resumed then ' (resumed)' else '' end, 'attempt', ${now.toISOString()}::timestamptz, null,
       jsonb_build_object('weft.execution.attempt', attempt, 'weft.worker.id', ${workerId}::text,
         'weft.resumed', resumed),
       'unset', null

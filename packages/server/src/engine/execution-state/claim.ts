@@ -144,7 +144,7 @@ function leaseAndReturn(request: ClaimRequest, candidates: SQL, alongside?: SQL)
         substr(replace(gen_random_uuid()::text, '-', ''), 1, 16) as attempt_span_id,
         octet_length(x.logs::text) as log_bytes,
         (select workspace_id from projects where id = x.project_id) as workspace_id),
-    attempt_spans as (${insertAttemptSpans(sql`claimed`, request.workerId, now)} returning 1)${
+    attempt_spans as (${insertAttemptSpans(sql`claimed`, request.workerId, request.now)} returning 1)${
       alongside === undefined
         ? sql`
     select claimed.*, ${relaxedCommitUsed} as relaxed, (select count(*) from attempt_spans) as spans from claimed`
