@@ -35,7 +35,8 @@ import { z } from "zod";
  * Inputs per surface: a small seed set in `npm test`; `npm run test:fuzz` sets WEFT_FUZZ_RUNS to
  * 100 000. The seed is fixed, so a failure found once is found again.
  */
-const runs = Number(process.env.WEFT_FUZZ_RUNS ?? 15);
+const seedRuns = 15;
+const runs = Number(process.env.WEFT_FUZZ_RUNS ?? seedRuns);
 const seed = Number(process.env.WEFT_FUZZ_SEED ?? 20261123);
 
 interface Fixture {
@@ -659,8 +660,11 @@ describe("fuzzing: no input gets a 5xx, hangs, stops the server or changes anyth
         ? rpcSurface(name.slice(4), procedures.find(([procedure]) => `rpc.${procedure}` === name)?.[1])
         : httpSurfaces(fixture).find((each) => each.name === name);
       if (surface === undefined) throw new Error(`no surface ${name}`);
+      const began = Date.now();
       const tally = await fuzzSurface(surface, { baseUrl: weft.url, runs, seed, fingerprint });
       tallies.push(tally);
+      // A full run takes hours: each surface's figures are printed as it ends, not only at the end.
+      if (runs > seedRuns) console.log(formatFuzzTallies([tally], (Date.now() - began) / 1000));
       expect(tally.failures).toEqual([]);
       expect(tally.inputs).toBe(runs);
     },
