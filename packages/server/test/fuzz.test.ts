@@ -42,6 +42,8 @@ const seed = Number(process.env.WEFT_FUZZ_SEED ?? 20261123);
 interface Fixture {
   caller: TestIdentity;
   projectId: string;
+  /** A project of its own for `projects.delete`, which would otherwise delete `projectId` under every later surface. */
+  doomedProjectId: string;
   deploymentId: string;
   executionId: string;
   traceId: string;
@@ -110,6 +112,7 @@ beforeAll(async () => {
     return ((await response.json()) as { json: Record<string, string> }).json;
   };
   const projectId = (await call("projects.create", { name: "Fuzzed" })).id as string;
+  const doomedProjectId = (await call("projects.create", { name: "Fuzzed, to delete" })).id as string;
   const deploymentId = (
     await call("deployments.create", {
       projectId,
@@ -140,6 +143,7 @@ beforeAll(async () => {
   fixture = {
     caller,
     projectId,
+    doomedProjectId,
     deploymentId,
     executionId,
     traceId,
@@ -526,12 +530,21 @@ function httpSurfaces({ projectId, claimToken, tokenId, hostedFormCsrf, caller }
  * Per procedure of the contract: how its inputs are generated beyond its zod schema. A procedure
  * without an entry fails the walk, so every namespace that lands is fuzzed.
  */
-const rpcEntries: Record<string, { overrides?: () => SchemaArbitraryOptions["overrides"] }> = {
+const rpcEntries: Record<
+  string,
+  {
+    overrides?: () => SchemaArbitraryOptions["overrides"];
+    /** The ids its inputs draw, for a procedure that must not reach the fixture's own. */
+    known?: (fixtureIds: readonly string[]) => readonly string[];
+  }
+> = {
   "projects.list": {},
   "projects.get": {},
   "projects.create": {},
   "projects.update": {},
-  "projects.delete": {},
+  "projects.delete": {
+    known: (fixtureIds) => fixtureIds.map((id) => (id === fixture.projectId ? fixture.doomedProjectId : id)),
+  },
   "deployments.create": {
     overrides: () => ({
       manifest: fc.oneof(
@@ -592,7 +605,7 @@ const rpcEntries: Record<string, { overrides?: () => SchemaArbitraryOptions["ove
 function rpcSurface(procedure: string, inputSchema: unknown): FuzzSurface {
   const entry = rpcEntries[procedure];
   if (entry === undefined) throw new Error(`${procedure} has no fuzz entry`);
-  const known = [
+  const fixtureIds = [
     fixture.projectId,
     fixture.deploymentId,
     fixture.executionId,
@@ -607,7 +620,10 @@ function rpcSurface(procedure: string, inputSchema: unknown): FuzzSurface {
     "contact",
   ];
   const jsonSchema = z.toJSONSchema(inputSchema as z.ZodType, { io: "input", unrepresentable: "any" }) as JsonSchema;
-  const input = arbitraryOfJsonSchema(jsonSchema, { known, overrides: entry.overrides?.() ?? {} });
+  const input = arbitraryOfJsonSchema(jsonSchema, {
+    known: entry.known?.(fixtureIds) ?? fixtureIds,
+    overrides: entry.overrides?.() ?? {},
+  });
   return {
     name: `rpc.${procedure}`,
     request: jsonPost(
@@ -639,6 +655,7 @@ describe("fuzzing: no input gets a 5xx, hangs, stops the server or changes anyth
       credential: unnamed,
     },
     projectId: unnamed,
+    doomedProjectId: unnamed,
     deploymentId: unnamed,
     executionId: unnamed,
     traceId: unnamed,
