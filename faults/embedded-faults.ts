@@ -2,42 +2,30 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { callRpc, createTestDatabase, startStepCounter, type TestDatabase } from "@weft/testing";
-import { collectFigures, terminalBoundMs } from "./fault-checks.ts";
+import { collectFigures, hangMs, terminalBoundMs, waitForTerminal } from "./fault-checks.ts";
 import { type FaultProject, seedFaultProject } from "./fault-project.ts";
 import { platformProcess } from "./killable-processes.ts";
 import { driveApiCalls, driveIngress, emptyLoadRecord } from "./marked-load.ts";
-import {
-  elapsedSeconds,
-  hangMs,
-  killAndRestart,
-  type ScenarioOptions,
-  type ScenarioReport,
-  sleep,
-} from "./postgres-faults.ts";
+import { elapsedSeconds, killAndRestart, type ScenarioOptions, type ScenarioReport, sleep } from "./postgres-faults.ts";
 
 /** The platform's embedded database, opened here while no platform process runs. */
 function openEmbedded(dataDir: string): Promise<TestDatabase> {
   return createTestDatabase(false, { embeddedDirectory: join(dataDir, "pgdata") });
 }
 
-/** Polls `workflows.listExecutions` for an execution not yet final, until none is left or `boundMs` passes. */
-async function waitForTerminalThroughApi(url: string, project: FaultProject, boundMs: number) {
-  const started = Date.now();
-  for (;;) {
-    const answer = await callRpc(
-      url,
-      "workflows.listExecutions",
-      {
-        projectId: project.projectId,
-        status: ["queued", "running", "sleeping", "waiting"],
-        pagination: { first: 1 },
-      },
-      { token: project.token },
-    );
-    const open = (answer.json as { results?: unknown[] } | undefined)?.results?.length ?? 1;
-    if (open === 0 || Date.now() - started > boundMs) return { elapsedMs: Date.now() - started };
-    await sleep(500);
-  }
+/** Whether an execution of the project is not yet final (1) or none is (0), asked through `workflows.listExecutions`. */
+async function openExecutionsThroughApi(url: string, project: FaultProject): Promise<number> {
+  const answer = await callRpc(
+    url,
+    "workflows.listExecutions",
+    {
+      projectId: project.projectId,
+      status: ["queued", "running", "sleeping", "waiting"],
+      pagination: { first: 1 },
+    },
+    { token: project.token },
+  );
+  return (answer.json as { results?: unknown[] } | undefined)?.results?.length ?? 1;
 }
 
 /**
@@ -94,7 +82,7 @@ export async function runEmbeddedFaults(options: ScenarioOptions): Promise<Scena
     loadOn = false;
     await load;
     write(`  load over after ${elapsedSeconds(started)} s; ${kills} SIGKILLs`);
-    const terminal = await waitForTerminalThroughApi(url, project, terminalBoundMs);
+    const terminal = await waitForTerminal(() => openExecutionsThroughApi(url, project), terminalBoundMs);
     await platform.stop();
     const handle = await openEmbedded(dataDir);
     try {

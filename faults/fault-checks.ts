@@ -1,4 +1,4 @@
-import { type Database, isFinal } from "@weft/server/internals";
+import { type Database, finalStates, isFinal } from "@weft/server/internals";
 import { sql } from "drizzle-orm";
 import type { LoadRecord, Surface } from "./marked-load.ts";
 
@@ -25,18 +25,31 @@ export async function readExecutions(db: Database, projectId: string): Promise<E
 /** How long after the load every execution must be final: generous, the machine may be shared and busy. */
 export const terminalBoundMs = 180_000;
 
-/** Polls until every execution of the project is final or `boundMs` passes; returns how long it took. */
+/** The ingress budget: a request is answered (accepted or refused) within it, or it hangs. */
+export const hangMs = 5_000;
+
+/**
+ * Polls `countOpen` (the executions not yet final) from the end of the load until it answers 0 or
+ * `boundMs` passes; returns how long it took. It does not end before `hangMs`: autocannon ends a run
+ * without waiting for the answers of the requests it has sent, and the platform still serves those,
+ * so an execution can appear after the load is over, until the ingress budget has passed.
+ */
 export async function waitForTerminal(
-  db: Database,
-  projectId: string,
+  countOpen: () => Promise<number>,
   boundMs: number,
-): Promise<{ elapsedMs: number; open: number }> {
-  const started = Date.now();
+): Promise<{ elapsedMs: number }> {
+  const loadEnded = Date.now();
   for (;;) {
-    const open = (await readExecutions(db, projectId)).filter((row) => !isFinal(row.status as never)).length;
-    if (open === 0 || Date.now() - started > boundMs) return { elapsedMs: Date.now() - started, open };
+    const open = await countOpen();
+    const elapsedMs = Date.now() - loadEnded;
+    if ((open === 0 && elapsedMs >= hangMs) || elapsedMs > boundMs) return { elapsedMs };
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
+}
+
+/** The executions of the project not yet final, read from the database. */
+export async function openExecutionCount(db: Database, projectId: string): Promise<number> {
+  return (await readExecutions(db, projectId)).filter((row) => !isFinal(row.status as never)).length;
 }
 
 /** `<marker>/s<i>` → the stored result of that step (`s<i>#<run>` from the counter). */
@@ -48,6 +61,24 @@ async function storedStepResults(db: Database, projectId: string): Promise<Map<s
         where e.project_id = ${projectId} and s.kind = 'step'`,
   );
   return new Map(rows.map((row) => [`${row.marker}/${row.name}`, row.value]));
+}
+
+/** Up to 5 executions not final, each with what decides who takes it up next: its lease, due time and steps. */
+async function openExecutionStates(db: Database, projectId: string): Promise<string[]> {
+  const rows = await rowsOf<Record<string, unknown>>(
+    db,
+    sql`select e.id, e.status, e.attempt, e.run_at, e.lease_owner, e.lease_expires_at, e.cancel_requested_at,
+               e.started_at, now() as read_at,
+               (select string_agg(s.kind || ':' || s.name || coalesce('@' || s.wake_at::text, ''), ',' order by s.sequence)
+                  from execution_steps s where s.execution_id = e.id) as steps
+        from executions e
+        where e.project_id = ${projectId} and e.status not in (${sql.join(
+          finalStates.map((state) => sql`${state}`),
+          sql`, `,
+        )})
+        limit 5`,
+  );
+  return rows.map((row) => JSON.stringify(row));
 }
 
 /**
@@ -128,6 +159,7 @@ export async function collectFigures(
     const answered = record.apiExecutionIds.get(marker)?.size ?? 0;
     apiDuplicates += Math.max(0, found - 1) + Math.max(0, answered - 1);
   }
+  for (const open of await openExecutionStates(db, projectId)) samples.push(`not final: ${open}`);
   const stored = await storedStepResults(db, projectId);
   const reruns = rerunCompletedSteps(counter.runs, stored, counter.hits);
   for (const rerun of reruns.slice(0, 5)) samples.push(`completed step run again: ${rerun}`);
@@ -169,7 +201,7 @@ export async function collectFigures(
 }
 
 /** The answers to requests sent while PostgreSQL restarted: refusals must be 503 with Retry-After, none late. */
-export function restartWindowFigures(record: LoadRecord, window: { from: number; to: number }, hangMs: number) {
+export function restartWindowFigures(record: LoadRecord, window: { from: number; to: number }) {
   const during = record.answers.filter((answer) => answer.sentAt >= window.from && answer.sentAt <= window.to);
   const refused = during.filter((answer) => answer.status >= 300);
   return {

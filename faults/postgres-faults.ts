@@ -3,6 +3,8 @@ import { startStepCounter } from "@weft/testing";
 import {
   collectFigures,
   type FaultFigures,
+  hangMs,
+  openExecutionCount,
   restartWindowFigures,
   terminalBoundMs,
   waitForTerminal,
@@ -30,7 +32,6 @@ export interface ScenarioReport {
   restart?: ReturnType<typeof restartWindowFigures>;
 }
 
-export const hangMs = 5_000;
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -146,9 +147,9 @@ export async function runPostgresFaults(binDir: string, options: ScenarioOptions
     write(`  load over after ${elapsedSeconds(started)} s; ${kills} processes SIGKILLed`);
     if (restartWindow === undefined) throw new Error("PostgreSQL was not restarted");
 
-    const terminal = await waitForTerminal(handle.db, project.projectId, terminalBoundMs);
+    const terminal = await waitForTerminal(() => openExecutionCount(handle.db, project.projectId), terminalBoundMs);
     const { figures, samples } = await collectFigures(handle.db, project.projectId, record, counter, terminal);
-    const restart = restartWindowFigures(record, restartWindow, hangMs);
+    const restart = restartWindowFigures(record, restartWindow);
     const lateAnswers = record.answers.filter((answer) => answer.answeredAt - answer.sentAt > hangMs).length;
     write(
       `  during the PostgreSQL restart (${restartWindow.to - restartWindow.from} ms): ${restart.answered} answered, ${restart.accepted} accepted, ` +
