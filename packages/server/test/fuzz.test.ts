@@ -14,12 +14,14 @@ import {
   hostileString,
   installChangeCounter,
   type JsonSchema,
+  joinWorkspace,
   mutatedBody,
   mutatedContentType,
   mutatedValue,
   postJson,
   randomTokenId,
   registerEmailAgent,
+  registerSecret,
   type SchemaArbitraryOptions,
   startTestPlatform,
   storeTestWaitToken,
@@ -48,6 +50,8 @@ interface Fixture {
   executionId: string;
   traceId: string;
   invitationId: string;
+  /** A member of the caller's workspace besides the caller, for `updateRole` and `removeMember` to reach. */
+  memberAccountId: string;
   agentId: string;
   tokenId: string;
   claimToken: string;
@@ -80,6 +84,10 @@ const watchedTables: WatchedTable[] = [
 ];
 const tallies: FuzzTally[] = [];
 const started = Date.now();
+
+/** An integration of the fixture's project, for `integrations.get` to find: the surfaces that create one come after it. */
+const fixtureIntegration = "mailer";
+const fixtureIntegrationSecret = "fuzz-fixture-integration-secret";
 
 const formSchema = {
   type: "object",
@@ -137,6 +145,15 @@ beforeAll(async () => {
   const invitationId = (
     await call("access.invite", { workspaceId: caller.personalWorkspaceId, email: "carol@example.com", role: "member" })
   ).id as string;
+  const member = await createTestIdentity(weft, "member@example.com");
+  await joinWorkspace(weft, { workspaceId: caller.personalWorkspaceId, by: caller, member, role: "member" });
+  registerSecret(fixtureIntegrationSecret);
+  await call("integrations.create", {
+    projectId,
+    name: fixtureIntegration,
+    kind: "secret",
+    secrets: { value: fixtureIntegrationSecret },
+  });
   const agent = await registerEmailAgent(weft, caller.email);
   const pending = await postJson(`${weft.url}/agent/auth`, emailRegistration("pending@example.com"));
   const page = await fetch(`${weft.url}/triggers/forms/${projectId}/contact`);
@@ -148,6 +165,7 @@ beforeAll(async () => {
     executionId,
     traceId,
     invitationId,
+    memberAccountId: member.accountId,
     agentId: agent.agentId,
     tokenId: await storeTestWaitToken(weft.database.db, { executionId, projectId, now: weft.clock.now() }),
     claimToken: pending.body.claim_token as string,
@@ -615,6 +633,8 @@ function rpcSurface(procedure: string, inputSchema: unknown): FuzzSurface {
     fixture.tokenId,
     fixture.caller.personalWorkspaceId,
     fixture.caller.accountId,
+    fixture.memberAccountId,
+    fixtureIntegration,
     "take",
     "nightly",
     "contact",
@@ -660,6 +680,7 @@ describe("fuzzing: no input gets a 5xx, hangs, stops the server or changes anyth
     executionId: unnamed,
     traceId: unnamed,
     invitationId: unnamed,
+    memberAccountId: unnamed,
     agentId: unnamed,
     tokenId: unnamed,
     claimToken: unnamed,
