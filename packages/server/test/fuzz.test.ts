@@ -48,6 +48,8 @@ interface Fixture {
   doomedProjectId: string;
   deploymentId: string;
   executionId: string;
+  /** An execution that sleeps for a week, for `workflows.cancelExecution` to reach: the other has finished. */
+  heldExecutionId: string;
   traceId: string;
   invitationId: string;
   /** A member of the caller's workspace besides the caller, for `updateRole` and `removeMember` to reach. */
@@ -89,6 +91,9 @@ const started = Date.now();
 const fixtureIntegration = "mailer";
 const fixtureIntegrationSecret = "fuzz-fixture-integration-secret";
 
+/** The names the fixture's deployment gives its workflows, forms, webhooks and schedule. */
+const deployedNames = ["take", "hold", "contact", "locked", "hook", "signed", "nightly"];
+
 const formSchema = {
   type: "object",
   properties: {
@@ -126,7 +131,7 @@ beforeAll(async () => {
       projectId,
       manifest: {
         version: 1,
-        workflows: [{ name: "take" }],
+        workflows: [{ name: "take" }, { name: "hold" }],
         forms: [
           { name: "contact", workflow: "take", schema: formSchema },
           { name: "locked", workflow: "take", schema: formSchema, basicAuth: { username: "ann", password: "sesame" } },
@@ -137,11 +142,16 @@ beforeAll(async () => {
         ],
         schedules: [{ name: "nightly", workflow: "take", cron: "0 0 * * *" }],
       },
-      bundle: 'export default { workflows: [{ name: "take", run: async (input) => input }] };',
+      bundle: `export default { workflows: [
+        { name: "take", run: async (input) => input },
+        { name: "hold", run: async (input, ctx) => ctx.sleep("week", "7d") },
+      ] };`,
     })
   ).id as string;
   const executionId = (await call("workflows.run", { projectId, workflow: "take", input: {} })).executionId as string;
   const traceId = (await call("workflows.getExecution", { executionId })).traceId as string;
+  const heldExecutionId = (await call("workflows.run", { projectId, workflow: "hold", input: {} }))
+    .executionId as string;
   const invitationId = (
     await call("access.invite", { workspaceId: caller.personalWorkspaceId, email: "carol@example.com", role: "member" })
   ).id as string;
@@ -163,6 +173,7 @@ beforeAll(async () => {
     doomedProjectId,
     deploymentId,
     executionId,
+    heldExecutionId,
     traceId,
     invitationId,
     memberAccountId: member.accountId,
@@ -580,14 +591,19 @@ const rpcEntries: Record<
   "workflows.run": {},
   "workflows.listExecutions": {},
   "workflows.getExecution": {},
-  "workflows.cancelExecution": {},
+  "workflows.cancelExecution": {
+    known: (fixtureIds) => fixtureIds.map((id) => (id === fixture.executionId ? fixture.heldExecutionId : id)),
+  },
   "workflows.rerunExecution": {},
   "workflows.completeToken": {},
   "workflows.listEvents": {},
   "traces.list": {},
   "traces.get": {},
   "resources.list": {},
-  "resources.get": {},
+  "resources.get": {
+    // The name is any string to the schema: without the deployed names the lookup would never match.
+    overrides: () => ({ name: fc.oneof(fc.constantFrom(...deployedNames), fc.string({ minLength: 1 })) }),
+  },
   "access.createWorkspace": {},
   "access.createFederationPolicy": {},
   "access.listFederationPolicies": {},
@@ -678,6 +694,7 @@ describe("fuzzing: no input gets a 5xx, hangs, stops the server or changes anyth
     doomedProjectId: unnamed,
     deploymentId: unnamed,
     executionId: unnamed,
+    heldExecutionId: unnamed,
     traceId: unnamed,
     invitationId: unnamed,
     memberAccountId: unnamed,
