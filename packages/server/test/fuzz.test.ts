@@ -55,6 +55,8 @@ interface Fixture {
   /** A member of the caller's workspace besides the caller, for `updateRole` and `removeMember` to reach. */
   memberAccountId: string;
   agentId: string;
+  /** A federation policy of the project, for `deleteFederationPolicy` to reach. */
+  policyId: string;
   tokenId: string;
   claimToken: string;
   hostedFormCsrf: string;
@@ -83,6 +85,13 @@ const watchedTables: WatchedTable[] = [
   ["schedules", "insert or delete or update"],
   ["wait_tokens", "insert or delete or update of status"],
   ["global_form_names", "insert or delete or update"],
+  ["integrations", "insert or delete or update"],
+  ["federation_policies", "insert or delete or update"],
+  ["oauth_clients", "insert or delete"],
+  ["oauth_authorization_codes", "insert or delete"],
+  ["oauth_refresh_tokens", "insert or delete"],
+  ["studio_sessions", "insert or delete"],
+  ["studio_sign_in_links", "insert or delete"],
 ];
 const tallies: FuzzTally[] = [];
 const started = Date.now();
@@ -90,6 +99,9 @@ const started = Date.now();
 /** An integration of the fixture's project, for `integrations.get` to find: the surfaces that create one come after it. */
 const fixtureIntegration = "mailer";
 const fixtureIntegrationSecret = "fuzz-fixture-integration-secret";
+
+/** Issuers a federation policy accepts: https, or http on a loopback host. */
+const fuzzedIssuers = ["https://issuer.example.com", "http://127.0.0.1:9/idp"];
 
 /** The names the fixture's deployment gives its workflows, forms, webhooks and schedule. */
 const deployedNames = ["take", "hold", "contact", "locked", "hook", "signed", "nightly"];
@@ -164,6 +176,16 @@ beforeAll(async () => {
     kind: "secret",
     secrets: { value: fixtureIntegrationSecret },
   });
+  const policyId = (
+    await call("access.createFederationPolicy", {
+      workspaceId: caller.personalWorkspaceId,
+      projectId,
+      issuer: fuzzedIssuers[0],
+      audience: "weft",
+      subject: "repo:fuzz/*",
+      scopes: ["projects:read"],
+    })
+  ).id as string;
   const agent = await registerEmailAgent(weft, caller.email);
   const pending = await postJson(`${weft.url}/agent/auth`, emailRegistration("pending@example.com"));
   const page = await fetch(`${weft.url}/triggers/forms/${projectId}/contact`);
@@ -178,6 +200,7 @@ beforeAll(async () => {
     invitationId,
     memberAccountId: member.accountId,
     agentId: agent.agentId,
+    policyId,
     tokenId: await storeTestWaitToken(weft.database.db, { executionId, projectId, now: weft.clock.now() }),
     claimToken: pending.body.claim_token as string,
     hostedFormCsrf: formCsrfTokenOf(await page.text()),
@@ -605,7 +628,10 @@ const rpcEntries: Record<
     overrides: () => ({ name: fc.oneof(fc.constantFrom(...deployedNames), fc.string({ minLength: 1 })) }),
   },
   "access.createWorkspace": {},
-  "access.createFederationPolicy": {},
+  "access.createFederationPolicy": {
+    // The issuer is any string to the JSON Schema (its URL rules are a refinement).
+    overrides: () => ({ issuer: fc.oneof(fc.constantFrom(...fuzzedIssuers), fc.webUrl(), hostileString) }),
+  },
   "access.listFederationPolicies": {},
   "access.deleteFederationPolicy": {},
   "integrations.list": {},
@@ -646,6 +672,7 @@ function rpcSurface(procedure: string, inputSchema: unknown): FuzzSurface {
     fixture.traceId,
     fixture.invitationId,
     fixture.agentId,
+    fixture.policyId,
     fixture.tokenId,
     fixture.caller.personalWorkspaceId,
     fixture.caller.accountId,
@@ -699,6 +726,7 @@ describe("fuzzing: no input gets a 5xx, hangs, stops the server or changes anyth
     invitationId: unnamed,
     memberAccountId: unnamed,
     agentId: unnamed,
+    policyId: unnamed,
     tokenId: unnamed,
     claimToken: unnamed,
     hostedFormCsrf: unnamed,
