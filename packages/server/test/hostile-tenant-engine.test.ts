@@ -22,7 +22,7 @@ function configSource(bodies: Bodies, timeouts: Record<string, string> = {}): st
       } async run(input: any, ctx: any) {\n${body}\n} })`,
   );
   return `
-import { existsSync } from "node:fs";
+import { existsSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig, workflow } from "@weft/sdk";
@@ -33,10 +33,26 @@ async function gate(name: string): Promise<void> {
   while (!existsSync(join(here, "gate-" + name))) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 const forever = () => new Promise(() => undefined);
+/** Writes a message to the worker as the runtime frames it (channel-frames.ts), bypassing the runtime. */
+function forge(message: unknown): void {
+  const body = Buffer.from(JSON.stringify(message));
+  const header = Buffer.alloc(5);
+  header[0] = 0xf7;
+  header.writeUInt32BE(body.length, 1);
+  const frame = Buffer.concat([header, body]);
+  // The channel is non-blocking: a long frame goes in pieces, as the socket takes them.
+  for (let written = 0; written < frame.length; ) {
+    try {
+      written += writeSync(3, frame, written);
+    } catch (error) {
+      if ((error as { code?: string }).code !== "EAGAIN") throw error;
+    }
+  }
+}
 /** Drawn once per child process, when the bundle loads. */
 const token = Math.random();
 const childToken = () => token;
-void gate; void forever; void childToken;
+void gate; void forever; void childToken; void forge;
 
 export default defineConfig({ workflows: [
 ${workflows.join(",\n")}
@@ -252,14 +268,14 @@ const hostileValues: Record<string, HostileCase> = {
     output: "a step like any other",
   },
   "forged-finished-with-nul": {
-    body: `process.send!({ type: "finished", executionId: ctx.execution.id,
+    body: `forge({ type: "finished", executionId: ctx.execution.id,
         outcome: { ok: true, result: { value: "a\\u0000b" } }, logs: [] });
       await forever();`,
     status: "failed",
     error: /output of the workflow cannot be stored: \(root\) contains a NUL character/,
   },
   "forged-malformed-message": {
-    body: `process.send!({ type: "step", executionId: ctx.execution.id, sequence: "first" }); await forever();`,
+    body: `forge({ type: "step", executionId: ctx.execution.id, sequence: "first" }); await forever();`,
     status: "failed",
     error: /the workflow process sent a malformed message/,
   },
@@ -298,12 +314,13 @@ describe("hostile tenant: poison workflows that end their own process", () => {
     exit: `await ctx.step("bye", () => process.exit(1));`,
     sigkill: `await ctx.step("bye", () => process.kill(process.pid, "SIGKILL"));`,
     abort: `await ctx.step("bye", () => process.abort());`,
-    unattributable: `process.send!({ type: "nonsense" }); await forever();`,
-    disconnect: `await ctx.step("bye", () => process.disconnect!());`,
+    unattributable: `forge({ type: "nonsense" }); await forever();`,
+    "close-channel": `await ctx.step("bye", async () => (await import("node:fs")).closeSync(3));`,
     "poisoned-globals": `
       JSON.stringify = () => { throw new Error("poisoned stringify"); };
       JSON.parse = () => { throw new Error("poisoned parse"); };
-      process.send = () => { throw new Error("poisoned send"); };
+      Buffer.concat = () => { throw new Error("poisoned concat"); };
+      Buffer.from = () => { throw new Error("poisoned from"); };
       String.prototype.isWellFormed = () => { throw new Error("poisoned isWellFormed"); };
       return ctx.step("after", () => "still reported");`,
   };
@@ -324,7 +341,7 @@ describe("hostile tenant: poison workflows that end their own process", () => {
     ["sigkill", /stopped unexpectedly \(signal SIGKILL\)/],
     ["abort", /stopped unexpectedly \(signal SIGABRT\)/],
     ["unattributable", /the workflow process sent a malformed message/],
-    ["disconnect", /stopped unexpectedly \(exit code 0\)/],
+    ["close-channel", /stopped unexpectedly \(exit code 0\)/],
   ])("%s fails its execution, and the worker keeps serving", async (name, message) => {
     const id = await engine.run(`prj_poison_${name}`, name, {});
     const failed = await engine.waitFor(id, ended, 10_000);
@@ -334,7 +351,7 @@ describe("hostile tenant: poison workflows that end their own process", () => {
     expect((await engine.waitFor(next, (row) => row.status === "succeeded", 10_000)).output).toBe(9);
   });
 
-  it("still reports the end of a workflow that replaced JSON, process.send and String.prototype", async () => {
+  it("still reports the end of a workflow that replaced JSON, Buffer and String.prototype", async () => {
     const id = await engine.run("prj_poison_poisoned-globals", "poisoned-globals", {});
     const row = await engine.waitFor(id, ended, 10_000);
     expect(row.status).toBe("failed");
@@ -537,7 +554,7 @@ describe("hostile tenant: size caps", () => {
     "near-limit-steps": `for (let i = 0; i < 20; i += 1) await ctx.step("s" + i, () => "x".repeat(4 * 1024 * 1024 - 1024));
       return "all stored";`,
     "year-sleep": `await ctx.sleep("long", "365d"); return "awake";`,
-    "forged-big-step": `process.send!({ type: "step", executionId: ctx.execution.id, sequence: 99, name: "forged",
+    "forged-big-step": `forge({ type: "step", executionId: ctx.execution.id, sequence: 99, name: "forged",
         outcome: { ok: true, result: { value: "x".repeat(5 * 1024 * 1024) } }, durationMs: 0, logs: [] });
       return ctx.step("honest", () => "small");`,
     echo: `return ctx.step("echo", () => input);`,

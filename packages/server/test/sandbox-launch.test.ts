@@ -10,6 +10,7 @@ const request = (isolation: SandboxLaunchRequest["isolation"], egressSocketPath?
   nodePath: "/opt/node/bin/node",
   libraryDirs: ["/lib", "/usr/lib"],
   runtimePath: "/srv/weft/sandbox/child-runtime.ts",
+  framesPath: "/srv/weft/sandbox/channel-frames.ts",
   forwarderPath: "/srv/weft/sandbox/egress-forwarder.ts",
   bundleDir: "/data/bundles/dep_1",
   bundleFile: "bundle.mjs",
@@ -31,6 +32,7 @@ describe("buildSandboxLaunch", () => {
         "--permission",
         "--allow-fs-read=/data/bundles/dep_1",
         "--allow-fs-read=/srv/weft/sandbox/child-runtime.ts",
+        "--allow-fs-read=/srv/weft/sandbox/channel-frames.ts",
         "--max-old-space-size=128",
         "--enable-source-maps",
         "--disable-warning=ExperimentalWarning",
@@ -71,11 +73,14 @@ describe("buildSandboxLaunch", () => {
       ["/usr/lib", "/usr/lib"],
       ["/opt/node/bin/node", "/opt/node/bin/node"],
       ["/srv/weft/sandbox/child-runtime.ts", "/weft/runtime/child-runtime.ts"],
+      ["/srv/weft/sandbox/channel-frames.ts", "/weft/runtime/channel-frames.ts"],
       ["/srv/weft/sandbox/egress-forwarder.ts", "/weft/runtime/egress-forwarder.ts"],
       ["/data/bundles/dep_1", "/weft/bundle"],
       ["/tmp/weft-egress-x/egress.sock", "/weft/egress.sock"],
     ]);
     expect(valuesOf(bwrapArgs, "--bind", 2)).toEqual([]);
+    // Everything but /tmp is read-only once mounted: the root's own tmpfs has no size.
+    expect(bwrapArgs.slice(-4)).toEqual(["--remount-ro", "/", "--chdir", "/"]);
     expect(valuesOf(bwrapArgs, "--dev-bind", 2)).toEqual([
       ["/dev/null", "/dev/null"],
       ["/dev/urandom", "/dev/urandom"],
@@ -87,8 +92,6 @@ describe("buildSandboxLaunch", () => {
     expect(Object.fromEntries(valuesOf(bwrapArgs, "--setenv", 2))).toEqual({
       NODE_ENV: "production",
       TZ: "UTC",
-      NODE_CHANNEL_FD: "3",
-      NODE_CHANNEL_SERIALIZATION_MODE: "json",
       NODE_USE_ENV_PROXY: "1",
       HTTP_PROXY: "http://127.0.0.1:3128",
       HTTPS_PROXY: "http://127.0.0.1:3128",
@@ -99,6 +102,7 @@ describe("buildSandboxLaunch", () => {
       "--permission",
       "--allow-fs-read=/weft/bundle",
       "--allow-fs-read=/weft/runtime/child-runtime.ts",
+      "--allow-fs-read=/weft/runtime/channel-frames.ts",
       "--allow-fs-read=/weft/runtime/egress-forwarder.ts",
       "--max-old-space-size=128",
       "--enable-source-maps",

@@ -58,3 +58,30 @@ export const sandboxSweepIntervalMs = 5000;
 
 /** How long a sandbox process running nothing is kept warm by default (`WEFT_SANDBOX_IDLE_SECONDS`). */
 export const defaultSandboxIdleMs = 300_000;
+
+/**
+ * Bytes of JSON text of one message a sandbox child sends its worker. A step's result, its logs
+ * and the frame's fields fit well within it; the worker holds at most one such frame per child.
+ */
+export const maxChannelFrameBytes = 16 * MiB;
+
+/**
+ * Messages a sandbox child may send its worker in one second. Each step waits for the worker's
+ * answer, which costs a database write, so an honest child stays far below; a flood ends the child.
+ */
+export const maxChannelFramesPerSecond = 10_000;
+
+/** Bytes a sandbox child's messages may carry in one second before the worker stops reading until the next. */
+export const maxChannelBytesPerSecond = 64 * MiB;
+
+/**
+ * Bytes the worker may have waiting to be written to one child (it sends replays up to the stored
+ * bytes of an execution); a child that stops reading its channel past this is ended.
+ */
+export const maxChannelPendingBytes = 2 * maxStoredBytesPerExecution;
+
+/** Bytes of a sandbox child's stdout and stderr read per second; past it the worker reads on the next second. */
+export const maxChildOutputBytesPerSecond = 256 * KiB;
+
+/** Bytes of one piece of a child's stdout or stderr written to the platform's log. */
+export const maxChildOutputLineBytes = 4 * KiB;

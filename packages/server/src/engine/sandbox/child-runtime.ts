@@ -1,18 +1,21 @@
 /**
  * Entry point of a sandbox child process: loads one deployment's bundle and runs workflow
- * executions the parent hands it, over the IPC channel. It runs under Node's permission model with
- * file reads limited to the bundle and this file, so it imports only `node:` built-ins.
- * Message shapes: see protocol.ts. Limits: the figures of limits.ts, repeated here.
+ * executions the parent hands it, over the framed channel at fd 3 (channel-frames.ts). It runs
+ * under Node's permission model with file reads limited to the bundle and its runtime files, so it
+ * imports only `node:` built-ins and the framing. Message shapes: see protocol.ts. Limits: the
+ * figures of limits.ts, repeated here.
  *
  * Whatever user code returns, throws or logs, this file never throws while reporting it: every
  * user value is read under try/catch and turned into plain JSON (or a clear error) before it is
- * handed to `process.send`, which would otherwise throw on a BigInt or a cycle and leave the
- * execution running with nobody to report its end.
+ * written to the channel: a BigInt or a cycle would otherwise throw and leave the execution running
+ * with nobody to report its end.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { Socket } from "node:net";
 import { dirname } from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
+import { createFrameDecoder, encodeFrame } from "./channel-frames.ts";
 
 type Level = "debug" | "info" | "warn" | "error";
 interface LogEntry {
@@ -93,11 +96,15 @@ const limits = {
   jsonDepth: 64,
   errorNameLength: 200,
   errorTextLength: 16 * KiB,
+  channelFrameBytes: 16 * MiB,
 };
+/** What the worker sends (replays included) is bounded by what it stores; this only guards the child. */
+const incomingFrameBytes = 1024 * MiB;
 
 // Taken before the bundle loads: user code may replace the globals, not these references.
 const { stringify, parse } = JSON;
-const sendToParent = process.send?.bind(process);
+// The worker's end of fd 3. Bytes user code writes to it itself end this child, not the worker.
+const channel = new Socket({ fd: 3, readable: true, writable: true });
 const { byteLength } = Buffer;
 const platformFetch = globalThis.fetch;
 const PlatformHeaders = globalThis.Headers;
@@ -106,16 +113,16 @@ const stepScope = new AsyncLocalStorage<LogEntry[]>();
 const executions = new Map<string, ExecutionState>();
 let workflows: Workflow[] = [];
 
-function ignoreSendError(): void {}
-
 /**
- * Sends `message`, or `fallback` if sending it throws. (`process.send` answering false only means
- * the message is queued behind others, as a stream's `write` does: it still goes.)
+ * Sends `message`, or `fallback` if it cannot be written as JSON or is over the size of a frame.
+ * (`write` answering false only means the frame is queued behind others: it still goes.)
  */
 function report(message: unknown, fallback?: unknown): void {
   for (const candidate of fallback === undefined ? [message] : [message, fallback]) {
     try {
-      sendToParent?.(candidate, undefined, undefined, ignoreSendError);
+      const text: unknown = stringify(candidate);
+      if (typeof text !== "string" || byteLength(text) > limits.channelFrameBytes) continue;
+      channel.write(encodeFrame(text));
       return;
     } catch {
       // The next candidate is plainer; the parent's timeout is the last resort.
@@ -394,7 +401,10 @@ function tokenName(name: unknown): string {
 }
 
 function reportError(what: string): SerializedError {
-  return { name: "SandboxReportError", message: `${what} could not be sent to the worker` };
+  return {
+    name: "SandboxReportError",
+    message: `${what} could not be sent to the worker: it cannot be written as JSON, or with its logs it is over ${formatLimit(limits.channelFrameBytes)}`,
+  };
 }
 
 /** `path` under the integration's base URL, whichever of the two carries the slash between them. */
@@ -587,7 +597,7 @@ async function run(message: RunMessage): Promise<void> {
   );
 }
 
-process.on("message", (message: Incoming) => {
+function receive(message: Incoming): void {
   if (message.type === "run") {
     run(message).catch(() => {
       // Only a poisoned built-in gets here; the parent still needs an end for this attempt.
@@ -611,13 +621,22 @@ process.on("message", (message: Incoming) => {
   const resolve = state.waiting.get(message.sequence);
   state.waiting.delete(message.sequence);
   resolve?.(message);
+}
+
+const decoder = createFrameDecoder(incomingFrameBytes);
+channel.on("data", (chunk: Buffer) => {
+  const decoded = decoder.push(chunk);
+  for (const text of decoded.frames) receive(parse(text) as Incoming);
+  // Only the worker writes this way: bytes it cannot read mean nothing here can be trusted to go on.
+  if (!decoded.ok) process.exit(1);
 });
+channel.on("error", () => process.exit(0));
 
 // One workflow's stray promise must not take down the executions running beside it.
 process.on("unhandledRejection", () => undefined);
 
 // The parent died or let go of this child: nothing may run unsupervised.
-process.on("disconnect", () => process.exit(0));
+channel.on("end", () => process.exit(0));
 
 try {
   const bundlePath = process.argv[2];
@@ -631,5 +650,5 @@ try {
 } catch (error) {
   report({ type: "loadFailed", error: serializeError(error) });
   process.exitCode = 1;
-  process.disconnect?.();
+  channel.end();
 }

@@ -57,7 +57,6 @@ export async function startSandboxHost(
       const child = spawn(launch.command, launch.args, {
         env: launch.env,
         stdio: [...sandboxStdio],
-        serialization: "json",
       });
       child.once("error", (error) => {
         deps.logger.error({ err: error, command: launch.command }, "a sandbox process could not be started");

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { accessSync, constants, existsSync, realpathSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import type { EgressAllowEntry, SandboxConfig } from "../../config/config.ts";
-import { buildSandboxLaunch, sandboxRuntimeFiles, sandboxStdio } from "./sandbox-launch.ts";
+import { buildSandboxLaunch, sandboxChannelFd, sandboxRuntimeFiles, sandboxStdio } from "./sandbox-launch.ts";
 
 /** The isolation in force for workflow code, decided once per process at start-up. */
 export interface SandboxIsolation {
@@ -61,15 +61,19 @@ function probe(bwrapPath: string, egress: "public" | "all", timeoutMs: number): 
     memoryMb: 64,
   });
   const nodeAt = launch.args.indexOf("--") + 1;
-  const args = [...launch.args.slice(0, nodeAt + 1), "-e", 'process.send("ready", () => process.exit(0))'];
+  const args = [
+    ...launch.args.slice(0, nodeAt + 1),
+    "-e",
+    `require("node:fs").writeSync(${sandboxChannelFd}, "ready")`,
+  ];
   return new Promise((resolve) => {
-    const child = spawn(launch.command, args, { env: launch.env, stdio: [...sandboxStdio], serialization: "json" });
+    const child = spawn(launch.command, args, { env: launch.env, stdio: [...sandboxStdio] });
     let stderr = "";
     let answered = false;
     child.stderr?.on("data", (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-2000);
     });
-    child.on("message", () => {
+    child.stdio[sandboxChannelFd]?.on("data", () => {
       answered = true;
     });
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);

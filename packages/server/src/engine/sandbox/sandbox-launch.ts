@@ -3,11 +3,12 @@ import { fileURLToPath } from "node:url";
 import type { SandboxIsolation } from "./sandbox-isolation.ts";
 
 /**
- * The stdio of every sandbox child: output is piped to the parent, and the IPC channel sits at
- * fd 3, which bubblewrap passes through but whose environment variable its --clearenv drops.
+ * The stdio of every sandbox child: output is piped to the parent, and the framed channel
+ * (channel-frames.ts) is a socket pair at fd 3, which bubblewrap passes through.
  */
-export const sandboxStdio = ["ignore", "pipe", "pipe", "ipc"] as const;
-const channelFd = String(sandboxStdio.indexOf("ipc"));
+export const sandboxStdio = ["ignore", "pipe", "pipe", "pipe"] as const;
+/** The child's end of its channel, as child-runtime.ts opens it. */
+export const sandboxChannelFd = 3;
 
 /** Where things appear inside the bubblewrap sandbox. */
 export const sandboxPaths = {
@@ -30,6 +31,8 @@ export interface SandboxLaunchRequest {
   /** Directories of the shared libraries Node links, bound read-only (e.g. /usr/lib, /lib, /lib64). */
   libraryDirs: readonly string[];
   runtimePath: string;
+  /** The channel's framing, which the runtime imports. */
+  framesPath: string;
   forwarderPath: string;
   /** The deployment's bundle directory, and the bundle's file name in it. */
   bundleDir: string;
@@ -67,17 +70,20 @@ export function buildSandboxLaunch(request: SandboxLaunchRequest): SandboxLaunch
   if (isolation.mode === "process") {
     return {
       command: request.nodePath,
-      args: [...nodeArgs([request.bundleDir, request.runtimePath], request.memoryMb), request.runtimePath, bundlePath],
+      args: [
+        ...nodeArgs([request.bundleDir, request.runtimePath, request.framesPath], request.memoryMb),
+        request.runtimePath,
+        bundlePath,
+      ],
       env: childEnv,
     };
   }
   const runtime = join(sandboxPaths.runtimeDir, "child-runtime.ts");
+  const frames = join(sandboxPaths.runtimeDir, "channel-frames.ts");
   const forwarder = join(sandboxPaths.runtimeDir, "egress-forwarder.ts");
   const proxied = isolation.egress === "public" && request.egressSocketPath !== undefined;
   const env: Record<string, string> = {
     ...childEnv,
-    NODE_CHANNEL_FD: channelFd,
-    NODE_CHANNEL_SERIALIZATION_MODE: "json",
     ...(proxied
       ? {
           NODE_USE_ENV_PROXY: "1",
@@ -129,6 +135,9 @@ export function buildSandboxLaunch(request: SandboxLaunchRequest): SandboxLaunch
     request.runtimePath,
     runtime,
     "--ro-bind",
+    request.framesPath,
+    frames,
+    "--ro-bind",
     request.forwarderPath,
     forwarder,
     "--ro-bind",
@@ -139,11 +148,14 @@ export function buildSandboxLaunch(request: SandboxLaunchRequest): SandboxLaunch
     ...(isolation.egress === "all"
       ? ["/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf"].flatMap((file) => ["--ro-bind-try", file, file])
       : []),
+    // The root is a tmpfs with no size of its own: once everything is mounted, only /tmp stays writable.
+    "--remount-ro",
+    "/",
     "--chdir",
     "/",
     "--",
     request.nodePath,
-    ...nodeArgs([sandboxPaths.bundleDir, runtime, ...(proxied ? [forwarder] : [])], request.memoryMb),
+    ...nodeArgs([sandboxPaths.bundleDir, runtime, frames, ...(proxied ? [forwarder] : [])], request.memoryMb),
     ...(proxied ? ["--import", forwarder] : []),
     runtime,
     join(sandboxPaths.bundleDir, request.bundleFile),
@@ -154,5 +166,6 @@ export function buildSandboxLaunch(request: SandboxLaunchRequest): SandboxLaunch
 /** The runtime files of a sandbox child, next to this module. */
 export const sandboxRuntimeFiles = {
   runtimePath: fileURLToPath(new URL("./child-runtime.ts", import.meta.url)),
+  framesPath: fileURLToPath(new URL("./channel-frames.ts", import.meta.url)),
   forwarderPath: fileURLToPath(new URL("./egress-forwarder.ts", import.meta.url)),
 };

@@ -2,9 +2,23 @@ import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { constants } from "node:os";
 import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { Duplex } from "node:stream";
 import type { Logger } from "../../shared/logger.ts";
 import { systemTimers, type Timers } from "../../shared/timers.ts";
-import { bundleLoadTimeoutMs, memoryWatchIntervalMs, sandboxSweepIntervalMs } from "../limits.ts";
+import {
+  bundleLoadTimeoutMs,
+  maxChannelBytesPerSecond,
+  maxChannelFrameBytes,
+  maxChannelFramesPerSecond,
+  maxChannelPendingBytes,
+  maxChildOutputBytesPerSecond,
+  maxChildOutputLineBytes,
+  memoryWatchIntervalMs,
+  sandboxSweepIntervalMs,
+} from "../limits.ts";
+import { type ChildChannel, openChildChannel } from "./child-channel.ts";
+import { readChildOutput } from "./child-output.ts";
 import { startMemoryWatchdog } from "./memory-watchdog.ts";
 import { processTreeRssBytes } from "./process-tree-memory.ts";
 import {
@@ -65,8 +79,13 @@ export interface SandboxPoolOptions {
   logger: Logger;
   /** Starts each child under the isolation in force (bubblewrap or a plain process). */
   host: SandboxHost;
-  /** Paces the memory watchdog; system timers by default. */
+  /** Paces the memory watchdog and the per-second budgets of each child's channel and output; system timers by default. */
   timers?: Timers | undefined;
+  /**
+   * Milliseconds of a monotonic clock for those per-second budgets (`performance.now` by default):
+   * apart from `now`, which tests hold still while a child may still send what it likes.
+   */
+  elapsedMs?: (() => number) | undefined;
   /** Resident bytes of a child's process tree; `/proc` by default. */
   readMemory?: ((pid: number) => number | undefined) | undefined;
 }
@@ -81,6 +100,7 @@ export interface SandboxPool {
 interface Sandbox {
   deploymentId: string;
   child: ChildProcess;
+  channel: ChildChannel;
   ready: Promise<void>;
   running: Map<string, ExecutionHandlers>;
   killedByParent: boolean;
@@ -99,12 +119,17 @@ function signalOfExitCode(code: number | null): string | undefined {
   return Object.entries(constants.signals).find(([, number]) => number === code - 128)?.[0];
 }
 
+function protocolError(message: string): SerializedError {
+  return { name: "SandboxProtocolError", message };
+}
+
 /** Starts child processes per deployment, keeps them warm and routes each execution's messages. */
 export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
   const sandboxes = new Map<string, Sandbox>();
   const starting = new Map<string, Promise<Sandbox>>();
   const readMemory = options.readMemory ?? ((pid: number) => processTreeRssBytes(pid));
   const timers = options.timers ?? systemTimers;
+  const elapsedMs = options.elapsedMs ?? (() => performance.now());
   const watchdog = startMemoryWatchdog({
     timers,
     intervalMs: memoryWatchIntervalMs,
@@ -160,9 +185,34 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
     const bundlePath = await writeBundle(deploymentId);
     const child = options.host.spawn(bundlePath, options.memoryMb);
     let settleReady: { resolve(): void; reject(error: Error): void } | undefined;
+    const channelSocket = child.stdio[3];
+    if (!(channelSocket instanceof Duplex)) throw new Error("a sandbox child was started without its channel");
     const sandbox: Sandbox = {
       deploymentId,
       child,
+      channel: openChildChannel({
+        socket: channelSocket,
+        limits: {
+          maxFrameBytes: maxChannelFrameBytes,
+          maxFramesPerSecond: maxChannelFramesPerSecond,
+          maxBytesPerSecond: maxChannelBytesPerSecond,
+          maxPendingBytes: maxChannelPendingBytes,
+        },
+        now: elapsedMs,
+        timers,
+        onMessage: (raw) => {
+          try {
+            route(sandbox, raw, settleReady);
+          } catch (error) {
+            options.logger.error({ err: error, deploymentId }, "a sandbox message could not be handled");
+            kill(sandbox, protocolError("a message of the workflow process could not be handled"));
+          }
+        },
+        onViolation: (problem) => {
+          options.logger.warn({ deploymentId, problem }, "a workflow process broke its channel and was stopped");
+          kill(sandbox, protocolError(`the workflow process broke its channel to the worker: it sent ${problem}`));
+        },
+      }),
       ready: new Promise<void>((resolve, reject) => {
         settleReady = { resolve, reject };
       }),
@@ -180,25 +230,27 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
       }),
     );
     sandbox.ready.then(stopLoadTimer, stopLoadTimer);
-    child.stdout?.on("data", (chunk: Buffer) => {
-      options.logger.debug({ deploymentId, output: chunk.toString() }, "workflow process output");
-    });
-    child.stderr?.on("data", (chunk: Buffer) => {
-      sandbox.stderrTail = (sandbox.stderrTail + chunk.toString()).slice(-8000);
-    });
-    // A send to a child that just died fails here, asynchronously; its exit settles its executions.
-    child.on("error", (error) => options.logger.debug({ err: error, deploymentId }, "sandbox channel error"));
-    child.on("message", (raw: unknown) => {
-      try {
-        route(sandbox, raw, settleReady);
-      } catch (error) {
-        options.logger.error({ err: error, deploymentId }, "a sandbox message could not be handled");
-        kill(sandbox, {
-          name: "SandboxProtocolError",
-          message: "a message of the workflow process could not be handled",
-        });
-      }
-    });
+    const outputBudget = {
+      maxBytesPerSecond: maxChildOutputBytesPerSecond,
+      maxPieceBytes: maxChildOutputLineBytes,
+      now: elapsedMs,
+      timers,
+    };
+    if (child.stdout !== null) {
+      readChildOutput(child.stdout, {
+        ...outputBudget,
+        onText: (output) => options.logger.debug({ deploymentId, output }, "workflow process output"),
+      });
+    }
+    if (child.stderr !== null) {
+      readChildOutput(child.stderr, {
+        ...outputBudget,
+        onText: (text) => {
+          sandbox.stderrTail = (sandbox.stderrTail + text).slice(-8000);
+        },
+      });
+    }
+    child.on("error", (error) => options.logger.debug({ err: error, deploymentId }, "sandbox process error"));
     child.once("exit", (code, signal) => {
       if (sandboxes.get(deploymentId) === sandbox) sandboxes.delete(deploymentId);
       const error = exitError(sandbox, code, signal);
@@ -214,10 +266,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
   function route(sandbox: Sandbox, raw: unknown, ready: { resolve(): void; reject(error: Error): void } | undefined) {
     const parsed = parseChildMessage(raw);
     if (!parsed.ok) {
-      const error = {
-        name: "SandboxProtocolError",
-        message: `the workflow process sent a malformed message (${parsed.problem})`,
-      };
+      const error = protocolError(`the workflow process sent a malformed message (${parsed.problem})`);
       const handlers = parsed.executionId === undefined ? undefined : sandbox.running.get(parsed.executionId);
       if (handlers === undefined || parsed.executionId === undefined) return kill(sandbox, error);
       release(sandbox, parsed.executionId);
@@ -269,7 +318,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
   }
 
   function send(sandbox: Sandbox, message: ParentMessage): void {
-    if (sandbox.child.connected) sandbox.child.send(message);
+    sandbox.channel.send(message);
   }
 
   /** An execution leaves its child; the child's idle time counts from its last one. */

@@ -1,0 +1,116 @@
+import type { Duplex } from "node:stream";
+import type { Timers } from "../../shared/timers.ts";
+import { createFrameDecoder, encodeFrame } from "./channel-frames.ts";
+
+export interface ChildChannelLimits {
+  maxFrameBytes: number;
+  maxFramesPerSecond: number;
+  /** Past this many bytes in a second the channel is not read until the second is over. */
+  maxBytesPerSecond: number;
+  /** Bytes that may wait to be written to the child; past them the child is taken as not reading. */
+  maxPendingBytes: number;
+}
+
+export interface ChildChannelOptions {
+  /** The worker's end of the child's channel (its fd 3). */
+  socket: Duplex;
+  limits: ChildChannelLimits;
+  /** Milliseconds of the injected clock, for the per-second budgets. */
+  now(): number;
+  timers: Timers;
+  /** One parsed message, to be checked like any untrusted input. */
+  onMessage(raw: unknown): void;
+  /** The child broke the channel's rules: called once, and nothing is read after it. */
+  onViolation(problem: string): void;
+}
+
+export interface ChildChannel {
+  /** Writes one message; nothing when the channel is closed or broken. */
+  send(message: unknown): void;
+}
+
+const { parse, stringify } = JSON;
+
+/**
+ * The worker's side of a child's channel. Every byte the child writes is read here by bounded code
+ * that reports what is wrong as a violation, never by throwing: the child is the tenant's code.
+ */
+export function openChildChannel(options: ChildChannelOptions): ChildChannel {
+  const { socket, limits } = options;
+  const decoder = createFrameDecoder(limits.maxFrameBytes);
+  let violated = false;
+  let windowStart = options.now();
+  let framesInWindow = 0;
+  let bytesInWindow = 0;
+  let paused = false;
+
+  function violate(problem: string): void {
+    if (violated) return;
+    violated = true;
+    socket.pause();
+    options.onViolation(problem);
+  }
+
+  /** Starts a new one-second window when the current one is over. */
+  function roll(now: number): void {
+    if (now - windowStart < 1000) return;
+    windowStart = now;
+    framesInWindow = 0;
+    bytesInWindow = 0;
+  }
+
+  function receive(chunk: Buffer): void {
+    roll(options.now());
+    bytesInWindow += chunk.length;
+    const decoded = decoder.push(chunk);
+    for (const text of decoded.frames) {
+      if (violated) return;
+      framesInWindow += 1;
+      if (framesInWindow > limits.maxFramesPerSecond) {
+        violate(`more than ${limits.maxFramesPerSecond} messages in one second`);
+        return;
+      }
+      let value: unknown;
+      try {
+        value = parse(text);
+      } catch {
+        violate("a frame whose text is not JSON");
+        return;
+      }
+      options.onMessage(value);
+    }
+    if (!decoded.ok) {
+      violate(decoded.problem);
+      return;
+    }
+    if (bytesInWindow > limits.maxBytesPerSecond && !paused) {
+      paused = true;
+      socket.pause();
+      options.timers.after(Math.max(0, windowStart + 1000 - options.now()), () => {
+        paused = false;
+        if (!violated) socket.resume();
+      });
+    }
+  }
+
+  socket.on("data", (chunk: Buffer) => {
+    try {
+      receive(chunk);
+    } catch (error) {
+      violate(`a message that could not be handled (${error instanceof Error ? error.name : "unknown"})`);
+    }
+  });
+  // The child's end closing or failing is the child's business: its exit settles its executions.
+  socket.on("error", () => undefined);
+
+  return {
+    send(message) {
+      if (violated || socket.destroyed || !socket.writable) return;
+      if (socket.writableLength > limits.maxPendingBytes) {
+        violate(`it stopped reading its channel (${socket.writableLength} bytes waiting)`);
+        return;
+      }
+      socket.write(encodeFrame(stringify(message)));
+    },
+  };
+}

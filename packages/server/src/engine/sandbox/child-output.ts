@@ -1,0 +1,49 @@
+import type { Readable } from "node:stream";
+import type { Timers } from "../../shared/timers.ts";
+
+export interface ChildOutputOptions {
+  maxBytesPerSecond: number;
+  /** Bytes of each piece handed on; the rest of a longer piece is counted, not kept. */
+  maxPieceBytes: number;
+  now(): number;
+  timers: Timers;
+  /** One piece of output, at most `maxPieceBytes` of it, with a note of what was cut. */
+  onText(text: string): void;
+}
+
+/**
+ * Reads a sandbox child's stdout or stderr at a bounded rate: past `maxBytesPerSecond` the stream
+ * is paused until the second is over, so a child writing without end is held back by its own pipe
+ * instead of costing the worker a core. An error of the stream is the child's, never the worker's.
+ */
+export function readChildOutput(stream: Readable, options: ChildOutputOptions): void {
+  let windowStart = options.now();
+  let bytesInWindow = 0;
+  let paused = false;
+
+  stream.on("data", (chunk: Buffer) => {
+    try {
+      const now = options.now();
+      if (now - windowStart >= 1000) {
+        windowStart = now;
+        bytesInWindow = 0;
+      }
+      bytesInWindow += chunk.length;
+      const kept = chunk.subarray(0, options.maxPieceBytes).toString("utf8");
+      options.onText(
+        chunk.length > options.maxPieceBytes ? `${kept}… (${chunk.length - options.maxPieceBytes} bytes more)` : kept,
+      );
+      if (bytesInWindow > options.maxBytesPerSecond && !paused) {
+        paused = true;
+        stream.pause();
+        options.timers.after(Math.max(0, windowStart + 1000 - now), () => {
+          paused = false;
+          stream.resume();
+        });
+      }
+    } catch {
+      // Reading output is best effort; nothing the child wrote may end the worker.
+    }
+  });
+  stream.on("error", () => undefined);
+}

@@ -1,0 +1,204 @@
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { createFrameDecoder, encodeFrame, frameMarker } from "../src/engine/sandbox/channel-frames.ts";
+import { type ChildChannelLimits, openChildChannel } from "../src/engine/sandbox/child-channel.ts";
+import { readChildOutput } from "../src/engine/sandbox/child-output.ts";
+import { createManualTimers } from "../src/shared/timers.ts";
+
+const frame = (value: unknown) => encodeFrame(JSON.stringify(value));
+
+describe("the channel's frame decoder", () => {
+  it("gives back each frame, whole, however the bytes are cut", () => {
+    const bytes = Buffer.concat([frame({ a: 1 }), frame("é€😀"), frame([]), encodeFrame("")]);
+    for (const size of [1, 2, 3, 5, 7, bytes.length]) {
+      const decoder = createFrameDecoder(1024);
+      const frames: string[] = [];
+      for (let at = 0; at < bytes.length; at += size) {
+        const decoded = decoder.push(bytes.subarray(at, at + size));
+        expect(decoded.ok).toBe(true);
+        frames.push(...decoded.frames);
+      }
+      expect(frames).toEqual(['{"a":1}', '"é€😀"', "[]", ""]);
+      expect(decoder.buffered()).toBe(0);
+    }
+  });
+
+  it("refuses bytes that are not a frame at the first byte: Node's own IPC line, garbage", () => {
+    for (const bytes of [Buffer.from("}\n"), Buffer.from([0, 1, 2, 3, 4, 5, 6])]) {
+      const decoded = createFrameDecoder(1024).push(bytes);
+      expect(decoded).toMatchObject({ ok: false, problem: expect.stringMatching(/^bytes that are not a frame/) });
+    }
+  });
+
+  it("gives the frames before a bad byte, then keeps refusing", () => {
+    const decoder = createFrameDecoder(1024);
+    const decoded = decoder.push(Buffer.concat([frame(1), Buffer.from("x"), frame(2)]));
+    expect(decoded).toMatchObject({ ok: false, frames: ["1"] });
+    expect(decoder.push(frame(3))).toMatchObject({ ok: false, frames: [] });
+    expect(decoder.buffered()).toBe(0);
+  });
+
+  it("refuses a frame one byte over the limit from its header, before holding its body", () => {
+    const decoder = createFrameDecoder(1000);
+    expect(decoder.push(encodeFrame("x".repeat(1000)))).toMatchObject({ ok: true, frames: ["x".repeat(1000)] });
+    const header = Buffer.from([frameMarker, 0, 0, 0x03, 0xe9]);
+    expect(decoder.push(header)).toEqual({
+      ok: false,
+      frames: [],
+      problem: "a frame of 1001 bytes, over the limit of 1000",
+    });
+    expect(decoder.buffered()).toBe(0);
+  });
+
+  it("holds at most one frame: 600 MiB announced without end is refused at once", () => {
+    const decoder = createFrameDecoder(16 * 1024 * 1024);
+    const header = Buffer.alloc(5);
+    header[0] = frameMarker;
+    header.writeUInt32BE(600 * 1024 * 1024, 1);
+    expect(decoder.push(header).ok).toBe(false);
+  });
+});
+
+function channelUnderTest(limits: Partial<ChildChannelLimits> = {}) {
+  const socket = new PassThrough();
+  const written: Buffer[] = [];
+  const toChild = new PassThrough();
+  const duplex = Object.assign(socket, {
+    write: (chunk: Buffer) => {
+      written.push(chunk);
+      return toChild.write(chunk);
+    },
+  });
+  let now = 0;
+  const timers = createManualTimers();
+  const messages: unknown[] = [];
+  const violations: string[] = [];
+  const channel = openChildChannel({
+    socket: duplex,
+    limits: {
+      maxFrameBytes: 1024,
+      maxFramesPerSecond: 100,
+      maxBytesPerSecond: 10_000,
+      maxPendingBytes: 1_000_000,
+      ...limits,
+    },
+    now: () => now,
+    timers,
+    onMessage: (raw) => messages.push(raw),
+    onViolation: (problem) => violations.push(problem),
+  });
+  return {
+    socket,
+    channel,
+    timers,
+    messages,
+    violations,
+    written,
+    advance: (ms: number) => {
+      now += ms;
+    },
+    /** Bytes as the child writes them, read as the worker reads them. */
+    fromChild: async (bytes: Buffer) => {
+      socket.emit("data", bytes);
+      await Promise.resolve();
+    },
+  };
+}
+
+describe("the worker's end of a child's channel", () => {
+  it("hands each JSON frame on, and writes frames back", async () => {
+    const test = channelUnderTest();
+    await test.fromChild(Buffer.concat([frame({ type: "ready" }), frame({ type: "step" })]));
+    expect(test.messages).toEqual([{ type: "ready" }, { type: "step" }]);
+    test.channel.send({ type: "abandon", executionId: "exe_1" });
+    expect(test.written).toEqual([frame({ type: "abandon", executionId: "exe_1" })]);
+    expect(test.violations).toEqual([]);
+  });
+
+  it("reports a frame that is not JSON once, and reads nothing after it", async () => {
+    const test = channelUnderTest();
+    await test.fromChild(Buffer.concat([encodeFrame("}"), frame({ type: "ready" })]));
+    await test.fromChild(frame({ type: "ready" }));
+    expect(test.messages).toEqual([]);
+    expect(test.violations).toEqual(["a frame whose text is not JSON"]);
+  });
+
+  it("reports Node's own IPC line `}\\n` as bytes that are not a frame", async () => {
+    const test = channelUnderTest();
+    await test.fromChild(Buffer.from("}\n"));
+    expect(test.violations).toEqual(["bytes that are not a frame (7d 0a)"]);
+  });
+
+  it("ends a flood: more frames in one second than the limit", async () => {
+    const test = channelUnderTest({ maxFramesPerSecond: 100 });
+    await test.fromChild(Buffer.concat(Array.from({ length: 100 }, () => frame(1))));
+    expect(test.violations).toEqual([]);
+    test.advance(1000);
+    await test.fromChild(Buffer.concat(Array.from({ length: 100 }, () => frame(1))));
+    expect(test.violations).toEqual([]);
+    await test.fromChild(frame(1));
+    expect(test.violations).toEqual(["more than 100 messages in one second"]);
+    expect(test.messages).toHaveLength(200);
+  });
+
+  it("stops reading for the rest of the second past its byte budget, then reads on", async () => {
+    const test = channelUnderTest({ maxBytesPerSecond: 100 });
+    await test.fromChild(encodeFrame(JSON.stringify("x".repeat(200))));
+    expect(test.socket.isPaused()).toBe(true);
+    expect(test.timers.pending()).toBe(1);
+    test.advance(1000);
+    test.timers.fireAll();
+    expect(test.socket.isPaused()).toBe(false);
+    expect(test.violations).toEqual([]);
+  });
+
+  it("ends a child that stops reading what the worker sends", () => {
+    const test = channelUnderTest({ maxPendingBytes: 10 });
+    Object.defineProperty(test.socket, "writableLength", { value: 11 });
+    test.channel.send({ type: "abandon", executionId: "exe_1" });
+    expect(test.violations).toEqual(["it stopped reading its channel (11 bytes waiting)"]);
+    expect(test.written).toEqual([]);
+  });
+
+  it("turns a handler that throws into a violation, not an error of the worker", async () => {
+    const socket = new PassThrough();
+    const violations: string[] = [];
+    openChildChannel({
+      socket,
+      limits: { maxFrameBytes: 1024, maxFramesPerSecond: 100, maxBytesPerSecond: 10_000, maxPendingBytes: 1000 },
+      now: () => 0,
+      timers: createManualTimers(),
+      onMessage: () => {
+        throw new TypeError("boom");
+      },
+      onViolation: (problem) => violations.push(problem),
+    });
+    socket.emit("data", frame(1));
+    socket.emit("error", new Error("EPIPE"));
+    expect(violations).toEqual(["a message that could not be handled (TypeError)"]);
+  });
+});
+
+describe("a child's stdout and stderr", () => {
+  it("hands on at most the piece size, and pauses past the second's budget until it is over", () => {
+    const stream = new PassThrough();
+    const timers = createManualTimers();
+    let now = 0;
+    const texts: string[] = [];
+    readChildOutput(stream, {
+      maxBytesPerSecond: 100,
+      maxPieceBytes: 10,
+      now: () => now,
+      timers,
+      onText: (text) => texts.push(text),
+    });
+    stream.emit("data", Buffer.from("short"));
+    stream.emit("data", Buffer.from("x".repeat(150)));
+    expect(texts).toEqual(["short", "xxxxxxxxxx… (140 bytes more)"]);
+    expect(stream.isPaused()).toBe(true);
+    now = 1000;
+    timers.fireAll();
+    expect(stream.isPaused()).toBe(false);
+    stream.emit("error", new Error("EPIPE"));
+  });
+});
