@@ -394,6 +394,46 @@ describe("hostile tenant: memory outside the V8 heap", () => {
   });
 });
 
+describe("hostile tenant: a channel broken beside an innocent execution", () => {
+  let engine: EngineHarness;
+  let deploymentId: string;
+  const bodies: Bodies = {
+    breaker: `await ctx.step("where", () => childToken()); await ctx.step("wait", () => gate("breaker"));
+      writeSync(3, "}\\n"); await forever();`,
+    sibling: `await ctx.step("where", () => childToken()); await ctx.step("wait", () => gate("sibling"));
+      return childToken();`,
+  };
+
+  beforeAll(async () => {
+    engine = await startEngineHarness();
+    deploymentId = await engine.deploy("prj_channel", configSource(bodies), manifestOf(bodies));
+  });
+  afterAll(async () => {
+    await engine.stop();
+  });
+
+  it("requeues the innocent sibling without using an attempt, and fails the breaker once it runs alone", async () => {
+    const sibling = await engine.run("prj_channel", "sibling", {});
+    await waitForStep(engine, sibling, "where");
+    const breaker = await engine.run("prj_channel", "breaker", {});
+    await waitForStep(engine, breaker, "where");
+    writeFileSync(join(engine.dataDir, "bundles", deploymentId, "gate-breaker"), "open");
+
+    // Nothing tells which of the two wrote the bytes: both go back to the queue, an attempt kept, and
+    // each runs next in a child of its own. The breaker breaks that one too and fails, named.
+    const failed = await engine.waitFor(breaker, (row) => row.status === "failed", 10_000);
+    expect(failed.attempt).toBe(1);
+    expect(failed.error).toMatchObject({
+      name: "SandboxProtocolError",
+      message: expect.stringMatching(/broke its channel to the worker: it sent bytes that are not a frame \(7d 0a\)/),
+    });
+    writeFileSync(join(engine.dataDir, "bundles", deploymentId, "gate-sibling"), "open");
+    const done = await engine.waitFor(sibling, (row) => row.status === "succeeded", 10_000);
+    expect(done.attempt).toBe(1);
+    expect(done.error).toBeNull();
+  });
+});
+
 describe("hostile tenant: an infinite loop that is cancelled", () => {
   let engine: EngineHarness;
   let deploymentId: string;

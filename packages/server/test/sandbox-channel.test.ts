@@ -185,12 +185,15 @@ describe("a child's stdout and stderr", () => {
     const timers = createManualTimers();
     let now = 0;
     const texts: string[] = [];
+    const floods: number[] = [];
     readChildOutput(stream, {
       maxBytesPerSecond: 100,
       maxPieceBytes: 10,
+      maxSecondsOverBudget: 3,
       now: () => now,
       timers,
       onText: (text) => texts.push(text),
+      onFlood: () => floods.push(now),
     });
     stream.emit("data", Buffer.from("short"));
     stream.emit("data", Buffer.from("x".repeat(150)));
@@ -200,5 +203,38 @@ describe("a child's stdout and stderr", () => {
     timers.fireAll();
     expect(stream.isPaused()).toBe(false);
     stream.emit("error", new Error("EPIPE"));
+    expect(floods).toEqual([]);
+  });
+
+  it("reports a flood once the output is over its budget for the seconds in a row allowed", () => {
+    const stream = new PassThrough();
+    const timers = createManualTimers();
+    let now = 0;
+    const floods: number[] = [];
+    readChildOutput(stream, {
+      maxBytesPerSecond: 100,
+      maxPieceBytes: 10,
+      maxSecondsOverBudget: 3,
+      now: () => now,
+      timers,
+      onText: () => undefined,
+      onFlood: () => floods.push(now),
+    });
+    const overSecond = () => {
+      stream.emit("data", Buffer.alloc(101));
+      now += 1000;
+      timers.fireAll();
+    };
+    overSecond();
+    overSecond();
+    // A quiet second breaks the run.
+    stream.emit("data", Buffer.alloc(10));
+    now += 1000;
+    overSecond();
+    overSecond();
+    expect(floods).toEqual([]);
+    overSecond();
+    overSecond();
+    expect(floods).toEqual([5000]);
   });
 });

@@ -18,6 +18,7 @@ export * from "./json-schema-arbitrary.ts";
 export * from "./log-capture.ts";
 export * from "./oauth-client.ts";
 export * from "./rpc-calls.ts";
+export * from "./sandboxed-tenants.ts";
 export * from "./secret-scanner.ts";
 export * from "./smtp-sink.ts";
 export * from "./spawn-server.ts";

@@ -83,5 +83,8 @@ export const maxChannelPendingBytes = 2 * maxStoredBytesPerExecution;
 /** Bytes of a sandbox child's stdout and stderr read per second; past it the worker reads on the next second. */
 export const maxChildOutputBytesPerSecond = 256 * KiB;
 
+/** Seconds in a row a sandbox child may write past that budget before it is ended for flooding its output. */
+export const maxChildOutputSecondsOverBudget = 5;
+
 /** Bytes of one piece of a child's stdout or stderr written to the platform's log. */
 export const maxChildOutputLineBytes = 4 * KiB;

@@ -5,26 +5,35 @@ export interface ChildOutputOptions {
   maxBytesPerSecond: number;
   /** Bytes of each piece handed on; the rest of a longer piece is counted, not kept. */
   maxPieceBytes: number;
+  /** Seconds in a row over the budget after which the child is taken to flood its output. */
+  maxSecondsOverBudget: number;
   now(): number;
   timers: Timers;
   /** One piece of output, at most `maxPieceBytes` of it, with a note of what was cut. */
   onText(text: string): void;
+  /** Called once, when the output has been over its budget `maxSecondsOverBudget` seconds in a row. */
+  onFlood(): void;
 }
 
 /**
  * Reads a sandbox child's stdout or stderr at a bounded rate: past `maxBytesPerSecond` the stream
  * is paused until the second is over, so a child writing without end is held back by its own pipe
- * instead of costing the worker a core. An error of the stream is the child's, never the worker's.
+ * instead of costing the worker a core, and a child that keeps it up is reported as flooding. An
+ * error of the stream is the child's, never the worker's.
  */
 export function readChildOutput(stream: Readable, options: ChildOutputOptions): void {
   let windowStart = options.now();
   let bytesInWindow = 0;
   let paused = false;
+  let secondsOverBudget = 0;
+  let flooded = false;
 
   stream.on("data", (chunk: Buffer) => {
     try {
       const now = options.now();
       if (now - windowStart >= 1000) {
+        // A window that saw no more than the budget breaks the run of seconds over it.
+        if (bytesInWindow <= options.maxBytesPerSecond || now - windowStart >= 2000) secondsOverBudget = 0;
         windowStart = now;
         bytesInWindow = 0;
       }
@@ -34,6 +43,11 @@ export function readChildOutput(stream: Readable, options: ChildOutputOptions): 
         chunk.length > options.maxPieceBytes ? `${kept}… (${chunk.length - options.maxPieceBytes} bytes more)` : kept,
       );
       if (bytesInWindow > options.maxBytesPerSecond && !paused) {
+        secondsOverBudget += 1;
+        if (secondsOverBudget >= options.maxSecondsOverBudget && !flooded) {
+          flooded = true;
+          options.onFlood();
+        }
         paused = true;
         stream.pause();
         options.timers.after(Math.max(0, windowStart + 1000 - now), () => {

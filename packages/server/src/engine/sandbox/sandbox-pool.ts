@@ -8,12 +8,14 @@ import type { Logger } from "../../shared/logger.ts";
 import { systemTimers, type Timers } from "../../shared/timers.ts";
 import {
   bundleLoadTimeoutMs,
+  formatLimit,
   maxChannelBytesPerSecond,
   maxChannelFrameBytes,
   maxChannelFramesPerSecond,
   maxChannelPendingBytes,
   maxChildOutputBytesPerSecond,
   maxChildOutputLineBytes,
+  maxChildOutputSecondsOverBudget,
   memoryWatchIntervalMs,
   sandboxSweepIntervalMs,
 } from "../limits.ts";
@@ -99,6 +101,8 @@ export interface SandboxPool {
 
 interface Sandbox {
   deploymentId: string;
+  /** The deployment's id, or for a child that runs one execution alone, the deployment's and that execution's. */
+  key: string;
   child: ChildProcess;
   channel: ChildChannel;
   ready: Promise<void>;
@@ -119,13 +123,25 @@ function signalOfExitCode(code: number | null): string | undefined {
   return Object.entries(constants.signals).find(([, number]) => number === code - 128)?.[0];
 }
 
+/** Most executions remembered to run alone; the oldest is forgotten first (it then shares a child again). */
+const maxSuspects = 10_000;
+
 function protocolError(message: string): SerializedError {
   return { name: "SandboxProtocolError", message };
+}
+
+function outputFloodError(stream: "stdout" | "stderr"): SerializedError {
+  return {
+    name: "OutputFloodError",
+    message: `the workflow process wrote more than ${formatLimit(maxChildOutputBytesPerSecond)} a second to its ${stream} for ${maxChildOutputSecondsOverBudget} s in a row, and was stopped`,
+  };
 }
 
 /** Starts child processes per deployment, keeps them warm and routes each execution's messages. */
 export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
   const sandboxes = new Map<string, Sandbox>();
+  /** Executions to run alone in a child, since they shared one that broke its channel. */
+  const suspects = new Set<string>();
   const starting = new Map<string, Promise<Sandbox>>();
   const readMemory = options.readMemory ?? ((pid: number) => processTreeRssBytes(pid));
   const timers = options.timers ?? systemTimers;
@@ -150,7 +166,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
   function kill(sandbox: Sandbox, error: SerializedError): void {
     if (sandbox.killError !== undefined || sandbox.killedByParent) return;
     sandbox.killError = error;
-    if (sandboxes.get(sandbox.deploymentId) === sandbox) sandboxes.delete(sandbox.deploymentId);
+    if (sandboxes.get(sandbox.key) === sandbox) sandboxes.delete(sandbox.key);
     sandbox.child.kill("SIGKILL");
   }
 
@@ -181,7 +197,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
     };
   }
 
-  async function start(deploymentId: string): Promise<Sandbox> {
+  async function start(deploymentId: string, key: string): Promise<Sandbox> {
     const bundlePath = await writeBundle(deploymentId);
     const child = options.host.spawn(bundlePath, options.memoryMb);
     let settleReady: { resolve(): void; reject(error: Error): void } | undefined;
@@ -189,6 +205,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
     if (!(channelSocket instanceof Duplex)) throw new Error("a sandbox child was started without its channel");
     const sandbox: Sandbox = {
       deploymentId,
+      key,
       child,
       channel: openChildChannel({
         socket: channelSocket,
@@ -210,7 +227,10 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
         },
         onViolation: (problem) => {
           options.logger.warn({ deploymentId, problem }, "a workflow process broke its channel and was stopped");
-          kill(sandbox, protocolError(`the workflow process broke its channel to the worker: it sent ${problem}`));
+          endForMisconduct(
+            sandbox,
+            protocolError(`the workflow process broke its channel to the worker: it sent ${problem}`),
+          );
         },
       }),
       ready: new Promise<void>((resolve, reject) => {
@@ -233,6 +253,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
     const outputBudget = {
       maxBytesPerSecond: maxChildOutputBytesPerSecond,
       maxPieceBytes: maxChildOutputLineBytes,
+      maxSecondsOverBudget: maxChildOutputSecondsOverBudget,
       now: elapsedMs,
       timers,
     };
@@ -240,6 +261,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
       readChildOutput(child.stdout, {
         ...outputBudget,
         onText: (output) => options.logger.debug({ deploymentId, output }, "workflow process output"),
+        onFlood: () => endForMisconduct(sandbox, outputFloodError("stdout")),
       });
     }
     if (child.stderr !== null) {
@@ -248,11 +270,12 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
         onText: (text) => {
           sandbox.stderrTail = (sandbox.stderrTail + text).slice(-8000);
         },
+        onFlood: () => endForMisconduct(sandbox, outputFloodError("stderr")),
       });
     }
     child.on("error", (error) => options.logger.debug({ err: error, deploymentId }, "sandbox process error"));
     child.once("exit", (code, signal) => {
-      if (sandboxes.get(deploymentId) === sandbox) sandboxes.delete(deploymentId);
+      if (sandboxes.get(key) === sandbox) sandboxes.delete(key);
       const error = exitError(sandbox, code, signal);
       settleReady?.reject(Object.assign(new Error(error.message), { name: error.name }));
       const running = [...sandbox.running.values()];
@@ -268,7 +291,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
     if (!parsed.ok) {
       const error = protocolError(`the workflow process sent a malformed message (${parsed.problem})`);
       const handlers = parsed.executionId === undefined ? undefined : sandbox.running.get(parsed.executionId);
-      if (handlers === undefined || parsed.executionId === undefined) return kill(sandbox, error);
+      if (handlers === undefined || parsed.executionId === undefined) return endForMisconduct(sandbox, error);
       release(sandbox, parsed.executionId);
       send(sandbox, { type: "abandon", executionId: parsed.executionId });
       return handlers.malformed(error);
@@ -325,10 +348,29 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
   function release(sandbox: Sandbox, executionId: string): void {
     sandbox.running.delete(executionId);
     sandbox.lastUsed = options.now();
+    if (sandbox.key !== sandbox.deploymentId && sandbox.running.size === 0) stopChild(sandbox);
+  }
+
+  /**
+   * A child broke its channel or flooded its output. With one execution in it, that execution did,
+   * and its attempt fails with `error`. With several, nothing tells which one wrote the bytes: the
+   * child is stopped, each execution goes back to the queue without using an attempt, and runs next
+   * in a child of its own, where the same conduct is its alone.
+   */
+  function endForMisconduct(sandbox: Sandbox, error: SerializedError): void {
+    if (sandbox.running.size <= 1) {
+      kill(sandbox, error);
+      return;
+    }
+    for (const executionId of sandbox.running.keys()) {
+      suspects.add(executionId);
+      if (suspects.size > maxSuspects) suspects.delete(suspects.values().next().value ?? executionId);
+    }
+    stopChild(sandbox);
   }
 
   function stopChild(sandbox: Sandbox): void {
-    if (sandboxes.get(sandbox.deploymentId) === sandbox) sandboxes.delete(sandbox.deploymentId);
+    if (sandboxes.get(sandbox.key) === sandbox) sandboxes.delete(sandbox.key);
     sandbox.killedByParent = true;
     sandbox.child.kill("SIGKILL");
   }
@@ -342,7 +384,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
     const now = options.now();
     const idle = [...sandboxes.values()].filter((sandbox) => sandbox.running.size === 0);
     for (const sandbox of idle) if (now - sandbox.lastUsed >= options.idleMs) stopChild(sandbox);
-    const left = idle.filter((sandbox) => sandboxes.get(sandbox.deploymentId) === sandbox);
+    const left = idle.filter((sandbox) => sandboxes.get(sandbox.key) === sandbox);
     if (left.length === 0) return;
     const active = await options.activeAmong(left.map((sandbox) => sandbox.deploymentId));
     // Re-checked after the query: an execution may have started in the child meanwhile.
@@ -375,21 +417,21 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
     }
   }
 
-  async function acquire(deploymentId: string): Promise<Sandbox> {
-    let sandbox = sandboxes.get(deploymentId);
+  async function acquire(deploymentId: string, key: string): Promise<Sandbox> {
+    let sandbox = sandboxes.get(key);
     if (sandbox === undefined) {
       // Executions claimed together all find the deployment cold: they must share one start, not
       // each fork a process of their own.
-      let pending = starting.get(deploymentId);
+      let pending = starting.get(key);
       if (pending === undefined) {
-        pending = start(deploymentId)
+        pending = start(deploymentId, key)
           .then((started) => {
-            sandboxes.set(deploymentId, started);
+            sandboxes.set(key, started);
             evictIdle();
             return started;
           })
-          .finally(() => starting.delete(deploymentId));
-        starting.set(deploymentId, pending);
+          .finally(() => starting.delete(key));
+        starting.set(key, pending);
       }
       sandbox = await pending;
     }
@@ -400,7 +442,8 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
 
   return {
     run: async (deploymentId, message, handlers) => {
-      const sandbox = await acquire(deploymentId);
+      const alone = suspects.delete(message.executionId);
+      const sandbox = await acquire(deploymentId, alone ? `${deploymentId}/${message.executionId}` : deploymentId);
       sandbox.running.set(message.executionId, handlers);
       send(sandbox, message);
       return {
@@ -414,7 +457,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
         },
       };
     },
-    deployments: () => [...sandboxes.keys()],
+    deployments: () => [...new Set([...sandboxes.values()].map((sandbox) => sandbox.deploymentId))],
     close: async () => {
       watchdog.stop();
       sweeping = false;

@@ -1,0 +1,168 @@
+import {
+  callRpc,
+  type DeployedTenant,
+  deployTenant,
+  runToEnd,
+  sandboxSuitesRunHere,
+  startTestPlatform,
+} from "@weft/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { maxChannelFrameBytes, maxChannelFramesPerSecond } from "../src/engine/limits.ts";
+
+/**
+ * Workflow code that attacks what crosses the sandbox's boundary into the worker: its channel, its
+ * output, its filesystem. Each attack must end the attacking execution with an error naming what
+ * it broke, while the platform (in this very process) keeps serving another tenant.
+ */
+const attacker = `
+import { writeSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { DatabaseSync } from "node:sqlite";
+import { defineConfig, workflow } from "@weft/sdk";
+
+const forever = () => new Promise(() => undefined);
+/** Writes all of \`bytes\` to the worker's channel, as the socket takes them. */
+function write(bytes) {
+  for (let written = 0; written < bytes.length; ) {
+    try {
+      written += writeSync(3, bytes, written);
+    } catch (error) {
+      if (error.code !== "EAGAIN") throw error;
+    }
+  }
+}
+function header(length) {
+  const bytes = Buffer.alloc(5);
+  bytes[0] = 0xf7;
+  bytes.writeUInt32BE(length, 1);
+  return bytes;
+}
+function fill(path) {
+  const db = new DatabaseSync(path);
+  db.exec("create table t (x blob)");
+  const insert = db.prepare("insert into t values (?)");
+  const chunk = Buffer.alloc(1024 * 1024, 1);
+  for (let i = 0; i < 1536; i += 1) insert.run(chunk);
+  return "wrote 1.5 GB";
+}
+
+export default defineConfig({
+  workflows: [
+    workflow({ name: "ipc-line", async run() { write(Buffer.from("}\\n")); await forever(); } }),
+    workflow({ name: "no-newline", async run() {
+      const piece = Buffer.alloc(1024 * 1024, "x");
+      for (let i = 0; i < 600; i += 1) write(piece);
+      await forever();
+    } }),
+    workflow({ name: "garbage", async run() { write(randomBytes(64 * 1024)); await forever(); } }),
+    workflow({ name: "frame-over-cap", async run(input) {
+      write(header(input.length));
+      write(Buffer.alloc(1024 * 1024, "x"));
+      await forever();
+    } }),
+    workflow({ name: "tiny-frames", async run() {
+      const body = Buffer.from(JSON.stringify({ type: "ready" }));
+      const frame = Buffer.concat([header(body.length), body]);
+      const batch = Buffer.concat(Array.from({ length: 1000 }, () => frame));
+      for (let i = 0; i < 100; i += 1) write(batch);
+      await forever();
+    } }),
+    workflow({ name: "stdout-flood", async run() {
+      const line = "x".repeat(64 * 1024) + "\\n";
+      for (;;) await new Promise((resolve) => process.stdout.write(line, resolve));
+    } }),
+    workflow({ name: "fill-root", async run(input, ctx) { return ctx.step("fill", () => fill("/big.db")); } }),
+    workflow({ name: "fill-tmp", async run(input, ctx) { return ctx.step("fill", () => fill("/tmp/big.db")); } }),
+  ],
+});
+`;
+
+const neighbour = `
+import { defineConfig, workflow } from "@weft/sdk";
+export default defineConfig({
+  workflows: [workflow({ name: "square", async run(input, ctx) { return ctx.step("square", () => input.n * input.n); } })],
+});
+`;
+
+const runHere = await sandboxSuitesRunHere();
+const MiB = 1024 * 1024;
+
+describe.skipIf(!runHere)("hostile tenant: what crosses the sandbox's boundary", () => {
+  let attack: DeployedTenant;
+  let victim: DeployedTenant;
+
+  beforeAll(async () => {
+    const weft = await startTestPlatform({
+      configure: (parsed) => ({ ...parsed, worker: { ...parsed.worker, pollIntervalMs: 25 } }),
+    });
+    attack = await deployTenant(weft, "mallory@example.com", {
+      source: attacker,
+      workflows: [
+        "ipc-line",
+        "no-newline",
+        "garbage",
+        "frame-over-cap",
+        "tiny-frames",
+        "stdout-flood",
+        "fill-root",
+        "fill-tmp",
+      ],
+    });
+    victim = await deployTenant(weft, "bob@example.com", { source: neighbour, workflows: ["square"] });
+  });
+  afterAll(async () => {
+    await attack?.weft.stop();
+  });
+
+  /** The platform still serves the other tenant: its API, and an execution end to end. */
+  async function expectNeighbourServed(): Promise<void> {
+    const health = await fetch(`${victim.weft.url}/healthz`);
+    expect(health.status).toBe(200);
+    const listed = await callRpc(victim.weft.url, "projects.list", {}, { token: victim.owner.credential });
+    expect(listed.status).toBe(200);
+    const squared = await runToEnd(victim, "square", { n: 7 });
+    expect(squared).toMatchObject({ status: "succeeded", output: 49 });
+  }
+
+  it.each([
+    ["ipc-line", {}, /broke its channel to the worker: it sent bytes that are not a frame \(7d 0a\)/],
+    ["no-newline", {}, /broke its channel to the worker: it sent bytes that are not a frame \(78 78 78/],
+    ["garbage", {}, /broke its channel to the worker: it sent bytes that are not a frame/],
+    [
+      "frame-over-cap",
+      { length: maxChannelFrameBytes + 1 },
+      new RegExp(`it sent a frame of ${maxChannelFrameBytes + 1} bytes, over the limit of ${maxChannelFrameBytes}`),
+    ],
+    ["tiny-frames", {}, new RegExp(`it sent more than ${maxChannelFramesPerSecond} messages in one second`)],
+  ])("%s ends only the attacker's execution, naming the violation", async (workflow, input, message) => {
+    const rssBefore = process.memoryUsage().rss;
+    const ended = await runToEnd(attack, workflow, input);
+    expect(ended.status).toBe("failed");
+    expect(ended.error).toMatchObject({ name: "SandboxProtocolError", message: expect.stringMatching(message) });
+    // What the child wrote was refused as it came, not held: 600 MiB once grew the platform by as much.
+    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(64 * MiB);
+    await expectNeighbourServed();
+  });
+
+  it("ends a child that floods its stdout, reading it at a bounded rate meanwhile", async () => {
+    const ended = await runToEnd(attack, "stdout-flood", {}, 30_000);
+    expect(ended.status).toBe("failed");
+    expect(ended.error).toMatchObject({
+      name: "OutputFloodError",
+      message: expect.stringMatching(/wrote more than 256 KiB a second to its stdout for 5 s in a row/),
+    });
+    await expectNeighbourServed();
+  });
+
+  it("cannot write to the sandbox's root, and fills at most the capped /tmp", async () => {
+    const rssBefore = process.memoryUsage().rss;
+    const root = await runToEnd(attack, "fill-root", {});
+    expect(root.status).toBe("failed");
+    expect(root.error?.message).toMatch(/unable to open database file|readonly|read-only/i);
+    const tmp = await runToEnd(attack, "fill-tmp", {});
+    expect(tmp.status).toBe("failed");
+    expect(tmp.error?.message).toMatch(/database or disk is full/);
+    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(64 * MiB);
+    await expectNeighbourServed();
+  });
+});
