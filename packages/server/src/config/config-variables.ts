@@ -1,4 +1,5 @@
 import { defaultAttemptTimeoutMs } from "../engine/attempt-timeout.ts";
+import { defaultCrashAttempts } from "../engine/crash-attempts.ts";
 import { defaultWorkspaceShare } from "../engine/workspace-share.ts";
 import { defaultRetentionPeriods } from "../retention/prune-history.ts";
 import { platformRoles, sandboxEgressModes, sandboxModes } from "./config.ts";
@@ -78,6 +79,7 @@ export const configVariables = {
   WEFT_LOG_LEVEL: { schema: choice(logLevels, "a log level"), default: "info", example: "debug" },
   WEFT_WORKER_CONCURRENCY: { schema: integerBetween(1, 1000), default: "20", example: "20" },
   WEFT_WORKER_LEASE_SECONDS: { schema: integerBetween(2, 3600), default: "30", example: "30" },
+  WEFT_CRASH_ATTEMPTS: { schema: integerBetween(1, 100), default: String(defaultCrashAttempts), example: "3" },
   WEFT_WORKER_MEMORY_MB: { schema: integerBetween(32, 65536), default: "256", example: "256" },
   WEFT_DEFAULT_TIMEOUT: { schema: duration, default: `${defaultAttemptTimeoutMs / 60_000}m`, example: "15m" },
   WEFT_MAX_TIMEOUT: { schema: duration, unset: "none", example: "2h" },

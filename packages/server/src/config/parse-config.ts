@@ -132,6 +132,8 @@ export function parseConfig(env: Environment, cwd: string = process.cwd()) {
       /** Most executions one worker process runs at once. */
       concurrency: settings.WEFT_WORKER_CONCURRENCY,
       leaseMs: settings.WEFT_WORKER_LEASE_SECONDS * 1000,
+      /** Takeovers from a dead worker after which an execution fails instead of running again. */
+      crashAttempts: settings.WEFT_CRASH_ATTEMPTS,
       pollIntervalMs: 1000,
       /** Memory cap of each sandbox child process. */
       memoryMb: settings.WEFT_WORKER_MEMORY_MB,

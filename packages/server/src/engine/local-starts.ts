@@ -74,6 +74,7 @@ export function startedLocally(
       transition: "claim",
       attemptSpanId,
       logBytes: Buffer.byteLength(JSON.stringify(queued.logs)),
+      leaseExpiries: 0,
     },
   };
 }

@@ -39,6 +39,7 @@ import { sandboxHandlers } from "./attempts/sandbox-handlers.ts";
 import { chainedPasses } from "./chained-passes.ts";
 import { cancellationsChannel, executionsChannel } from "./channels.ts";
 import { announcedWorkspaces, createClaimableWorkspaces } from "./claimable-workspaces.ts";
+import { defaultCrashAttempts, workerCrashError } from "./crash-attempts.ts";
 import { createDeltaRoller } from "./delta-roller.ts";
 import { createDueWakeups } from "./due-wakeups.ts";
 import type { EgressPolicy } from "./egress/address-policy.ts";
@@ -90,6 +91,8 @@ export interface WorkerOptions {
   maxTimeoutMs?: number | undefined;
   /** Share of `concurrency` one workspace may hold (0 to 1); half by default. */
   workspaceShare?: number | undefined;
+  /** Takeovers from a dead worker after which an execution fails instead of running again; 3 by default. */
+  crashAttempts?: number | undefined;
   /** How long a sandbox process running nothing is kept warm; 5 minutes by default. */
   sandboxIdleMs?: number | undefined;
   /** On the embedded database, claims between two vacuums of the tables the engine churns. */
@@ -203,6 +206,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
   /** On the embedded database this is the only worker: every change to the queue is this process's. */
   const soleWorker = database.kind === "embedded";
   const slotsPerWorkspace = workspaceSlots(options.concurrency, options.workspaceShare ?? defaultWorkspaceShare);
+  const crashAttempts = options.crashAttempts ?? defaultCrashAttempts;
   let stopped = false;
   /** Whether the last claim pass may have left claimable executions behind a limit that an ending execution lifts. */
   let heldBack = true;
@@ -311,6 +315,15 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       endAttempt(context, run, { kind: "cancel" });
       return;
     }
+    const crashed = workerCrashError(execution, crashAttempts);
+    if (crashed !== undefined) {
+      logger.warn(
+        { executionId: execution.id, projectId: execution.projectId, leaseExpiries: execution.leaseExpiries },
+        "an execution whose worker process kept dying is failed instead of run again",
+      );
+      endAttempt(context, run, { kind: "giveUp", error: crashed });
+      return;
+    }
     if (histories === undefined && execution.hasHistory) {
       endAttempt(context, run, { kind: "fail", error: historyReadError, logs: [] });
       return;
@@ -389,6 +402,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
           leaseMs: options.leaseMs,
           limit: free,
           workspaceSlots: slotsPerWorkspace,
+          durable: soleWorker,
         });
         const claimed = outcome.executions;
         // A workspace's share can cut a claim short only once this worker runs that many executions.

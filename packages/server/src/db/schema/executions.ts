@@ -57,6 +57,11 @@ export const executions = pgTable(
     runAt: timestamptz("run_at").notNull(),
     leaseOwner: text("lease_owner"),
     leaseExpiresAt: timestamptz("lease_expires_at"),
+    /**
+     * Times a worker took the execution over from one whose lease lapsed while it ran it (its
+     * process died): past `WEFT_CRASH_ATTEMPTS` it fails instead of running again.
+     */
+    leaseExpiries: integer("lease_expiries").notNull().default(0),
     cancelRequestedAt: timestamptz("cancel_requested_at"),
     triggerKind: text("trigger_kind", { enum: triggerKinds }).notNull(),
     triggerName: text("trigger_name"),

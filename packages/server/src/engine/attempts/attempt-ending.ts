@@ -15,6 +15,8 @@ export type AttemptEnding =
   | { kind: "succeed"; result: { value?: unknown }; logs: LogEntry[] }
   /** Retried while attempts are left, else the execution fails. */
   | { kind: "fail"; error: ExecutionError; logs: LogEntry[] }
+  /** The execution fails whatever attempts it has left: it is not run again. */
+  | { kind: "giveUp"; error: ExecutionError }
   | { kind: "cancel" }
   /** Back to the queue without using up an attempt (shutdown, the worker stopped the process). */
   | { kind: "requeue"; reason: string }
@@ -65,6 +67,13 @@ async function takeEnding(context: AttemptContext, run: RunningAttempt, ending: 
       final = await context.ends("fail", { executionId, close, values: { error: ending.error } });
       break;
     }
+    case "giveUp":
+      final = await context.ends("fail", {
+        executionId,
+        close: closeOf(context, run, { code: "error", message: ending.error.message }, []),
+        values: { error: ending.error },
+      });
+      break;
     case "cancel":
       final = await context.ends("cancel", {
         executionId,

@@ -37,6 +37,8 @@ export interface ClaimedExecution {
   attemptSpanId: string;
   /** Bytes of JSON text of the execution's own logs (those written outside steps, by earlier attempts). */
   logBytes: number;
+  /** Times the execution was taken over from a worker whose lease lapsed (`expireLease`), this claim included. */
+  leaseExpiries: number;
 }
 
 interface ClaimRow {
@@ -59,6 +61,7 @@ interface ClaimRow {
   resumed: boolean;
   attempt_span_id: string;
   log_bytes: number | string;
+  lease_expiries: number;
 }
 
 /** The row of a claim that leased nothing, which carries only what was read alongside. */
@@ -80,6 +83,12 @@ export interface ClaimRequest {
   workspaceSlots: number;
   /** Which of the claim transitions to take; all three by default (the worker). */
   transitions?: readonly ClaimTransition[] | undefined;
+  /**
+   * Commit only once the WAL is flushed. On the embedded database a crash of the process is one of
+   * the database: a relaxed claim lost with it leaves no trace that the execution ran, so one whose
+   * code kills the process would be claimed, run and lost again for ever, never counted.
+   */
+  durable?: boolean | undefined;
 }
 
 /** This worker's running executions per workspace, as a CTE body (`workspace_id`, `running`). */
@@ -124,32 +133,37 @@ function claimableParts(request: ClaimRequest): { condition: SQL; order: SQL }[]
 /** The three claim transitions lead to the same state, so one assignment serves them all. */
 const claimedStatus = setStatusOf("claim");
 const resumedFrom = statusIn([...transitions.wake.from, ...transitions.expireLease.from], "c.previous_status");
+const tookOver = statusIn(transitions.expireLease.from, "c.previous_status");
 
 /**
  * Leases the candidate rows and opens an attempt span for each, in one statement (one round trip,
- * committed without waiting for the WAL flush: see `relaxedCommit`). Given `alongside`, a read made
- * only when fewer than `limit` rows were leased, whose rows come back as one JSON array in the column
+ * committed without waiting for the WAL flush unless `durable`: see `relaxedCommit`); a row taken
+ * over from a lapsed lease counts one more lease expiry. Given `alongside`, a read made only when
+ * fewer than `limit` rows were leased, whose rows come back as one JSON array in the column
  * `alongside` of every row, and in one row with no execution when nothing was leased.
  */
 function leaseAndReturn(request: ClaimRequest, candidates: SQL, alongside?: SQL): SQL {
   const now = request.now.toISOString();
   const expires = new Date(request.now.getTime() + request.leaseMs).toISOString();
-  return sql`with ${relaxedCommit}, candidates as (${candidates}),
+  const relaxed = request.durable !== true;
+  const relaxedUsed = relaxed ? sql`${relaxedCommitUsed} as relaxed,` : sql``;
+  return sql`with ${relaxed ? sql`${relaxedCommit}, ` : sql``}candidates as (${candidates}),
     claimed as (update executions x set ${claimedStatus}, lease_owner = ${request.workerId},
-        lease_expires_at = ${expires}::timestamptz, started_at = coalesce(x.started_at, ${now}::timestamptz)
+        lease_expires_at = ${expires}::timestamptz, started_at = coalesce(x.started_at, ${now}::timestamptz),
+        lease_expiries = x.lease_expiries + case when ${tookOver} then 1 else 0 end
       from candidates c where x.id = c.id
       returning x.id, x.project_id, x.deployment_id, x.workflow, x.input, x.attempt, x.max_attempts,
         x.retry_min_delay_ms, x.retry_max_delay_ms, x.timeout_ms, x.trace_id, x.execution_span_id,
         x.cancel_requested_at, c.previous_started_at, c.previous_status, ${resumedFrom} as resumed,
         substr(replace(gen_random_uuid()::text, '-', ''), 1, 16) as attempt_span_id,
-        octet_length(x.logs::text) as log_bytes,
+        octet_length(x.logs::text) as log_bytes, x.lease_expiries,
         (select workspace_id from projects where id = x.project_id) as workspace_id),
     attempt_spans as (${insertAttemptSpans(sql`claimed`, request.workerId, request.now)} returning 1)${
       alongside === undefined
         ? sql`
-    select claimed.*, ${relaxedCommitUsed} as relaxed, (select count(*) from attempt_spans) as spans from claimed`
+    select claimed.*, ${relaxedUsed} (select count(*) from attempt_spans) as spans from claimed`
         : sql`, alongside as (select * from (${alongside}) found where (select count(*) from claimed) < ${request.limit}::int)
-    select claimed.*, ${relaxedCommitUsed} as relaxed, (select count(*) from attempt_spans) as spans, gathered.alongside
+    select claimed.*, ${relaxedUsed} (select count(*) from attempt_spans) as spans, gathered.alongside
     from (select json_agg(alongside) as alongside from alongside) gathered left join claimed on true`
     }`;
 }
@@ -174,6 +188,7 @@ function toClaimed(row: ClaimRow): ClaimedExecution {
     transition: claimTransitionFrom(row.previous_status),
     attemptSpanId: row.attempt_span_id,
     logBytes: Number(row.log_bytes),
+    leaseExpiries: row.lease_expiries,
   };
 }
 
@@ -254,7 +269,7 @@ async function claimLimitedGroup(
 ): Promise<ClaimedExecution[]> {
   const now = request.now.toISOString();
   return db.transaction(async (tx) => {
-    await tx.execute(relaxTransactionCommit);
+    if (request.durable !== true) await tx.execute(relaxTransactionCommit);
     await tx.execute(
       sql`select pg_advisory_xact_lock(hashtextextended(${`concurrency:${group.projectId}:${group.workflow}`}, 0))`,
     );
