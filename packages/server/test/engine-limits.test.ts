@@ -1,9 +1,14 @@
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { attemptTimeout, timeoutError } from "../src/engine/attempt-timeout.ts";
 import { formatBytes, maxStoredBytesPerExecution } from "../src/engine/limits.ts";
 import { startMemoryWatchdog } from "../src/engine/sandbox/memory-watchdog.ts";
-import { processTreeRssBytes } from "../src/engine/sandbox/process-tree-memory.ts";
+import {
+  processTreeRssBytes,
+  processTreeTmpfsBytes,
+  sandboxMemoryBytes,
+} from "../src/engine/sandbox/process-tree-memory.ts";
 import { parseChildMessage } from "../src/engine/sandbox/protocol.ts";
 import { checkLogs, checkStepResult, storableError, storageBudgetError } from "../src/engine/stored-values.ts";
 import { workspaceSlots } from "../src/engine/workspace-share.ts";
@@ -152,4 +157,41 @@ describe("the memory watchdog", () => {
       child.kill("SIGKILL");
     }
   });
+
+  it.skipIf(!existsSync("/usr/bin/bwrap") && process.env.WEFT_TEST_REQUIRE_SANDBOX !== "1")(
+    "counts what a bubblewrap sandbox wrote to its own /tmp, which no RSS shows, and not the host's /tmp",
+    async () => {
+      const binds = ["/usr", "/bin", "/lib", "/lib64"].filter(existsSync).flatMap((dir) => ["--ro-bind", dir, dir]);
+      const child = spawn("bwrap", [
+        ...binds,
+        "--unshare-all",
+        "--dev",
+        "/dev",
+        "--size",
+        String(32 * 1024 * 1024),
+        "--tmpfs",
+        "/tmp",
+        "--",
+        "sh",
+        "-c",
+        "head -c 16777216 /dev/zero > /tmp/held && exec sleep 60",
+      ]);
+      try {
+        const tmpfsBytes = () => processTreeTmpfsBytes(child.pid ?? -1);
+        const deadline = Date.now() + 10_000;
+        while (tmpfsBytes() < 16 * 1024 * 1024) {
+          if (Date.now() > deadline) throw new Error(`the sandbox never filled its /tmp: ${tmpfsBytes()} bytes`);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        expect(tmpfsBytes()).toBeLessThan(17 * 1024 * 1024);
+        expect(sandboxMemoryBytes(child.pid ?? -1)).toBeGreaterThan(
+          (processTreeRssBytes(child.pid ?? -1) ?? 0) + 16 * 1024 * 1024 - 1,
+        );
+        expect(processTreeTmpfsBytes(process.pid)).toBe(tmpfsBytes());
+        expect(processTreeTmpfsBytes(process.pid, "/nonexistent")).toBe(0);
+      } finally {
+        child.kill("SIGKILL");
+      }
+    },
+  );
 });

@@ -22,7 +22,7 @@ import {
 import { type ChildChannel, openChildChannel } from "./child-channel.ts";
 import { readChildOutput } from "./child-output.ts";
 import { startMemoryWatchdog } from "./memory-watchdog.ts";
-import { processTreeRssBytes } from "./process-tree-memory.ts";
+import { sandboxMemoryBytes } from "./process-tree-memory.ts";
 import {
   type ChildMessage,
   type ParentMessage,
@@ -143,7 +143,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
   /** Executions to run alone in a child, since they shared one that broke its channel. */
   const suspects = new Set<string>();
   const starting = new Map<string, Promise<Sandbox>>();
-  const readMemory = options.readMemory ?? ((pid: number) => processTreeRssBytes(pid));
+  const readMemory = options.readMemory ?? ((pid: number) => sandboxMemoryBytes(pid));
   const timers = options.timers ?? systemTimers;
   const elapsedMs = options.elapsedMs ?? (() => performance.now());
   const watchdog = startMemoryWatchdog({
