@@ -1,7 +1,16 @@
 import { randomBytes } from "node:crypto";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import { type DatabaseHandle, useEmbedded, usePostgres } from "@weft/server/internals";
 import pg from "pg";
+
+/**
+ * Set by the run's global setup (`makeDatabaseTemplates`): a migrated PGlite data directory, dumped
+ * to a file, and a migrated database on the test server. Each test database starts as a copy of
+ * one instead of migrating anew: loading takes a sixth of migrating.
+ */
+const pgliteTemplateVariable = "WEFT_TEST_PGLITE_TEMPLATE";
+const serverTemplateVariable = "WEFT_TEST_SERVER_TEMPLATE";
 
 /**
  * The PostgreSQL server the suite runs against, when one is chosen; unset means every test file
@@ -40,10 +49,16 @@ export async function createTestDatabase(
   options: { embeddedDirectory?: string } = {},
 ): Promise<TestDatabase> {
   if (serverUrl === undefined || serverUrl === false) {
-    const handle = await useEmbedded(await PGlite.create(options.embeddedDirectory));
+    const template = options.embeddedDirectory === undefined ? process.env[pgliteTemplateVariable] : undefined;
+    const client =
+      template === undefined || template === ""
+        ? await PGlite.create(options.embeddedDirectory)
+        : await PGlite.create({ loadDataDir: new Blob([readFileSync(template)]) });
+    const handle = await useEmbedded(client);
     return { ...handle, url: undefined, destroy: () => handle.close() };
   }
-  const empty = await createEmptyServerDatabase(serverUrl);
+  const template = serverUrl === testServerUrl() ? process.env[serverTemplateVariable] : undefined;
+  const empty = await createEmptyServerDatabase(serverUrl, template);
   const handle = await usePostgres(empty.url);
   return {
     ...handle,
@@ -55,14 +70,48 @@ export async function createTestDatabase(
   };
 }
 
-/** A fresh, empty (not migrated) server database, for tests of the migrator itself. */
-export async function createEmptyServerDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+/**
+ * A fresh server database: empty (not migrated), for tests of the migrator itself, or a copy of
+ * the database named `template`.
+ */
+export async function createEmptyServerDatabase(
+  serverUrl: string,
+  template?: string,
+): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `weft_test_${randomBytes(6).toString("hex")}`;
-  await runAsAdmin(serverUrl, `create database ${name}`);
+  await runAsAdmin(
+    serverUrl,
+    template === undefined || template === ""
+      ? `create database ${name}`
+      : `create database ${name} template ${template}`,
+  );
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return {
     url: url.href,
     drop: () => runAsAdmin(serverUrl, `drop database if exists ${name} with (force)`),
+  };
+}
+
+/**
+ * The run's global setup: migrates one PGlite and, when the suite runs against a server, one server
+ * database, for every test database to copy; answers the teardown that removes them.
+ */
+export async function makeDatabaseTemplates(directory: string): Promise<() => Promise<void>> {
+  const embedded = new PGlite();
+  await useEmbedded(embedded);
+  const dump = `${directory}/pglite-template.tar`;
+  writeFileSync(dump, Buffer.from(await (await embedded.dumpDataDir("none")).arrayBuffer()));
+  await embedded.close();
+  process.env[pgliteTemplateVariable] = dump;
+  const serverUrl = testServerUrl();
+  if (serverUrl === undefined) return async () => rmSync(dump, { force: true });
+  const template = await createEmptyServerDatabase(serverUrl);
+  const migrated = await usePostgres(template.url);
+  await migrated.close();
+  process.env[serverTemplateVariable] = new URL(template.url).pathname.slice(1);
+  return async () => {
+    rmSync(dump, { force: true });
+    await template.drop();
   };
 }
