@@ -51,27 +51,60 @@ async function post(url: string, cookie: string, fields: Record<string, string>)
   });
 }
 
+export function signInCodeOf(html: string): string {
+  const match = /id="sign-in-code"[^>]*>(\d{6})</.exec(html);
+  if (match?.[1] === undefined) throw new Error("no sign-in code on the page");
+  return match[1];
+}
+
+/** The authorize page's first step: mails the approval link; returns the sign-in cookie and the check-mail page. */
+export async function startSignIn(
+  url: string,
+  email: string,
+): Promise<{ cookie: string; checkMailHtml: string; status: number }> {
+  const signIn = await (await fetch(url)).text();
+  const sent = await post(url, "", { step: "sign-in", csrf: csrfTokenOf(signIn), email });
+  const cookie = (sent.headers.get("set-cookie") ?? "").split(";")[0] as string;
+  if (!cookie.startsWith("weft_oauth_sign_in=")) throw new Error(`no sign-in cookie (status ${sent.status})`);
+  return { cookie, checkMailHtml: await sent.text(), status: sent.status };
+}
+
+/** Presses Approve on the mailed link's page, sending `cookie` as the approving browser's (none: another browser). */
+export async function approveSignIn(link: string, cookie = ""): Promise<Response> {
+  const approvalPage = await (await fetch(link, { headers: { cookie } })).text();
+  return post(link, cookie, { csrf: csrfTokenOf(approvalPage), decision: "approve" });
+}
+
+/** Types a code on the authorize page, as the browser holding `cookie`; the page's CSRF token comes from `pageHtml`. */
+export function typeSignInCode(url: string, cookie: string, pageHtml: string, code: string): Promise<Response> {
+  return post(url, cookie, { step: "code", csrf: csrfTokenOf(pageHtml), code });
+}
+
 /**
  * The authorize page as a browser without JavaScript uses it: sign in with an email, approve the
- * mailed link, come back signed in. Returns the sign-in cookie and the consent page.
+ * mailed link, come back signed in. By default the link is approved in another browser, whose
+ * code is then typed on the authorize page; `sameBrowser` approves it with the sign-in cookie,
+ * which leads straight back. Returns the sign-in cookie and the consent page.
  */
 export async function signInForAuthorization(
   url: string,
   email: string,
   smtp: SmtpSink,
+  options: { sameBrowser?: boolean } = {},
 ): Promise<{ cookie: string; consentHtml: string }> {
-  const signIn = await (await fetch(url)).text();
-  const sent = await post(url, "", { step: "sign-in", csrf: csrfTokenOf(signIn), email });
-  const cookie = (sent.headers.get("set-cookie") ?? "").split(";")[0] as string;
-  if (!cookie.startsWith("weft_oauth_sign_in=")) throw new Error(`no sign-in cookie (status ${sent.status})`);
+  const { cookie, checkMailHtml } = await startSignIn(url, email);
   const link = smtp.approvalLinkFor(email);
-  const approvalPage = await (await fetch(link)).text();
-  const approved = await post(link, "", { csrf: csrfTokenOf(approvalPage), decision: "approve" });
-  if (approved.status !== 303 || approved.headers.get("location") !== url) {
-    throw new Error(`approval did not lead back to the authorize page (status ${approved.status})`);
+  const approved = await approveSignIn(link, options.sameBrowser === true ? cookie : "");
+  if (options.sameBrowser === true) {
+    if (approved.status !== 303 || approved.headers.get("location") !== url) {
+      throw new Error(`approval did not lead back to the authorize page (status ${approved.status})`);
+    }
+    return { cookie, consentHtml: await (await fetch(url, { headers: { cookie } })).text() };
   }
-  const consentHtml = await (await fetch(url, { headers: { cookie } })).text();
-  return { cookie, consentHtml };
+  if (approved.status !== 200) throw new Error(`approval showed no code (status ${approved.status})`);
+  const typed = await typeSignInCode(url, cookie, checkMailHtml, signInCodeOf(await approved.text()));
+  if (typed.status !== 200) throw new Error(`the code did not sign the browser in (status ${typed.status})`);
+  return { cookie, consentHtml: await typed.text() };
 }
 
 /** Presses Allow or Deny on the consent page; returns where the authorization server redirects. */

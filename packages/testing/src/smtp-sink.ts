@@ -10,7 +10,7 @@ export interface ReceivedMail {
 export interface SmtpSink {
   url: string;
   received: ReceivedMail[];
-  /** The approval link of the newest mail to `to`. */
+  /** The approval link (an agent's, or an OAuth sign-in's) of the newest mail to `to`. */
   approvalLinkFor(to: string): string;
   close(): Promise<void>;
 }
@@ -43,7 +43,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
       const mail = received.findLast((message) => message.to.includes(to));
       if (mail === undefined) throw new Error(`no mail to ${to}`);
       const links = new Set(
-        mail.raw.match(/https?:\/\/[^\s"<>]+\/agent\/auth\/approve\?token=apv_[A-Za-z0-9_-]{43}/g) ?? [],
+        mail.raw.match(/https?:\/\/[^\s"<>]+\/(?:agent\/auth|oauth2)\/approve\?token=apv_[A-Za-z0-9_-]{43}/g) ?? [],
       );
       if (links.size !== 1) throw new Error(`expected one approval link in the mail, found ${links.size}`);
       return [...links][0] as string;

@@ -17,6 +17,7 @@ import {
   messagePage,
   unreadableFormPage,
 } from "./pages/approval-pages.ts";
+import { signInApprovalPageUrl } from "./register-with-email.ts";
 
 const approvalTokenPattern = /^apv_[A-Za-z0-9_-]{43}$/;
 const decisions: readonly string[] = ["approve", "deny", "revoke"];
@@ -71,11 +72,17 @@ function statePage(
 /**
  * `GET|POST /agent/auth/approve?token=apv_…`: the page the approval mail links to. GET never changes
  * anything. The token travels in the query so that access logs, which record the path, never hold it.
+ * An OAuth sign-in is decided on its own page, where the browser that started it is recognised, so
+ * its token is sent there (a link of a mail sent before that page existed).
  */
 export function approvalRoutes(context: PlatformContext): Hono<AppEnv> {
   const { database, clock, ids } = context;
   const key = context.config.secretKey;
   const app = new Hono<AppEnv>();
+  const toSignInPage = (c: Context<AppEnv>, token: string, status: 302 | 303) => {
+    c.header("Cache-Control", "no-store");
+    return c.redirect(signInApprovalPageUrl(context.config.authUrl, token), status);
+  };
 
   app.get("/agent/auth/approve", async (c) => {
     const token = c.req.query("token") ?? "";
@@ -83,6 +90,7 @@ export function approvalRoutes(context: PlatformContext): Hono<AppEnv> {
       ? await viewRegistrationByApprovalToken(database.db, clock, token)
       : undefined;
     if (registration === undefined) return pageFor(c, unknownLink(), 404);
+    if (registration.type === "oauth-client") return toSignInPage(c, token, 302);
     const now = clock.now();
     const { html, status } = statePage(registration, issueApprovalCsrfToken(key, token, now), now);
     return pageFor(c, html, status);
@@ -104,15 +112,13 @@ export function approvalRoutes(context: PlatformContext): Hono<AppEnv> {
     if (decision === undefined) {
       return pageFor(c, messagePage("Choose an answer", "Use the Approve or Deny button on the page."), 400);
     }
+    const registration = await viewRegistrationByApprovalToken(database.db, clock, token);
+    if (registration === undefined) return pageFor(c, unknownLink(), 404);
+    if (registration.type === "oauth-client") return toSignInPage(c, token, 303);
     const outcome = await decideRegistration(database.db, { clock, ids, secretKey: key }, token, decision);
     if (outcome === undefined) return pageFor(c, unknownLink(), 404);
     const now = clock.now();
     const nextCsrf = issueApprovalCsrfToken(key, token, now);
-    if (outcome.kind === "approved" && outcome.registration.returnUrl !== null) {
-      // An OAuth sign-in: the person goes back to the authorize page, now signed in, to consent.
-      c.header("Cache-Control", "no-store");
-      return c.redirect(outcome.registration.returnUrl, 303);
-    }
     if (outcome.kind === "approved") {
       return pageFor(c, approvedPage(outcome.registration, outcome.code, outcome.codeExpiresAt, nextCsrf, now), 200);
     }

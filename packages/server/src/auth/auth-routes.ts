@@ -17,6 +17,7 @@ import { createClientMetadataDocuments } from "./oauth2/client-metadata-document
 import { fetchPublicDocument } from "./oauth2/public-document.ts";
 import { refreshTokenGrant } from "./oauth2/refresh-token-grant.ts";
 import { registerClientRoute } from "./oauth2/register-client-route.ts";
+import { signInApprovalRoutes } from "./oauth2/sign-in-approval-routes.ts";
 import { tokenExchangeGrant, tokenExchangeGrantType } from "./oauth2/token-exchange-grant.ts";
 import { tokenRoute } from "./oauth2/token-route.ts";
 import { createOidcDiscovery } from "./oidc-discovery.ts";
@@ -80,7 +81,8 @@ export function authRoutes(context: PlatformContext): Hono<AppEnv> {
   ]);
   app.post("/oauth2/token", limit("token"), tokenRoute(grants));
   app.post("/oauth2/register", limit("oauth-register"), registerClientRoute(context));
-  app.route("/", authorizeRoutes(context, documents, limit("oauth-sign-in")));
+  app.route("/", authorizeRoutes(context, documents, limit("oauth-sign-in"), clientIps));
+  app.route("/", signInApprovalRoutes(context));
   app.route("/", approvalRoutes(context));
   app.route("/", invitationRoutes(context));
   return app;

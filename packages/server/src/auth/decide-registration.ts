@@ -5,7 +5,7 @@ import { type RegistrationStatus, type RegistrationType, registrations } from ".
 import { findAccountByEmail, findOrCreateAccount } from "../identity/accounts.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
-import { hashSecret } from "../shared/secrets.ts";
+import { hashSecret, secretMatchesHash } from "../shared/secrets.ts";
 import { claimCodeDigest, claimCodeLifetimeMs, generateClaimCode } from "./claim-code.ts";
 
 export interface PendingRegistrationView {
@@ -26,6 +26,8 @@ export type Decision = "approve" | "deny" | "revoke";
 
 export type DecisionOutcome =
   | { kind: "approved"; code: string; codeExpiresAt: Date; registration: PendingRegistrationView }
+  /** An OAuth sign-in approved in the browser that started it: signed in there, no code to type. */
+  | { kind: "signed-in"; registration: PendingRegistrationView }
   | { kind: "denied" | "revoked"; registration: PendingRegistrationView }
   /** The decision does not apply to the registration as it stands (expired, decided, claimed). */
   | { kind: "refused"; registration: PendingRegistrationView };
@@ -33,19 +35,25 @@ export type DecisionOutcome =
 /** `secretKey` keys the digest of claim codes. */
 type Deps = { clock: Clock; ids: IdGenerator; secretKey: Buffer };
 
+/** A registration as its approval link finds it, with the digest of its claim token (the sign-in cookie). */
+interface LoadedRegistration {
+  view: PendingRegistrationView;
+  claimTokenHash: string | null;
+}
+
 async function load(
   executor: Database | Transaction,
   clock: Clock,
   approvalToken: string,
   options: { forUpdate: boolean },
-): Promise<PendingRegistrationView | undefined> {
+): Promise<LoadedRegistration | undefined> {
   const query = executor
     .select()
     .from(registrations)
     .where(eq(registrations.approvalTokenHash, hashSecret(approvalToken)));
   const [row] = options.forUpdate ? await query.for("update") : await query;
   if (row === undefined || row.claimTokenExpiresAt === null) return undefined;
-  return {
+  const view: PendingRegistrationView = {
     registrationId: row.id,
     type: row.type,
     returnUrl: row.returnUrl,
@@ -56,20 +64,31 @@ async function load(
     linkExpiresAt: row.claimTokenExpiresAt,
     expired: clock.now().getTime() >= row.claimTokenExpiresAt.getTime(),
   };
+  return { view, claimTokenHash: row.claimTokenHash };
 }
 
 /** What the approval link shows; changes nothing. Undefined for a link that names no registration. */
-export function viewRegistrationByApprovalToken(
+export async function viewRegistrationByApprovalToken(
   db: Database,
   clock: Clock,
   approvalToken: string,
 ): Promise<PendingRegistrationView | undefined> {
-  return load(db, clock, approvalToken, { forUpdate: false });
+  return (await load(db, clock, approvalToken, { forUpdate: false }))?.view;
 }
 
-async function approve(tx: Transaction, deps: Deps, registration: PendingRegistrationView): Promise<DecisionOutcome> {
+/**
+ * Approval issues the 6-digit code the claimant must present: the agent, or for an OAuth sign-in
+ * the browser that started it. That browser, when it is the one approving, has just shown its
+ * cookie, so it is signed in at once and no code is issued.
+ */
+async function approve(
+  tx: Transaction,
+  deps: Deps,
+  registration: PendingRegistrationView,
+  inStartingBrowser: boolean,
+): Promise<DecisionOutcome> {
   const account = await findOrCreateAccount(tx, deps, registration.email);
-  const code = generateClaimCode();
+  const code = inStartingBrowser ? undefined : generateClaimCode();
   const now = deps.clock.now();
   const codeExpiresAt = new Date(now.getTime() + claimCodeLifetimeMs);
   await tx
@@ -77,8 +96,8 @@ async function approve(tx: Transaction, deps: Deps, registration: PendingRegistr
     .set({
       status: "approved",
       accountId: account.accountId,
-      codeHash: claimCodeDigest(deps.secretKey, registration.registrationId, code),
-      codeExpiresAt,
+      codeHash: code === undefined ? null : claimCodeDigest(deps.secretKey, registration.registrationId, code),
+      codeExpiresAt: code === undefined ? null : codeExpiresAt,
       codeAttempts: 0,
       decidedAt: now,
     })
@@ -89,8 +108,11 @@ async function approve(tx: Transaction, deps: Deps, registration: PendingRegistr
     targetId: registration.registrationId,
     workspaceId: account.personalWorkspaceId,
     actor: { accountId: account.accountId },
+    ...(registration.type === "oauth-client" ? { data: { inStartingBrowser } } : {}),
   });
-  return { kind: "approved", code, codeExpiresAt, registration: { ...registration, status: "approved" } };
+  const approved = { ...registration, status: "approved" as const };
+  if (code === undefined) return { kind: "signed-in", registration: approved };
+  return { kind: "approved", code, codeExpiresAt, registration: approved };
 }
 
 async function close(
@@ -121,17 +143,20 @@ async function close(
 /**
  * Applies the person's decision from the approval page. Approve and deny need a registration still
  * awaiting approval within its 30 minutes; revoke withdraws one awaiting approval or approved but
- * not yet claimed. Undefined for a link that names no registration.
+ * not yet claimed. `signInCookie` is the OAuth sign-in cookie the deciding browser sent, if any.
+ * Undefined for a link that names no registration.
  */
 export function decideRegistration(
   db: Database,
   deps: Deps,
   approvalToken: string,
   decision: Decision,
+  signInCookie?: string,
 ): Promise<DecisionOutcome | undefined> {
   return db.transaction(async (tx) => {
-    const registration = await load(tx, deps.clock, approvalToken, { forUpdate: true });
-    if (registration === undefined) return undefined;
+    const loaded = await load(tx, deps.clock, approvalToken, { forUpdate: true });
+    if (loaded === undefined) return undefined;
+    const registration = loaded.view;
     if (decision === "revoke") {
       if (registration.status !== "pending" && registration.status !== "approved") {
         return { kind: "refused", registration };
@@ -139,6 +164,12 @@ export function decideRegistration(
       return close(tx, deps, registration, "revoked");
     }
     if (registration.status !== "pending" || registration.expired) return { kind: "refused", registration };
-    return decision === "approve" ? approve(tx, deps, registration) : close(tx, deps, registration, "denied");
+    if (decision === "deny") return close(tx, deps, registration, "denied");
+    const inStartingBrowser =
+      registration.type === "oauth-client" &&
+      signInCookie !== undefined &&
+      loaded.claimTokenHash !== null &&
+      secretMatchesHash(signInCookie, loaded.claimTokenHash);
+    return approve(tx, deps, registration, inStartingBrowser);
   });
 }

@@ -10,6 +10,8 @@ import { generateToken, hashSecret } from "../shared/secrets.ts";
 import { approvalMail } from "./approval-mail.ts";
 import { type AuthResult, refuse } from "./auth-error.ts";
 import { isDeliverableEmailAddress } from "./email-address.ts";
+import { signInApprovalMail } from "./oauth2/sign-in-approval-mail.ts";
+import type { SignInRequester } from "./oauth2/sign-in-requester.ts";
 
 /** SPEC §8: the claim token lives 30 minutes from registration; so does the approval link. */
 export const claimTokenLifetimeMs = 30 * 60 * 1000;
@@ -25,6 +27,19 @@ export function approvalPageUrl(authUrl: string, approvalToken: string): string 
   return `${authUrl}/agent/auth/approve?token=${approvalToken}`;
 }
 
+/**
+ * The approval page of an OAuth sign-in: under `/oauth2/`, where the browser that started the
+ * sign-in sends its cookie, so approving there needs no code.
+ */
+export function signInApprovalPageUrl(authUrl: string, approvalToken: string): string {
+  return `${authUrl}/oauth2/approve?token=${approvalToken}`;
+}
+
+/** The same page, opened on its question "cancel this sign-in?", for the mail's "this was not me". */
+export function signInCancelPageUrl(authUrl: string, approvalToken: string): string {
+  return `${signInApprovalPageUrl(authUrl, approvalToken)}&answer=cancel`;
+}
+
 export function claimPageUrl(authUrl: string, registrationId: string): string {
   return `${authUrl}/agent/auth/claim/${registrationId}`;
 }
@@ -35,8 +50,10 @@ export function claimPageUrl(authUrl: string, registrationId: string): string {
  */
 export interface OAuthSignIn {
   clientId: string;
+  redirectHost: string;
   scopes: Scope[];
   returnUrl: string;
+  requester: SignInRequester;
 }
 
 /**
@@ -79,17 +96,36 @@ export async function registerWithEmail(
       action: "registration.created",
       targetType: "registration",
       targetId: registrationId,
-      data: { type, email, scopes, ...(request.oauth === undefined ? {} : { clientId: request.oauth.clientId }) },
+      data: {
+        type,
+        email,
+        scopes,
+        ...(request.oauth === undefined
+          ? {}
+          : { clientId: request.oauth.clientId, requester: request.oauth.requester }),
+      },
     });
   });
   await deps.mailer.send(
-    approvalMail({
-      to: email,
-      agentDescription: request.agentDescription,
-      scopes,
-      approvalUrl: approvalPageUrl(deps.authUrl, approvalToken),
-      expiresAt: claimTokenExpires,
-    }),
+    request.oauth === undefined
+      ? approvalMail({
+          to: email,
+          agentDescription: request.agentDescription,
+          scopes,
+          approvalUrl: approvalPageUrl(deps.authUrl, approvalToken),
+          expiresAt: claimTokenExpires,
+        })
+      : signInApprovalMail({
+          to: email,
+          clientName: request.agentDescription,
+          clientId: request.oauth.clientId,
+          redirectHost: request.oauth.redirectHost,
+          requester: request.oauth.requester,
+          scopes,
+          approvalUrl: signInApprovalPageUrl(deps.authUrl, approvalToken),
+          cancelUrl: signInCancelPageUrl(deps.authUrl, approvalToken),
+          expiresAt: claimTokenExpires,
+        }),
   );
   return { ok: true, value: { registrationId, claimToken, claimTokenExpires, postClaimScopes: scopes } };
 }

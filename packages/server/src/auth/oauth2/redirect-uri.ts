@@ -40,3 +40,9 @@ export function redirectUriIsRegistered(registered: readonly string[], requested
     return candidate.href === wanted.href;
   });
 }
+
+/** Where a redirect URI sends the person, as the consent page and the approval mail name it. */
+export function redirectHostOf(redirectUri: string): string {
+  const url = new URL(redirectUri);
+  return url.host === "" ? url.protocol : url.host;
+}

@@ -7,7 +7,11 @@ import type { Clock } from "../../shared/clock.ts";
 import type { IdGenerator } from "../../shared/ids.ts";
 import { generateToken, hashSecret } from "../../shared/secrets.ts";
 import { type AuthResult, refuse } from "../auth-error.ts";
+import { maxClaimCodeAttempts } from "../claim-code.ts";
 import type { AuthorizationRequest } from "./authorization-request.ts";
+
+/** The cookie of the browser that started a sign-in: the registration's claim token, stored only as its digest. */
+export const signInCookieName = "weft_oauth_sign_in";
 
 /** OAuth 2.1 §4.1.2: a code lives long enough for the client to redeem it at once, and no longer. */
 export const authorizationCodeLifetimeMs = 60 * 1000;
@@ -17,11 +21,16 @@ export type SignInState =
   | { kind: "none" }
   /** The approval mail is sent; the person has not approved yet. */
   | { kind: "awaiting-approval"; email: string }
+  /** Approved in another browser, which showed a code; this browser has not typed it yet. */
+  | { kind: "awaiting-code"; email: string }
+  /** Approved in another browser, but its code expired or was typed wrong too often. */
+  | { kind: "code-spent"; email: string }
   | { kind: "signed-in"; email: string };
 
 /**
  * Where the browser's sign-in (its cookie is the registration's claim token) stands for the client
- * of an authorization request. Reading it changes nothing.
+ * of an authorization request. Approved, it is signed in once no code is left to type: approved in
+ * this browser, none was issued; approved in another, this browser typed it. Reading it changes nothing.
  */
 export async function signInState(
   db: Database,
@@ -37,8 +46,13 @@ export async function signInState(
   if (row === undefined || row.clientId !== clientId || row.claimTokenExpiresAt === null) return { kind: "none" };
   if (clock.now().getTime() >= row.claimTokenExpiresAt.getTime()) return { kind: "none" };
   if (row.status === "pending") return { kind: "awaiting-approval", email: row.email };
-  if (row.status === "approved") return { kind: "signed-in", email: row.email };
-  return { kind: "none" };
+  if (row.status !== "approved") return { kind: "none" };
+  if (row.codeHash === null) return { kind: "signed-in", email: row.email };
+  const codeLive =
+    row.codeExpiresAt !== null &&
+    clock.now().getTime() < row.codeExpiresAt.getTime() &&
+    row.codeAttempts < maxClaimCodeAttempts;
+  return { kind: codeLive ? "awaiting-code" : "code-spent", email: row.email };
 }
 
 type Deps = { clock: Clock; ids: IdGenerator };
@@ -64,6 +78,7 @@ export function decideAuthorization(
       row === undefined ||
       row.type !== "oauth-client" ||
       row.status !== "approved" ||
+      row.codeHash !== null ||
       row.clientId !== input.request.client.clientId ||
       row.claimTokenExpiresAt === null ||
       now.getTime() >= row.claimTokenExpiresAt.getTime()

@@ -16,8 +16,10 @@ export type RegistrationStatus = (typeof registrationStatuses)[number];
 /**
  * An agent's request to act for a person. An `oauth-client` registration is a person's sign-in on
  * the authorize page: its claim token is the browser's sign-in cookie, and once a code is redeemed
- * it holds the OAuth client's access token. Every secret of the email flow (claim token, approval
- * link token, 6-digit code) is stored only as a digest.
+ * it holds the OAuth client's access token. Approved in another browser than the one holding the
+ * cookie, it keeps the digest of the 6-digit code that browser showed until the cookie's browser
+ * types it; approved with no code left, that browser is signed in. Every secret of the email flow
+ * (claim token, approval link token, 6-digit code) is stored only as a digest.
  */
 export const registrations = pgTable(
   "registrations",

@@ -1,0 +1,168 @@
+import { type Context, Hono } from "hono";
+import { getCookie } from "hono/cookie";
+import { acceptedSecretKeys } from "../../config/secret-key.ts";
+import type { AppEnv } from "../../http/app-env.ts";
+import { readFormFields } from "../../http/form-fields.ts";
+import type { PlatformContext } from "../../platform-context.ts";
+import { approvalCsrfTokenIsValidUnder, issueApprovalCsrfToken } from "../approval-csrf.ts";
+import {
+  type Decision,
+  decideRegistration,
+  type PendingRegistrationView,
+  viewRegistrationByApprovalToken,
+} from "../decide-registration.ts";
+import { messagePage, unreadableFormPage } from "../pages/approval-pages.ts";
+import {
+  cancelSignInPage,
+  type SignInApprovalDetails,
+  signInAlreadyApprovedPage,
+  signInApprovalPage,
+  signInCodePage,
+} from "../pages/sign-in-approval-pages.ts";
+import { redirectHostOf } from "./redirect-uri.ts";
+import { signInCookieName } from "./sign-in.ts";
+
+const approvalTokenPattern = /^apv_[A-Za-z0-9_-]{43}$/;
+const decisions: readonly string[] = ["approve", "deny", "revoke"];
+
+type Status = 200 | 400 | 403 | 404 | 409 | 410;
+
+const unknownLink = () =>
+  messagePage("Link not valid", "This sign-in link is not valid. Start again from the application.");
+
+function pageFor(c: Context<AppEnv>, html: string, status: Status): Response {
+  c.header("Cache-Control", "no-store");
+  return c.html(html, status);
+}
+
+/** The sign-in's client and redirect host, read back from the authorization request it returns to. */
+function detailsOf(registration: PendingRegistrationView): SignInApprovalDetails {
+  const query = new URL(registration.returnUrl ?? "about:blank").searchParams;
+  const redirectUri = query.get("redirect_uri");
+  return {
+    clientName: registration.agentDescription,
+    clientId: query.get("client_id") ?? "",
+    redirectHost: redirectUri !== null && URL.canParse(redirectUri) ? redirectHostOf(redirectUri) : "",
+    email: registration.email,
+    scopes: registration.scopes,
+  };
+}
+
+/** The page a link shows for a sign-in in its current state; `cancel` asks only "cancel it?" while pending. */
+function statePage(
+  registration: PendingRegistrationView,
+  approvalToken: string,
+  csrfToken: string,
+  now: Date,
+  cancel: boolean,
+): { html: string; status: Status } {
+  const signIn = detailsOf(registration);
+  switch (registration.status) {
+    case "pending":
+      if (registration.expired) {
+        return {
+          html: messagePage(
+            "Link expired",
+            "This sign-in expired 30 minutes after it started. Start again from the application.",
+          ),
+          status: 410,
+        };
+      }
+      return {
+        html: cancel
+          ? cancelSignInPage(signIn, approvalToken, csrfToken)
+          : signInApprovalPage(signIn, registration.linkExpiresAt, csrfToken, now),
+        status: 200,
+      };
+    case "approved":
+      return { html: signInAlreadyApprovedPage(signIn, csrfToken), status: 200 };
+    case "denied":
+    case "revoked":
+      return {
+        html: messagePage("Sign-in cancelled", "You cancelled this sign-in. Nobody gets access with it."),
+        status: 200,
+      };
+    default:
+      return {
+        html: messagePage(
+          "Sign-in complete",
+          "The application got its access with this sign-in. To end it, revoke the agent in Studio or with agents.revoke.",
+        ),
+        status: 410,
+      };
+  }
+}
+
+/**
+ * `GET|POST {auth_url}/oauth2/approve?token=apv_…[&answer=cancel]`: the page an OAuth sign-in's
+ * mail links to. It lives under `/oauth2/` so that the sign-in cookie reaches it: Approve in the
+ * browser that started the sign-in returns it to the consent page; Approve anywhere else shows a
+ * code that only the starting browser can use. GET changes nothing (mail scanners open links).
+ */
+export function signInApprovalRoutes(context: PlatformContext): Hono<AppEnv> {
+  const { database, clock, ids } = context;
+  const key = context.config.secretKey;
+  const app = new Hono<AppEnv>();
+
+  /** The OAuth sign-in a well-formed link names; any other registration is not this page's. */
+  async function signInOf(token: string): Promise<PendingRegistrationView | undefined> {
+    if (!approvalTokenPattern.test(token)) return undefined;
+    const registration = await viewRegistrationByApprovalToken(database.db, clock, token);
+    return registration?.type === "oauth-client" ? registration : undefined;
+  }
+
+  app.get("/oauth2/approve", async (c) => {
+    const token = c.req.query("token") ?? "";
+    const answer = c.req.query("answer");
+    if (answer !== undefined && answer !== "cancel") {
+      return pageFor(c, messagePage("Link not valid", 'The only answer a link can carry is "cancel".'), 400);
+    }
+    const registration = await signInOf(token);
+    if (registration === undefined) return pageFor(c, unknownLink(), 404);
+    const now = clock.now();
+    const csrf = issueApprovalCsrfToken(key, token, now);
+    const { html, status } = statePage(registration, token, csrf, now, answer === "cancel");
+    return pageFor(c, html, status);
+  });
+
+  app.post("/oauth2/approve", async (c) => {
+    const token = c.req.query("token") ?? "";
+    if (!approvalTokenPattern.test(token)) return pageFor(c, unknownLink(), 404);
+    const field = await readFormFields(c);
+    if (field === undefined) return pageFor(c, unreadableFormPage(), 400);
+    if (!approvalCsrfTokenIsValidUnder(acceptedSecretKeys(context.config), token, field("csrf"), clock.now())) {
+      return pageFor(
+        c,
+        messagePage("Please try again", "This form is out of date. Open the link from the mail again."),
+        403,
+      );
+    }
+    const decision = decisions.includes(field("decision")) ? (field("decision") as Decision) : undefined;
+    if (decision === undefined) {
+      return pageFor(c, messagePage("Choose an answer", "Use the buttons on the page."), 400);
+    }
+    if ((await signInOf(token)) === undefined) return pageFor(c, unknownLink(), 404);
+    const outcome = await decideRegistration(
+      database.db,
+      { clock, ids, secretKey: key },
+      token,
+      decision,
+      getCookie(c, signInCookieName),
+    );
+    if (outcome === undefined) return pageFor(c, unknownLink(), 404);
+    const now = clock.now();
+    const nextCsrf = issueApprovalCsrfToken(key, token, now);
+    if (outcome.kind === "signed-in" && outcome.registration.returnUrl !== null) {
+      c.header("Cache-Control", "no-store");
+      return c.redirect(outcome.registration.returnUrl, 303);
+    }
+    if (outcome.kind === "approved") {
+      const signIn = detailsOf(outcome.registration);
+      return pageFor(c, signInCodePage(signIn, outcome.code, outcome.codeExpiresAt, nextCsrf, now), 200);
+    }
+    const { html, status } = statePage(outcome.registration, token, nextCsrf, now, false);
+    return pageFor(c, html, outcome.kind === "refused" && status === 200 ? 409 : status);
+  });
+
+  return app;
+}
