@@ -127,9 +127,11 @@ curl -s -X POST ${endpoints.registerClient} -H 'content-type: application/json' 
    address, at most 5 KiB.
 2. Send the person's browser to
    \`${endpoints.authorize}?response_type=code&client_id=…&redirect_uri=…&code_challenge=…&code_challenge_method=S256&state=…&scope=…\`.
-   PKCE S256 is required. The person signs in with their email (they approve the link we mail,
-   in the same browser), then sees your client's name, redirect host and scopes and allows or
-   denies. You get \`code\` and your \`state\` back, or \`error\` (RFC 6749 §4.1.2.1).
+   PKCE S256 is required. The person signs in with their email: the mail names your client, its
+   redirect host, and the address and browser that asked. Approved in the browser that opened this
+   page, the link leads back to it; approved anywhere else (a phone), it shows a 6-digit code the
+   person types on this page. Then they see your client's name, redirect host and scopes and allow
+   or deny. You get \`code\` and your \`state\` back, or \`error\` (RFC 6749 §4.1.2.1).
 3. Exchange the code within 60 seconds, once:
 
 \`\`\`sh
