@@ -236,7 +236,12 @@ describe("parseConfig", () => {
 
 describe("parseConfig: the sandbox", () => {
   it("isolates with bubblewrap when it can and keeps egress to public addresses by default", () => {
-    expect(parseConfig({}, "/srv/weft").sandbox).toEqual({ mode: "auto", egress: "public", egressAllow: [] });
+    expect(parseConfig({}, "/srv/weft").sandbox).toEqual({
+      mode: "auto",
+      egress: "public",
+      egressAllow: [],
+      cgroups: "auto",
+    });
   });
 
   it("reads WEFT_SANDBOX, WEFT_SANDBOX_EGRESS and the CIDRs and host:port entries of WEFT_SANDBOX_EGRESS_ALLOW", () => {
@@ -244,6 +249,7 @@ describe("parseConfig: the sandbox", () => {
       WEFT_SANDBOX: "bwrap",
       WEFT_SANDBOX_EGRESS: "all",
       WEFT_SANDBOX_EGRESS_ALLOW: "10.0.0.0/8, 127.0.0.1/32,fd00::/8,Db.Internal:8080,[::1]:9000,127.0.0.1:5000",
+      WEFT_SANDBOX_CGROUPS: "on",
     });
     expect(config.sandbox).toEqual({
       mode: "bwrap",
@@ -256,6 +262,7 @@ describe("parseConfig: the sandbox", () => {
         { kind: "hostPort", host: "::1", port: 9000 },
         { kind: "hostPort", host: "127.0.0.1", port: 5000 },
       ],
+      cgroups: "on",
     });
     expect(parseConfig({ WEFT_SANDBOX: "process" }).sandbox.mode).toBe("process");
   });
@@ -276,6 +283,11 @@ describe("parseConfig: the sandbox", () => {
     [{ WEFT_SANDBOX_EGRESS_ALLOW: "db:99999" }, "WEFT_SANDBOX_EGRESS_ALLOW", /names "db:99999"/],
     [{ WEFT_SANDBOX_EGRESS_ALLOW: "[db]:80" }, "WEFT_SANDBOX_EGRESS_ALLOW", /names "\[db\]:80"/],
     [{ WEFT_SANDBOX_EGRESS_ALLOW: "10.0.0.1,,db:80" }, "WEFT_SANDBOX_EGRESS_ALLOW", /names "", which is neither/],
+    [
+      { WEFT_SANDBOX_CGROUPS: "yes" },
+      "WEFT_SANDBOX_CGROUPS",
+      /WEFT_SANDBOX_CGROUPS="yes" is not a mode: expected auto, on or off/,
+    ],
   ])("refuses %o", (env, variable, message) => {
     const error = configError(env);
     expect(error.variable).toBe(variable);

@@ -20,6 +20,7 @@ const config = (mode: SandboxConfig["mode"]): SandboxConfig => ({
   mode,
   egress: "public",
   egressAllow: [{ kind: "hostPort", host: "db.internal", port: 5432 }],
+  cgroups: "auto",
 });
 
 describe("resolveSandboxIsolation", () => {

@@ -11,6 +11,8 @@ const pathWithoutBwrap = dirname(process.execPath);
 const bwrapWorks =
   (await resolveSandboxIsolation({ mode: "auto", egress: "public", egressAllow: [] })).kind === "isolated";
 const dataDirs: string[] = [];
+/** What /healthz says of the cgroups depends on the machine: v1 or v2 where they can be had, else off. */
+const anyCgroups = expect.stringMatching(/^(v1|v2|off)$/);
 
 function dataDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "weft-sandbox-start-"));
@@ -58,20 +60,27 @@ describe("start-up: the sandbox in force", () => {
     expect(seen.stderr).toContain("apt-get install bubblewrap");
     expect(seen.stderr.split("\n").length).toBeGreaterThan(5);
     expect(seen.banner).toContain("sandbox: plain processes, NOT isolated");
-    expect(seen.health).toEqual({ status: "ok", sandbox: { mode: "process", egress: "all" } });
+    expect(seen.health).toEqual({ status: "ok", sandbox: { mode: "process", egress: "all", cgroups: anyCgroups } });
   });
 
   it("runs plain processes without a warning when WEFT_SANDBOX=process says so", async () => {
     const seen = await startAndInspect({ WEFT_SANDBOX: "process" });
     expect(seen.stderr).not.toContain("NOT isolated");
-    expect(seen.health).toEqual({ status: "ok", sandbox: { mode: "process", egress: "all" } });
+    expect(seen.health).toEqual({ status: "ok", sandbox: { mode: "process", egress: "all", cgroups: anyCgroups } });
   });
 
   it.skipIf(!bwrapWorks)("isolates with bubblewrap by default and says so in the banner and /healthz", async () => {
     const seen = await startAndInspect({});
     expect(seen.stderr).not.toContain("NOT isolated");
     expect(seen.banner).toContain("sandbox: bubblewrap, egress public");
-    expect(seen.health).toEqual({ status: "ok", sandbox: { mode: "bwrap", egress: "public" } });
+    expect(seen.health).toEqual({ status: "ok", sandbox: { mode: "bwrap", egress: "public", cgroups: anyCgroups } });
+  });
+
+  it("runs without cgroups when WEFT_SANDBOX_CGROUPS=off says so, without a warning, and reports it", async () => {
+    const seen = await startAndInspect({ WEFT_SANDBOX: "process", WEFT_SANDBOX_CGROUPS: "off" });
+    expect(seen.stderr).not.toContain("cgroups are not in force");
+    expect(seen.banner).toContain("sandbox: plain processes, NOT isolated, cgroups off");
+    expect(seen.health).toEqual({ status: "ok", sandbox: { mode: "process", egress: "all", cgroups: "off" } });
   });
 
   it("leaves the sandbox out of /healthz in a process without the worker role", async () => {

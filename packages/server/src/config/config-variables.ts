@@ -2,7 +2,7 @@ import { defaultAttemptTimeoutMs } from "../engine/attempt-timeout.ts";
 import { defaultCrashAttempts } from "../engine/crash-attempts.ts";
 import { defaultWorkspaceShare } from "../engine/workspace-share.ts";
 import { defaultRetentionPeriods } from "../retention/prune-history.ts";
-import { platformRoles, sandboxEgressModes, sandboxModes } from "./config.ts";
+import { platformRoles, sandboxCgroupModes, sandboxEgressModes, sandboxModes } from "./config.ts";
 import {
   addressList,
   choice,
@@ -102,6 +102,7 @@ export const configVariables = {
     unset: "none",
     example: "10.0.0.0/8,127.0.0.1,db.internal:8080,[::1]:9000",
   },
+  WEFT_SANDBOX_CGROUPS: { schema: choice(sandboxCgroupModes, "a mode"), default: "auto", example: "on" },
   WEFT_PLANS: {
     schema: planCatalogue,
     unset: "one plan, `unlimited`",

@@ -6,6 +6,7 @@ export type PlatformRole = (typeof platformRoles)[number];
 
 export const sandboxModes = ["auto", "bwrap", "process"] as const;
 export const sandboxEgressModes = ["public", "all"] as const;
+export const sandboxCgroupModes = ["auto", "on", "off"] as const;
 
 /**
  * The environment's settings, shaped as the code uses them: inferred from the variable table
@@ -27,6 +28,6 @@ export type DatabaseConfig = Config["database"];
 export type MailConfig = Config["mail"];
 export type AuthRateLimits = Config["authRateLimits"];
 export type WorkerConfig = Config["worker"];
-/** How workflow code is isolated (WEFT_SANDBOX, WEFT_SANDBOX_EGRESS, WEFT_SANDBOX_EGRESS_ALLOW). */
+/** How workflow code is isolated and bounded (WEFT_SANDBOX, WEFT_SANDBOX_EGRESS, WEFT_SANDBOX_EGRESS_ALLOW, WEFT_SANDBOX_CGROUPS). */
 export type SandboxConfig = Config["sandbox"];
 export type { EgressAllowEntry, TrustedIssuer } from "./variable-schemas.ts";

@@ -157,6 +157,8 @@ export function parseConfig(env: Environment, cwd: string = process.cwd()) {
       /** `public`: no network in the sandbox except HTTP(S) through the platform's proxy to public addresses. */
       egress: settings.WEFT_SANDBOX_EGRESS,
       egressAllow: settings.WEFT_SANDBOX_EGRESS_ALLOW ?? [],
+      /** `auto` bounds each sandbox's CPU, memory and tasks with cgroups where the machine allows, else warns. */
+      cgroups: settings.WEFT_SANDBOX_CGROUPS,
     },
     /** The plans workspaces may be on (quotas per month) and the one they start on. */
     billing: plansOf(settings),

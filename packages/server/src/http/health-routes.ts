@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import type { DatabaseHandle } from "../db/database.ts";
+import { cgroupsInForce } from "../engine/sandbox/sandbox-cgroups.ts";
 import type { SandboxIsolation } from "../engine/sandbox/sandbox-isolation.ts";
 import type { AppEnv } from "./app-env.ts";
 import { requestLogger } from "./request-context.ts";
@@ -24,10 +25,13 @@ function withTimeout<T>(promise: Promise<T>, milliseconds: number): Promise<T> {
 
 /**
  * `GET /healthz`: healthy only while the database answers, so a load balancer can route around us.
- * A process that runs workflows also says how their code is isolated.
+ * A process that runs workflows also says how their code is isolated and bounded.
  */
 export function healthRoutes(database: DatabaseHandle, sandbox: SandboxIsolation | undefined): Hono<AppEnv> {
-  const isolation = sandbox === undefined ? {} : { sandbox: { mode: sandbox.mode, egress: sandbox.egress } };
+  const isolation =
+    sandbox === undefined
+      ? {}
+      : { sandbox: { mode: sandbox.mode, egress: sandbox.egress, cgroups: cgroupsInForce(sandbox) } };
   return new Hono<AppEnv>().get("/healthz", async (c) => {
     try {
       await withTimeout(database.ping(), pingTimeoutMs);

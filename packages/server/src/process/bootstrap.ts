@@ -8,6 +8,7 @@ import { loadOrCreateSecretKey } from "../config/secret-key.ts";
 import { DataDirLockedError } from "../db/data-dir-lock.ts";
 import { openDatabase } from "../db/database.ts";
 import { createEgressPolicy } from "../engine/egress/address-policy.ts";
+import { cgroupsInForce } from "../engine/sandbox/sandbox-cgroups.ts";
 import { decideSandbox, SandboxUnavailableError } from "../engine/sandbox/sandbox-isolation.ts";
 import { startWorker } from "../engine/worker.ts";
 import { rotateIntegrationSecrets } from "../integrations/rotate-secret-key.ts";
@@ -130,7 +131,7 @@ async function runPlatform(config: Config): Promise<void> {
   const isolation =
     sandbox === undefined
       ? ""
-      : `; sandbox: ${sandbox.mode === "bwrap" ? `bubblewrap, egress ${sandbox.egress}` : "plain processes, NOT isolated"}`;
+      : `; sandbox: ${sandbox.mode === "bwrap" ? `bubblewrap, egress ${sandbox.egress}` : "plain processes, NOT isolated"}, cgroups ${cgroupsInForce(sandbox)}`;
   process.stdout.write(
     `Weft is running at ${config.baseUrl} (listening on ${platform.listenUrl}; roles: ${[...config.roles].join(", ")}; data: ${where}${isolation})\n`,
   );
@@ -192,6 +193,6 @@ async function runWorker(config: ParsedConfig): Promise<void> {
     "worker",
   );
   process.stdout.write(
-    `Weft worker ${worker.id} is running (concurrency ${config.worker.concurrency}; sandbox: ${sandbox.mode}, egress ${sandbox.egress})\n`,
+    `Weft worker ${worker.id} is running (concurrency ${config.worker.concurrency}; sandbox: ${sandbox.mode}, egress ${sandbox.egress}, cgroups ${cgroupsInForce(sandbox)})\n`,
   );
 }

@@ -6,6 +6,8 @@ import type { Logger } from "../../shared/logger.ts";
 import { systemTimers } from "../../shared/timers.ts";
 import { createEgressPolicy } from "../egress/address-policy.ts";
 import { type EgressProxy, type ResolveHost, resolveWithSystem, startEgressProxy } from "../egress/egress-proxy.ts";
+import type { SerializedError } from "./protocol.ts";
+import { openSandboxCgroups } from "./sandbox-cgroups.ts";
 import { hostLibraryDirs, type SandboxIsolation } from "./sandbox-isolation.ts";
 import { buildSandboxLaunch, sandboxRuntimeFiles, sandboxStdio } from "./sandbox-launch.ts";
 
@@ -13,6 +15,8 @@ import { buildSandboxLaunch, sandboxRuntimeFiles, sandboxStdio } from "./sandbox
 export interface SandboxHost {
   isolation: SandboxIsolation;
   spawn(bundlePath: string, memoryMb: number): ChildProcess;
+  /** Why a child that exited was ended by its cgroup (its memory limit), if it was. */
+  exitCause?(child: ChildProcess): SerializedError | undefined;
   close(): Promise<void>;
 }
 
@@ -41,6 +45,9 @@ export async function startSandboxHost(
   }
   const nodePath = realpathSync(process.execPath);
   const libraryDirs = hostLibraryDirs();
+  const cgroups =
+    isolation.cgroups === undefined ? undefined : openSandboxCgroups(isolation.cgroups, { logger: deps.logger });
+  const exitCauses = new WeakMap<ChildProcess, SerializedError>();
   return {
     isolation,
     spawn: (bundlePath, memoryMb) => {
@@ -54,10 +61,19 @@ export async function startSandboxHost(
         memoryMb,
         egressSocketPath: socketDir === undefined ? undefined : join(socketDir, "egress.sock"),
       });
-      const child = spawn(launch.command, launch.args, {
+      const group = cgroups?.create(memoryMb);
+      const placed = group === undefined ? launch : { ...launch, ...group.wrap(launch) };
+      const child = spawn(placed.command, placed.args, {
         env: launch.env,
         stdio: [...sandboxStdio],
       });
+      if (group !== undefined) {
+        // Registered before the pool's listener, which asks for the cause: the group is read before it goes.
+        child.once("exit", () => {
+          const cause = group.release();
+          if (cause !== undefined) exitCauses.set(child, cause);
+        });
+      }
       child.once("error", (error) => {
         deps.logger.error({ err: error, command: launch.command }, "a sandbox process could not be started");
         // A process that never started emits no "exit"; the pool learns of every end through it.
@@ -65,7 +81,9 @@ export async function startSandboxHost(
       });
       return child;
     },
+    exitCause: (child) => exitCauses.get(child),
     close: async () => {
+      await cgroups?.close();
       await proxy?.close();
       if (socketDir !== undefined) rmSync(socketDir, { recursive: true, force: true });
     },

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { accessSync, constants, existsSync, realpathSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import type { EgressAllowEntry, SandboxConfig } from "../../config/config.ts";
+import { resolveSandboxCgroups, type SandboxCgroups } from "./sandbox-cgroups.ts";
 import { buildSandboxLaunch, sandboxChannelFd, sandboxRuntimeFiles, sandboxStdio } from "./sandbox-launch.ts";
 
 /** The isolation in force for workflow code, decided once per process at start-up. */
@@ -12,6 +13,8 @@ export interface SandboxIsolation {
   egressAllow: EgressAllowEntry[];
   /** The bubblewrap binary; empty under `process`. */
   bwrapPath: string;
+  /** Where each sandbox's CPU, memory and tasks are bounded; `undefined` without cgroups. */
+  cgroups?: SandboxCgroups | undefined;
 }
 
 export type SandboxResolution =
@@ -128,7 +131,7 @@ function fallbackWarning(reason: string): string {
 
 /** Decides the isolation for WEFT_SANDBOX: probes bubblewrap once unless `process` is asked for. */
 export async function resolveSandboxIsolation(
-  config: SandboxConfig,
+  config: Omit<SandboxConfig, "cgroups">,
   options: SandboxProbeOptions = {},
 ): Promise<SandboxResolution> {
   const processIsolation: SandboxIsolation = {
@@ -158,14 +161,15 @@ export async function resolveSandboxIsolation(
   return { kind: "fallback", isolation: processIsolation, warning: fallbackWarning(`Reason: ${failure}.`) };
 }
 
-/** bubblewrap was required (WEFT_SANDBOX=bwrap) and does not work: the process must not start. */
+/** bubblewrap (WEFT_SANDBOX=bwrap) or cgroups (WEFT_SANDBOX_CGROUPS=on) were required and do not work: the process must not start. */
 export class SandboxUnavailableError extends Error {
   override readonly name = "SandboxUnavailableError";
 }
 
 /**
- * The isolation a process that runs workflows starts with. A fallback to unisolated processes is
- * announced through `warn` (stderr by default), where an operator cannot miss it.
+ * The isolation a process that runs workflows starts with. A fallback to unisolated processes, or
+ * to sandboxes without cgroups, is announced through `warn` (stderr by default), where an operator
+ * cannot miss it.
  */
 export async function decideSandbox(
   config: SandboxConfig,
@@ -173,6 +177,9 @@ export async function decideSandbox(
 ): Promise<SandboxIsolation> {
   const resolution = await resolveSandboxIsolation(config);
   if (resolution.kind === "refused") throw new SandboxUnavailableError(resolution.message);
+  const cgroups = resolveSandboxCgroups(config.cgroups);
+  if (cgroups.kind === "refused") throw new SandboxUnavailableError(cgroups.message);
   if (resolution.kind === "fallback") warn(resolution.warning);
-  return resolution.isolation;
+  if (cgroups.kind === "fallback") warn(cgroups.warning);
+  return cgroups.kind === "enabled" ? { ...resolution.isolation, cgroups: cgroups.cgroups } : resolution.isolation;
 }

@@ -185,6 +185,8 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
 
   function exitError(sandbox: Sandbox, code: number | null, signal: NodeJS.Signals | null): SerializedError {
     if (sandbox.killError !== undefined) return sandbox.killError;
+    const cause = options.host.exitCause?.(sandbox.child);
+    if (cause !== undefined) return cause;
     const outOfMemory = /heap out of memory|Allocation failed/i.test(sandbox.stderrTail);
     const ended = signal ?? signalOfExitCode(code);
     const how = ended === undefined ? `exit code ${code}` : `signal ${ended}`;
