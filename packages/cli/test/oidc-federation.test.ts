@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,7 +20,8 @@ let otherProjectId: string;
 
 beforeAll(async () => {
   idp = await startTestIdentityProvider();
-  weft = await startTestPlatform();
+  // The issuer serves on loopback: the operator's exemption lets the platform fetch its keys.
+  weft = await startTestPlatform({ env: { WEFT_SANDBOX_EGRESS_ALLOW: new URL(idp.issuer).host } });
   const owner = await createTestIdentity(weft, "ci-owner@example.com");
   const token = { token: owner.credential };
   projectId = ((await callRpc(weft.url, "projects.create", { name: "shop" }, token)).json as { id: string }).id;
@@ -49,7 +51,14 @@ afterAll(async () => {
 function ciToken(): Promise<string> {
   const now = Math.floor(weft.clock.now().getTime() / 1000);
   return idp.sign(
-    { iss: idp.issuer, aud: "weft", sub: "repo:acme/shop:ref:refs/heads/main", iat: now, exp: now + 300 },
+    {
+      iss: idp.issuer,
+      aud: "weft",
+      sub: "repo:acme/shop:ref:refs/heads/main",
+      jti: randomUUID(),
+      iat: now,
+      exp: now + 300,
+    },
     { typ: "JWT" },
   );
 }

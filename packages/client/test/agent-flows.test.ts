@@ -35,7 +35,14 @@ let found: Discovery;
 beforeAll(async () => {
   idp = await startTestIdentityProvider();
   smtp = await startSmtpSink();
-  weft = await startTestPlatform({ env: { WEFT_TRUSTED_ISSUERS: trustedIssuersEnv(idp), SMTP_URL: smtp.url } });
+  weft = await startTestPlatform({
+    env: {
+      WEFT_TRUSTED_ISSUERS: trustedIssuersEnv(idp),
+      SMTP_URL: smtp.url,
+      // The federation issuer serves on loopback: the operator's exemption lets the platform fetch its keys.
+      WEFT_SANDBOX_EGRESS_ALLOW: new URL(idp.issuer).host,
+    },
+  });
   found = await discover(weft.url);
 });
 
@@ -175,7 +182,14 @@ describe("a CI job with its identity provider's OIDC token", () => {
     });
     const now = Math.floor(weft.clock.now().getTime() / 1000);
     const oidcToken = await idp.sign(
-      { iss: idp.issuer, aud: "weft", sub: "repo:ci/app:ref:refs/heads/main", iat: now, exp: now + 300 },
+      {
+        iss: idp.issuer,
+        aud: "weft",
+        sub: "repo:ci/app:ref:refs/heads/main",
+        jti: randomUUID(),
+        iat: now,
+        exp: now + 300,
+      },
       { typ: "JWT" },
     );
     const exchanged = await exchangeToken(

@@ -107,8 +107,19 @@ export const issuerUrlSchema = z
     return url.protocol === "https:" || (url.protocol === "http:" && loopbackHosts.has(url.hostname));
   }, "Expected an https URL without query or fragment (http only on a loopback host).");
 
-/** An exact value, or a glob in which `*` stands for any run of characters. */
-export const claimPatternSchema = z.string().min(1, "A pattern needs at least 1 character.").max(500);
+/**
+ * An exact value, or a glob in which `*` stands for any run of characters. A pattern of wildcards
+ * alone would match every token of the issuer: on a shared issuer (GitHub Actions, GitLab CI),
+ * every repository's.
+ */
+export const claimPatternSchema = z
+  .string()
+  .min(1, "A pattern needs at least 1 character.")
+  .max(500)
+  .refine(
+    (pattern) => /[^*]/.test(pattern),
+    "A pattern of * alone matches every token of the issuer: give a literal part that pins the owner, like repo:acme/*.",
+  );
 
 export const federationPolicySchema = z.object({
   id: z.string(),

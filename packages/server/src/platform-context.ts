@@ -9,6 +9,7 @@ import type { MembershipChanges } from "./identity/access-changes.ts";
 import type { CredentialRevocations } from "./identity/credential-revocations.ts";
 import type { Mailer } from "./mail/mailer.ts";
 import type { Clock } from "./shared/clock.ts";
+import type { GuardedFetch } from "./shared/guarded-fetch.ts";
 import type { IdGenerator } from "./shared/ids.ts";
 import type { Logger } from "./shared/logger.ts";
 import type { Timers } from "./shared/timers.ts";
@@ -32,8 +33,10 @@ export interface PlatformContext {
   mailer: Mailer;
   /** The OTLP exporter, when OTEL_EXPORTER_OTLP_ENDPOINT is set. */
   spanExport: SpanExport | undefined;
-  /** How outbound fetches on a caller's behalf (OAuth client metadata documents) resolve host names. */
+  /** How outbound fetches resolve host names (the key sets of WEFT_TRUSTED_ISSUERS, and `outbound`'s). */
   resolveHost: ResolveHost;
+  /** Every request made on a tenant's behalf: federation issuers, client metadata documents, alert webhooks. */
+  outbound: GuardedFetch;
   /** The isolation of workflow code in force, when this process runs the worker role. */
   sandbox: SandboxIsolation | undefined;
   /** Whether a project may start another execution under its workspace's plan (cached counters). */

@@ -20,6 +20,7 @@ import { integrationKeyring } from "./integrations/secret-sealing.ts";
 import { createMailer } from "./mail/mailer.ts";
 import type { PlatformContext } from "./platform-context.ts";
 import { type Clock, systemClock } from "./shared/clock.ts";
+import { createGuardedFetch } from "./shared/guarded-fetch.ts";
 import { createIdGenerator } from "./shared/ids.ts";
 import { createLogger, type Logger } from "./shared/logger.ts";
 import { systemTimers, type Timers } from "./shared/timers.ts";
@@ -73,6 +74,9 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
   );
   if (planWarning !== undefined) logger.warn(planWarning);
   const mailer = createMailer(config, clock, logger);
+  const timers = options.timers ?? systemTimers;
+  const resolveHost = options.resolveHost ?? resolveWithSystem;
+  const outbound = createGuardedFetch({ policy: createEgressPolicy(config.sandbox.egressAllow), resolveHost, timers });
   const worker =
     sandbox === undefined
       ? undefined
@@ -83,11 +87,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
             logger,
             spanExport,
             resolveHost: options.resolveHost,
-            alerts: {
-              mailer,
-              egress: createEgressPolicy(config.sandbox.egressAllow),
-              pacing: defaultAlertPacing,
-            },
+            alerts: { mailer, outbound, pacing: defaultAlertPacing },
           },
           {
             ...config.worker,
@@ -104,13 +104,14 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     clock,
     ids: createIdGenerator(clock),
     logger,
-    timers: options.timers ?? systemTimers,
+    timers,
     credentialRevocations: createCredentialRevocations(),
     membershipChanges: createMembershipChanges(),
     activeDeploymentChanges: createActiveDeploymentChanges(),
     mailer,
     spanExport,
-    resolveHost: options.resolveHost ?? resolveWithSystem,
+    resolveHost,
+    outbound,
     sandbox,
     quotas: createQuotaGate({ db: database.db, clock, catalogue: config.billing }),
     firstAccountLinks: createFirstAccountLinks(clock),

@@ -92,7 +92,10 @@ async function expectRefused(response: Promise<{ status: number; body: Record<st
 beforeAll(async () => {
   idp = await startTestIdentityProvider();
   otherIdp = await startTestIdentityProvider();
-  weft = await startTestPlatform({ env: { WEFT_RATE_LIMIT_REGISTER: "10000" } });
+  // The issuer serves on loopback: the operator's exemption lets the platform fetch its keys.
+  weft = await startTestPlatform({
+    env: { WEFT_RATE_LIMIT_REGISTER: "10000", WEFT_SANDBOX_EGRESS_ALLOW: new URL(idp.issuer).host },
+  });
   owner = await createTestIdentity(weft, "owner@example.com");
   member = await createTestIdentity(weft, "member@example.com");
   const stranger = await createTestIdentity(weft, "stranger@example.com");

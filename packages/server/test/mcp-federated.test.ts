@@ -28,7 +28,8 @@ async function createProject(token: string, name: string, workspaceId: string): 
 
 beforeAll(async () => {
   idp = await startTestIdentityProvider();
-  weft = await startTestPlatform();
+  // The issuer serves on loopback: the operator's exemption lets the platform fetch its keys.
+  weft = await startTestPlatform({ env: { WEFT_SANDBOX_EGRESS_ALLOW: new URL(idp.issuer).host } });
   const owner = await createTestIdentity(weft, "owner@example.com");
   const teamId = await createTeamWorkspace(weft, owner, "CI Inc");
   projectId = await createProject(owner.credential, "app", teamId);

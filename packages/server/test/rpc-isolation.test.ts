@@ -80,7 +80,8 @@ let projectScoped: string;
 
 beforeAll(async () => {
   idp = await startTestIdentityProvider();
-  weft = await startTestPlatform();
+  // The issuer serves on loopback: the operator's exemption lets the platform fetch its keys.
+  weft = await startTestPlatform({ env: { WEFT_SANDBOX_EGRESS_ALLOW: new URL(idp.issuer).host } });
   intruder = await createTestIdentity(weft, "mallory@example.com");
   fixture = await createContractFixture(weft);
   const token = { token: fixture.owner.credential };
@@ -104,7 +105,14 @@ beforeAll(async () => {
   const exchanged = await postTokenRequest(weft.url, {
     audience: ciProjectId,
     subjectToken: await idp.sign(
-      { iss: idp.issuer, aud: "weft", sub: "repo:team/ci:ref:refs/heads/main", iat: now, exp: now + 3600 },
+      {
+        iss: idp.issuer,
+        aud: "weft",
+        sub: "repo:team/ci:ref:refs/heads/main",
+        jti: randomUUID(),
+        iat: now,
+        exp: now + 3600,
+      },
       { typ: "JWT" },
     ),
   });

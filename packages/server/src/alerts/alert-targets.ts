@@ -1,26 +1,21 @@
-import { isIP } from "node:net";
 import { alertLabel, type Manifest } from "@weft/contract";
-import { type EgressPolicy, nonPublicRangeOf } from "../engine/egress/address-policy.ts";
-
-/** The port a webhook URL is posted to. */
-export function portOf(url: URL): number {
-  if (url.port !== "") return Number(url.port);
-  return url.protocol === "https:" ? 443 : 80;
-}
+import { nonPublicRangeOf } from "../engine/egress/address-policy.ts";
+import type { GuardedFetch } from "../shared/guarded-fetch.ts";
 
 /**
  * Webhook alerts whose URL names an IP address the platform may not reach (private, loopback,
  * metadata…), refused at deploy. A host name is checked when each notice is sent, against every
  * address it resolves to then.
  */
-export function alertTargetIssues(manifest: Manifest, policy: EgressPolicy): { path: string; message: string }[] {
+export function alertTargetIssues(
+  manifest: Manifest,
+  outbound: Pick<GuardedFetch, "addressRefusal">,
+): { path: string; message: string }[] {
   return manifest.alerts.flatMap((alert, index) => {
     if (!("webhook" in alert)) return [];
     const url = new URL(alert.webhook);
+    if (outbound.addressRefusal(url) === undefined) return [];
     const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
-    if (isIP(host) === 0) return [];
-    const verdict = policy.check({ host, port: portOf(url), address: host });
-    if (verdict.allowed) return [];
     return [
       {
         path: `alerts.${index}.webhook`,

@@ -1,13 +1,8 @@
-import { request as httpRequest } from "node:http";
-import { request as httpsRequest } from "node:https";
-import type { EgressPolicy } from "../engine/egress/address-policy.ts";
-import { checkedLookup, EgressRefusedError, literalAddressRefusal } from "../engine/egress/checked-lookup.ts";
-import type { ResolveHost } from "../engine/egress/egress-proxy.ts";
-import { portOf } from "./alert-targets.ts";
+import { type GuardedFetch, OutboundError } from "../shared/guarded-fetch.ts";
 import { noticeSignature } from "./notice-signature.ts";
 
 /** How long a receiver has to answer; a slow one is tried again later rather than holding the dispatcher. */
-const postTimeoutMs = 10_000;
+const postDeadlineMs = 10_000;
 
 export type PostOutcome = { ok: true } | { ok: false; error: string; permanent: boolean };
 
@@ -20,45 +15,28 @@ export interface NoticePost {
 }
 
 /**
- * POSTs a notice, signed, to a webhook URL: only to addresses the egress policy allows (checked on
- * the very address connected to), no redirects followed. A 2xx answer delivers it; an address the
- * policy refuses is a permanent failure, anything else may succeed on a later try.
+ * POSTs a notice, signed, to a webhook URL through `outbound` (the address policy, checked on the
+ * very address connected to; no redirects; only the status is read). A 2xx answer delivers it; an
+ * address the policy refuses is a permanent failure, anything else may succeed on a later try.
  */
-export function postNotice(
-  post: NoticePost,
-  deps: { resolveHost: ResolveHost; policy: EgressPolicy },
-): Promise<PostOutcome> {
-  const url = new URL(post.url);
-  const port = portOf(url);
-  const refusal = literalAddressRefusal(url, deps.policy, port);
-  if (refusal !== undefined) return Promise.resolve({ ok: false, error: refusal, permanent: true });
-  const send = url.protocol === "https:" ? httpsRequest : httpRequest;
-  return new Promise((resolve) => {
-    const request = send(
-      url,
-      {
-        method: "POST",
-        lookup: checkedLookup(deps.resolveHost, deps.policy, port),
-        timeout: postTimeoutMs,
-        headers: {
-          "content-type": "application/json",
-          "user-agent": "Weft-Alerts/1",
-          "x-weft-delivery": post.deliveryId,
-          "x-weft-signature": noticeSignature(post.secret, Math.floor(post.now.getTime() / 1000), post.body),
-        },
+export async function postNotice(post: NoticePost, outbound: GuardedFetch): Promise<PostOutcome> {
+  try {
+    const response = await outbound.request(new URL(post.url), {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "user-agent": "Weft-Alerts/1",
+        "x-weft-delivery": post.deliveryId,
+        "x-weft-signature": noticeSignature(post.secret, Math.floor(post.now.getTime() / 1000), post.body),
       },
-      (response) => {
-        response.resume();
-        const status = response.statusCode ?? 0;
-        resolve(
-          status >= 200 && status < 300 ? { ok: true } : { ok: false, error: `answered ${status}`, permanent: false },
-        );
-      },
-    );
-    request.on("timeout", () => request.destroy(new Error(`no answer within ${postTimeoutMs / 1000} s`)));
-    request.on("error", (error) =>
-      resolve({ ok: false, error: error.message, permanent: error instanceof EgressRefusedError }),
-    );
-    request.end(post.body);
-  });
+      body: post.body,
+      maxBodyBytes: 0,
+      deadlineMs: postDeadlineMs,
+    });
+    const { status } = response;
+    return status >= 200 && status < 300 ? { ok: true } : { ok: false, error: `answered ${status}`, permanent: false };
+  } catch (error) {
+    if (error instanceof OutboundError) return { ok: false, error: error.message, permanent: error.refused };
+    throw error;
+  }
 }

@@ -1,11 +1,10 @@
 import { and, asc, eq, lte } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
 import { alertDeliveries } from "../db/schema/index.ts";
-import type { EgressPolicy } from "../engine/egress/address-policy.ts";
-import type { ResolveHost } from "../engine/egress/egress-proxy.ts";
 import type { SecretKeyring } from "../integrations/secret-sealing.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import type { Clock } from "../shared/clock.ts";
+import type { GuardedFetch } from "../shared/guarded-fetch.ts";
 import type { Logger } from "../shared/logger.ts";
 import { type AlertPacing, retryAt } from "./alert-policy.ts";
 import { noticeMail } from "./notice-mail.ts";
@@ -21,8 +20,8 @@ export interface DeliveryDependencies {
   logger: Logger;
   mailer: Mailer;
   keyring: SecretKeyring;
-  egress: EgressPolicy;
-  resolveHost: ResolveHost;
+  /** How webhooks are posted to: the address policy of requests made on a tenant's behalf. */
+  outbound: GuardedFetch;
   pacing: AlertPacing;
 }
 
@@ -132,6 +131,6 @@ async function attempt(deps: DeliveryDependencies, delivery: Delivery): Promise<
       deliveryId: delivery.id,
       now: deps.clock.now(),
     },
-    { resolveHost: deps.resolveHost, policy: deps.egress },
+    deps.outbound,
   );
 }

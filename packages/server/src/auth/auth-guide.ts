@@ -92,9 +92,10 @@ Each logout token works once.
 ## 5. CI and applications: a project-scoped credential from an OIDC token
 
 A workspace owner or admin trusts an identity provider for one project with
-\`access.createFederationPolicy\` (issuer, audience, and a subject or claims to match). A job that
-holds a token of that provider then exchanges it (RFC 8693) for a short-lived credential that
-reaches that project only:
+\`access.createFederationPolicy\` (issuer, audience, and a subject or claims to match, which must
+pin the owner: on GitHub Actions \`repository_owner\`, on GitLab CI \`namespace_path\`). A job that
+holds a token of that provider (with a \`jti\`, expiring within 24 hours) then exchanges it (RFC 8693)
+for a short-lived credential that reaches that project only:
 
 \`\`\`sh
 curl -s -X POST ${endpoints.token} \\

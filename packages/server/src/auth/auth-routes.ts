@@ -1,16 +1,16 @@
 import { type Handler, Hono } from "hono";
 import { invitationRoutes } from "../access/invitation-routes.ts";
-import { createEgressPolicy } from "../engine/egress/address-policy.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { createClientIpResolver } from "../http/client-ip.ts";
 import type { PlatformContext } from "../platform-context.ts";
 import { limitPerClientIp } from "../rate-limit/rate-limit-middleware.ts";
 import { createRateLimiter } from "../rate-limit/rate-limiter.ts";
+import { createGuardedFetch, operatorNamedDestinations } from "../shared/guarded-fetch.ts";
 import { approvalRoutes } from "./approval-routes.ts";
 import { authGuide } from "./auth-guide.ts";
 import { authErrorResponse, serverError } from "./auth-http.ts";
 import { authorizationServerMetadata } from "./discovery.ts";
-import { createJwksCache } from "./jwks-cache.ts";
+import { createJwksCache, issuerDocumentFetcher } from "./jwks-cache.ts";
 import { authorizationCodeGrant } from "./oauth2/authorization-code-grant.ts";
 import { authorizeRoutes } from "./oauth2/authorize-routes.ts";
 import { createClientMetadataDocuments } from "./oauth2/client-metadata-documents.ts";
@@ -60,13 +60,22 @@ export function authRoutes(context: PlatformContext): Hono<AppEnv> {
     c.header("Content-Type", "text/markdown; charset=utf-8");
     return c.body(authGuide(config));
   });
-  const jwks = createJwksCache(context.clock);
-  // Fetching a document a caller names is held to the sandbox's egress rule: public addresses
-  // only, unless the operator exempts one (WEFT_SANDBOX_EGRESS_ALLOW).
-  const egress = createEgressPolicy(config.sandbox.egressAllow);
+  // The key sets of WEFT_TRUSTED_ISSUERS are the operator's choice, on any address; federation
+  // issuers and client metadata documents are a caller's, held to `outbound`'s address policy.
+  const operatorOutbound = createGuardedFetch({
+    policy: operatorNamedDestinations,
+    resolveHost: context.resolveHost,
+    timers: context.timers,
+  });
+  const jwks = createJwksCache(context.clock, issuerDocumentFetcher(operatorOutbound, context.logger));
+  const federationDocuments = issuerDocumentFetcher(context.outbound, context.logger);
+  const federation = {
+    jwks: createJwksCache(context.clock, federationDocuments),
+    discovery: createOidcDiscovery(context.clock, federationDocuments),
+  };
   const documents = createClientMetadataDocuments({
     clock: context.clock,
-    fetchDocument: (url) => fetchPublicDocument(url, { resolveHost: context.resolveHost, policy: egress }),
+    fetchDocument: (url) => fetchPublicDocument(url, context.outbound),
   });
   // Each limit runs before the endpoint reads its body.
   app.post("/agent/auth", limit("register"), registerRoute(context, jwks));
@@ -77,7 +86,7 @@ export function authRoutes(context: PlatformContext): Hono<AppEnv> {
   const grants = new Map([
     ["authorization_code", authorizationCodeGrant(context, documents)],
     ["refresh_token", refreshTokenGrant(context, documents)],
-    [tokenExchangeGrantType, tokenExchangeGrant(context, { jwks, discovery: createOidcDiscovery(context.clock) })],
+    [tokenExchangeGrantType, tokenExchangeGrant(context, federation)],
   ]);
   app.post("/oauth2/token", limit("token"), tokenRoute(grants));
   app.post("/oauth2/register", limit("oauth-register"), registerClientRoute(context));

@@ -1,5 +1,7 @@
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWSHeaderParameters, type LocalJWKSet } from "jose";
 import type { Clock } from "../shared/clock.ts";
+import { type GuardedFetch, OutboundError, type OutboundResponse } from "../shared/guarded-fetch.ts";
+import type { Logger } from "../shared/logger.ts";
 
 /** Cache lifetimes honour the issuer's `Cache-Control: max-age`, kept within these bounds. */
 const minCacheMs = 10 * 60 * 1000;
@@ -7,8 +9,8 @@ const maxCacheMs = 24 * 60 * 60 * 1000;
 const defaultCacheMs = 60 * 60 * 1000;
 /** An unknown `kid` triggers at most one refetch per issuer in this interval, so forged kids cannot flood the issuer. */
 export const jwksRefetchCooldownMs = 30 * 1000;
-const fetchTimeoutMs = 5000;
-const maxJwksBytes = 256 * 1024;
+const fetchDeadlineMs = 5000;
+const maxDocumentBytes = 256 * 1024;
 
 export class JwksUnavailableError extends Error {
   override readonly name = "JwksUnavailableError";
@@ -31,44 +33,75 @@ export function cacheLifetimeMs(cacheControl: string | null): number {
   return Math.min(maxCacheMs, Math.max(minCacheMs, requested));
 }
 
-/**
- * A JSON document an issuer publishes (its JWKS, its OpenID configuration): fetched with a timeout,
- * no redirects and a size bound, with how long it may be cached.
- */
-export async function fetchIssuerDocument(url: string, what: string): Promise<{ body: unknown; lifetimeMs: number }> {
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      signal: AbortSignal.timeout(fetchTimeoutMs),
-      headers: { accept: "application/json" },
-      redirect: "error",
-    });
-  } catch (error) {
-    throw new JwksUnavailableError(`the issuer's ${what} could not be fetched: ${(error as Error).message}`);
-  }
-  if (!response.ok) throw new JwksUnavailableError(`the issuer's ${what} answered ${response.status}`);
-  const text = await response.text();
-  if (text.length > maxJwksBytes) throw new JwksUnavailableError(`the issuer's ${what} is too large`);
-  try {
-    return { body: JSON.parse(text), lifetimeMs: cacheLifetimeMs(response.headers.get("cache-control")) };
-  } catch {
-    throw new JwksUnavailableError(`the issuer's ${what} is not JSON`);
-  }
+/** A JSON document an issuer publishes (its JWKS, its OpenID configuration), and what of it is used. */
+export interface IssuerDocument<T> {
+  what: string;
+  /** What a usable document is, for the refusal. */
+  shape: string;
+  /** The part used, or undefined when the document is not usable. */
+  read(body: unknown): T | undefined;
 }
 
-async function fetchKeySet(jwksUri: string): Promise<{ keys: JSONWebKeySet; lifetimeMs: number }> {
-  const { body, lifetimeMs } = await fetchIssuerDocument(jwksUri, "JWKS");
-  if (typeof body !== "object" || body === null || !Array.isArray((body as { keys?: unknown }).keys)) {
-    throw new JwksUnavailableError("the issuer's JWKS has no keys array");
-  }
-  return { keys: body as JSONWebKeySet, lifetimeMs };
+/** Fetches and reads an issuer's document, with how long it may be cached; throws `JwksUnavailableError`. */
+export type FetchIssuerDocument = <T>(
+  url: string,
+  document: IssuerDocument<T>,
+) => Promise<{ value: T; lifetimeMs: number }>;
+
+/**
+ * Fetches issuers' documents through `outbound`. A refused address is named; every other failure
+ * reads the same, whatever answered (or did not) at the address, since the issuer and its
+ * `jwks_uri` are a tenant's to choose and a refusal that told them apart would tell which ports
+ * are open behind the platform. The log keeps what happened.
+ */
+export function issuerDocumentFetcher(outbound: GuardedFetch, logger: Logger): FetchIssuerDocument {
+  return async (url, document) => {
+    const unusable = (detail: string) => {
+      logger.info({ url, detail }, `the issuer's ${document.what} could not be used`);
+      return new JwksUnavailableError(
+        `the issuer's ${document.what} could not be used: ${url} must answer 200 with ${document.shape}, at most ${maxDocumentBytes / 1024} KiB within ${fetchDeadlineMs / 1000} s`,
+      );
+    };
+    let response: OutboundResponse;
+    try {
+      response = await outbound.request(new URL(url), {
+        headers: { accept: "application/json" },
+        maxBodyBytes: maxDocumentBytes,
+        deadlineMs: fetchDeadlineMs,
+      });
+    } catch (error) {
+      if (error instanceof OutboundError && error.refused) {
+        throw new JwksUnavailableError(`the issuer's ${document.what} is out of reach: ${error.message}`);
+      }
+      throw unusable(error instanceof Error ? error.message : String(error));
+    }
+    if (response.status !== 200) throw unusable(`answered ${response.status}`);
+    let body: unknown;
+    try {
+      body = JSON.parse(response.body.toString("utf8"));
+    } catch {
+      throw unusable("not JSON");
+    }
+    const value = document.read(body);
+    if (value === undefined) throw unusable(`not ${document.shape}`);
+    return { value, lifetimeMs: cacheLifetimeMs(response.headers["cache-control"] ?? null) };
+  };
 }
+
+const keySetDocument: IssuerDocument<JSONWebKeySet> = {
+  what: "JWKS",
+  shape: "a JSON key set ({ keys: [...] })",
+  read: (body) =>
+    typeof body === "object" && body !== null && Array.isArray((body as { keys?: unknown }).keys)
+      ? (body as JSONWebKeySet)
+      : undefined,
+};
 
 /**
  * Per-process cache of issuers' key sets. Only URIs of trusted issuers ever reach it. Concurrent
  * misses share one fetch; an unknown `kid` refetches once (key rotation), at most once per cooldown.
  */
-export function createJwksCache(clock: Clock): JwksCache {
+export function createJwksCache(clock: Clock, fetchDocument: FetchIssuerDocument): JwksCache {
   const cache = new Map<string, CachedKeySet>();
   const inFlight = new Map<string, Promise<CachedKeySet>>();
 
@@ -77,7 +110,7 @@ export function createJwksCache(clock: Clock): JwksCache {
     if (pending !== undefined) return pending;
     const started = (async () => {
       try {
-        const { keys, lifetimeMs } = await fetchKeySet(jwksUri);
+        const { value: keys, lifetimeMs } = await fetchDocument(jwksUri, keySetDocument);
         const now = clock.now().getTime();
         const entry = { resolve: createLocalJWKSet(keys), fetchedAt: now, expiresAt: now + lifetimeMs };
         cache.set(jwksUri, entry);

@@ -1,6 +1,6 @@
 import { issuerUrlSchema } from "@weft/contract";
 import type { Clock } from "../shared/clock.ts";
-import { fetchIssuerDocument, JwksUnavailableError } from "./jwks-cache.ts";
+import type { FetchIssuerDocument, IssuerDocument } from "./jwks-cache.ts";
 
 export interface OidcDiscovery {
   /** The `jwks_uri` of an issuer's OpenID configuration. Throws `JwksUnavailableError` when it has none. */
@@ -13,28 +13,49 @@ export function openIdConfigurationUrl(issuer: string): string {
 }
 
 /**
- * Per-process cache of issuers' `jwks_uri`, kept as long as the issuer's `Cache-Control` allows
- * within the JWKS cache's bounds. Only issuers that some federation policy names reach it. The
- * configuration must name the issuer itself (§4.3) and a key set address of the same kind as an
- * issuer's: https, or http on a loopback host.
+ * An issuer's OpenID configuration, used for its `jwks_uri`: it must name the issuer itself (§4.3)
+ * and a key set address of the same kind as an issuer's (https, or http on a loopback host).
  */
-export function createOidcDiscovery(clock: Clock): OidcDiscovery {
-  const cache = new Map<string, { jwksUri: string; expiresAt: number }>();
+function configurationOf(issuer: string): IssuerDocument<string> {
   return {
-    jwksUriOf: async (issuer) => {
-      const cached = cache.get(issuer);
-      if (cached !== undefined && cached.expiresAt > clock.now().getTime()) return cached.jwksUri;
-      const { body, lifetimeMs } = await fetchIssuerDocument(openIdConfigurationUrl(issuer), "OpenID configuration");
+    what: "OpenID configuration",
+    shape: `JSON whose issuer is ${issuer} and whose jwks_uri is an https URL`,
+    read: (body) => {
       const document = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
-      if (document.issuer !== issuer) {
-        throw new JwksUnavailableError("the issuer's OpenID configuration names another issuer");
-      }
       const jwksUri = document.jwks_uri;
-      if (typeof jwksUri !== "string" || !issuerUrlSchema.safeParse(jwksUri).success) {
-        throw new JwksUnavailableError("the issuer's OpenID configuration has no usable jwks_uri");
-      }
+      if (document.issuer !== issuer || typeof jwksUri !== "string") return undefined;
+      return issuerUrlSchema.safeParse(jwksUri).success ? jwksUri : undefined;
+    },
+  };
+}
+
+/**
+ * Per-process cache of issuers' `jwks_uri`, kept as long as the issuer's `Cache-Control` allows
+ * within the JWKS cache's bounds. Only issuers that some federation policy names reach it.
+ * Concurrent misses share one fetch.
+ */
+export function createOidcDiscovery(clock: Clock, fetchDocument: FetchIssuerDocument): OidcDiscovery {
+  const cache = new Map<string, { jwksUri: string; expiresAt: number }>();
+  const inFlight = new Map<string, Promise<string>>();
+  const discover = async (issuer: string): Promise<string> => {
+    try {
+      const { value: jwksUri, lifetimeMs } = await fetchDocument(
+        openIdConfigurationUrl(issuer),
+        configurationOf(issuer),
+      );
       cache.set(issuer, { jwksUri, expiresAt: clock.now().getTime() + lifetimeMs });
       return jwksUri;
+    } finally {
+      inFlight.delete(issuer);
+    }
+  };
+  return {
+    jwksUriOf: (issuer) => {
+      const cached = cache.get(issuer);
+      if (cached !== undefined && cached.expiresAt > clock.now().getTime()) return Promise.resolve(cached.jwksUri);
+      const pending = inFlight.get(issuer) ?? discover(issuer);
+      inFlight.set(issuer, pending);
+      return pending;
     },
   };
 }

@@ -46,7 +46,9 @@ export function typMatches(typ: unknown, expected: string): boolean {
 export function describeVerificationFailure(error: unknown): string {
   if (error instanceof JwksUnavailableError) return `The issuer's keys are unavailable: ${error.message}.`;
   if (error instanceof errors.JWTExpired) return "The JWT has expired.";
-  if (error instanceof errors.JWTClaimValidationFailed) return `The JWT ${error.claim} claim is not valid.`;
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    return `The JWT ${error.claim} claim is ${error.reason === "missing" ? "missing" : "not valid"}.`;
+  }
   if (error instanceof errors.JOSEError) return "The JWT signature does not verify with the issuer's keys.";
   throw error;
 }

@@ -7,11 +7,11 @@ import { recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
 import { transactionWithResult } from "../db/result-transaction.ts";
 import { deployments } from "../db/schema/index.ts";
-import type { EgressPolicy } from "../engine/egress/address-policy.ts";
 import { checkDeclaredIntegrations } from "../integrations/declared-integrations.ts";
 import type { SecretKeyring } from "../integrations/secret-sealing.ts";
 import { jsonSchemaProblem, validateJsonSchema } from "../schemas/validate-json-schema.ts";
 import type { Clock } from "../shared/clock.ts";
+import type { GuardedFetch } from "../shared/guarded-fetch.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import { formatJsonPath } from "../shared/storable-json.ts";
@@ -39,10 +39,13 @@ function issuePath(path: PropertyKey[]): string {
 }
 
 /**
- * Validates an uploaded manifest strictly: every problem becomes one issue. With `egress`, a
+ * Validates an uploaded manifest strictly: every problem becomes one issue. With `outbound`, a
  * webhook alert aimed at an address the platform may not reach (a literal private IP) is refused too.
  */
-export function parseManifest(manifest: unknown, egress?: EgressPolicy): ServiceResult<Manifest> {
+export function parseManifest(
+  manifest: unknown,
+  outbound?: Pick<GuardedFetch, "addressRefusal">,
+): ServiceResult<Manifest> {
   const manifestBytes = Buffer.byteLength(JSON.stringify(manifest) ?? "", "utf8");
   if (manifestBytes > deploymentLimits.manifestBytes) {
     return fail.invalid(
@@ -70,7 +73,7 @@ export function parseManifest(manifest: unknown, egress?: EgressPolicy): Service
     checkSchema(["forms", index, "schema"], form.schema);
   });
   if (issues.length === 0) issues.push(...scheduleInputIssues(parsed.data));
-  if (egress !== undefined) issues.push(...alertTargetIssues(parsed.data, egress));
+  if (outbound !== undefined) issues.push(...alertTargetIssues(parsed.data, outbound));
   if (issues.length > 0) return fail.invalid("the manifest is invalid", issues);
   return ok(parsed.data);
 }
@@ -109,7 +112,7 @@ export interface CreatedDeployment extends DeploymentSummary {
 /**
  * Stores a new immutable deployment with the next number of its project and makes it the active
  * one. Secrets in the manifest are stored as digests only. Webhook alerts need `keyring`, which
- * seals their signing secrets, and are checked against `alertEgress` when given.
+ * seals their signing secrets, and are checked against `outbound`'s address policy when given.
  */
 export async function createDeployment(
   db: Database,
@@ -117,11 +120,11 @@ export async function createDeployment(
     clock: Clock;
     ids: IdGenerator;
     keyring?: SecretKeyring | undefined;
-    alertEgress?: EgressPolicy | undefined;
+    outbound?: Pick<GuardedFetch, "addressRefusal"> | undefined;
   } & AnnouncesActiveDeploymentChanges,
   request: CreateDeploymentRequest,
 ): Promise<ServiceResult<CreatedDeployment>> {
-  const parsed = parseManifest(request.manifest, deps.alertEgress);
+  const parsed = parseManifest(request.manifest, deps.outbound);
   if (!parsed.ok) return parsed;
   const badBundle = bundleFailure(request.bundle);
   if (badBundle !== undefined) return badBundle;

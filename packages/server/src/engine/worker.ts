@@ -23,6 +23,7 @@ import {
 import { fireDueSchedules } from "../schedules/fire-due-schedules.ts";
 import type { Clock } from "../shared/clock.ts";
 import { createExpiringMap } from "../shared/expiring-map.ts";
+import type { GuardedFetch } from "../shared/guarded-fetch.ts";
 import { createIdGenerator } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
 import { ok } from "../shared/service-result.ts";
@@ -42,8 +43,7 @@ import { announcedWorkspaces, createClaimableWorkspaces } from "./claimable-work
 import { defaultCrashAttempts, workerCrashError } from "./crash-attempts.ts";
 import { createDeltaRoller } from "./delta-roller.ts";
 import { createDueWakeups } from "./due-wakeups.ts";
-import type { EgressPolicy } from "./egress/address-policy.ts";
-import { type ResolveHost, resolveWithSystem } from "./egress/egress-proxy.ts";
+import type { ResolveHost } from "./egress/egress-proxy.ts";
 import { createEmbeddedMaintenance, defaultVacuumEveryClaims } from "./embedded-maintenance.ts";
 import {
   type ClaimedExecution,
@@ -124,7 +124,7 @@ export interface WorkerDependencies {
    * What failure notices go out with (the worker's `keyring` opens webhook secrets); without it,
    * this worker sends none and leaves recorded failures to the workers that do.
    */
-  alerts?: { mailer: Mailer; egress: EgressPolicy; pacing: AlertPacing } | undefined;
+  alerts?: { mailer: Mailer; outbound: GuardedFetch; pacing: AlertPacing } | undefined;
 }
 
 export interface Worker {
@@ -550,7 +550,6 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
         clock,
         logger,
         keyring,
-        resolveHost: deps.resolveHost ?? resolveWithSystem,
         ...alertDeps,
       });
     },

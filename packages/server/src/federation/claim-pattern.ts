@@ -19,6 +19,14 @@ export function matchesClaimPattern(pattern: string, value: string): boolean {
   return true;
 }
 
+/**
+ * Whether a pattern has a literal part: wildcards alone match every token of the issuer, on a
+ * shared issuer (GitHub Actions, GitLab CI) every repository's.
+ */
+export function hasLiteralPart(pattern: string): boolean {
+  return /[^*]/.test(pattern);
+}
+
 /** A claim's value as a pattern compares it: strings as they are, numbers and booleans as JSON. */
 export function claimText(value: unknown): string | undefined {
   if (typeof value === "string") return value;

@@ -48,7 +48,7 @@ export async function issueFederatedCredential(
     if (policy === undefined) {
       return refuse("invalid_request", "The federation policy this token matched is gone, or its creator has left.");
     }
-    if (token.jti !== undefined && !(await recordAssertionId(tx, deps.clock, { ...token, jti: token.jti }))) {
+    if (!(await recordAssertionId(tx, deps.clock, token))) {
       return refuse("invalid_request", "This subject_token has already been used; mint a new one.");
     }
     const now = deps.clock.now().getTime();

@@ -11,12 +11,18 @@ import type { Clock } from "../shared/clock.ts";
 import { claimText, matchesClaimPattern } from "./claim-pattern.ts";
 import { type FederationPolicyRecord, toFederationPolicyRecord } from "./federation-policy-record.ts";
 
+/**
+ * The furthest a subject token's `exp` may be: its `jti` is kept until then, so that it is used
+ * once, and a token that lived for years would be a stored key after all.
+ */
+export const maxSubjectTokenLifetimeSeconds = 24 * 60 * 60;
+
 /** A subject token that verified and matched a policy granting the scopes asked for. */
 export interface MatchedSubjectToken {
   policy: FederationPolicyRecord;
   issuer: string;
   subject: string;
-  jti: string | undefined;
+  jti: string;
   expiresAt: Date;
   scopes: Scope[];
 }
@@ -59,10 +65,10 @@ function requestedScopes(scope: string | undefined): AuthResult<Scope[] | undefi
 /**
  * Verifies an identity provider's JWT for a project: an asymmetric signature with the issuer's keys
  * (OIDC discovery, then its JWKS), `iss` exactly a policy's issuer, `exp`/`nbf`/`iat` within the
- * allowed skew, then a policy of the project matching on audience, subject and claims that grants
- * every scope asked for. The issuer is looked up among the project's policies before anything is
- * fetched, so a token of an issuer no policy names never makes us call out. `jti` is left to the
- * caller to spend, with the credential it issues.
+ * allowed skew and `exp` at most 24 h ahead, a `jti`, then a policy of the project matching on
+ * audience, subject and claims that grants every scope asked for. The issuer is looked up among
+ * the project's policies before anything is fetched, so a token of an issuer no policy names never
+ * makes us call out. `jti` is left to the caller to spend, with the credential it issues.
  */
 export async function verifySubjectToken(
   db: Database,
@@ -100,7 +106,7 @@ export async function verifySubjectToken(
       {
         algorithms: acceptedAlgorithms,
         issuer,
-        requiredClaims: ["sub", "exp", "iat"],
+        requiredClaims: ["sub", "exp", "iat", "jti"],
         clockTolerance: maxIssuedAtSkewSeconds,
         currentDate: deps.clock.now(),
       },
@@ -113,7 +119,10 @@ export async function verifySubjectToken(
     return unusable("The JWT iat claim is in the future.");
   }
   if (typeof payload.sub !== "string" || payload.sub === "") return unusable("The JWT sub claim is missing.");
-  if (payload.jti !== undefined && (typeof payload.jti !== "string" || payload.jti === "")) {
+  if (typeof payload.exp !== "number" || payload.exp > nowSeconds + maxSubjectTokenLifetimeSeconds) {
+    return unusable("The JWT exp claim is more than 24 hours ahead; mint a token that expires sooner.");
+  }
+  if (typeof payload.jti !== "string" || payload.jti === "") {
     return unusable("The JWT jti claim must be a non-empty string.");
   }
   const matching = policies.filter((policy) => matchesPolicy(policy, payload));
@@ -131,7 +140,7 @@ export async function verifySubjectToken(
       issuer,
       subject: payload.sub,
       jti: payload.jti,
-      expiresAt: new Date((payload.exp as number) * 1000),
+      expiresAt: new Date(payload.exp * 1000),
       scopes: wanted ?? policy.scopes,
     },
   };

@@ -8,6 +8,7 @@ import { loadOrCreateSecretKey } from "../config/secret-key.ts";
 import { DataDirLockedError } from "../db/data-dir-lock.ts";
 import { openDatabase } from "../db/database.ts";
 import { createEgressPolicy } from "../engine/egress/address-policy.ts";
+import { resolveWithSystem } from "../engine/egress/egress-proxy.ts";
 import { cgroupsInForce } from "../engine/sandbox/sandbox-cgroups.ts";
 import { decideSandbox, SandboxUnavailableError } from "../engine/sandbox/sandbox-isolation.ts";
 import { startWorker } from "../engine/worker.ts";
@@ -16,7 +17,9 @@ import { integrationKeyring } from "../integrations/secret-sealing.ts";
 import { createMailer } from "../mail/mailer.ts";
 import { startPlatform } from "../platform.ts";
 import { systemClock } from "../shared/clock.ts";
+import { createGuardedFetch } from "../shared/guarded-fetch.ts";
 import { createLogger } from "../shared/logger.ts";
+import { systemTimers } from "../shared/timers.ts";
 import { studioStartUpLine } from "../studio/studio-start-up-line.ts";
 import { createOtlpSpanExport } from "../traces/otlp-export.ts";
 import { waitTokenIssuer } from "../wait-tokens/token-secret.ts";
@@ -168,7 +171,11 @@ async function runWorker(config: ParsedConfig): Promise<void> {
           systemClock,
           logger,
         ),
-        egress: createEgressPolicy(config.sandbox.egressAllow),
+        outbound: createGuardedFetch({
+          policy: createEgressPolicy(config.sandbox.egressAllow),
+          resolveHost: resolveWithSystem,
+          timers: systemTimers,
+        }),
         pacing: defaultAlertPacing,
       },
     },

@@ -1,5 +1,4 @@
 import { createDeployment } from "../../deployments/create-deployment.ts";
-import { createEgressPolicy } from "../../engine/egress/address-policy.ts";
 import { integrationKeyring } from "../../integrations/secret-sealing.ts";
 import { rpc } from "../implementer.ts";
 import { actorOf, requireProjectAccess } from "../project-access.ts";
@@ -16,11 +15,7 @@ export const create = rpc.deployments.create
   .handler(async ({ input, context }) => {
     const project = await requireProjectAccess(context, input.projectId, { access: "write" });
     const { platform } = context;
-    const deps = {
-      ...platform,
-      keyring: integrationKeyring(platform.config),
-      alertEgress: createEgressPolicy(platform.config.sandbox.egressAllow),
-    };
+    const deps = { ...platform, keyring: integrationKeyring(platform.config) };
     const created = await createDeployment(platform.database.db, deps, {
       projectId: project.id,
       manifest: input.manifest,
