@@ -2,6 +2,7 @@ import * as z from "zod";
 import { procedure } from "./errors.ts";
 import { instantInputSchema } from "./instants.ts";
 import { pageOf, paginationInput, timestampPageInput, timestampPageOf } from "./pagination.ts";
+import { displayNameSchema } from "./plain-text.ts";
 import { projectIdSchema, workspaceIdSchema } from "./projects.ts";
 
 /** Largest page of `access.listWorkspaces`, `access.listMembers` and `access.listInvitations`. */
@@ -15,11 +16,7 @@ export type WorkspaceRole = z.infer<typeof workspaceRoleSchema>;
 
 export const accountIdSchema = z.string().regex(/^acc_[0-9a-z]{26}$/, "Expected an account id (acc_…).");
 export const invitationIdSchema = z.string().regex(/^inv_[0-9a-z]{26}$/, "Expected an invitation id (inv_…).");
-export const workspaceNameSchema = z
-  .string()
-  .trim()
-  .min(1, "A workspace name needs at least 1 character.")
-  .max(64, "A workspace name has at most 64 characters.");
+export const workspaceNameSchema = displayNameSchema("workspace");
 
 export const workspaceSchema = z.object({
   id: z.string(),

@@ -24,6 +24,7 @@ export * from "./instants.ts";
 export * from "./integrations.ts";
 export * from "./manifest.ts";
 export * from "./pagination.ts";
+export * from "./plain-text.ts";
 export * from "./projects.ts";
 export * from "./quota-refusal.ts";
 export * from "./resources.ts";

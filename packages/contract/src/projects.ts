@@ -1,17 +1,14 @@
 import * as z from "zod";
 import { procedure } from "./errors.ts";
 import { pageOf, paginationInput } from "./pagination.ts";
+import { displayNameSchema } from "./plain-text.ts";
 
 /** Largest page of `projects.list`. */
 export const projectsPageLimit = 100;
 
 export const projectIdSchema = z.string().regex(/^prj_[0-9a-z]{26}$/, "Expected a project id (prj_…).");
 export const workspaceIdSchema = z.string().regex(/^wsp_[0-9a-z]{26}$/, "Expected a workspace id (wsp_…).");
-export const projectNameSchema = z
-  .string()
-  .trim()
-  .min(1, "A project name needs at least 1 character.")
-  .max(64, "A project name has at most 64 characters.");
+export const projectNameSchema = displayNameSchema("project");
 
 /** Days a project's finished executions are kept, when it sets its own. */
 export const retentionDaysSchema = z

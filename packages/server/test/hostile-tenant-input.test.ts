@@ -2,6 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  authorizeUrl,
   callRpc,
   capturedLogger,
   createTestIdentity,
@@ -11,9 +12,13 @@ import {
   formCsrfTokenOf,
   freePort,
   localPlatformEnv,
+  pkcePair,
   postJson,
+  registerOAuthClient,
+  requestToken,
   spawnServer,
   startTestPlatform,
+  type TestIdentity,
   type TestPlatform,
   waitUntilServing,
 } from "@weft/testing";
@@ -453,5 +458,156 @@ describe("hostile tenant: rate limits", () => {
     } finally {
       await limited.stop();
     }
+  });
+});
+
+/** NUL, the other C0 controls a mail body or header would take as structure, DEL and a C1 control. */
+const controlCharacters: [string, string][] = [
+  ["NUL", "\u0000"],
+  ["CR LF", "\r\n"],
+  ["LF", "\n"],
+  ["a tab", "\t"],
+  ["ESC", "\u001b"],
+  ["DEL", "\u007f"],
+  ["NEL (C1)", "\u0085"],
+];
+
+describe("hostile tenant: control characters in OAuth parameters", () => {
+  let clientId: string;
+  const redirectUri = "http://127.0.0.1:9911/callback";
+
+  beforeAll(async () => {
+    const registered = await registerOAuthClient(weft.url, {
+      client_name: "Controls",
+      redirect_uris: [redirectUri],
+      token_endpoint_auth_method: "none",
+    });
+    clientId = String(registered.body.client_id);
+  });
+
+  it.each(controlCharacters)(
+    "the authorize page answers %s in any parameter with 400, redirecting nowhere",
+    async (_, control) => {
+      const { challenge } = pkcePair();
+      const valid = {
+        response_type: "code",
+        client_id: clientId,
+        redirect_uri: redirectUri,
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+        state: "s",
+        scope: "projects:read",
+      };
+      for (const name of ["client_id", "redirect_uri", "state", "scope", "code_challenge", "resource"]) {
+        const url = authorizeUrl(weft.url, {
+          ...valid,
+          [name]: `${valid[name as keyof typeof valid] ?? ""}${control}x`,
+        });
+        const response = await fetch(url, { redirect: "manual" });
+        expect(response.status, name).toBe(400);
+        expect(response.headers.get("location"), name).toBeNull();
+        expect(await response.text(), name).toContain("control character");
+      }
+    },
+  );
+
+  // One request per character, each in another parameter: the endpoint's rate limit allows 20 a minute.
+  const tokenParameters = ["client_id", "code", "redirect_uri", "code_verifier", "scope"];
+  it.each(controlCharacters.map(([what, control], index) => [what, tokenParameters[index % 5] ?? "", control]))(
+    "the token endpoint answers %s in %s with invalid_request",
+    async (_, name, control) => {
+      const valid: Record<string, string> = {
+        grant_type: "authorization_code",
+        client_id: clientId,
+        code: "abc",
+        redirect_uri: redirectUri,
+        code_verifier: "v".repeat(43),
+        scope: "projects:read",
+      };
+      const response = await requestToken(weft.url, { ...valid, [name]: `${valid[name]}${control}` });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({
+        error: "invalid_request",
+        error_description: `${name} holds a control character.`,
+      });
+    },
+  );
+});
+
+describe("hostile tenant: control characters in project and workspace names", () => {
+  let owner: TestIdentity;
+  let workspaceId: string;
+  let existingProjectId: string;
+
+  beforeAll(async () => {
+    owner = await createTestIdentity(weft, "names@example.com");
+    workspaceId = owner.personalWorkspaceId;
+    const created = await callRpc(weft.url, "projects.create", { name: "Plain" }, { token: owner.credential });
+    existingProjectId = (created.json as { id: string }).id;
+  });
+
+  const expectNameRefused = (response: { status: number; json: unknown }, what: string) => {
+    expect(response.status).toBe(400);
+    expect(response.json).toMatchObject({
+      code: "BAD_REQUEST",
+      data: {
+        issues: expect.arrayContaining([
+          {
+            path: ["name"],
+            // NUL is refused before the schema, by what keeps every stored text storable.
+            message: expect.stringMatching(
+              new RegExp(`^A ${what} name cannot contain control characters|^name contains a NUL character`),
+            ),
+          },
+        ]),
+      },
+    });
+  };
+
+  it.each(controlCharacters)(
+    "RPC refuses %s in a project's or a workspace's name, naming the field",
+    async (_, control) => {
+      const name = `Acme${control}Bcc: victim@example.com`;
+      const token = { token: owner.credential };
+      expectNameRefused(await callRpc(weft.url, "projects.create", { name }, token), "project");
+      expectNameRefused(
+        await callRpc(weft.url, "projects.update", { projectId: existingProjectId, name }, token),
+        "project",
+      );
+      expectNameRefused(await callRpc(weft.url, "access.createWorkspace", { name }, token), "workspace");
+      expectNameRefused(await callRpc(weft.url, "access.renameWorkspace", { workspaceId, name }, token), "workspace");
+      const listed = await callRpc(weft.url, "projects.list", {}, token);
+      expect((listed.json as { results: { name: string }[] }).results.map((project) => project.name)).toEqual([
+        "Plain",
+      ]);
+    },
+  );
+
+  it("the plain JSON API and MCP refuse them the same way", async () => {
+    const api = await fetch(`${weft.url}/api/projects/create`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${owner.credential}` },
+      body: JSON.stringify({ name: "Acme\r\nBcc: x" }),
+    });
+    expect(api.status).toBe(400);
+    expect(await api.text()).toContain("cannot contain control characters");
+    const mcp = await fetch(`${weft.url}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        authorization: `Bearer ${owner.credential}`,
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "projects_create", arguments: { name: "Acme\u001b[2J" } },
+      }),
+    });
+    const text = await mcp.text();
+    expect(text).toContain("name: A project name cannot contain control characters");
+    const listed = await callRpc(weft.url, "projects.list", {}, { token: owner.credential });
+    expect((listed.json as { totalCount: number }).totalCount).toBe(1);
   });
 });

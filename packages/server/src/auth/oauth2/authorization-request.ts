@@ -1,3 +1,4 @@
+import { hasControlCharacter } from "@weft/contract";
 import type { Database } from "../../db/database.ts";
 import { allScopes, isScope, type Scope } from "../../identity/scopes.ts";
 import type { ClientMetadataDocuments } from "./client-metadata-documents.ts";
@@ -30,7 +31,8 @@ export type ParsedAuthorizationRequest =
 /**
  * Checks an authorization request (`GET` query, or the same query on the page's `POST`s). Until
  * the client and redirect URI check out, nothing is redirected (RFC 6749 §4.1.2.1); after, every
- * refusal goes back to the client with `state`.
+ * refusal goes back to the client with `state`. A control character in any parameter (no OAuth
+ * parameter holds one, and NUL cannot be stored) is refused before anything is looked up.
  */
 export async function parseAuthorizationRequest(
   db: Database,
@@ -43,6 +45,9 @@ export async function parseAuthorizationRequest(
     if (values.length > 1) return null;
     return values[0] === "" ? undefined : values[0];
   };
+  if ([...query].some(([name, value]) => hasControlCharacter(name) || hasControlCharacter(value))) {
+    return { kind: "unsafe", message: "A parameter of the request holds a control character." };
+  }
   const clientId = single("client_id");
   if (clientId === null || clientId === undefined)
     return { kind: "unsafe", message: "The request names no client_id." };

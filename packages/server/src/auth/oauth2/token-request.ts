@@ -1,3 +1,4 @@
+import { hasControlCharacter } from "@weft/contract";
 import type { Context } from "hono";
 import type { AppEnv } from "../../http/app-env.ts";
 import { AuthError } from "../auth-error.ts";
@@ -5,7 +6,10 @@ import { AuthError } from "../auth-error.ts";
 /** The parameters of a token request, each present at most once (RFC 6749 §3.2). */
 export type TokenParameters = ReadonlyMap<string, string>;
 
-/** Reads an `application/x-www-form-urlencoded` token request, or refuses it as `invalid_request`. */
+/**
+ * Reads an `application/x-www-form-urlencoded` token request, or refuses it as `invalid_request`.
+ * No parameter of OAuth holds a control character (RFC 6749 Appendix A), and NUL cannot be stored.
+ */
 export async function readTokenParameters(c: Context<AppEnv>): Promise<TokenParameters> {
   const type = c.req.header("content-type") ?? "";
   if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) {
@@ -16,6 +20,10 @@ export async function readTokenParameters(c: Context<AppEnv>): Promise<TokenPara
   }
   const parameters = new Map<string, string>();
   for (const [name, value] of new URLSearchParams(await c.req.text())) {
+    if (hasControlCharacter(name) || hasControlCharacter(value)) {
+      const which = hasControlCharacter(name) ? "A parameter name" : name;
+      throw new AuthError("invalid_request", `${which} holds a control character.`);
+    }
     if (parameters.has(name)) throw new AuthError("invalid_request", `${name} is given more than once.`);
     parameters.set(name, value);
   }
