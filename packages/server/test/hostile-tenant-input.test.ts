@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -24,6 +24,7 @@ import {
 } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { headerParameterText } from "../src/http/response-headers.ts";
+import { devMailboxStartUpLine } from "../src/mail/dev-mailbox-line.ts";
 import { rateLimitClientKey } from "../src/rate-limit/client-key.ts";
 import { hasIdShape } from "../src/shared/ids.ts";
 import { isLoopbackAddress } from "../src/shared/loopback.ts";
@@ -155,23 +156,41 @@ describe("hostile tenant: the dev mailbox", () => {
     expect(server.stdout()).not.toContain("Weft is running");
   });
 
-  it("prints the mailbox as a ready link at start-up, and the link opens it", async () => {
+  it("keeps the mailbox's link out of output that is not a terminal: a 0600 file the start-up line names", async () => {
     const port = await freePort();
-    const server = spawnServer(localPlatformEnv(port, mkdtempSync(join(tmpdir(), "weft-mailbox-"))));
+    const dataDir = mkdtempSync(join(tmpdir(), "weft-mailbox-"));
+    const server = spawnServer(localPlatformEnv(port, dataDir));
     try {
       // A whole platform starting (migrations, sandbox probe) on a busy machine: more than the usual 30 s.
       await waitUntilServing(server, 80_000);
       // The mailbox's line follows the readiness line in a write of its own, which may arrive later.
-      const mailboxLine = /Dev mailbox: (http:\/\/\S+\/dev\/mailbox\?key=[A-Za-z0-9_-]{43})\n/;
+      const mailboxLine = /Dev mailbox: http:\/\/\S+\/dev\/mailbox \(its link with the key is in (\S+),/;
       await vi.waitFor(() => expect(server.stdout()).toMatch(mailboxLine), { timeout: 10_000 });
-      const link = mailboxLine.exec(server.stdout())?.[1];
-      expect(link).toBeDefined();
-      expect((await fetch(link ?? "")).status).toBe(200);
+      const file = mailboxLine.exec(server.stdout())?.[1] ?? "";
+      expect(file).toBe(join(dataDir, "dev-mailbox.link"));
+      expect(server.stdout()).not.toMatch(/key=/);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const link = readFileSync(file, "utf8").trim();
+      expect(link).toMatch(/^http:\/\/\S+\/dev\/mailbox\?key=[A-Za-z0-9_-]{43}$/);
+      expect((await fetch(link)).status).toBe(200);
     } finally {
       server.child.kill("SIGTERM");
       await server.exited;
     }
   }, 90_000);
+
+  it("prints the ready link to a terminal, and writes no file then (unit)", () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "weft-mailbox-"));
+    const input = { baseUrl: "http://127.0.0.1:3000", dataDir, key: "k".repeat(43) };
+    expect(devMailboxStartUpLine(input, true)).toBe(
+      `Dev mailbox: http://127.0.0.1:3000/dev/mailbox?key=${"k".repeat(43)}`,
+    );
+    expect(existsSync(join(dataDir, "dev-mailbox.link"))).toBe(false);
+    // A file that was there, with looser permissions, is replaced, not written through.
+    writeFileSync(join(dataDir, "dev-mailbox.link"), "old\n", { mode: 0o644 });
+    expect(devMailboxStartUpLine(input, false)).not.toContain("key=");
+    expect(statSync(join(dataDir, "dev-mailbox.link")).mode & 0o777).toBe(0o600);
+  });
 });
 
 describe("hostile tenant: regular expressions in form schemas", () => {

@@ -35,7 +35,7 @@ export function mailboxRoutes(outbox: Outbox): Hono<AppEnv> {
         c,
         401,
         "mailbox_key_required",
-        "The dev mailbox needs its key: open the link the server printed at start-up (Dev mailbox: …/dev/mailbox?key=…), or send the key of dev-mailbox.key in the data directory as ?key= or the X-Weft-Mailbox-Key header.",
+        "The dev mailbox needs its key: open its link (…/dev/mailbox?key=…), printed at start-up to a terminal and otherwise kept in dev-mailbox.link in the data directory, or send the key of dev-mailbox.key there as ?key= or the X-Weft-Mailbox-Key header.",
       );
     }
     c.header("Cache-Control", "no-store");

@@ -14,6 +14,7 @@ import { decideSandbox, SandboxUnavailableError } from "../engine/sandbox/sandbo
 import { startWorker } from "../engine/worker.ts";
 import { rotateIntegrationSecrets } from "../integrations/rotate-secret-key.ts";
 import { integrationKeyring } from "../integrations/secret-sealing.ts";
+import { devMailboxStartUpLine } from "../mail/dev-mailbox-line.ts";
 import { createMailer } from "../mail/mailer.ts";
 import { startPlatform } from "../platform.ts";
 import { systemClock } from "../shared/clock.ts";
@@ -140,8 +141,11 @@ async function runPlatform(config: Config): Promise<void> {
   );
   const outbox = platform.context.mailer.outbox;
   if (outbox !== undefined) {
-    // Like a notebook server's token link: the key is the mailbox's only lock besides loopback.
-    process.stdout.write(`Dev mailbox: ${config.baseUrl}/dev/mailbox?key=${outbox.key}\n`);
+    const line = devMailboxStartUpLine(
+      { baseUrl: config.baseUrl, dataDir: config.dataDir, key: outbox.key },
+      process.stdout.isTTY === true,
+    );
+    process.stdout.write(`${line}\n`);
   }
   if (config.roles.has("api")) {
     process.stdout.write(`${await studioStartUpLine(platform.context, process.stdout.isTTY === true)}\n`);
