@@ -240,6 +240,7 @@ describe("parseConfig: the sandbox", () => {
       mode: "auto",
       egress: "public",
       egressAllow: [],
+      egressLimits: { connectionsPerChild: 64, bytesPerExecution: 64 * 1024 * 1024 },
       cgroups: "auto",
     });
   });
@@ -250,6 +251,8 @@ describe("parseConfig: the sandbox", () => {
       WEFT_SANDBOX_EGRESS: "all",
       WEFT_SANDBOX_EGRESS_ALLOW: "10.0.0.0/8, 127.0.0.1/32,fd00::/8,Db.Internal:8080,[::1]:9000,127.0.0.1:5000",
       WEFT_SANDBOX_CGROUPS: "on",
+      WEFT_EGRESS_CONNECTIONS: "8",
+      WEFT_EGRESS_MB_PER_EXECUTION: "2",
     });
     expect(config.sandbox).toEqual({
       mode: "bwrap",
@@ -262,6 +265,7 @@ describe("parseConfig: the sandbox", () => {
         { kind: "hostPort", host: "::1", port: 9000 },
         { kind: "hostPort", host: "127.0.0.1", port: 5000 },
       ],
+      egressLimits: { connectionsPerChild: 8, bytesPerExecution: 2 * 1024 * 1024 },
       cgroups: "on",
     });
     expect(parseConfig({ WEFT_SANDBOX: "process" }).sandbox.mode).toBe("process");
@@ -274,6 +278,12 @@ describe("parseConfig: the sandbox", () => {
       /WEFT_SANDBOX="docker" is not valid: expected one of auto, bwrap, process/,
     ],
     [{ WEFT_SANDBOX_EGRESS: "none" }, "WEFT_SANDBOX_EGRESS", /expected one of public, all/],
+    [{ WEFT_EGRESS_CONNECTIONS: "0" }, "WEFT_EGRESS_CONNECTIONS", /is not an integer from 1 to 10000/],
+    [
+      { WEFT_EGRESS_MB_PER_EXECUTION: "64MiB" },
+      "WEFT_EGRESS_MB_PER_EXECUTION",
+      /"64MiB" is not an integer from 1 to 1048576: expected for example WEFT_EGRESS_MB_PER_EXECUTION=64/,
+    ],
     [
       { WEFT_SANDBOX_EGRESS_ALLOW: "10.0.0.0/33" },
       "WEFT_SANDBOX_EGRESS_ALLOW",

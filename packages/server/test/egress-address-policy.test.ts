@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createEgressPolicy, nonPublicRangeOf } from "../src/engine/egress/address-policy.ts";
+import { createEgressPolicy, nonPublicRangeOf, sandboxEgressRefusal } from "../src/engine/egress/address-policy.ts";
 
 describe("nonPublicRangeOf", () => {
   it.each([
@@ -69,12 +69,26 @@ describe("createEgressPolicy", () => {
     expect(policy.check({ host: "example.com", port: 443, address: "93.184.215.14" })).toEqual({ allowed: true });
     expect(policy.check({ host: "rebound.example", port: 80, address: "127.0.0.1" })).toEqual({
       allowed: false,
+      kind: "loopback",
       reason: "rebound.example (127.0.0.1) is a loopback address, which workflow code may not reach",
     });
     expect(policy.check({ host: "169.254.169.254", port: 80, address: "169.254.169.254" })).toEqual({
       allowed: false,
+      kind: "link-local",
       reason: "169.254.169.254 is a link-local address, which workflow code may not reach",
     });
+  });
+
+  it("phrases the egress proxy's refusal for workflow code: destination, kind of address and the settings", () => {
+    expect(sandboxEgressRefusal({ host: "127.0.0.1", port: 3000, address: "127.0.0.1" }, "loopback")).toBe(
+      "egress to 127.0.0.1:3000 refused: loopback addresses are not reachable from workflow code (WEFT_SANDBOX_EGRESS=public; see WEFT_SANDBOX_EGRESS_ALLOW)",
+    );
+    expect(sandboxEgressRefusal({ host: "db.internal", port: 5432, address: "10.0.0.5" }, "private")).toMatch(
+      /^egress to db\.internal:5432 refused: db\.internal resolves to 10\.0\.0\.5, and private addresses are not reachable/,
+    );
+    expect(sandboxEgressRefusal({ host: "::1", port: 443, address: "::1" }, "loopback")).toMatch(
+      /^egress to \[::1\]:443 refused: loopback addresses/,
+    );
   });
 
   it("exempts what WEFT_SANDBOX_EGRESS_ALLOW names: a CIDR on any port, a host or address on its port only", () => {

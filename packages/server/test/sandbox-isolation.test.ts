@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { SandboxConfig } from "../src/config/config.ts";
+import { defaultEgressLimits } from "../src/engine/egress/egress-limits.ts";
 import { resolveSandboxIsolation } from "../src/engine/sandbox/sandbox-isolation.ts";
 
 const empty = mkdtempSync(join(tmpdir(), "weft-no-bwrap-"));
@@ -20,6 +21,7 @@ const config = (mode: SandboxConfig["mode"]): SandboxConfig => ({
   mode,
   egress: "public",
   egressAllow: [{ kind: "hostPort", host: "db.internal", port: 5432 }],
+  egressLimits: defaultEgressLimits,
   cgroups: "auto",
 });
 

@@ -1,5 +1,6 @@
 import { defaultAttemptTimeoutMs } from "../engine/attempt-timeout.ts";
 import { defaultCrashAttempts } from "../engine/crash-attempts.ts";
+import { bytesPerMiB, defaultEgressLimits } from "../engine/egress/egress-limits.ts";
 import { defaultWorkspaceShare } from "../engine/workspace-share.ts";
 import { defaultRetentionPeriods } from "../retention/prune-history.ts";
 import { platformRoles, sandboxCgroupModes, sandboxEgressModes, sandboxModes } from "./config.ts";
@@ -101,6 +102,16 @@ export const configVariables = {
     schema: egressAllowList,
     unset: "none",
     example: "10.0.0.0/8,127.0.0.1,db.internal:8080,[::1]:9000",
+  },
+  WEFT_EGRESS_CONNECTIONS: {
+    schema: integerBetween(1, 10_000),
+    default: String(defaultEgressLimits.connectionsPerChild),
+    example: "64",
+  },
+  WEFT_EGRESS_MB_PER_EXECUTION: {
+    schema: integerBetween(1, 1_048_576),
+    default: String(defaultEgressLimits.bytesPerExecution / bytesPerMiB),
+    example: "64",
   },
   WEFT_SANDBOX_CGROUPS: { schema: choice(sandboxCgroupModes, "a mode"), default: "auto", example: "on" },
   WEFT_PLANS: {

@@ -1,4 +1,5 @@
 import { unlimitedPlan } from "../billing/plans.ts";
+import { bytesPerMiB } from "../engine/egress/egress-limits.ts";
 import { isLoopbackAddress } from "../shared/loopback.ts";
 import type { PlatformRole } from "./config.ts";
 import { type ConfigSettings, type ConfigVariable, configVariables } from "./config-variables.ts";
@@ -157,6 +158,11 @@ export function parseConfig(env: Environment, cwd: string = process.cwd()) {
       /** `public`: no network in the sandbox except HTTP(S) through the platform's proxy to public addresses. */
       egress: settings.WEFT_SANDBOX_EGRESS,
       egressAllow: settings.WEFT_SANDBOX_EGRESS_ALLOW ?? [],
+      /** Connections each sandbox process may hold to the egress proxy, and the bytes each execution may move through it. */
+      egressLimits: {
+        connectionsPerChild: settings.WEFT_EGRESS_CONNECTIONS,
+        bytesPerExecution: settings.WEFT_EGRESS_MB_PER_EXECUTION * bytesPerMiB,
+      },
       /** `auto` bounds each sandbox's CPU, memory and tasks with cgroups where the machine allows, else warns. */
       cgroups: settings.WEFT_SANDBOX_CGROUPS,
     },

@@ -73,7 +73,8 @@ export interface EgressTarget {
   address: string;
 }
 
-export type EgressVerdict = { allowed: true } | { allowed: false; reason: string };
+/** A refusal names the range the address falls in (`kind`, e.g. "loopback") beside the platform's own phrasing. */
+export type EgressVerdict = { allowed: true } | { allowed: false; reason: string; kind: string };
 
 export interface EgressPolicy {
   check(target: EgressTarget): EgressVerdict;
@@ -97,7 +98,21 @@ export function createEgressPolicy(allow: readonly EgressAllowEntry[]): EgressPo
         allowedHostPorts.has(`${address}|${port}`);
       if (exempt) return { allowed: true };
       const named = host === address ? address : `${host} (${address})`;
-      return { allowed: false, reason: `${named} is a ${kind} address, which workflow code may not reach` };
+      return { allowed: false, kind, reason: `${named} is a ${kind} address, which workflow code may not reach` };
     },
   };
+}
+
+/** `host:port`, with an IPv6 address in brackets. */
+export function formatHostPort(host: string, port: number): string {
+  return `${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
+
+/**
+ * The egress proxy's refusal of a destination, as workflow code reads it in its own error: the
+ * destination, the kind of address, and the settings that decide it.
+ */
+export function sandboxEgressRefusal(target: EgressTarget, kind: string): string {
+  const resolved = target.host === target.address ? "" : `${target.host} resolves to ${target.address}, and `;
+  return `egress to ${formatHostPort(target.host, target.port)} refused: ${resolved}${kind} addresses are not reachable from workflow code (WEFT_SANDBOX_EGRESS=public; see WEFT_SANDBOX_EGRESS_ALLOW)`;
 }

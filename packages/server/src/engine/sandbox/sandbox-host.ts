@@ -1,11 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { basename, dirname, join } from "node:path";
+import { realpathSync } from "node:fs";
+import { basename, dirname } from "node:path";
 import type { Logger } from "../../shared/logger.ts";
 import { systemTimers } from "../../shared/timers.ts";
-import { createEgressPolicy } from "../egress/address-policy.ts";
-import { type EgressProxy, type ResolveHost, resolveWithSystem, startEgressProxy } from "../egress/egress-proxy.ts";
+import { type EgressChild, type ResolveHost, resolveWithSystem } from "../egress/egress-proxy.ts";
+import { startSandboxEgress } from "../egress/sandbox-egress.ts";
 import type { SerializedError } from "./protocol.ts";
 import { openSandboxCgroups } from "./sandbox-cgroups.ts";
 import { hostLibraryDirs, type SandboxIsolation } from "./sandbox-isolation.ts";
@@ -17,6 +16,11 @@ export interface SandboxHost {
   spawn(bundlePath: string, memoryMb: number): ChildProcess;
   /** Why a child that exited was ended by its cgroup (its memory limit), if it was. */
   exitCause?(child: ChildProcess): SerializedError | undefined;
+  /**
+   * The child's way out through the egress proxy (under `public` egress): the pool calls its
+   * `executionStarted()` as it hands the child an execution and `executionEnded()` as the execution leaves.
+   */
+  egressOf(child: ChildProcess): EgressChild | undefined;
   close(): Promise<void>;
 }
 
@@ -30,19 +34,17 @@ export async function startSandboxHost(
   isolation: SandboxIsolation,
   deps: SandboxHostDependencies,
 ): Promise<SandboxHost> {
-  let proxy: EgressProxy | undefined;
-  let socketDir: string | undefined;
-  if (isolation.mode === "bwrap" && isolation.egress === "public") {
-    // A directory of its own keeps the socket's path short (Unix sockets allow about 100 bytes).
-    socketDir = mkdtempSync(join(tmpdir(), "weft-egress-"));
-    proxy = await startEgressProxy({
-      socketPath: join(socketDir, "egress.sock"),
-      policy: createEgressPolicy(isolation.egressAllow),
-      resolveHost: deps.resolveHost ?? resolveWithSystem,
-      logger: deps.logger,
-      timers: systemTimers,
-    });
-  }
+  const egress =
+    isolation.mode === "bwrap" && isolation.egress === "public"
+      ? await startSandboxEgress({
+          allow: isolation.egressAllow,
+          limits: isolation.egressLimits,
+          resolveHost: deps.resolveHost ?? resolveWithSystem,
+          logger: deps.logger,
+          timers: systemTimers,
+        })
+      : undefined;
+  const egressOfChild = new WeakMap<ChildProcess, EgressChild>();
   const nodePath = realpathSync(process.execPath);
   const libraryDirs = hostLibraryDirs();
   const cgroups =
@@ -51,6 +53,8 @@ export async function startSandboxHost(
   return {
     isolation,
     spawn: (bundlePath, memoryMb) => {
+      // A socket per child: each connection to the proxy is the child's that made it.
+      const childEgress = egress?.openChild(basename(dirname(bundlePath)));
       const launch = buildSandboxLaunch({
         isolation,
         nodePath,
@@ -59,7 +63,7 @@ export async function startSandboxHost(
         bundleDir: dirname(bundlePath),
         bundleFile: basename(bundlePath),
         memoryMb,
-        egressSocketPath: socketDir === undefined ? undefined : join(socketDir, "egress.sock"),
+        egressSocketPath: childEgress?.socketPath,
       });
       const group = cgroups?.create(memoryMb);
       const placed = group === undefined ? launch : { ...launch, ...group.wrap(launch) };
@@ -74,6 +78,10 @@ export async function startSandboxHost(
           if (cause !== undefined) exitCauses.set(child, cause);
         });
       }
+      if (childEgress !== undefined) {
+        egressOfChild.set(child, childEgress);
+        child.once("exit", () => void childEgress.close());
+      }
       child.once("error", (error) => {
         deps.logger.error({ err: error, command: launch.command }, "a sandbox process could not be started");
         // A process that never started emits no "exit"; the pool learns of every end through it.
@@ -82,10 +90,10 @@ export async function startSandboxHost(
       return child;
     },
     exitCause: (child) => exitCauses.get(child),
+    egressOf: (child) => egressOfChild.get(child),
     close: async () => {
       await cgroups?.close();
-      await proxy?.close();
-      if (socketDir !== undefined) rmSync(socketDir, { recursive: true, force: true });
+      await egress?.close();
     },
   };
 }

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { accessSync, constants, existsSync, realpathSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import type { EgressAllowEntry, SandboxConfig } from "../../config/config.ts";
+import type { SandboxEgressLimits } from "../egress/egress-limits.ts";
 import { resolveSandboxCgroups, type SandboxCgroups } from "./sandbox-cgroups.ts";
 import { buildSandboxLaunch, sandboxChannelFd, sandboxRuntimeFiles, sandboxStdio } from "./sandbox-launch.ts";
 
@@ -11,6 +12,8 @@ export interface SandboxIsolation {
   /** Under `process` there is no network namespace: egress is the host's, whatever was configured. */
   egress: "public" | "all";
   egressAllow: EgressAllowEntry[];
+  /** What each child may hold and move through the egress proxy; the defaults when unset. */
+  egressLimits?: SandboxEgressLimits | undefined;
   /** The bubblewrap binary; empty under `process`. */
   bwrapPath: string;
   /** Where each sandbox's CPU, memory and tasks are bounded; `undefined` without cgroups. */
@@ -131,7 +134,7 @@ function fallbackWarning(reason: string): string {
 
 /** Decides the isolation for WEFT_SANDBOX: probes bubblewrap once unless `process` is asked for. */
 export async function resolveSandboxIsolation(
-  config: Omit<SandboxConfig, "cgroups">,
+  config: Omit<SandboxConfig, "cgroups" | "egressLimits">,
   options: SandboxProbeOptions = {},
 ): Promise<SandboxResolution> {
   const processIsolation: SandboxIsolation = {
@@ -181,5 +184,6 @@ export async function decideSandbox(
   if (cgroups.kind === "refused") throw new SandboxUnavailableError(cgroups.message);
   if (resolution.kind === "fallback") warn(resolution.warning);
   if (cgroups.kind === "fallback") warn(cgroups.warning);
-  return cgroups.kind === "enabled" ? { ...resolution.isolation, cgroups: cgroups.cgroups } : resolution.isolation;
+  const isolation = { ...resolution.isolation, egressLimits: config.egressLimits };
+  return cgroups.kind === "enabled" ? { ...isolation, cgroups: cgroups.cgroups } : isolation;
 }

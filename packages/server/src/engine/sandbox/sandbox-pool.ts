@@ -348,7 +348,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
 
   /** An execution leaves its child; the child's idle time counts from its last one. */
   function release(sandbox: Sandbox, executionId: string): void {
-    sandbox.running.delete(executionId);
+    if (sandbox.running.delete(executionId)) options.host.egressOf(sandbox.child)?.executionEnded();
     sandbox.lastUsed = options.now();
     if (sandbox.key !== sandbox.deploymentId && sandbox.running.size === 0) stopChild(sandbox);
   }
@@ -447,6 +447,8 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
       const alone = suspects.delete(message.executionId);
       const sandbox = await acquire(deploymentId, alone ? `${deploymentId}/${message.executionId}` : deploymentId);
       sandbox.running.set(message.executionId, handlers);
+      // Before the child hears of the execution: the bytes it may move grow by this execution's budget.
+      options.host.egressOf(sandbox.child)?.executionStarted();
       send(sandbox, message);
       return {
         abandon: () => {
