@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  atLowerPriority,
   buildSandboxLaunch,
   type SandboxLaunchRequest,
   sandboxTmpBytes,
@@ -125,5 +126,15 @@ describe("buildSandboxLaunch", () => {
       ["/etc/nsswitch.conf", "/etc/nsswitch.conf"],
     ]);
     expect(launch.args).toContain("--unshare-pid");
+  });
+
+  it("runs a launch through nice at the sandbox's niceness, exec'd so the pid and exit are the launch's", () => {
+    const launch = buildSandboxLaunch(request({ mode: "process", egress: "all", bwrapPath: "" }));
+    const lowered = atLowerPriority(launch, "/usr/bin/nice");
+    expect(lowered).toEqual({
+      ...launch,
+      command: "/usr/bin/nice",
+      args: ["-n", "10", launch.command, ...launch.args],
+    });
   });
 });

@@ -7,8 +7,8 @@ import { type EgressChild, type ResolveHost, resolveWithSystem } from "../egress
 import { startSandboxEgress } from "../egress/sandbox-egress.ts";
 import type { SerializedError } from "./protocol.ts";
 import { openSandboxCgroups } from "./sandbox-cgroups.ts";
-import { hostLibraryDirs, type SandboxIsolation } from "./sandbox-isolation.ts";
-import { buildSandboxLaunch, sandboxRuntimeFiles, sandboxStdio } from "./sandbox-launch.ts";
+import { findExecutable, hostLibraryDirs, type SandboxIsolation } from "./sandbox-isolation.ts";
+import { atLowerPriority, buildSandboxLaunch, sandboxRuntimeFiles, sandboxStdio } from "./sandbox-launch.ts";
 
 /** Starts sandbox children under the isolation in force, and runs the egress proxy they use. */
 export interface SandboxHost {
@@ -47,6 +47,9 @@ export async function startSandboxHost(
   const egressOfChild = new WeakMap<ChildProcess, EgressChild>();
   const nodePath = realpathSync(process.execPath);
   const libraryDirs = hostLibraryDirs();
+  const nicePath = findExecutable("nice", process.env.PATH ?? "");
+  if (nicePath === undefined)
+    deps.logger.warn("no nice executable on the PATH: sandboxes run at the platform's priority");
   const cgroups =
     isolation.cgroups === undefined ? undefined : openSandboxCgroups(isolation.cgroups, { logger: deps.logger });
   const exitCauses = new WeakMap<ChildProcess, SerializedError>();
@@ -65,8 +68,9 @@ export async function startSandboxHost(
         memoryMb,
         egressSocketPath: childEgress?.socketPath,
       });
+      const lowered = nicePath === undefined ? launch : atLowerPriority(launch, nicePath);
       const group = cgroups?.create(memoryMb);
-      const placed = group === undefined ? launch : { ...launch, ...group.wrap(launch) };
+      const placed = group === undefined ? lowered : { ...lowered, ...group.wrap(lowered) };
       const child = spawn(placed.command, placed.args, {
         env: launch.env,
         stdio: [...sandboxStdio],

@@ -38,7 +38,7 @@ export function hostLibraryDirs(): string[] {
   return ["/lib", "/lib64", "/usr/lib", "/usr/lib64"].filter((dir) => existsSync(dir));
 }
 
-function findExecutable(name: string, searchPath: string): string | undefined {
+export function findExecutable(name: string, searchPath: string): string | undefined {
   for (const dir of searchPath.split(delimiter)) {
     if (dir === "") continue;
     const candidate = join(dir, name);

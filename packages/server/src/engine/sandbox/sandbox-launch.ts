@@ -163,6 +163,17 @@ export function buildSandboxLaunch(request: SandboxLaunchRequest): SandboxLaunch
   return { command: isolation.bwrapPath, args, env: {} };
 }
 
+/**
+ * Niceness of every sandbox process tree: the kernel then prefers the platform's own threads (API,
+ * claims, database) to tenant code whenever the CPU is short, cgroups or not.
+ */
+export const sandboxNiceness = 10;
+
+/** `launch` run through `nice` (its absolute path), which execs it at the sandbox's niceness. Pure. */
+export function atLowerPriority(launch: SandboxLaunch, nicePath: string): SandboxLaunch {
+  return { ...launch, command: nicePath, args: ["-n", String(sandboxNiceness), launch.command, ...launch.args] };
+}
+
 /** The runtime files of a sandbox child, next to this module. */
 export const sandboxRuntimeFiles = {
   runtimePath: fileURLToPath(new URL("./child-runtime.ts", import.meta.url)),
