@@ -4,7 +4,9 @@ import {
   deployTenant,
   runToEnd,
   sandboxSuitesRunHere,
+  startExecution,
   startTestPlatform,
+  waitForEnd,
 } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { maxChannelFrameBytes, maxChannelFramesPerSecond } from "../src/engine/limits.ts";
@@ -73,6 +75,7 @@ export default defineConfig({
     } }),
     workflow({ name: "fill-root", async run(input, ctx) { return ctx.step("fill", () => fill("/big.db")); } }),
     workflow({ name: "fill-tmp", async run(input, ctx) { return ctx.step("fill", () => fill("/tmp/big.db")); } }),
+    workflow({ name: "spin", timeout: "30s", async run(input, ctx) { await ctx.step("spin", () => { for (;;) {} }); } }),
   ],
 });
 `;
@@ -106,7 +109,9 @@ describe.skipIf(!runHere)("hostile tenant: what crosses the sandbox's boundary",
         "stdout-flood",
         "fill-root",
         "fill-tmp",
+        "spin",
       ],
+      timeoutsMs: { spin: 30_000 },
     });
     victim = await deployTenant(weft, "bob@example.com", { source: neighbour, workflows: ["square"] });
   });
@@ -163,6 +168,22 @@ describe.skipIf(!runHere)("hostile tenant: what crosses the sandbox's boundary",
     expect(tmp.status).toBe("failed");
     expect(tmp.error?.message).toMatch(/database or disk is full/);
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(64 * MiB);
+    await expectNeighbourServed();
+  });
+
+  it("serves another tenant while 10 executions busy-loop, and ends each at its timeout", async () => {
+    const spinning = await Promise.all(Array.from({ length: 10 }, () => startExecution(attack, "spin", {})));
+    await expectNeighbourServed();
+    // The timeout is read from the platform's clock, which this test moves past it.
+    attack.weft.clock.advance(31_000);
+    for (const executionId of spinning) {
+      const ended = await waitForEnd(attack, executionId);
+      attack.weft.clock.advance(31_000);
+      expect(ended).toMatchObject({
+        status: "failed",
+        error: { name: "TimeoutError", message: expect.stringMatching(/the attempt exceeded .* of 30000 ms/) },
+      });
+    }
     await expectNeighbourServed();
   });
 });

@@ -29,6 +29,8 @@ export interface TenantWorkflows {
   /** The workflows it defines, each with `maxAttempts: 1` unless given. */
   workflows: readonly string[];
   maxAttempts?: number;
+  /** Each workflow's own timeout, as its manifest entry carries it (`timeout` in the config). */
+  timeoutsMs?: Readonly<Record<string, number>>;
 }
 
 /** Makes an account (`email`), a project and a deployment of `workflows` on `weft`. */
@@ -46,7 +48,10 @@ export async function deployTenant(
   );
   const projectId = (project.json as { id: string }).id;
   const retries = { maxAttempts: workflows.maxAttempts ?? 1, minDelayMs: 0, maxDelayMs: 0 };
-  const manifest = { version: 1, workflows: workflows.workflows.map((name) => ({ name, retries })) };
+  const manifest = {
+    version: 1,
+    workflows: workflows.workflows.map((name) => ({ name, retries, timeoutMs: workflows.timeoutsMs?.[name] })),
+  };
   const deployment = await callRpc(
     weft.url,
     "deployments.create",
