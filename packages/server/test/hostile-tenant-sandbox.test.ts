@@ -5,18 +5,17 @@ import { createServer as createHttpServer, type Server as HttpServer } from "nod
 import { type AddressInfo, connect, createServer, type Server } from "node:net";
 import { join } from "node:path";
 import {
-  bundleConfig,
-  callRpc,
-  createTestIdentity,
+  type DeployedTenant,
+  deployTenant,
   type EngineHarness,
   freePort,
+  runToEnd,
+  sandboxSuitesRunHere,
   startEngineHarness,
   startTestPlatform,
-  type TestIdentity,
   type TestPlatform,
 } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveSandboxIsolation } from "../src/engine/sandbox/sandbox-isolation.ts";
 
 /**
  * Workflow code written by an attacker, run in a started platform under bubblewrap. Each workflow
@@ -110,14 +109,7 @@ export default defineConfig({
 });
 `;
 
-const once = { maxAttempts: 1, minDelayMs: 0, maxDelayMs: 0 };
-const manifest = {
-  version: 1,
-  workflows: ["tcp", "fetch", "get", "listen", "kill", "sqlite", "snoop", "healthy"].map((name) => ({
-    name,
-    retries: once,
-  })),
-};
+const workflows = ["tcp", "fetch", "get", "listen", "kill", "sqlite", "snoop", "healthy"];
 
 interface Attempt<T = unknown> {
   ok?: T;
@@ -125,61 +117,16 @@ interface Attempt<T = unknown> {
   message?: string;
 }
 
-interface ExecutionJson {
-  status: string;
-  output: unknown;
-  steps: { name: string; output: unknown }[];
-}
-
 // The kill workflows would reach the test runner itself without a PID namespace: they run only
 // where bubblewrap works (CI installs it and sets WEFT_TEST_REQUIRE_SANDBOX=1 so that it cannot skip).
-const bwrapWorks =
-  (await resolveSandboxIsolation({ mode: "auto", egress: "public", egressAllow: [] })).kind === "isolated";
-const runHere = bwrapWorks || process.env.WEFT_TEST_REQUIRE_SANDBOX === "1";
+const runHere = await sandboxSuitesRunHere();
 
 /** A platform with the attacker's deployment, and an owner identity to call it with. */
-interface Deployed {
-  weft: TestPlatform;
-  owner: TestIdentity;
-  projectId: string;
-  deploymentId: string;
+function deployHostile(weft: TestPlatform): Promise<DeployedTenant> {
+  return deployTenant(weft, "mallory@example.com", { source, workflows });
 }
 
-async function deployHostile(weft: TestPlatform): Promise<Deployed> {
-  const owner = await createTestIdentity(weft, "mallory@example.com");
-  const project = await callRpc(weft.url, "projects.create", { name: "Hostile" }, { token: owner.credential });
-  const projectId = (project.json as { id: string }).id;
-  const deployment = await callRpc(
-    weft.url,
-    "deployments.create",
-    { projectId, manifest, bundle: await bundleConfig(source) },
-    { token: owner.credential },
-  );
-  expect(deployment.status).toBe(200);
-  return { weft, owner, projectId, deploymentId: (deployment.json as { id: string }).id };
-}
-
-/** Runs one workflow and waits until it ends; every hostile execution must end, never stay running. */
-async function runToEnd(target: Deployed, workflow: string, input: unknown): Promise<ExecutionJson> {
-  const token = target.owner.credential;
-  const ran = await callRpc(
-    target.weft.url,
-    "workflows.run",
-    { projectId: target.projectId, workflow, input },
-    { token },
-  );
-  const { executionId } = ran.json as { executionId: string };
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const { json } = await callRpc(target.weft.url, "workflows.getExecution", { executionId }, { token });
-    const execution = json as ExecutionJson;
-    if (["succeeded", "failed", "cancelled"].includes(execution.status)) return execution;
-    if (Date.now() > deadline) throw new Error(`execution did not end: ${JSON.stringify(execution)}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-async function stepOutput<T>(target: Deployed, workflow: string, input: unknown): Promise<T> {
+async function stepOutput<T>(target: DeployedTenant, workflow: string, input: unknown): Promise<T> {
   const execution = await runToEnd(target, workflow, input);
   expect(execution.status).toBe("succeeded");
   return execution.output as T;
@@ -247,7 +194,7 @@ const hostResolver = async (hostname: string): Promise<string[]> => {
 };
 
 describe.skipIf(!runHere)("hostile tenant: workflow code under bubblewrap", () => {
-  let target: Deployed;
+  let target: DeployedTenant;
   let helper: Awaited<ReturnType<typeof startHelper>>;
   const sentinel = `sentinel-${randomBytes(8).toString("hex")}`;
 
@@ -386,7 +333,7 @@ describe.skipIf(!runHere)("hostile tenant: workflow code under bubblewrap", () =
 });
 
 describe.skipIf(!runHere)("hostile tenant: WEFT_SANDBOX_EGRESS_ALLOW", () => {
-  let target: Deployed;
+  let target: DeployedTenant;
   let helper: Awaited<ReturnType<typeof startHelper>>;
 
   beforeAll(async () => {
@@ -417,7 +364,8 @@ describe.skipIf(!runHere)("hostile tenant: WEFT_SANDBOX_EGRESS=all (single tenan
 
   beforeAll(async () => {
     engine = await startEngineHarness({ sandbox: { egress: "all" } });
-    await engine.deploy("prj_single", source, manifest);
+    const retries = { maxAttempts: 1, minDelayMs: 0, maxDelayMs: 0 };
+    await engine.deploy("prj_single", source, { version: 1, workflows: workflows.map((name) => ({ name, retries })) });
   });
   afterAll(async () => {
     await engine.stop();
