@@ -15,7 +15,10 @@ export const planNameSchema = z
 
 const quotaLimit = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
 
-/** A plan as the operator writes it in WEFT_PLANS; a quota left out is unlimited. */
+/**
+ * A plan as the operator writes it in WEFT_PLANS; a quota left out is unlimited, but for
+ * `workspaces`, which the platform caps by default (see the README's plans).
+ */
 export const planSchema = z
   .object({
     name: planNameSchema,
@@ -23,6 +26,8 @@ export const planSchema = z
     stepSecondsPerMonth: quotaLimit.optional(),
     projects: quotaLimit.optional(),
     storageBytes: quotaLimit.optional(),
+    /** Workspaces an account on this plan (its personal workspace's) may pay for, the personal one included. */
+    workspaces: quotaLimit.optional(),
   })
   .strict();
 export type Plan = z.infer<typeof planSchema>;

@@ -1,6 +1,12 @@
 import * as z from "zod";
 
-export const quotaNames = ["executionsPerMonth", "stepSecondsPerMonth", "projects", "storageBytes"] as const;
+export const quotaNames = [
+  "executionsPerMonth",
+  "stepSecondsPerMonth",
+  "projects",
+  "storageBytes",
+  "workspaces",
+] as const;
 export const quotaNameSchema = z.enum(quotaNames);
 export type QuotaName = z.infer<typeof quotaNameSchema>;
 
@@ -9,7 +15,7 @@ export const quotaRefusalSchema = z.object({
   name: quotaNameSchema,
   limit: z.number(),
   used: z.number(),
-  /** When the monthly counter starts again; null for the project count, which no month resets. */
+  /** When the monthly counter starts again; null for the counts of projects and workspaces, which no month resets. */
   resetsAt: z.iso.datetime().nullable(),
 });
 export type QuotaRefusal = z.infer<typeof quotaRefusalSchema>;

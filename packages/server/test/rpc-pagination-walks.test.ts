@@ -84,7 +84,12 @@ async function seedAccessLists(deps: { ids: IdGenerator }) {
   workspaceIds.push(owner.personalWorkspaceId);
   const workspaceRows = Array.from({ length: rowCount - 1 }, (_, index) => {
     clock.set(instantOf(index));
-    return { id: deps.ids("workspace"), name: `team-${index}`, createdAt: clock.now() };
+    return {
+      id: deps.ids("workspace"),
+      name: `team-${index}`,
+      billingAccountId: owner.accountId,
+      createdAt: clock.now(),
+    };
   });
   await db.insert(workspaces).values([...workspaceRows].reverse());
   await db.insert(memberships).values(

@@ -120,7 +120,9 @@ describe("several workspaces", () => {
     const carol = await createTestIdentity(weft, "carol@example.com");
     const now = weft.clock.now();
     const viewerWorkspaceId = `wsp_${"0".repeat(25)}1`;
-    await weft.database.db.insert(workspaces).values({ id: viewerWorkspaceId, name: "Read-only", createdAt: now });
+    await weft.database.db
+      .insert(workspaces)
+      .values({ id: viewerWorkspaceId, name: "Read-only", billingAccountId: team.accountId, createdAt: now });
     await weft.database.db.insert(memberships).values([
       { workspaceId: team.personalWorkspaceId, accountId: carol.accountId, role: "member", createdAt: now },
       { workspaceId: viewerWorkspaceId, accountId: carol.accountId, role: "viewer", createdAt: now },

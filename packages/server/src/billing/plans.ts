@@ -27,4 +27,5 @@ export const quotaUnits: Record<QuotaName, string> = {
   stepSecondsPerMonth: "step-seconds this month",
   projects: "projects",
   storageBytes: "bytes stored this month",
+  workspaces: "workspaces per account",
 };

@@ -57,7 +57,13 @@ export async function findOrCreateAccount(
     return { accountId: existing.accountId, email, personalWorkspaceId: existing.workspaceId, created: false };
   }
   const workspaceId = deps.ids("workspace");
-  await tx.insert(workspaces).values({ id: workspaceId, name: email, personalAccountId: accountId, createdAt: now });
+  await tx.insert(workspaces).values({
+    id: workspaceId,
+    name: email,
+    personalAccountId: accountId,
+    billingAccountId: accountId,
+    createdAt: now,
+  });
   await tx.insert(memberships).values({ workspaceId, accountId, role: "owner", createdAt: now });
   await recordAuditEvent(tx, deps, {
     action: "account.created",

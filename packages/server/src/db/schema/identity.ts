@@ -11,16 +11,28 @@ export const accounts = pgTable("accounts", {
 });
 
 /** An organization that owns projects. Every account gets a personal one. */
-export const workspaces = pgTable("workspaces", {
-  id: text("id").primaryKey(),
-  name: text("name").notNull(),
-  personalAccountId: text("personal_account_id")
-    .unique()
-    .references(() => accounts.id),
-  /** The plan the operator assigned (`weft server set-plan`); null means WEFT_DEFAULT_PLAN. */
-  plan: text("plan"),
-  createdAt: timestamptz("created_at").notNull(),
-});
+export const workspaces = pgTable(
+  "workspaces",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    personalAccountId: text("personal_account_id")
+      .unique()
+      .references(() => accounts.id),
+    /**
+     * The account that pays for the workspace: its person's for a personal one, its creator's for a
+     * team one. A worker's share holds per such account, and its plan (its personal workspace's)
+     * caps how many workspaces it pays for.
+     */
+    billingAccountId: text("billing_account_id")
+      .notNull()
+      .references(() => accounts.id),
+    /** The plan the operator assigned (`weft server set-plan`); null means WEFT_DEFAULT_PLAN. */
+    plan: text("plan"),
+    createdAt: timestamptz("created_at").notNull(),
+  },
+  (table) => [index().on(table.billingAccountId)],
+);
 
 export const workspaceRoles = ["owner", "admin", "member", "viewer"] as const;
 export type WorkspaceRole = (typeof workspaceRoles)[number];
