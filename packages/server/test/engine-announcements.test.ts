@@ -1,7 +1,7 @@
 import { type EngineHarness, startEngineHarness } from "@weft/testing";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { executionSteps, projects } from "../src/db/schema/index.ts";
+import { executionSteps, projects, workspaces } from "../src/db/schema/index.ts";
 import { executionsChannel } from "../src/engine/channels.ts";
 import { completeWaitToken } from "../src/wait-tokens/complete-wait-token.ts";
 
@@ -23,15 +23,17 @@ export default defineConfig({
 `;
 
 let engine: EngineHarness;
-let workspaceId: string | undefined;
+/** The account that pays for the project's workspace, which the announcements name. */
+let accountId: string | undefined;
 beforeAll(async () => {
   engine = await startEngineHarness();
   await engine.deploy("prj_announced", source, { version: 1, workflows: [{ name: "noop" }, { name: "approved" }] });
   const [project] = await engine.database.db
-    .select({ workspaceId: projects.workspaceId })
+    .select({ accountId: workspaces.billingAccountId })
     .from(projects)
+    .innerJoin(workspaces, eq(workspaces.id, projects.workspaceId))
     .where(eq(projects.id, "prj_announced"));
-  workspaceId = project?.workspaceId;
+  accountId = project?.accountId;
 });
 afterAll(async () => {
   await engine.stop();
@@ -49,16 +51,16 @@ async function announcedDuring(act: () => Promise<void>, expected: unknown[]): P
   }
 }
 
-// So that a worker running that workspace at its share need not claim (`claimable-workspaces.ts`).
+// So that a worker running that account at its share need not claim (`claimable-accounts.ts`).
 describe("the announcement that executions became claimable", () => {
-  it("names the workspace of new executions", async () => {
+  it("names the account that pays for the workspace of new executions", async () => {
     await announcedDuring(async () => {
       const id = await engine.run("prj_announced", "noop", {});
       await engine.waitFor(id, (row) => row.status === "succeeded");
-    }, [workspaceId]);
+    }, [accountId]);
   });
 
-  it("names the workspace of an execution whose token was completed", async () => {
+  it("names the account of an execution whose token was completed", async () => {
     const id = await engine.run("prj_announced", "approved", {});
     await engine.waitFor(id, (row) => row.status === "waiting");
     const [ask] = await engine.database.db
@@ -69,7 +71,7 @@ describe("the announcement that executions became claimable", () => {
     if (typeof tokenId !== "string") throw new Error("no token id stored");
     await announcedDuring(async () => {
       expect(await completeWaitToken(engine.database.db, engine, { tokenId, data: "yes" })).toMatchObject({ ok: true });
-    }, [workspaceId]);
+    }, [accountId]);
     expect((await engine.waitFor(id, (row) => row.status === "succeeded")).output).toEqual({ ok: true, data: "yes" });
   });
 });

@@ -10,15 +10,15 @@ import type { Timers } from "../shared/timers.ts";
  * cancelled before it) costs one claim that finds nothing.
  */
 export interface DueWakeups {
-  /** An execution of `workspaceId` becomes claimable at `at`. */
-  add(workspaceId: string, at: Date): void;
+  /** An execution of a workspace `accountId` pays for becomes claimable at `at`. */
+  add(accountId: string, at: Date): void;
   /** Cancels the timer; nothing fires after this. */
   stop(): void;
 }
 
 interface Wakeup {
   at: number;
-  workspaceId: string;
+  accountId: string;
 }
 
 /**
@@ -35,7 +35,7 @@ const longestWaitMs = 60 * 60 * 1000;
 
 export function createDueWakeups(
   deps: { clock: Clock; timers: Timers },
-  options: { capacity: number; onDue: (workspaceIds: string[]) => void },
+  options: { capacity: number; onDue: (accountIds: string[]) => void },
 ): DueWakeups {
   /** In due order, soonest first. */
   const pending: Wakeup[] = [];
@@ -56,13 +56,13 @@ export function createDueWakeups(
     const now = deps.clock.now().getTime();
     let due = 0;
     while (due < pending.length && (pending[due] as Wakeup).at <= now) due += 1;
-    const workspaceIds = new Set(pending.splice(0, due).map((wakeup) => wakeup.workspaceId));
+    const accountIds = new Set(pending.splice(0, due).map((wakeup) => wakeup.accountId));
     arm();
-    if (workspaceIds.size > 0) options.onDue([...workspaceIds]);
+    if (accountIds.size > 0) options.onDue([...accountIds]);
   }
 
   return {
-    add: (workspaceId, at) => {
+    add: (accountId, at) => {
       const time = Math.ceil(at.getTime() / wakeupStepMs) * wakeupStepMs;
       if (stopped || !Number.isFinite(time) || options.capacity <= 0) return;
       if (pending.length >= options.capacity) {
@@ -76,7 +76,7 @@ export function createDueWakeups(
         if ((pending[middle] as Wakeup).at <= time) low = middle + 1;
         else high = middle;
       }
-      pending.splice(low, 0, { at: time, workspaceId });
+      pending.splice(low, 0, { at: time, accountId });
       arm();
     },
     stop: () => {

@@ -9,7 +9,7 @@ import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import { executionsChannel } from "./channels.ts";
-import { announcedProjects } from "./claimable-workspaces.ts";
+import { announcedProjects } from "./claimable-accounts.ts";
 import { initialState, leasedState } from "./execution-state/execution-states.ts";
 import { insertSpans, type SpanRow, spansFromJson } from "./execution-state/span-writes.ts";
 import { retryPolicyOf } from "./retry-policy.ts";
@@ -185,26 +185,27 @@ const insertNewStatement = preparedSql<{ leased_inputs: Record<string, unknown> 
         returning id, status, input),
       inserted_spans as (${insertSpans(spansFromJson(sql.placeholder("spans")))})
       select case when ${sql.placeholder("announce")}::boolean then pg_notify(${executionsChannel},
-          coalesce((select string_agg(distinct p.workspace_id, ',') from projects p
+          coalesce((select string_agg(distinct w.billing_account_id, ',') from projects p
+            join workspaces w on w.id = p.workspace_id
             where p.id = any(string_to_array(${sql.placeholder("projects")}, ','))), '')) end as announced,
         (select json_object_agg(id, input) from inserted_executions where status = ${leasedState}) as leased_inputs`,
 );
 
 /**
- * Inserts new executions with their spans and wakes the workers, naming the queued executions'
- * workspaces, in one statement of the caller's transaction (PostgreSQL delivers the NOTIFY at
- * commit). An execution written already leased (`local-starts.ts`) is no worker's to claim, so a
- * batch of those alone wakes none; its input comes back as stored, by id, so that its first attempt
- * sees the keys in the order every later attempt reads them in (jsonb's, not the sender's). The
- * usage meters count them from there (billing/metering.ts).
+ * Inserts new executions with their spans and wakes the workers, naming the accounts that pay for
+ * the queued executions' workspaces, in one statement of the caller's transaction (PostgreSQL
+ * delivers the NOTIFY at commit). An execution written already leased (`local-starts.ts`) is no
+ * worker's to claim, so a batch of those alone wakes none; its input comes back as stored, by id,
+ * so that its first attempt sees the keys in the order every later attempt reads them in (jsonb's,
+ * not the sender's). The usage meters count them from there (billing/metering.ts).
  */
 export async function insertNewExecutions(
   tx: Transaction,
   rows: readonly NewExecutionRows[],
 ): Promise<{ leasedInputs: ReadonlyMap<string, unknown> }> {
   const queued = rows.filter((row) => row.execution.status === initialState);
-  // Named by workspace, so that a worker running that workspace at its share skips the claim,
-  // which would read the whole backlog to find nothing (see `claimable-workspaces.ts`).
+  // Named by account, so that a worker running that account at its share skips the claim,
+  // which would read the whole backlog to find nothing (see `claimable-accounts.ts`).
   const [result] = await insertNewStatement.execute(tx, {
     announce: queued.length > 0,
     projects: announcedProjects(queued.map((row) => row.execution.projectId)),

@@ -15,7 +15,8 @@ export interface LocalStart {
   /** The instant the lease and the attempt's time limit start from, as a claim's would. */
   now: Date;
   leaseExpiresAt: Date;
-  workspaceId: string;
+  /** The account that pays for the project's workspace, below its share of the worker's slots. */
+  accountId: string;
   /** The leased row is committed: the worker runs it. Never throws, since the row cannot be written again. */
   begin(execution: ClaimedExecution): void;
   /** Nothing was committed: the slot is free again. */
@@ -25,9 +26,9 @@ export interface LocalStart {
 export interface LocalStarts {
   /**
    * A slot for an execution of `projectId`'s workflow without a concurrency limit, when the worker
-   * would claim it at once: a slot is free, its workspace is below its share, and as far as the
-   * worker knows no older execution it could run is waiting. Otherwise `undefined`, and the
-   * execution is queued for a claim.
+   * would claim it at once: a slot is free, the account that pays for its workspace is below its
+   * share, and as far as the worker knows no older execution it could run is waiting. Otherwise
+   * `undefined`, and the execution is queued for a claim.
    */
   reserve(projectId: string): LocalStart | undefined;
 }
@@ -58,7 +59,7 @@ export function startedLocally(
     execution: {
       id: queued.id,
       projectId: queued.projectId,
-      workspaceId: start.workspaceId,
+      accountId: start.accountId,
       deploymentId: queued.deploymentId,
       workflow: queued.workflow,
       input: queued.input,

@@ -39,7 +39,7 @@ import { type AttemptContext, type RunningAttempt, startAttempt } from "./attemp
 import { sandboxHandlers } from "./attempts/sandbox-handlers.ts";
 import { chainedPasses } from "./chained-passes.ts";
 import { cancellationsChannel, executionsChannel } from "./channels.ts";
-import { announcedWorkspaces, createClaimableWorkspaces } from "./claimable-workspaces.ts";
+import { announcedAccounts, createClaimableAccounts } from "./claimable-accounts.ts";
 import { defaultCrashAttempts, workerCrashError } from "./crash-attempts.ts";
 import { createDeltaRoller } from "./delta-roller.ts";
 import { createDueWakeups } from "./due-wakeups.ts";
@@ -89,7 +89,7 @@ export interface WorkerOptions {
   defaultTimeoutMs?: number | undefined;
   /** Caps every workflow's timeout; none by default. */
   maxTimeoutMs?: number | undefined;
-  /** Share of `concurrency` one workspace may hold (0 to 1); half by default. */
+  /** Share of `concurrency` one account may hold across the workspaces it pays for (0 to 1); half by default. */
   workspaceShare?: number | undefined;
   /** Takeovers from a dead worker after which an execution fails instead of running again; 3 by default. */
   crashAttempts?: number | undefined;
@@ -158,7 +158,7 @@ interface ClaimedHistories {
 /** Sleeps, delayed retries and waits' expiries a worker wakes for; the poll finds those past the soonest this many. */
 const maxDueWakeups = 10_000;
 
-/** Projects whose workspace a worker remembers for local starts; a project it forgot is claimed once more. */
+/** Projects whose account a worker remembers for local starts; a project it forgot is claimed once more. */
 const maxKnownProjects = 10_000;
 
 // Stored on the execution, so they say what failed without the database's text, which quotes parameters.
@@ -205,22 +205,22 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       : undefined;
   /** On the embedded database this is the only worker: every change to the queue is this process's. */
   const soleWorker = database.kind === "embedded";
-  const slotsPerWorkspace = workspaceSlots(options.concurrency, options.workspaceShare ?? defaultWorkspaceShare);
+  const slotsPerAccount = workspaceSlots(options.concurrency, options.workspaceShare ?? defaultWorkspaceShare);
   const crashAttempts = options.crashAttempts ?? defaultCrashAttempts;
   let stopped = false;
   /** Whether the last claim pass may have left claimable executions behind a limit that an ending execution lifts. */
   let heldBack = true;
-  const claimable = createClaimableWorkspaces();
+  const claimable = createClaimableAccounts();
   /**
-   * The workspaces whose running executions fill their share of this worker's slots: a claim skips
-   * their rows, and a local start refuses them.
+   * The accounts whose running executions, in all the workspaces they pay for, fill their share of
+   * this worker's slots: a claim skips their rows, and a local start refuses them.
    */
-  const workspacesAtShare = (): ReadonlySet<string> => {
+  const accountsAtShare = (): ReadonlySet<string> => {
     const counts = new Map<string, number>();
     for (const run of running.values()) {
-      counts.set(run.execution.workspaceId, (counts.get(run.execution.workspaceId) ?? 0) + 1);
+      counts.set(run.execution.accountId, (counts.get(run.execution.accountId) ?? 0) + 1);
     }
-    return new Set([...counts].flatMap(([workspaceId, count]) => (count >= slotsPerWorkspace ? [workspaceId] : [])));
+    return new Set([...counts].flatMap(([accountId, count]) => (count >= slotsPerAccount ? [accountId] : [])));
   };
   /** From a claim until its executions are in `running`: the leases it took are not all counted there yet. */
   let claimingNow = false;
@@ -229,18 +229,19 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
   /** A claim pass found a slot held: the slot's end starts another. */
   let claimDeferred = false;
   /**
-   * Learnt from the claims: a project's workspace, which a local start's share is counted in.
-   * Entries never expire (a project stays in its workspace); the map is there for its bound.
+   * Learnt from the claims: the account that pays for a project's workspace, which a local start's
+   * share is counted in. Entries never expire (a project stays in its workspace, and a workspace's
+   * account never changes); the map is there for its bound.
    */
-  const projectWorkspaces = createExpiringMap<string, string>(maxKnownProjects);
+  const projectAccounts = createExpiringMap<string, string>(maxKnownProjects);
   let passes: Promise<void> = Promise.resolve();
   let nextPass: Promise<void> | undefined;
   const wakeups = createDueWakeups(
     { clock, timers: deps.timers ?? systemTimers },
     {
       capacity: maxDueWakeups,
-      onDue: (workspaceIds) => {
-        claimable.announced(workspaceIds);
+      onDue: (accountIds) => {
+        claimable.announced(accountIds);
         void poke();
       },
     },
@@ -253,16 +254,16 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     spanExport: deps.spanExport,
     tokens: options.tokens,
     release: (executionId, ended) => {
-      const workspaceId = running.get(executionId)?.execution.workspaceId;
+      const accountId = running.get(executionId)?.execution.accountId;
       running.delete(executionId);
       // A requeued execution is claimable, and a claim running now may have counted the freed slot as
-      // taken. Otherwise, on the embedded database, what a claim left behind at the workspace's share
+      // taken. Otherwise, on the embedded database, what a claim left behind at the account's share
       // is known already; on PostgreSQL other workers requeue and let go of rows unannounced, and a
       // freed slot is the cue to look for them.
-      if (workspaceId !== undefined && (!ended || claimingNow || !soleWorker)) claimable.announced([workspaceId]);
+      if (accountId !== undefined && (!ended || claimingNow || !soleWorker)) claimable.announced([accountId]);
       if (heldBack || !ended) void poke();
     },
-    fallsDue: (workspaceId, at) => wakeups.add(workspaceId, at),
+    fallsDue: (accountId, at) => wakeups.add(accountId, at),
     ends: createBatchedEnds(db, workerId),
     finishing: new Set(),
   };
@@ -387,7 +388,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       // Until this claim answers, a slot freed meanwhile may be one it counted as taken.
       heldBack = true;
       const free = options.concurrency - running.size;
-      if (free <= 0 || !claimable.worthClaiming(workspacesAtShare())) return;
+      if (free <= 0 || !claimable.worthClaiming(accountsAtShare())) return;
       if (localStart !== undefined) {
         claimDeferred = true;
         return;
@@ -401,27 +402,27 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
           now,
           leaseMs: options.leaseMs,
           limit: free,
-          workspaceSlots: slotsPerWorkspace,
+          workspaceSlots: slotsPerAccount,
           durable: soleWorker,
         });
         const claimed = outcome.executions;
-        // A workspace's share can cut a claim short only once this worker runs that many executions.
-        const shareMayBind = running.size + claimed.length >= slotsPerWorkspace;
+        // An account's share can cut a claim short only once this worker runs that many executions.
+        const shareMayBind = running.size + claimed.length >= slotsPerAccount;
         heldBack = shareMayBind || outcome.limitedGroups > 0;
         const stoppedShort = claimed.length < free && !shareMayBind && outcome.limitedGroups < limitedGroupsPerClaim;
         if (claimed.length > 0) {
           maintenance?.counted(claimed.length);
           for (const execution of claimed) {
-            projectWorkspaces.set(execution.projectId, execution.workspaceId, Number.POSITIVE_INFINITY);
+            projectAccounts.set(execution.projectId, execution.accountId, Number.POSITIVE_INFINITY);
           }
           const histories = await readHistories(claimed, now);
           for (const execution of claimed) startLeased(execution, histories, now);
         }
         // A claim that found nothing, or stopped short of a limit no share cut, left nothing behind but
-        // the backlog of workspaces at their share. Any other may have left rows of the workspaces it
+        // the backlog of accounts at their share. Any other may have left rows of the accounts it
         // was worth making for; a claim makes no row claimable, so what was known before it still holds.
         if ((claimed.length === 0 || stoppedShort) && outcome.limitedGroups === 0)
-          claimable.leftNone(workspacesAtShare());
+          claimable.leftNone(accountsAtShare());
         if (claimed.length > 0 && !stoppedShort) continue;
         return;
       } finally {
@@ -433,17 +434,17 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
   /**
    * Holds a slot for an execution ingress writes leased to this worker, when a claim would lease it
    * at once: the last claim stopped short and nothing was announced since but the backlog of
-   * workspaces at their share, the execution's workspace is known and below its share, and no claim
-   * or other local start is under way (either would count the slot as free).
+   * accounts at their share, the account of the execution's workspace is known and below its share,
+   * and no claim or other local start is under way (either would count the slot as free).
    */
   function reserveLocalStart(projectId: string): LocalStart | undefined {
     if (stopped || claimingNow || localStart !== undefined) return undefined;
     if (running.size >= options.concurrency) return undefined;
     const now = clock.now();
-    const workspaceId = projectWorkspaces.get(projectId, now.getTime());
-    if (workspaceId === undefined) return undefined;
-    const atShare = workspacesAtShare();
-    if (atShare.has(workspaceId) || claimable.worthClaiming(atShare)) return undefined;
+    const accountId = projectAccounts.get(projectId, now.getTime());
+    if (accountId === undefined) return undefined;
+    const atShare = accountsAtShare();
+    if (atShare.has(accountId) || claimable.worthClaiming(atShare)) return undefined;
     let settle: () => void = () => undefined;
     const settled = new Promise<void>((resolve) => {
       settle = () => {
@@ -459,7 +460,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       workerId,
       now,
       leaseExpiresAt: new Date(now.getTime() + options.leaseMs),
-      workspaceId,
+      accountId,
       begin: (execution) => {
         try {
           if (stopped) {
@@ -524,7 +525,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
   await retryWhileUnavailable(takeOverOrphans);
   const unlistenExecutions = await retryWhileUnavailable(() =>
     database.listen(executionsChannel, (payload) => {
-      claimable.announced(announcedWorkspaces(payload));
+      claimable.announced(announcedAccounts(payload));
       void poke();
     }),
   );

@@ -61,7 +61,7 @@ async function takeEnding(context: AttemptContext, run: RunningAttempt, ending: 
         );
         const runAt = new Date(close.now.getTime() + delay);
         const retried = await context.ends("retry", { executionId, close, values: { error: ending.error, runAt } });
-        if (retried === "taken") context.fallsDue(execution.workspaceId, runAt);
+        if (retried === "taken") context.fallsDue(execution.accountId, runAt);
         return false;
       }
       final = await context.ends("fail", { executionId, close, values: { error: ending.error } });
@@ -95,7 +95,7 @@ async function takeEnding(context: AttemptContext, run: RunningAttempt, ending: 
         closeOf(context, run, { code: "ok", message: `sleeping (${ending.name})` }, ending.logs),
         { name: ending.name, attempt: execution.attempt, sequence: 0, wakeAt: ending.wakeAt },
       );
-      if (slept === "taken") context.fallsDue(execution.workspaceId, ending.wakeAt);
+      if (slept === "taken") context.fallsDue(execution.accountId, ending.wakeAt);
       return false;
     }
   }

@@ -73,7 +73,7 @@ export interface AttemptContext {
    */
   release(executionId: string, ended: boolean): void;
   /** An execution let go of becomes claimable at `at` (a sleep, a delayed retry, a wait's expiry), unannounced. */
-  fallsDue(workspaceId: string, at: Date): void;
+  fallsDue(accountId: string, at: Date): void;
   /** Ends attempts, grouped with the ends of the same transition that come together. */
   ends: BatchedEnds;
   /** Attempt ends under way; stopping waits for them. */

@@ -91,7 +91,7 @@ export async function onToken(
       return { stop: "abandoned" };
     }
     if (outcome.outcome === "waiting") {
-      context.fallsDue(run.execution.workspaceId, new Date(outcome.token.expires_at));
+      context.fallsDue(run.execution.accountId, new Date(outcome.token.expires_at));
       context.release(run.execution.id, false);
       return { stop: "waiting" };
     }

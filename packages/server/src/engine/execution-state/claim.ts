@@ -17,7 +17,8 @@ import { setStatusOf, statusIn } from "./transition-condition.ts";
 export interface ClaimedExecution {
   id: string;
   projectId: string;
-  workspaceId: string;
+  /** The account that pays for the execution's workspace: a worker's share holds per account. */
+  accountId: string;
   deploymentId: string;
   workflow: string;
   input: unknown;
@@ -44,7 +45,7 @@ export interface ClaimedExecution {
 interface ClaimRow {
   id: string;
   project_id: string;
-  workspace_id: string;
+  account_id: string;
   deployment_id: string;
   workflow: string;
   input: unknown;
@@ -79,7 +80,10 @@ export interface ClaimRequest {
   now: Date;
   leaseMs: number;
   limit: number;
-  /** Most executions of one workspace this worker may run at once (see `workspaceSlots`). */
+  /**
+   * Most executions this worker may run at once of one workspace, and of all the workspaces one
+   * account pays for together (see `workspaceSlots`).
+   */
   workspaceSlots: number;
   /** Which of the claim transitions to take; all three by default (the worker). */
   transitions?: readonly ClaimTransition[] | undefined;
@@ -91,10 +95,29 @@ export interface ClaimRequest {
   durable?: boolean | undefined;
 }
 
-/** This worker's running executions per workspace, as a CTE body (`workspace_id`, `running`). */
-function busyWorkspaces(request: ClaimRequest): SQL {
-  return sql`select p.workspace_id, count(*)::int as running from executions r join projects p on p.id = r.project_id
-    where ${statusIn([leasedState], "r.status")} and r.lease_owner = ${request.workerId} group by p.workspace_id`;
+/**
+ * This worker's running executions per account that pays for their workspaces, as a CTE body
+ * (`account_id`, `running`). A workspace's executions are among its account's, so the account's
+ * share bounds each of its workspaces too.
+ */
+function busyAccounts(request: ClaimRequest): SQL {
+  return sql`select w.billing_account_id as account_id, count(*)::int as running from executions r
+      join projects p on p.id = r.project_id join workspaces w on w.id = p.workspace_id
+    where ${statusIn([leasedState], "r.status")} and r.lease_owner = ${request.workerId} group by w.billing_account_id`;
+}
+
+/**
+ * The account that pays for a workspace, as a scalar subquery: looked up by key for each row it is
+ * asked of. As a join, the planner may hash every workspace for the few rows a claim leases.
+ */
+function accountOfWorkspace(workspaceId: SQL): SQL {
+  return sql`(select w.billing_account_id from workspaces w where w.id = ${workspaceId})`;
+}
+
+/** The account that pays for the workspace of the project `projectId` names, as a scalar subquery. */
+function accountOfProject(projectId: SQL): SQL {
+  return sql`(select w.billing_account_id from projects p join workspaces w on w.id = p.workspace_id
+    where p.id = ${projectId})`;
 }
 
 /**
@@ -157,7 +180,7 @@ function leaseAndReturn(request: ClaimRequest, candidates: SQL, alongside?: SQL)
         x.cancel_requested_at, c.previous_started_at, c.previous_status, ${resumedFrom} as resumed,
         substr(replace(gen_random_uuid()::text, '-', ''), 1, 16) as attempt_span_id,
         octet_length(x.logs::text) as log_bytes, x.lease_expiries,
-        (select workspace_id from projects where id = x.project_id) as workspace_id),
+        ${accountOfProject(sql`x.project_id`)} as account_id),
     attempt_spans as (${insertAttemptSpans(sql`claimed`, request.workerId, request.now)} returning 1)${
       alongside === undefined
         ? sql`
@@ -172,7 +195,7 @@ function toClaimed(row: ClaimRow): ClaimedExecution {
   return {
     id: row.id,
     projectId: row.project_id,
-    workspaceId: row.workspace_id,
+    accountId: row.account_id,
     deploymentId: row.deployment_id,
     workflow: row.workflow,
     input: row.input,
@@ -194,9 +217,11 @@ function toClaimed(row: ClaimRow): ClaimedExecution {
 
 /**
  * Leases up to `limit` claimable executions of workflows without a concurrency limit, at most
- * `workspaceSlots` running per workspace on this worker. Workspaces at their share are skipped
- * before rows are locked; among the rows locked, each workspace gets what its share has left (rows
- * past it stay queued), so a workspace with a long backlog cannot take a whole pass either.
+ * `workspaceSlots` running per account on this worker, whichever of its workspaces they are in.
+ * The workspaces of accounts at their share are skipped before rows are locked, by the workspace
+ * each row's project join already reads (the account is looked up for the locked rows only);
+ * among the rows locked, each account gets what its share has left (rows past it stay queued), so
+ * an account with a long backlog cannot take a whole pass either.
  * Each guard locks up to `limit` rows and the earliest `limit` of both are leased: the others are
  * let go unchanged when the statement ends, and the lapsed leases taken first are those that
  * lapsed first. The groups of claimable concurrency-limited executions are read in the same
@@ -214,20 +239,23 @@ async function claimUnlimited(
         e.status as previous_status, e.run_at, p.workspace_id
       from executions e join projects p on p.id = e.project_id
       where e.concurrency_limit is null and ${part.condition}
-        and p.workspace_id not in (select workspace_id from busy where running >= ${request.workspaceSlots}::int)
+        and p.workspace_id not in (select id from full_workspaces)
       order by ${part.order} limit ${request.limit} for update of e skip locked)`,
   );
   const lockedUnion = sql.join(
     parts.map((_, index) => sql`select * from ${sql.raw(`locked_${index}`)}`),
     sql` union all `,
   );
-  const candidates = sql`with busy as (${busyWorkspaces(request)}),
+  const candidates = sql`with busy as (${busyAccounts(request)}),
+    full_workspaces as (select w.id from workspaces w join busy on busy.account_id = w.billing_account_id
+      where busy.running >= ${request.workspaceSlots}::int),
     ${sql.join(lockedParts, sql`, `)},
     locked as (${lockedUnion} order by run_at limit ${request.limit}),
-    ranked as (select locked.*, row_number() over (partition by locked.workspace_id order by locked.run_at, locked.id) as rank
-      from locked)
+    ranked as (select accounted.*,
+        row_number() over (partition by accounted.account_id order by accounted.run_at, accounted.id) as rank
+      from (select locked.*, ${accountOfWorkspace(sql`locked.workspace_id`)} as account_id from locked) accounted)
     select ranked.id, ranked.previous_started_at, ranked.previous_status from ranked
-      left join busy on busy.workspace_id = ranked.workspace_id
+      left join busy on busy.account_id = ranked.account_id
     where ranked.rank <= ${request.workspaceSlots}::int - coalesce(busy.running, 0)`;
   const limited = parts.map(
     (part) => sql`select e.project_id, e.workflow, e.concurrency_limit from executions e
@@ -282,8 +310,8 @@ async function claimLimitedGroup(
         where r.project_id = ${group.projectId} and r.workflow = ${group.workflow} and ${statusIn([leasedState], "r.status")}
           and (r.lease_expires_at >= ${now}::timestamptz or r.lease_owner = ${request.workerId})
       ), ${request.workspaceSlots}::int - coalesce((
-        select busy.running from (${busyWorkspaces(request)}) busy
-        where busy.workspace_id = (select workspace_id from projects where id = ${group.projectId})
+        select busy.running from (${busyAccounts(request)}) busy
+        where busy.account_id = ${accountOfProject(sql`${group.projectId}`)}
       ), 0)))
       for update skip locked`;
     return (await genericPlanRows<ClaimRow>(tx, leaseAndReturn(request, candidates))).map(toClaimed);

@@ -140,7 +140,8 @@ export async function resumeWaiting(tx: Transaction, request: { executionId: str
       where id = ${request.executionId} and ${statusIn([transitions.wait.to])}`,
   );
   await tx.execute(
-    sql`select pg_notify(${executionsChannel}, coalesce((select p.workspace_id from executions e
-      join projects p on p.id = e.project_id where e.id = ${request.executionId}), ''))`,
+    sql`select pg_notify(${executionsChannel}, coalesce((select w.billing_account_id from executions e
+      join projects p on p.id = e.project_id join workspaces w on w.id = p.workspace_id
+      where e.id = ${request.executionId}), ''))`,
   );
 }
