@@ -3,6 +3,7 @@ import {
   atLowerPriority,
   buildSandboxLaunch,
   type SandboxLaunchRequest,
+  sandboxSeccompFd,
   sandboxTmpBytes,
 } from "../src/engine/sandbox/sandbox-launch.ts";
 
@@ -136,5 +137,13 @@ describe("buildSandboxLaunch", () => {
       command: "/usr/bin/nice",
       args: ["-n", "10", launch.command, ...launch.args],
     });
+  });
+
+  it("passes bubblewrap the system-call filter at the descriptor after the stdio, when asked", () => {
+    const isolation = { mode: "bwrap", egress: "public", bwrapPath: "/usr/bin/bwrap" } as const;
+    const filtered = buildSandboxLaunch({ ...request(isolation), seccomp: true });
+    expect(valuesOf(filtered.args, "--seccomp")).toEqual([[String(sandboxSeccompFd)]]);
+    expect(sandboxSeccompFd).toBe(4);
+    expect(buildSandboxLaunch(request(isolation)).args).not.toContain("--seccomp");
   });
 });

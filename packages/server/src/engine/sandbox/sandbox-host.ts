@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { realpathSync } from "node:fs";
-import { basename, dirname } from "node:path";
+import { closeSync, mkdtempSync, openSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join } from "node:path";
 import type { Logger } from "../../shared/logger.ts";
 import { systemTimers } from "../../shared/timers.ts";
 import { type EgressChild, type ResolveHost, resolveWithSystem } from "../egress/egress-proxy.ts";
@@ -9,6 +10,7 @@ import type { SerializedError } from "./protocol.ts";
 import { openSandboxCgroups } from "./sandbox-cgroups.ts";
 import { findExecutable, hostLibraryDirs, type SandboxIsolation } from "./sandbox-isolation.ts";
 import { atLowerPriority, buildSandboxLaunch, sandboxRuntimeFiles, sandboxStdio } from "./sandbox-launch.ts";
+import { encodeSyscallFilter, syscallFilterProgram } from "./syscall-filter.ts";
 
 /** Starts sandbox children under the isolation in force, and runs the egress proxy they use. */
 export interface SandboxHost {
@@ -47,6 +49,7 @@ export async function startSandboxHost(
   const egressOfChild = new WeakMap<ChildProcess, EgressChild>();
   const nodePath = realpathSync(process.execPath);
   const libraryDirs = hostLibraryDirs();
+  const filter = isolation.mode === "bwrap" ? writeSyscallFilter(deps.logger) : undefined;
   const nicePath = findExecutable("nice", process.env.PATH ?? "");
   if (nicePath === undefined)
     deps.logger.warn("no nice executable on the PATH: sandboxes run at the platform's priority");
@@ -67,14 +70,23 @@ export async function startSandboxHost(
         bundleFile: basename(bundlePath),
         memoryMb,
         egressSocketPath: childEgress?.socketPath,
+        seccomp: filter !== undefined,
       });
       const lowered = nicePath === undefined ? launch : atLowerPriority(launch, nicePath);
       const group = cgroups?.create(memoryMb);
       const placed = group === undefined ? lowered : { ...lowered, ...group.wrap(lowered) };
-      const child = spawn(placed.command, placed.args, {
-        env: launch.env,
-        stdio: [...sandboxStdio],
-      });
+      // A descriptor of its own per child: bubblewrap reads the file to its end, and a shared one
+      // would leave the next child an empty program.
+      const filterFd = filter === undefined ? undefined : openSync(filter.path, "r");
+      let child: ChildProcess;
+      try {
+        child = spawn(placed.command, placed.args, {
+          env: launch.env,
+          stdio: filterFd === undefined ? [...sandboxStdio] : [...sandboxStdio, filterFd],
+        });
+      } finally {
+        if (filterFd !== undefined) closeSync(filterFd);
+      }
       if (group !== undefined) {
         // Registered before the pool's listener, which asks for the cause: the group is read before it goes.
         child.once("exit", () => {
@@ -96,8 +108,22 @@ export async function startSandboxHost(
     exitCause: (child) => exitCauses.get(child),
     egressOf: (child) => egressOfChild.get(child),
     close: async () => {
+      filter?.remove();
       await cgroups?.close();
       await egress?.close();
     },
   };
+}
+
+/** Writes the system-call filter of this machine's architecture to a private file, or says it has none. */
+function writeSyscallFilter(logger: Logger): { path: string; remove(): void } | undefined {
+  const program = syscallFilterProgram(process.arch);
+  if (program === undefined) {
+    logger.warn({ arch: process.arch }, "no system-call filter for this architecture: sandboxes run without one");
+    return undefined;
+  }
+  const directory = mkdtempSync(join(tmpdir(), "weft-seccomp-"));
+  const path = join(directory, "filter.bpf");
+  writeFileSync(path, encodeSyscallFilter(program), { mode: 0o600 });
+  return { path, remove: () => rmSync(directory, { recursive: true, force: true }) };
 }

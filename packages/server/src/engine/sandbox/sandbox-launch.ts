@@ -9,6 +9,8 @@ import type { SandboxIsolation } from "./sandbox-isolation.ts";
 export const sandboxStdio = ["ignore", "pipe", "pipe", "pipe"] as const;
 /** The child's end of its channel, as child-runtime.ts opens it. */
 export const sandboxChannelFd = 3;
+/** Where bubblewrap reads the system-call filter (syscall-filter.ts) from, after the stdio above. */
+export const sandboxSeccompFd = sandboxStdio.length;
 
 /** Where things appear inside the bubblewrap sandbox. */
 export const sandboxPaths = {
@@ -40,6 +42,8 @@ export interface SandboxLaunchRequest {
   memoryMb: number;
   /** The egress proxy's Unix socket on the host, under bwrap with `public` egress. */
   egressSocketPath?: string | undefined;
+  /** Under bwrap: whether the system-call filter is passed at `sandboxSeccompFd`. */
+  seccomp?: boolean | undefined;
 }
 
 export interface SandboxLaunch {
@@ -148,6 +152,7 @@ export function buildSandboxLaunch(request: SandboxLaunchRequest): SandboxLaunch
     ...(isolation.egress === "all"
       ? ["/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf"].flatMap((file) => ["--ro-bind-try", file, file])
       : []),
+    ...(request.seccomp === true ? ["--seccomp", String(sandboxSeccompFd)] : []),
     // The root is a tmpfs with no size of its own: once everything is mounted, only /tmp stays writable.
     "--remount-ro",
     "/",
