@@ -5,10 +5,11 @@ import { acceptedSecretKeys } from "../config/secret-key.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { readFormFields } from "../http/form-fields.ts";
 import type { PlatformContext } from "../platform-context.ts";
+import { tokenPattern } from "../shared/secrets.ts";
 import { acceptInvitation, type InvitationView, viewInvitation } from "./accept-invitation.ts";
 import { invitationPage, joinedPage } from "./invitation-pages.ts";
 
-const invitationTokenPattern = /^ivt_[A-Za-z0-9_-]{43}$/;
+const invitationTokenPattern = tokenPattern("ivt");
 
 type Status = 200 | 400 | 403 | 404 | 409 | 410;
 

@@ -3,6 +3,7 @@ import { acceptedSecretKeys } from "../config/secret-key.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { readFormFields } from "../http/form-fields.ts";
 import type { PlatformContext } from "../platform-context.ts";
+import { tokenPattern } from "../shared/secrets.ts";
 import { approvalCsrfTokenIsValidUnder, issueApprovalCsrfToken } from "./approval-csrf.ts";
 import {
   type Decision,
@@ -19,7 +20,7 @@ import {
 } from "./pages/approval-pages.ts";
 import { signInApprovalPageUrl } from "./register-with-email.ts";
 
-const approvalTokenPattern = /^apv_[A-Za-z0-9_-]{43}$/;
+const approvalTokenPattern = tokenPattern("apv");
 const decisions: readonly string[] = ["approve", "deny", "revoke"];
 
 const unknownLink = () =>

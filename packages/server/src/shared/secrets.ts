@@ -26,3 +26,8 @@ export function secretMatchesHash(presented: string, storedHash: string): boolea
 export function generateToken(prefix: string, bytes = 32): string {
   return `${prefix}_${randomBytes(bytes).toString("base64url")}`;
 }
+
+/** What a token of `generateToken(prefix, bytes)` looks like: anything else is refused before a lookup. */
+export function tokenPattern(prefix: string, bytes = 32): RegExp {
+  return new RegExp(`^${prefix}_[A-Za-z0-9_-]{${Math.ceil((bytes * 4) / 3)}}$`);
+}

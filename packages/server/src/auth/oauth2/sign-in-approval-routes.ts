@@ -4,6 +4,7 @@ import { acceptedSecretKeys } from "../../config/secret-key.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { readFormFields } from "../../http/form-fields.ts";
 import type { PlatformContext } from "../../platform-context.ts";
+import { tokenPattern } from "../../shared/secrets.ts";
 import { approvalCsrfTokenIsValidUnder, issueApprovalCsrfToken } from "../approval-csrf.ts";
 import {
   type Decision,
@@ -22,7 +23,7 @@ import {
 import { redirectHostOf } from "./redirect-uri.ts";
 import { signInCookieName } from "./sign-in.ts";
 
-const approvalTokenPattern = /^apv_[A-Za-z0-9_-]{43}$/;
+const approvalTokenPattern = tokenPattern("apv");
 const decisions: readonly string[] = ["approve", "deny", "revoke"];
 
 type Status = 200 | 400 | 403 | 404 | 409 | 410;

@@ -5,11 +5,11 @@ import { accounts } from "../../db/schema/index.ts";
 import { findOrCreateAccount } from "../../identity/accounts.ts";
 import type { Clock } from "../../shared/clock.ts";
 import type { IdGenerator } from "../../shared/ids.ts";
-import { generateToken, hashSecret } from "../../shared/secrets.ts";
+import { generateToken, hashSecret, tokenPattern } from "../../shared/secrets.ts";
 import { openLinkedSession, signInLinkLifetimeMs } from "./sign-in-link.ts";
 import type { StartedStudioSession } from "./studio-sessions.ts";
 
-const tokenPattern = /^wsl_[A-Za-z0-9_-]{43}$/;
+const linkTokenPattern = tokenPattern("wsl");
 
 /**
  * The first start of the embedded default has no account for a sign-in link to name. Its start-up
@@ -30,7 +30,7 @@ export interface FirstAccountLinks {
 export function createFirstAccountLinks(clock: Clock): FirstAccountLinks {
   let live: { digest: Buffer; expiresAt: number } | undefined;
   const isLive = (token: string): boolean => {
-    if (live === undefined || !tokenPattern.test(token) || clock.now().getTime() >= live.expiresAt) return false;
+    if (live === undefined || !linkTokenPattern.test(token) || clock.now().getTime() >= live.expiresAt) return false;
     return timingSafeEqual(Buffer.from(hashSecret(token), "hex"), live.digest);
   };
   return {

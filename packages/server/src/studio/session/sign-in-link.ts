@@ -5,13 +5,13 @@ import { issueCredential } from "../../identity/credentials.ts";
 import { allScopes } from "../../identity/scopes.ts";
 import type { Clock } from "../../shared/clock.ts";
 import type { IdGenerator } from "../../shared/ids.ts";
-import { generateToken, hashSecret } from "../../shared/secrets.ts";
+import { generateToken, hashSecret, tokenPattern } from "../../shared/secrets.ts";
 import { type StartedStudioSession, startStudioSession, studioAgentDescription } from "./studio-sessions.ts";
 
 /** A printed sign-in link is for the person starting the server now, not for later. */
 export const signInLinkLifetimeMs = 15 * 60 * 1000;
 
-const linkTokenPattern = /^wsl_[A-Za-z0-9_-]{43}$/;
+const linkTokenPattern = tokenPattern("wsl");
 
 /** The account that signed up first: the one a local server's start-up signs in. */
 export async function firstAccount(db: Database): Promise<{ id: string; email: string } | undefined> {

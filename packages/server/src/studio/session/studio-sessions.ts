@@ -6,7 +6,7 @@ import { type ActiveCredential, revokeWhere } from "../../identity/credentials.t
 import type { Scope } from "../../identity/scopes.ts";
 import type { Clock } from "../../shared/clock.ts";
 import type { IdGenerator } from "../../shared/ids.ts";
-import { generateToken, hashSecret } from "../../shared/secrets.ts";
+import { generateToken, hashSecret, tokenPattern } from "../../shared/secrets.ts";
 
 /** How the session's credential is named in `agents.list`: an agent like any other. */
 export const studioAgentDescription = "Weft Studio";
@@ -21,7 +21,7 @@ export const studioSessionIdleMs = 12 * 60 * 60 * 1000;
 export const studioSessionActivityResolutionMs = 60 * 1000;
 
 const sessionTokenPrefix = "wss";
-const sessionTokenPattern = /^wss_[A-Za-z0-9_-]{43}$/;
+const sessionTokenPattern = tokenPattern("wss");
 
 export interface StartedStudioSession {
   sessionId: string;
