@@ -415,6 +415,33 @@ function httpSurfaces({ projectId, claimToken, tokenId, hostedFormCsrf, caller }
         .map((query) => ({ method: "GET" as const, path: `/oauth2/authorize?${new URLSearchParams(query)}` })),
     },
     {
+      name: "oauth2.approve.get",
+      request: fc
+        .record(
+          {
+            token: fc.oneof(fc.stringMatching(/^apv_[A-Za-z0-9_-]{43}$/), fc.string()),
+            answer: fc.oneof(fc.constantFrom("cancel", "approve", ""), fc.string()),
+          },
+          { requiredKeys: [] },
+        )
+        .map((query) => ({ method: "GET" as const, path: `/oauth2/approve?${new URLSearchParams(query)}` })),
+    },
+    {
+      name: "oauth2.approve.post",
+      request: fc
+        .tuple(
+          fc.oneof(fc.stringMatching(/^apv_[A-Za-z0-9_-]{43}$/), fc.string()),
+          fc.record(
+            {
+              csrf: fc.oneof(fc.constant(hostedFormCsrf), fc.string()),
+              decision: fc.oneof(fc.constantFrom("approve", "deny", "cancel"), fc.string()),
+            },
+            { requiredKeys: [] },
+          ),
+        )
+        .chain(([token, fields]) => formPost(`/oauth2/approve?${new URLSearchParams({ token })}`, fc.constant(fields))),
+    },
+    {
       name: "mcp.post",
       request: jsonPost(
         fc.constant("/mcp"),
