@@ -8,7 +8,7 @@ import { sql } from "drizzle-orm";
 import { appendEndDeltas } from "./history-backlog.ts";
 
 /**
- * §6 Studio views on PostgreSQL: `studio.overview` and `studio.executionTimeline` over HTTP RPC with
+ * Studio views on PostgreSQL: `studio.overview` and `studio.executionTimeline` over HTTP RPC with
  * `executions` executions in the workspace (a tenth of them failed, a fiftieth unfinished), spread
  * over the last three days, their counts rolled up. Sequential calls, so each latency is one call's
  * alone; the target is p95 under 50 ms.

@@ -1,7 +1,7 @@
 import { isRpcError, RegistrationError } from "@weft/client";
 import { CliError } from "./errors.ts";
 
-/** What to do about an API refusal, by its RPC code (SPEC §7). */
+/** What to do about an API refusal, by its RPC code. */
 const rpcFixes: Record<string, string> = {
   UNAUTHORIZED: "run `weft login` (your credential is missing, expired or revoked)",
   FORBIDDEN: "ask an owner or admin of the workspace for access, or log in as an account that has it",

@@ -2,7 +2,7 @@ import { type IssuedCredential, type PendingRegistration, RegistrationError } fr
 import { CliError } from "./errors.ts";
 import type { Output } from "./output.ts";
 
-/** Attempts the authorization server allows per claim (SPEC §8). */
+/** Attempts the authorization server allows per claim. */
 export const maxCodeAttempts = 5;
 
 export interface LoginFlowDeps {
@@ -22,7 +22,7 @@ function expired(): CliError {
 }
 
 /**
- * The verified-email flow of SPEC §3: register, let the person approve in the mail, then exchange
+ * The verified-email flow: register, let the person approve in the mail, then exchange
  * the 6-digit code for a credential. The server gives one answer for every refused code; the CLI
  * counts the tries itself and knows when the claim token expires, so it can say which applies.
  */

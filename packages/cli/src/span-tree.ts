@@ -1,4 +1,4 @@
-/** The fields of a span that the tree needs (OpenTelemetry-shaped, DESIGN §7). */
+/** The fields of a span that the tree needs (OpenTelemetry-shaped). */
 export interface SpanLike {
   spanId: string;
   parentSpanId: string | null | undefined;

@@ -1,6 +1,6 @@
 /**
  * An error answered by the authorization server's registration, claim or revoke endpoints:
- * `code` is the SPEC's error (`invalid_grant`, `rate_limited`...), `message` its description.
+ * `code` is the endpoint's error (`invalid_grant`, `rate_limited`...), `message` its description.
  */
 export class RegistrationError extends Error {
   readonly code: string;

@@ -11,7 +11,7 @@ export const inputIssueSchema = z.object({
 export type InputIssue = z.infer<typeof inputIssueSchema>;
 
 /**
- * The catalogue of RPC errors (SPEC §7), with one HTTP status each. Every procedure may raise any
+ * The catalogue of RPC errors, with one HTTP status each. Every procedure may raise any
  * of them, so clients see them as typed ("defined") errors.
  */
 export const rpcErrors = {

@@ -35,7 +35,7 @@ export * from "./webhook-input.ts";
 export * from "./workflows.ts";
 
 /**
- * The whole RPC API: one entry per namespace (DESIGN.md §6), each defined in `./<namespace>.ts`. A
+ * The whole RPC API: one entry per namespace (docs/rpc-namespaces.md), each defined in `./<namespace>.ts`. A
  * procedure is reached at `POST {base_url}/rpc/<namespace>/<verb>` with body `{"json": <input>}`.
  */
 export const contract = {

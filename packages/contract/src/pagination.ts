@@ -4,7 +4,7 @@ import * as z from "zod";
 export const defaultPageSize = 20;
 
 /**
- * The `pagination` object of a list input (DESIGN.md §6): `first`/`after` page forward, `last`/
+ * The `pagination` object of a list input: `first`/`after` page forward, `last`/
  * `before` page backward. Cursors are opaque. Each list states its own largest page.
  */
 export function paginationInput(options: { maxPageSize: number }) {

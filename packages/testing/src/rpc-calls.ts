@@ -11,7 +11,7 @@ export interface RpcCallResult {
 }
 
 /**
- * `POST {url}/rpc/<namespace>/<verb>` with body `{"json": input}`, exactly as DESIGN.md §9 fixes
+ * `POST {url}/rpc/<namespace>/<verb>` with body `{"json": input}`, exactly as oRPC's RPC protocol puts it on
  * the wire, so tests exercise the protocol rather than our client library.
  */
 export async function callRpc(

@@ -1,5 +1,5 @@
 /**
- * Every error code of the registration, claim and revoke endpoints (SPEC §7), of the token
+ * Every error code of the registration, claim and revoke endpoints, of the token
  * endpoint (RFC 6749 §5.2, RFC 8693 §2.2.2) and of client registration (RFC 7591 §3.2.2).
  */
 export const authErrorCodes = [
@@ -54,7 +54,7 @@ export class AuthError extends Error {
   }
 }
 
-/** DESIGN §5: 400 for every code except `rate_limited` (429) and `server_error` (500). */
+/** 400 for every code except `rate_limited` (429) and `server_error` (500). */
 export function authErrorStatus(code: AuthErrorCode): 400 | 429 | 500 {
   if (code === "rate_limited") return 429;
   if (code === "server_error") return 500;

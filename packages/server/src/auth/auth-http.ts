@@ -18,7 +18,7 @@ export function serverError(c: Context<AppEnv>): AuthRefusal {
 }
 
 /**
- * Wraps a registration, claim or revoke handler so every failure has the spec's error shape:
+ * Wraps a registration, claim or revoke handler so every failure has the endpoints' one error shape:
  * AuthError as itself, anything unexpected as `server_error` without its message.
  */
 export function authHandler(handler: (c: Context<AppEnv>) => Promise<Response>): Handler<AppEnv> {

@@ -1,6 +1,6 @@
 import { createHmac, randomInt, timingSafeEqual } from "node:crypto";
 
-/** SPEC §8: a claim code lives 10 minutes from approval and allows 5 attempts. */
+/** A claim code lives 10 minutes from approval and allows 5 attempts. */
 export const claimCodeLifetimeMs = 10 * 60 * 1000;
 export const maxClaimCodeAttempts = 5;
 

@@ -13,7 +13,7 @@ import { isDeliverableEmailAddress } from "./email-address.ts";
 import { signInApprovalMail } from "./oauth2/sign-in-approval-mail.ts";
 import type { SignInRequester } from "./oauth2/sign-in-requester.ts";
 
-/** SPEC §8: the claim token lives 30 minutes from registration; so does the approval link. */
+/** The claim token lives 30 minutes from registration; so does the approval link. */
 export const claimTokenLifetimeMs = 30 * 60 * 1000;
 
 export interface EmailRegistration {

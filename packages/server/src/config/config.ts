@@ -15,7 +15,7 @@ export const sandboxCgroupModes = ["auto", "on", "off"] as const;
 export type ParsedConfig = ReturnType<typeof parseConfig>;
 
 /**
- * The platform's configuration, resolved once at start-up (see DESIGN.md §2) and passed down: the
+ * The platform's configuration, resolved once at start-up and passed down: the
  * parsed settings with the keys kept in the data dir loaded, so `secretKey` is always present.
  */
 export type Config = ReturnType<typeof loadConfig>;

@@ -8,7 +8,7 @@ import { generateToken, hashSecret } from "../shared/secrets.ts";
 import { notifyAccessChanges } from "./access-changes.ts";
 import type { Scope } from "./scopes.ts";
 
-/** Credentials live 30 days from issue (SPEC §3). */
+/** Credentials live 30 days from issue. */
 export const credentialLifetimeMs = 30 * 24 * 60 * 60 * 1000;
 
 /** Recognisable prefix of every bearer credential, so leaked ones can be found by secret scanners. */

@@ -1,4 +1,4 @@
-/** Every scope a credential can carry (SPEC §2). */
+/** Every scope a credential can carry. */
 export const allScopes = ["projects:read", "projects:write", "deployments:read", "deployments:write"] as const;
 export type Scope = (typeof allScopes)[number];
 

@@ -1,6 +1,6 @@
 import type { Timers } from "../shared/timers.ts";
 
-/** How long ingress may spend between receiving a submission and acknowledging it (SPEC §8). */
+/** How long ingress may spend between receiving a submission and acknowledging it. */
 export const hotPathBudgetMs = 5000;
 
 /** What a 503 for an exceeded budget asks the client to wait before retrying, in seconds. */

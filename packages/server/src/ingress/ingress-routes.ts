@@ -10,7 +10,7 @@ import { tokenRoutes } from "./token-routes.ts";
 import { webhookRoutes } from "./webhook-routes.ts";
 
 /**
- * Mounts the public ingress (DESIGN.md §8): hosted forms, webhooks and wait tokens under `/triggers`, and the
+ * Mounts the public ingress: hosted forms, webhooks and wait tokens under `/triggers`, and the
  * programmatic form endpoint under the path of `{base_url}`.
  */
 export function mountIngressRoutes(app: Hono<AppEnv>, context: PlatformContext): void {

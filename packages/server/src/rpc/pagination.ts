@@ -4,7 +4,7 @@ import type { TimestampCursor, TimestampPage, TimestampPageRequest } from "../db
 import { badRequest } from "./rpc-errors.ts";
 
 /**
- * The two ways a list pages (DESIGN.md §6), from its input to its result: the standard envelope
+ * The two ways a list pages (docs/rpc-namespaces.md), from its input to its result: the standard envelope
  * (`first/after`, `last/before`, `totalCount`, `pagination`) over `fetchKeysetPage`, and the
  * newest-first `{ data, nextCursor }` over `fetchTimestampPage`. Cursors are opaque to clients;
  * one that does not decode is a BAD_REQUEST naming the field and reaches no query.

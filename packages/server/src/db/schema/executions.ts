@@ -28,7 +28,7 @@ export interface LogEntry {
 }
 
 /**
- * One run of a workflow, and the queue entry for it (DESIGN.md §4). A row is claimable when it is
+ * One run of a workflow, and the queue entry for it. A row is claimable when it is
  * `queued`/`sleeping`/`waiting` with `run_at` reached, or `running` with an expired lease (its worker died).
  * The workflow's retry policy, timeout and concurrency are copied from the deployment's manifest at
  * enqueue time so that claiming needs no join.
