@@ -87,7 +87,7 @@ export async function measureLoad(options: LoadOptions): Promise<LoadResult> {
 }
 
 /** Milliseconds all cores spent busy and idle since boot. */
-function machineCpuMs(): { busy: number; idle: number } {
+export function machineCpuMs(): { busy: number; idle: number } {
   let busy = 0;
   let idle = 0;
   for (const { times } of cpus()) {

@@ -9,6 +9,7 @@ import { graphileDrain } from "./graphile-drain.ts";
 import { runGroupCommitBench } from "./group-commit-cost.ts";
 import { formatLoad, measureLoad } from "./http-load.ts";
 import { runIngressBench, runWorkerWebhookBench } from "./ingress-bench.ts";
+import { runNeighboursBench } from "./neighbours.ts";
 import { runStudioBench } from "./studio.ts";
 
 /**
@@ -17,13 +18,14 @@ import { runStudioBench } from "./studio.ts";
  * and of an authenticated `projects.list` RPC at the same concurrency. The RPC path should stay
  * within 2x of /healthz. Then the workflow engine (see engine.ts) on each database; then the ingress
  * benchmark (`ingress-bench.ts`): webhooks against a bare node:http baseline on each database; then
- * what one webhook's group commit costs in CPU (`group-commit-cost.ts`).
+ * what one webhook's group commit costs in CPU (`group-commit-cost.ts`); then one tenant's latency
+ * while another attacks the sandbox's host side (`neighbours.ts`).
  */
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const durationSeconds = Number(process.env.BENCH_SECONDS ?? 5);
 const write = (line: string) => process.stdout.write(`${line}\n`);
 const warmUpSeconds = Number(process.env.BENCH_WARM_UP_SECONDS ?? 2);
-const benchParts = ["api", "engine", "ingress", "commit", "worker", "drain", "big", "studio"];
+const benchParts = ["api", "engine", "ingress", "commit", "worker", "drain", "big", "studio", "neighbours"];
 /** `BENCH_ONLY=ingress` (or a comma-separated list of the parts above) runs just those parts. */
 const only = new Set((process.env.BENCH_ONLY ?? benchParts.join(",")).split(",").map((part) => part.trim()));
 for (const part of only) {
@@ -160,4 +162,21 @@ if (only.has("studio")) {
       write,
     });
   }
+}
+
+/** A whole number of at least 1 from the environment, or the fallback; anything else ends the run naming the variable. */
+function wholeNumber(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (Number.isInteger(value) && value >= 1) return value;
+  process.stderr.write(`${name}: expected a whole number of at least 1, got "${process.env[name]}"\n`);
+  process.exit(1);
+}
+
+if (only.has("neighbours")) {
+  await runNeighboursBench({
+    postgresUrl: testServerUrl(),
+    phaseSeconds: wholeNumber("BENCH_NEIGHBOURS_SECONDS", 10),
+    perSecond: wholeNumber("BENCH_NEIGHBOURS_RATE", 5),
+    write,
+  });
 }

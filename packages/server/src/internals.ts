@@ -14,6 +14,7 @@ export { enqueueExecution } from "./engine/enqueue-execution.ts";
 export { type ClaimRequest, claim } from "./engine/execution-state/claim.ts";
 export { cancel, fail, finalStates, isFinal, succeed } from "./engine/execution-state/index.ts";
 export { endedCondition } from "./engine/execution-state/status-conditions.ts";
+export { maxChannelFrameBytes } from "./engine/limits.ts";
 export { processTreeRssBytes } from "./engine/sandbox/process-tree-memory.ts";
 export { resolveSandboxIsolation, type SandboxIsolation } from "./engine/sandbox/sandbox-isolation.ts";
 export { newSpanId } from "./engine/trace-ids.ts";

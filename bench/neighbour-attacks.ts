@@ -1,0 +1,270 @@
+/**
+ * Tenant A of the neighbours benchmark: its `weft.config.ts`, whose workflows each attack the host
+ * side of the sandbox in one way, and how each attack is driven through a phase.
+ */
+
+/** Every workflow of tenant A, in its `weft.config.ts` below. */
+const attackWorkflows = [
+  "channel-line",
+  "no-newline",
+  "garbage",
+  "frame-over-cap",
+  "tiny-frames",
+  "stdout-flood",
+  "tunnels",
+  "idle-sockets",
+  "fill",
+  "spin",
+] as const;
+export type AttackWorkflow = (typeof attackWorkflows)[number];
+
+/** A's timeout: what ends a busy loop that nothing else ends. */
+const attackTimeout = "30s";
+const attackTimeoutMs = 30_000;
+
+export const attackerSource = `
+import { randomBytes } from "node:crypto";
+import { writeSync } from "node:fs";
+import { connect } from "node:net";
+import { DatabaseSync } from "node:sqlite";
+import { defineConfig, workflow } from "@weft/sdk";
+
+const forever = () => new Promise(() => undefined);
+/** Writes all of \`bytes\` to the worker's channel (fd 3) as the non-blocking socket takes them. */
+function write(bytes) {
+  for (let written = 0; written < bytes.length; ) {
+    try {
+      written += writeSync(3, bytes, written);
+    } catch (error) {
+      if (error.code !== "EAGAIN") throw error;
+    }
+  }
+}
+function header(length) {
+  const bytes = Buffer.alloc(5);
+  bytes[0] = 0xf7;
+  bytes.writeUInt32BE(length, 1);
+  return bytes;
+}
+/** Fills \`path\` with 1.5 GB; the pages a fill before this one freed are written again. */
+function fill(path) {
+  const db = new DatabaseSync(path);
+  db.exec("create table if not exists t (x blob); delete from t");
+  const insert = db.prepare("insert into t values (?)");
+  const chunk = Buffer.alloc(1024 * 1024, 1);
+  for (let i = 0; i < 1536; i += 1) insert.run(chunk);
+  return "wrote 1.5 GB";
+}
+/** Runs \`open\` \`count\` times, at most \`lanes\` at once. */
+async function inLanes(count, lanes, open) {
+  let next = 0;
+  await Promise.all(Array.from({ length: lanes }, async () => {
+    while (next < count) {
+      next += 1;
+      await open();
+    }
+  }));
+}
+function tally(counts, key) {
+  counts[key] = (counts[key] ?? 0) + 1;
+}
+/** Sockets held by this child; destroyed at \`until\` in case the execution is halted before. */
+const held = new Set();
+function releaseAt(until) {
+  setTimeout(() => {
+    for (const socket of held) socket.destroy();
+    held.clear();
+  }, Math.max(0, until - Date.now())).unref();
+}
+/** One CONNECT tunnel through the egress proxy's socket, held open once established. */
+function tunnel(port, counts) {
+  return new Promise((resolve) => {
+    const socket = connect("/weft/egress.sock");
+    held.add(socket);
+    let text = "";
+    let answered = false;
+    const settle = (outcome) => {
+      if (answered) return;
+      answered = true;
+      tally(counts, outcome);
+      resolve();
+    };
+    socket.on("error", (error) => settle("error " + (error.code ?? error.message)));
+    socket.on("close", () => {
+      held.delete(socket);
+      const refusal = /weft egress proxy: ([^\\n]*)/.exec(text)?.[1];
+      settle(refusal === undefined ? "closed: " + (text.split("\\r\\n")[0] || "no answer") : "refused: " + refusal);
+    });
+    socket.on("connect", () => socket.write("CONNECT 127.0.0.1:" + port + " HTTP/1.1\\r\\nhost: 127.0.0.1\\r\\n\\r\\n"));
+    socket.on("data", (chunk) => {
+      if (text.length < 4096) text += chunk.toString("latin1");
+      if (text.startsWith("HTTP/1.1 200") && text.includes("\\r\\n\\r\\n")) settle("established");
+    });
+  });
+}
+/** A connection to the egress proxy's socket that never sends a byte; opened again when cut, until \`until\`. */
+function idle(until, counts) {
+  return new Promise((resolve) => {
+    const socket = connect("/weft/egress.sock");
+    held.add(socket);
+    let connected = false;
+    socket.on("error", (error) => {
+      if (!connected) tally(counts, "error " + (error.code ?? error.message));
+    });
+    socket.on("connect", () => {
+      connected = true;
+      tally(counts, "connected");
+      resolve();
+    });
+    socket.on("close", () => {
+      held.delete(socket);
+      if (connected) tally(counts, "cut by the proxy");
+      if (Date.now() < until) setTimeout(() => void idle(until, counts), connected ? 0 : 100);
+      resolve();
+    });
+  });
+}
+
+const attacks = {
+  "channel-line": async () => {
+    write(Buffer.from("}\\n"));
+    await forever();
+  },
+  "no-newline": async () => {
+    const piece = Buffer.alloc(1024 * 1024, "x");
+    for (let i = 0; i < 600; i += 1) write(piece);
+    await forever();
+  },
+  garbage: async () => {
+    write(randomBytes(64 * 1024));
+    await forever();
+  },
+  "frame-over-cap": async (input) => {
+    write(header(input.length));
+    write(Buffer.alloc(1024 * 1024, "x"));
+    await forever();
+  },
+  "tiny-frames": async () => {
+    const body = Buffer.from(JSON.stringify({ type: "ready" }));
+    const frame = Buffer.concat([header(body.length), body]);
+    const batch = Buffer.concat(Array.from({ length: 1000 }, () => frame));
+    for (let i = 0; i < 100; i += 1) write(batch);
+    await forever();
+  },
+  "stdout-flood": async () => {
+    const line = "x".repeat(64 * 1024) + "\\n";
+    for (;;) await new Promise((resolve) => process.stdout.write(line, resolve));
+  },
+  tunnels: async (input, ctx) => {
+    releaseAt(input.until);
+    await ctx.step("open", async () => {
+      const counts = {};
+      await inLanes(input.count, 256, () => tunnel(input.port, counts));
+      return counts;
+    });
+    await forever();
+  },
+  "idle-sockets": async (input, ctx) => {
+    releaseAt(input.until);
+    await ctx.step("open", async () => {
+      const counts = {};
+      await inLanes(input.count, 256, () => idle(input.until, counts));
+      return counts;
+    });
+    await forever();
+  },
+  fill: async (input, ctx) => ctx.step("fill", () => fill(input.path)),
+  spin: async (input, ctx) =>
+    ctx.step("spin", () => {
+      for (;;) {}
+    }),
+};
+
+export default defineConfig({
+  workflows: Object.entries(attacks).map(([name, run]) =>
+    workflow({ name, retries: { maxAttempts: 1 }, timeout: ${JSON.stringify(attackTimeout)}, run }),
+  ),
+});
+`;
+
+export const attackerManifest = {
+  version: 1,
+  workflows: attackWorkflows.map((name) => ({
+    name,
+    retries: { maxAttempts: 1, minDelayMs: 0, maxDelayMs: 0 },
+    timeoutMs: attackTimeoutMs,
+  })),
+};
+
+/**
+ * One execution of A to start: its workflow and input. The benchmark adds `until` to the input:
+ * the epoch milliseconds after which a held attack lets go of what it holds, should nothing end it before.
+ */
+export interface AttackStart {
+  workflow: AttackWorkflow;
+  input: Record<string, unknown>;
+}
+
+/**
+ * How an attack is kept up through a phase. `repeat`: the platform ends each such execution soon,
+ * so another is started `perSecond` times a second while fewer than `inFlight` of A's executions
+ * are unfinished (`nth` is how many were started before). `hold`: these executions are started
+ * once and last the phase.
+ */
+export type AttackDrive =
+  | { kind: "repeat"; perSecond: number; inFlight: number; nth: (index: number) => AttackStart }
+  | { kind: "hold"; starts: AttackStart[] };
+
+export interface Attack {
+  /** The attack as the table names it. */
+  label: string;
+  drive: AttackDrive;
+}
+
+export interface AttackSetting {
+  /** The loopback port of the slow listener, which the egress proxy lets A reach. */
+  listenerPort: number;
+  /** A's channel frame cap (`maxChannelFrameBytes`). */
+  frameCap: number;
+}
+
+const repeated = (start: AttackStart | ((index: number) => AttackStart)): AttackDrive => ({
+  kind: "repeat",
+  perSecond: 4,
+  inFlight: 4,
+  nth: typeof start === "function" ? start : () => start,
+});
+
+/** The attacks, in the order the benchmark runs them. */
+export function attacks(setting: AttackSetting): Attack[] {
+  return [
+    { label: 'channel: "}\\n"', drive: repeated({ workflow: "channel-line", input: {} }) },
+    { label: "channel: 600 MiB, no frame", drive: repeated({ workflow: "no-newline", input: {} }) },
+    { label: "channel: 64 KiB random", drive: repeated({ workflow: "garbage", input: {} }) },
+    {
+      label: "channel: frame of cap+1",
+      drive: repeated({ workflow: "frame-over-cap", input: { length: setting.frameCap + 1 } }),
+    },
+    { label: "channel: 100 000 frames/s", drive: repeated({ workflow: "tiny-frames", input: {} }) },
+    { label: "stdout flood", drive: repeated({ workflow: "stdout-flood", input: {} }) },
+    {
+      label: "egress: 20 000 tunnels",
+      drive: {
+        kind: "hold",
+        starts: [{ workflow: "tunnels", input: { port: setting.listenerPort, count: 20_000 } }],
+      },
+    },
+    {
+      label: "egress: 5 000 idle sockets",
+      drive: { kind: "hold", starts: [{ workflow: "idle-sockets", input: { count: 5000 } }] },
+    },
+    {
+      label: "1.5 GB to / and /tmp",
+      drive: repeated((index) => ({ workflow: "fill", input: { path: index % 2 === 0 ? "/big.db" : "/tmp/big.db" } })),
+    },
+    {
+      label: "10 busy loops",
+      drive: { kind: "hold", starts: Array.from({ length: 10 }, () => ({ workflow: "spin", input: {} })) },
+    },
+  ];
+}
