@@ -10,7 +10,7 @@ import type { SerializedError } from "./protocol.ts";
 import { openSandboxCgroups } from "./sandbox-cgroups.ts";
 import { findExecutable, hostLibraryDirs, type SandboxIsolation } from "./sandbox-isolation.ts";
 import { atLowerPriority, buildSandboxLaunch, sandboxRuntimeFiles, sandboxStdio } from "./sandbox-launch.ts";
-import { encodeSyscallFilter, syscallFilterProgram } from "./syscall-filter.ts";
+import { seccompFilterFor } from "./seccomp-filter.ts";
 
 /** Starts sandbox children under the isolation in force, and runs the egress proxy they use. */
 export interface SandboxHost {
@@ -117,13 +117,13 @@ export async function startSandboxHost(
 
 /** Writes the system-call filter of this machine's architecture to a private file, or says it has none. */
 function writeSyscallFilter(logger: Logger): { path: string; remove(): void } | undefined {
-  const program = syscallFilterProgram(process.arch);
-  if (program === undefined) {
+  const filter = seccompFilterFor(process.arch);
+  if (filter === undefined) {
     logger.warn({ arch: process.arch }, "no system-call filter for this architecture: sandboxes run without one");
     return undefined;
   }
   const directory = mkdtempSync(join(tmpdir(), "weft-seccomp-"));
   const path = join(directory, "filter.bpf");
-  writeFileSync(path, encodeSyscallFilter(program), { mode: 0o600 });
+  writeFileSync(path, filter.program, { mode: 0o600 });
   return { path, remove: () => rmSync(directory, { recursive: true, force: true }) };
 }

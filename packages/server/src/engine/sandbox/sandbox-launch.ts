@@ -9,7 +9,7 @@ import type { SandboxIsolation } from "./sandbox-isolation.ts";
 export const sandboxStdio = ["ignore", "pipe", "pipe", "pipe"] as const;
 /** The child's end of its channel, as child-runtime.ts opens it. */
 export const sandboxChannelFd = 3;
-/** Where bubblewrap reads the system-call filter (syscall-filter.ts) from, after the stdio above. */
+/** Where bubblewrap reads the system-call filter (seccomp-filter.ts) from, after the stdio above. */
 export const sandboxSeccompFd = sandboxStdio.length;
 
 /** Where things appear inside the bubblewrap sandbox. */

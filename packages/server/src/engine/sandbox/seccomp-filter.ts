@@ -1,16 +1,21 @@
 /**
  * The seccomp program bubblewrap loads (`--seccomp FD`) before it runs Node: the last layer of the
  * sandbox. Namespaces, Node's permission model and the egress proxy hold as long as tenant code
- * stays JavaScript; the day a V8 or Node bug gives it native execution, these system calls, which
- * Node never makes in a sandbox and which are the usual doors to kernel attack surface, fail with
- * EPERM instead.
+ * stays JavaScript; the day a V8 or Node bug gives it native execution, the system calls below,
+ * which Node never makes in a sandbox and which are the usual doors to kernel attack surface, fail
+ * with EPERM instead of reaching the kernel code behind them.
  *
- * The program is classic BPF, `struct sock_filter` after `struct sock_filter`, as the kernel takes
- * it from `prctl(PR_SET_SECCOMP)`: written here without a native addon.
+ * The program is classic BPF, `struct sock_filter` after `struct sock_filter`, in the form
+ * bubblewrap reads from the descriptor and hands to the kernel: written here without a native addon.
  */
 
-/** System calls refused, by name; each is looked up in the table of the machine's architecture. */
-export const refusedSystemCalls = [
+/**
+ * Refused outright with EPERM: process inspection (ptrace, process_vm_*, perf_event_open), the
+ * kernel keyring, mounts and namespaces, eBPF, userfaultfd (a favourite for winning kernel races),
+ * io_uring, kernel and module loading, the machine's clock, names and swap, raw I/O ports, file
+ * handles (which open files outside the mount namespace), and obsolete calls.
+ */
+export const sandboxSeccompRefusals = [
   "ptrace",
   "process_vm_readv",
   "process_vm_writev",
@@ -65,26 +70,28 @@ export const refusedSystemCalls = [
   "sysfs",
   "_sysctl",
 ] as const;
-type RefusedSystemCall = (typeof refusedSystemCalls)[number];
-type FilteredSystemCall = RefusedSystemCall | "clone" | "clone3";
+export type SeccompRefusal = (typeof sandboxSeccompRefusals)[number];
+/** Every call the program names: the refusals, and those judged by their arguments. */
+export type SeccompFilteredCall = SeccompRefusal | "clone" | "clone3" | "personality";
 
-interface Architecture {
+interface ArchitectureTable {
   /** `AUDIT_ARCH_*`, as `seccomp_data.arch` carries it. */
   auditArch: number;
   /** System call numbers; a call the architecture does not have is left out. */
-  numbers: Partial<Record<FilteredSystemCall, number>>;
+  numbers: Readonly<Partial<Record<SeccompFilteredCall, number>>>;
   /** Numbers at or above this belong to another ABI of the same architecture (x32 on x86-64). */
   foreignAbiFrom?: number;
 }
 
-/** From the kernel's `asm/unistd_64.h` (x86-64) and `asm-generic/unistd.h` (arm64). */
-const architectures: Partial<Record<NodeJS.Architecture, Architecture>> = {
+/** From the kernel's `asm/unistd_64.h` (x86-64) and `asm-generic/unistd.h` (arm64); a test checks them. */
+const architectures: Partial<Record<NodeJS.Architecture, ArchitectureTable>> = {
   x64: {
     auditArch: 0xc000003e,
     foreignAbiFrom: 0x40000000,
     numbers: {
       clone: 56,
       clone3: 435,
+      personality: 135,
       ptrace: 101,
       process_vm_readv: 310,
       process_vm_writev: 311,
@@ -145,6 +152,7 @@ const architectures: Partial<Record<NodeJS.Architecture, Architecture>> = {
     numbers: {
       clone: 220,
       clone3: 435,
+      personality: 92,
       ptrace: 117,
       process_vm_readv: 270,
       process_vm_writev: 271,
@@ -196,8 +204,10 @@ const architectures: Partial<Record<NodeJS.Architecture, Architecture>> = {
   },
 };
 
-/** The numbers of the filtered calls on `arch`, for checking against the kernel's headers. */
-export function systemCallNumbers(arch: NodeJS.Architecture): Partial<Record<FilteredSystemCall, number>> | undefined {
+/** The numbers of the filtered calls on `arch`, or `undefined` without a table for it. */
+export function seccompSyscallNumbers(
+  arch: NodeJS.Architecture,
+): Readonly<Partial<Record<SeccompFilteredCall, number>>> | undefined {
   return architectures[arch]?.numbers;
 }
 
@@ -212,12 +222,21 @@ const killProcess = 0x80000000;
 const errno = (code: number) => 0x00050000 | code;
 const EPERM = 1;
 const ENOSYS = 38;
-// Offsets in `struct seccomp_data`: the call's number, the architecture, the low half of args[0].
+// Offsets in `struct seccomp_data`: the call's number, the architecture, the low half of args[0]
+// (both architectures are little-endian, and clone's flags and personality's persona are 32 bits).
 const numberOffset = 0;
 const archOffset = 4;
 const firstArgumentOffset = 16;
-/** The CLONE_NEW* flags: a namespace made by `clone` is refused as `unshare` is. */
-const newNamespaceFlags = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000;
+/**
+ * The CLONE_NEW* flags: a namespace made by `clone` is refused as `unshare` is. CLONE_NEWTIME
+ * shares its bit with clone's exit signal, which no real signal sets; it is in the mask so the
+ * filter does not depend on how the kernel reads that byte.
+ */
+const newNamespaceFlags =
+  0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000 | 0x00000080;
+/** `personality(0xffffffff)` only reads the persona; PER_LINUX is the one every process has. */
+const personalityQuery = 0xffffffff;
+const perLinux = 0;
 
 interface Instruction {
   code: number;
@@ -234,47 +253,61 @@ const instruction = (code: number, k: number, jumpIfTrue = 0, jumpIfFalse = 0): 
 });
 
 /**
- * The program for `arch`, or `undefined` for an architecture without a table here (the sandbox then
- * runs without this layer, and says so). Every jump skips at most three instructions, so no list
- * of calls can overflow BPF's 8-bit jump offsets.
+ * Every check that needs an argument ends in a return on each path, so its load of the argument
+ * never leaks into the next check, and no jump skips more than a handful of instructions: however
+ * long the list grows, BPF's 8-bit jump offsets cannot overflow.
  */
-export function syscallFilterProgram(arch: NodeJS.Architecture): Instruction[] | undefined {
-  const table = architectures[arch];
-  if (table === undefined) return undefined;
+function buildProgram(table: ArchitectureTable): Instruction[] {
   const program: Instruction[] = [
     instruction(loadWord, archOffset),
-    // A call through another architecture's entry (i386's int 0x80 on x86-64) has other numbers.
+    // Another architecture's entry (i386's int 0x80 on x86-64, arm32 on arm64) numbers its calls
+    // differently, so this list cannot judge them. Node never uses one; only code that escaped
+    // JavaScript would, and it is killed rather than answered EPERM and left to try the next door.
     instruction(jumpIfEqual, table.auditArch, 1, 0),
     instruction(returnValue, killProcess),
     instruction(loadWord, numberOffset),
   ];
-  if (table.foreignAbiFrom !== undefined) {
-    program.push(instruction(jumpIfAtLeast, table.foreignAbiFrom, 0, 1), instruction(returnValue, errno(EPERM)));
+  const { numbers, foreignAbiFrom } = table;
+  if (foreignAbiFrom !== undefined) {
+    program.push(instruction(jumpIfAtLeast, foreignAbiFrom, 0, 1), instruction(returnValue, errno(EPERM)));
   }
-  for (const name of refusedSystemCalls) {
-    const number = table.numbers[name];
+  for (const name of sandboxSeccompRefusals) {
+    const number = numbers[name];
     if (number === undefined) continue;
     program.push(instruction(jumpIfEqual, number, 0, 1), instruction(returnValue, errno(EPERM)));
   }
-  const { clone, clone3 } = table.numbers;
-  if (clone3 !== undefined) {
-    // Its flags sit in a struct that BPF cannot read: refused as absent, so glibc falls back to clone.
-    program.push(instruction(jumpIfEqual, clone3, 0, 1), instruction(returnValue, errno(ENOSYS)));
+  if (numbers.clone3 !== undefined) {
+    // Its flags sit in a struct BPF cannot read: refused as absent, so glibc falls back to clone.
+    program.push(instruction(jumpIfEqual, numbers.clone3, 0, 1), instruction(returnValue, errno(ENOSYS)));
   }
-  if (clone !== undefined) {
+  if (numbers.personality !== undefined) {
+    // Changing it could turn off address-space randomisation or make readable memory executable.
     program.push(
-      instruction(jumpIfEqual, clone, 0, 3),
+      instruction(jumpIfEqual, numbers.personality, 0, 5),
       instruction(loadWord, firstArgumentOffset),
-      instruction(jumpIfAnyBit, newNamespaceFlags, 0, 1),
+      instruction(jumpIfEqual, personalityQuery, 1, 0),
+      instruction(jumpIfEqual, perLinux, 0, 1),
+      instruction(returnValue, allow),
       instruction(returnValue, errno(EPERM)),
     );
   }
+  if (numbers.clone !== undefined) {
+    program.push(
+      instruction(jumpIfEqual, numbers.clone, 0, 4),
+      instruction(loadWord, firstArgumentOffset),
+      instruction(jumpIfAnyBit, newNamespaceFlags, 0, 1),
+      instruction(returnValue, errno(EPERM)),
+      instruction(returnValue, allow),
+    );
+  }
+  // The path to here reads only the number and the architecture, so kernels with seccomp's action
+  // cache allow every other call without running the program.
   program.push(instruction(returnValue, allow));
   return program;
 }
 
-/** The program as the kernel reads it: 8 bytes per instruction, in the machine's byte order. */
-export function encodeSyscallFilter(program: readonly Instruction[]): Buffer {
+/** The program as the kernel reads it: 8 bytes per instruction, little-endian like both architectures. */
+function encode(program: readonly Instruction[]): Buffer {
   const bytes = Buffer.alloc(program.length * 8);
   program.forEach((step, index) => {
     const at = index * 8;
@@ -284,4 +317,27 @@ export function encodeSyscallFilter(program: readonly Instruction[]): Buffer {
     bytes.writeUInt32LE(step.k >>> 0, at + 4);
   });
   return bytes;
+}
+
+export interface SeccompFilter {
+  /** `struct sock_filter[]`, as `bwrap --seccomp FD` reads it from the descriptor. */
+  program: Buffer;
+  /**
+   * The calls refused with EPERM on this architecture. Besides them: clone3 fails with ENOSYS,
+   * clone with a CLONE_NEW* flag and personality changes with EPERM, and the x32 ABI with EPERM.
+   */
+  refused: readonly SeccompRefusal[];
+}
+
+/**
+ * The filter for `arch` (pass `process.arch`), or `undefined` for an architecture without a table
+ * here: the caller then runs the sandbox without this layer, and says so.
+ */
+export function seccompFilterFor(arch: NodeJS.Architecture): SeccompFilter | undefined {
+  const table = architectures[arch];
+  if (table === undefined) return undefined;
+  return {
+    program: encode(buildProgram(table)),
+    refused: sandboxSeccompRefusals.filter((name) => table.numbers[name] !== undefined),
+  };
 }
