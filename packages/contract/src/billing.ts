@@ -17,7 +17,7 @@ const quotaLimit = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
 
 /**
  * A plan as the operator writes it in WEFT_PLANS; a quota left out is unlimited, but for
- * `workspaces`, which the platform caps by default (see the README's plans).
+ * `workspaces` and `schedules`, which the platform caps by default (see the README's plans).
  */
 export const planSchema = z
   .object({
@@ -28,6 +28,8 @@ export const planSchema = z
     storageBytes: quotaLimit.optional(),
     /** Workspaces an account on this plan (its personal workspace's) may pay for, the personal one included. */
     workspaces: quotaLimit.optional(),
+    /** Schedules the active deployments of a workspace's projects may hold together; 500 when left out. */
+    schedules: quotaLimit.optional(),
   })
   .strict();
 export type Plan = z.infer<typeof planSchema>;

@@ -21,6 +21,10 @@ export const scheduleSchema = z.object({
   /** The tick of the latest execution the schedule started. */
   lastRunAt: z.iso.datetime().nullable(),
   lastExecutionId: z.string().nullable(),
+  /** The latest tick that started nothing because the workspace's plan had no room left. */
+  lastSkippedAt: z.iso.datetime().nullable(),
+  /** Why that tick started nothing: the quota, its use and when it resets. */
+  lastSkipReason: z.string().nullable(),
 });
 export type Schedule = z.infer<typeof scheduleSchema>;
 

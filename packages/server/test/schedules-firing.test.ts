@@ -2,6 +2,7 @@ import type { ManifestInput } from "@weft/contract";
 import { createTestDatabase, ensureTestProject, type TestDatabase } from "@weft/testing";
 import { and, asc, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { unlimitedPlan } from "../src/billing/plans.ts";
 import { type DatabaseHandle, usePostgres } from "../src/db/database.ts";
 import { executions, projects, schedules, scheduleTicks } from "../src/db/schema/index.ts";
 import { createDeployment } from "../src/deployments/create-deployment.ts";
@@ -15,7 +16,7 @@ let database: TestDatabase;
 let secondWorker: DatabaseHandle;
 const clock = createManualClock();
 const ids = createIdGenerator(clock);
-const deps = { clock, ids };
+const deps = { clock, ids, catalogue: { plans: [unlimitedPlan], defaultPlan: unlimitedPlan.name } };
 const minute = 60_000;
 let projectCounter = 0;
 

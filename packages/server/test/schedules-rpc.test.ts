@@ -64,6 +64,8 @@ interface ScheduleJson {
   nextRunAt: string | null;
   lastRunAt: string | null;
   lastExecutionId: string | null;
+  lastSkippedAt: string | null;
+  lastSkipReason: string | null;
 }
 
 async function call<T>(procedure: string, input: unknown): Promise<{ status: number; json: T }> {
@@ -120,6 +122,8 @@ describe("schedules namespace", () => {
         nextRunAt: null,
         lastRunAt: null,
         lastExecutionId: null,
+        lastSkippedAt: null,
+        lastSkipReason: null,
       },
       {
         name: "morning",
@@ -132,6 +136,8 @@ describe("schedules namespace", () => {
         nextRunAt: "2026-06-02T07:00:00.000Z",
         lastRunAt: null,
         lastExecutionId: null,
+        lastSkippedAt: null,
+        lastSkipReason: null,
       },
     ]);
     const resources = await call<{ results: Record<string, unknown>[] }>("resources.list", {

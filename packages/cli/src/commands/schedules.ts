@@ -13,12 +13,18 @@ function stateOf(schedule: Schedule): string {
   return schedule.enabled ? "enabled" : "disabled (config)";
 }
 
+/** The latest tick that started nothing, and why (a quota of the workspace's plan). */
+function skippedOf(schedule: Schedule): string {
+  return schedule.lastSkippedAt === null ? "-" : `${schedule.lastSkippedAt}: ${schedule.lastSkipReason ?? "-"}`;
+}
+
 function showSchedule(context: CommandContext, schedule: Schedule): void {
   context.output.fields([
     ["name", schedule.name],
     ["state", stateOf(schedule)],
     ["cron", `${schedule.cron} (${schedule.timezone})`],
     ["next run", schedule.nextRunAt ?? "-"],
+    ["last skipped", skippedOf(schedule)],
   ]);
 }
 
@@ -44,7 +50,7 @@ export function registerSchedules(program: Command): void {
         });
         context.output.result(page, () => {
           context.output.table(
-            ["NAME", "WORKFLOW", "CRON", "TIMEZONE", "STATE", "NEXT RUN", "LAST RUN", "LAST EXECUTION"],
+            ["NAME", "WORKFLOW", "CRON", "TIMEZONE", "STATE", "NEXT RUN", "LAST RUN", "LAST EXECUTION", "LAST SKIPPED"],
             page.results.map((schedule) => [
               schedule.name,
               schedule.workflow,
@@ -54,6 +60,7 @@ export function registerSchedules(program: Command): void {
               schedule.nextRunAt ?? "-",
               schedule.lastRunAt ?? "-",
               schedule.lastExecutionId ?? "-",
+              skippedOf(schedule),
             ]),
             "No schedules: add `schedules` to weft.config.ts and run `weft deploy`.",
           );

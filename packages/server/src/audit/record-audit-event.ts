@@ -44,9 +44,24 @@ export async function recordAuditEvent(
   deps: AuditDependencies,
   event: AuditEventInput,
 ): Promise<string> {
-  const id = deps.ids("auditEvent");
-  await db.insert(auditEvents).values({
-    id,
+  const row = auditRow(deps, event);
+  await db.insert(auditEvents).values(row);
+  return row.id;
+}
+
+/** Appends audit events in one insert, inside the caller's transaction (a batch of the platform's own doings). */
+export async function recordAuditEvents(
+  db: Database | Transaction,
+  deps: AuditDependencies,
+  events: readonly AuditEventInput[],
+): Promise<void> {
+  if (events.length === 0) return;
+  await db.insert(auditEvents).values(events.map((event) => auditRow(deps, event)));
+}
+
+function auditRow(deps: AuditDependencies, event: AuditEventInput) {
+  return {
+    id: deps.ids("auditEvent"),
     action: event.action,
     targetType: event.targetType,
     targetId: event.targetId,
@@ -59,6 +74,5 @@ export async function recordAuditEvent(
     actorVia: event.actor?.via ?? null,
     data: event.data ?? null,
     createdAt: deps.clock.now(),
-  });
-  return id;
+  };
 }

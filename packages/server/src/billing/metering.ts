@@ -22,6 +22,12 @@ export function billedStepMs(startTime: string, endTime: string | null): number 
   return Math.max(1, Math.ceil(wall / stepRoundingMs)) * stepRoundingMs;
 }
 
+/** `billedStepMs` in SQL, of a row of `spans` named `span` (a step that has ended). */
+export function billedStepSql(span: string): SQL {
+  const alias = sql.raw(span);
+  return sql`greatest(1, ceil(extract(epoch from (${alias}.end_time - ${alias}.start_time)) * 1000 / ${stepRoundingMs})) * ${stepRoundingMs}`;
+}
+
 /**
  * A CTE appending, for each execution the CTE `changed` just ended (it returns id, project_id,
  * trigger_kind, created_at, input, output, `ended_at` and `step_ms`), its two deltas in one insert:
@@ -37,7 +43,7 @@ export function meterEndedExecution(): SQL {
     from changed
     union all
     select changed.project_id, changed.ended_at, changed.trigger_kind, 0,
-      coalesce((select sum(greatest(1, ceil(extract(epoch from (s.end_time - s.start_time)) * 1000 / ${stepRoundingMs})) * ${stepRoundingMs})
+      coalesce((select sum(${billedStepSql("s")})
         from spans s where s.execution_id = changed.id and s.kind = 'step' and s.end_time is not null), 0)::bigint
         + changed.step_ms,
       (coalesce(octet_length(changed.output::text), 0)

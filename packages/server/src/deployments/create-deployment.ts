@@ -4,6 +4,8 @@ import { sql } from "drizzle-orm";
 import { alertTargetIssues } from "../alerts/alert-targets.ts";
 import { issueWebhookSecrets, webhookAlertUrls } from "../alerts/webhook-secrets.ts";
 import { recordAuditEvent } from "../audit/record-audit-event.ts";
+import type { PlanCatalogue } from "../billing/plans.ts";
+import { scheduleLimitFailure } from "../billing/schedule-quota.ts";
 import type { Database } from "../db/database.ts";
 import { transactionWithResult } from "../db/result-transaction.ts";
 import { deployments } from "../db/schema/index.ts";
@@ -121,6 +123,8 @@ export async function createDeployment(
     ids: IdGenerator;
     keyring?: SecretKeyring | undefined;
     outbound?: Pick<GuardedFetch, "addressRefusal"> | undefined;
+    /** The plans (WEFT_PLANS), whose `schedules` the deployment must fit; the unlimited plan when absent. */
+    catalogue?: PlanCatalogue | undefined;
   } & AnnouncesActiveDeploymentChanges,
   request: CreateDeploymentRequest,
 ): Promise<ServiceResult<CreatedDeployment>> {
@@ -138,6 +142,11 @@ export async function createDeployment(
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`deploy:${request.projectId}`}, 0))`);
     const declared = await checkDeclaredIntegrations(tx, request.projectId, parsed.value);
     if (!declared.ok) return declared;
+    const overLimit = await scheduleLimitFailure(tx, deps.catalogue, {
+      projectId: request.projectId,
+      scheduleCount: parsed.value.schedules.length,
+    });
+    if (overLimit !== undefined) return overLimit;
     const [last] = await tx
       .select({ number: sql<number>`coalesce(max(${deployments.number}), 0)::int` })
       .from(deployments)

@@ -1,5 +1,7 @@
 import { and, eq, getTableColumns, inArray } from "drizzle-orm";
 import { recordAuditEvent } from "../audit/record-audit-event.ts";
+import type { PlanCatalogue } from "../billing/plans.ts";
+import { scheduleLimitFailure } from "../billing/schedule-quota.ts";
 import type { Database, Transaction } from "../db/database.ts";
 import {
   cursorCondition,
@@ -76,7 +78,12 @@ export async function listDeployments(
 /** Makes an earlier (or the current) deployment the active one: a rollback. */
 export async function activateDeployment(
   db: Database,
-  deps: { clock: Clock; ids: IdGenerator } & AnnouncesActiveDeploymentChanges,
+  deps: {
+    clock: Clock;
+    ids: IdGenerator;
+    /** The plans (WEFT_PLANS), whose `schedules` the deployment must fit; the unlimited plan when absent. */
+    catalogue?: PlanCatalogue | undefined;
+  } & AnnouncesActiveDeploymentChanges,
   request: {
     projectId: string;
     deploymentId: string;
@@ -87,6 +94,11 @@ export async function activateDeployment(
     const found = await getDeployment(tx, request.deploymentId, { projectId: request.projectId });
     if (!found.ok) return found;
     const target = found.value;
+    const overLimit = await scheduleLimitFailure(tx, deps.catalogue, {
+      projectId: request.projectId,
+      scheduleCount: target.manifest.schedules?.length ?? 0,
+    });
+    if (overLimit !== undefined) return overLimit;
     const now = deps.clock.now();
     const madeActive = await makeActive(tx, request.projectId, target, now);
     if (!madeActive.ok) return madeActive;

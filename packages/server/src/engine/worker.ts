@@ -4,6 +4,7 @@ import { dispatchAlerts } from "../alerts/alert-dispatcher.ts";
 import type { AlertPacing } from "../alerts/alert-policy.ts";
 import { type PlanCatalogue, unlimitedPlan } from "../billing/plans.ts";
 import { createStatementCloser } from "../billing/statement-closer.ts";
+import { createStepQuota } from "../billing/step-quota.ts";
 import { rollUpUsageDeltas } from "../billing/usage-roll-up.ts";
 import type { DatabaseHandle } from "../db/database.ts";
 import { retryWhileUnavailable } from "../db/database-unavailable.ts";
@@ -37,6 +38,7 @@ import { afterRenewal, enforceDeadline } from "./attempts/attempt-watch.ts";
 import { createBatchedEnds } from "./attempts/batched-ends.ts";
 import { type AttemptContext, type RunningAttempt, startAttempt } from "./attempts/running-attempt.ts";
 import { sandboxHandlers } from "./attempts/sandbox-handlers.ts";
+import { stopOverStepQuota } from "./attempts/step-quota-stop.ts";
 import { chainedPasses } from "./chained-passes.ts";
 import { cancellationsChannel, executionsChannel } from "./channels.ts";
 import { announcedAccounts, createClaimableAccounts } from "./claimable-accounts.ts";
@@ -103,7 +105,7 @@ export interface WorkerOptions {
   retention?: RetentionPeriods | undefined;
   /** The keys that open the projects' integration secrets; without it, workflows see no integrations. */
   keyring?: SecretKeyring | undefined;
-  /** The plans recorded in monthly statements (WEFT_PLANS); only `unlimited` by default. */
+  /** The plans (WEFT_PLANS): the quotas of schedules and steps, and the monthly statements; only `unlimited` by default. */
   billing?: PlanCatalogue | undefined;
 }
 
@@ -207,6 +209,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
   const soleWorker = database.kind === "embedded";
   const slotsPerAccount = workspaceSlots(options.concurrency, options.workspaceShare ?? defaultWorkspaceShare);
   const crashAttempts = options.crashAttempts ?? defaultCrashAttempts;
+  const catalogue = options.billing ?? { plans: [unlimitedPlan], defaultPlan: unlimitedPlan.name };
   let stopped = false;
   /** Whether the last claim pass may have left claimable executions behind a limit that an ending execution lifts. */
   let heldBack = true;
@@ -266,6 +269,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     fallsDue: (accountId, at) => wakeups.add(accountId, at),
     ends: createBatchedEnds(db, workerId),
     finishing: new Set(),
+    stepQuota: createStepQuota({ db, clock, catalogue }),
   };
 
   /**
@@ -329,6 +333,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       endAttempt(context, run, { kind: "fail", error: historyReadError, logs: [] });
       return;
     }
+    if (await stopOverStepQuota(context, run)) return;
     const tokens = histories?.tokens.get(execution.id);
     const integrations = await readIntegrationsOf(execution);
     if (integrations === undefined) {
@@ -536,7 +541,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     }),
   );
   const ids = createIdGenerator(clock);
-  const firing = chainedPasses(() => fireDueSchedules(db, { clock, ids }), {
+  const firing = chainedPasses(() => fireDueSchedules(db, { clock, ids, catalogue }), {
     stopped: () => stopped,
     onError: (error) => logger.error({ err: error }, "firing schedules failed"),
   });
@@ -568,7 +573,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     db,
     clock,
     logger,
-    catalogue: options.billing ?? { plans: [unlimitedPlan], defaultPlan: unlimitedPlan.name },
+    catalogue,
   });
 
   const deltas = createDeltaRoller({

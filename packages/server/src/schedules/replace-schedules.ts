@@ -6,9 +6,10 @@ import { schedules } from "../db/schema/index.ts";
 /**
  * Makes the project's schedules those of the deployment becoming active, in the transaction that
  * activates it (a deploy or a rollback), so no tick ever sees half of each. A schedule that keeps
- * its name keeps its last run and a pause made through the API; it keeps its next tick too when
- * its timing is unchanged, so a tick due during the deploy is not lost. Otherwise `enabled` comes
- * from the config, and a schedule that starts running counts its ticks from now on.
+ * its name keeps its last run, its latest skipped tick and a pause made through the API; it keeps
+ * its next tick too when its timing is unchanged, so a tick due during the deploy is not lost.
+ * Otherwise `enabled` comes from the config, and a schedule that starts running counts its ticks
+ * from now on.
  */
 export async function replaceSchedules(
   tx: Transaction,
@@ -43,6 +44,8 @@ export async function replaceSchedules(
       nextRunAt: !enabled ? null : sameTicks ? before.nextRunAt : nextTick(schedule.cron, schedule.timezone, now),
       lastRunAt: before?.lastRunAt ?? null,
       lastExecutionId: before?.lastExecutionId ?? null,
+      lastSkippedAt: before?.lastSkippedAt ?? null,
+      lastSkipReason: before?.lastSkipReason ?? null,
       updatedAt: now,
     };
   });

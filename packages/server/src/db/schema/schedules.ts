@@ -32,6 +32,9 @@ export const schedules = pgTable(
     nextRunAt: timestamptz("next_run_at"),
     lastRunAt: timestamptz("last_run_at"),
     lastExecutionId: text("last_execution_id"),
+    /** The latest tick that started nothing because the workspace's plan had no room left, and why. */
+    lastSkippedAt: timestamptz("last_skipped_at"),
+    lastSkipReason: text("last_skip_reason"),
     updatedAt: timestamptz("updated_at").notNull(),
   },
   (table) => [

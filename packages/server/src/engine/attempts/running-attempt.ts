@@ -1,3 +1,4 @@
+import type { StepQuota } from "../../billing/step-quota.ts";
 import type { Database } from "../../db/database.ts";
 import type { Scrub } from "../../integrations/secret-scrubber.ts";
 import type { Clock } from "../../shared/clock.ts";
@@ -78,6 +79,8 @@ export interface AttemptContext {
   ends: BatchedEnds;
   /** Attempt ends under way; stopping waits for them. */
   finishing: Set<Promise<void>>;
+  /** Whether the workspace of an attempt has step time left under its plan. */
+  stepQuota: StepQuota;
 }
 
 /** Lets go of an execution another worker took over (or will): nothing more is written for it. */

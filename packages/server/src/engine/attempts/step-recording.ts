@@ -5,13 +5,15 @@ import { newSpanId } from "../trace-ids.ts";
 import { endAttempt } from "./attempt-ending.ts";
 import { checkStep } from "./child-outcomes.ts";
 import { type AttemptContext, abandon, type RunningAttempt } from "./running-attempt.ts";
+import { stopOverStepQuota } from "./step-quota-stop.ts";
 
 /** The answer to the child: go on, stop (cancelled, or the lease is lost), or throw `error` from `ctx.step`. */
 export type StepAnswer = { stop?: "cancelled" | "abandoned"; error?: SerializedError };
 
 /**
- * Records one step the child reports. The step is where a cancel is honoured and where a worker
- * learns it lost its lease; a step the limits refuse is recorded as failed and thrown in the child.
+ * Records one step the child reports. The step is where a cancel is honoured, where a worker
+ * learns it lost its lease, and where an execution over its workspace's step-seconds stops; a step
+ * the limits refuse is recorded as failed and thrown in the child.
  */
 export async function onStep(
   context: AttemptContext,
@@ -58,5 +60,6 @@ export async function onStep(
     return { stop: "cancelled" };
   }
   if (checked.outcome.ok) run.storedBytes += checked.bytes;
+  if (await stopOverStepQuota(context, run)) return { stop: "abandoned" };
   return checked.refused === undefined ? {} : { error: checked.refused };
 }

@@ -11,7 +11,8 @@ export const activate = rpc.deployments.activate
   .handler(async ({ input, context }) => {
     const project = await requireProjectAccess(context, input.projectId, { access: "write" });
     const { platform } = context;
-    const activated = await activateDeployment(platform.database.db, platform, {
+    const deps = { ...platform, catalogue: platform.config.billing };
+    const activated = await activateDeployment(platform.database.db, deps, {
       projectId: project.id,
       deploymentId: input.deploymentId,
       actor: { ...actorOf(context), workspaceId: project.workspaceId },

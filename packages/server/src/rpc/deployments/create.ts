@@ -15,7 +15,7 @@ export const create = rpc.deployments.create
   .handler(async ({ input, context }) => {
     const project = await requireProjectAccess(context, input.projectId, { access: "write" });
     const { platform } = context;
-    const deps = { ...platform, keyring: integrationKeyring(platform.config) };
+    const deps = { ...platform, keyring: integrationKeyring(platform.config), catalogue: platform.config.billing };
     const created = await createDeployment(platform.database.db, deps, {
       projectId: project.id,
       manifest: input.manifest,

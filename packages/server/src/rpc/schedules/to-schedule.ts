@@ -12,5 +12,7 @@ export function toSchedule(record: ScheduleRecord): Schedule {
     nextRunAt: record.nextRunAt?.toISOString() ?? null,
     lastRunAt: record.lastRunAt?.toISOString() ?? null,
     lastExecutionId: record.lastExecutionId,
+    lastSkippedAt: record.lastSkippedAt?.toISOString() ?? null,
+    lastSkipReason: record.lastSkipReason,
   };
 }
