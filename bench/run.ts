@@ -10,6 +10,7 @@ import { runGroupCommitBench } from "./group-commit-cost.ts";
 import { formatLoad, measureLoad } from "./http-load.ts";
 import { runIngressBench, runWorkerWebhookBench } from "./ingress-bench.ts";
 import { runNeighboursBench } from "./neighbours.ts";
+import { runSchedulesBench } from "./schedules.ts";
 import { runStudioBench } from "./studio.ts";
 
 /**
@@ -19,13 +20,25 @@ import { runStudioBench } from "./studio.ts";
  * within 2x of /healthz. Then the workflow engine (see engine.ts) on each database; then the ingress
  * benchmark (`ingress-bench.ts`): webhooks against a bare node:http baseline on each database; then
  * what one webhook's group commit costs in CPU (`group-commit-cost.ts`); then one tenant's latency
- * while another attacks the sandbox's host side (`neighbours.ts`).
+ * while another attacks the sandbox's host side (`neighbours.ts`); then one tenant's
+ * `workflows.run` between minute ticks and at a tick of 1 000 schedules (`schedules.ts`).
  */
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const durationSeconds = Number(process.env.BENCH_SECONDS ?? 5);
 const write = (line: string) => process.stdout.write(`${line}\n`);
 const warmUpSeconds = Number(process.env.BENCH_WARM_UP_SECONDS ?? 2);
-const benchParts = ["api", "engine", "ingress", "commit", "worker", "drain", "big", "studio", "neighbours"];
+const benchParts = [
+  "api",
+  "engine",
+  "ingress",
+  "commit",
+  "worker",
+  "drain",
+  "big",
+  "studio",
+  "neighbours",
+  "schedules",
+];
 /** `BENCH_ONLY=ingress` (or a comma-separated list of the parts above) runs just those parts. */
 const only = new Set((process.env.BENCH_ONLY ?? benchParts.join(",")).split(",").map((part) => part.trim()));
 for (const part of only) {
@@ -177,6 +190,14 @@ if (only.has("neighbours")) {
     postgresUrl: testServerUrl(),
     phaseSeconds: wholeNumber("BENCH_NEIGHBOURS_SECONDS", 10),
     perSecond: wholeNumber("BENCH_NEIGHBOURS_RATE", 5),
+    write,
+  });
+}
+
+if (only.has("schedules")) {
+  await runSchedulesBench({
+    postgresUrl: testServerUrl(),
+    perSecond: wholeNumber("BENCH_SCHEDULES_RATE", 20),
     write,
   });
 }
