@@ -86,27 +86,17 @@ async function endAll(tenant: TenantA): Promise<void> {
 }
 
 /**
- * Starts an attack and resolves once it is under way: a held attack's executions all run; a
- * repeated one has its first execution running, and goes on starting more in the background.
- * `until` is handed to each execution (see `AttackStart`).
+ * Starts an attack and resolves once it is under way (its first executions all run, or ended
+ * already); it goes on in the background until stopped. `until` is handed to each execution
+ * (see `AttackStart`).
  */
 export async function startAttack(tenant: TenantA, drive: AttackDrive, until: number): Promise<RunningAttack> {
   const started: string[] = [];
-  if (drive.kind === "hold") {
-    for (const execution of drive.starts) started.push(await start(tenant, execution, until));
-    await underWay(tenant, started);
-    return {
-      stop: async () => {
-        await endAll(tenant);
-        return { executionIds: started, failedCalls: [] };
-      },
-    };
-  }
-  started.push(await start(tenant, drive.nth(0), until));
+  for (let index = 0; index < drive.inFlight; index += 1) started.push(await start(tenant, drive.nth(index), until));
   await underWay(tenant, started);
   let stopped = false;
   const failedCalls: string[] = [];
-  const repeating = (async () => {
+  const keepingUp = (async () => {
     while (!stopped) {
       await delay(1000 / drive.perSecond);
       if (stopped) return;
@@ -122,7 +112,7 @@ export async function startAttack(tenant: TenantA, drive: AttackDrive, until: nu
   return {
     stop: async () => {
       stopped = true;
-      await repeating;
+      await keepingUp;
       await endAll(tenant);
       return { executionIds: started, failedCalls };
     },

@@ -102,24 +102,32 @@ function tunnel(port, counts) {
     });
   });
 }
-/** A connection to the egress proxy's socket that never sends a byte; opened again when cut, until \`until\`. */
+
+/**
+ * A connection to the egress proxy's socket that never sends a byte, opened again as soon as it is
+ * cut, until \`until\`. It reads, so that it sees the proxy's answer and its end.
+ */
 function idle(until, counts) {
   return new Promise((resolve) => {
     const socket = connect("/weft/egress.sock");
     held.add(socket);
-    let connected = false;
+    let answer = "";
+    let failed = false;
+    socket.on("data", (chunk) => {
+      if (answer.length < 200) answer += chunk.toString("latin1");
+    });
     socket.on("error", (error) => {
-      if (!connected) tally(counts, "error " + (error.code ?? error.message));
+      failed = true;
+      tally(counts, "error " + (error.code ?? error.message));
     });
     socket.on("connect", () => {
-      connected = true;
       tally(counts, "connected");
       resolve();
     });
     socket.on("close", () => {
       held.delete(socket);
-      if (connected) tally(counts, "cut by the proxy");
-      if (Date.now() < until) setTimeout(() => void idle(until, counts), connected ? 0 : 100);
+      if (!failed) tally(counts, answer === "" ? "cut without an answer" : "cut: " + answer.split("\\r\\n")[0]);
+      if (Date.now() < until) setTimeout(() => void idle(until, counts), failed ? 100 : 0);
       resolve();
     });
   });
@@ -169,6 +177,8 @@ const attacks = {
     await ctx.step("open", async () => {
       const counts = {};
       await inLanes(input.count, 256, () => idle(input.until, counts));
+      // What the proxy did with them in their first seconds: the report is the step's result.
+      await new Promise((resolve) => setTimeout(resolve, 2000));
       return counts;
     });
     await forever();
@@ -206,14 +216,15 @@ export interface AttackStart {
 }
 
 /**
- * How an attack is kept up through a phase. `repeat`: the platform ends each such execution soon,
- * so another is started `perSecond` times a second while fewer than `inFlight` of A's executions
- * are unfinished (`nth` is how many were started before). `hold`: these executions are started
- * once and last the phase.
+ * How an attack is kept up through a phase: `inFlight` executions are started at once, and
+ * whenever fewer of A's executions are unfinished (the platform ended some), another is started,
+ * looking `perSecond` times a second. `nth` is the execution to start after `index` others.
  */
-export type AttackDrive =
-  | { kind: "repeat"; perSecond: number; inFlight: number; nth: (index: number) => AttackStart }
-  | { kind: "hold"; starts: AttackStart[] };
+export interface AttackDrive {
+  inFlight: number;
+  perSecond: number;
+  nth: (index: number) => AttackStart;
+}
 
 export interface Attack {
   /** The attack as the table names it. */
@@ -228,12 +239,15 @@ export interface AttackSetting {
   frameCap: number;
 }
 
+/** Attacks the platform ends within a second or so: four at a time, started again as they end. */
 const repeated = (start: AttackStart | ((index: number) => AttackStart)): AttackDrive => ({
-  kind: "repeat",
-  perSecond: 4,
   inFlight: 4,
+  perSecond: 4,
   nth: typeof start === "function" ? start : () => start,
 });
+
+/** Attacks that last: `count` of them, started again should the platform end one. */
+const held = (count: number, start: AttackStart): AttackDrive => ({ inFlight: count, perSecond: 1, nth: () => start });
 
 /** The attacks, in the order the benchmark runs them. */
 export function attacks(setting: AttackSetting): Attack[] {
@@ -249,22 +263,13 @@ export function attacks(setting: AttackSetting): Attack[] {
     { label: "stdout flood", drive: repeated({ workflow: "stdout-flood", input: {} }) },
     {
       label: "egress: 20 000 tunnels",
-      drive: {
-        kind: "hold",
-        starts: [{ workflow: "tunnels", input: { port: setting.listenerPort, count: 20_000 } }],
-      },
+      drive: held(1, { workflow: "tunnels", input: { port: setting.listenerPort, count: 20_000 } }),
     },
-    {
-      label: "egress: 5 000 idle sockets",
-      drive: { kind: "hold", starts: [{ workflow: "idle-sockets", input: { count: 5000 } }] },
-    },
+    { label: "egress: 5 000 idle sockets", drive: held(1, { workflow: "idle-sockets", input: { count: 5000 } }) },
     {
       label: "1.5 GB to / and /tmp",
       drive: repeated((index) => ({ workflow: "fill", input: { path: index % 2 === 0 ? "/big.db" : "/tmp/big.db" } })),
     },
-    {
-      label: "10 busy loops",
-      drive: { kind: "hold", starts: Array.from({ length: 10 }, () => ({ workflow: "spin", input: {} })) },
-    },
+    { label: "10 busy loops", drive: held(10, { workflow: "spin", input: {} }) },
   ];
 }

@@ -1,7 +1,7 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { once } from "node:events";
 import { closeSync, openSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
@@ -212,7 +212,8 @@ export async function runNeighboursBench(options: NeighboursBenchOptions): Promi
     await deploy(url, tokens.b, projectB, tenantBManifest, await bundleConfig(tenantBSource));
     const tenantB: TenantB = { url, token: tokens.b, webhookUrl: `${url}/triggers/webhooks/${projectB}/orders` };
     options.write(
-      `Noisy neighbours (${server.message.database} database, sandbox ${server.message.sandbox}, platform in its own process, its log at ${logPath})\n` +
+      `Noisy neighbours (${server.message.database} database, sandbox ${server.message.sandbox}, platform in its own process, its log at ${logPath}; ` +
+        `load average ${loadavg()[0]?.toFixed(1)} on ${cpus().length} cores at the start)\n` +
         `  Tenant B sends ${options.perSecond} webhooks/s (a one-step workflow, read until it finished) and ${options.perSecond} projects.list/s ` +
         `for ${options.phaseSeconds} s per phase while tenant A attacks (${options.phaseSeconds * options.perSecond} samples of each per phase, so p99 is near their slowest).\n  Target: B's webhook→finished p99 at most ${targetRatio}x its baseline, no failed request of B.`,
     );
