@@ -21,11 +21,14 @@ import { ticksAdmitted } from "./ticks-admitted.ts";
 export const ticksPerTransaction = 100;
 
 /**
- * How long one transaction should take: the next one takes fewer ticks when the last took longer,
- * as many as fit at the last one's pace (at most `ticksPerTransaction`), so that a request queued
- * behind it waits about this long whatever the database's speed.
+ * How long one transaction should take: the next one takes as many ticks as fit at the last one's
+ * pace (at most `ticksPerTransaction`), so that a request queued behind it waits about this long
+ * whatever the database's speed.
  */
 export const transactionBudgetMs = 10;
+
+/** Ticks of a pass's first transaction, before any pace is known: all of a small minute's. */
+export const firstTransactionTicks = 10;
 
 /** Longest pause between two transactions of one pass, which lets the requests waiting meanwhile go first. */
 const maxPauseMs = 100;
@@ -114,8 +117,8 @@ const advanceStatement = preparedSql<never>(
  * ran are not replayed: a late schedule fires once, for its latest tick, and then waits for its
  * next one from now.
  *
- * The due ticks go in batches of at most `ticksPerTransaction`, as many as the last batch's pace
- * fits in `transactionBudgetMs`, each batch in one transaction of a fixed few statements
+ * The due ticks go in batches of `firstTransactionTicks`, then as many as the last batch's pace
+ * fits in `transactionBudgetMs` (at most `ticksPerTransaction`), each batch in one transaction of a fixed few statements
  * (multi-row), with a pause between two as long as the last took (at most `maxPauseMs`); both in
  * real time, which is what they pace: a minute with thousands of ticks leaves the database to
  * other work half the time, in slices short enough for a request to wait behind.
@@ -128,7 +131,7 @@ export async function fireDueSchedules(
   const most = options.ticksPerTransaction ?? ticksPerTransaction;
   const budgetMs = options.transactionBudgetMs ?? transactionBudgetMs;
   const fired: FiredTick[] = [];
-  let limit = most;
+  let limit = Math.min(most, firstTransactionTicks);
   for (;;) {
     const started = performance.now();
     const batch = await fireBatch(db, deps, limit);
