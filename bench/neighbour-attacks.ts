@@ -2,6 +2,7 @@
  * Tenant A of the neighbours benchmark: its `weft.config.ts`, whose workflows each attack the host
  * side of the sandbox in one way, and how each attack is driven through a phase.
  */
+import { attackerHelpers } from "@weft/testing";
 
 /** Every workflow of tenant A, in its `weft.config.ts` below. */
 const attackWorkflows = [
@@ -24,37 +25,10 @@ const attackTimeoutMs = 30_000;
 
 export const attackerSource = `
 import { randomBytes } from "node:crypto";
-import { writeSync } from "node:fs";
 import { connect } from "node:net";
-import { DatabaseSync } from "node:sqlite";
 import { defineConfig, workflow } from "@weft/sdk";
 
-const forever = () => new Promise(() => undefined);
-/** Writes all of \`bytes\` to the worker's channel (fd 3) as the non-blocking socket takes them. */
-function write(bytes) {
-  for (let written = 0; written < bytes.length; ) {
-    try {
-      written += writeSync(3, bytes, written);
-    } catch (error) {
-      if (error.code !== "EAGAIN") throw error;
-    }
-  }
-}
-function header(length) {
-  const bytes = Buffer.alloc(5);
-  bytes[0] = 0xf7;
-  bytes.writeUInt32BE(length, 1);
-  return bytes;
-}
-/** Fills \`path\` with 1.5 GB; the pages a fill before this one freed are written again. */
-function fill(path) {
-  const db = new DatabaseSync(path);
-  db.exec("create table if not exists t (x blob); delete from t");
-  const insert = db.prepare("insert into t values (?)");
-  const chunk = Buffer.alloc(1024 * 1024, 1);
-  for (let i = 0; i < 1536; i += 1) insert.run(chunk);
-  return "wrote 1.5 GB";
-}
+${attackerHelpers}
 /** Runs \`open\` \`count\` times, at most \`lanes\` at once. */
 async function inLanes(count, lanes, open) {
   let next = 0;

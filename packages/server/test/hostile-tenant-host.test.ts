@@ -1,4 +1,5 @@
 import {
+  attackerHelpers,
   callRpc,
   type DeployedTenant,
   deployTenant,
@@ -17,37 +18,10 @@ import { maxChannelFrameBytes, maxChannelFramesPerSecond } from "../src/engine/l
  * it broke, while the platform (in this very process) keeps serving another tenant.
  */
 const attacker = `
-import { writeSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { DatabaseSync } from "node:sqlite";
 import { defineConfig, workflow } from "@weft/sdk";
 
-const forever = () => new Promise(() => undefined);
-/** Writes all of \`bytes\` to the worker's channel, as the socket takes them. */
-function write(bytes) {
-  for (let written = 0; written < bytes.length; ) {
-    try {
-      written += writeSync(3, bytes, written);
-    } catch (error) {
-      if (error.code !== "EAGAIN") throw error;
-    }
-  }
-}
-function header(length) {
-  const bytes = Buffer.alloc(5);
-  bytes[0] = 0xf7;
-  bytes.writeUInt32BE(length, 1);
-  return bytes;
-}
-function fill(path) {
-  const db = new DatabaseSync(path);
-  db.exec("create table t (x blob)");
-  const insert = db.prepare("insert into t values (?)");
-  const chunk = Buffer.alloc(1024 * 1024, 1);
-  for (let i = 0; i < 1536; i += 1) insert.run(chunk);
-  return "wrote 1.5 GB";
-}
-
+${attackerHelpers}
 export default defineConfig({
   workflows: [
     workflow({ name: "ipc-line", async run() { write(Buffer.from("}\\n")); await forever(); } }),

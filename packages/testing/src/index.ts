@@ -1,4 +1,5 @@
 export * from "./accessibility.ts";
+export * from "./attacker-helpers.ts";
 export * from "./auth-client.ts";
 export * from "./browser.ts";
 export * from "./bundle.ts";
