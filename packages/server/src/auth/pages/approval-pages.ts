@@ -18,11 +18,13 @@ function requestDetails(registration: PendingRegistrationView) {
   </dl>`;
 }
 
-function instant(at: Date, now: Date) {
+/** An instant as the approval pages show it, machine-readable in `datetime`. */
+export function instant(at: Date, now: Date) {
   return html`<time datetime="${at.toISOString()}">${readableInstant(at, now)}</time>`;
 }
 
-function decisionForm(csrfToken: string, buttons: ReturnType<typeof html>) {
+/** The form of an approval page's buttons, carrying its CSRF token. */
+export function decisionForm(csrfToken: string, buttons: ReturnType<typeof html>) {
   return html`<form method="post">
     <input type="hidden" name="csrf" value="${csrfToken}" />
     ${buttons}

@@ -1,5 +1,5 @@
 import { html } from "hono/html";
-import { readableInstant } from "../../shared/readable-instant.ts";
+import { decisionForm, instant } from "./approval-pages.ts";
 import { page } from "./page-layout.ts";
 
 /** An OAuth sign-in as its approval link shows it: who asks, where the answer goes, for whom. */
@@ -30,18 +30,6 @@ function details(signIn: SignInApprovalDetails) {
   </dl>`;
 }
 
-function instant(at: Date, now: Date) {
-  return html`<time datetime="${at.toISOString()}">${readableInstant(at, now)}</time>`;
-}
-
-function decisionForm(csrfToken: string, buttons: ReturnType<typeof html>) {
-  return html`<form method="post">
-    <input type="hidden" name="csrf" value="${csrfToken}" />
-    ${buttons}
-  </form>`;
-}
-
-/** The mail's link: the sign-in, Approve, and "This was not me". Viewing it changes nothing. */
 export function signInApprovalPage(
   signIn: SignInApprovalDetails,
   linkExpiresAt: Date,
