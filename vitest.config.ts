@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
@@ -7,6 +8,9 @@ export default defineConfig({
     // the databases each test file's own database is copied from.
     globalSetup: ["packages/testing/src/secret-scan-setup.ts", "packages/testing/src/database-template-setup.ts"],
     pool: "forks",
+    // Vitest leaves one core free by default, which on a 2-core machine runs the files one at a time;
+    // most files wait on a database, a platform or a subprocess, so every core gets a file.
+    maxWorkers: Math.max(2, availableParallelism()),
     testTimeout: 30_000,
     hookTimeout: 60_000,
     restoreMocks: true,
