@@ -7,6 +7,7 @@ export default defineConfig({
     // Keeps every platform log line of the run and fails the run if one holds a secret; migrates
     // the databases each test file's own database is copied from.
     globalSetup: ["packages/testing/src/secret-scan-setup.ts", "packages/testing/src/database-template-setup.ts"],
+    reporters: ["default", "./packages/testing/src/slowest-files-reporter.ts"],
     pool: "forks",
     // Vitest leaves one core free by default, which on a 2-core machine runs the files one at a time;
     // most files wait on a database, a platform or a subprocess, so every core gets a file.
