@@ -1,7 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import type { Workspace } from "@weft/contract";
 import { createContext, type ReactNode, useContext, useId, useState } from "react";
-import { weft } from "../api/weft-client.ts";
+import { weftQuery } from "../api/weft-query.ts";
 import { ErrorNotice } from "../components/error-notice.tsx";
 import { Loading } from "../components/loading.tsx";
 
@@ -13,8 +13,6 @@ interface WorkspaceChoice {
 
 const WorkspaceContext = createContext<WorkspaceChoice | null>(null);
 const storageKey = "weft-studio-workspace";
-
-export const workspacesQueryKey = ["access.listWorkspaces"] as const;
 
 /** The workspace the pages show, chosen in the top bar (the personal one at first) and kept across visits. */
 export function useWorkspace(): WorkspaceChoice {
@@ -39,10 +37,7 @@ export function canManage(role: Workspace["role"] | undefined): boolean {
 
 export function WorkspaceProvider({ children }: { children: ReactNode }): ReactNode {
   const [chosenId, setChosenId] = useState(() => localStorage.getItem(storageKey));
-  const query = useQuery({
-    queryKey: workspacesQueryKey,
-    queryFn: () => weft.access.listWorkspaces({ pagination: { first: 100 } }),
-  });
+  const query = useQuery(weftQuery.access.listWorkspaces.queryOptions({ input: { pagination: { first: 100 } } }));
   if (query.error !== null) return <ErrorNotice error={query.error} />;
   if (query.data === undefined) return <Loading what="your workspaces" />;
   const workspaces = query.data.results;

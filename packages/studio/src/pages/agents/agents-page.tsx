@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { Agent } from "@weft/contract";
 import { type ReactNode, useState } from "react";
-import { weft } from "../../api/weft-client.ts";
+import { weftQuery } from "../../api/weft-query.ts";
 import { canManage, useWorkspace } from "../../app/workspace.tsx";
 import { EmptyState } from "../../components/empty-state.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
@@ -18,21 +18,14 @@ export function AgentsPage(): ReactNode {
   const { workspace } = useWorkspace();
   const manager = canManage(workspace.role);
   const queryClient = useQueryClient();
-  const agents = useQuery({
-    queryKey: ["agents.list", manager ? workspace.id : "own"],
-    queryFn: () =>
-      weft.agents.list({
-        status: "active",
-        pagination: { first: 100 },
-        ...(manager ? { workspaceId: workspace.id } : {}),
-      }),
-  });
-  const refresh = (): Promise<void> => queryClient.invalidateQueries({ queryKey: ["agents.list"] });
-  const revoke = useMutation({ mutationFn: (agentId: string) => weft.agents.revoke({ agentId }), onSuccess: refresh });
-  const revokeAll = useMutation({
-    mutationFn: () => weft.agents.revokeAll({ workspaceId: workspace.id }),
-    onSuccess: refresh,
-  });
+  const agents = useQuery(
+    weftQuery.agents.list.queryOptions({
+      input: { status: "active", pagination: { first: 100 }, ...(manager ? { workspaceId: workspace.id } : {}) },
+    }),
+  );
+  const refresh = (): Promise<void> => queryClient.invalidateQueries({ queryKey: weftQuery.agents.list.key() });
+  const revoke = useMutation(weftQuery.agents.revoke.mutationOptions({ onSuccess: refresh }));
+  const revokeAll = useMutation(weftQuery.agents.revokeAll.mutationOptions({ onSuccess: refresh }));
   const [confirming, setConfirming] = useState(false);
   return (
     <>
@@ -92,7 +85,7 @@ export function AgentsPage(): ReactNode {
                       type="button"
                       className="button danger small"
                       disabled={revoke.isPending}
-                      onClick={() => revoke.mutate(agent.id)}
+                      onClick={() => revoke.mutate({ agentId: agent.id })}
                       aria-label={`Revoke ${agentName(agent)} for ${agent.email}`}
                     >
                       Revoke
@@ -114,7 +107,9 @@ export function AgentsPage(): ReactNode {
                 type="button"
                 className="button danger"
                 disabled={revokeAll.isPending}
-                onClick={() => revokeAll.mutate(undefined, { onSettled: () => setConfirming(false) })}
+                onClick={() =>
+                  revokeAll.mutate({ workspaceId: workspace.id }, { onSettled: () => setConfirming(false) })
+                }
               >
                 Yes, revoke them all
               </button>

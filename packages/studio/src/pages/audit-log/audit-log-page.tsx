@@ -1,7 +1,7 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
 import type { AuditEvent } from "@weft/contract";
 import { type FormEvent, type ReactNode, useId, useState } from "react";
-import { weft } from "../../api/weft-client.ts";
+import { weftQuery } from "../../api/weft-query.ts";
 import { canManage, useWorkspace } from "../../app/workspace.tsx";
 import { EmptyState } from "../../components/empty-state.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
@@ -17,19 +17,19 @@ export function AuditLogPage(): ReactNode {
   const [filter, setFilter] = useState<{ action?: string; actor?: string }>({});
   const actionId = useId();
   const actorId = useId();
-  const events = useInfiniteQuery({
-    queryKey: ["access.auditLog", workspace.id, filter],
-    queryFn: ({ pageParam }) =>
-      weft.access.auditLog({
+  const events = useInfiniteQuery(
+    weftQuery.access.auditLog.infiniteOptions({
+      input: (cursor: string | null) => ({
         workspaceId: workspace.id,
         limit: 50,
         ...(Object.keys(filter).length === 0 ? {} : { filter }),
-        ...(pageParam === null ? {} : { cursor: pageParam }),
+        ...(cursor === null ? {} : { cursor }),
       }),
-    initialPageParam: null as string | null,
-    getNextPageParam: (page) => page.nextCursor ?? undefined,
-    enabled: canManage(workspace.role),
-  });
+      initialPageParam: null,
+      getNextPageParam: (page) => page.nextCursor ?? undefined,
+      enabled: canManage(workspace.role),
+    }),
+  );
   const sentinel = useLoadOnScroll(events);
   const rows = events.data?.pages.flatMap((page) => page.data) ?? [];
   const submit = (event: FormEvent<HTMLFormElement>): void => {

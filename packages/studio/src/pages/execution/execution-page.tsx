@@ -1,8 +1,8 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { skipToken, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { Execution } from "@weft/contract";
 import type { ReactNode } from "react";
 import { Link, useNavigate, useParams } from "react-router";
-import { weft } from "../../api/weft-client.ts";
+import { weftQuery } from "../../api/weft-query.ts";
 import { canWrite, useRoleIn } from "../../app/workspace.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { JsonView } from "../../components/json-view.tsx";
@@ -17,17 +17,17 @@ const finished = new Set(["succeeded", "failed", "cancelled"]);
 /** One execution; polled every second until it finishes. */
 export function ExecutionPage(): ReactNode {
   const { executionId = "" } = useParams();
-  const execution = useQuery({
-    queryKey: ["workflows.getExecution", executionId],
-    queryFn: () => weft.workflows.getExecution({ executionId }),
-    refetchInterval: (query) =>
-      query.state.data !== undefined && finished.has(query.state.data.status) ? false : 1_000,
-  });
-  const project = useQuery({
-    queryKey: ["projects.get", execution.data?.projectId],
-    queryFn: () => weft.projects.get({ projectId: execution.data?.projectId ?? "" }),
-    enabled: execution.data !== undefined,
-  });
+  const execution = useQuery(
+    weftQuery.workflows.getExecution.queryOptions({
+      input: { executionId },
+      refetchInterval: (query) =>
+        query.state.data !== undefined && finished.has(query.state.data.status) ? false : 1_000,
+    }),
+  );
+  const projectId = execution.data?.projectId;
+  const project = useQuery(
+    weftQuery.projects.get.queryOptions({ input: projectId === undefined ? skipToken : { projectId } }),
+  );
   const role = useRoleIn(project.data?.workspaceId);
   if (execution.error !== null && execution.data === undefined) return <ErrorNotice error={execution.error} />;
   if (execution.data === undefined) return <Loading what="the execution" />;
@@ -45,14 +45,19 @@ function ExecutionView({
 }): ReactNode {
   const queryClient = useQueryClient();
   const navigate = useNavigate();
-  const cancel = useMutation({
-    mutationFn: () => weft.workflows.cancelExecution({ executionId: execution.id }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ["workflows.getExecution", execution.id] }),
-  });
-  const rerun = useMutation({
-    mutationFn: () => weft.workflows.rerunExecution({ executionId: execution.id }),
-    onSuccess: ({ executionId }) => navigate(`/executions/${executionId}`),
-  });
+  const cancel = useMutation(
+    weftQuery.workflows.cancelExecution.mutationOptions({
+      onSuccess: () =>
+        queryClient.invalidateQueries({
+          queryKey: weftQuery.workflows.getExecution.queryKey({ input: { executionId: execution.id } }),
+        }),
+    }),
+  );
+  const rerun = useMutation(
+    weftQuery.workflows.rerunExecution.mutationOptions({
+      onSuccess: ({ executionId }) => navigate(`/executions/${executionId}`),
+    }),
+  );
   const done = finished.has(execution.status);
   return (
     <>
@@ -79,7 +84,7 @@ function ExecutionView({
                   type="button"
                   className="button danger"
                   disabled={cancel.isPending || execution.cancelRequested}
-                  onClick={() => cancel.mutate()}
+                  onClick={() => cancel.mutate({ executionId: execution.id })}
                 >
                   Cancel
                 </button>
@@ -88,7 +93,7 @@ function ExecutionView({
                 type="button"
                 className="button secondary"
                 disabled={rerun.isPending}
-                onClick={() => rerun.mutate()}
+                onClick={() => rerun.mutate({ executionId: execution.id })}
               >
                 Re-run
               </button>

@@ -2,7 +2,7 @@ import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import type { ExecutionStatusValue } from "@weft/contract";
 import { type ReactNode, useId } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
-import { weft } from "../../api/weft-client.ts";
+import { weftQuery } from "../../api/weft-query.ts";
 import { EmptyState } from "../../components/empty-state.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { Loading } from "../../components/loading.tsx";
@@ -34,22 +34,19 @@ export function ExecutionsPage(): ReactNode {
   const workflow = searchParams.get("workflow") ?? undefined;
   const statusId = useId();
   const workflowId = useId();
-  const workflows = useQuery({
-    queryKey: ["workflows.list", projectId],
-    queryFn: () => weft.workflows.list({ projectId }),
-  });
-  const executions = useInfiniteQuery({
-    queryKey: ["workflows.listExecutions", projectId, status, workflow],
-    queryFn: ({ pageParam }) =>
-      weft.workflows.listExecutions({
+  const workflows = useQuery(weftQuery.workflows.list.queryOptions({ input: { projectId } }));
+  const executions = useInfiniteQuery(
+    weftQuery.workflows.listExecutions.infiniteOptions({
+      input: (before: string | null) => ({
         projectId,
         ...(status === undefined ? {} : { status }),
         ...(workflow === undefined ? {} : { workflow }),
-        pagination: pageParam === null ? { last: pageSize } : { last: pageSize, before: pageParam },
+        pagination: before === null ? { last: pageSize } : { last: pageSize, before },
       }),
-    initialPageParam: null as string | null,
-    getNextPageParam: (page) => (page.pagination.hasPreviousPage ? page.pagination.startCursor : undefined),
-  });
+      initialPageParam: null,
+      getNextPageParam: (page) => (page.pagination.hasPreviousPage ? page.pagination.startCursor : undefined),
+    }),
+  );
   const rows = executions.data?.pages.flatMap((page) => [...page.results].reverse()) ?? [];
   const setFilter = (name: string, value: string): void => {
     const next = new URLSearchParams(searchParams);

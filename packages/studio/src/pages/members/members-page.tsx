@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { WorkspaceRole } from "@weft/contract";
 import { type FormEvent, type ReactNode, useId, useState } from "react";
-import { weft } from "../../api/weft-client.ts";
+import { weftQuery } from "../../api/weft-query.ts";
 import { canManage, useWorkspace } from "../../app/workspace.tsx";
 import { EmptyState } from "../../components/empty-state.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
@@ -16,10 +16,9 @@ const roles: WorkspaceRole[] = ["viewer", "member", "admin", "owner"];
 export function MembersPage(): ReactNode {
   const { workspace } = useWorkspace();
   const manager = canManage(workspace.role);
-  const members = useQuery({
-    queryKey: ["access.listMembers", workspace.id],
-    queryFn: () => weft.access.listMembers({ workspaceId: workspace.id, pagination: { first: 100 } }),
-  });
+  const members = useQuery(
+    weftQuery.access.listMembers.queryOptions({ input: { workspaceId: workspace.id, pagination: { first: 100 } } }),
+  );
   return (
     <>
       <PageTitle title="Members" />
@@ -59,15 +58,12 @@ export function MembersPage(): ReactNode {
 
 function Invitations({ workspaceId, personal }: { workspaceId: string; personal: boolean }): ReactNode {
   const queryClient = useQueryClient();
-  const invitations = useQuery({
-    queryKey: ["access.listInvitations", workspaceId],
-    queryFn: () => weft.access.listInvitations({ workspaceId, pagination: { first: 100 } }),
-  });
-  const refresh = (): Promise<void> => queryClient.invalidateQueries({ queryKey: ["access.listInvitations"] });
-  const revoke = useMutation({
-    mutationFn: (invitationId: string) => weft.access.revokeInvitation({ invitationId }),
-    onSuccess: refresh,
-  });
+  const invitations = useQuery(
+    weftQuery.access.listInvitations.queryOptions({ input: { workspaceId, pagination: { first: 100 } } }),
+  );
+  const refresh = (): Promise<void> =>
+    queryClient.invalidateQueries({ queryKey: weftQuery.access.listInvitations.key() });
+  const revoke = useMutation(weftQuery.access.revokeInvitation.mutationOptions({ onSuccess: refresh }));
   const pending = (invitations.data?.results ?? []).filter((invitation) => invitation.status === "pending");
   return (
     <section className="card stack" aria-labelledby="invitations-heading">
@@ -93,7 +89,7 @@ function Invitations({ workspaceId, personal }: { workspaceId: string; personal:
                 type="button"
                 className="button secondary small"
                 disabled={revoke.isPending}
-                onClick={() => revoke.mutate(invitation.id)}
+                onClick={() => revoke.mutate({ invitationId: invitation.id })}
                 aria-label={`Cancel invitation of ${invitation.email}`}
               >
                 Cancel invitation
@@ -111,16 +107,17 @@ function InviteForm({ workspaceId, onInvited }: { workspaceId: string; onInvited
   const [role, setRole] = useState<WorkspaceRole>("member");
   const emailId = useId();
   const roleId = useId();
-  const invite = useMutation({
-    mutationFn: () => weft.access.invite({ workspaceId, email: email.trim(), role }),
-    onSuccess: async () => {
-      setEmail("");
-      await onInvited();
-    },
-  });
+  const invite = useMutation(
+    weftQuery.access.invite.mutationOptions({
+      onSuccess: async () => {
+        setEmail("");
+        await onInvited();
+      },
+    }),
+  );
   const submit = (event: FormEvent): void => {
     event.preventDefault();
-    invite.mutate();
+    invite.mutate({ workspaceId, email: email.trim(), role });
   };
   return (
     <form className="filters" onSubmit={submit} aria-label="Invite someone">

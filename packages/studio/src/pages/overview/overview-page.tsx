@@ -2,7 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import type { StudioOverview } from "@weft/contract";
 import { type ReactNode, useMemo } from "react";
 import { Link } from "react-router";
-import { weft } from "../../api/weft-client.ts";
+import { weftQuery } from "../../api/weft-query.ts";
 import { useWorkspace } from "../../app/workspace.tsx";
 import { EmptyState } from "../../components/empty-state.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
@@ -16,11 +16,9 @@ const chartMinutes = 60;
 
 export function OverviewPage(): ReactNode {
   const { workspace } = useWorkspace();
-  const overview = useQuery({
-    queryKey: ["studio.overview", workspace.id],
-    queryFn: () => weft.studio.overview({ workspaceId: workspace.id }),
-    refetchInterval: 10_000,
-  });
+  const overview = useQuery(
+    weftQuery.studio.overview.queryOptions({ input: { workspaceId: workspace.id }, refetchInterval: 10_000 }),
+  );
   return (
     <>
       <PageTitle title="Overview" />
@@ -145,17 +143,17 @@ function Overview({ overview, workspaceId }: { overview: StudioOverview; workspa
 
 function Timeline({ workspaceId }: { workspaceId: string }): ReactNode {
   const from = useMemo(() => new Date(Math.floor(Date.now() / 60_000) * 60_000 - (chartMinutes - 1) * 60_000), []);
-  const timeline = useQuery({
-    queryKey: ["studio.executionTimeline", workspaceId, from.toISOString()],
-    queryFn: () =>
-      weft.studio.executionTimeline({
+  const timeline = useQuery(
+    weftQuery.studio.executionTimeline.queryOptions({
+      input: {
         workspaceId,
         from: from.toISOString(),
         to: new Date(from.getTime() + chartMinutes * 60_000).toISOString(),
         bucket: "minute",
-      }),
-    refetchInterval: 10_000,
-  });
+      },
+      refetchInterval: 10_000,
+    }),
+  );
   return (
     <figure className="chart-figure">
       <figcaption>Executions per minute, last hour</figcaption>

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { Deployment } from "@weft/contract";
 import type { ReactNode } from "react";
-import { weft } from "../../api/weft-client.ts";
+import { weftQuery } from "../../api/weft-query.ts";
 import { EmptyState } from "../../components/empty-state.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { Loading } from "../../components/loading.tsx";
@@ -11,14 +11,15 @@ import { TimeText } from "../../components/time-text.tsx";
 /** The project's deployments, newest first; any other than the active one can be made active again. */
 export function DeploymentsSection({ projectId, writable }: { projectId: string; writable: boolean }): ReactNode {
   const queryClient = useQueryClient();
-  const deployments = useQuery({
-    queryKey: ["deployments.list", projectId],
-    queryFn: () => weft.deployments.list({ projectId, pagination: { last: 20 } }),
-  });
-  const activate = useMutation({
-    mutationFn: (deploymentId: string) => weft.deployments.activate({ projectId, deploymentId }),
-    onSuccess: () => queryClient.invalidateQueries({ predicate: (query) => query.queryKey.includes(projectId) }),
-  });
+  const deployments = useQuery(
+    weftQuery.deployments.list.queryOptions({ input: { projectId, pagination: { last: 20 } } }),
+  );
+  // Every query of the project reads the active deployment or what it holds.
+  const activate = useMutation(
+    weftQuery.deployments.activate.mutationOptions({
+      onSuccess: () => queryClient.invalidateQueries({ queryKey: weftQuery.key({ input: { projectId } }) }),
+    }),
+  );
   const rows = [...(deployments.data?.results ?? [])].reverse();
   const active = rows.find((deployment) => deployment.active);
   return (
@@ -59,7 +60,7 @@ export function DeploymentsSection({ projectId, writable }: { projectId: string;
                         type="button"
                         className="button secondary small"
                         disabled={activate.isPending}
-                        onClick={() => activate.mutate(deployment.id)}
+                        onClick={() => activate.mutate({ projectId, deploymentId: deployment.id })}
                       >
                         {active !== undefined && deployment.number < active.number ? "Roll back to" : "Activate"} #
                         {deployment.number}

@@ -1,6 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
-import { weft } from "../../api/weft-client.ts";
+import { weftQuery } from "../../api/weft-query.ts";
 import { CopyableUrl } from "../../components/copy-button.tsx";
 import { EmptyState } from "../../components/empty-state.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
@@ -8,10 +8,9 @@ import { Loading } from "../../components/loading.tsx";
 
 /** The forms and webhooks of the active deployment, with the addresses to hand out. */
 export function EndpointsSection({ projectId }: { projectId: string }): ReactNode {
-  const resources = useQuery({
-    queryKey: ["resources.list", projectId],
-    queryFn: () => weft.resources.list({ projectId, pagination: { first: 200 } }),
-  });
+  const resources = useQuery(
+    weftQuery.resources.list.queryOptions({ input: { projectId, pagination: { first: 200 } } }),
+  );
   const endpoints = (resources.data?.results ?? []).filter(
     (resource) => resource.kind === "form" || resource.kind === "webhook",
   );

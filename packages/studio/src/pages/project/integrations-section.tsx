@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { CreateIntegrationInput, Integration, IntegrationKind } from "@weft/contract";
 import { type FormEvent, type ReactNode, useId, useState } from "react";
-import { weft } from "../../api/weft-client.ts";
+import { weftQuery } from "../../api/weft-query.ts";
 import { EmptyState } from "../../components/empty-state.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { Loading } from "../../components/loading.tsx";
@@ -14,11 +14,11 @@ import { TimeText } from "../../components/time-text.tsx";
  */
 export function IntegrationsSection({ projectId, writable }: { projectId: string; writable: boolean }): ReactNode {
   const queryClient = useQueryClient();
-  const integrations = useQuery({
-    queryKey: ["integrations.list", projectId],
-    queryFn: () => weft.integrations.list({ projectId, pagination: { first: 100 } }),
-  });
-  const refresh = (): Promise<void> => queryClient.invalidateQueries({ queryKey: ["integrations.list", projectId] });
+  const integrations = useQuery(
+    weftQuery.integrations.list.queryOptions({ input: { projectId, pagination: { first: 100 } } }),
+  );
+  const refresh = (): Promise<void> =>
+    queryClient.invalidateQueries({ queryKey: weftQuery.integrations.list.key({ input: { projectId } }) });
   const rows = integrations.data?.results ?? [];
   return (
     <section className="card stack" aria-labelledby="integrations-heading">
@@ -110,14 +110,15 @@ function CreateIntegration({ projectId, onCreated }: { projectId: string; onCrea
   const ids = { name: useId(), kind: useId(), baseUrl: useId(), host: useId(), port: useId(), user: useId() };
   const headerId = useId();
   const valueId = useId();
-  const create = useMutation({
-    mutationFn: () => weft.integrations.create(inputOf()),
-    onSuccess: async () => {
-      setName("");
-      setValue("");
-      await onCreated();
-    },
-  });
+  const create = useMutation(
+    weftQuery.integrations.create.mutationOptions({
+      onSuccess: async () => {
+        setName("");
+        setValue("");
+        await onCreated();
+      },
+    }),
+  );
   const inputOf = (): CreateIntegrationInput => {
     const target = { projectId, name: name.trim() };
     if (kind === "http") {
@@ -130,7 +131,7 @@ function CreateIntegration({ projectId, onCreated }: { projectId: string; onCrea
   };
   const submit = (event: FormEvent): void => {
     event.preventDefault();
-    create.mutate();
+    create.mutate(inputOf());
   };
   return (
     <form className="filters" onSubmit={submit} aria-label="Add an integration">
@@ -232,16 +233,17 @@ function ReplaceSecret({
   const [value, setValue] = useState("");
   const secretId = useId();
   const valueId = useId();
-  const update = useMutation({
-    mutationFn: () => weft.integrations.update({ projectId, name: integration.name, secrets: { [secret]: value } }),
-    onSuccess: async () => {
-      setValue("");
-      await onChanged();
-    },
-  });
+  const update = useMutation(
+    weftQuery.integrations.update.mutationOptions({
+      onSuccess: async () => {
+        setValue("");
+        await onChanged();
+      },
+    }),
+  );
   const submit = (event: FormEvent): void => {
     event.preventDefault();
-    update.mutate();
+    update.mutate({ projectId, name: integration.name, secrets: { [secret]: value } });
   };
   return (
     <form className="row" onSubmit={submit} aria-label={`Replace a secret of ${integration.name}`}>
@@ -289,11 +291,9 @@ function DeleteIntegration({
   onDeleted: () => Promise<void>;
 }): ReactNode {
   const [confirming, setConfirming] = useState(false);
-  const remove = useMutation({
-    mutationFn: () => weft.integrations.delete({ projectId, name }),
-    onSuccess: onDeleted,
-    onSettled: () => setConfirming(false),
-  });
+  const remove = useMutation(
+    weftQuery.integrations.delete.mutationOptions({ onSuccess: onDeleted, onSettled: () => setConfirming(false) }),
+  );
   return (
     <div className="row">
       {confirming ? (
@@ -302,7 +302,7 @@ function DeleteIntegration({
             type="button"
             className="button danger small"
             disabled={remove.isPending}
-            onClick={() => remove.mutate()}
+            onClick={() => remove.mutate({ projectId, name })}
           >
             Yes, delete {name}
           </button>

@@ -1,7 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { Link, useParams } from "react-router";
-import { weft } from "../../api/weft-client.ts";
+import { weftQuery } from "../../api/weft-query.ts";
 import { canWrite, useRoleIn } from "../../app/workspace.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { Loading } from "../../components/loading.tsx";
@@ -14,10 +14,7 @@ import { WorkflowsSection } from "./workflows-section.tsx";
 
 export function ProjectPage(): ReactNode {
   const { projectId = "" } = useParams();
-  const project = useQuery({
-    queryKey: ["projects.get", projectId],
-    queryFn: () => weft.projects.get({ projectId }),
-  });
+  const project = useQuery(weftQuery.projects.get.queryOptions({ input: { projectId } }));
   const role = useRoleIn(project.data?.workspaceId);
   if (project.error !== null) return <ErrorNotice error={project.error} />;
   if (project.data === undefined) return <Loading what="the project" />;

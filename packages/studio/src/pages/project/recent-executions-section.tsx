@@ -1,18 +1,19 @@
 import { useQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { Link } from "react-router";
-import { weft } from "../../api/weft-client.ts";
+import { weftQuery } from "../../api/weft-query.ts";
 import { EmptyState } from "../../components/empty-state.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { Loading } from "../../components/loading.tsx";
 import { ExecutionTable } from "../executions/execution-table.tsx";
 
 export function RecentExecutionsSection({ projectId }: { projectId: string }): ReactNode {
-  const executions = useQuery({
-    queryKey: ["workflows.listExecutions", projectId, "recent"],
-    queryFn: () => weft.workflows.listExecutions({ projectId, pagination: { last: 10 } }),
-    refetchInterval: 5_000,
-  });
+  const executions = useQuery(
+    weftQuery.workflows.listExecutions.queryOptions({
+      input: { projectId, pagination: { last: 10 } },
+      refetchInterval: 5_000,
+    }),
+  );
   const rows = [...(executions.data?.results ?? [])].reverse();
   return (
     <section className="card" aria-labelledby="recent-heading">

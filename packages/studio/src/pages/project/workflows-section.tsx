@@ -2,7 +2,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import type { JsonSchema } from "@weft/contract";
 import { type FormEvent, type ReactNode, useId, useState } from "react";
 import { useNavigate } from "react-router";
-import { weft } from "../../api/weft-client.ts";
+import { weftQuery } from "../../api/weft-query.ts";
 import { EmptyState } from "../../components/empty-state.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { JsonView } from "../../components/json-view.tsx";
@@ -11,10 +11,7 @@ import { exampleInput, inputProblems } from "./input-problems.ts";
 
 /** The workflows of the active deployment, each with a Run button for those who may write. */
 export function WorkflowsSection({ projectId, writable }: { projectId: string; writable: boolean }): ReactNode {
-  const workflows = useQuery({
-    queryKey: ["workflows.list", projectId],
-    queryFn: () => weft.workflows.list({ projectId }),
-  });
+  const workflows = useQuery(weftQuery.workflows.list.queryOptions({ input: { projectId } }));
   const [running, setRunning] = useState<string | null>(null);
   return (
     <section className="card" aria-labelledby="workflows-heading">
@@ -76,15 +73,14 @@ function RunForm({
   const navigate = useNavigate();
   const id = useId();
   const problemsId = useId();
-  const run = useMutation({
-    mutationFn: (input: unknown) => weft.workflows.run({ projectId, workflow, input }),
-    onSuccess: ({ executionId }) => navigate(`/executions/${executionId}`),
-  });
+  const run = useMutation(
+    weftQuery.workflows.run.mutationOptions({ onSuccess: ({ executionId }) => navigate(`/executions/${executionId}`) }),
+  );
   const submit = async (event: FormEvent): Promise<void> => {
     event.preventDefault();
     const found = await inputProblems(text, schema);
     setProblems(found);
-    if (found.length === 0) run.mutate(JSON.parse(text));
+    if (found.length === 0) run.mutate({ projectId, workflow, input: JSON.parse(text) });
   };
   return (
     <form className="stack" onSubmit={(event) => void submit(event)}>

@@ -1,7 +1,7 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { Link } from "react-router";
-import { weft } from "../../api/weft-client.ts";
+import { weftQuery } from "../../api/weft-query.ts";
 import { useWorkspace } from "../../app/workspace.tsx";
 import { EmptyState } from "../../components/empty-state.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
@@ -12,16 +12,16 @@ import { TimeText } from "../../components/time-text.tsx";
 
 export function ProjectsPage(): ReactNode {
   const { workspace } = useWorkspace();
-  const projects = useInfiniteQuery({
-    queryKey: ["projects.list", workspace.id],
-    queryFn: ({ pageParam }) =>
-      weft.projects.list({
+  const projects = useInfiniteQuery(
+    weftQuery.projects.list.infiniteOptions({
+      input: (after: string | null) => ({
         workspaceId: workspace.id,
-        pagination: pageParam === null ? { first: 50 } : { first: 50, after: pageParam },
+        pagination: after === null ? { first: 50 } : { first: 50, after },
       }),
-    initialPageParam: null as string | null,
-    getNextPageParam: (page) => (page.pagination.hasNextPage ? page.pagination.endCursor : undefined),
-  });
+      initialPageParam: null,
+      getNextPageParam: (page) => (page.pagination.hasNextPage ? page.pagination.endCursor : undefined),
+    }),
+  );
   const rows = projects.data?.pages.flatMap((page) => page.results) ?? [];
   return (
     <>

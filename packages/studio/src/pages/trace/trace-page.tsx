@@ -1,7 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { Link, useParams } from "react-router";
-import { weft } from "../../api/weft-client.ts";
+import { weftQuery } from "../../api/weft-query.ts";
 import { EmptyState } from "../../components/empty-state.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { Loading } from "../../components/loading.tsx";
@@ -12,10 +12,7 @@ import { spanRows } from "./span-rows.ts";
 /** A trace as a waterfall: one row per span, indented under its parent, its bar placed in time. */
 export function TracePage(): ReactNode {
   const { projectId = "", traceId = "" } = useParams();
-  const trace = useQuery({
-    queryKey: ["traces.get", projectId, traceId],
-    queryFn: () => weft.traces.get({ projectId, traceId }),
-  });
+  const trace = useQuery(weftQuery.traces.get.queryOptions({ input: { projectId, traceId } }));
   if (trace.error !== null) return <ErrorNotice error={trace.error} />;
   if (trace.data === undefined) return <Loading what="the trace" />;
   const rows = spanRows(trace.data.spans, Date.now());

@@ -2,7 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import type { PlanInForce, Usage } from "@weft/contract";
 import { type ReactNode, useMemo } from "react";
 import { Link } from "react-router";
-import { weft } from "../../api/weft-client.ts";
+import { weftQuery } from "../../api/weft-query.ts";
 import { canManage, useWorkspace } from "../../app/workspace.tsx";
 import { EmptyState } from "../../components/empty-state.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
@@ -22,21 +22,21 @@ export function UsagePage(): ReactNode {
     const to = new Date();
     return { from: new Date(to.getTime() - days * 86_400_000).toISOString(), to: to.toISOString() };
   }, []);
-  const plan = useQuery({
-    queryKey: ["billing.getPlan", workspace.id],
-    queryFn: () => weft.billing.getPlan({ workspaceId: workspace.id }),
-    enabled: manager,
-  });
-  const byDay = useQuery({
-    queryKey: ["billing.getUsage", workspace.id, "day", range],
-    queryFn: () => weft.billing.getUsage({ workspaceId: workspace.id, ...range, groupBy: "day" }),
-    enabled: manager,
-  });
-  const byProject = useQuery({
-    queryKey: ["billing.getUsage", workspace.id, "project", range],
-    queryFn: () => weft.billing.getUsage({ workspaceId: workspace.id, ...range, groupBy: "project" }),
-    enabled: manager,
-  });
+  const plan = useQuery(
+    weftQuery.billing.getPlan.queryOptions({ input: { workspaceId: workspace.id }, enabled: manager }),
+  );
+  const byDay = useQuery(
+    weftQuery.billing.getUsage.queryOptions({
+      input: { workspaceId: workspace.id, ...range, groupBy: "day" },
+      enabled: manager,
+    }),
+  );
+  const byProject = useQuery(
+    weftQuery.billing.getUsage.queryOptions({
+      input: { workspaceId: workspace.id, ...range, groupBy: "project" },
+      enabled: manager,
+    }),
+  );
   if (!manager) {
     return (
       <>

@@ -1,1 +1,0 @@
-import{F as e}from"./error-notice-DUnDR_Qk.js";var t=e();function n({children:e}){return(0,t.jsx)(`div`,{className:`empty-state`,children:e})}export{n as t};
