@@ -1,8 +1,7 @@
 import { createContext, type ReactNode, useContext } from "react";
 import { Navigate, useLocation } from "react-router";
 import type { Session } from "../api/session-api.ts";
-import { ErrorNotice } from "../components/error-notice.tsx";
-import { Loading } from "../components/loading.tsx";
+import { QueryState } from "../components/query-state.tsx";
 import { useSession } from "./session-query.ts";
 
 const SessionContext = createContext<Session | null>(null);
@@ -16,13 +15,17 @@ export function useSignedIn(): Session {
 
 /** Shows its children to a signed-in person; sends anyone else to sign-in, keeping the page they wanted. */
 export function RequireSession({ children }: { children: ReactNode }): ReactNode {
-  const { session, error } = useSession();
+  const session = useSession();
   const location = useLocation();
-  if (error !== null) return <ErrorNotice error={error} />;
-  if (session === undefined) return <Loading what="your session" />;
-  if (session === null) {
-    const wanted = `${location.pathname}${location.search}`;
-    return <Navigate replace to={`/sign-in?next=${encodeURIComponent(wanted)}`} />;
-  }
-  return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>;
+  return (
+    <QueryState query={session} loading="your session">
+      {(signedIn) =>
+        signedIn === null ? (
+          <Navigate replace to={`/sign-in?next=${encodeURIComponent(`${location.pathname}${location.search}`)}`} />
+        ) : (
+          <SessionContext.Provider value={signedIn}>{children}</SessionContext.Provider>
+        )
+      }
+    </QueryState>
+  );
 }

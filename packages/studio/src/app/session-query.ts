@@ -1,5 +1,5 @@
 import { createProcedureUtils } from "@orpc/tanstack-query";
-import { useQuery } from "@tanstack/react-query";
+import { type UseQueryResult, useQuery } from "@tanstack/react-query";
 import { readSession, type Session } from "../api/session-api.ts";
 import { rememberCsrfToken } from "../api/weft-client.ts";
 
@@ -15,8 +15,7 @@ const sessionUtils = createProcedureUtils<Record<never, never>, undefined, Sessi
 
 export const sessionQueryKey = sessionUtils.queryKey();
 
-/** The signed-in person, or null; undefined while it is first read. */
-export function useSession(): { session: Session | null | undefined; error: unknown } {
-  const query = useQuery(sessionUtils.queryOptions({ staleTime: 60_000 }));
-  return { session: query.data, error: query.error };
+/** The signed-in person, or null when no one is. */
+export function useSession(): UseQueryResult<Session | null, unknown> {
+  return useQuery(sessionUtils.queryOptions({ staleTime: 60_000 }));
 }

@@ -68,7 +68,7 @@ function Account(): ReactNode {
       <button type="button" className="button secondary" onClick={() => leave.mutate()} disabled={leave.isPending}>
         Sign out
       </button>
-      {leave.error === null ? null : <ErrorNotice error={leave.error} />}
+      <ErrorNotice error={leave.error} />
     </div>
   );
 }

@@ -2,8 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import type { Workspace } from "@weft/contract";
 import { createContext, type ReactNode, useContext, useId, useState } from "react";
 import { weftQuery } from "../api/weft-query.ts";
-import { ErrorNotice } from "../components/error-notice.tsx";
-import { Loading } from "../components/loading.tsx";
+import { QueryState } from "../components/query-state.tsx";
 
 interface WorkspaceChoice {
   workspace: Workspace;
@@ -38,19 +37,28 @@ export function canManage(role: Workspace["role"] | undefined): boolean {
 export function WorkspaceProvider({ children }: { children: ReactNode }): ReactNode {
   const [chosenId, setChosenId] = useState(() => localStorage.getItem(storageKey));
   const query = useQuery(weftQuery.access.listWorkspaces.queryOptions({ input: { pagination: { first: 100 } } }));
-  if (query.error !== null) return <ErrorNotice error={query.error} />;
-  if (query.data === undefined) return <Loading what="your workspaces" />;
-  const workspaces = query.data.results;
-  const workspace =
-    workspaces.find((candidate) => candidate.id === chosenId) ??
-    workspaces.find((candidate) => candidate.personal) ??
-    workspaces[0];
-  if (workspace === undefined) return <p>You belong to no workspace yet.</p>;
   const choose = (workspaceId: string): void => {
     localStorage.setItem(storageKey, workspaceId);
     setChosenId(workspaceId);
   };
-  return <WorkspaceContext.Provider value={{ workspace, workspaces, choose }}>{children}</WorkspaceContext.Provider>;
+  return (
+    <QueryState
+      query={query}
+      loading="your workspaces"
+      isEmpty={(data) => data.results.length === 0}
+      empty="You belong to no workspace yet."
+    >
+      {({ results: workspaces }) => {
+        const workspace =
+          workspaces.find((candidate) => candidate.id === chosenId) ??
+          workspaces.find((candidate) => candidate.personal) ??
+          workspaces[0];
+        return workspace === undefined ? null : (
+          <WorkspaceContext.Provider value={{ workspace, workspaces, choose }}>{children}</WorkspaceContext.Provider>
+        );
+      }}
+    </QueryState>
+  );
 }
 
 export function WorkspacePicker(): ReactNode {

@@ -3,10 +3,9 @@ import type { Agent } from "@weft/contract";
 import { type ReactNode, useState } from "react";
 import { weftQuery } from "../../api/weft-query.ts";
 import { canManage, useWorkspace } from "../../app/workspace.tsx";
-import { EmptyState } from "../../components/empty-state.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
-import { Loading } from "../../components/loading.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
+import { QueryState } from "../../components/query-state.tsx";
 import { TableScroll } from "../../components/table-scroll.tsx";
 import { TimeText } from "../../components/time-text.tsx";
 
@@ -35,68 +34,70 @@ export function AgentsPage(): ReactNode {
           credential is refused from its very next request.
         </p>
       </PageTitle>
-      {agents.error === null ? null : <ErrorNotice error={agents.error} />}
-      {revoke.error === null ? null : <ErrorNotice error={revoke.error} />}
-      {revokeAll.error === null ? null : <ErrorNotice error={revokeAll.error} />}
+      <ErrorNotice error={revoke.error} />
+      <ErrorNotice error={revokeAll.error} />
       {revokeAll.data === undefined ? null : (
         <p role="status" className="notice">
           Revoked {revokeAll.data.revoked} credentials.
         </p>
       )}
-      {agents.data === undefined ? (
-        agents.error === null ? (
-          <Loading what="agents" />
-        ) : null
-      ) : agents.data.results.length === 0 ? (
-        <EmptyState>
-          No active agents: sign one in with <code>weft login</code>, or connect an MCP client.
-        </EmptyState>
-      ) : (
-        <TableScroll label="Agents">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Agent</th>
-                <th scope="col">For</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Expires</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {agents.data.results.map((agent) => (
-                <tr key={agent.id}>
-                  <td>
-                    {agentName(agent)} <span className="muted">({agent.type})</span>
-                  </td>
-                  <td>{agent.email}</td>
-                  <td>{agent.scopes.join(" ")}</td>
-                  <td>
-                    <TimeText at={agent.lastUsedAt} />
-                  </td>
-                  <td>
-                    <TimeText at={agent.expiresAt} />
-                  </td>
-                  <td>
-                    <button
-                      type="button"
-                      className="button danger small"
-                      disabled={revoke.isPending}
-                      onClick={() => revoke.mutate({ agentId: agent.id })}
-                      aria-label={`Revoke ${agentName(agent)} for ${agent.email}`}
-                    >
-                      Revoke
-                    </button>
-                  </td>
+      <QueryState
+        query={agents}
+        loading="agents"
+        isEmpty={(data) => data.results.length === 0}
+        empty={
+          <>
+            No active agents: sign one in with <code>weft login</code>, or connect an MCP client.
+          </>
+        }
+      >
+        {(data) => (
+          <TableScroll label="Agents">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Agent</th>
+                  <th scope="col">For</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
-      )}
+              </thead>
+              <tbody>
+                {data.results.map((agent) => (
+                  <tr key={agent.id}>
+                    <td>
+                      {agentName(agent)} <span className="muted">({agent.type})</span>
+                    </td>
+                    <td>{agent.email}</td>
+                    <td>{agent.scopes.join(" ")}</td>
+                    <td>
+                      <TimeText at={agent.lastUsedAt} />
+                    </td>
+                    <td>
+                      <TimeText at={agent.expiresAt} />
+                    </td>
+                    <td>
+                      <button
+                        type="button"
+                        className="button danger small"
+                        disabled={revoke.isPending}
+                        onClick={() => revoke.mutate({ agentId: agent.id })}
+                        aria-label={`Revoke ${agentName(agent)} for ${agent.email}`}
+                      >
+                        Revoke
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
+        )}
+      </QueryState>
       {manager && (agents.data?.results.length ?? 0) > 0 ? (
         <section className="card danger-zone" aria-labelledby="revoke-all-heading">
           <h2 id="revoke-all-heading">Revoke every agent</h2>

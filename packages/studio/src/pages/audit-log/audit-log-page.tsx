@@ -3,10 +3,8 @@ import type { AuditEvent } from "@weft/contract";
 import { type FormEvent, type ReactNode, useId, useState } from "react";
 import { weftQuery } from "../../api/weft-query.ts";
 import { canManage, useWorkspace } from "../../app/workspace.tsx";
-import { EmptyState } from "../../components/empty-state.tsx";
-import { ErrorNotice } from "../../components/error-notice.tsx";
-import { Loading } from "../../components/loading.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
+import { QueryState } from "../../components/query-state.tsx";
 import { TableScroll } from "../../components/table-scroll.tsx";
 import { TimeText } from "../../components/time-text.tsx";
 import { useLoadOnScroll } from "../../components/use-load-on-scroll.ts";
@@ -65,43 +63,38 @@ export function AuditLogPage(): ReactNode {
           </button>
         </div>
       </form>
-      {events.error === null ? null : <ErrorNotice error={events.error} />}
-      {events.data === undefined ? (
-        events.error === null ? (
-          <Loading what="the audit log" />
-        ) : null
-      ) : rows.length === 0 ? (
-        <EmptyState>No events match.</EmptyState>
-      ) : (
-        <TableScroll label="Audit events">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Action</th>
-                <th scope="col">Who</th>
-                <th scope="col">Target</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((event) => (
-                <tr key={event.id}>
-                  <td>
-                    <TimeText at={event.createdAt} />
-                  </td>
-                  <td>
-                    <code>{event.action}</code>
-                  </td>
-                  <td>{actorOf(event)}</td>
-                  <td>
-                    {event.targetType} <code className="muted small-id">{event.targetId}</code>
-                  </td>
+      <QueryState query={events} loading="the audit log" isEmpty={() => rows.length === 0} empty="No events match.">
+        {() => (
+          <TableScroll label="Audit events">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Action</th>
+                  <th scope="col">Who</th>
+                  <th scope="col">Target</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
-      )}
+              </thead>
+              <tbody>
+                {rows.map((event) => (
+                  <tr key={event.id}>
+                    <td>
+                      <TimeText at={event.createdAt} />
+                    </td>
+                    <td>
+                      <code>{event.action}</code>
+                    </td>
+                    <td>{actorOf(event)}</td>
+                    <td>
+                      {event.targetType} <code className="muted small-id">{event.targetId}</code>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
+        )}
+      </QueryState>
       <div ref={sentinel} />
       {events.hasNextPage ? (
         <button

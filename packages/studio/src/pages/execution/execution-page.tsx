@@ -6,8 +6,8 @@ import { weftQuery } from "../../api/weft-query.ts";
 import { canWrite, useRoleIn } from "../../app/workspace.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { JsonView } from "../../components/json-view.tsx";
-import { Loading } from "../../components/loading.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
+import { QueryState } from "../../components/query-state.tsx";
 import { StatusBadge } from "../../components/status-badge.tsx";
 import { formatDuration, TimeText } from "../../components/time-text.tsx";
 import { LogList } from "./log-list.tsx";
@@ -29,20 +29,14 @@ export function ExecutionPage(): ReactNode {
     weftQuery.projects.get.queryOptions({ input: projectId === undefined ? skipToken : { projectId } }),
   );
   const role = useRoleIn(project.data?.workspaceId);
-  if (execution.error !== null && execution.data === undefined) return <ErrorNotice error={execution.error} />;
-  if (execution.data === undefined) return <Loading what="the execution" />;
-  return <ExecutionView execution={execution.data} writable={canWrite(role)} refreshError={execution.error} />;
+  return (
+    <QueryState query={execution} loading="the execution">
+      {(data) => <ExecutionView execution={data} writable={canWrite(role)} />}
+    </QueryState>
+  );
 }
 
-function ExecutionView({
-  execution,
-  writable,
-  refreshError,
-}: {
-  execution: Execution;
-  writable: boolean;
-  refreshError: unknown;
-}): ReactNode {
+function ExecutionView({ execution, writable }: { execution: Execution; writable: boolean }): ReactNode {
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const cancel = useMutation(
@@ -67,7 +61,6 @@ function ExecutionView({
           <Link to={`/projects/${execution.projectId}/traces/${execution.traceId}`}>Trace</Link>
         </p>
       </PageTitle>
-      {refreshError === null ? null : <ErrorNotice error={refreshError} />}
       <section className="card" aria-labelledby="status-heading">
         <h2 id="status-heading" className="visually-hidden">
           Status
@@ -100,8 +93,8 @@ function ExecutionView({
             </div>
           ) : null}
         </div>
-        {cancel.error === null ? null : <ErrorNotice error={cancel.error} />}
-        {rerun.error === null ? null : <ErrorNotice error={rerun.error} />}
+        <ErrorNotice error={cancel.error} />
+        <ErrorNotice error={rerun.error} />
         <dl className="facts">
           <dt>Trigger</dt>
           <dd>

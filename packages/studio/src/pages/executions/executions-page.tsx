@@ -3,10 +3,8 @@ import type { ExecutionStatusValue } from "@weft/contract";
 import { type ReactNode, useId } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
 import { weftQuery } from "../../api/weft-query.ts";
-import { EmptyState } from "../../components/empty-state.tsx";
-import { ErrorNotice } from "../../components/error-notice.tsx";
-import { Loading } from "../../components/loading.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
+import { QueryState } from "../../components/query-state.tsx";
 import { useLoadOnScroll } from "../../components/use-load-on-scroll.ts";
 import { ExecutionTable } from "./execution-table.tsx";
 
@@ -99,20 +97,18 @@ export function ExecutionsPage(): ReactNode {
           </select>
         </div>
       </form>
-      {executions.error === null ? null : <ErrorNotice error={executions.error} />}
-      {executions.data === undefined ? (
-        executions.error === null ? (
-          <Loading what="executions" />
-        ) : null
-      ) : rows.length === 0 ? (
-        <EmptyState>
-          {status === undefined && workflow === undefined
+      <QueryState
+        query={executions}
+        loading="executions"
+        isEmpty={() => rows.length === 0}
+        empty={
+          status === undefined && workflow === undefined
             ? "No executions yet: run a workflow from the project page, or submit one of its forms."
-            : "No execution matches these filters."}
-        </EmptyState>
-      ) : (
-        <ExecutionTable executions={rows} />
-      )}
+            : "No execution matches these filters."
+        }
+      >
+        {() => <ExecutionTable executions={rows} />}
+      </QueryState>
       <div ref={sentinel} />
       {hasNextPage ? (
         <button

@@ -3,10 +3,9 @@ import type { WorkspaceRole } from "@weft/contract";
 import { type FormEvent, type ReactNode, useId, useState } from "react";
 import { weftQuery } from "../../api/weft-query.ts";
 import { canManage, useWorkspace } from "../../app/workspace.tsx";
-import { EmptyState } from "../../components/empty-state.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
-import { Loading } from "../../components/loading.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
+import { QueryState } from "../../components/query-state.tsx";
 import { TableScroll } from "../../components/table-scroll.tsx";
 import { TimeText } from "../../components/time-text.tsx";
 
@@ -22,35 +21,32 @@ export function MembersPage(): ReactNode {
   return (
     <>
       <PageTitle title="Members" />
-      {members.error === null ? null : <ErrorNotice error={members.error} />}
-      {members.data === undefined ? (
-        members.error === null ? (
-          <Loading what="members" />
-        ) : null
-      ) : (
-        <TableScroll label="Members">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Joined</th>
-              </tr>
-            </thead>
-            <tbody>
-              {members.data.results.map((member) => (
-                <tr key={member.accountId}>
-                  <td>{member.email}</td>
-                  <td>{member.role}</td>
-                  <td>
-                    <TimeText at={member.joinedAt} />
-                  </td>
+      <QueryState query={members} loading="members">
+        {(data) => (
+          <TableScroll label="Members">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Email</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Joined</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
-      )}
+              </thead>
+              <tbody>
+                {data.results.map((member) => (
+                  <tr key={member.accountId}>
+                    <td>{member.email}</td>
+                    <td>{member.role}</td>
+                    <td>
+                      <TimeText at={member.joinedAt} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
+        )}
+      </QueryState>
       {manager ? <Invitations workspaceId={workspace.id} personal={workspace.personal} /> : null}
     </>
   );
@@ -73,31 +69,35 @@ function Invitations({ workspaceId, personal }: { workspaceId: string; personal:
       ) : (
         <InviteForm workspaceId={workspaceId} onInvited={refresh} />
       )}
-      {invitations.error === null ? null : <ErrorNotice error={invitations.error} />}
-      {revoke.error === null ? null : <ErrorNotice error={revoke.error} />}
-      {invitations.data === undefined ? null : pending.length === 0 ? (
-        <EmptyState>No pending invitations.</EmptyState>
-      ) : (
-        <ul className="plain-list">
-          {pending.map((invitation) => (
-            <li key={invitation.id} className="row">
-              <span>
-                {invitation.email} <span className="muted">as {invitation.role}, until</span>{" "}
-                <TimeText at={invitation.expiresAt} />
-              </span>
-              <button
-                type="button"
-                className="button secondary small"
-                disabled={revoke.isPending}
-                onClick={() => revoke.mutate({ invitationId: invitation.id })}
-                aria-label={`Cancel invitation of ${invitation.email}`}
-              >
-                Cancel invitation
-              </button>
-            </li>
-          ))}
-        </ul>
-      )}
+      <ErrorNotice error={revoke.error} />
+      <QueryState
+        query={invitations}
+        loading="invitations"
+        isEmpty={() => pending.length === 0}
+        empty="No pending invitations."
+      >
+        {() => (
+          <ul className="plain-list">
+            {pending.map((invitation) => (
+              <li key={invitation.id} className="row">
+                <span>
+                  {invitation.email} <span className="muted">as {invitation.role}, until</span>{" "}
+                  <TimeText at={invitation.expiresAt} />
+                </span>
+                <button
+                  type="button"
+                  className="button secondary small"
+                  disabled={revoke.isPending}
+                  onClick={() => revoke.mutate({ invitationId: invitation.id })}
+                  aria-label={`Cancel invitation of ${invitation.email}`}
+                >
+                  Cancel invitation
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </QueryState>
     </section>
   );
 }
@@ -140,7 +140,7 @@ function InviteForm({ workspaceId, onInvited }: { workspaceId: string; onInvited
           Invite
         </button>
       </div>
-      {invite.error === null ? null : <ErrorNotice error={invite.error} />}
+      <ErrorNotice error={invite.error} />
     </form>
   );
 }

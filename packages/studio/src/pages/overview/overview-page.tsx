@@ -4,10 +4,8 @@ import { type ReactNode, useMemo } from "react";
 import { Link } from "react-router";
 import { weftQuery } from "../../api/weft-query.ts";
 import { useWorkspace } from "../../app/workspace.tsx";
-import { EmptyState } from "../../components/empty-state.tsx";
-import { ErrorNotice } from "../../components/error-notice.tsx";
-import { Loading } from "../../components/loading.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
+import { EmptyState, QueryState } from "../../components/query-state.tsx";
 import { StatusBadge } from "../../components/status-badge.tsx";
 import { TimeText } from "../../components/time-text.tsx";
 import { ExecutionChart } from "./execution-chart.tsx";
@@ -22,12 +20,9 @@ export function OverviewPage(): ReactNode {
   return (
     <>
       <PageTitle title="Overview" />
-      {overview.error === null ? null : <ErrorNotice error={overview.error} />}
-      {overview.data === undefined ? (
-        <Loading what="the overview" />
-      ) : (
-        <Overview overview={overview.data} workspaceId={workspace.id} />
-      )}
+      <QueryState query={overview} loading="the overview">
+        {(data) => <Overview overview={data} workspaceId={workspace.id} />}
+      </QueryState>
     </>
   );
 }
@@ -157,10 +152,9 @@ function Timeline({ workspaceId }: { workspaceId: string }): ReactNode {
   return (
     <figure className="chart-figure">
       <figcaption>Executions per minute, last hour</figcaption>
-      {timeline.error === null ? null : <ErrorNotice error={timeline.error} />}
-      {timeline.data === undefined ? null : (
-        <ExecutionChart timeline={timeline.data} from={from} minutes={chartMinutes} />
-      )}
+      <QueryState query={timeline} loading="the timeline">
+        {(data) => <ExecutionChart timeline={data} from={from} minutes={chartMinutes} />}
+      </QueryState>
     </figure>
   );
 }

@@ -2,9 +2,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { Deployment } from "@weft/contract";
 import type { ReactNode } from "react";
 import { weftQuery } from "../../api/weft-query.ts";
-import { EmptyState } from "../../components/empty-state.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
-import { Loading } from "../../components/loading.tsx";
+import { QueryState } from "../../components/query-state.tsx";
 import { TableScroll } from "../../components/table-scroll.tsx";
 import { TimeText } from "../../components/time-text.tsx";
 
@@ -25,56 +24,60 @@ export function DeploymentsSection({ projectId, writable }: { projectId: string;
   return (
     <section className="card" aria-labelledby="deployments-heading">
       <h2 id="deployments-heading">Deployments</h2>
-      {deployments.error === null ? null : <ErrorNotice error={deployments.error} />}
-      {activate.error === null ? null : <ErrorNotice error={activate.error} />}
-      {deployments.data === undefined ? (
-        <Loading what="deployments" />
-      ) : rows.length === 0 ? (
-        <EmptyState>
-          No deployments yet: run <code>weft deploy</code>.
-        </EmptyState>
-      ) : (
-        <TableScroll label="Deployments">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Number</th>
-                <th scope="col">Created</th>
-                <th scope="col">Contents</th>
-                <th scope="col">State</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((deployment) => (
-                <tr key={deployment.id}>
-                  <td>#{deployment.number}</td>
-                  <td>
-                    <TimeText at={deployment.createdAt} />
-                  </td>
-                  <td>{contents(deployment)}</td>
-                  <td>
-                    {deployment.active ? (
-                      <span className="badge status-succeeded">active</span>
-                    ) : writable ? (
-                      <button
-                        type="button"
-                        className="button secondary small"
-                        disabled={activate.isPending}
-                        onClick={() => activate.mutate({ projectId, deploymentId: deployment.id })}
-                      >
-                        {active !== undefined && deployment.number < active.number ? "Roll back to" : "Activate"} #
-                        {deployment.number}
-                      </button>
-                    ) : (
-                      <span className="muted">inactive</span>
-                    )}
-                  </td>
+      <ErrorNotice error={activate.error} />
+      <QueryState
+        query={deployments}
+        loading="deployments"
+        isEmpty={() => rows.length === 0}
+        empty={
+          <>
+            No deployments yet: run <code>weft deploy</code>.
+          </>
+        }
+      >
+        {() => (
+          <TableScroll label="Deployments">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Number</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Contents</th>
+                  <th scope="col">State</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
-      )}
+              </thead>
+              <tbody>
+                {rows.map((deployment) => (
+                  <tr key={deployment.id}>
+                    <td>#{deployment.number}</td>
+                    <td>
+                      <TimeText at={deployment.createdAt} />
+                    </td>
+                    <td>{contents(deployment)}</td>
+                    <td>
+                      {deployment.active ? (
+                        <span className="badge status-succeeded">active</span>
+                      ) : writable ? (
+                        <button
+                          type="button"
+                          className="button secondary small"
+                          disabled={activate.isPending}
+                          onClick={() => activate.mutate({ projectId, deploymentId: deployment.id })}
+                        >
+                          {active !== undefined && deployment.number < active.number ? "Roll back to" : "Activate"} #
+                          {deployment.number}
+                        </button>
+                      ) : (
+                        <span className="muted">inactive</span>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
+        )}
+      </QueryState>
     </section>
   );
 }

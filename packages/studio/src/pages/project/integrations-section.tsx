@@ -2,9 +2,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { CreateIntegrationInput, Integration, IntegrationKind } from "@weft/contract";
 import { type FormEvent, type ReactNode, useId, useState } from "react";
 import { weftQuery } from "../../api/weft-query.ts";
-import { EmptyState } from "../../components/empty-state.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
-import { Loading } from "../../components/loading.tsx";
+import { QueryState } from "../../components/query-state.tsx";
 import { TableScroll } from "../../components/table-scroll.tsx";
 import { TimeText } from "../../components/time-text.tsx";
 
@@ -23,61 +22,63 @@ export function IntegrationsSection({ projectId, writable }: { projectId: string
   return (
     <section className="card stack" aria-labelledby="integrations-heading">
       <h2 id="integrations-heading">Integrations</h2>
-      {integrations.error === null ? null : <ErrorNotice error={integrations.error} />}
-      {integrations.data === undefined ? (
-        integrations.error === null ? (
-          <Loading what="integrations" />
-        ) : null
-      ) : rows.length === 0 ? (
-        <EmptyState>
-          No integrations yet: add one here or run <code>weft integrations create</code>; workflows read it as{" "}
-          <code>ctx.integrations.&lt;name&gt;</code>.
-        </EmptyState>
-      ) : (
-        <TableScroll label="Integrations">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Settings</th>
-                <th scope="col">Secrets</th>
-                <th scope="col">Updated</th>
-                {writable ? <th scope="col">Change</th> : null}
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((integration) => (
-                <tr key={integration.name}>
-                  <td>
-                    <code>{integration.name}</code>
-                  </td>
-                  <td>{integration.kind}</td>
-                  <td>{settingsOf(integration)}</td>
-                  <td>
-                    <ul className="plain-list">
-                      {Object.entries(integration.secrets).map(([secret, hint]) => (
-                        <li key={secret}>
-                          {secret} <code>{hint.hint}</code>
-                        </li>
-                      ))}
-                    </ul>
-                  </td>
-                  <td>
-                    <TimeText at={integration.updatedAt} />
-                  </td>
-                  {writable ? (
-                    <td className="stack">
-                      <ReplaceSecret projectId={projectId} integration={integration} onChanged={refresh} />
-                      <DeleteIntegration projectId={projectId} name={integration.name} onDeleted={refresh} />
-                    </td>
-                  ) : null}
+      <QueryState
+        query={integrations}
+        loading="integrations"
+        isEmpty={() => rows.length === 0}
+        empty={
+          <>
+            No integrations yet: add one here or run <code>weft integrations create</code>; workflows read it as{" "}
+            <code>ctx.integrations.&lt;name&gt;</code>.
+          </>
+        }
+      >
+        {() => (
+          <TableScroll label="Integrations">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Kind</th>
+                  <th scope="col">Settings</th>
+                  <th scope="col">Secrets</th>
+                  <th scope="col">Updated</th>
+                  {writable ? <th scope="col">Change</th> : null}
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
-      )}
+              </thead>
+              <tbody>
+                {rows.map((integration) => (
+                  <tr key={integration.name}>
+                    <td>
+                      <code>{integration.name}</code>
+                    </td>
+                    <td>{integration.kind}</td>
+                    <td>{settingsOf(integration)}</td>
+                    <td>
+                      <ul className="plain-list">
+                        {Object.entries(integration.secrets).map(([secret, hint]) => (
+                          <li key={secret}>
+                            {secret} <code>{hint.hint}</code>
+                          </li>
+                        ))}
+                      </ul>
+                    </td>
+                    <td>
+                      <TimeText at={integration.updatedAt} />
+                    </td>
+                    {writable ? (
+                      <td className="stack">
+                        <ReplaceSecret projectId={projectId} integration={integration} onChanged={refresh} />
+                        <DeleteIntegration projectId={projectId} name={integration.name} onDeleted={refresh} />
+                      </td>
+                    ) : null}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
+        )}
+      </QueryState>
       {writable ? <CreateIntegration projectId={projectId} onCreated={refresh} /> : null}
     </section>
   );
@@ -214,7 +215,7 @@ function CreateIntegration({ projectId, onCreated }: { projectId: string; onCrea
           Add integration
         </button>
       </div>
-      {create.error === null ? null : <ErrorNotice error={create.error} />}
+      <ErrorNotice error={create.error} />
     </form>
   );
 }
@@ -276,7 +277,7 @@ function ReplaceSecret({
       <button type="submit" className="button secondary small" disabled={update.isPending}>
         Replace
       </button>
-      {update.error === null ? null : <ErrorNotice error={update.error} />}
+      <ErrorNotice error={update.error} />
     </form>
   );
 }
@@ -315,7 +316,7 @@ function DeleteIntegration({
           Delete {name}…
         </button>
       )}
-      {remove.error === null ? null : <ErrorNotice error={remove.error} />}
+      <ErrorNotice error={remove.error} />
     </div>
   );
 }

@@ -3,10 +3,9 @@ import type { JsonSchema } from "@weft/contract";
 import { type FormEvent, type ReactNode, useId, useState } from "react";
 import { useNavigate } from "react-router";
 import { weftQuery } from "../../api/weft-query.ts";
-import { EmptyState } from "../../components/empty-state.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { JsonView } from "../../components/json-view.tsx";
-import { Loading } from "../../components/loading.tsx";
+import { QueryState } from "../../components/query-state.tsx";
 import { exampleInput, inputProblems } from "./input-problems.ts";
 
 /** The workflows of the active deployment, each with a Run button for those who may write. */
@@ -16,43 +15,47 @@ export function WorkflowsSection({ projectId, writable }: { projectId: string; w
   return (
     <section className="card" aria-labelledby="workflows-heading">
       <h2 id="workflows-heading">Workflows</h2>
-      {workflows.error === null ? null : <ErrorNotice error={workflows.error} />}
-      {workflows.data === undefined ? (
-        <Loading what="workflows" />
-      ) : workflows.data.results.length === 0 ? (
-        <EmptyState>
-          No workflows yet: define one in <code>weft.config.ts</code> and run <code>weft deploy</code>.
-        </EmptyState>
-      ) : (
-        <ul className="plain-list stack">
-          {workflows.data.results.map((workflow) => (
-            <li key={workflow.name} className="workflow">
-              <div className="row">
-                <h3>{workflow.name}</h3>
-                {writable && running !== workflow.name ? (
-                  <button type="button" className="button small" onClick={() => setRunning(workflow.name)}>
-                    Run {workflow.name}
-                  </button>
+      <QueryState
+        query={workflows}
+        loading="workflows"
+        isEmpty={(data) => data.results.length === 0}
+        empty={
+          <>
+            No workflows yet: define one in <code>weft.config.ts</code> and run <code>weft deploy</code>.
+          </>
+        }
+      >
+        {(data) => (
+          <ul className="plain-list stack">
+            {data.results.map((workflow) => (
+              <li key={workflow.name} className="workflow">
+                <div className="row">
+                  <h3>{workflow.name}</h3>
+                  {writable && running !== workflow.name ? (
+                    <button type="button" className="button small" onClick={() => setRunning(workflow.name)}>
+                      Run {workflow.name}
+                    </button>
+                  ) : null}
+                </div>
+                {workflow.inputSchema === undefined ? null : (
+                  <details>
+                    <summary>Input schema</summary>
+                    <JsonView value={workflow.inputSchema} label={`Input schema of ${workflow.name}`} />
+                  </details>
+                )}
+                {running === workflow.name ? (
+                  <RunForm
+                    projectId={projectId}
+                    workflow={workflow.name}
+                    schema={workflow.inputSchema}
+                    onClose={() => setRunning(null)}
+                  />
                 ) : null}
-              </div>
-              {workflow.inputSchema === undefined ? null : (
-                <details>
-                  <summary>Input schema</summary>
-                  <JsonView value={workflow.inputSchema} label={`Input schema of ${workflow.name}`} />
-                </details>
-              )}
-              {running === workflow.name ? (
-                <RunForm
-                  projectId={projectId}
-                  workflow={workflow.name}
-                  schema={workflow.inputSchema}
-                  onClose={() => setRunning(null)}
-                />
-              ) : null}
-            </li>
-          ))}
-        </ul>
-      )}
+              </li>
+            ))}
+          </ul>
+        )}
+      </QueryState>
     </section>
   );
 }
@@ -110,7 +113,7 @@ function RunForm({
           Cancel
         </button>
       </div>
-      {run.error === null ? null : <ErrorNotice error={run.error} />}
+      <ErrorNotice error={run.error} />
     </form>
   );
 }

@@ -3,10 +3,8 @@ import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { weftQuery } from "../../api/weft-query.ts";
 import { useWorkspace } from "../../app/workspace.tsx";
-import { EmptyState } from "../../components/empty-state.tsx";
-import { ErrorNotice } from "../../components/error-notice.tsx";
-import { Loading } from "../../components/loading.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
+import { QueryState } from "../../components/query-state.tsx";
 import { TableScroll } from "../../components/table-scroll.tsx";
 import { TimeText } from "../../components/time-text.tsx";
 
@@ -26,42 +24,44 @@ export function ProjectsPage(): ReactNode {
   return (
     <>
       <PageTitle title="Projects" />
-      {projects.error === null ? null : <ErrorNotice error={projects.error} />}
-      {projects.data === undefined ? (
-        projects.error === null ? (
-          <Loading what="projects" />
-        ) : null
-      ) : rows.length === 0 ? (
-        <EmptyState>
-          No projects in {workspace.name} yet: run <code>weft init</code> then <code>weft deploy</code>.
-        </EmptyState>
-      ) : (
-        <TableScroll label="Projects">
-          <table>
-            <caption className="visually-hidden">Projects of {workspace.name}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Created</th>
-                <th scope="col">Retention</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((project) => (
-                <tr key={project.id}>
-                  <td>
-                    <Link to={`/projects/${project.id}`}>{project.name}</Link>
-                  </td>
-                  <td>
-                    <TimeText at={project.createdAt} />
-                  </td>
-                  <td>{project.retentionDays === null ? "platform default" : `${project.retentionDays} days`}</td>
+      <QueryState
+        query={projects}
+        loading="projects"
+        isEmpty={() => rows.length === 0}
+        empty={
+          <>
+            No projects in {workspace.name} yet: run <code>weft init</code> then <code>weft deploy</code>.
+          </>
+        }
+      >
+        {() => (
+          <TableScroll label="Projects">
+            <table>
+              <caption className="visually-hidden">Projects of {workspace.name}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Retention</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
-      )}
+              </thead>
+              <tbody>
+                {rows.map((project) => (
+                  <tr key={project.id}>
+                    <td>
+                      <Link to={`/projects/${project.id}`}>{project.name}</Link>
+                    </td>
+                    <td>
+                      <TimeText at={project.createdAt} />
+                    </td>
+                    <td>{project.retentionDays === null ? "platform default" : `${project.retentionDays} days`}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
+        )}
+      </QueryState>
       {projects.hasNextPage ? (
         <button type="button" className="button secondary" onClick={() => void projects.fetchNextPage()}>
           More projects

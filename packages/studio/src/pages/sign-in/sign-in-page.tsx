@@ -44,7 +44,7 @@ function EmailStep({ onSent }: { onSent: (email: string) => void }): ReactNode {
       <button type="submit" className="button" disabled={send.isPending}>
         Email me a sign-in link
       </button>
-      {send.error === null ? null : <ErrorNotice error={send.error} />}
+      <ErrorNotice error={send.error} />
     </form>
   );
 }
@@ -92,7 +92,7 @@ function CodeStep({ email, onRestart }: { email: string; onRestart: () => void }
       <button type="button" className="button secondary" onClick={onRestart}>
         Use another email
       </button>
-      {complete.error === null ? null : <ErrorNotice error={complete.error} />}
+      <ErrorNotice error={complete.error} />
     </form>
   );
 }

@@ -2,10 +2,8 @@ import { useQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { Link, useParams } from "react-router";
 import { weftQuery } from "../../api/weft-query.ts";
-import { EmptyState } from "../../components/empty-state.tsx";
-import { ErrorNotice } from "../../components/error-notice.tsx";
-import { Loading } from "../../components/loading.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
+import { QueryState } from "../../components/query-state.tsx";
 import { formatDuration } from "../../components/time-text.tsx";
 import { spanRows } from "./span-rows.ts";
 
@@ -13,9 +11,7 @@ import { spanRows } from "./span-rows.ts";
 export function TracePage(): ReactNode {
   const { projectId = "", traceId = "" } = useParams();
   const trace = useQuery(weftQuery.traces.get.queryOptions({ input: { projectId, traceId } }));
-  if (trace.error !== null) return <ErrorNotice error={trace.error} />;
-  if (trace.data === undefined) return <Loading what="the trace" />;
-  const rows = spanRows(trace.data.spans, Date.now());
+  const rows = trace.data === undefined ? [] : spanRows(trace.data.spans, Date.now());
   const executionId = rows.find((row) => row.span.kind === "execution")?.span.attributes["weft.execution.id"];
   return (
     <>
@@ -30,47 +26,52 @@ export function TracePage(): ReactNode {
           ) : null}
         </p>
       </PageTitle>
-      {rows.length === 0 ? (
-        <EmptyState>This trace has no spans yet: its execution has not started.</EmptyState>
-      ) : (
-        <ol className="waterfall" aria-label="Spans">
-          {rows.map((row) => (
-            <li key={row.span.spanId} className={`span span-${row.span.status.code}`}>
-              <details>
-                <summary>
-                  <span className="span-name" style={{ paddingInlineStart: `${row.depth * 1.25}rem` }}>
-                    <span className="span-kind">{row.span.kind}</span> {row.span.name}
-                  </span>
-                  <span className="span-track" aria-hidden="true">
-                    <span
-                      className="span-bar"
-                      style={{ marginInlineStart: `${row.offset * 100}%`, width: `${row.width * 100}%` }}
-                    />
-                  </span>
-                  <span className="span-duration">
-                    {row.durationMs === null ? "running" : formatDuration(row.durationMs)}
-                    {row.span.status.code === "error" ? " · error" : ""}
-                  </span>
-                </summary>
-                <dl className="facts attributes">
-                  {row.span.status.message === null ? null : (
-                    <div className="fact">
-                      <dt>status</dt>
-                      <dd>{row.span.status.message}</dd>
-                    </div>
-                  )}
-                  {Object.entries(row.span.attributes).map(([name, value]) => (
-                    <div key={name} className="fact">
-                      <dt>{name}</dt>
-                      <dd>{String(value)}</dd>
-                    </div>
-                  ))}
-                </dl>
-              </details>
-            </li>
-          ))}
-        </ol>
-      )}
+      <QueryState
+        query={trace}
+        loading="the trace"
+        isEmpty={() => rows.length === 0}
+        empty="This trace has no spans yet: its execution has not started."
+      >
+        {() => (
+          <ol className="waterfall" aria-label="Spans">
+            {rows.map((row) => (
+              <li key={row.span.spanId} className={`span span-${row.span.status.code}`}>
+                <details>
+                  <summary>
+                    <span className="span-name" style={{ paddingInlineStart: `${row.depth * 1.25}rem` }}>
+                      <span className="span-kind">{row.span.kind}</span> {row.span.name}
+                    </span>
+                    <span className="span-track" aria-hidden="true">
+                      <span
+                        className="span-bar"
+                        style={{ marginInlineStart: `${row.offset * 100}%`, width: `${row.width * 100}%` }}
+                      />
+                    </span>
+                    <span className="span-duration">
+                      {row.durationMs === null ? "running" : formatDuration(row.durationMs)}
+                      {row.span.status.code === "error" ? " · error" : ""}
+                    </span>
+                  </summary>
+                  <dl className="facts attributes">
+                    {row.span.status.message === null ? null : (
+                      <div className="fact">
+                        <dt>status</dt>
+                        <dd>{row.span.status.message}</dd>
+                      </div>
+                    )}
+                    {Object.entries(row.span.attributes).map(([name, value]) => (
+                      <div key={name} className="fact">
+                        <dt>{name}</dt>
+                        <dd>{String(value)}</dd>
+                      </div>
+                    ))}
+                  </dl>
+                </details>
+              </li>
+            ))}
+          </ol>
+        )}
+      </QueryState>
     </>
   );
 }

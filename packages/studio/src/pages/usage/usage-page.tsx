@@ -4,10 +4,8 @@ import { type ReactNode, useMemo } from "react";
 import { Link } from "react-router";
 import { weftQuery } from "../../api/weft-query.ts";
 import { canManage, useWorkspace } from "../../app/workspace.tsx";
-import { EmptyState } from "../../components/empty-state.tsx";
-import { ErrorNotice } from "../../components/error-notice.tsx";
-import { Loading } from "../../components/loading.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
+import { QueryState } from "../../components/query-state.tsx";
 import { TableScroll } from "../../components/table-scroll.tsx";
 import { TimeText } from "../../components/time-text.tsx";
 import { DailyChart } from "./daily-chart.tsx";
@@ -48,18 +46,30 @@ export function UsagePage(): ReactNode {
   return (
     <>
       <PageTitle title="Usage" />
-      {[plan.error, byDay.error, byProject.error].map((error, index) =>
-        // biome-ignore lint/suspicious/noArrayIndexKey: the three queries are always in this order.
-        error === null ? null : <ErrorNotice key={index} error={error} />,
-      )}
-      {plan.data === undefined ? <Loading what="the plan" /> : <PlanMeters plan={plan.data} />}
+      <QueryState query={plan} loading="the plan">
+        {(data) => <PlanMeters plan={data} />}
+      </QueryState>
       <section className="card" aria-labelledby="per-day-heading">
         <h2 id="per-day-heading">Executions per day, last {days} days</h2>
-        {byDay.data === undefined ? <Loading what="usage per day" /> : <PerDay usage={byDay.data} />}
+        <QueryState
+          query={byDay}
+          loading="usage per day"
+          isEmpty={(data) => daysOf(data).length === 0}
+          empty={`No executions in the last ${days} days.`}
+        >
+          {(data) => <PerDay rows={daysOf(data)} />}
+        </QueryState>
       </section>
       <section className="card" aria-labelledby="per-project-heading">
         <h2 id="per-project-heading">Per project, last {days} days</h2>
-        {byProject.data === undefined ? <Loading what="usage per project" /> : <PerProject usage={byProject.data} />}
+        <QueryState
+          query={byProject}
+          loading="usage per project"
+          isEmpty={(data) => data.rows.length === 0}
+          empty={`No project used anything in the last ${days} days.`}
+        >
+          {(data) => <PerProject usage={data} />}
+        </QueryState>
       </section>
     </>
   );
@@ -102,9 +112,11 @@ function PlanMeters({ plan }: { plan: PlanInForce }): ReactNode {
   );
 }
 
-function PerDay({ usage }: { usage: Usage }): ReactNode {
-  const rows = usage.rows.filter((row) => row.day !== undefined);
-  if (rows.length === 0) return <EmptyState>No executions in the last {days} days.</EmptyState>;
+function daysOf(usage: Usage): Usage["rows"] {
+  return usage.rows.filter((row) => row.day !== undefined);
+}
+
+function PerDay({ rows }: { rows: Usage["rows"] }): ReactNode {
   return (
     <DailyChart
       days={rows.map((row) => row.day ?? "")}
@@ -115,7 +127,6 @@ function PerDay({ usage }: { usage: Usage }): ReactNode {
 }
 
 function PerProject({ usage }: { usage: Usage }): ReactNode {
-  if (usage.rows.length === 0) return <EmptyState>No project used anything in the last {days} days.</EmptyState>;
   const most = Math.max(1, ...usage.rows.map((row) => row.executions));
   return (
     <TableScroll label="Usage per project">

@@ -1,1 +1,0 @@
-import{L as e}from"./error-notice-DWhbL-DQ.js";var t=e();function n({children:e}){return(0,t.jsx)(`div`,{className:`empty-state`,children:e})}export{n as t};
