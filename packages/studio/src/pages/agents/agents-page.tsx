@@ -3,10 +3,10 @@ import type { Agent } from "@weft/contract";
 import { type ReactNode, useState } from "react";
 import { weftQuery } from "../../api/weft-query.ts";
 import { canManage, useWorkspace } from "../../app/workspace.tsx";
+import { DataTable } from "../../components/data-table.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
 import { QueryState } from "../../components/query-state.tsx";
-import { TableScroll } from "../../components/table-scroll.tsx";
 import { TimeText } from "../../components/time-text.tsx";
 
 /**
@@ -52,50 +52,40 @@ export function AgentsPage(): ReactNode {
         }
       >
         {(data) => (
-          <TableScroll label="Agents">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Agent</th>
-                  <th scope="col">For</th>
-                  <th scope="col">Scopes</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.results.map((agent) => (
-                  <tr key={agent.id}>
-                    <td>
-                      {agentName(agent)} <span className="muted">({agent.type})</span>
-                    </td>
-                    <td>{agent.email}</td>
-                    <td>{agent.scopes.join(" ")}</td>
-                    <td>
-                      <TimeText at={agent.lastUsedAt} />
-                    </td>
-                    <td>
-                      <TimeText at={agent.expiresAt} />
-                    </td>
-                    <td>
-                      <button
-                        type="button"
-                        className="button danger small"
-                        disabled={revoke.isPending}
-                        onClick={() => revoke.mutate({ agentId: agent.id })}
-                        aria-label={`Revoke ${agentName(agent)} for ${agent.email}`}
-                      >
-                        Revoke
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableScroll>
+          <DataTable
+            label="Agents"
+            rows={data.results}
+            rowKey={(agent) => agent.id}
+            columns={[
+              {
+                name: "Agent",
+                cell: (agent) => (
+                  <>
+                    {agentName(agent)} <span className="muted">({agent.type})</span>
+                  </>
+                ),
+              },
+              { name: "For", cell: (agent) => agent.email },
+              { name: "Scopes", cell: (agent) => agent.scopes.join(" ") },
+              { name: "Last used", cell: (agent) => <TimeText at={agent.lastUsedAt} /> },
+              { name: "Expires", cell: (agent) => <TimeText at={agent.expiresAt} /> },
+              {
+                name: "Actions",
+                nameHidden: true,
+                cell: (agent) => (
+                  <button
+                    type="button"
+                    className="button danger small"
+                    disabled={revoke.isPending}
+                    onClick={() => revoke.mutate({ agentId: agent.id })}
+                    aria-label={`Revoke ${agentName(agent)} for ${agent.email}`}
+                  >
+                    Revoke
+                  </button>
+                ),
+              },
+            ]}
+          />
         )}
       </QueryState>
       {manager && (agents.data?.results.length ?? 0) > 0 ? (

@@ -3,9 +3,9 @@ import type { AuditEvent } from "@weft/contract";
 import { type FormEvent, type ReactNode, useId, useState } from "react";
 import { weftQuery } from "../../api/weft-query.ts";
 import { canManage, useWorkspace } from "../../app/workspace.tsx";
+import { DataTable } from "../../components/data-table.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
 import { QueryState } from "../../components/query-state.tsx";
-import { TableScroll } from "../../components/table-scroll.tsx";
 import { TimeText } from "../../components/time-text.tsx";
 import { useLoadOnScroll } from "../../components/use-load-on-scroll.ts";
 
@@ -65,34 +65,24 @@ export function AuditLogPage(): ReactNode {
       </form>
       <QueryState query={events} loading="the audit log" isEmpty={() => rows.length === 0} empty="No events match.">
         {() => (
-          <TableScroll label="Audit events">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Action</th>
-                  <th scope="col">Who</th>
-                  <th scope="col">Target</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((event) => (
-                  <tr key={event.id}>
-                    <td>
-                      <TimeText at={event.createdAt} />
-                    </td>
-                    <td>
-                      <code>{event.action}</code>
-                    </td>
-                    <td>{actorOf(event)}</td>
-                    <td>
-                      {event.targetType} <code className="muted small-id">{event.targetId}</code>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableScroll>
+          <DataTable
+            label="Audit events"
+            rows={rows}
+            rowKey={(event) => event.id}
+            columns={[
+              { name: "When", cell: (event) => <TimeText at={event.createdAt} /> },
+              { name: "Action", cell: (event) => <code>{event.action}</code> },
+              { name: "Who", cell: actorOf },
+              {
+                name: "Target",
+                cell: (event) => (
+                  <>
+                    {event.targetType} <code className="muted small-id">{event.targetId}</code>
+                  </>
+                ),
+              },
+            ]}
+          />
         )}
       </QueryState>
       <div ref={sentinel} />

@@ -3,10 +3,10 @@ import type { WorkspaceRole } from "@weft/contract";
 import { type FormEvent, type ReactNode, useId, useState } from "react";
 import { weftQuery } from "../../api/weft-query.ts";
 import { canManage, useWorkspace } from "../../app/workspace.tsx";
+import { DataTable } from "../../components/data-table.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
 import { QueryState } from "../../components/query-state.tsx";
-import { TableScroll } from "../../components/table-scroll.tsx";
 import { TimeText } from "../../components/time-text.tsx";
 
 const roles: WorkspaceRole[] = ["viewer", "member", "admin", "owner"];
@@ -23,28 +23,16 @@ export function MembersPage(): ReactNode {
       <PageTitle title="Members" />
       <QueryState query={members} loading="members">
         {(data) => (
-          <TableScroll label="Members">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Email</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Joined</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.results.map((member) => (
-                  <tr key={member.accountId}>
-                    <td>{member.email}</td>
-                    <td>{member.role}</td>
-                    <td>
-                      <TimeText at={member.joinedAt} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableScroll>
+          <DataTable
+            label="Members"
+            rows={data.results}
+            rowKey={(member) => member.accountId}
+            columns={[
+              { name: "Email", cell: (member) => member.email },
+              { name: "Role", cell: (member) => member.role },
+              { name: "Joined", cell: (member) => <TimeText at={member.joinedAt} /> },
+            ]}
+          />
         )}
       </QueryState>
       {manager ? <Invitations workspaceId={workspace.id} personal={workspace.personal} /> : null}

@@ -2,9 +2,9 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { Deployment } from "@weft/contract";
 import type { ReactNode } from "react";
 import { weftQuery } from "../../api/weft-query.ts";
+import { DataTable } from "../../components/data-table.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { QueryState } from "../../components/query-state.tsx";
-import { TableScroll } from "../../components/table-scroll.tsx";
 import { TimeText } from "../../components/time-text.tsx";
 
 /** The project's deployments, newest first; any other than the active one can be made active again. */
@@ -36,46 +36,35 @@ export function DeploymentsSection({ projectId, writable }: { projectId: string;
         }
       >
         {() => (
-          <TableScroll label="Deployments">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Number</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Contents</th>
-                  <th scope="col">State</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((deployment) => (
-                  <tr key={deployment.id}>
-                    <td>#{deployment.number}</td>
-                    <td>
-                      <TimeText at={deployment.createdAt} />
-                    </td>
-                    <td>{contents(deployment)}</td>
-                    <td>
-                      {deployment.active ? (
-                        <span className="badge status-succeeded">active</span>
-                      ) : writable ? (
-                        <button
-                          type="button"
-                          className="button secondary small"
-                          disabled={activate.isPending}
-                          onClick={() => activate.mutate({ projectId, deploymentId: deployment.id })}
-                        >
-                          {active !== undefined && deployment.number < active.number ? "Roll back to" : "Activate"} #
-                          {deployment.number}
-                        </button>
-                      ) : (
-                        <span className="muted">inactive</span>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableScroll>
+          <DataTable
+            label="Deployments"
+            rows={rows}
+            rowKey={(deployment) => deployment.id}
+            columns={[
+              { name: "Number", cell: (deployment) => `#${deployment.number}` },
+              { name: "Created", cell: (deployment) => <TimeText at={deployment.createdAt} /> },
+              { name: "Contents", cell: contents },
+              {
+                name: "State",
+                cell: (deployment) =>
+                  deployment.active ? (
+                    <span className="badge status-succeeded">active</span>
+                  ) : writable ? (
+                    <button
+                      type="button"
+                      className="button secondary small"
+                      disabled={activate.isPending}
+                      onClick={() => activate.mutate({ projectId, deploymentId: deployment.id })}
+                    >
+                      {active !== undefined && deployment.number < active.number ? "Roll back to" : "Activate"} #
+                      {deployment.number}
+                    </button>
+                  ) : (
+                    <span className="muted">inactive</span>
+                  ),
+              },
+            ]}
+          />
         )}
       </QueryState>
     </section>

@@ -2,9 +2,9 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { CreateIntegrationInput, Integration, IntegrationKind } from "@weft/contract";
 import { type FormEvent, type ReactNode, useId, useState } from "react";
 import { weftQuery } from "../../api/weft-query.ts";
+import { DataTable } from "../../components/data-table.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { QueryState } from "../../components/query-state.tsx";
-import { TableScroll } from "../../components/table-scroll.tsx";
 import { TimeText } from "../../components/time-text.tsx";
 
 /**
@@ -34,49 +34,43 @@ export function IntegrationsSection({ projectId, writable }: { projectId: string
         }
       >
         {() => (
-          <TableScroll label="Integrations">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Settings</th>
-                  <th scope="col">Secrets</th>
-                  <th scope="col">Updated</th>
-                  {writable ? <th scope="col">Change</th> : null}
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((integration) => (
-                  <tr key={integration.name}>
-                    <td>
-                      <code>{integration.name}</code>
-                    </td>
-                    <td>{integration.kind}</td>
-                    <td>{settingsOf(integration)}</td>
-                    <td>
-                      <ul className="plain-list">
-                        {Object.entries(integration.secrets).map(([secret, hint]) => (
-                          <li key={secret}>
-                            {secret} <code>{hint.hint}</code>
-                          </li>
-                        ))}
-                      </ul>
-                    </td>
-                    <td>
-                      <TimeText at={integration.updatedAt} />
-                    </td>
-                    {writable ? (
-                      <td className="stack">
-                        <ReplaceSecret projectId={projectId} integration={integration} onChanged={refresh} />
-                        <DeleteIntegration projectId={projectId} name={integration.name} onDeleted={refresh} />
-                      </td>
-                    ) : null}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableScroll>
+          <DataTable
+            label="Integrations"
+            rows={rows}
+            rowKey={(integration) => integration.name}
+            columns={[
+              { name: "Name", cell: (integration) => <code>{integration.name}</code> },
+              { name: "Kind", cell: (integration) => integration.kind },
+              { name: "Settings", cell: settingsOf },
+              {
+                name: "Secrets",
+                cell: (integration) => (
+                  <ul className="plain-list">
+                    {Object.entries(integration.secrets).map(([secret, hint]) => (
+                      <li key={secret}>
+                        {secret} <code>{hint.hint}</code>
+                      </li>
+                    ))}
+                  </ul>
+                ),
+              },
+              { name: "Updated", cell: (integration) => <TimeText at={integration.updatedAt} /> },
+              ...(writable
+                ? [
+                    {
+                      name: "Change",
+                      className: "stack",
+                      cell: (integration: Integration) => (
+                        <>
+                          <ReplaceSecret projectId={projectId} integration={integration} onChanged={refresh} />
+                          <DeleteIntegration projectId={projectId} name={integration.name} onDeleted={refresh} />
+                        </>
+                      ),
+                    },
+                  ]
+                : []),
+            ]}
+          />
         )}
       </QueryState>
       {writable ? <CreateIntegration projectId={projectId} onCreated={refresh} /> : null}

@@ -3,9 +3,9 @@ import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { weftQuery } from "../../api/weft-query.ts";
 import { useWorkspace } from "../../app/workspace.tsx";
+import { DataTable } from "../../components/data-table.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
 import { QueryState } from "../../components/query-state.tsx";
-import { TableScroll } from "../../components/table-scroll.tsx";
 import { TimeText } from "../../components/time-text.tsx";
 
 export function ProjectsPage(): ReactNode {
@@ -35,31 +35,21 @@ export function ProjectsPage(): ReactNode {
         }
       >
         {() => (
-          <TableScroll label="Projects">
-            <table>
-              <caption className="visually-hidden">Projects of {workspace.name}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Retention</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((project) => (
-                  <tr key={project.id}>
-                    <td>
-                      <Link to={`/projects/${project.id}`}>{project.name}</Link>
-                    </td>
-                    <td>
-                      <TimeText at={project.createdAt} />
-                    </td>
-                    <td>{project.retentionDays === null ? "platform default" : `${project.retentionDays} days`}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableScroll>
+          <DataTable
+            label="Projects"
+            caption={`Projects of ${workspace.name}`}
+            rows={rows}
+            rowKey={(project) => project.id}
+            columns={[
+              { name: "Name", cell: (project) => <Link to={`/projects/${project.id}`}>{project.name}</Link> },
+              { name: "Created", cell: (project) => <TimeText at={project.createdAt} /> },
+              {
+                name: "Retention",
+                cell: (project) =>
+                  project.retentionDays === null ? "platform default" : `${project.retentionDays} days`,
+              },
+            ]}
+          />
         )}
       </QueryState>
       {projects.hasNextPage ? (

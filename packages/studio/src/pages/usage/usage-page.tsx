@@ -4,9 +4,9 @@ import { type ReactNode, useMemo } from "react";
 import { Link } from "react-router";
 import { weftQuery } from "../../api/weft-query.ts";
 import { canManage, useWorkspace } from "../../app/workspace.tsx";
+import { DataTable } from "../../components/data-table.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
 import { QueryState } from "../../components/query-state.tsx";
-import { TableScroll } from "../../components/table-scroll.tsx";
 import { TimeText } from "../../components/time-text.tsx";
 import { DailyChart } from "./daily-chart.tsx";
 
@@ -129,41 +129,35 @@ function PerDay({ rows }: { rows: Usage["rows"] }): ReactNode {
 function PerProject({ usage }: { usage: Usage }): ReactNode {
   const most = Math.max(1, ...usage.rows.map((row) => row.executions));
   return (
-    <TableScroll label="Usage per project">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Project</th>
-            <th scope="col">Share of executions</th>
-            <th scope="col">Executions</th>
-            <th scope="col">Step seconds</th>
-            <th scope="col">Bytes</th>
-          </tr>
-        </thead>
-        <tbody>
-          {usage.rows.map((row) => (
-            <tr key={row.projectId}>
-              <td>
-                <Link to={`/projects/${row.projectId}`}>
-                  <code>{row.projectId}</code>
-                </Link>
-              </td>
-              <td>
-                <meter
-                  className="bar"
-                  min={0}
-                  max={most}
-                  value={row.executions}
-                  aria-label={`Executions of ${row.projectId}`}
-                />
-              </td>
-              <td>{row.executions}</td>
-              <td>{row.stepSeconds}</td>
-              <td>{row.bytes}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </TableScroll>
+    <DataTable
+      label="Usage per project"
+      rows={usage.rows}
+      rowKey={(row) => row.projectId ?? ""}
+      columns={[
+        {
+          name: "Project",
+          cell: (row) => (
+            <Link to={`/projects/${row.projectId}`}>
+              <code>{row.projectId}</code>
+            </Link>
+          ),
+        },
+        {
+          name: "Share of executions",
+          cell: (row) => (
+            <meter
+              className="bar"
+              min={0}
+              max={most}
+              value={row.executions}
+              aria-label={`Executions of ${row.projectId}`}
+            />
+          ),
+        },
+        { name: "Executions", cell: (row) => row.executions },
+        { name: "Step seconds", cell: (row) => row.stepSeconds },
+        { name: "Bytes", cell: (row) => row.bytes },
+      ]}
+    />
   );
 }

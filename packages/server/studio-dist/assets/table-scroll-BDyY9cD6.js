@@ -1,1 +1,0 @@
-import{L as e}from"./error-notice-BF1tDwFH.js";var t=e();function n({label:e,children:n}){return(0,t.jsx)(`section`,{className:`table-scroll`,"aria-label":e,tabIndex:0,children:n})}export{n as t};
