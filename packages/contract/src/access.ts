@@ -1,9 +1,10 @@
 import * as z from "zod";
-import { procedure } from "./errors.ts";
 import { instantInputSchema } from "./instants.ts";
 import { pageOf, paginationInput, timestampPageInput, timestampPageOf } from "./pagination.ts";
 import { displayNameSchema } from "./plain-text.ts";
+import { type McpExposure, procedure } from "./procedure.ts";
 import { projectIdSchema, workspaceIdSchema } from "./projects.ts";
+import { scopeSchema } from "./scopes.ts";
 
 /** Largest page of `access.listWorkspaces`, `access.listMembers` and `access.listInvitations`. */
 export const accessPageLimit = 100;
@@ -86,7 +87,6 @@ export const federationPolicyPageLimit = 100;
 export const maxFederatedTtlSeconds = 3600;
 export const defaultFederatedTtlSeconds = 900;
 
-export const scopeSchema = z.enum(["projects:read", "projects:write", "deployments:read", "deployments:write"]);
 export const federationPolicyIdSchema = z
   .string()
   .regex(/^fed_[0-9a-z]{26}$/, "Expected a federation policy id (fed_…).");
@@ -133,13 +133,16 @@ export const federationPolicySchema = z.object({
 });
 export type FederationPolicy = z.infer<typeof federationPolicySchema>;
 
+const workspaceAdministration: McpExposure = { tool: false, reason: "administrative (workspaces and members)" };
+const federationAdministration: McpExposure = { tool: false, reason: "administrative (federation policies)" };
+
 /** The `access` namespace: team workspaces, their members and invitations, and the audit log. */
 export const accessContract = {
-  createWorkspace: procedure
+  createWorkspace: procedure({ scope: "projects:write", mutates: true, mcp: workspaceAdministration })
     .route({ summary: "Create a team workspace, with the caller as owner", tags: ["access"] })
     .input(z.object({ name: workspaceNameSchema }).strict())
     .output(workspaceSchema),
-  listWorkspaces: procedure
+  listWorkspaces: procedure({ scope: "projects:read", mutates: false, mcp: workspaceAdministration })
     .route({ summary: "List the caller's workspaces with the caller's role in each", tags: ["access"] })
     .input(
       z
@@ -148,11 +151,11 @@ export const accessContract = {
         .default({}),
     )
     .output(pageOf(workspaceSchema)),
-  renameWorkspace: procedure
+  renameWorkspace: procedure({ scope: "projects:write", mutates: true, mcp: workspaceAdministration })
     .route({ summary: "Rename a workspace (owner, admin)", tags: ["access"] })
     .input(z.object({ workspaceId: workspaceIdSchema, name: workspaceNameSchema }).strict())
     .output(workspaceSchema),
-  listMembers: procedure
+  listMembers: procedure({ scope: "projects:read", mutates: false, mcp: workspaceAdministration })
     .route({ summary: "List a workspace's members", tags: ["access"] })
     .input(
       z
@@ -163,7 +166,7 @@ export const accessContract = {
         .strict(),
     )
     .output(pageOf(memberSchema)),
-  invite: procedure
+  invite: procedure({ scope: "projects:write", mutates: true, mcp: workspaceAdministration })
     .route({ summary: "Invite someone by email; they accept from the mailed link (owner, admin)", tags: ["access"] })
     .input(
       z
@@ -175,7 +178,7 @@ export const accessContract = {
         .strict(),
     )
     .output(invitationSchema),
-  listInvitations: procedure
+  listInvitations: procedure({ scope: "projects:read", mutates: false, mcp: workspaceAdministration })
     .route({ summary: "List a workspace's invitations (owner, admin)", tags: ["access"] })
     .input(
       z
@@ -186,19 +189,23 @@ export const accessContract = {
         .strict(),
     )
     .output(pageOf(invitationSchema)),
-  revokeInvitation: procedure
+  revokeInvitation: procedure({ scope: "projects:write", mutates: true, mcp: workspaceAdministration })
     .route({ summary: "Cancel a pending invitation (owner, admin)", tags: ["access"] })
     .input(z.object({ invitationId: invitationIdSchema }).strict())
     .output(invitationSchema),
-  updateRole: procedure
+  updateRole: procedure({ scope: "projects:write", mutates: true, mcp: workspaceAdministration })
     .route({ summary: "Change a member's role (owner, admin)", tags: ["access"] })
     .input(z.object({ workspaceId: workspaceIdSchema, accountId: accountIdSchema, role: workspaceRoleSchema }).strict())
     .output(memberSchema),
-  removeMember: procedure
+  removeMember: procedure({ scope: "projects:write", mutates: true, mcp: workspaceAdministration })
     .route({ summary: "Remove a member, or leave (one's own account id)", tags: ["access"] })
     .input(z.object({ workspaceId: workspaceIdSchema, accountId: accountIdSchema }).strict())
     .output(z.object({ accountId: z.string(), removed: z.literal(true) })),
-  auditLog: procedure
+  auditLog: procedure({
+    scope: "projects:read",
+    mutates: false,
+    mcp: { tool: false, reason: "administrative (the audit log)" },
+  })
     .route({ summary: "Read a workspace's audit log, newest first (owner, admin)", tags: ["access"] })
     .input(
       z
@@ -221,7 +228,7 @@ export const accessContract = {
         .strict(),
     )
     .output(timestampPageOf(auditEventSchema)),
-  createFederationPolicy: procedure
+  createFederationPolicy: procedure({ scope: "projects:write", mutates: true, mcp: federationAdministration })
     .route({
       summary: "Trust an identity provider's tokens for a project-scoped credential (owner, admin)",
       tags: ["access"],
@@ -248,7 +255,7 @@ export const accessContract = {
         ),
     )
     .output(federationPolicySchema),
-  listFederationPolicies: procedure
+  listFederationPolicies: procedure({ scope: "projects:read", mutates: false, mcp: federationAdministration })
     .route({ summary: "List a workspace's federation policies (owner, admin)", tags: ["access"] })
     .input(
       z
@@ -260,7 +267,7 @@ export const accessContract = {
         .strict(),
     )
     .output(pageOf(federationPolicySchema)),
-  deleteFederationPolicy: procedure
+  deleteFederationPolicy: procedure({ scope: "projects:write", mutates: true, mcp: federationAdministration })
     .route({
       summary: "Delete a federation policy and revoke the credentials it gave (owner, admin)",
       tags: ["access"],

@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { agentClientSchema } from "./access.ts";
-import { procedure } from "./errors.ts";
 import { pageOf, paginationInput } from "./pagination.ts";
+import { procedure } from "./procedure.ts";
 import { workspaceIdSchema } from "./projects.ts";
 
 /** Largest page of `agents.list`. */
@@ -32,7 +32,7 @@ export type Agent = z.infer<typeof agentSchema>;
 
 /** The `agents` namespace: the AI agents acting for the caller, or for a workspace's members. */
 export const agentsContract = {
-  list: procedure
+  list: procedure({ scope: "projects:read", mutates: false, mcp: { tool: true } })
     .route({ summary: "List the caller's agents, or every member's (workspaceId; owner, admin)", tags: ["agents"] })
     .input(
       z
@@ -45,15 +45,23 @@ export const agentsContract = {
         .default({}),
     )
     .output(pageOf(agentSchema)),
-  get: procedure
+  get: procedure({
+    scope: "projects:read",
+    mutates: false,
+    mcp: { tool: false, reason: "agents.list answers the same question for an agent" },
+  })
     .route({ summary: "Read one agent", tags: ["agents"] })
     .input(z.object({ agentId: agentIdSchema }).strict())
     .output(agentSchema),
-  revoke: procedure
+  revoke: procedure({ scope: "projects:write", mutates: true, mcp: { tool: true, viewerMayChange: true } })
     .route({ summary: "Revoke an agent's credential: refused from its very next request", tags: ["agents"] })
     .input(z.object({ agentId: agentIdSchema }).strict())
     .output(agentSchema),
-  revokeAll: procedure
+  revokeAll: procedure({
+    scope: "projects:write",
+    mutates: true,
+    mcp: { tool: false, reason: "administrative: a workspace-wide revocation" },
+  })
     .route({
       summary: "Revoke every active credential of every member of a workspace (owner, admin)",
       tags: ["agents"],

@@ -1,7 +1,7 @@
 import * as z from "zod";
-import { procedure } from "./errors.ts";
 import { instantInputSchema } from "./instants.ts";
 import { timestampPageInput, timestampPageOf } from "./pagination.ts";
+import { procedure } from "./procedure.ts";
 import { workspaceIdSchema } from "./projects.ts";
 
 /** Largest page of `billing.listStatements`. */
@@ -102,11 +102,11 @@ export function checkRange(maxDays: number) {
 
 /** The `billing` namespace: a workspace's plan, its metered usage and its monthly statements (owner, admin). */
 export const billingContract = {
-  getPlan: procedure
+  getPlan: procedure({ scope: "projects:read", mutates: false, mcp: { tool: true } })
     .route({ summary: "The workspace's plan, its quotas and this month's use (owner, admin)", tags: ["billing"] })
     .input(z.object({ workspaceId: workspaceIdSchema }).strict())
     .output(planInForceSchema),
-  getUsage: procedure
+  getUsage: procedure({ scope: "projects:read", mutates: false, mcp: { tool: true } })
     .route({
       summary: "Metered usage between two instants, by UTC day or by project (owner, admin)",
       tags: ["billing"],
@@ -123,7 +123,14 @@ export const billingContract = {
         .superRefine(checkRange(maxUsageRangeDays)),
     )
     .output(usageSchema),
-  listStatements: procedure
+  listStatements: procedure({
+    scope: "projects:read",
+    mutates: false,
+    mcp: {
+      tool: false,
+      reason: "monthly statements are an operator's and a workspace owner's bookkeeping, read in Studio",
+    },
+  })
     .route({ summary: "Closed monthly statements, newest first (owner, admin)", tags: ["billing"] })
     .input(
       z

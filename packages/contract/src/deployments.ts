@@ -1,6 +1,5 @@
 import * as z from "zod";
 import { alertManifestSchema, alertWebhookSecretSchema } from "./alerts.ts";
-import { procedure } from "./errors.ts";
 import {
   formManifestSchema,
   scheduleManifestSchema,
@@ -8,6 +7,7 @@ import {
   workflowManifestSchema,
 } from "./manifest.ts";
 import { pageOf, paginationInput } from "./pagination.ts";
+import { procedure } from "./procedure.ts";
 import { projectIdSchema } from "./projects.ts";
 
 /** Largest page of `deployments.list`. */
@@ -54,7 +54,11 @@ export type Deployment = z.infer<typeof deploymentSchema>;
 
 /** The `deployments` namespace: immutable deployments (manifest + one ESM bundle) of a project. */
 export const deploymentsContract = {
-  create: procedure
+  create: procedure({
+    scope: "deployments:write",
+    mutates: true,
+    mcp: { tool: false, reason: "a deployment is a bundle built by `weft deploy` from the user's repository" },
+  })
     .route({ summary: "Upload a deployment and make it the active one", tags: ["deployments"] })
     .input(
       z
@@ -76,11 +80,11 @@ export const deploymentsContract = {
         alertSecrets: z.array(alertWebhookSecretSchema).optional(),
       }),
     ),
-  activate: procedure
+  activate: procedure({ scope: "deployments:write", mutates: true, mcp: { tool: true } })
     .route({ summary: "Make an earlier deployment the active one (rollback)", tags: ["deployments"] })
     .input(z.object({ projectId: projectIdSchema, deploymentId: deploymentIdSchema }).strict())
     .output(deploymentSchema),
-  list: procedure
+  list: procedure({ scope: "deployments:read", mutates: false, mcp: { tool: true } })
     .route({ summary: "List a project's deployments, oldest first", tags: ["deployments"] })
     .input(
       z
@@ -91,7 +95,7 @@ export const deploymentsContract = {
         .strict(),
     )
     .output(pageOf(deploymentSchema)),
-  get: procedure
+  get: procedure({ scope: "deployments:read", mutates: false, mcp: { tool: true } })
     .route({ summary: "Read one deployment", tags: ["deployments"] })
     .input(z.object({ deploymentId: deploymentIdSchema }).strict())
     .output(deploymentSchema),

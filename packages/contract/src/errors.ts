@@ -1,4 +1,3 @@
-import { oc } from "@orpc/contract";
 import * as z from "zod";
 import { quotaRefusalSchema } from "./quota-refusal.ts";
 
@@ -57,6 +56,3 @@ export const rpcErrors = {
 } as const;
 
 export type RpcErrorCode = keyof typeof rpcErrors;
-
-/** Every namespace builds its procedures from this, so every procedure declares the whole catalogue. */
-export const procedure = oc.errors(rpcErrors);

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { procedure } from "./errors.ts";
+import { procedure } from "./procedure.ts";
 import { projectIdSchema } from "./projects.ts";
 
 /** Largest page of `workflows.listEvents`. */
@@ -45,7 +45,7 @@ export type ExecutionEvent = z.infer<typeof executionEventSchema>;
  * `workflows.listEvents`: the events of one execution or of a whole project, in the order they were
  * recorded, after an optional cursor. `nextCursor` is where to resume, also when the page is empty.
  */
-export const listEventsProcedure = procedure
+export const listEventsProcedure = procedure({ scope: "projects:read", mutates: false, mcp: { tool: true } })
   .route({ summary: "List the events (logs, steps, attempts) of an execution or a project", tags: ["workflows"] })
   .input(
     z

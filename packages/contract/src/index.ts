@@ -20,6 +20,7 @@ export * from "./duration.ts";
 export * from "./error-location.ts";
 export * from "./errors.ts";
 export * from "./execution-events.ts";
+export * from "./execution-status.ts";
 export * from "./instants.ts";
 export * from "./integrations.ts";
 export * from "./manifest.ts";

@@ -1,6 +1,6 @@
 import * as z from "zod";
-import { procedure } from "./errors.ts";
 import { pageOf, paginationInput } from "./pagination.ts";
+import { type McpExposure, procedure } from "./procedure.ts";
 import { projectIdSchema } from "./projects.ts";
 
 /** Largest page of `integrations.list`. */
@@ -125,9 +125,14 @@ export type Integration = z.infer<typeof integrationSchema>;
 
 const integrationTarget = z.object(createTarget).strict();
 
+const integrationAdministration: McpExposure = {
+  tool: false,
+  reason: "administrative (integrations and their secrets)",
+};
+
 /** The `integrations` namespace: a project's secrets and connections, which reach its workflow code. */
 export const integrationsContract = {
-  list: procedure
+  list: procedure({ scope: "projects:read", mutates: false, mcp: integrationAdministration })
     .route({ summary: "List a project's integrations, by name, with masked secrets", tags: ["integrations"] })
     .input(
       z
@@ -138,19 +143,19 @@ export const integrationsContract = {
         .strict(),
     )
     .output(pageOf(integrationSchema)),
-  get: procedure
+  get: procedure({ scope: "projects:read", mutates: false, mcp: integrationAdministration })
     .route({ summary: "Read one integration, with masked secrets", tags: ["integrations"] })
     .input(integrationTarget)
     .output(integrationSchema),
-  create: procedure
+  create: procedure({ scope: "projects:write", mutates: true, mcp: integrationAdministration })
     .route({ summary: "Create an integration; its secrets are stored encrypted", tags: ["integrations"] })
     .input(createIntegrationInputSchema)
     .output(integrationSchema),
-  update: procedure
+  update: procedure({ scope: "projects:write", mutates: true, mcp: integrationAdministration })
     .route({ summary: "Change an integration's config or secrets", tags: ["integrations"] })
     .input(updateIntegrationInputSchema)
     .output(integrationSchema),
-  delete: procedure
+  delete: procedure({ scope: "projects:write", mutates: true, mcp: integrationAdministration })
     .route({ summary: "Delete an integration", tags: ["integrations"] })
     .input(integrationTarget)
     .output(z.object({ name: z.string(), deleted: z.literal(true) })),

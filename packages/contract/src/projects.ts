@@ -1,7 +1,7 @@
 import * as z from "zod";
-import { procedure } from "./errors.ts";
 import { pageOf, paginationInput } from "./pagination.ts";
 import { displayNameSchema } from "./plain-text.ts";
+import { procedure } from "./procedure.ts";
 
 /** Largest page of `projects.list`. */
 export const projectsPageLimit = 100;
@@ -29,7 +29,7 @@ export type Project = z.infer<typeof projectSchema>;
 
 /** The `projects` namespace: the projects of every workspace the user belongs to. */
 export const projectsContract = {
-  list: procedure
+  list: procedure({ scope: "projects:read", mutates: false, mcp: { tool: true } })
     .route({ summary: "List the projects of the user's workspaces", tags: ["projects"] })
     .input(
       z
@@ -41,15 +41,19 @@ export const projectsContract = {
         .default({}),
     )
     .output(pageOf(projectSchema)),
-  get: procedure
+  get: procedure({ scope: "projects:read", mutates: false, mcp: { tool: true } })
     .route({ summary: "Read one project", tags: ["projects"] })
     .input(z.object({ projectId: projectIdSchema }).strict())
     .output(projectSchema),
-  create: procedure
+  create: procedure({ scope: "projects:write", mutates: true, mcp: { tool: true, changesWorkspace: true } })
     .route({ summary: "Create a project (in the personal workspace unless one is named)", tags: ["projects"] })
     .input(z.object({ name: projectNameSchema, workspaceId: workspaceIdSchema.optional() }).strict())
     .output(projectSchema),
-  update: procedure
+  update: procedure({
+    scope: "projects:write",
+    mutates: true,
+    mcp: { tool: false, reason: "renaming and settings are the person's decision, made in Studio, the CLI or /rpc" },
+  })
     .route({
       summary: "Rename a project or set how long its finished executions are kept",
       description:
@@ -69,7 +73,11 @@ export const projectsContract = {
         }),
     )
     .output(projectSchema),
-  delete: procedure
+  delete: procedure({
+    scope: "projects:write",
+    mutates: true,
+    mcp: { tool: false, reason: "destroys every deployment, execution and trace: never one tool call away" },
+  })
     .route({ summary: "Delete a project", tags: ["projects"] })
     .input(z.object({ projectId: projectIdSchema }).strict())
     .output(z.object({ id: z.string(), deleted: z.literal(true) })),

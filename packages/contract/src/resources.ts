@@ -1,7 +1,7 @@
 import * as z from "zod";
-import { procedure } from "./errors.ts";
 import { jsonSchemaSchema, jsonValueSchema } from "./manifest.ts";
 import { pageOf, paginationInput } from "./pagination.ts";
+import { procedure } from "./procedure.ts";
 import { projectIdSchema } from "./projects.ts";
 
 /** Largest page of `resources.list`. */
@@ -76,7 +76,7 @@ export type Resource = z.infer<typeof resourceSchema>;
  * each form and webhook, so that the CLI and agents can find them.
  */
 export const resourcesContract = {
-  list: procedure
+  list: procedure({ scope: "projects:read", mutates: false, mcp: { tool: true } })
     .route({ summary: "List the workflows, forms, webhooks and schedules a project has deployed", tags: ["resources"] })
     .input(
       z
@@ -88,7 +88,7 @@ export const resourcesContract = {
         .strict(),
     )
     .output(pageOf(resourceSchema)),
-  get: procedure
+  get: procedure({ scope: "projects:read", mutates: false, mcp: { tool: true } })
     .route({ summary: "Read one deployed workflow, form, webhook or schedule", tags: ["resources"] })
     .input(z.object({ projectId: projectIdSchema, kind: resourceKindSchema, name: z.string().min(1) }).strict())
     .output(resourceSchema),

@@ -1,7 +1,7 @@
 import * as z from "zod";
-import { procedure } from "./errors.ts";
 import { definitionNameSchema } from "./manifest.ts";
 import { pageOf, paginationInput } from "./pagination.ts";
+import { procedure } from "./procedure.ts";
 import { projectIdSchema } from "./projects.ts";
 
 /** Largest page of `schedules.list`. */
@@ -32,7 +32,7 @@ const scheduleTarget = z.object({ projectId: projectIdSchema, name: definitionNa
 
 /** The `schedules` namespace: the cron schedules of a project's active deployment. */
 export const schedulesContract = {
-  list: procedure
+  list: procedure({ scope: "projects:read", mutates: false, mcp: { tool: true } })
     .route({ summary: "List a project's schedules, by name", tags: ["schedules"] })
     .input(
       z
@@ -43,11 +43,11 @@ export const schedulesContract = {
         .strict(),
     )
     .output(pageOf(scheduleSchema)),
-  pause: procedure
+  pause: procedure({ scope: "projects:write", mutates: true, mcp: { tool: true } })
     .route({ summary: "Pause a schedule until it is resumed, across deploys", tags: ["schedules"] })
     .input(scheduleTarget)
     .output(scheduleSchema),
-  resume: procedure
+  resume: procedure({ scope: "projects:write", mutates: true, mcp: { tool: true } })
     .route({ summary: "Resume a schedule (until a deploy re-applies its config)", tags: ["schedules"] })
     .input(scheduleTarget)
     .output(scheduleSchema),

@@ -1,8 +1,8 @@
 import * as z from "zod";
 import { agentSchema } from "./agents.ts";
 import { checkRange, maxUsageRangeDays, planInForceSchema } from "./billing.ts";
-import { procedure } from "./errors.ts";
 import { instantInputSchema } from "./instants.ts";
+import { procedure } from "./procedure.ts";
 import { projectIdSchema, workspaceIdSchema } from "./projects.ts";
 import { executionStatusSchema } from "./workflows.ts";
 
@@ -48,14 +48,21 @@ export type ExecutionTimeline = z.infer<typeof executionTimelineSchema>;
 
 /** The `studio` namespace: one call per dashboard view. */
 export const studioContract = {
-  overview: procedure
+  overview: procedure({ scope: "projects:read", mutates: false, mcp: { tool: true } })
     .route({
       summary: "A workspace at a glance: projects, the last 24 hours, failures, agents, usage",
       tags: ["studio"],
     })
     .input(z.object({ workspaceId: workspaceIdSchema }).strict())
     .output(studioOverviewSchema),
-  executionTimeline: procedure
+  executionTimeline: procedure({
+    scope: "projects:read",
+    mutates: false,
+    mcp: {
+      tool: false,
+      reason: "a chart's series: studio.overview and workflows.listExecutions answer an agent's questions",
+    },
+  })
     .route({ summary: "Executions created per minute, hour or day, by status", tags: ["studio"] })
     .input(
       z

@@ -1,8 +1,8 @@
 import * as z from "zod";
-import { procedure } from "./errors.ts";
 import { instantInputSchema } from "./instants.ts";
 import { definitionNameSchema } from "./manifest.ts";
 import { timestampPageInput, timestampPageOf } from "./pagination.ts";
+import { procedure } from "./procedure.ts";
 import { projectIdSchema } from "./projects.ts";
 import { executionStatusSchema } from "./workflows.ts";
 
@@ -54,7 +54,7 @@ export const spanSchema: z.ZodType<SpanOutput> = z.object({
 
 /** The `traces` namespace: spans of executions (trigger → execution → attempts → steps). */
 export const tracesContract = {
-  list: procedure
+  list: procedure({ scope: "projects:read", mutates: false, mcp: { tool: true } })
     .route({ summary: "List a project's traces, newest first (timestamp cursor)", tags: ["traces"] })
     .input(
       z
@@ -69,7 +69,7 @@ export const tracesContract = {
         .strict(),
     )
     .output(timestampPageOf(traceSummarySchema)),
-  get: procedure
+  get: procedure({ scope: "projects:read", mutates: false, mcp: { tool: true } })
     .route({ summary: "Read a trace as a tree of spans", tags: ["traces"] })
     .input(z.object({ projectId: projectIdSchema, traceId: z.string().regex(/^[0-9a-f]{32}$/) }).strict())
     .output(z.object({ traceId: z.string(), spans: z.array(spanSchema) })),

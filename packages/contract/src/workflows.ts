@@ -2,6 +2,7 @@ import * as z from "zod";
 import { deploymentIdSchema } from "./deployments.ts";
 import { procedure } from "./errors.ts";
 import { listEventsProcedure } from "./execution-events.ts";
+import { executionStatuses } from "./execution-status.ts";
 import { instantInputSchema } from "./instants.ts";
 import { definitionNameSchema, workflowManifestSchema } from "./manifest.ts";
 import { cappedCountPageOf, paginationInput } from "./pagination.ts";
@@ -13,16 +14,7 @@ export const executionsPageLimit = 100;
 export const executionsCountCap = 10_000;
 
 export const executionIdSchema = z.string().regex(/^exe_[0-9a-z]{26}$/, "Expected an execution id (exe_…).");
-export const executionStatusSchema = z.enum([
-  "queued",
-  "running",
-  "sleeping",
-  "waiting",
-  "succeeded",
-  "failed",
-  "cancelled",
-]);
-export type ExecutionStatusValue = z.infer<typeof executionStatusSchema>;
+export const executionStatusSchema = z.enum(executionStatuses);
 
 export const workflowSchema = workflowManifestSchema.extend({
   deploymentId: z.string(),

@@ -3,6 +3,7 @@
  * (`bench/`) assemble: services, schema and injectable dependencies. Not a stable API; the lint
  * rules let no other package import it (see docs/decisions.md, "Package order").
  */
+export { allScopes, type Scope } from "@weft/contract";
 export type { SandboxConfig } from "./config/config.ts";
 export { type Database, type DatabaseHandle, useEmbedded, usePostgres } from "./db/database.ts";
 export { credentials, executions, projects, spans, waitTokens } from "./db/schema/index.ts";
@@ -21,7 +22,6 @@ export { newSpanId } from "./engine/trace-ids.ts";
 export { startWorker, type Worker, type WorkerOptions } from "./engine/worker.ts";
 export { findOrCreateAccount } from "./identity/accounts.ts";
 export { issueCredential } from "./identity/credentials.ts";
-export { allScopes, type Scope } from "./identity/scopes.ts";
 export { defaultRetentionPeriods, pruneHistory, retentionPacing } from "./retention/prune-history.ts";
 export { type Clock, createManualClock, type ManualClock, systemClock } from "./shared/clock.ts";
 export { createIdGenerator, type IdGenerator } from "./shared/ids.ts";

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { allScopes } from "@weft/contract";
 import {
   bundleConfig,
   callRpc,
@@ -19,7 +20,6 @@ import { createDeployment } from "../src/deployments/create-deployment.ts";
 import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
 import { findOrCreateAccount } from "../src/identity/accounts.ts";
 import { issueCredential } from "../src/identity/credentials.ts";
-import { allScopes } from "../src/identity/scopes.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
 import { valueOrThrow } from "../src/shared/service-result.ts";

@@ -1,3 +1,4 @@
+import { allScopes, type Scope } from "@weft/contract";
 import {
   type CallTarget,
   type ContractFixture,
@@ -14,7 +15,6 @@ import {
 } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { credentialLifetimeMs } from "../src/identity/credentials.ts";
-import { allScopes, type Scope } from "../src/identity/scopes.ts";
 
 let weft: TestPlatform;
 let fixture: ContractFixture;

@@ -1,10 +1,10 @@
+import type { Scope } from "@weft/contract";
 import { and, eq, lt, sql } from "drizzle-orm";
 import { recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
 import { registrations } from "../db/schema/index.ts";
 import { findAccountByEmail } from "../identity/accounts.ts";
 import { issueCredential } from "../identity/credentials.ts";
-import type { Scope } from "../identity/scopes.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 import { hashSecret } from "../shared/secrets.ts";

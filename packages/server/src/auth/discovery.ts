@@ -1,5 +1,5 @@
+import { allScopes } from "@weft/contract";
 import type { TrustedIssuer } from "../config/config.ts";
-import { allScopes } from "../identity/scopes.ts";
 import { tokenExchangeGrantType } from "./oauth2/token-exchange-grant.ts";
 import { idJagAssertionType } from "./verify-id-jag.ts";
 import { revocationEventUri } from "./verify-logout-token.ts";

@@ -1,8 +1,8 @@
+import { allScopes, type Scope } from "@weft/contract";
 import { recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
 import { registrations } from "../db/schema/index.ts";
 import { normalizeEmail } from "../identity/accounts.ts";
-import { allScopes, type Scope } from "../identity/scopes.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";

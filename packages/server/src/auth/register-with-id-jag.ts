@@ -1,9 +1,9 @@
+import type { Scope } from "@weft/contract";
 import { recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
 import { registrations } from "../db/schema/index.ts";
 import { findOrCreateAccount } from "../identity/accounts.ts";
 import { issueCredential } from "../identity/credentials.ts";
-import type { Scope } from "../identity/scopes.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 import { type AuthResult, refuse } from "./auth-error.ts";

@@ -1,5 +1,5 @@
+import { allScopes, type Scope } from "@weft/contract";
 import type { TrustedIssuer } from "../config/config.ts";
-import { allScopes, type Scope } from "../identity/scopes.ts";
 import type { Clock } from "../shared/clock.ts";
 import { checkStorableJson, describeUnstorable } from "../shared/storable-json.ts";
 import { type AuthResult, refuse } from "./auth-error.ts";

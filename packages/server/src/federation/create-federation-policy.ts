@@ -1,10 +1,10 @@
+import type { Scope } from "@weft/contract";
 import { and, eq } from "drizzle-orm";
 import { manageRefusal, managesMembers } from "../access/role-rules.ts";
 import { type AccessDependencies, roleOf } from "../access/workspace-membership.ts";
 import { type AuditActor, recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
 import { federationPolicies, projects } from "../db/schema/index.ts";
-import type { Scope } from "../identity/scopes.ts";
 import type { GuardedFetch } from "../shared/guarded-fetch.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import { hasLiteralPart } from "./claim-pattern.ts";

@@ -1,5 +1,5 @@
+import type { Scope } from "@weft/contract";
 import type { federationPolicies } from "../db/schema/index.ts";
-import type { Scope } from "../identity/scopes.ts";
 
 export type FederationPolicyRecord = Omit<typeof federationPolicies.$inferSelect, "scopes"> & { scopes: Scope[] };
 

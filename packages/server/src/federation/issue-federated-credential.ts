@@ -1,3 +1,4 @@
+import type { Scope } from "@weft/contract";
 import { and, eq } from "drizzle-orm";
 import { recordAuditEvent } from "../audit/record-audit-event.ts";
 import { type AuthResult, refuse } from "../auth/auth-error.ts";
@@ -5,7 +6,6 @@ import { recordAssertionId } from "../auth/used-assertion-ids.ts";
 import type { Database } from "../db/database.ts";
 import { accounts, federationPolicies, memberships, registrations } from "../db/schema/index.ts";
 import { issueCredential } from "../identity/credentials.ts";
-import type { Scope } from "../identity/scopes.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 import type { MatchedSubjectToken } from "./verify-subject-token.ts";

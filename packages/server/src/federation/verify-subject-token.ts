@@ -1,3 +1,4 @@
+import { allScopes, isScope, type Scope } from "@weft/contract";
 import { and, asc, eq } from "drizzle-orm";
 import { decodeJwt, decodeProtectedHeader, type JWTPayload, jwtVerify } from "jose";
 import { type AuthResult, refuse } from "../auth/auth-error.ts";
@@ -6,7 +7,6 @@ import type { OidcDiscovery } from "../auth/oidc-discovery.ts";
 import { acceptedAlgorithms, describeVerificationFailure, maxIssuedAtSkewSeconds } from "../auth/verify-signed-jwt.ts";
 import type { Database } from "../db/database.ts";
 import { federationPolicies } from "../db/schema/index.ts";
-import { allScopes, isScope, type Scope } from "../identity/scopes.ts";
 import type { Clock } from "../shared/clock.ts";
 import { claimText, matchesClaimPattern } from "./claim-pattern.ts";
 import { type FederationPolicyRecord, toFederationPolicyRecord } from "./federation-policy-record.ts";

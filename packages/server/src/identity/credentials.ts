@@ -1,3 +1,4 @@
+import type { Scope } from "@weft/contract";
 import { and, eq, gt, inArray, isNull, type SQL } from "drizzle-orm";
 import { type AuditActor, recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database, Transaction } from "../db/database.ts";
@@ -6,7 +7,6 @@ import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 import { generateToken, hashSecret } from "../shared/secrets.ts";
 import { notifyAccessChanges } from "./access-changes.ts";
-import type { Scope } from "./scopes.ts";
 
 /** Credentials live 30 days from issue. */
 export const credentialLifetimeMs = 30 * 24 * 60 * 60 * 1000;

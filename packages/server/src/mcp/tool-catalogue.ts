@@ -1,4 +1,4 @@
-import type { Scope } from "../identity/scopes.ts";
+import type { Scope } from "@weft/contract";
 
 /**
  * What `tools/list` needs to know of a procedure without running it: the scope its handler requires

@@ -1,5 +1,5 @@
+import type { Scope } from "@weft/contract";
 import type { AgentClient, ApiSurface, WorkspaceRole } from "../db/schema/index.ts";
-import type { Scope } from "../identity/scopes.ts";
 import type { PlatformContext } from "../platform-context.ts";
 import type { Logger } from "../shared/logger.ts";
 

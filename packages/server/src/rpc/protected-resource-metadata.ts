@@ -1,4 +1,4 @@
-import { allScopes } from "../identity/scopes.ts";
+import { allScopes } from "@weft/contract";
 import { basePathOf } from "../shared/base-path.ts";
 
 export const protectedResourceMetadataPath = "/.well-known/oauth-protected-resource";

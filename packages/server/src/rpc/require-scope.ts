@@ -1,5 +1,5 @@
 import { os } from "@orpc/server";
-import type { Scope } from "../identity/scopes.ts";
+import type { Scope } from "@weft/contract";
 import type { AuthenticatedContext } from "./context.ts";
 import { forbidden } from "./rpc-errors.ts";
 

@@ -1,6 +1,5 @@
-import { hasControlCharacter } from "@weft/contract";
+import { allScopes, hasControlCharacter, isScope, type Scope } from "@weft/contract";
 import type { Database } from "../../db/database.ts";
-import { allScopes, isScope, type Scope } from "../../identity/scopes.ts";
 import type { ClientMetadataDocuments } from "./client-metadata-documents.ts";
 import { findClient, type OAuthClient } from "./clients.ts";
 import { isPkceValue } from "./pkce.ts";

@@ -1,8 +1,8 @@
+import type { Scope } from "@weft/contract";
 import { eq } from "drizzle-orm";
 import type { Transaction } from "../../db/database.ts";
 import { oauthRefreshTokens, registrations } from "../../db/schema/index.ts";
 import { credentialLifetimeMs, issueCredential } from "../../identity/credentials.ts";
-import type { Scope } from "../../identity/scopes.ts";
 import type { Clock } from "../../shared/clock.ts";
 import type { IdGenerator } from "../../shared/ids.ts";
 import { generateToken, hashSecret } from "../../shared/secrets.ts";

@@ -1,10 +1,10 @@
+import { isScope, type Scope } from "@weft/contract";
 import { and, eq, isNull } from "drizzle-orm";
 import { recordAuditEvent } from "../../audit/record-audit-event.ts";
 import type { Database } from "../../db/database.ts";
 import { credentials, oauthRefreshTokens, registrations } from "../../db/schema/index.ts";
 import type { CredentialRevocations } from "../../identity/credential-revocations.ts";
 import { revokeWhere } from "../../identity/credentials.ts";
-import { isScope, type Scope } from "../../identity/scopes.ts";
 import type { Clock } from "../../shared/clock.ts";
 import type { IdGenerator } from "../../shared/ids.ts";
 import { hashSecret } from "../../shared/secrets.ts";

@@ -1,8 +1,8 @@
+import { allScopes } from "@weft/contract";
 import { and, asc, eq, gt, isNull } from "drizzle-orm";
 import type { Database, Transaction } from "../../db/database.ts";
 import { accounts, registrations, studioSignInLinks } from "../../db/schema/index.ts";
 import { issueCredential } from "../../identity/credentials.ts";
-import { allScopes } from "../../identity/scopes.ts";
 import type { Clock } from "../../shared/clock.ts";
 import type { IdGenerator } from "../../shared/ids.ts";
 import { generateToken, hashSecret, tokenPattern } from "../../shared/secrets.ts";

@@ -1,9 +1,9 @@
+import type { Scope } from "@weft/contract";
 import { and, eq, gt, isNull } from "drizzle-orm";
 import type { Database, Transaction } from "../../db/database.ts";
 import { accounts, credentials, studioSessions } from "../../db/schema/index.ts";
 import type { CredentialRevocations } from "../../identity/credential-revocations.ts";
 import { type ActiveCredential, revokeWhere } from "../../identity/credentials.ts";
-import type { Scope } from "../../identity/scopes.ts";
 import type { Clock } from "../../shared/clock.ts";
 import type { IdGenerator } from "../../shared/ids.ts";
 import { generateToken, hashSecret, tokenPattern } from "../../shared/secrets.ts";
