@@ -1,8 +1,10 @@
+import type { AnySchema, ContractProcedure, ErrorMap } from "@orpc/contract";
 import { accessContract } from "./access.ts";
 import { agentsContract } from "./agents.ts";
 import { billingContract } from "./billing.ts";
 import { deploymentsContract } from "./deployments.ts";
 import { integrationsContract } from "./integrations.ts";
+import type { ProcedureMeta } from "./procedure.ts";
 import { projectsContract } from "./projects.ts";
 import { resourcesContract } from "./resources.ts";
 import { schedulesContract } from "./schedules.ts";
@@ -26,10 +28,12 @@ export * from "./integrations.ts";
 export * from "./manifest.ts";
 export * from "./pagination.ts";
 export * from "./plain-text.ts";
+export * from "./procedure.ts";
 export * from "./projects.ts";
 export * from "./quota-refusal.ts";
 export * from "./resources.ts";
 export * from "./schedules.ts";
+export * from "./scopes.ts";
 export * from "./studio.ts";
 export * from "./traces.ts";
 export * from "./webhook-input.ts";
@@ -54,3 +58,26 @@ export const contract = {
 };
 
 export type Contract = typeof contract;
+
+/** A procedure's name, `namespace.verb`: a table typed `Record<ProcedureName, …>` must name every one. */
+export type ProcedureName = { [N in keyof Contract]: `${N}.${keyof Contract[N] & string}` }[keyof Contract];
+
+/** One procedure of the contract, with its name, its path and its metadata. */
+export interface ContractProcedureEntry {
+  name: ProcedureName;
+  path: readonly [namespace: string, verb: string];
+  procedure: ContractProcedure<AnySchema, AnySchema, ErrorMap, ProcedureMeta>;
+  meta: ProcedureMeta;
+}
+
+/** Every procedure of the contract, in its order. */
+export function contractProcedureEntries(): ContractProcedureEntry[] {
+  return Object.entries(contract).flatMap(([namespace, procedures]) =>
+    Object.entries(procedures).map(([verb, procedure]: [string, ContractProcedureEntry["procedure"]]) => ({
+      name: `${namespace}.${verb}` as ProcedureName,
+      path: [namespace, verb] as const,
+      procedure,
+      meta: procedure["~orpc"].meta,
+    })),
+  );
+}

@@ -1,11 +1,11 @@
 import * as z from "zod";
 import { deploymentIdSchema } from "./deployments.ts";
-import { procedure } from "./errors.ts";
 import { listEventsProcedure } from "./execution-events.ts";
 import { executionStatuses } from "./execution-status.ts";
 import { instantInputSchema } from "./instants.ts";
 import { definitionNameSchema, workflowManifestSchema } from "./manifest.ts";
 import { cappedCountPageOf, paginationInput } from "./pagination.ts";
+import { procedure } from "./procedure.ts";
 import { projectIdSchema } from "./projects.ts";
 
 /** Largest page of `workflows.listExecutions`. */
@@ -95,15 +95,15 @@ export const waitTokenIdSchema = z.string().regex(/^wtk_[A-Za-z0-9_-]{43}$/, "Ex
 
 /** The `workflows` namespace: the workflows of a project's active deployment and their executions. */
 export const workflowsContract = {
-  list: procedure
+  list: procedure({ scope: "projects:read", mutates: false, mcp: { tool: true } })
     .route({ summary: "List the workflows of the project's active deployment", tags: ["workflows"] })
     .input(z.object({ projectId: projectIdSchema }).strict())
     .output(z.object({ deploymentId: deploymentIdSchema.nullable(), results: z.array(workflowSchema) })),
-  get: procedure
+  get: procedure({ scope: "projects:read", mutates: false, mcp: { tool: true } })
     .route({ summary: "Read one workflow of the active deployment", tags: ["workflows"] })
     .input(workflowRef)
     .output(workflowSchema),
-  run: procedure
+  run: procedure({ scope: "projects:write", mutates: true, mcp: { tool: true } })
     .route({ summary: "Start an execution (input validated against the workflow's schema)", tags: ["workflows"] })
     .input(
       workflowRef.extend({
@@ -113,7 +113,7 @@ export const workflowsContract = {
       }),
     )
     .output(z.object({ executionId: z.string() })),
-  listExecutions: procedure
+  listExecutions: procedure({ scope: "projects:read", mutates: false, mcp: { tool: true } })
     .route({ summary: "List a project's executions, oldest first", tags: ["workflows"] })
     .input(
       z
@@ -128,19 +128,19 @@ export const workflowsContract = {
         .strict(),
     )
     .output(cappedCountPageOf(executionSummarySchema, executionsCountCap)),
-  getExecution: procedure
+  getExecution: procedure({ scope: "projects:read", mutates: false, mcp: { tool: true } })
     .route({ summary: "Read an execution with its steps, attempts and logs", tags: ["workflows"] })
     .input(executionRef)
     .output(executionSchema),
-  cancelExecution: procedure
+  cancelExecution: procedure({ scope: "projects:write", mutates: true, mcp: { tool: true } })
     .route({ summary: "Cancel an execution (a running one stops at its next step)", tags: ["workflows"] })
     .input(executionRef)
     .output(z.object({ executionId: z.string(), status: executionStatusSchema })),
-  completeToken: procedure
+  completeToken: procedure({ scope: "projects:write", mutates: true, mcp: { tool: true } })
     .route({ summary: "Complete a wait token: its waiting execution resumes with `data`", tags: ["workflows"] })
     .input(z.object({ tokenId: waitTokenIdSchema, data: z.unknown() }).strict())
     .output(z.object({ executionId: z.string(), status: z.literal("completed") })),
-  rerunExecution: procedure
+  rerunExecution: procedure({ scope: "projects:write", mutates: true, mcp: { tool: true } })
     .route({ summary: "Start a new execution with the same input", tags: ["workflows"] })
     .input(executionRef)
     .output(z.object({ executionId: z.string() })),
