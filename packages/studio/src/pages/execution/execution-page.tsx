@@ -1,5 +1,5 @@
 import { skipToken, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { Execution } from "@weft/contract";
+import { type Execution, type ExecutionStatusValue, finalExecutionStatuses } from "@weft/contract";
 import type { ReactNode } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { weftQuery } from "../../api/weft-query.ts";
@@ -12,7 +12,7 @@ import { StatusBadge } from "../../components/status-badge.tsx";
 import { formatDuration, TimeText } from "../../components/time-text.tsx";
 import { LogList } from "./log-list.tsx";
 
-const finished = new Set(["succeeded", "failed", "cancelled"]);
+const finished = new Set<ExecutionStatusValue>(finalExecutionStatuses);
 
 /** One execution; polled every second until it finishes. */
 export function ExecutionPage(): ReactNode {

@@ -1,5 +1,5 @@
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
-import type { ExecutionStatusValue } from "@weft/contract";
+import { type ExecutionStatusValue, executionStatuses } from "@weft/contract";
 import { type ReactNode, useId } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
 import { weftQuery } from "../../api/weft-query.ts";
@@ -8,19 +8,10 @@ import { QueryState } from "../../components/query-state.tsx";
 import { useLoadOnScroll } from "../../components/use-load-on-scroll.ts";
 import { ExecutionTable } from "./execution-table.tsx";
 
-const statuses: ExecutionStatusValue[] = [
-  "queued",
-  "running",
-  "sleeping",
-  "waiting",
-  "succeeded",
-  "failed",
-  "cancelled",
-];
 const pageSize = 50;
 
 function isStatus(value: string | null): value is ExecutionStatusValue {
-  return statuses.some((status) => status === value);
+  return executionStatuses.some((status) => status === value);
 }
 
 /** A project's executions, newest first, filtered by status and workflow, loading older ones on scroll. */
@@ -74,7 +65,7 @@ export function ExecutionsPage(): ReactNode {
           <label htmlFor={statusId}>Status</label>
           <select id={statusId} value={status ?? ""} onChange={(event) => setFilter("status", event.target.value)}>
             <option value="">Any status</option>
-            {statuses.map((candidate) => (
+            {executionStatuses.map((candidate) => (
               <option key={candidate} value={candidate}>
                 {candidate}
               </option>

@@ -1,17 +1,7 @@
-import type { ExecutionStatusValue, ExecutionTimeline } from "@weft/contract";
+import { type ExecutionStatusValue, type ExecutionTimeline, executionStatuses } from "@weft/contract";
 import { type ReactNode, useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
-
-const statuses: ExecutionStatusValue[] = [
-  "succeeded",
-  "failed",
-  "cancelled",
-  "running",
-  "queued",
-  "sleeping",
-  "waiting",
-];
 
 /** Executions per minute, one line per status, over the minutes given (buckets without executions count 0). */
 export function ExecutionChart({
@@ -30,7 +20,9 @@ export function ExecutionChart({
     const start = Math.floor(from.getTime() / 60_000) * 60;
     const xs = Array.from({ length: minutes }, (_, index) => start + index * 60);
     const byMinute = new Map(timeline.buckets.map((bucket) => [Date.parse(bucket.start) / 1000, bucket.counts]));
-    const shown = statuses.filter((status) => timeline.buckets.some((bucket) => (bucket.counts[status] ?? 0) > 0));
+    const shown = executionStatuses.filter((status) =>
+      timeline.buckets.some((bucket) => (bucket.counts[status] ?? 0) > 0),
+    );
     const series = shown.length === 0 ? (["succeeded"] as ExecutionStatusValue[]) : shown;
     const style = getComputedStyle(element);
     const colour = (status: string): string => style.getPropertyValue(`--status-${status}`).trim() || "#888";
