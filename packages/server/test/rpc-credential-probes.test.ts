@@ -82,12 +82,25 @@ describe("a credential lacking one scope", () => {
     });
     if (call.scope === missing) {
       expect(result.status, result.text).toBe(403);
-      expect(result.json).toMatchObject({ code: "FORBIDDEN", data: { missingScope: missing } });
+      expect(result.json).toEqual({
+        defined: true,
+        code: "FORBIDDEN",
+        status: 403,
+        message: `This credential lacks the ${missing} scope.`,
+        data: { missingScope: missing },
+      });
       expect(result.headers.get("www-authenticate")).toContain(`scope="${missing}"`);
     } else {
       // The scope check passes; what follows is what any other workspace's user gets.
       expect(result.status, result.text).toBe(call.asOutsider === "refused" ? 404 : 200);
     }
+  });
+
+  it("is told of invalid input before the scope it lacks, as the input is checked first", async () => {
+    const caller = lackingOne.get("projects:write") as TestIdentity;
+    const result = await callRpc(weft.url, "projects.create", { name: 5 }, { token: caller.credential });
+    expect(result.status, result.text).toBe(400);
+    expect(result.json).toMatchObject({ code: "BAD_REQUEST", data: { issues: [{ path: ["name"] }] } });
   });
 
   it("left the workspace as it was", async () => {

@@ -2,7 +2,7 @@ import { implement, os } from "@orpc/server";
 import { contract } from "@weft/contract";
 import type { AuthenticatedContext, RpcInitialContext } from "./context.ts";
 import { requireCredentialReach } from "./project-access.ts";
-import { unauthorized } from "./rpc-errors.ts";
+import { forbidden, unauthorized } from "./rpc-errors.ts";
 
 /**
  * Lets a call through only with a valid bearer credential that may reach the procedure, and puts its
@@ -22,7 +22,19 @@ const requireAuthentication = os.$context<RpcInitialContext>().middleware(async 
 });
 
 /**
- * The contract's implementer with authentication applied: every procedure is built from it, e.g.
- * `rpc.projects.list.use(requireScope("projects:read")).handler(...)`.
+ * The contract's implementer with authentication and the scope each procedure declares in its
+ * metadata applied: every procedure is built from it, e.g. `rpc.projects.list.handler(...)`.
+ *
+ * The input is validated between the two (the validation index counts this implementer's
+ * middlewares from -1): an invalid input answers BAD_REQUEST whatever scopes the credential holds.
  */
-export const rpc = implement(contract).$context<RpcInitialContext>().use(requireAuthentication);
+export const rpc = implement(contract, { initialInputValidationIndex: -1 })
+  .$context<RpcInitialContext>()
+  .use(requireAuthentication)
+  .use(async ({ context, procedure, next }) => {
+    const { scope } = procedure["~orpc"].meta;
+    if (!context.principal.scopes.has(scope)) {
+      throw forbidden(`This credential lacks the ${scope} scope.`, { missingScope: scope });
+    }
+    return next();
+  });

@@ -1,12 +1,11 @@
 import { readAuditLog } from "../../access/read-audit-log.ts";
 import { rpc } from "../implementer.ts";
 import { toTimestampPageEnvelope, toTimestampPageRequest } from "../pagination.ts";
-import { requireScope } from "../require-scope.ts";
 import { requireMemberManager } from "./require-member-manager.ts";
 import { toAuditEvent } from "./to-access-records.ts";
 
 /** `access.auditLog`: a workspace's audit events, newest first, for its owners and admins. */
-export const auditLog = rpc.access.auditLog.use(requireScope("projects:read")).handler(async ({ input, context }) => {
+export const auditLog = rpc.access.auditLog.handler(async ({ input, context }) => {
   const page = toTimestampPageRequest(input);
   requireMemberManager(context.principal, input.workspaceId);
   const filter = input.filter ?? {};

@@ -1,19 +1,16 @@
 import { deleteFederationPolicy as deleteFederationPolicyService } from "../../federation/delete-federation-policy.ts";
 import { rpc } from "../implementer.ts";
 import { actorOf } from "../project-access.ts";
-import { requireScope } from "../require-scope.ts";
 import { valueOrRpcError } from "../service-failure.ts";
 import { toFederationPolicy } from "./to-federation-policy.ts";
 
 /** `access.deleteFederationPolicy`: no more exchanges under it, and its credentials are refused at once. */
-export const deleteFederationPolicy = rpc.access.deleteFederationPolicy
-  .use(requireScope("projects:write"))
-  .handler(async ({ input, context }) => {
-    const result = await deleteFederationPolicyService(context.platform.database.db, context.platform, {
-      policyId: input.policyId,
-      actor: actorOf(context),
-    });
-    const deleted = valueOrRpcError(result);
-    context.platform.credentialRevocations.publish(deleted.revokedCredentialIds);
-    return toFederationPolicy(deleted.policy);
+export const deleteFederationPolicy = rpc.access.deleteFederationPolicy.handler(async ({ input, context }) => {
+  const result = await deleteFederationPolicyService(context.platform.database.db, context.platform, {
+    policyId: input.policyId,
+    actor: actorOf(context),
   });
+  const deleted = valueOrRpcError(result);
+  context.platform.credentialRevocations.publish(deleted.revokedCredentialIds);
+  return toFederationPolicy(deleted.policy);
+});

@@ -1,12 +1,11 @@
 import { inviteMember } from "../../access/invite-member.ts";
 import { rpc } from "../implementer.ts";
 import { actorOf, requireWorkspaceAccess } from "../project-access.ts";
-import { requireScope } from "../require-scope.ts";
 import { valueOrRpcError } from "../service-failure.ts";
 import { toInvitation } from "./to-access-records.ts";
 
 /** `access.invite`: mails an invitation to join the workspace with a role. */
-export const invite = rpc.access.invite.use(requireScope("projects:write")).handler(async ({ input, context }) => {
+export const invite = rpc.access.invite.handler(async ({ input, context }) => {
   requireWorkspaceAccess(context.principal, input.workspaceId, "read");
   const { platform } = context;
   const result = await inviteMember(

@@ -1,19 +1,16 @@
 import { listInvitations as listInvitationsService } from "../../access/list-invitations.ts";
 import { rpc } from "../implementer.ts";
 import { toPageEnvelope, toPageRequest } from "../pagination.ts";
-import { requireScope } from "../require-scope.ts";
 import { requireMemberManager } from "./require-member-manager.ts";
 import { toInvitation } from "./to-access-records.ts";
 
 /** `access.listInvitations`: a workspace's invitations, for its owners and admins. */
-export const listInvitations = rpc.access.listInvitations
-  .use(requireScope("projects:read"))
-  .handler(async ({ input, context }) => {
-    const page = toPageRequest(input.pagination);
-    requireMemberManager(context.principal, input.workspaceId);
-    const result = await listInvitationsService(context.platform.database.db, context.platform, {
-      workspaceId: input.workspaceId,
-      page,
-    });
-    return toPageEnvelope(result, toInvitation);
+export const listInvitations = rpc.access.listInvitations.handler(async ({ input, context }) => {
+  const page = toPageRequest(input.pagination);
+  requireMemberManager(context.principal, input.workspaceId);
+  const result = await listInvitationsService(context.platform.database.db, context.platform, {
+    workspaceId: input.workspaceId,
+    page,
   });
+  return toPageEnvelope(result, toInvitation);
+});

@@ -1,21 +1,18 @@
 import { removeMember as removeMemberService } from "../../access/remove-member.ts";
 import { rpc } from "../implementer.ts";
 import { actorOf, requireWorkspaceAccess } from "../project-access.ts";
-import { requireScope } from "../require-scope.ts";
 import { valueOrRpcError } from "../service-failure.ts";
 
 /** `access.removeMember`: removes a member, or lets the caller leave (their own account id). */
-export const removeMember = rpc.access.removeMember
-  .use(requireScope("projects:write"))
-  .handler(async ({ input, context }) => {
-    requireWorkspaceAccess(context.principal, input.workspaceId, "read");
-    const result = await removeMemberService(context.platform.database.db, context.platform, {
-      workspaceId: input.workspaceId,
-      accountId: input.accountId,
-      actor: actorOf(context),
-    });
-    const removed = valueOrRpcError(result);
-    // The removed member's cached credentials lose the workspace before this answer is sent.
-    context.platform.membershipChanges.publish([removed.accountId]);
-    return { accountId: removed.accountId, removed: true as const };
+export const removeMember = rpc.access.removeMember.handler(async ({ input, context }) => {
+  requireWorkspaceAccess(context.principal, input.workspaceId, "read");
+  const result = await removeMemberService(context.platform.database.db, context.platform, {
+    workspaceId: input.workspaceId,
+    accountId: input.accountId,
+    actor: actorOf(context),
   });
+  const removed = valueOrRpcError(result);
+  // The removed member's cached credentials lose the workspace before this answer is sent.
+  context.platform.membershipChanges.publish([removed.accountId]);
+  return { accountId: removed.accountId, removed: true as const };
+});

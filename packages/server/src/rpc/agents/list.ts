@@ -2,11 +2,10 @@ import { listAgents } from "../../agents/list-agents.ts";
 import { requireMemberManager } from "../access/require-member-manager.ts";
 import { rpc } from "../implementer.ts";
 import { toPageEnvelope, toPageRequest } from "../pagination.ts";
-import { requireScope } from "../require-scope.ts";
 import { toAgent } from "./to-agent.ts";
 
 /** `agents.list`: the caller's agents, or with `workspaceId` (owner, admin) every member's. */
-export const list = rpc.agents.list.use(requireScope("projects:read")).handler(async ({ input, context }) => {
+export const list = rpc.agents.list.handler(async ({ input, context }) => {
   const page = toPageRequest(input.pagination);
   if (input.workspaceId !== undefined) requireMemberManager(context.principal, input.workspaceId);
   const result = await listAgents(context.platform.database.db, context.platform, {

@@ -2,19 +2,16 @@ import { revokeAllAgents } from "../../agents/revoke-agents.ts";
 import { requireMemberManager } from "../access/require-member-manager.ts";
 import { rpc } from "../implementer.ts";
 import { actorOf } from "../project-access.ts";
-import { requireScope } from "../require-scope.ts";
 import { valueOrRpcError } from "../service-failure.ts";
 
 /** `agents.revokeAll`: incident response; every active credential of every member but the caller's own. */
-export const revokeAll = rpc.agents.revokeAll
-  .use(requireScope("projects:write"))
-  .handler(async ({ input, context }) => {
-    requireMemberManager(context.principal, input.workspaceId);
-    const result = await revokeAllAgents(context.platform.database.db, context.platform, {
-      workspaceId: input.workspaceId,
-      actor: actorOf(context),
-    });
-    const { revokedCredentialIds } = valueOrRpcError(result);
-    context.platform.credentialRevocations.publish(revokedCredentialIds);
-    return { revoked: revokedCredentialIds.length };
+export const revokeAll = rpc.agents.revokeAll.handler(async ({ input, context }) => {
+  requireMemberManager(context.principal, input.workspaceId);
+  const result = await revokeAllAgents(context.platform.database.db, context.platform, {
+    workspaceId: input.workspaceId,
+    actor: actorOf(context),
   });
+  const { revokedCredentialIds } = valueOrRpcError(result);
+  context.platform.credentialRevocations.publish(revokedCredentialIds);
+  return { revoked: revokedCredentialIds.length };
+});

@@ -1,11 +1,10 @@
 import { readPlanInForce } from "../../billing/plan-in-force.ts";
 import { requireMemberManager } from "../access/require-member-manager.ts";
 import { rpc } from "../implementer.ts";
-import { requireScope } from "../require-scope.ts";
 import { valueOrRpcError } from "../service-failure.ts";
 
 /** `billing.getPlan`: the workspace's plan, its quotas and this month's use, for owners and admins. */
-export const getPlan = rpc.billing.getPlan.use(requireScope("projects:read")).handler(async ({ input, context }) => {
+export const getPlan = rpc.billing.getPlan.handler(async ({ input, context }) => {
   requireMemberManager(context.principal, input.workspaceId);
   const { platform } = context;
   const plan = await readPlanInForce(

@@ -1,10 +1,9 @@
 import { readUsage } from "../../billing/read-usage.ts";
 import { requireMemberManager } from "../access/require-member-manager.ts";
 import { rpc } from "../implementer.ts";
-import { requireScope } from "../require-scope.ts";
 
 /** `billing.getUsage`: the workspace's meters between two instants, by UTC day or by project. */
-export const getUsage = rpc.billing.getUsage.use(requireScope("projects:read")).handler(async ({ input, context }) => {
+export const getUsage = rpc.billing.getUsage.handler(async ({ input, context }) => {
   requireMemberManager(context.principal, input.workspaceId);
   return readUsage(context.platform.database.db, {
     workspaceId: input.workspaceId,

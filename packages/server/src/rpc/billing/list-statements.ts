@@ -2,17 +2,14 @@ import { listStatements as listStatementsService } from "../../billing/statement
 import { requireMemberManager } from "../access/require-member-manager.ts";
 import { rpc } from "../implementer.ts";
 import { toTimestampPageEnvelope, toTimestampPageRequest } from "../pagination.ts";
-import { requireScope } from "../require-scope.ts";
 
 /** `billing.listStatements`: the workspace's closed monthly statements, newest first. */
-export const listStatements = rpc.billing.listStatements
-  .use(requireScope("projects:read"))
-  .handler(async ({ input, context }) => {
-    const page = toTimestampPageRequest(input);
-    requireMemberManager(context.principal, input.workspaceId);
-    const result = await listStatementsService(context.platform.database.db, {
-      workspaceId: input.workspaceId,
-      page,
-    });
-    return toTimestampPageEnvelope(result, (statement) => statement);
+export const listStatements = rpc.billing.listStatements.handler(async ({ input, context }) => {
+  const page = toTimestampPageRequest(input);
+  requireMemberManager(context.principal, input.workspaceId);
+  const result = await listStatementsService(context.platform.database.db, {
+    workspaceId: input.workspaceId,
+    page,
   });
+  return toTimestampPageEnvelope(result, (statement) => statement);
+});

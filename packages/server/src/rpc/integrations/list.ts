@@ -2,7 +2,6 @@ import { listIntegrations } from "../../integrations/read-integrations.ts";
 import { rpc } from "../implementer.ts";
 import { type CursorCodec, opaqueCursor, openCursor, toPageEnvelope, toPageRequest } from "../pagination.ts";
 import { requireProjectAccess } from "../project-access.ts";
-import { requireScope } from "../require-scope.ts";
 import { toIntegration } from "./to-integration.ts";
 
 /** An integration's place in the list: its name, unique within the project. */
@@ -15,7 +14,7 @@ const integrationCursor: CursorCodec<string> = {
 };
 
 /** `integrations.list`: the project's integrations by name, secrets masked. */
-export const list = rpc.integrations.list.use(requireScope("projects:read")).handler(async ({ input, context }) => {
+export const list = rpc.integrations.list.handler(async ({ input, context }) => {
   const page = toPageRequest(input.pagination, integrationCursor);
   const project = await requireProjectAccess(context, input.projectId, { access: "read" });
   const result = await listIntegrations(context.platform.database.db, { projectId: project.id, page });

@@ -1,13 +1,12 @@
 import { createProject } from "../../projects/create-project.ts";
 import { rpc } from "../implementer.ts";
 import { actorOf, requireWorkspaceAccess } from "../project-access.ts";
-import { requireScope } from "../require-scope.ts";
 import { badRequest } from "../rpc-errors.ts";
 import { valueOrRpcError } from "../service-failure.ts";
 import { toProject } from "./to-project.ts";
 
 /** `projects.create`: a new project in the named workspace, by default the caller's personal one. */
-export const create = rpc.projects.create.use(requireScope("projects:write")).handler(async ({ input, context }) => {
+export const create = rpc.projects.create.handler(async ({ input, context }) => {
   const workspaceId = input.workspaceId ?? context.principal.personalWorkspaceId;
   if (workspaceId === undefined) {
     throw badRequest("Input validation failed", [

@@ -1,9 +1,8 @@
 import { rpc } from "../implementer.ts";
 import { requireProjectAccess } from "../project-access.ts";
-import { requireScope } from "../require-scope.ts";
 import { toProject } from "./to-project.ts";
 
 /** `projects.get`: one project the caller can see. */
-export const get = rpc.projects.get.use(requireScope("projects:read")).handler(async ({ input, context }) => {
+export const get = rpc.projects.get.handler(async ({ input, context }) => {
   return toProject(await requireProjectAccess(context, input.projectId, { access: "read" }));
 });

@@ -2,11 +2,10 @@ import { listProjects } from "../../projects/list-projects.ts";
 import { rpc } from "../implementer.ts";
 import { toPageEnvelope, toPageRequest } from "../pagination.ts";
 import { requireWorkspaceAccess } from "../project-access.ts";
-import { requireScope } from "../require-scope.ts";
 import { toProject } from "./to-project.ts";
 
 /** `projects.list`: the projects of every workspace the caller belongs to, or of one of them. */
-export const list = rpc.projects.list.use(requireScope("projects:read")).handler(async ({ input, context }) => {
+export const list = rpc.projects.list.handler(async ({ input, context }) => {
   const page = toPageRequest(input.pagination);
   if (input.workspaceId !== undefined) requireWorkspaceAccess(context.principal, input.workspaceId, "read");
   const workspaceIds = input.workspaceId === undefined ? [...context.principal.workspaces.keys()] : [input.workspaceId];

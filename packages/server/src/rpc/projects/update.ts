@@ -1,12 +1,11 @@
 import { updateProject } from "../../projects/update-project.ts";
 import { rpc } from "../implementer.ts";
 import { actorOf, requireProjectAccess } from "../project-access.ts";
-import { requireScope } from "../require-scope.ts";
 import { valueOrRpcError } from "../service-failure.ts";
 import { toProject } from "./to-project.ts";
 
 /** `projects.update`: renames a project the caller may change, or sets its retention. */
-export const update = rpc.projects.update.use(requireScope("projects:write")).handler(async ({ input, context }) => {
+export const update = rpc.projects.update.handler(async ({ input, context }) => {
   await requireProjectAccess(context, input.projectId, { access: "write" });
   const updated = await updateProject(context.platform.database.db, context.platform, {
     projectId: input.projectId,

@@ -1,11 +1,10 @@
 import { listDeployedResources } from "../../resources/deployed-resources.ts";
 import { rpc } from "../implementer.ts";
 import { requireProjectAccess } from "../project-access.ts";
-import { requireScope } from "../require-scope.ts";
 import { notFound } from "../rpc-errors.ts";
 
 /** `resources.get`: one deployed workflow, form or webhook by kind and name. */
-export const get = rpc.resources.get.use(requireScope("projects:read")).handler(async ({ input, context }) => {
+export const get = rpc.resources.get.handler(async ({ input, context }) => {
   const project = await requireProjectAccess(context, input.projectId, { access: "read" });
   const resources = await listDeployedResources(context.platform.database.db, {
     projectId: project.id,

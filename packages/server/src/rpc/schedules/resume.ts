@@ -1,12 +1,11 @@
 import { resumeSchedule } from "../../schedules/schedule-pausing.ts";
 import { rpc } from "../implementer.ts";
 import { actorOf, requireProjectAccess } from "../project-access.ts";
-import { requireScope } from "../require-scope.ts";
 import { valueOrRpcError } from "../service-failure.ts";
 import { toSchedule } from "./to-schedule.ts";
 
 /** `schedules.resume`: audited; see `resumeSchedule` for how it lasts across deploys. */
-export const resume = rpc.schedules.resume.use(requireScope("projects:write")).handler(async ({ input, context }) => {
+export const resume = rpc.schedules.resume.handler(async ({ input, context }) => {
   const project = await requireProjectAccess(context, input.projectId, { access: "write" });
   const result = await resumeSchedule(context.platform.database.db, context.platform, {
     projectId: project.id,

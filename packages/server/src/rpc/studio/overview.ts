@@ -3,10 +3,9 @@ import { readOverview } from "../../studio/overview.ts";
 import { toAgent } from "../agents/to-agent.ts";
 import { rpc } from "../implementer.ts";
 import { requireWholeWorkspaceReach, requireWorkspaceAccess } from "../project-access.ts";
-import { requireScope } from "../require-scope.ts";
 
 /** `studio.overview`: a workspace at a glance, for any member; usage and every member's agents for owners and admins. */
-export const overview = rpc.studio.overview.use(requireScope("projects:read")).handler(async ({ input, context }) => {
+export const overview = rpc.studio.overview.handler(async ({ input, context }) => {
   const { principal, platform } = context;
   requireWorkspaceAccess(principal, input.workspaceId, "read");
   requireWholeWorkspaceReach(principal);

@@ -2,10 +2,9 @@ import { listTraces } from "../../traces/read-traces.ts";
 import { rpc } from "../implementer.ts";
 import { toTimestampPageEnvelope, toTimestampPageRequest } from "../pagination.ts";
 import { requireProjectAccess } from "../project-access.ts";
-import { requireScope } from "../require-scope.ts";
 
 /** `traces.list`: a project's traces, newest first, paged by a timestamp cursor. */
-export const list = rpc.traces.list.use(requireScope("projects:read")).handler(async ({ input, context }) => {
+export const list = rpc.traces.list.handler(async ({ input, context }) => {
   const page = toTimestampPageRequest(input);
   const project = await requireProjectAccess(context, input.projectId, { access: "read" });
   const status = input.status === undefined ? undefined : Array.isArray(input.status) ? input.status : [input.status];

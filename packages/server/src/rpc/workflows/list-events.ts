@@ -3,7 +3,6 @@ import { decodePosition, type EventPosition, streamStart } from "../../execution
 import { type ExecutionEventRecord, listEvents as listEventsService } from "../../execution-events/index.ts";
 import { rpc } from "../implementer.ts";
 import { requireProjectAccess } from "../project-access.ts";
-import { requireScope } from "../require-scope.ts";
 import { badRequest } from "../rpc-errors.ts";
 import { valueOrRpcError } from "../service-failure.ts";
 import { requireExecutionAccess } from "./execution-access.ts";
@@ -26,23 +25,21 @@ export function toEvent(event: ExecutionEventRecord) {
 }
 
 /** `workflows.listEvents`: the logs, steps, attempts and ends of an execution or a project, after a cursor. */
-export const listEvents = rpc.workflows.listEvents
-  .use(requireScope("projects:read"))
-  .handler(async ({ input, context }) => {
-    const after = eventCursorPosition(input.after, "after");
-    let scope: { executionId: string } | { projectId: string };
-    if (input.executionId !== undefined) {
-      await requireExecutionAccess(context, input.executionId, { access: "read" });
-      scope = { executionId: input.executionId };
-    } else {
-      scope = { projectId: (await requireProjectAccess(context, input.projectId ?? "", { access: "read" })).id };
-    }
-    const page = valueOrRpcError(
-      await listEventsService(context.platform.database.db, {
-        scope,
-        after,
-        limit: input.limit ?? eventsDefaultPageSize,
-      }),
-    );
-    return { events: page.events.map(toEvent), nextCursor: page.nextCursor, hasMore: page.hasMore };
-  });
+export const listEvents = rpc.workflows.listEvents.handler(async ({ input, context }) => {
+  const after = eventCursorPosition(input.after, "after");
+  let scope: { executionId: string } | { projectId: string };
+  if (input.executionId !== undefined) {
+    await requireExecutionAccess(context, input.executionId, { access: "read" });
+    scope = { executionId: input.executionId };
+  } else {
+    scope = { projectId: (await requireProjectAccess(context, input.projectId ?? "", { access: "read" })).id };
+  }
+  const page = valueOrRpcError(
+    await listEventsService(context.platform.database.db, {
+      scope,
+      after,
+      limit: input.limit ?? eventsDefaultPageSize,
+    }),
+  );
+  return { events: page.events.map(toEvent), nextCursor: page.nextCursor, hasMore: page.hasMore };
+});

@@ -1,10 +1,9 @@
 import { getActiveDeployment } from "../../deployments/read-deployments.ts";
 import { rpc } from "../implementer.ts";
 import { requireProjectAccess } from "../project-access.ts";
-import { requireScope } from "../require-scope.ts";
 
 /** `workflows.list`: the workflows of the project's active deployment (none before the first deploy). */
-export const list = rpc.workflows.list.use(requireScope("projects:read")).handler(async ({ input, context }) => {
+export const list = rpc.workflows.list.handler(async ({ input, context }) => {
   const project = await requireProjectAccess(context, input.projectId, { access: "read" });
   const deployment = await getActiveDeployment(context.platform.database.db, project.id);
   if (deployment === undefined) return { deploymentId: null, results: [] };

@@ -1,11 +1,10 @@
 import { runWorkflow } from "../../workflows/run-workflow.ts";
 import { rpc } from "../implementer.ts";
 import { actorOf, requireProjectAccess } from "../project-access.ts";
-import { requireScope } from "../require-scope.ts";
 import { valueOrRpcError } from "../service-failure.ts";
 
 /** `workflows.run`: validates the input against the workflow's schema and queues an execution. */
-export const run = rpc.workflows.run.use(requireScope("projects:write")).handler(async ({ input, context }) => {
+export const run = rpc.workflows.run.handler(async ({ input, context }) => {
   const project = await requireProjectAccess(context, input.projectId, { access: "write" });
   const { platform } = context;
   const started = await runWorkflow(platform.database.db, platform, {
