@@ -16,7 +16,7 @@ import {
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditEvents } from "../src/db/schema/index.ts";
-import { exposedProcedures, toolNameOf } from "../src/mcp/tool-catalogue.ts";
+import { mcpTools } from "../src/mcp/mcp-tools.ts";
 
 let weft: TestPlatform;
 let owner: TestIdentity;
@@ -91,7 +91,7 @@ describe("the MCP endpoint", () => {
   it("lists every tool of the catalogue to a credential with every scope, with schemas from the contract", async () => {
     const client = await connect(owner.credential);
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(Object.keys(exposedProcedures).map(toolNameOf).sort());
+    expect(tools.map((tool) => tool.name).sort()).toEqual([...mcpTools().keys()].sort());
     const run = tools.find((tool) => tool.name === "workflows_run");
     expect(run?.description).toContain("Start an execution");
     expect(run?.inputSchema).toMatchObject({
@@ -163,8 +163,8 @@ describe("the MCP endpoint", () => {
     const client = await connect(readOnly.credential);
     const { tools } = await client.listTools();
     const shown = new Set(tools.map((tool) => tool.name));
-    for (const [procedure, rule] of Object.entries(exposedProcedures)) {
-      expect(shown.has(toolNameOf(procedure)), procedure).toBe(!rule.changes);
+    for (const tool of mcpTools().values()) {
+      expect(shown.has(tool.definition.name), tool.procedure).toBe(!tool.meta.mutates);
     }
     const refused = await callTool(client, "projects_create", { name: "Nope" });
     expect(refused.isError).toBe(true);

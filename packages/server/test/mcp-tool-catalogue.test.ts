@@ -1,29 +1,33 @@
-import { contractCalls, contractProcedures } from "@weft/testing";
+import { contractProcedureEntries } from "@weft/contract";
 import { describe, expect, it } from "vitest";
-import { exposedProcedures, unexposedProcedures } from "../src/mcp/tool-catalogue.ts";
+import { mcpTools, toolNameOf } from "../src/mcp/mcp-tools.ts";
+
+const procedures = contractProcedureEntries();
+const tools = [...mcpTools().values()];
 
 describe("the MCP tool catalogue", () => {
-  it.each(contractProcedures())("decides %s: a tool, or deliberately not one", (procedure) => {
-    const exposed = procedure in exposedProcedures;
-    const unexposed = procedure in unexposedProcedures;
-    expect(exposed !== unexposed, `${procedure} must be in exactly one of the two tables of tool-catalogue.ts`).toBe(
-      true,
-    );
+  it.each(procedures.map(({ name, meta }) => [name, meta.mcp] as const))(
+    "decides %s: a tool, or deliberately not one",
+    (_name, mcp) => {
+      expect(mcp.tool || mcp.reason.trim() !== "").toBe(true);
+    },
+  );
+
+  it("is exactly the procedures whose metadata makes them tools, named namespace_verb", () => {
+    const exposed = procedures.filter(({ meta }) => meta.mcp.tool).map(({ name }) => toolNameOf(name));
+    expect(tools.map((tool) => tool.definition.name).sort()).toEqual(exposed.sort());
   });
 
-  it("names no procedure the contract lacks", () => {
-    const procedures = new Set(contractProcedures());
-    const named = [...Object.keys(exposedProcedures), ...Object.keys(unexposedProcedures)];
-    expect(named.filter((name) => !procedures.has(name))).toEqual([]);
-  });
-
-  it.each(Object.entries(exposedProcedures))("gives %s the scope its procedure requires", (procedure, rule) => {
-    expect(rule.scope).toBe(contractCalls[procedure]?.scope);
-  });
+  it.each(tools.map((tool) => [tool.procedure, tool] as const))(
+    "shows %s as read-only exactly when it changes nothing",
+    (_name, tool) => {
+      expect(tool.definition.annotations?.readOnlyHint).toBe(!tool.meta.mutates);
+    },
+  );
 
   it("exposes nothing administrative", () => {
-    const administrative = Object.keys(exposedProcedures).filter((name) =>
-      ["access.", "integrations."].some((namespace) => name.startsWith(namespace)),
+    const administrative = tools.filter(({ procedure }) =>
+      ["access.", "integrations."].some((namespace) => procedure.startsWith(namespace)),
     );
     expect(administrative).toEqual([]);
   });

@@ -1,17 +1,22 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { type AnyContractProcedure, isContractProcedure } from "@orpc/contract";
-import { contract } from "@weft/contract";
+import type { AnyContractProcedure } from "@orpc/contract";
+import {
+  type ContractProcedureEntry,
+  contractProcedureEntries,
+  type McpExposure,
+  type ProcedureMeta,
+  type ProcedureName,
+} from "@weft/contract";
 import type { Principal } from "../rpc/context.ts";
 import { contractSchemaConverter } from "../rpc/contract-schema-converter.ts";
 import { credentialReaches, holdsWriterRoleSomewhere } from "../rpc/project-access.ts";
-import { exposedProcedures, type ToolRule, toolNameOf } from "./tool-catalogue.ts";
 
 /** One MCP tool: the procedure it calls and what `tools/list` shows of it. */
 export interface McpTool {
-  /** `namespace.verb`, the procedure's name in the contract. */
-  procedure: string;
+  procedure: ProcedureName;
   path: readonly [string, string];
-  rule: ToolRule;
+  /** What `tools/list` needs to know without running the procedure, from the contract's metadata. */
+  meta: ProcedureMeta & { mcp: Extract<McpExposure, { tool: true }> };
   definition: Tool;
 }
 
@@ -31,40 +36,38 @@ function descriptionOf(procedure: AnyContractProcedure): string {
   return [summary, description].filter((text) => text !== undefined && text !== "").join("\n\n");
 }
 
-function toTool(name: string, procedure: AnyContractProcedure, rule: ToolRule): McpTool {
-  const [namespace = "", verb = ""] = name.split(".");
+/** The tool name of a procedure: `workflows.getExecution` → `workflows_getExecution`, in the character set every MCP client accepts. */
+export function toolNameOf(procedure: ProcedureName): string {
+  return procedure.replace(".", "_");
+}
+
+function toTool({ name, path, procedure, meta }: ContractProcedureEntry, mcp: McpTool["meta"]["mcp"]): McpTool {
   const outputSchema = objectSchemaOf(procedure, "output");
   return {
     procedure: name,
-    path: [namespace, verb],
-    rule,
+    path,
+    meta: { ...meta, mcp },
     definition: {
       name: toolNameOf(name),
       title: procedure["~orpc"].route.summary,
       description: descriptionOf(procedure),
       inputSchema: objectSchemaOf(procedure, "input") ?? { type: "object" },
       ...(outputSchema === undefined ? {} : { outputSchema }),
-      annotations: { readOnlyHint: !rule.changes, openWorldHint: false },
+      annotations: { readOnlyHint: !meta.mutates, openWorldHint: false },
     },
   };
 }
 
-function contractProcedure(namespace: string, verb: string): AnyContractProcedure {
-  const procedure: unknown = (contract as Record<string, Record<string, unknown> | undefined>)[namespace]?.[verb];
-  if (!isContractProcedure(procedure))
-    throw new Error(`the MCP tool catalogue names ${namespace}.${verb}, which the contract lacks`);
-  return procedure;
-}
-
 let catalogue: ReadonlyMap<string, McpTool> | undefined;
 
-/** Every tool by its name, converted from the contract once per process. */
+/** Every tool by its name: the procedures whose metadata makes them one, converted once per process. */
 export function mcpTools(): ReadonlyMap<string, McpTool> {
   catalogue ??= new Map(
-    Object.entries(exposedProcedures).map(([name, rule]) => {
-      const [namespace = "", verb = ""] = name.split(".");
-      const tool = toTool(name, contractProcedure(namespace, verb), rule);
-      return [tool.definition.name, tool];
+    contractProcedureEntries().flatMap((entry) => {
+      const { mcp } = entry.meta;
+      if (!mcp.tool) return [];
+      const tool = toTool(entry, mcp);
+      return [[tool.definition.name, tool] as const];
     }),
   );
   return catalogue;
@@ -77,10 +80,11 @@ export function mcpTools(): ReadonlyMap<string, McpTool> {
  * still goes to the procedure, which refuses it for the same reasons.
  */
 export function toolAllowed(tool: McpTool, principal: Principal): boolean {
+  const { scope, mutates, mcp } = tool.meta;
   return (
-    principal.scopes.has(tool.rule.scope) &&
+    principal.scopes.has(scope) &&
     credentialReaches(principal, tool.path) &&
-    !(tool.rule.changesWorkspace === true && principal.projectId !== undefined) &&
-    (!tool.rule.needsWriterRole || holdsWriterRoleSomewhere(principal))
+    !(mcp.changesWorkspace === true && principal.projectId !== undefined) &&
+    (!mutates || mcp.viewerMayChange === true || holdsWriterRoleSomewhere(principal))
   );
 }
