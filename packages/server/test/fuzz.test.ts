@@ -1,12 +1,14 @@
-import { manifestSchema } from "@weft/contract";
+import type { ProcedureName } from "@weft/contract";
 import {
   arbitraryOfJsonSchema,
+  contractCalls,
   contractProcedureInputs,
   createTestIdentity,
   emailRegistration,
   type FuzzRequest,
   type FuzzSurface,
   type FuzzTally,
+  type FuzzTarget,
   formatFuzzTallies,
   formCsrfTokenOf,
   fuzzSurface,
@@ -19,10 +21,10 @@ import {
   mutatedContentType,
   mutatedValue,
   postJson,
+  proceduresWithoutCall,
   randomTokenId,
   registerEmailAgent,
   registerSecret,
-  type SchemaArbitraryOptions,
   startTestPlatform,
   storeTestWaitToken,
   type TestIdentity,
@@ -605,114 +607,42 @@ function httpSurfaces({ projectId, claimToken, tokenId, hostedFormCsrf, caller }
   ];
 }
 
-/**
- * Per procedure of the contract: how its inputs are generated beyond its zod schema. A procedure
- * without an entry fails the walk, so every namespace that lands is fuzzed.
- */
-const rpcEntries: Record<
-  string,
-  {
-    overrides?: () => SchemaArbitraryOptions["overrides"];
-    /** The ids its inputs draw, for a procedure that must not reach the fixture's own. */
-    known?: (fixtureIds: readonly string[]) => readonly string[];
-  }
-> = {
-  "projects.list": {},
-  "projects.get": {},
-  "projects.create": {},
-  "projects.update": {},
-  "projects.delete": {
-    known: (fixtureIds) => fixtureIds.map((id) => (id === fixture.projectId ? fixture.doomedProjectId : id)),
-  },
-  "deployments.create": {
-    overrides: () => ({
-      manifest: fc.oneof(
-        arbitraryOfJsonSchema(z.toJSONSchema(manifestSchema, { io: "input", unrepresentable: "any" }) as JsonSchema),
-        fc.jsonValue({ maxDepth: 4 }),
-      ),
-      bundle: fc.constantFrom("export default {};", "", "throw new Error()", "export default { workflows: 1 };"),
-    }),
-  },
-  "deployments.activate": {},
-  "deployments.list": {},
-  "deployments.get": {},
-  "workflows.list": {},
-  "workflows.get": {},
-  "workflows.run": {},
-  "workflows.listExecutions": {},
-  "workflows.getExecution": {},
-  "workflows.cancelExecution": {
-    known: (fixtureIds) => fixtureIds.map((id) => (id === fixture.executionId ? fixture.heldExecutionId : id)),
-  },
-  "workflows.rerunExecution": {},
-  "workflows.completeToken": {},
-  "workflows.listEvents": {},
-  "traces.list": {},
-  "traces.get": {},
-  "resources.list": {},
-  "resources.get": {
-    // The name is any string to the schema: without the deployed names the lookup would never match.
-    overrides: () => ({ name: fc.oneof(fc.constantFrom(...deployedNames), fc.string({ minLength: 1 })) }),
-  },
-  "access.createWorkspace": {},
-  "access.createFederationPolicy": {
-    // The issuer is any string to the JSON Schema (its URL rules are a refinement).
-    overrides: () => ({ issuer: fc.oneof(fc.constantFrom(...fuzzedIssuers), fc.webUrl(), hostileString) }),
-  },
-  "access.listFederationPolicies": {},
-  "access.deleteFederationPolicy": {},
-  "integrations.list": {},
-  "integrations.get": {},
-  "integrations.create": {},
-  "integrations.update": {},
-  "integrations.delete": {},
-  "access.listWorkspaces": {},
-  "access.renameWorkspace": {},
-  "access.listMembers": {},
-  "access.invite": {},
-  "access.listInvitations": {},
-  "access.revokeInvitation": {},
-  "access.updateRole": {},
-  "access.removeMember": {},
-  "access.auditLog": {},
-  "billing.getPlan": {},
-  "billing.getUsage": {},
-  "billing.listStatements": {},
-  "studio.overview": {},
-  "studio.executionTimeline": {},
-  "agents.list": {},
-  "agents.get": {},
-  "agents.revoke": {},
-  "agents.revokeAll": {},
-  "schedules.list": {},
-  "schedules.pause": {},
-  "schedules.resume": {},
-};
+/** What the fixture offers the fuzz hints of `contractCalls`. */
+function fuzzTarget(): FuzzTarget {
+  return {
+    known: [
+      fixture.projectId,
+      fixture.deploymentId,
+      fixture.executionId,
+      fixture.traceId,
+      fixture.invitationId,
+      fixture.agentId,
+      fixture.policyId,
+      fixture.tokenId,
+      fixture.caller.personalWorkspaceId,
+      fixture.caller.accountId,
+      fixture.memberAccountId,
+      fixtureIntegration,
+      "take",
+      "nightly",
+      "contact",
+    ],
+    projectId: fixture.projectId,
+    doomedProjectId: fixture.doomedProjectId,
+    executionId: fixture.executionId,
+    heldExecutionId: fixture.heldExecutionId,
+    deployedNames,
+    issuers: fuzzedIssuers,
+  };
+}
 
-function rpcSurface(procedure: string, inputSchema: unknown): FuzzSurface {
-  const entry = rpcEntries[procedure];
-  if (entry === undefined) throw new Error(`${procedure} has no fuzz entry`);
-  const fixtureIds = [
-    fixture.projectId,
-    fixture.deploymentId,
-    fixture.executionId,
-    fixture.traceId,
-    fixture.invitationId,
-    fixture.agentId,
-    fixture.policyId,
-    fixture.tokenId,
-    fixture.caller.personalWorkspaceId,
-    fixture.caller.accountId,
-    fixture.memberAccountId,
-    fixtureIntegration,
-    "take",
-    "nightly",
-    "contact",
-  ];
+function rpcSurface(procedure: ProcedureName, inputSchema: unknown): FuzzSurface {
+  const hints = contractCalls[procedure].fuzz ?? {};
+  const target = fuzzTarget();
   const jsonSchema = z.toJSONSchema(inputSchema as z.ZodType, { io: "input", unrepresentable: "any" }) as JsonSchema;
   const input = arbitraryOfJsonSchema(jsonSchema, {
-    known: entry.known?.(fixtureIds) ?? fixtureIds,
-    overrides: entry.overrides?.() ?? {},
+    known: hints.known?.(target) ?? target.known,
+    overrides: hints.overrides?.(target) ?? {},
   });
   return {
     name: `rpc.${procedure}`,
@@ -727,8 +657,8 @@ function rpcSurface(procedure: string, inputSchema: unknown): FuzzSurface {
 describe("fuzzing: no input gets a 5xx, hangs, stops the server or changes anything when refused", () => {
   const procedures = contractProcedureInputs();
 
-  it("has a fuzz entry for every procedure of the contract, and every one can be generated", () => {
-    expect(procedures.map(([name]) => name).filter((name) => rpcEntries[name] === undefined)).toEqual([]);
+  it("has a call for every procedure of the contract, and every one can be generated", () => {
+    expect(proceduresWithoutCall()).toEqual([]);
     for (const [name, schema] of procedures) {
       expect(fc.sample(rpcSurface(name, schema).request, { numRuns: 3, seed }), name).toHaveLength(3);
     }
@@ -766,9 +696,11 @@ describe("fuzzing: no input gets a 5xx, hangs, stops the server or changes anyth
   it.each(surfaceNames)(
     "%s",
     async (name) => {
-      const surface = name.startsWith("rpc.")
-        ? rpcSurface(name.slice(4), procedures.find(([procedure]) => `rpc.${procedure}` === name)?.[1])
-        : httpSurfaces(fixture).find((each) => each.name === name);
+      const procedure = procedures.find(([each]) => `rpc.${each}` === name);
+      const surface =
+        procedure === undefined
+          ? httpSurfaces(fixture).find((each) => each.name === name)
+          : rpcSurface(procedure[0], procedure[1]);
       if (surface === undefined) throw new Error(`no surface ${name}`);
       const began = Date.now();
       const tally = await fuzzSurface(surface, { baseUrl: weft.url, runs, seed, fingerprint });

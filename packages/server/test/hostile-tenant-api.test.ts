@@ -1,11 +1,15 @@
 import { randomUUID } from "node:crypto";
 import {
+  type CallTarget,
   callRpc,
   capturedLogger,
-  contractProcedures,
+  contractCalls,
   createTestIdentity,
   idJagRegistration,
   postJson,
+  probeCalls,
+  procedureOf,
+  proceduresWithoutCall,
   randomTokenId,
   registerEmailAgent,
   startTestIdentityProvider,
@@ -97,6 +101,16 @@ async function tenantWith(email: string): Promise<TenantFixture> {
   };
 }
 
+/** The tenant's things as a call of `contractCalls` aims at them, made by mallory. */
+function targetOf({ tenant, ...ids }: TenantFixture): CallTarget {
+  return {
+    ...ids,
+    workspaceId: tenant.personalWorkspaceId,
+    ownerAccountId: tenant.accountId,
+    callerAccountId: mallory.tenant.accountId,
+  };
+}
+
 beforeAll(async () => {
   idp = await startTestIdentityProvider();
   weft = await startTestPlatform({
@@ -152,158 +166,38 @@ function bodyWith(input: Record<string, unknown>, field: string, rawValue: strin
 
 const deepJson = `${"[".repeat(20_000)}${"]".repeat(20_000)}`;
 
-/**
- * Per procedure of the contract: a valid input on the caller's own things, and the field the
- * hostile value goes into. A procedure added to the contract without an entry fails the test.
- */
-const hostileTargets: Record<string, { input: (own: TenantFixture) => Record<string, unknown>; field: string }> = {
-  "projects.list": { input: () => ({}), field: "workspaceId" },
-  "projects.get": { input: ({ projectId }) => ({ projectId }), field: "projectId" },
-  "projects.create": { input: () => ({ name: "fine" }), field: "name" },
-  "projects.update": { input: ({ projectId }) => ({ projectId, name: "fine" }), field: "name" },
-  "projects.delete": { input: ({ projectId }) => ({ projectId }), field: "projectId" },
-  "deployments.create": { input: ({ projectId }) => ({ projectId, manifest, bundle }), field: "manifest" },
-  "deployments.create#bundle": { input: ({ projectId }) => ({ projectId, manifest, bundle }), field: "bundle" },
-  "deployments.activate": {
-    input: ({ projectId, deploymentId }) => ({ projectId, deploymentId }),
-    field: "deploymentId",
-  },
-  "deployments.list": { input: ({ projectId }) => ({ projectId }), field: "projectId" },
-  "deployments.get": { input: ({ deploymentId }) => ({ deploymentId }), field: "deploymentId" },
-  "workflows.list": { input: ({ projectId }) => ({ projectId }), field: "projectId" },
-  "workflows.get": { input: ({ projectId }) => ({ projectId, workflow: "echo" }), field: "workflow" },
-  "workflows.run": { input: ({ projectId }) => ({ projectId, workflow: "echo", input: {} }), field: "input" },
-  "workflows.run#idempotencyKey": {
-    input: ({ projectId }) => ({ projectId, workflow: "echo", input: {}, idempotencyKey: "k" }),
-    field: "idempotencyKey",
-  },
-  "workflows.listExecutions": { input: ({ projectId }) => ({ projectId }), field: "createdFrom" },
-  "workflows.getExecution": { input: ({ executionId }) => ({ executionId }), field: "executionId" },
-  "workflows.cancelExecution": { input: ({ executionId }) => ({ executionId }), field: "executionId" },
-  "workflows.rerunExecution": { input: ({ executionId }) => ({ executionId }), field: "executionId" },
-  "workflows.completeToken": { input: ({ tokenId }) => ({ tokenId, data: {} }), field: "data" },
-  "workflows.listEvents": { input: ({ executionId }) => ({ executionId }), field: "after" },
-  "workflows.listEvents#project": { input: ({ projectId }) => ({ projectId }), field: "projectId" },
-  "traces.list": { input: ({ projectId }) => ({ projectId }), field: "cursor" },
-  "traces.get": { input: ({ projectId, traceId }) => ({ projectId, traceId }), field: "traceId" },
-  "resources.list": { input: ({ projectId }) => ({ projectId }), field: "kind" },
-  "resources.get": { input: ({ projectId }) => ({ projectId, kind: "workflow", name: "echo" }), field: "name" },
-  "access.createWorkspace": { input: () => ({ name: "fine" }), field: "name" },
-  "access.listWorkspaces": { input: () => ({}), field: "pagination" },
-  "access.renameWorkspace": {
-    input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId, name: "fine" }),
-    field: "name",
-  },
-  "access.listMembers": { input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }), field: "workspaceId" },
-  "access.invite": {
-    input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId, email: "x@example.com", role: "member" }),
-    field: "email",
-  },
-  "access.listInvitations": {
-    input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
-    field: "pagination",
-  },
-  "access.revokeInvitation": { input: ({ invitationId }) => ({ invitationId }), field: "invitationId" },
-  "access.updateRole": {
-    input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId, accountId: tenant.accountId, role: "admin" }),
-    field: "role",
-  },
-  "access.removeMember": {
-    input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId, accountId: tenant.accountId }),
-    field: "accountId",
-  },
-  "access.auditLog": { input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }), field: "filter" },
-  "billing.getPlan": { input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }), field: "workspaceId" },
-  "billing.getUsage": {
-    input: ({ tenant }) => ({
-      workspaceId: tenant.personalWorkspaceId,
-      from: "2026-01-01T00:00:00.000Z",
-      to: "2026-02-01T00:00:00.000Z",
-      groupBy: "project",
-    }),
-    field: "from",
-  },
-  "billing.listStatements": {
-    input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
-    field: "cursor",
-  },
-  "studio.overview": { input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }), field: "workspaceId" },
-  "studio.executionTimeline": {
-    input: ({ projectId }) => ({
-      projectId,
-      from: "2026-01-01T00:00:00.000Z",
-      to: "2026-01-02T00:00:00.000Z",
-      bucket: "minute",
-    }),
-    field: "to",
-  },
-  "access.createFederationPolicy": {
-    input: ({ tenant, projectId }) => ({
-      workspaceId: tenant.personalWorkspaceId,
-      projectId,
-      issuer: "https://idp.example.com",
-      audience: "weft",
-      subject: "repo:*",
-      scopes: ["projects:read"],
-    }),
-    field: "subject",
-  },
-  "access.listFederationPolicies": {
-    input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
-    field: "projectId",
-  },
-  "access.deleteFederationPolicy": { input: ({ policyId }) => ({ policyId }), field: "policyId" },
-  "integrations.list": { input: ({ projectId }) => ({ projectId }), field: "pagination" },
-  "integrations.get": { input: ({ projectId }) => ({ projectId, name: "crm" }), field: "name" },
-  "integrations.create": {
-    input: ({ projectId }) => ({ projectId, name: "fine", kind: "secret", secrets: { value: "v" } }),
-    field: "secrets",
-  },
-  "integrations.update": { input: ({ projectId }) => ({ projectId, name: "crm", secrets: {} }), field: "config" },
-  "integrations.delete": { input: ({ projectId }) => ({ projectId, name: "crm" }), field: "name" },
-  "agents.list": { input: () => ({}), field: "status" },
-  "agents.get": { input: ({ agentId }) => ({ agentId }), field: "agentId" },
-  "agents.revoke": { input: ({ agentId }) => ({ agentId }), field: "agentId" },
-  "agents.revokeAll": { input: ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }), field: "workspaceId" },
-  "schedules.list": { input: ({ projectId }) => ({ projectId }), field: "projectId" },
-  "schedules.pause": { input: ({ projectId }) => ({ projectId, name: "nightly" }), field: "name" },
-  "schedules.resume": { input: ({ projectId }) => ({ projectId, name: "nightly" }), field: "name" },
-};
-
 const hostileValues: [string, string][] = [
   ["a NUL character", JSON.stringify("a\u0000b")],
   ["a lone surrogate", '"a\\ud800b"'],
   ["input nested 20 000 deep", deepJson],
 ];
 
-const hostileCases = Object.entries(hostileTargets).flatMap(([name, target]) =>
-  hostileValues.flatMap(([what, raw]) =>
-    (["rpc", "api"] as const).map((surface) => ({ name, target, what, raw, surface })),
+const hostileCases = Object.entries(contractCalls).flatMap(([name, call]) =>
+  call.hostileFields.flatMap((field) =>
+    hostileValues.flatMap(([what, raw]) =>
+      (["rpc", "api"] as const).map((surface) => ({ name, call, field, what, raw, surface })),
+    ),
   ),
 );
 
 describe("hostile tenant: input the API cannot store", () => {
-  const procedures = contractProcedures();
-
   it("has a hostile input for every procedure of the contract", () => {
-    const covered = new Set(Object.keys(hostileTargets).map((name) => name.split("#")[0]));
-    expect(procedures.filter((name) => !covered.has(name))).toEqual([]);
+    expect(proceduresWithoutCall()).toEqual([]);
   });
 
   it.each(hostileCases)(
-    "$name with $what in $target.field over /$surface answers 400 and changes nothing",
-    async ({ name, target, raw, surface }) => {
-      const procedure = name.split("#")[0] ?? name;
+    "$name with $what in $field over /$surface answers 400 and changes nothing",
+    async ({ name, call, field, raw, surface }) => {
       const before = await snapshot();
-      const input = bodyWith(target.input(mallory), target.field, raw);
+      const input = bodyWith(call.input(targetOf(mallory)), field, raw);
       const result =
         surface === "rpc"
-          ? await postRpc(procedure, `{"json":${input}}`, mallory.tenant.credential)
-          : await postApi(procedure, input, mallory.tenant.credential);
+          ? await postRpc(name, `{"json":${input}}`, mallory.tenant.credential)
+          : await postApi(name, input, mallory.tenant.credential);
       expect(result.status).toBe(400);
       const refusal = result.json as { code: string; data: { issues: { path: unknown[] }[] } };
       expect(refusal.code).toBe("BAD_REQUEST");
-      expect(refusal.data.issues[0]?.path[0]).toBe(target.field);
+      expect(refusal.data.issues[0]?.path[0]).toBe(field);
       expect(await snapshot()).toEqual(before);
     },
   );
@@ -514,11 +408,12 @@ describe("hostile tenant: extreme dates in filters and cursors", () => {
 });
 
 /** Ids of the right shape that name nothing. */
-function missingFixture(): TenantFixture & { workspaceId: string } {
+function missingTarget(): CallTarget {
   const suffix = () => randomUUID().replaceAll("-", "").slice(0, 26);
   return {
-    tenant: { ...bob.tenant, personalWorkspaceId: `wsp_${suffix()}` },
     workspaceId: `wsp_${suffix()}`,
+    ownerAccountId: `acc_${suffix()}`,
+    callerAccountId: mallory.tenant.accountId,
     projectId: `prj_${suffix()}`,
     deploymentId: `dep_${suffix()}`,
     executionId: `exe_${suffix()}`,
@@ -531,110 +426,33 @@ function missingFixture(): TenantFixture & { workspaceId: string } {
 }
 
 /**
- * Per procedure, an input naming someone's things; the same input names nothing with `missingFixture`.
- * `names-nothing`: the procedure takes no id of anyone's (it acts on the caller's own account).
+ * Every call that names another workspace's things: the table's calls another workspace's user is
+ * refused, and its inputs that pair the caller's own project or workspace with such a thing.
  */
-const lookups: Record<string, ((target: TenantFixture) => Record<string, unknown>) | "names-nothing"> = {
-  "projects.list": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
-  "projects.get": ({ projectId }) => ({ projectId }),
-  "projects.create": ({ tenant }) => ({ name: "intruder", workspaceId: tenant.personalWorkspaceId }),
-  "projects.update": ({ projectId }) => ({ projectId, name: "hijacked" }),
-  "projects.delete": ({ projectId }) => ({ projectId }),
-  "deployments.create": ({ projectId }) => ({ projectId, manifest, bundle }),
-  "deployments.activate": ({ projectId, deploymentId }) => ({ projectId, deploymentId }),
-  "deployments.activate#own-project": ({ deploymentId }) => ({ projectId: mallory.projectId, deploymentId }),
-  "deployments.list": ({ projectId }) => ({ projectId }),
-  "deployments.get": ({ deploymentId }) => ({ deploymentId }),
-  "workflows.list": ({ projectId }) => ({ projectId }),
-  "workflows.get": ({ projectId }) => ({ projectId, workflow: "echo" }),
-  "workflows.run": ({ projectId }) => ({ projectId, workflow: "echo", input: {} }),
-  "workflows.listExecutions": ({ projectId }) => ({ projectId }),
-  "workflows.getExecution": ({ executionId }) => ({ executionId }),
-  "workflows.cancelExecution": ({ executionId }) => ({ executionId }),
-  "workflows.rerunExecution": ({ executionId }) => ({ executionId }),
-  "workflows.completeToken": ({ tokenId }) => ({ tokenId, data: { approved: true } }),
-  "workflows.listEvents": ({ executionId }) => ({ executionId }),
-  "workflows.listEvents#project": ({ projectId }) => ({ projectId }),
-  "traces.list": ({ projectId }) => ({ projectId }),
-  "traces.get": ({ projectId, traceId }) => ({ projectId, traceId }),
-  "traces.get#own-project": ({ traceId }) => ({ projectId: mallory.projectId, traceId }),
-  "resources.list": ({ projectId }) => ({ projectId }),
-  "resources.get": ({ projectId }) => ({ projectId, kind: "workflow", name: "echo" }),
-  "access.createWorkspace": "names-nothing",
-  "access.listWorkspaces": "names-nothing",
-  "access.renameWorkspace": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId, name: "hijacked" }),
-  "access.listMembers": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
-  "access.invite": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId, email: "m@example.com", role: "admin" }),
-  "access.listInvitations": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
-  "access.revokeInvitation": ({ invitationId }) => ({ invitationId }),
-  "access.updateRole": ({ tenant }) => ({
-    workspaceId: tenant.personalWorkspaceId,
-    accountId: tenant.accountId,
-    role: "viewer",
-  }),
-  "access.removeMember": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId, accountId: tenant.accountId }),
-  "access.removeMember#own-workspace": ({ tenant }) => ({
-    workspaceId: mallory.tenant.personalWorkspaceId,
-    accountId: tenant.accountId,
-  }),
-  "access.auditLog": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
-  "billing.getPlan": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
-  "billing.getUsage": ({ tenant }) => ({
-    workspaceId: tenant.personalWorkspaceId,
-    from: "2026-01-01T00:00:00.000Z",
-    to: "2026-02-01T00:00:00.000Z",
-    groupBy: "day",
-  }),
-  "billing.listStatements": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
-  "studio.overview": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
-  "studio.executionTimeline": ({ projectId }) => ({
-    projectId,
-    from: "2026-01-01T00:00:00.000Z",
-    to: "2026-01-02T00:00:00.000Z",
-    bucket: "hour",
-  }),
-  "access.createFederationPolicy": ({ tenant, projectId }) => ({
-    workspaceId: tenant.personalWorkspaceId,
-    projectId,
-    issuer: "https://idp.example.com",
-    audience: "weft",
-    subject: "repo:*",
-    scopes: ["projects:read"],
-  }),
-  "access.listFederationPolicies": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
-  "access.deleteFederationPolicy": ({ policyId }) => ({ policyId }),
-  "integrations.list": ({ projectId }) => ({ projectId }),
-  "integrations.get": ({ projectId }) => ({ projectId, name: "crm" }),
-  "integrations.create": ({ projectId }) => ({ projectId, name: "planted", kind: "secret", secrets: { value: "v" } }),
-  "integrations.update": ({ projectId }) => ({ projectId, name: "crm", secrets: { value: "planted" } }),
-  "integrations.delete": ({ projectId }) => ({ projectId, name: "crm" }),
-  "agents.list": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
-  "agents.get": ({ agentId }) => ({ agentId }),
-  "agents.revoke": ({ agentId }) => ({ agentId }),
-  "agents.revokeAll": ({ tenant }) => ({ workspaceId: tenant.personalWorkspaceId }),
-  "schedules.list": ({ projectId }) => ({ projectId }),
-  "schedules.pause": ({ projectId }) => ({ projectId, name: "nightly" }),
-  "schedules.resume": ({ projectId }) => ({ projectId, name: "nightly" }),
-};
+const lookups: (readonly [string, (theirs: CallTarget) => Record<string, unknown>])[] = [
+  ...probeCalls().flatMap(([name, call]) => (call.asOutsider === "refused" ? [[name, call.input] as const] : [])),
+  ...Object.entries(contractCalls).flatMap(([name, call]) =>
+    Object.entries(call.crossed ?? {}).map(
+      ([variant, crossed]) =>
+        [`${name}#${variant}`, (theirs: CallTarget) => crossed(theirs, targetOf(mallory))] as const,
+    ),
+  ),
+];
 
 describe("hostile tenant: not found reads the same for missing and someone else's", () => {
   it("has a lookup for every procedure of the contract", () => {
-    const covered = new Set(Object.keys(lookups).map((name) => name.split("#")[0]));
-    expect(contractProcedures().filter((name) => !covered.has(name))).toEqual([]);
+    expect(proceduresWithoutCall()).toEqual([]);
   });
 
-  const namingLookups = Object.entries(lookups).flatMap(([name, lookup]) =>
-    lookup === "names-nothing" ? [] : [[name, lookup] as const],
-  );
-  it.each(namingLookups)("%s answers byte for byte the same NOT_FOUND", async (name, lookup) => {
-    const procedure = name.split("#")[0] ?? name;
+  it.each(lookups)("%s answers byte for byte the same NOT_FOUND", async (name, lookup) => {
+    const procedure = procedureOf(name);
     const token = mallory.tenant.credential;
-    const theirs = await postRpc(procedure, JSON.stringify({ json: lookup(bob) }), token);
-    const missing = await postRpc(procedure, JSON.stringify({ json: lookup(missingFixture()) }), token);
+    const theirs = await postRpc(procedure, JSON.stringify({ json: lookup(targetOf(bob)) }), token);
+    const missing = await postRpc(procedure, JSON.stringify({ json: lookup(missingTarget()) }), token);
     expect(theirs.status).toBe(404);
     expect(missing.text).toBe(theirs.text);
-    const theirsApi = await postApi(procedure, JSON.stringify(lookup(bob)), token);
-    const missingApi = await postApi(procedure, JSON.stringify(lookup(missingFixture())), token);
+    const theirsApi = await postApi(procedure, JSON.stringify(lookup(targetOf(bob))), token);
+    const missingApi = await postApi(procedure, JSON.stringify(lookup(missingTarget())), token);
     expect(theirsApi.status).toBe(404);
     expect(missingApi.text).toBe(theirsApi.text);
   });

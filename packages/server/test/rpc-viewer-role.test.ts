@@ -1,9 +1,9 @@
 import {
   type ContractFixture,
   callRpc,
-  contractCalls,
   contractProcedures,
   createContractFixture,
+  probeCalls,
   procedureOf,
   proceduresWithoutCall,
   startTestPlatform,
@@ -67,7 +67,7 @@ describe("a viewer reads and never writes", () => {
     expect(proceduresWithoutCall()).toEqual([]);
   });
 
-  it.each(Object.entries(contractCalls))("%s", async (name, call) => {
+  it.each(probeCalls())("%s", async (name, call) => {
     const procedure = procedureOf(name);
     expect(procedures).toContain(procedure);
     const before = await teamState();

@@ -1,5 +1,8 @@
-import type { Scope } from "@weft/server/internals";
+import { manifestSchema, type ProcedureName } from "@weft/contract";
+import fc from "fast-check";
 import { contractProcedures } from "./contract-procedures.ts";
+import { hostileString } from "./hostile-input.ts";
+import { arbitraryOfJsonSchema, type JsonSchema, type SchemaArbitraryOptions } from "./json-schema-arbitrary.ts";
 import { callRpc } from "./rpc-calls.ts";
 import { registerEmailAgent } from "./test-agents.ts";
 import { createTestIdentity, type TestIdentity } from "./test-identities.ts";
@@ -27,302 +30,326 @@ export interface CallTarget {
 }
 
 /**
- * How one call of a procedure, aimed at a workspace's things, is described once for every probe:
- * - `scope`: the one scope the procedure needs; a credential lacking it is refused with FORBIDDEN
- *   and `data.missingScope`, whoever holds it;
+ * One call of a procedure, aimed at a workspace's things, as every probe makes it (the scope it
+ * needs is the procedure's metadata in the contract; a revoked or expired credential gets
+ * UNAUTHORIZED from every call):
  * - `asOutsider`: a user of another workspace is `refused` (404, exactly as if nothing existed),
  *   `sees-nothing` (200, with nothing of the workspace), or `creates-own` (200, making something of
  *   the caller's only);
  * - `asViewer`: a viewer of the workspace `reads` (200), is `refused` (403: sees the target but may
  *   not do this), finds it `hidden` (404: another member's agent) or acts on its `own-account` (200).
- * A revoked or expired credential gets UNAUTHORIZED from every call.
  */
-export interface ContractCall {
-  input: (target: CallTarget) => unknown;
-  scope: Scope;
+export interface ProbeCall {
+  input: (target: CallTarget) => Record<string, unknown>;
   asOutsider: "refused" | "sees-nothing" | "creates-own";
   asViewer: "reads" | "refused" | "hidden" | "own-account";
 }
 
+/** What the fuzz run's fixture offers a procedure's `FuzzHints`. */
+export interface FuzzTarget {
+  /** Every id and name of the fixture: generated inputs draw on them besides random values. */
+  known: readonly string[];
+  projectId: string;
+  /** A project of its own for `projects.delete`, which would otherwise delete `projectId` under every later surface. */
+  doomedProjectId: string;
+  executionId: string;
+  /** An execution that sleeps for a week, for `workflows.cancelExecution` to reach: the other has finished. */
+  heldExecutionId: string;
+  /** The names the fixture's deployment gives its workflows, forms, webhooks and schedule. */
+  deployedNames: readonly string[];
+  /** Issuers a federation policy accepts. */
+  issuers: readonly string[];
+}
+
+/** How the fuzz run draws a procedure's inputs beyond what its schema says. */
+export interface FuzzHints {
+  /** The ids its inputs draw, for a procedure that must not reach the fixture's own. */
+  known?: (target: FuzzTarget) => readonly string[];
+  /** Arbitraries for fields the schema leaves too open to ever meet the fixture. */
+  overrides?: (target: FuzzTarget) => SchemaArbitraryOptions["overrides"];
+}
+
+/** Everything the probes over the contract need of one procedure. */
+export interface ContractCall extends ProbeCall {
+  /** More calls of the same procedure, probed like the first, each named `<procedure>#<variant>`. */
+  variants?: Record<string, ProbeCall>;
+  /**
+   * Fields of `input` (or fields it may add) that, holding what PostgreSQL cannot store (a NUL, a
+   * lone surrogate) or JSON nested 20 000 deep, get BAD_REQUEST naming them and change nothing.
+   */
+  hostileFields: readonly [string, ...string[]];
+  /**
+   * Inputs pairing the caller's own project or workspace with another workspace's thing, by name:
+   * NOT_FOUND byte for byte as if the thing did not exist.
+   */
+  crossed?: Record<string, (theirs: CallTarget, own: CallTarget) => Record<string, unknown>>;
+  fuzz?: FuzzHints;
+}
+
 /**
- * One entry per procedure of the contract (a `#variant` suffix adds another call of the same
- * procedure). Every probe over the contract walks this table and fails for a procedure without an
- * entry, so a new procedure needs one entry here and no other.
+ * One entry per procedure of the contract: the compiler names a procedure without one. Every probe
+ * over the contract reads this table: tenant isolation, the viewer role, credentials lacking a
+ * scope, revoked and expired, hostile input and the fuzz run.
  */
-export const contractCalls: Record<string, ContractCall> = {
-  "projects.list": { input: () => ({}), scope: "projects:read", asOutsider: "sees-nothing", asViewer: "reads" },
-  "projects.list#workspace": {
-    input: ({ workspaceId }) => ({ workspaceId }),
-    scope: "projects:read",
-    asOutsider: "refused",
+export const contractCalls: Record<ProcedureName, ContractCall> = {
+  "projects.list": {
+    input: () => ({}),
+    asOutsider: "sees-nothing",
     asViewer: "reads",
+    variants: {
+      workspace: { input: ({ workspaceId }) => ({ workspaceId }), asOutsider: "refused", asViewer: "reads" },
+    },
+    hostileFields: ["workspaceId"],
   },
   "projects.get": {
     input: ({ projectId }) => ({ projectId }),
-    scope: "projects:read",
     asOutsider: "refused",
     asViewer: "reads",
+    hostileFields: ["projectId"],
   },
   "projects.create": {
     input: ({ workspaceId }) => ({ workspaceId, name: "intruder" }),
-    scope: "projects:write",
     asOutsider: "refused",
     asViewer: "refused",
+    hostileFields: ["name"],
   },
   "projects.update": {
     input: ({ projectId }) => ({ projectId, name: "hijacked" }),
-    scope: "projects:write",
     asOutsider: "refused",
     asViewer: "refused",
+    hostileFields: ["name"],
   },
   "projects.delete": {
     input: ({ projectId }) => ({ projectId }),
-    scope: "projects:write",
     asOutsider: "refused",
     asViewer: "refused",
+    hostileFields: ["projectId"],
+    fuzz: {
+      known: ({ known, projectId, doomedProjectId }) => known.map((id) => (id === projectId ? doomedProjectId : id)),
+    },
   },
   "deployments.create": {
     input: ({ projectId }) => ({ projectId, manifest: { version: 1, workflows: [{ name: "evil" }] }, bundle: "x" }),
-    scope: "deployments:write",
     asOutsider: "refused",
     asViewer: "refused",
+    hostileFields: ["manifest", "bundle"],
+    fuzz: {
+      overrides: () => ({
+        manifest: fc.oneof(
+          arbitraryOfJsonSchema(manifestSchema.toJSONSchema({ io: "input", unrepresentable: "any" }) as JsonSchema),
+          fc.jsonValue({ maxDepth: 4 }),
+        ),
+        bundle: fc.constantFrom("export default {};", "", "throw new Error()", "export default { workflows: 1 };"),
+      }),
+    },
   },
   "deployments.activate": {
     input: ({ projectId, deploymentId }) => ({ projectId, deploymentId }),
-    scope: "deployments:write",
     asOutsider: "refused",
     asViewer: "refused",
+    hostileFields: ["deploymentId"],
+    crossed: { "own-project": ({ deploymentId }, own) => ({ projectId: own.projectId, deploymentId }) },
   },
   "deployments.list": {
     input: ({ projectId }) => ({ projectId }),
-    scope: "deployments:read",
     asOutsider: "refused",
     asViewer: "reads",
+    hostileFields: ["projectId"],
   },
   "deployments.get": {
     input: ({ deploymentId }) => ({ deploymentId }),
-    scope: "deployments:read",
     asOutsider: "refused",
     asViewer: "reads",
+    hostileFields: ["deploymentId"],
   },
   "workflows.list": {
     input: ({ projectId }) => ({ projectId }),
-    scope: "projects:read",
     asOutsider: "refused",
     asViewer: "reads",
+    hostileFields: ["projectId"],
   },
   "workflows.get": {
     input: ({ projectId }) => ({ projectId, workflow: "echo" }),
-    scope: "projects:read",
     asOutsider: "refused",
     asViewer: "reads",
+    hostileFields: ["workflow"],
   },
   "workflows.run": {
     input: ({ projectId }) => ({ projectId, workflow: "echo", input: {} }),
-    scope: "projects:write",
     asOutsider: "refused",
     asViewer: "refused",
+    hostileFields: ["input", "idempotencyKey"],
   },
   "workflows.listExecutions": {
     input: ({ projectId }) => ({ projectId }),
-    scope: "projects:read",
     asOutsider: "refused",
     asViewer: "reads",
+    hostileFields: ["createdFrom"],
   },
   "workflows.getExecution": {
     input: ({ executionId }) => ({ executionId }),
-    scope: "projects:read",
     asOutsider: "refused",
     asViewer: "reads",
+    hostileFields: ["executionId"],
   },
   "workflows.cancelExecution": {
     input: ({ executionId }) => ({ executionId }),
-    scope: "projects:write",
     asOutsider: "refused",
     asViewer: "refused",
-  },
-  "workflows.rerunExecution": {
-    input: ({ executionId }) => ({ executionId }),
-    scope: "projects:write",
-    asOutsider: "refused",
-    asViewer: "refused",
-  },
-  "workflows.listEvents": {
-    input: ({ executionId }) => ({ executionId }),
-    scope: "projects:read",
-    asOutsider: "refused",
-    asViewer: "reads",
-  },
-  "workflows.listEvents#project": {
-    input: ({ projectId }) => ({ projectId }),
-    scope: "projects:read",
-    asOutsider: "refused",
-    asViewer: "reads",
+    hostileFields: ["executionId"],
+    fuzz: {
+      known: ({ known, executionId, heldExecutionId }) =>
+        known.map((id) => (id === executionId ? heldExecutionId : id)),
+    },
   },
   "workflows.completeToken": {
     input: ({ tokenId }) => ({ tokenId, data: { approved: true } }),
-    scope: "projects:write",
     asOutsider: "refused",
     asViewer: "refused",
+    hostileFields: ["data"],
   },
-  "schedules.list": {
-    input: ({ projectId }) => ({ projectId }),
-    scope: "projects:read",
+  "workflows.rerunExecution": {
+    input: ({ executionId }) => ({ executionId }),
+    asOutsider: "refused",
+    asViewer: "refused",
+    hostileFields: ["executionId"],
+  },
+  "workflows.listEvents": {
+    input: ({ executionId }) => ({ executionId }),
     asOutsider: "refused",
     asViewer: "reads",
-  },
-  "schedules.pause": {
-    input: ({ projectId }) => ({ projectId, name: "nightly" }),
-    scope: "projects:write",
-    asOutsider: "refused",
-    asViewer: "refused",
-  },
-  "schedules.resume": {
-    input: ({ projectId }) => ({ projectId, name: "nightly" }),
-    scope: "projects:write",
-    asOutsider: "refused",
-    asViewer: "refused",
+    variants: {
+      project: { input: ({ projectId }) => ({ projectId }), asOutsider: "refused", asViewer: "reads" },
+    },
+    hostileFields: ["after", "projectId"],
   },
   "traces.list": {
     input: ({ projectId }) => ({ projectId }),
-    scope: "projects:read",
     asOutsider: "refused",
     asViewer: "reads",
+    hostileFields: ["cursor"],
   },
   "traces.get": {
     input: ({ projectId, traceId }) => ({ projectId, traceId }),
-    scope: "projects:read",
     asOutsider: "refused",
     asViewer: "reads",
+    hostileFields: ["traceId"],
+    crossed: { "own-project": ({ traceId }, own) => ({ projectId: own.projectId, traceId }) },
   },
   "resources.list": {
     input: ({ projectId }) => ({ projectId }),
-    scope: "projects:read",
     asOutsider: "refused",
     asViewer: "reads",
+    hostileFields: ["kind"],
   },
   "resources.get": {
     input: ({ projectId }) => ({ projectId, kind: "workflow", name: "echo" }),
-    scope: "projects:read",
     asOutsider: "refused",
     asViewer: "reads",
+    hostileFields: ["name"],
+    fuzz: {
+      // The name is any string to the schema: without the deployed names the lookup would never match.
+      overrides: ({ deployedNames }) => ({
+        name: fc.oneof(fc.constantFrom(...deployedNames), fc.string({ minLength: 1 })),
+      }),
+    },
+  },
+  "agents.list": {
+    input: () => ({}),
+    asOutsider: "sees-nothing",
+    asViewer: "reads",
+    variants: {
+      workspace: { input: ({ workspaceId }) => ({ workspaceId }), asOutsider: "refused", asViewer: "refused" },
+    },
+    hostileFields: ["status"],
+  },
+  "agents.get": {
+    input: ({ agentId }) => ({ agentId }),
+    asOutsider: "refused",
+    asViewer: "hidden",
+    hostileFields: ["agentId"],
+  },
+  "agents.revoke": {
+    input: ({ agentId }) => ({ agentId }),
+    asOutsider: "refused",
+    asViewer: "hidden",
+    hostileFields: ["agentId"],
+  },
+  "agents.revokeAll": {
+    input: ({ workspaceId }) => ({ workspaceId }),
+    asOutsider: "refused",
+    asViewer: "refused",
+    hostileFields: ["workspaceId"],
   },
   "access.createWorkspace": {
     input: () => ({ name: "Caller's own" }),
-    scope: "projects:write",
     asOutsider: "creates-own",
     asViewer: "own-account",
+    hostileFields: ["name"],
   },
   "access.listWorkspaces": {
     input: () => ({}),
-    scope: "projects:read",
     asOutsider: "sees-nothing",
     asViewer: "reads",
+    hostileFields: ["pagination"],
   },
   "access.renameWorkspace": {
     input: ({ workspaceId }) => ({ workspaceId, name: "hijacked" }),
-    scope: "projects:write",
     asOutsider: "refused",
     asViewer: "refused",
+    hostileFields: ["name"],
   },
   "access.listMembers": {
     input: ({ workspaceId }) => ({ workspaceId }),
-    scope: "projects:read",
     asOutsider: "refused",
     asViewer: "reads",
+    hostileFields: ["workspaceId"],
   },
   "access.invite": {
     input: ({ workspaceId }) => ({ workspaceId, email: "mallory2@example.com", role: "admin" }),
-    scope: "projects:write",
     asOutsider: "refused",
     asViewer: "refused",
+    hostileFields: ["email"],
   },
   "access.listInvitations": {
     input: ({ workspaceId }) => ({ workspaceId }),
-    scope: "projects:read",
     asOutsider: "refused",
     asViewer: "refused",
+    hostileFields: ["pagination"],
   },
   "access.revokeInvitation": {
     input: ({ invitationId }) => ({ invitationId }),
-    scope: "projects:write",
     asOutsider: "refused",
     asViewer: "refused",
+    hostileFields: ["invitationId"],
   },
   "access.updateRole": {
     input: ({ workspaceId, ownerAccountId }) => ({ workspaceId, accountId: ownerAccountId, role: "viewer" }),
-    scope: "projects:write",
     asOutsider: "refused",
     asViewer: "refused",
-  },
-  "access.updateRole#self": {
-    input: ({ workspaceId, callerAccountId }) => ({ workspaceId, accountId: callerAccountId, role: "member" }),
-    scope: "projects:write",
-    asOutsider: "refused",
-    asViewer: "refused",
+    variants: {
+      self: {
+        input: ({ workspaceId, callerAccountId }) => ({ workspaceId, accountId: callerAccountId, role: "member" }),
+        asOutsider: "refused",
+        asViewer: "refused",
+      },
+    },
+    hostileFields: ["role"],
   },
   "access.removeMember": {
     input: ({ workspaceId, ownerAccountId }) => ({ workspaceId, accountId: ownerAccountId }),
-    scope: "projects:write",
     asOutsider: "refused",
     asViewer: "refused",
+    hostileFields: ["accountId"],
+    crossed: {
+      "own-workspace": ({ ownerAccountId }, own) => ({ workspaceId: own.workspaceId, accountId: ownerAccountId }),
+    },
   },
   "access.auditLog": {
     input: ({ workspaceId }) => ({ workspaceId }),
-    scope: "projects:read",
     asOutsider: "refused",
     asViewer: "refused",
-  },
-  "billing.getPlan": {
-    input: ({ workspaceId }) => ({ workspaceId }),
-    scope: "projects:read",
-    asOutsider: "refused",
-    asViewer: "refused",
-  },
-  "billing.getUsage": {
-    input: ({ workspaceId }) => ({
-      workspaceId,
-      from: "2026-01-01T00:00:00.000Z",
-      to: "2026-02-01T00:00:00.000Z",
-      groupBy: "day",
-    }),
-    scope: "projects:read",
-    asOutsider: "refused",
-    asViewer: "refused",
-  },
-  "billing.listStatements": {
-    input: ({ workspaceId }) => ({ workspaceId }),
-    scope: "projects:read",
-    asOutsider: "refused",
-    asViewer: "refused",
-  },
-  "studio.overview": {
-    input: ({ workspaceId }) => ({ workspaceId }),
-    scope: "projects:read",
-    asOutsider: "refused",
-    asViewer: "reads",
-  },
-  "studio.executionTimeline": {
-    input: ({ projectId }) => ({
-      projectId,
-      from: "2026-01-01T00:00:00.000Z",
-      to: "2026-01-02T00:00:00.000Z",
-      bucket: "hour",
-    }),
-    scope: "projects:read",
-    asOutsider: "refused",
-    asViewer: "reads",
-  },
-  "studio.executionTimeline#workspace": {
-    input: ({ workspaceId }) => ({
-      workspaceId,
-      from: "2026-01-01T00:00:00.000Z",
-      to: "2026-01-02T00:00:00.000Z",
-      bucket: "hour",
-    }),
-    scope: "projects:read",
-    asOutsider: "refused",
-    asViewer: "reads",
+    hostileFields: ["filter"],
   },
   "access.createFederationPolicy": {
     input: ({ workspaceId, projectId }) => ({
@@ -333,88 +360,150 @@ export const contractCalls: Record<string, ContractCall> = {
       subject: "repo:mallory/*",
       scopes: ["deployments:write"],
     }),
-    scope: "projects:write",
     asOutsider: "refused",
     asViewer: "refused",
+    hostileFields: ["subject"],
+    fuzz: {
+      // The issuer is any string to the JSON Schema (its URL rules are a refinement).
+      overrides: ({ issuers }) => ({ issuer: fc.oneof(fc.constantFrom(...issuers), fc.webUrl(), hostileString) }),
+    },
   },
   "access.listFederationPolicies": {
     input: ({ workspaceId }) => ({ workspaceId }),
-    scope: "projects:read",
     asOutsider: "refused",
     asViewer: "refused",
+    hostileFields: ["projectId"],
   },
   "access.deleteFederationPolicy": {
     input: ({ policyId }) => ({ policyId }),
-    scope: "projects:write",
     asOutsider: "refused",
     asViewer: "refused",
+    hostileFields: ["policyId"],
+  },
+  "schedules.list": {
+    input: ({ projectId }) => ({ projectId }),
+    asOutsider: "refused",
+    asViewer: "reads",
+    hostileFields: ["projectId"],
+  },
+  "schedules.pause": {
+    input: ({ projectId }) => ({ projectId, name: "nightly" }),
+    asOutsider: "refused",
+    asViewer: "refused",
+    hostileFields: ["name"],
+  },
+  "schedules.resume": {
+    input: ({ projectId }) => ({ projectId, name: "nightly" }),
+    asOutsider: "refused",
+    asViewer: "refused",
+    hostileFields: ["name"],
   },
   "integrations.list": {
     input: ({ projectId }) => ({ projectId }),
-    scope: "projects:read",
     asOutsider: "refused",
     asViewer: "reads",
+    hostileFields: ["pagination"],
   },
   "integrations.get": {
     input: ({ projectId }) => ({ projectId, name: "stripe" }),
-    scope: "projects:read",
     asOutsider: "refused",
     asViewer: "reads",
+    hostileFields: ["name"],
   },
   "integrations.create": {
     input: ({ projectId }) => ({ projectId, name: "intruder", kind: "secret", secrets: { value: "planted-value" } }),
-    scope: "projects:write",
     asOutsider: "refused",
     asViewer: "refused",
+    hostileFields: ["secrets"],
   },
   "integrations.update": {
     input: ({ projectId }) => ({ projectId, name: "stripe", secrets: { value: "planted-value" } }),
-    scope: "projects:write",
     asOutsider: "refused",
     asViewer: "refused",
+    hostileFields: ["config"],
   },
   "integrations.delete": {
     input: ({ projectId }) => ({ projectId, name: "stripe" }),
-    scope: "projects:write",
     asOutsider: "refused",
     asViewer: "refused",
+    hostileFields: ["name"],
   },
-  "agents.list": { input: () => ({}), scope: "projects:read", asOutsider: "sees-nothing", asViewer: "reads" },
-  "agents.list#workspace": {
+  "billing.getPlan": {
     input: ({ workspaceId }) => ({ workspaceId }),
-    scope: "projects:read",
     asOutsider: "refused",
     asViewer: "refused",
+    hostileFields: ["workspaceId"],
   },
-  "agents.get": {
-    input: ({ agentId }) => ({ agentId }),
-    scope: "projects:read",
+  "billing.getUsage": {
+    input: ({ workspaceId }) => ({
+      workspaceId,
+      from: "2026-01-01T00:00:00.000Z",
+      to: "2026-02-01T00:00:00.000Z",
+      groupBy: "day",
+    }),
     asOutsider: "refused",
-    asViewer: "hidden",
+    asViewer: "refused",
+    hostileFields: ["from"],
   },
-  "agents.revoke": {
-    input: ({ agentId }) => ({ agentId }),
-    scope: "projects:write",
-    asOutsider: "refused",
-    asViewer: "hidden",
-  },
-  "agents.revokeAll": {
+  "billing.listStatements": {
     input: ({ workspaceId }) => ({ workspaceId }),
-    scope: "projects:write",
     asOutsider: "refused",
     asViewer: "refused",
+    hostileFields: ["cursor"],
+  },
+  "studio.overview": {
+    input: ({ workspaceId }) => ({ workspaceId }),
+    asOutsider: "refused",
+    asViewer: "reads",
+    hostileFields: ["workspaceId"],
+  },
+  "studio.executionTimeline": {
+    input: ({ projectId }) => ({
+      projectId,
+      from: "2026-01-01T00:00:00.000Z",
+      to: "2026-01-02T00:00:00.000Z",
+      bucket: "hour",
+    }),
+    asOutsider: "refused",
+    asViewer: "reads",
+    variants: {
+      workspace: {
+        input: ({ workspaceId }) => ({
+          workspaceId,
+          from: "2026-01-01T00:00:00.000Z",
+          to: "2026-01-02T00:00:00.000Z",
+          bucket: "hour",
+        }),
+        asOutsider: "refused",
+        asViewer: "reads",
+      },
+    },
+    hostileFields: ["to"],
   },
 };
 
-/** The procedure a table key names: `access.updateRole#self` → `access.updateRole`. */
-export function procedureOf(callName: string): string {
-  return callName.split("#")[0] ?? callName;
+/** Every call of the table, its variants included, by name: `projects.list`, `projects.list#workspace`. */
+export function probeCalls(): [string, ProbeCall][] {
+  return Object.entries(contractCalls).flatMap(([name, call]): [string, ProbeCall][] => [
+    [name, call],
+    ...Object.entries(call.variants ?? {}).map(([variant, probe]): [string, ProbeCall] => [
+      `${name}#${variant}`,
+      probe,
+    ]),
+  ]);
 }
 
-/** Procedures of the contract that `contractCalls` has no entry for: every probe expects none. */
+/** The procedure a call's name names: `access.updateRole#self` → `access.updateRole`. */
+export function procedureOf(callName: string): ProcedureName {
+  return (callName.split("#")[0] ?? callName) as ProcedureName;
+}
+
+/**
+ * Procedures of the contract that `contractCalls` has no entry for. The compiler already names
+ * them; this catches a table bent past it (a cast) at run time.
+ */
 export function proceduresWithoutCall(): string[] {
-  const covered = new Set(Object.keys(contractCalls).map(procedureOf));
-  return contractProcedures().filter((name) => !covered.has(name));
+  return contractProcedures().filter((name) => contractCalls[name] === undefined);
 }
 
 /** A team workspace with something of everything in it, made over the API by its owner, and a viewer of it. */
