@@ -10,6 +10,7 @@ import { runGroupCommitBench } from "./group-commit-cost.ts";
 import { formatLoad, measureLoad } from "./http-load.ts";
 import { runIngressBench, runWorkerWebhookBench } from "./ingress-bench.ts";
 import { runNeighboursBench } from "./neighbours.ts";
+import { defaultResultsPath, describeRun, recordPartResults } from "./results-file.ts";
 import { runSchedulesBench } from "./schedules.ts";
 import { runStudioBench } from "./studio.ts";
 
@@ -22,10 +23,22 @@ import { runStudioBench } from "./studio.ts";
  * what one webhook's group commit costs in CPU (`group-commit-cost.ts`); then one tenant's latency
  * while another attacks the sandbox's host side (`neighbours.ts`); then one tenant's
  * `workflows.run` between minute ticks and at a tick of 1 000 schedules (`schedules.ts`).
+ *
+ * Each part's lines also go to its section of docs/bench-results.md once the part ends
+ * (`results-file.ts`), so that file holds the latest figures of every part; `BENCH_RESULTS` names
+ * another file, or `none` for a run that writes no file.
  */
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const durationSeconds = Number(process.env.BENCH_SECONDS ?? 5);
-const write = (line: string) => process.stdout.write(`${line}\n`);
+const resultsPath =
+  process.env.BENCH_RESULTS === "none" ? undefined : (process.env.BENCH_RESULTS ?? defaultResultsPath);
+const run = describeRun(process.env);
+/** The lines the part under way has printed, for its section of the results file. */
+let partLines: string[] = [];
+const write = (line: string) => {
+  process.stdout.write(`${line}\n`);
+  partLines.push(line);
+};
 const warmUpSeconds = Number(process.env.BENCH_WARM_UP_SECONDS ?? 2);
 const benchParts = [
   "api",
@@ -38,16 +51,24 @@ const benchParts = [
   "studio",
   "neighbours",
   "schedules",
-];
+] as const;
 /** `BENCH_ONLY=ingress` (or a comma-separated list of the parts above) runs just those parts. */
 const only = new Set((process.env.BENCH_ONLY ?? benchParts.join(",")).split(",").map((part) => part.trim()));
 for (const part of only) {
-  if (!benchParts.includes(part)) {
+  if (!(benchParts as readonly string[]).includes(part)) {
     process.stderr.write(
       `BENCH_ONLY: unknown part "${part}"; expected a comma-separated list of ${benchParts.join(", ")}\n`,
     );
     process.exit(1);
   }
+}
+
+/** Runs one part when `BENCH_ONLY` selects it, then records what it printed in the results file. */
+async function benchPart(part: (typeof benchParts)[number], measure: () => Promise<void>): Promise<void> {
+  if (!only.has(part)) return;
+  partLines = [];
+  await measure();
+  if (resultsPath !== undefined) await recordPartResults(resultsPath, part, run, partLines);
 }
 
 async function benchApi(): Promise<void> {
@@ -67,11 +88,11 @@ async function benchApi(): Promise<void> {
       }),
     ])) as [string];
     const { url, token, database } = JSON.parse(line) as { url: string; token: string; database: string };
-    process.stdout.write(
-      `Weft benchmarks (${database} database, server in its own process, ${connections} connections, ${durationSeconds} s each after ${warmUpSeconds} s of warm-up)\n`,
+    write(
+      `Weft benchmarks (${database} database, server in its own process, ${connections} connections, ${durationSeconds} s each after ${warmUpSeconds} s of warm-up)`,
     );
     const health = await measureLoad({ url: `${url}/healthz`, connections, durationSeconds, warmUpSeconds });
-    process.stdout.write(`${formatLoad("GET /healthz", health)}\n`);
+    write(formatLoad("GET /healthz", health));
     const list = await measureLoad({
       url: `${url}/rpc/projects/list`,
       connections,
@@ -81,14 +102,12 @@ async function benchApi(): Promise<void> {
       headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
       body: JSON.stringify({ json: {} }),
     });
-    process.stdout.write(`${formatLoad("POST /rpc/projects/list", list)}\n`);
+    write(formatLoad("POST /rpc/projects/list", list));
     const ratio = health.requestsPerSecond / list.requestsPerSecond;
-    process.stdout.write(
-      `projects.list throughput is 1/${ratio.toFixed(2)} of /healthz: ${ratio <= 2 ? "within" : "NOT within"} 2x\n`,
-    );
+    write(`projects.list throughput is 1/${ratio.toFixed(2)} of /healthz: ${ratio <= 2 ? "within" : "NOT within"} 2x`);
     // Both runs keep every core of this machine busy, so throughput follows the CPU a request costs.
-    process.stdout.write(
-      `CPU per request, all processes: /healthz ${health.cpu.machineMicros.toFixed(0)} µs, projects.list ${list.cpu.machineMicros.toFixed(0)} µs (${(list.cpu.machineMicros / health.cpu.machineMicros).toFixed(2)}x)\n`,
+    write(
+      `CPU per request, all processes: /healthz ${health.cpu.machineMicros.toFixed(0)} µs, projects.list ${list.cpu.machineMicros.toFixed(0)} µs (${(list.cpu.machineMicros / health.cpu.machineMicros).toFixed(2)}x)`,
     );
   } finally {
     server.kill("SIGTERM");
@@ -96,17 +115,19 @@ async function benchApi(): Promise<void> {
   }
 }
 
-if (only.has("api")) await benchApi();
+await benchPart("api", benchApi);
 
 // The workflow engine, in this process: on the embedded default, and on PostgreSQL when one is set.
 const engineDatabases: [string, string | undefined][] = [["embedded", undefined]];
 if (process.env.WEFT_TEST_DATABASE_URL) engineDatabases.push(["PostgreSQL", process.env.WEFT_TEST_DATABASE_URL]);
-for (const [label, serverUrl] of only.has("engine") ? engineDatabases : []) {
-  process.stdout.write(`Workflow engine (${label} database)\n`);
-  for (const line of await benchEngine(serverUrl)) process.stdout.write(`  ${line}\n`);
-}
+await benchPart("engine", async () => {
+  for (const [label, serverUrl] of engineDatabases) {
+    write(`Workflow engine (${label} database)`);
+    for (const line of await benchEngine(serverUrl)) write(`  ${line}`);
+  }
+});
 
-if (only.has("ingress")) {
+await benchPart("ingress", async () => {
   await runIngressBench({
     concurrencies: (process.env.BENCH_INGRESS_CONCURRENCY ?? "1,8,32,64").split(",").map(Number),
     durationSeconds,
@@ -114,13 +135,13 @@ if (only.has("ingress")) {
     retentionBacklog: Number(process.env.BENCH_RETENTION_BACKLOG ?? 200_000),
     write,
   });
-}
+});
 
-if (only.has("commit")) {
+await benchPart("commit", async () => {
   await runGroupCommitBench({ commits: Number(process.env.BENCH_COMMITS ?? 3000), write });
-}
+});
 
-if (only.has("worker")) {
+await benchPart("worker", async () => {
   await runWorkerWebhookBench({
     concurrencies: (process.env.BENCH_WORKER_CONCURRENCY_LEVELS ?? "1,16,64").split(",").map(Number),
     durationSeconds,
@@ -128,9 +149,9 @@ if (only.has("worker")) {
     repeats: Number(process.env.BENCH_WORKER_REPEATS ?? 3),
     write,
   });
-}
+});
 
-if (only.has("drain")) {
+await benchPart("drain", async () => {
   const postgresUrl = process.env.WEFT_TEST_DATABASE_URL;
   if (postgresUrl === undefined) {
     write("Drain beside graphile-worker: skipped (set WEFT_TEST_DATABASE_URL to a PostgreSQL server to include it)");
@@ -147,9 +168,9 @@ if (only.has("drain")) {
       `  Weft drains at ${((weft.perSecond / graphile.perSecond) * 100).toFixed(0)} % of graphile-worker's rate (target ≥ 100 %)`,
     );
   }
-}
+});
 
-if (only.has("big")) {
+await benchPart("big", async () => {
   const postgresUrl = process.env.WEFT_TEST_DATABASE_URL;
   if (postgresUrl === undefined) {
     write("Big tables: skipped (set WEFT_TEST_DATABASE_URL to a PostgreSQL server to include it)");
@@ -161,9 +182,9 @@ if (only.has("big")) {
       write,
     });
   }
-}
+});
 
-if (only.has("studio")) {
+await benchPart("studio", async () => {
   const postgresUrl = process.env.WEFT_TEST_DATABASE_URL;
   if (postgresUrl === undefined) {
     write("Studio views: skipped (set WEFT_TEST_DATABASE_URL to a PostgreSQL server to include it)");
@@ -175,7 +196,7 @@ if (only.has("studio")) {
       write,
     });
   }
-}
+});
 
 /** A whole number of at least 1 from the environment, or the fallback; anything else ends the run naming the variable. */
 function wholeNumber(name: string, fallback: number): number {
@@ -185,19 +206,19 @@ function wholeNumber(name: string, fallback: number): number {
   process.exit(1);
 }
 
-if (only.has("neighbours")) {
+await benchPart("neighbours", async () => {
   await runNeighboursBench({
     postgresUrl: testServerUrl(),
     phaseSeconds: wholeNumber("BENCH_NEIGHBOURS_SECONDS", 10),
     perSecond: wholeNumber("BENCH_NEIGHBOURS_RATE", 5),
     write,
   });
-}
+});
 
-if (only.has("schedules")) {
+await benchPart("schedules", async () => {
   await runSchedulesBench({
     postgresUrl: testServerUrl(),
     perSecond: wholeNumber("BENCH_SCHEDULES_RATE", 20),
     write,
   });
-}
+});
