@@ -18,7 +18,7 @@ import { formatLoad, type LoadResult, measureLoad } from "./http-load.ts";
 import { median } from "./median.ts";
 
 /**
- * §6 big tables: the engine and the lists on PostgreSQL with an empty history and with `history`
+ * Big tables: the engine and the lists on PostgreSQL with an empty history and with `history`
  * finished executions (each with its trigger and execution spans, passed through the queue as the
  * engine moves them), each on a fresh database: claim latency, the drain of new executions, the
  * webhook p99, and the first pages of `workflows.listExecutions` and `traces.list` over HTTP RPC.

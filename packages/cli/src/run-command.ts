@@ -33,7 +33,7 @@ export function runCommand<A extends unknown[]>(handler: Handler<A>): (...args: 
   };
 }
 
-/** The one JSON shape of a failure under `--json` (docs/decisions.md, CLI output contract). */
+/** The one JSON shape of a failure under `--json` (docs/decisions/0014-cli-output-contract.md). */
 export function failureJson(failure: CliError): string {
   return `${JSON.stringify({ error: { code: failure.code, message: failure.message, fix: failure.fix ?? null } }, null, 2)}\n`;
 }

@@ -16,7 +16,7 @@ CREATE TABLE "execution_counts" (
 );
 --> statement-breakpoint
 CREATE INDEX "execution_count_deltas_project_id_minute_index" ON "execution_count_deltas" USING btree ("project_id","minute");--> statement-breakpoint
--- An execution that ends counts once in its bucket (docs/decisions.md, "Studio queries"). The
+-- An execution that ends counts once in its bucket (docs/decisions/0075-studio-queries.md). The
 -- WHEN clause keeps every other update of an execution free of the trigger's cost.
 CREATE FUNCTION "weft_count_ended_execution"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

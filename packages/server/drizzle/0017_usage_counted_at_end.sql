@@ -1,5 +1,5 @@
 -- An execution is metered as started when it ends, whatever statement ends it; until then the
--- readers count it from "executions" (docs/decisions.md, "Metering off the hot path"). The WHEN
+-- readers count it from "executions" (docs/decisions/0079-metering-off-the-hot-path.md). The WHEN
 -- clause keeps every other update of an execution free of the trigger's cost.
 CREATE FUNCTION "weft_meter_ended_execution"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

@@ -1,4 +1,3 @@
 -- How many times each execution was taken over from a worker that died while running it, so that
--- one whose code kills its worker stops after WEFT_CRASH_ATTEMPTS (docs/decisions.md, "A crash
--- loop is broken"). A constant default: PostgreSQL adds the column without rewriting the table.
+-- one whose code kills its worker stops after WEFT_CRASH_ATTEMPTS (docs/decisions/0096-crash-loop-is-broken.md). A constant default: PostgreSQL adds the column without rewriting the table.
 ALTER TABLE "executions" ADD COLUMN "lease_expiries" integer DEFAULT 0 NOT NULL;

@@ -1,5 +1,5 @@
 -- The account that pays for each workspace, so that a worker's share holds per account and a plan
--- caps how many workspaces one account pays for (docs/decisions.md, "The share holds per account").
+-- caps how many workspaces one account pays for (docs/decisions/0100-the-share-holds-per-account.md).
 -- Existing workspaces: a personal one is its person's; a team one its earliest owner's (its creator,
 -- unless the creator handed ownership on), else its earliest member's by rank.
 ALTER TABLE "workspaces" ADD COLUMN "billing_account_id" text;--> statement-breakpoint

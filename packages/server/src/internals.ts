@@ -1,7 +1,7 @@
 /**
  * The platform's building blocks that the workspace's test kit (`@weft/testing`) and benchmarks
  * (`bench/`) assemble: services, schema and injectable dependencies. Not a stable API; the lint
- * rules let no other package import it (see docs/decisions.md, "Package order").
+ * rules let no other package import it (see docs/decisions/0060-package-order.md).
  */
 export { allScopes, type Scope } from "@weft/contract";
 export type { SandboxConfig } from "./config/config.ts";

@@ -62,7 +62,7 @@ describe("bad input to the MCP endpoint", () => {
     expect(jsonRpcError(answer.text).code).toBe(-32700);
   });
 
-  // The SDK's transport answers this -32700 rather than JSON-RPC's -32600 (docs/decisions.md, "MCP").
+  // The SDK's transport answers this -32700 rather than JSON-RPC's -32600 (docs/decisions/0071-mcp-endpoint.md).
   it("answers JSON that is no JSON-RPC message with a JSON-RPC error saying so", async () => {
     const answer = await post(JSON.stringify({ hello: "world" }));
     expect(answer.status).toBe(400);

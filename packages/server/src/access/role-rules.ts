@@ -1,6 +1,6 @@
 import type { WorkspaceRole } from "../db/schema/index.ts";
 
-/** owner > admin > member > viewer (docs/decisions.md, "Workspace roles"). */
+/** owner > admin > member > viewer (docs/decisions/0031-workspace-roles-invitations-and-agents.md). */
 const rank: Record<WorkspaceRole, number> = { owner: 3, admin: 2, member: 1, viewer: 0 };
 
 export function outranks(role: WorkspaceRole, other: WorkspaceRole): boolean {

@@ -23,7 +23,7 @@ export interface QuotaExceeded {
  * all for a plan without monthly quotas. The process adds the executions it admits to its cached
  * count at once, so alone it never overshoots; what it cannot see is what other processes admitted
  * since its last read, so a quota may overshoot by at most what the other processes admit in one
- * `quotaCacheMs` (docs/decisions.md). The read counts the usage deltas no worker has rolled up yet
+ * `quotaCacheMs` (docs/decisions/0073-metering-and-quotas.md). The read counts the usage deltas no worker has rolled up yet
  * and the executions not ended yet, so how often the workers roll up does not widen that bound.
  * Step time and bytes are read as committed by ended executions.
  */

@@ -42,7 +42,7 @@ const planModes = new WeakMap<PGlite, { mode: PlanCacheMode | undefined }>();
  * Runs PGlite's statements as named prepared statements, keyed by their text, so that each is
  * parsed once and, after PostgreSQL's first few custom plans, planned once: PGlite's own `query`
  * parses and plans every statement again, and for the engine's statements planning was most of
- * their cost (figures in docs/decisions.md). Queries with a blob or their own parameter types go
+ * their cost (figures in docs/decisions/0082-embedded-statement-cache.md). Queries with a blob or their own parameter types go
  * through PGlite's `query` as before. The client is `pglite` itself with `query` and `transaction`
  * (what Drizzle's driver calls) replaced. Statements opened by `genericPlan` run with the session's
  * `plan_cache_mode` forced to generic plans, the others with PostgreSQL's choice; the mode is set

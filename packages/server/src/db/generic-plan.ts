@@ -11,7 +11,7 @@ export const genericPlanMarker = "/* generic plan */";
  * even where PostgreSQL would plan it again at every execution. Once the engine's tables had grown
  * and been analyzed, PostgreSQL judged the generic plans of the claim, the groups read and the
  * attempt's end costlier than plans made for the values, and planned them at every execution
- * (docs/decisions.md). Only for statements whose plan does not depend on their values: statuses
+ * (docs/decisions/0088-generic-plans-for-hot-statements.md). Only for statements whose plan does not depend on their values: statuses
  * written as literals, so a partial index is usable whatever the values. On PostgreSQL it is a comment.
  */
 export const genericPlan = sql.raw(`${genericPlanMarker} `);

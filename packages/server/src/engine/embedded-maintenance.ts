@@ -46,7 +46,8 @@ const analyzeThreshold = 50;
 /**
  * The statistics target of those analyses. An analysis samples 300 rows per unit of it and sorts
  * every sampled column's values, with the thread held; at PostgreSQL's default of 100 that cost
- * grew with the history until it stalled the platform (docs/decisions.md), and the engine's plans
+ * grew with the history until it stalled the platform
+ * (docs/decisions/0084-analyses-sized-to-the-change.md), and the engine's plans
  * need only the proportions that a smaller sample gives.
  */
 const analyzeStatisticsTarget = 10;

@@ -20,7 +20,7 @@ const defaultMaxEntries = 10_000;
 /**
  * Which deployment is active, read once per project rather than once per submission: on the
  * embedded database every read waited for the group commit in progress, which doubled the latency
- * of a webhook (see docs/decisions.md, "Ingress caches which deployment is active"). Announced
+ * of a webhook (see docs/decisions/0024-ingress-caches-the-active-deployment.md). Announced
  * changes drop a project's entry at once: this process's own as its services commit them, other
  * processes' through the database; without news, an entry lives `ttlMs`. Reads that miss and
  * arrive in the same turn of the event loop share one query.

@@ -38,7 +38,7 @@ const sliceStatements = preparedStatementCache<SliceStatement>();
  * The slice comes back as one JSON array in one row rather than a row per project: on the embedded
  * PGlite every field of every row is decoded by its wire-protocol parser in JavaScript, which made
  * up a large share of a page's cost, whereas one JSON value is decoded by the native JSON.parse
- * (see docs/decisions.md, "Benchmark"). The same SQL runs on PostgreSQL. Instants come as epoch
+ * (see docs/decisions/0012-api-benchmark-and-the-2x-target.md). The same SQL runs on PostgreSQL. Instants come as epoch
  * milliseconds, cheaper to format here than as text there.
  */
 function sliceStatement(db: Database, slice: KeysetSlice): SliceStatement {

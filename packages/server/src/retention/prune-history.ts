@@ -81,8 +81,8 @@ const bookkeeping = [
 /**
  * Deletes, in batches, the history that has outlived its retention period. A project's own
  * `retention_days` wins over the default. Every batch is a range scan of an index that stops after
- * `batchSize` rows, so its cost does not grow with the history kept (see docs/decisions.md,
- * "Retention").
+ * `batchSize` rows, so its cost does not grow with the history kept (see
+ * docs/decisions/0063-retention.md).
  */
 export async function pruneHistory(
   db: Database,

@@ -47,7 +47,7 @@ export interface ProcedureRoutes {
  * session (`/studio/rpc`), as routes of the app: they get the request id, security headers, CORS
  * and access log of every other route, then hand Node's request and response to oRPC's node
  * handlers, which read the body and write the answer themselves. Handing oRPC a Web `Request` instead, and reading its `Response` back into Node's,
- * cost more than a typical procedure (see docs/decisions.md, "One HTTP pipeline"). Authentication
+ * cost more than a typical procedure (see docs/decisions/0011-one-http-pipeline.md). Authentication
  * (a bearer credential, or on `/studio/rpc` the session cookie and its CSRF token) happens here,
  * once per request; the procedures' middleware refuses calls that did not pass it.
  */

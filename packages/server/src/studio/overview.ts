@@ -33,7 +33,7 @@ export interface OverviewRequest {
 
 /**
  * `studio.overview`: what the dashboard's first view shows, in one call. Each part is one indexed
- * query over the workspace's projects (docs/decisions.md, "Studio queries"); they run together.
+ * query over the workspace's projects (docs/decisions/0075-studio-queries.md); they run together.
  */
 export async function readOverview(
   db: Database,

@@ -7,7 +7,7 @@ import type { Clock } from "../../shared/clock.ts";
 import type { IdGenerator } from "../../shared/ids.ts";
 import { generateToken, hashSecret } from "../../shared/secrets.ts";
 
-/** An access token is a Weft credential that lives an hour; the client refreshes it (docs/decisions.md). */
+/** An access token is a Weft credential that lives an hour; the client refreshes it (docs/decisions/0072-oauth-for-mcp-clients.md). */
 export const accessTokenLifetimeMs = 60 * 60 * 1000;
 /** A refresh token lives as long as a credential would; each use rotates it. */
 export const refreshTokenLifetimeMs = credentialLifetimeMs;

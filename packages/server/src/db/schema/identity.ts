@@ -71,7 +71,7 @@ export const credentials = pgTable(
     createdAt: timestamptz("created_at").notNull(),
     expiresAt: timestamptz("expires_at").notNull(),
     revokedAt: timestamptz("revoked_at"),
-    /** Written in batches, not per request: accurate to the flush interval (docs/decisions.md). */
+    /** Written in batches, not per request: accurate to the flush interval (docs/decisions/0032-last-used-at-written-in-batches.md). */
     lastUsedAt: timestamptz("last_used_at"),
   },
   (table) => [

@@ -43,7 +43,7 @@ export type CountGrain = (typeof countGrains)[number];
 /**
  * Ended executions (`succeeded`, `failed`, `cancelled`) counted per project, UTC bucket of their
  * creation and final status, at each grain, so that Studio's counts of a range read buckets rather
- * than executions (docs/decisions.md, "Studio queries"). Kept from `execution_count_deltas` by the
+ * than executions (docs/decisions/0075-studio-queries.md). Kept from `execution_count_deltas` by the
  * workers; no foreign key, so that a roll-up never waits on a project's row (deleting a project
  * removes its counts itself).
  */
