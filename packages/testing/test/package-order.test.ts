@@ -19,6 +19,7 @@ const order: Record<string, readonly string[]> = {
   "packages/testing/src": ["@weft/contract", "@weft/sdk", "@weft/server", "@weft/server/internals"],
   "packages/cli/src": ["@weft/contract", "@weft/sdk", "@weft/client"],
   "packages/cli/test": ["@weft/contract", "@weft/sdk", "@weft/client", "@weft/testing"],
+  "packages/studio/src": ["@weft/contract", "@weft/client"],
 };
 
 /** Workspace packages a package loads at run time without importing them (`weft server` starts the platform). */
@@ -46,6 +47,17 @@ const relativeImports: { from: string; specifier: string; allowed: boolean }[] =
   { from: "packages/server/test", specifier: "../src/platform.ts", allowed: true },
   { from: "packages/server/src/engine", specifier: "../shared/clock.ts", allowed: true },
   { from: "packages/cli/test", specifier: "./support/run-cli.ts", allowed: true },
+  // Studio's layers: api, then components, then pages, then the app shell that routes to them.
+  { from: "packages/studio/src/api", specifier: "../components/error-notice.tsx", allowed: false },
+  { from: "packages/studio/src/api", specifier: "../pages/not-found-page.tsx", allowed: false },
+  { from: "packages/studio/src/components", specifier: "../pages/not-found-page.tsx", allowed: false },
+  { from: "packages/studio/src/components", specifier: "../app/routes.tsx", allowed: false },
+  { from: "packages/studio/src/pages/agents", specifier: "../../app/routes.tsx", allowed: false },
+  { from: "packages/studio/src/api", specifier: "./weft-client.ts", allowed: true },
+  { from: "packages/studio/src/components", specifier: "../api/weft-query.ts", allowed: true },
+  { from: "packages/studio/src/pages/agents", specifier: "../../components/query-state.tsx", allowed: true },
+  { from: "packages/studio/src/pages/project", specifier: "./workflows-section.tsx", allowed: true },
+  { from: "packages/studio/src/app", specifier: "../pages/not-found-page.tsx", allowed: true },
 ];
 
 interface Probe {
@@ -131,7 +143,7 @@ describe("package manifests", () => {
   const workspaceNames = (dependencies: Record<string, string> | undefined) =>
     Object.keys(dependencies ?? {}).filter((name) => name.startsWith("@weft/"));
 
-  it.each(["contract", "sdk", "client", "server", "testing", "cli"])(
+  it.each(["contract", "sdk", "client", "server", "testing", "cli", "studio"])(
     "%s declares only the workspace packages the order lets it load",
     (name) => {
       const { dependencies, peerDependencies, devDependencies } = manifest(name);

@@ -1,6 +1,6 @@
 import { MutationCache, QueryCache, QueryClient } from "@tanstack/react-query";
+import { sessionQuery } from "../api/session-query.ts";
 import { describeError } from "../api/studio-error.ts";
-import { sessionQueryKey } from "./session-query.ts";
 
 /**
  * One cache for the whole app. A call answered 401 means the session is gone (expired, signed out
@@ -19,5 +19,5 @@ export const studioQueryClient: QueryClient = new QueryClient({
 });
 
 function sessionMayBeGone(error: unknown): void {
-  if (describeError(error).signedOut) void studioQueryClient.invalidateQueries({ queryKey: sessionQueryKey });
+  if (describeError(error).signedOut) void studioQueryClient.invalidateQueries({ queryKey: sessionQuery.queryKey() });
 }

@@ -1,8 +1,9 @@
+import { useQuery } from "@tanstack/react-query";
 import { createContext, type ReactNode, useContext } from "react";
 import { Navigate, useLocation } from "react-router";
 import type { Session } from "../api/session-api.ts";
+import { sessionQuery } from "../api/session-query.ts";
 import { QueryState } from "../components/query-state.tsx";
-import { useSession } from "./session-query.ts";
 
 const SessionContext = createContext<Session | null>(null);
 
@@ -15,7 +16,7 @@ export function useSignedIn(): Session {
 
 /** Shows its children to a signed-in person; sends anyone else to sign-in, keeping the page they wanted. */
 export function RequireSession({ children }: { children: ReactNode }): ReactNode {
-  const session = useSession();
+  const session = useQuery(sessionQuery.queryOptions({ staleTime: 60_000 }));
   const location = useLocation();
   return (
     <QueryState query={session} loading="your session">

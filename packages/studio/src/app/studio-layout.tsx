@@ -3,8 +3,8 @@ import type { ReactNode } from "react";
 import { NavLink, Outlet, useNavigate } from "react-router";
 import { signOut } from "../api/session-api.ts";
 import { ErrorNotice } from "../components/error-notice.tsx";
+import { WorkspacePicker, WorkspaceProvider } from "../components/workspace.tsx";
 import { RequireSession, useSignedIn } from "./require-session.tsx";
-import { WorkspacePicker, WorkspaceProvider } from "./workspace.tsx";
 
 /** The frame of every signed-in page: navigation, the workspace, the person and sign-out. */
 export function StudioLayout(): ReactNode {

@@ -2,12 +2,12 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { Agent } from "@weft/contract";
 import { type ReactNode, useState } from "react";
 import { weftQuery } from "../../api/weft-query.ts";
-import { canManage, useWorkspace } from "../../app/workspace.tsx";
 import { DataTable } from "../../components/data-table.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
 import { QueryState } from "../../components/query-state.tsx";
 import { TimeText } from "../../components/time-text.tsx";
+import { canManage, useWorkspace } from "../../components/workspace.tsx";
 
 /**
  * The agents acting for the person (every member's, for an owner or admin of the workspace), each

@@ -2,12 +2,12 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import type { AuditEvent } from "@weft/contract";
 import { type FormEvent, type ReactNode, useId, useState } from "react";
 import { weftQuery } from "../../api/weft-query.ts";
-import { canManage, useWorkspace } from "../../app/workspace.tsx";
 import { DataTable } from "../../components/data-table.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
 import { QueryState } from "../../components/query-state.tsx";
 import { TimeText } from "../../components/time-text.tsx";
 import { useLoadOnScroll } from "../../components/use-load-on-scroll.ts";
+import { canManage, useWorkspace } from "../../components/workspace.tsx";
 
 /** A workspace's audit log, newest first, filtered by action and actor, loading older events on scroll. */
 export function AuditLogPage(): ReactNode {

@@ -3,13 +3,13 @@ import { type Execution, type ExecutionStatusValue, finalExecutionStatuses } fro
 import type { ReactNode } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { weftQuery } from "../../api/weft-query.ts";
-import { canWrite, useRoleIn } from "../../app/workspace.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { JsonView } from "../../components/json-view.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
 import { QueryState } from "../../components/query-state.tsx";
 import { StatusBadge } from "../../components/status-badge.tsx";
 import { formatDuration, TimeText } from "../../components/time-text.tsx";
+import { canWrite, useRoleIn } from "../../components/workspace.tsx";
 import { LogList } from "./log-list.tsx";
 
 const finished = new Set<ExecutionStatusValue>(finalExecutionStatuses);

@@ -3,10 +3,10 @@ import { type ExecutionStatusValue, executionStatuses } from "@weft/contract";
 import { type ReactNode, useId } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
 import { weftQuery } from "../../api/weft-query.ts";
+import { ExecutionTable } from "../../components/execution-table.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
 import { QueryState } from "../../components/query-state.tsx";
 import { useLoadOnScroll } from "../../components/use-load-on-scroll.ts";
-import { ExecutionTable } from "./execution-table.tsx";
 
 const pageSize = 50;
 

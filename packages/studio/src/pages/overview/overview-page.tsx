@@ -3,11 +3,11 @@ import type { StudioOverview } from "@weft/contract";
 import { type ReactNode, useMemo } from "react";
 import { Link } from "react-router";
 import { weftQuery } from "../../api/weft-query.ts";
-import { useWorkspace } from "../../app/workspace.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
 import { EmptyState, QueryState } from "../../components/query-state.tsx";
 import { StatusBadge } from "../../components/status-badge.tsx";
 import { TimeText } from "../../components/time-text.tsx";
+import { useWorkspace } from "../../components/workspace.tsx";
 import { ExecutionChart } from "./execution-chart.tsx";
 
 const chartMinutes = 60;

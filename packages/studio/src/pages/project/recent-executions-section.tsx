@@ -2,8 +2,8 @@ import { useQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { weftQuery } from "../../api/weft-query.ts";
+import { ExecutionTable } from "../../components/execution-table.tsx";
 import { QueryState } from "../../components/query-state.tsx";
-import { ExecutionTable } from "../executions/execution-table.tsx";
 
 export function RecentExecutionsSection({ projectId }: { projectId: string }): ReactNode {
   const executions = useQuery(

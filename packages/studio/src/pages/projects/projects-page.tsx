@@ -2,11 +2,11 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { weftQuery } from "../../api/weft-query.ts";
-import { useWorkspace } from "../../app/workspace.tsx";
 import { DataTable } from "../../components/data-table.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
 import { QueryState } from "../../components/query-state.tsx";
 import { TimeText } from "../../components/time-text.tsx";
+import { useWorkspace } from "../../components/workspace.tsx";
 
 export function ProjectsPage(): ReactNode {
   const { workspace } = useWorkspace();

@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, type ReactNode, useId, useState } from "react";
 import { useNavigate, useSearchParams } from "react-router";
 import { completeSignIn, startSignIn } from "../../api/session-api.ts";
-import { sessionQueryKey } from "../../app/session-query.ts";
+import { sessionQuery } from "../../api/session-query.ts";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
 import { returnPath } from "./return-path.ts";
@@ -60,7 +60,7 @@ function CodeStep({ email, onRestart }: { email: string; onRestart: () => void }
     mutationFn: completeSignIn,
     onSuccess: async () => {
       // Dropped rather than marked stale: a stale "signed out" would send the next page back here.
-      queryClient.removeQueries({ queryKey: sessionQueryKey });
+      queryClient.removeQueries({ queryKey: sessionQuery.queryKey() });
       await navigate(returnPath(searchParams.get("next")), { replace: true });
     },
   });

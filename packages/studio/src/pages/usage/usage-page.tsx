@@ -3,11 +3,11 @@ import type { PlanInForce, Usage } from "@weft/contract";
 import { type ReactNode, useMemo } from "react";
 import { Link } from "react-router";
 import { weftQuery } from "../../api/weft-query.ts";
-import { canManage, useWorkspace } from "../../app/workspace.tsx";
 import { DataTable } from "../../components/data-table.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
 import { QueryState } from "../../components/query-state.tsx";
 import { TimeText } from "../../components/time-text.tsx";
+import { canManage, useWorkspace } from "../../components/workspace.tsx";
 import { DailyChart } from "./daily-chart.tsx";
 
 const days = 30;

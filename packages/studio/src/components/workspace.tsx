@@ -2,7 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import type { Workspace } from "@weft/contract";
 import { createContext, type ReactNode, useContext, useId, useState } from "react";
 import { weftQuery } from "../api/weft-query.ts";
-import { QueryState } from "../components/query-state.tsx";
+import { QueryState } from "./query-state.tsx";
 
 interface WorkspaceChoice {
   workspace: Workspace;

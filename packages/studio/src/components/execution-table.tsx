@@ -1,9 +1,9 @@
 import type { WeftClient } from "@weft/client";
 import type { ReactNode } from "react";
 import { Link } from "react-router";
-import { DataTable } from "../../components/data-table.tsx";
-import { StatusBadge } from "../../components/status-badge.tsx";
-import { formatDuration, TimeText } from "../../components/time-text.tsx";
+import { DataTable } from "./data-table.tsx";
+import { StatusBadge } from "./status-badge.tsx";
+import { formatDuration, TimeText } from "./time-text.tsx";
 
 export type ExecutionSummary = Awaited<ReturnType<WeftClient["workflows"]["listExecutions"]>>["results"][number];
 
