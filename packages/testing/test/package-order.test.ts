@@ -20,6 +20,7 @@ const order: Record<string, readonly string[]> = {
   "packages/cli/src": ["@weft/contract", "@weft/sdk", "@weft/client"],
   "packages/cli/test": ["@weft/contract", "@weft/sdk", "@weft/client", "@weft/testing"],
   "packages/studio/src": ["@weft/contract", "@weft/client"],
+  "packages/studio/test": ["@weft/contract", "@weft/client"],
 };
 
 /** Workspace packages a package loads at run time without importing them (`weft server` starts the platform). */
