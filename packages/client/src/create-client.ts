@@ -1,5 +1,6 @@
-import { createORPCClient, ORPCError } from "@orpc/client";
-import { RPCLink } from "@orpc/client/fetch";
+import { type ClientContext, createORPCClient, ORPCError } from "@orpc/client";
+import { type LinkFetchClientOptions, RPCLink } from "@orpc/client/fetch";
+import type { StandardLinkOptions } from "@orpc/client/standard";
 import type { ContractRouterClient } from "@orpc/contract";
 import type { Contract, RpcErrorCode } from "@weft/contract";
 
@@ -30,6 +31,20 @@ export interface ClientOptions {
 export function createClient(options: ClientOptions): WeftClient {
   const link = new RPCLink({
     url: `${options.baseUrl.replace(/\/+$/, "")}${options.rpcPath ?? "/rpc"}`,
+    ...sharedLinkOptions(options),
+  });
+  return createORPCClient<WeftClient>(link);
+}
+
+/** What every link of a client shares: its headers, its `fetch`, and the request id kept for `requestIdOf`. */
+export function sharedLinkOptions(options: Pick<ClientOptions, "token" | "headers" | "fetch">): Pick<
+  LinkFetchClientOptions<ClientContext>,
+  "fetch"
+> &
+  Pick<StandardLinkOptions<ClientContext>, "interceptors" | "clientInterceptors"> & {
+    headers: () => Record<string, string>;
+  } {
+  return {
     headers: () => ({
       ...options.headers?.(),
       ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }),
@@ -59,8 +74,7 @@ export function createClient(options: ClientOptions): WeftClient {
         return response;
       },
     ],
-  });
-  return createORPCClient<WeftClient>(link);
+  };
 }
 
 /** What one call's response said about itself, carried from the response to the error it decodes to. */

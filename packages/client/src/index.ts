@@ -6,6 +6,7 @@ export {
   requestIdOf,
   type WeftClient,
 } from "./create-client.ts";
+export { createStudioClient, type StudioClient } from "./create-studio-client.ts";
 export { type AgentAuthEndpoints, type Discovery, discover } from "./discover.ts";
 export {
   completeClaim,

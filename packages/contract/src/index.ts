@@ -35,6 +35,7 @@ export * from "./resources.ts";
 export * from "./schedules.ts";
 export * from "./scopes.ts";
 export * from "./studio.ts";
+export * from "./studio-session.ts";
 export * from "./traces.ts";
 export * from "./webhook-input.ts";
 export * from "./workflows.ts";

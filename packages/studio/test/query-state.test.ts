@@ -1,12 +1,30 @@
 // @vitest-environment happy-dom
 import { cleanup, render, screen } from "@testing-library/react";
+import { createStudioClient } from "@weft/client";
 import { createElement as h } from "react";
 import { afterEach, describe, expect, it } from "vitest";
-import { SessionApiError } from "../src/api/studio-error.ts";
 import { ErrorNotice } from "../src/components/error-notice.tsx";
 import { EmptyState, QueryState } from "../src/components/query-state.tsx";
 
 afterEach(cleanup);
+
+/** A refusal as the client decodes it from an answer, with the request id the answer carried. */
+function refusal(status: number, message: string, requestId: string): Promise<unknown> {
+  const client = createStudioClient({
+    baseUrl: "http://studio.test",
+    fetch: async () =>
+      new Response(JSON.stringify({ error: "refused", message }), {
+        status,
+        headers: { "content-type": "application/json", "x-request-id": requestId },
+      }),
+  });
+  return client.session.get().then(
+    () => {
+      throw new Error("expected a refusal");
+    },
+    (error: unknown) => error,
+  );
+}
 
 const list = (names: string[]) => h("ul", null, ...names.map((name) => h("li", { key: name }, name)));
 
@@ -30,8 +48,8 @@ describe("QueryState", () => {
     expect(screen.queryByRole("alert")).toBeNull();
   });
 
-  it("shows the error instead of the loading line when the first answer failed", () => {
-    renderState({ data: undefined, error: new SessionApiError("The server answered 500.", 500, "req_1") });
+  it("shows the error instead of the loading line when the first answer failed", async () => {
+    renderState({ data: undefined, error: await refusal(500, "The server answered 500.", "req_1") });
     expect(screen.getByRole("alert").textContent).toContain("The server answered 500.");
     expect(screen.queryByRole("status")).toBeNull();
     expect(screen.queryByRole("list")).toBeNull();
@@ -81,10 +99,10 @@ describe("ErrorNotice", () => {
     expect(container.innerHTML).toBe("");
   });
 
-  it("gives the message and the request id to quote", () => {
-    render(h(ErrorNotice, { error: new SessionApiError("Too many attempts.", 429, "req_42") }));
+  it("gives the message and the request id to quote", async () => {
+    render(h(ErrorNotice, { error: await refusal(429, "Too many requests; retry in 30 s.", "req_42") }));
     const alert = screen.getByRole("alert");
-    expect(alert.textContent).toContain("Too many attempts.");
+    expect(alert.textContent).toContain("Too many requests; retry in 30 s.");
     expect(alert.querySelector("code")?.textContent).toBe("req_42");
   });
 

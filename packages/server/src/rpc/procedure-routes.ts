@@ -1,4 +1,5 @@
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
+import { studioCsrfHeader } from "@weft/contract";
 import { type Context, Hono } from "hono";
 import { createLastUsedRecorder } from "../agents/last-used-recorder.ts";
 import type { AppEnv } from "../http/app-env.ts";
@@ -7,7 +8,6 @@ import { requestLogger } from "../http/request-context.ts";
 import { mcpRoutes } from "../mcp/mcp-routes.ts";
 import type { PlatformContext } from "../platform-context.ts";
 import { resourceRootsOf } from "../shared/base-path.ts";
-import { studioCsrfHeader } from "../studio/session/studio-csrf.ts";
 import { authenticateBearer } from "./bearer-authentication.ts";
 import { eventStreamRoute } from "./event-stream-route.ts";
 import { createPrincipalResolver } from "./principal-cache.ts";

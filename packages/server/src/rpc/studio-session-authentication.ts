@@ -1,10 +1,11 @@
+import { studioCsrfHeader } from "@weft/contract";
 import type { Context } from "hono";
 import type { LastUsedRecorder } from "../agents/last-used-recorder.ts";
 import { acceptedSecretKeys } from "../config/secret-key.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import type { PlatformContext } from "../platform-context.ts";
 import { studioCookies, studioSessionCookie } from "../studio/routes/studio-cookies.ts";
-import { studioCsrfHeader, studioCsrfTokenIsValid } from "../studio/session/studio-csrf.ts";
+import { studioCsrfTokenIsValid } from "../studio/session/studio-csrf.ts";
 import { findStudioSession } from "../studio/session/studio-sessions.ts";
 import type { BearerAuthentication } from "./context.ts";
 import { principalOfCredential } from "./principal-cache.ts";

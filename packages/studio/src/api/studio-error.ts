@@ -8,22 +8,7 @@ export interface StudioError {
   signedOut: boolean;
 }
 
-/** Thrown by the session endpoints (`/studio/api/*`), which answer plain JSON rather than RPC. */
-export class SessionApiError extends Error {
-  readonly status: number;
-  readonly requestId: string | undefined;
-  constructor(message: string, status: number, requestId: string | undefined) {
-    super(message);
-    this.name = "SessionApiError";
-    this.status = status;
-    this.requestId = requestId;
-  }
-}
-
 export function describeError(error: unknown): StudioError {
-  if (error instanceof SessionApiError) {
-    return { message: error.message, requestId: error.requestId, signedOut: error.status === 401 };
-  }
   if (isRpcError(error)) {
     return { message: error.message, requestId: requestIdOf(error), signedOut: error.status === 401 };
   }

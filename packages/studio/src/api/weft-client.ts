@@ -1,16 +1,15 @@
-import { createClient, type WeftClient } from "@weft/client";
-import { csrfHeader } from "./session-api.ts";
+import { createStudioClient, type StudioClient } from "@weft/client";
+import { studioCsrfHeader } from "@weft/contract";
 
 let csrfToken: string | undefined;
 
-/** Remembers the session's CSRF token, which every call through `/studio/rpc` must carry. */
+/** Remembers the session's CSRF token, which sign-out and every call through `/studio/rpc` must carry. */
 export function rememberCsrfToken(token: string | undefined): void {
   csrfToken = token;
 }
 
-/** The API, reached through Studio's cookie-authenticated mount on this origin. */
-export const weft: WeftClient = createClient({
+/** The API and the session routes, reached on this origin with the session cookie. */
+export const weft: StudioClient = createStudioClient({
   baseUrl: window.location.origin,
-  rpcPath: "/studio/rpc",
-  headers: (): Record<string, string> => (csrfToken === undefined ? {} : { [csrfHeader]: csrfToken }),
+  headers: (): Record<string, string> => (csrfToken === undefined ? {} : { [studioCsrfHeader]: csrfToken }),
 });

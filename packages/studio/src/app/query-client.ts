@@ -1,5 +1,5 @@
 import { MutationCache, QueryCache, QueryClient } from "@tanstack/react-query";
-import { sessionQuery } from "../api/session-query.ts";
+import { sessionQueryKey } from "../api/session.ts";
 import { describeError } from "../api/studio-error.ts";
 
 /**
@@ -19,5 +19,5 @@ export const studioQueryClient: QueryClient = new QueryClient({
 });
 
 function sessionMayBeGone(error: unknown): void {
-  if (describeError(error).signedOut) void studioQueryClient.invalidateQueries({ queryKey: sessionQuery.queryKey() });
+  if (describeError(error).signedOut) void studioQueryClient.invalidateQueries({ queryKey: sessionQueryKey });
 }

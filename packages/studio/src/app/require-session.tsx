@@ -1,14 +1,14 @@
 import { useQuery } from "@tanstack/react-query";
+import type { StudioSessionView } from "@weft/contract";
 import { createContext, type ReactNode, useContext } from "react";
 import { Navigate, useLocation } from "react-router";
-import type { Session } from "../api/session-api.ts";
-import { sessionQuery } from "../api/session-query.ts";
+import { readSession, sessionQueryKey } from "../api/session.ts";
 import { QueryState } from "../components/query-state.tsx";
 
-const SessionContext = createContext<Session | null>(null);
+const SessionContext = createContext<StudioSessionView | null>(null);
 
 /** The signed-in person; only below `RequireSession`. */
-export function useSignedIn(): Session {
+export function useSignedIn(): StudioSessionView {
   const session = useContext(SessionContext);
   if (session === null) throw new Error("useSignedIn is used outside RequireSession.");
   return session;
@@ -16,7 +16,7 @@ export function useSignedIn(): Session {
 
 /** Shows its children to a signed-in person; sends anyone else to sign-in, keeping the page they wanted. */
 export function RequireSession({ children }: { children: ReactNode }): ReactNode {
-  const session = useQuery(sessionQuery.queryOptions({ staleTime: 60_000 }));
+  const session = useQuery({ queryKey: sessionQueryKey, queryFn: readSession, staleTime: 60_000 });
   const location = useLocation();
   return (
     <QueryState query={session} loading="your session">

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { NavLink, Outlet, useNavigate } from "react-router";
-import { signOut } from "../api/session-api.ts";
+import { weftQuery } from "../api/weft-query.ts";
 import { ErrorNotice } from "../components/error-notice.tsx";
 import { WorkspacePicker, WorkspaceProvider } from "../components/workspace.tsx";
 import { RequireSession, useSignedIn } from "./require-session.tsx";
@@ -55,13 +55,14 @@ function Account(): ReactNode {
   const session = useSignedIn();
   const queryClient = useQueryClient();
   const navigate = useNavigate();
-  const leave = useMutation({
-    mutationFn: () => signOut(session.csrfToken),
-    onSuccess: async () => {
-      queryClient.clear();
-      await navigate("/sign-in");
-    },
-  });
+  const leave = useMutation(
+    weftQuery.session.signOut.mutationOptions({
+      onSuccess: async () => {
+        queryClient.clear();
+        await navigate("/sign-in");
+      },
+    }),
+  );
   return (
     <div className="account">
       <span className="account-email">{session.email}</span>

@@ -1,3 +1,4 @@
+import { type StudioSessionAnswers, studioCsrfHeader, studioSessionContract } from "@weft/contract";
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { AuthError } from "../../auth/auth-error.ts";
 import { noStore, readJsonObject, requireString } from "../../auth/auth-http.ts";
@@ -12,7 +13,7 @@ import type { PlatformContext } from "../../platform-context.ts";
 import { basePathOf } from "../../shared/base-path.ts";
 import { hasNoAccount, openFirstAccountSession } from "../session/first-account-link.ts";
 import { redeemSignInLink } from "../session/sign-in-link.ts";
-import { studioCsrfHeader, studioCsrfToken, studioCsrfTokenIsValid } from "../session/studio-csrf.ts";
+import { studioCsrfToken, studioCsrfTokenIsValid } from "../session/studio-csrf.ts";
 import { endStudioSession, findStudioSession, type StudioSession } from "../session/studio-sessions.ts";
 import { completeStudioSignIn, startStudioSignIn } from "../session/studio-sign-in.ts";
 import { firstAccountPage } from "./first-account-page.ts";
@@ -39,9 +40,15 @@ function unauthenticated(c: Context<AppEnv>): Response {
   return jsonError(c, 401, "unauthenticated", "Sign in to Weft Studio: the session is missing, expired or revoked.");
 }
 
+/** Where the contract puts a session route, under `{studioPath}/api`. */
+function routePath(studioPath: string, route: keyof typeof studioSessionContract): string {
+  return `${studioPath}/api${studioSessionContract[route]["~orpc"].route.path ?? ""}`;
+}
+
 /**
  * Studio's sign-in and session, under `{studioPath}/api`: sign in by mail (the approval machinery
- * agents use) or with a one-time link, read the session, sign out.
+ * agents use) or with a one-time link, read the session, sign out. The JSON routes are the ones
+ * `studioSessionContract` describes, at its paths and with its answers.
  */
 export function studioSessionRoutes(
   context: PlatformContext,
@@ -54,7 +61,7 @@ export function studioSessionRoutes(
   const sessionDeps = { clock, ids, credentialRevocations };
   const sessionOf = (c: Context<AppEnv>) =>
     findStudioSession(database.db, sessionDeps, cookies.read(c, studioSessionCookie));
-  const describe = (session: StudioSession) => ({
+  const describe = (session: StudioSession): StudioSessionAnswers["get"] => ({
     email: session.email,
     accountId: session.credential.accountId,
     csrfToken: studioCsrfToken(config.secretKey, session.sessionId),
@@ -62,7 +69,7 @@ export function studioSessionRoutes(
   });
   const app = new Hono<AppEnv>();
 
-  app.post(`${studioPath}/api/sign-in`, limits.signIn, async (c) => {
+  app.post(routePath(studioPath, "signIn"), limits.signIn, async (c) => {
     const email = await readField(c, "email");
     if (email instanceof Response) return email;
     const started = await startStudioSignIn(
@@ -73,10 +80,13 @@ export function studioSessionRoutes(
     if (!started.ok) return jsonError(c, 400, "invalid_request", "Enter your email address, like you@example.com.");
     noStore(c);
     cookies.write(c, studioSignInCookie, started.value.claimToken, claimTokenLifetimeMs / 1000);
-    return c.json({ expiresAt: started.value.claimTokenExpires.toISOString() }, 202);
+    return c.json(
+      { expiresAt: started.value.claimTokenExpires.toISOString() } satisfies StudioSessionAnswers["signIn"],
+      202,
+    );
   });
 
-  app.post(`${studioPath}/api/sign-in/complete`, limits.complete, async (c) => {
+  app.post(routePath(studioPath, "completeSignIn"), limits.complete, async (c) => {
     const code = await readField(c, "code");
     if (code instanceof Response) return code;
     if (!/^\d{6}$/.test(code)) return jsonError(c, 400, "invalid_request", "code must be the 6-digit code.");
@@ -92,16 +102,16 @@ export function studioSessionRoutes(
     const session = await findStudioSession(database.db, sessionDeps, completed.value.token);
     if (session === undefined) return unauthenticated(c);
     const { email, csrfToken } = describe(session);
-    return c.json({ email, csrfToken });
+    return c.json({ email, csrfToken } satisfies StudioSessionAnswers["completeSignIn"]);
   });
 
-  app.get(`${studioPath}/api/session`, async (c) => {
+  app.get(routePath(studioPath, "get"), async (c) => {
     const session = await sessionOf(c);
     noStore(c);
     return session === undefined ? unauthenticated(c) : c.json(describe(session));
   });
 
-  app.post(`${studioPath}/api/sign-out`, async (c) => {
+  app.post(routePath(studioPath, "signOut"), async (c) => {
     const session = await sessionOf(c);
     if (session === undefined) return unauthenticated(c);
     if (!studioCsrfTokenIsValid(keys(), session.sessionId, c.req.header(studioCsrfHeader))) {

@@ -1,9 +1,6 @@
 import { createHmac } from "node:crypto";
 import { secretsEqual } from "../../shared/secrets.ts";
 
-/** The header every call to `/studio/rpc` and every Studio mutation carries. */
-export const studioCsrfHeader = "x-weft-csrf";
-
 /**
  * The CSRF token of a session: an HMAC (platform secret key) of its id, so nothing is stored, it
  * lives exactly as long as the session, and a token of one session is useless with another. The

@@ -1,8 +1,8 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, type ReactNode, useId, useState } from "react";
 import { useNavigate, useSearchParams } from "react-router";
-import { completeSignIn, startSignIn } from "../../api/session-api.ts";
-import { sessionQuery } from "../../api/session-query.ts";
+import { sessionQueryKey } from "../../api/session.ts";
+import { weftQuery } from "../../api/weft-query.ts";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
 import { returnPath } from "./return-path.ts";
@@ -25,10 +25,10 @@ export function SignInPage(): ReactNode {
 function EmailStep({ onSent }: { onSent: (email: string) => void }): ReactNode {
   const [email, setEmail] = useState("");
   const id = useId();
-  const send = useMutation({ mutationFn: startSignIn, onSuccess: () => onSent(email.trim()) });
+  const send = useMutation(weftQuery.session.signIn.mutationOptions({ onSuccess: () => onSent(email.trim()) }));
   const submit = (event: FormEvent): void => {
     event.preventDefault();
-    send.mutate(email.trim());
+    send.mutate({ email: email.trim() });
   };
   return (
     <form className="card stack" onSubmit={submit}>
@@ -56,17 +56,18 @@ function CodeStep({ email, onRestart }: { email: string; onRestart: () => void }
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const [searchParams] = useSearchParams();
-  const complete = useMutation({
-    mutationFn: completeSignIn,
-    onSuccess: async () => {
-      // Dropped rather than marked stale: a stale "signed out" would send the next page back here.
-      queryClient.removeQueries({ queryKey: sessionQuery.queryKey() });
-      await navigate(returnPath(searchParams.get("next")), { replace: true });
-    },
-  });
+  const complete = useMutation(
+    weftQuery.session.completeSignIn.mutationOptions({
+      onSuccess: async () => {
+        // Dropped rather than marked stale: a stale "signed out" would send the next page back here.
+        queryClient.removeQueries({ queryKey: sessionQueryKey });
+        await navigate(returnPath(searchParams.get("next")), { replace: true });
+      },
+    }),
+  );
   const submit = (event: FormEvent): void => {
     event.preventDefault();
-    complete.mutate(code.trim());
+    complete.mutate({ code: code.trim() });
   };
   return (
     <form className="card stack" onSubmit={submit}>
