@@ -78,7 +78,7 @@ describe("weft schedules", () => {
     expect(text.stdout).toMatch(/weekday-mornings\s+report\s+30 8 \* \* 1-5\s+Europe\/Berlin\s+enabled/);
 
     weft.clock.advance(60_000);
-    await weft.platform.worker?.fireSchedules();
+    await weft.platform.periodicJobs?.fireSchedules();
     const [fired] = parseJson<{ results: ScheduleJson[] }>(await cli(["schedules", "list", "--json"])).results;
     const executionId = fired?.lastExecutionId ?? "";
     expect(executionId).toMatch(/^exe_/);

@@ -4,6 +4,7 @@
  * rules let no other package import it (see docs/decisions/0060-package-order.md).
  */
 export { allScopes, type Scope } from "@weft/contract";
+export { unlimitedPlan } from "./billing/plans.ts";
 export type { SandboxConfig } from "./config/config.ts";
 export { type Database, type DatabaseHandle, useEmbedded, usePostgres } from "./db/database.ts";
 export { credentials, executions, projects, spans, waitTokens } from "./db/schema/index.ts";
@@ -22,6 +23,7 @@ export { newSpanId } from "./engine/trace-ids.ts";
 export { startWorker, type Worker, type WorkerOptions } from "./engine/worker.ts";
 export { findOrCreateAccount } from "./identity/accounts.ts";
 export { issueCredential } from "./identity/credentials.ts";
+export { type PeriodicJobs, startPeriodicJobs } from "./periodic-jobs/periodic-jobs.ts";
 export { defaultRetentionPeriods, pruneHistory, retentionPacing } from "./retention/prune-history.ts";
 export { type Clock, createManualClock, type ManualClock, systemClock } from "./shared/clock.ts";
 export { createIdGenerator, type IdGenerator } from "./shared/ids.ts";

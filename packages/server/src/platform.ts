@@ -18,6 +18,7 @@ import { createMembershipChanges, relayAccessChanges } from "./identity/access-c
 import { createCredentialRevocations } from "./identity/credential-revocations.ts";
 import { integrationKeyring } from "./integrations/secret-sealing.ts";
 import { createMailer } from "./mail/mailer.ts";
+import { type PeriodicJobs, startPeriodicJobs } from "./periodic-jobs/periodic-jobs.ts";
 import type { PlatformContext } from "./platform-context.ts";
 import { type Clock, systemClock } from "./shared/clock.ts";
 import { createGuardedFetch } from "./shared/guarded-fetch.ts";
@@ -42,6 +43,8 @@ export interface RunningPlatform {
   context: PlatformContext;
   /** The worker of this process, when the `worker` role runs here. */
   worker: Worker | undefined;
+  /** The periodic jobs (schedules, notices, statements, roll-ups, retention), beside the worker. */
+  periodicJobs: PeriodicJobs | undefined;
   /** The address the process listens on, e.g. http://127.0.0.1:3000. */
   listenUrl: string;
   port: number;
@@ -87,7 +90,6 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
             logger,
             spanExport,
             resolveHost: options.resolveHost,
-            alerts: { mailer, outbound, pacing: defaultAlertPacing },
           },
           {
             ...config.worker,
@@ -97,6 +99,19 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
             keyring: integrationKeyring(config),
             billing: config.billing,
           },
+        );
+  const periodicJobs =
+    worker === undefined
+      ? undefined
+      : startPeriodicJobs(
+          {
+            db: database.db,
+            clock,
+            logger,
+            catalogue: config.billing,
+            alerts: { mailer, outbound, pacing: defaultAlertPacing, keyring: integrationKeyring(config) },
+          },
+          { intervalMs: config.worker.pollIntervalMs, retention: config.worker.retention },
         );
   const context: PlatformContext = {
     config,
@@ -129,6 +144,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
   return {
     context,
     worker,
+    periodicJobs,
     listenUrl: `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${http.port}`,
     port: http.port,
     stop: () => {
@@ -139,6 +155,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
         // The database may be closed already, as when its server went away.
         await stopRelaying?.().catch(() => undefined);
         await worker?.stop();
+        await periodicJobs?.stop();
         await spanExport?.shutdown();
         if (ownsDatabase) await database.close();
       })();

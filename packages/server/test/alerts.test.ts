@@ -109,7 +109,7 @@ async function failOnce(projectId: string): Promise<string> {
 }
 
 async function dispatch(): Promise<void> {
-  await weft.platform.worker?.dispatchAlerts();
+  await weft.platform.periodicJobs?.dispatchAlerts();
 }
 
 function advance(ms: number): void {

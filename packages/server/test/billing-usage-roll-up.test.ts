@@ -3,8 +3,8 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type MeterRow, readMeterRows } from "../src/billing/read-usage.ts";
 import { rollUpUsageDeltas } from "../src/billing/usage-roll-up.ts";
-import { createDeltaRoller, rollUpIntervalMs } from "../src/engine/delta-roller.ts";
 import { sqlRows } from "../src/engine/sql-rows.ts";
+import { createDeltaRoller, rollUpIntervalMs } from "../src/periodic-jobs/delta-roller.ts";
 import { createManualClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
 

@@ -124,7 +124,7 @@ afterAll(async () => {
 
 describe("finished executions", () => {
   it("are deleted after the default period, or the project's own; unfinished ones never are", async () => {
-    const worker = weft.platform.worker;
+    const worker = weft.platform.periodicJobs;
     if (worker === undefined) throw new Error("the test platform runs a worker");
     const byDefault = await projectWithWorkflows("By default");
     const keptLonger = await projectWithWorkflows("Kept longer");
@@ -214,7 +214,7 @@ describe("bookkeeping rows", () => {
     expect(unissued?.value).toBe(1);
 
     await advanceDays(8);
-    const worker = weft.platform.worker;
+    const worker = weft.platform.periodicJobs;
     if (worker === undefined) throw new Error("the test platform runs a worker");
     const report = await worker.pruneHistory();
     expect(report.registrations).toBe(1);

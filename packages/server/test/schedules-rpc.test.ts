@@ -172,7 +172,7 @@ describe("schedules namespace", () => {
     const projectId = await newProject("Fired");
     await deploy(projectId, [{ name: "top", workflow: "report", cron: "0 * * * *", input: { region: "eu" } }]);
     weft.clock.set(new Date("2026-06-01T09:00:00.000Z"));
-    await weft.platform.worker?.fireSchedules();
+    await weft.platform.periodicJobs?.fireSchedules();
     const [schedule] = await listed(projectId);
     expect(schedule?.lastRunAt).toBe("2026-06-01T09:00:00.000Z");
     expect(schedule?.nextRunAt).toBe("2026-06-01T10:00:00.000Z");

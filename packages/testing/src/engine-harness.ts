@@ -11,9 +11,12 @@ import {
   getActiveDeployment,
   type IdGenerator,
   type ManualClock,
+  type PeriodicJobs,
   resolveSandboxIsolation,
   type SandboxIsolation,
+  startPeriodicJobs,
   startWorker,
+  unlimitedPlan,
   valueOrThrow,
   type Worker,
   type WorkerOptions,
@@ -33,6 +36,8 @@ export interface EngineHarness {
   clock: ManualClock;
   ids: IdGenerator;
   worker: Worker;
+  /** The periodic jobs beside the worker, as a platform runs them. */
+  periodicJobs: PeriodicJobs;
   /** The sandbox isolation the worker runs under, for another worker on the same database. */
   isolation: SandboxIsolation;
   dataDir: string;
@@ -86,6 +91,15 @@ export async function startEngineHarness(
       ...workerOptions,
     },
   );
+  const periodicJobs = startPeriodicJobs(
+    {
+      db: database.db,
+      clock,
+      logger,
+      catalogue: workerOptions.billing ?? { plans: [unlimitedPlan], defaultPlan: unlimitedPlan.name },
+    },
+    { intervalMs: workerOptions.pollIntervalMs ?? 25 },
+  );
   const execution = async (id: string) => {
     const [row] = await database.db.select().from(executions).where(eq(executions.id, id));
     if (row === undefined) throw new Error(`no execution ${id}`);
@@ -96,6 +110,7 @@ export async function startEngineHarness(
     clock,
     ids,
     worker,
+    periodicJobs,
     isolation: resolution.isolation,
     dataDir,
     deploy: async (projectId, configSource, manifest, deployOptions) => {
@@ -141,6 +156,7 @@ export async function startEngineHarness(
     },
     stop: async () => {
       await worker.stop();
+      await periodicJobs.stop();
       await database.destroy();
       rmSync(dataDir, { recursive: true, force: true });
     },

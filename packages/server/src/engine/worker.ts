@@ -1,67 +1,35 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { dispatchAlerts } from "../alerts/alert-dispatcher.ts";
-import type { AlertPacing } from "../alerts/alert-policy.ts";
 import { type PlanCatalogue, unlimitedPlan } from "../billing/plans.ts";
-import { createStatementCloser } from "../billing/statement-closer.ts";
 import { createStepQuota } from "../billing/step-quota.ts";
-import { rollUpUsageDeltas } from "../billing/usage-roll-up.ts";
 import type { DatabaseHandle } from "../db/database.ts";
 import { retryWhileUnavailable } from "../db/database-unavailable.ts";
-import { sqlStateOf } from "../db/sql-state.ts";
 import { activeDeploymentsAmong, readDeploymentBundle } from "../deployments/read-deployments.ts";
-import { readIntegrationValues } from "../integrations/read-integration-values.ts";
-import { secretScrubber } from "../integrations/secret-scrubber.ts";
 import type { SecretKeyring } from "../integrations/secret-sealing.ts";
-import type { Mailer } from "../mail/mailer.ts";
-import { type HistoryPruner, startHistoryPruner } from "../retention/history-pruner.ts";
-import {
-  defaultRetentionPeriods,
-  type PruneReport,
-  type RetentionPeriods,
-  retentionPacing,
-} from "../retention/prune-history.ts";
-import { fireDueSchedules } from "../schedules/fire-due-schedules.ts";
 import type { Clock } from "../shared/clock.ts";
 import { createExpiringMap } from "../shared/expiring-map.ts";
-import type { GuardedFetch } from "../shared/guarded-fetch.ts";
-import { createIdGenerator } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
-import { ok } from "../shared/service-result.ts";
 import { systemTimers, type Timers } from "../shared/timers.ts";
-import { rollUpExecutionCounts } from "../studio/execution-count-roll-up.ts";
 import type { SpanExport } from "../traces/otlp-export.ts";
 import type { TokenIssuer } from "../wait-tokens/token-secret.ts";
 import { defaultAttemptTimeoutMs } from "./attempt-timeout.ts";
-import { endAttempt, requeueOnStop } from "./attempts/attempt-ending.ts";
+import { requeueOnStop } from "./attempts/attempt-ending.ts";
+import { createAttemptLauncher } from "./attempts/attempt-launch.ts";
 import { afterRenewal, enforceDeadline } from "./attempts/attempt-watch.ts";
 import { createBatchedEnds } from "./attempts/batched-ends.ts";
 import { type AttemptContext, type RunningAttempt, startAttempt } from "./attempts/running-attempt.ts";
-import { sandboxHandlers } from "./attempts/sandbox-handlers.ts";
-import { stopOverStepQuota } from "./attempts/step-quota-stop.ts";
-import { chainedPasses } from "./chained-passes.ts";
 import { cancellationsChannel, executionsChannel } from "./channels.ts";
 import { announcedAccounts, createClaimableAccounts } from "./claimable-accounts.ts";
-import { defaultCrashAttempts, workerCrashError } from "./crash-attempts.ts";
-import { createDeltaRoller } from "./delta-roller.ts";
+import { defaultCrashAttempts } from "./crash-attempts.ts";
 import { createDueWakeups } from "./due-wakeups.ts";
 import type { ResolveHost } from "./egress/egress-proxy.ts";
 import { createEmbeddedMaintenance, defaultVacuumEveryClaims } from "./embedded-maintenance.ts";
-import {
-  type ClaimedExecution,
-  claim,
-  endOrphanedLeases,
-  limitedGroupsPerClaim,
-  renewLeases,
-} from "./execution-state/index.ts";
+import { claim, endOrphanedLeases, limitedGroupsPerClaim, renewLeases } from "./execution-state/index.ts";
 import { defaultSandboxIdleMs } from "./limits.ts";
 import type { LocalStart, LocalStarts } from "./local-starts.ts";
-import type { StoredTokenForReplay } from "./sandbox/protocol.ts";
 import { startSandboxHost } from "./sandbox/sandbox-host.ts";
 import type { SandboxIsolation } from "./sandbox/sandbox-isolation.ts";
 import { createSandboxPool } from "./sandbox/sandbox-pool.ts";
-import { loadStoredSteps, type StoredHistory } from "./stored-steps.ts";
-import { loadStoredTokens } from "./stored-tokens.ts";
 import { beat, forgetLapsedWorkers, forgetWorker } from "./worker-heartbeats.ts";
 import { defaultWorkspaceShare, workspaceSlots } from "./workspace-share.ts";
 
@@ -101,11 +69,9 @@ export interface WorkerOptions {
   vacuumEveryClaims?: number | undefined;
   /** The key and base URL wait token ids and URLs are made with (`waitTokenIssuer`). */
   tokens: TokenIssuer;
-  /** How long finished executions and bookkeeping rows are kept (30 and 7 days by default). */
-  retention?: RetentionPeriods | undefined;
   /** The keys that open the projects' integration secrets; without it, workflows see no integrations. */
   keyring?: SecretKeyring | undefined;
-  /** The plans (WEFT_PLANS): the quotas of schedules and steps, and the monthly statements; only `unlimited` by default. */
+  /** The plans (WEFT_PLANS): the quotas of steps; only `unlimited` by default. */
   billing?: PlanCatalogue | undefined;
 }
 
@@ -122,11 +88,6 @@ export interface WorkerDependencies {
    * system timers by default. A wake-up fired early only arms itself again: it reads the clock.
    */
   timers?: Timers | undefined;
-  /**
-   * What failure notices go out with (the worker's `keyring` opens webhook secrets); without it,
-   * this worker sends none and leaves recorded failures to the workers that do.
-   */
-  alerts?: { mailer: Mailer; outbound: GuardedFetch; pacing: AlertPacing } | undefined;
 }
 
 export interface Worker {
@@ -135,26 +96,10 @@ export interface Worker {
   poke(): Promise<void>;
   /** The deployments that have a warm sandbox process in this worker. */
   sandboxes(): string[];
-  /** Starts the executions of the schedules whose tick has come (as every poll does); resolves once started. */
-  fireSchedules(): Promise<void>;
-  /** Turns recorded failures into notices and sends the due deliveries now (as every poll does); resolves once done. */
-  dispatchAlerts(): Promise<void>;
-  /** Closes the previous month's statements now (as the first poll of a month does); how many this wrote. */
-  closeStatements(): Promise<number>;
-  /** Rolls the pending deltas up (daily meters, execution counts) now, as the periodic pass does; how many it moved. */
-  rollUpDeltas(): Promise<number>;
-  /** Deletes the history past its retention period now (as the periodic task does), and reports what went. */
-  pruneHistory(): Promise<PruneReport>;
   /** Stops claiming, hands running executions back to the queue and stops the sandboxes. */
   stop(): Promise<void>;
   /** On the embedded database, where this worker is the only one: new executions it takes at once. */
   localStarts: LocalStarts | undefined;
-}
-
-/** What the executions of one claim that ran before had stored, by execution id. */
-interface ClaimedHistories {
-  steps: Map<string, StoredHistory>;
-  tokens: Map<string, Record<string, StoredTokenForReplay>>;
 }
 
 /** Sleeps, delayed retries and waits' expiries a worker wakes for; the poll finds those past the soonest this many. */
@@ -162,14 +107,6 @@ const maxDueWakeups = 10_000;
 
 /** Projects whose account a worker remembers for local starts; a project it forgot is claimed once more. */
 const maxKnownProjects = 10_000;
-
-// Stored on the execution, so they say what failed without the database's text, which quotes parameters.
-const historyReadError = { name: "HistoryReadError", message: "the execution's stored steps could not be read" };
-const startError = { name: "StartError", message: "the attempt could not start" };
-const integrationReadError = {
-  name: "IntegrationReadError",
-  message: "the project's integrations could not be read",
-};
 
 /**
  * The worker: the claim loop, the leases and the hand-off to the sandboxes. What happens to an
@@ -208,7 +145,6 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
   /** On the embedded database this is the only worker: every change to the queue is this process's. */
   const soleWorker = database.kind === "embedded";
   const slotsPerAccount = workspaceSlots(options.concurrency, options.workspaceShare ?? defaultWorkspaceShare);
-  const crashAttempts = options.crashAttempts ?? defaultCrashAttempts;
   const catalogue = options.billing ?? { plans: [unlimitedPlan], defaultPlan: unlimitedPlan.name };
   let stopped = false;
   /** Whether the last claim pass may have left claimable executions behind a limit that an ending execution lifts. */
@@ -271,115 +207,15 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     finishing: new Set(),
     stepQuota: createStepQuota({ db, clock, catalogue }),
   };
-
-  /**
-   * What a read between a claim and the sandbox returns, or `undefined` if it threw: the attempts
-   * that needed it then fail, retried by their policy, since left leased they would wait for a lease
-   * this worker never takes back from itself. Logged by SQLSTATE: a database error's text quotes
-   * the statement's parameters.
-   */
-  async function readBeforeStart<T>(read: () => Promise<T>, failed: string, fields: object): Promise<T | undefined> {
-    try {
-      return await read();
-    } catch (error) {
-      logger.error({ ...fields, sqlState: sqlStateOf(error) }, failed);
-      return undefined;
-    }
-  }
-
-  /** The stored steps and wait tokens of the claimed executions that ran before. */
-  function readHistories(claimed: readonly ClaimedExecution[], now: Date) {
-    const resumed = claimed.filter((execution) => execution.hasHistory).map((execution) => execution.id);
-    return readBeforeStart(
-      async () => ({
-        steps: await loadStoredSteps(db, resumed),
-        tokens: await loadStoredTokens(db, options.tokens, resumed, now),
-      }),
-      "could not read stored steps",
-      { executions: resumed.length },
-    );
-  }
-
-  /** Read at every attempt's start, so the attempt after a secret's rotation uses the new value. */
-  function readIntegrationsOf(execution: ClaimedExecution) {
-    const keyring = options.keyring;
-    if (keyring === undefined) return Promise.resolve(ok({ values: {}, secrets: [] }));
-    return readBeforeStart(
-      () => readIntegrationValues(db, keyring, execution.projectId),
-      "could not read integrations",
-      { executionId: execution.id },
-    );
-  }
-
-  /** Hands a claimed execution to a sandbox; `now` is the claim's instant, when its time limit starts. */
-  async function begin(execution: ClaimedExecution, histories: ClaimedHistories | undefined, now: Date) {
-    const history = histories?.steps.get(execution.id);
-    const run = startAttempt(execution, history, now, timeoutPolicy);
-    running.set(execution.id, run);
-    if (execution.cancelRequested) {
-      endAttempt(context, run, { kind: "cancel" });
-      return;
-    }
-    const crashed = workerCrashError(execution, crashAttempts);
-    if (crashed !== undefined) {
-      logger.warn(
-        { executionId: execution.id, projectId: execution.projectId, leaseExpiries: execution.leaseExpiries },
-        "an execution whose worker process kept dying is failed instead of run again",
-      );
-      endAttempt(context, run, { kind: "giveUp", error: crashed });
-      return;
-    }
-    if (histories === undefined && execution.hasHistory) {
-      endAttempt(context, run, { kind: "fail", error: historyReadError, logs: [] });
-      return;
-    }
-    if (await stopOverStepQuota(context, run)) return;
-    const tokens = histories?.tokens.get(execution.id);
-    const integrations = await readIntegrationsOf(execution);
-    if (integrations === undefined) {
-      endAttempt(context, run, { kind: "fail", error: integrationReadError, logs: [] });
-      return;
-    }
-    if (!integrations.ok) {
-      const error = { name: "IntegrationSecretError", message: integrations.failure.message };
-      endAttempt(context, run, { kind: "fail", error, logs: [] });
-      return;
-    }
-    run.scrub = secretScrubber(integrations.value.secrets);
-    try {
-      run.sandbox = await pool.run(
-        execution.deploymentId,
-        {
-          type: "run",
-          executionId: execution.id,
-          workflow: execution.workflow,
-          input: execution.input,
-          attempt: execution.attempt,
-          steps: history?.steps ?? {},
-          tokens: tokens ?? {},
-          integrations: integrations.value.values,
-        },
-        sandboxHandlers(context, run),
-      );
-      // It timed out or was cancelled while its process was still starting (see `heartbeat`).
-      if (run.done) run.sandbox.abandon();
-    } catch (error) {
-      const failure =
-        error instanceof Error
-          ? { name: error.name, message: error.message, stack: error.stack }
-          : { name: "Error", message: String(error) };
-      endAttempt(context, run, { kind: "fail", error: failure, logs: [] });
-    }
-  }
-
-  /** Starts a leased execution; one that cannot start is ended, since a worker never takes a lapsed lease back from itself. */
-  function startLeased(execution: ClaimedExecution, histories: ClaimedHistories | undefined, now: Date): void {
-    begin(execution, histories, now).catch((error: unknown) => {
-      logger.error({ err: error, executionId: execution.id }, "could not start an execution");
-      const attempt = running.get(execution.id);
-      if (attempt !== undefined) endAttempt(context, attempt, { kind: "fail", error: startError, logs: [] });
-    });
-  }
+  const { readHistories, startLeased } = createAttemptLauncher({
+    context,
+    pool,
+    running,
+    timeoutPolicy,
+    crashAttempts: options.crashAttempts ?? defaultCrashAttempts,
+    tokens: options.tokens,
+    keyring: options.keyring,
+  });
 
   /**
    * Claims until nothing claimable is left, or until a slot held for a local start is given up. A
@@ -540,54 +376,8 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       if (run !== undefined) run.cancelRequested = true;
     }),
   );
-  const ids = createIdGenerator(clock);
-  const firing = chainedPasses(() => fireDueSchedules(db, { clock, ids, catalogue }), {
-    stopped: () => stopped,
-    onError: (error) => logger.error({ err: error }, "firing schedules failed"),
-  });
-  const alertDeps = deps.alerts;
-  const keyring = options.keyring;
-  const alerting = chainedPasses(
-    async () => {
-      if (alertDeps === undefined || keyring === undefined) return;
-      await dispatchAlerts({
-        db,
-        ids,
-        clock,
-        logger,
-        keyring,
-        ...alertDeps,
-      });
-    },
-    { stopped: () => stopped, onError: (error) => logger.error({ err: error }, "sending failure notices failed") },
-  );
-
-  // Real time, not the injected timers: its pauses pace work against the machine's speed, and a
-  // test that fires the sandbox's deadlines must not fire (or stall) a retention pass with them.
-  const pruner: HistoryPruner = startHistoryPruner(
-    { db, clock, logger, timers: systemTimers },
-    { periods: options.retention ?? defaultRetentionPeriods, intervalMs: 60 * 60 * 1000, ...retentionPacing },
-  );
-
-  const statements = createStatementCloser({
-    db,
-    clock,
-    logger,
-    catalogue,
-  });
-
-  const deltas = createDeltaRoller({
-    clock,
-    logger,
-    rollUps: [() => rollUpUsageDeltas(db), () => rollUpExecutionCounts(db)],
-  });
-
   let beating = false;
   const tick = setInterval(() => {
-    void firing.run();
-    void alerting.run();
-    statements.tick();
-    void deltas.tick();
     claimable.forget();
     void poke();
     if (beating) return;
@@ -608,22 +398,14 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       return poke();
     },
     sandboxes: () => pool.deployments(),
-    fireSchedules: firing.run,
-    dispatchAlerts: alerting.run,
-    closeStatements: statements.close,
-    rollUpDeltas: deltas.drain,
-    pruneHistory: pruner.prune,
     localStarts: soleWorker ? { reserve: reserveLocalStart } : undefined,
     stop: async () => {
       if (stopped) return;
       stopped = true;
       clearInterval(tick);
       wakeups.stop();
-      await pruner.stop();
       await unlistenExecutions().catch(() => undefined);
       await unlistenCancellations().catch(() => undefined);
-      await firing.settled();
-      await alerting.settled();
       await passes;
       await localStart?.settled;
       const left = [...running.values()].filter((run) => !run.done);
@@ -633,8 +415,6 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       }
       await Promise.all(left.map((run) => requeueOnStop(context, run).catch(() => undefined)));
       await Promise.all([...context.finishing]);
-      // Readers count pending deltas anyway; draining leaves none behind a worker that is gone for good.
-      await deltas.drain().catch((error: unknown) => logger.error({ err: error }, "rolling up deltas failed"));
       await forgetWorker(db, workerId).catch(() => undefined);
       await maintenance?.settled();
       running.clear();

@@ -16,6 +16,7 @@ import { rotateIntegrationSecrets } from "../integrations/rotate-secret-key.ts";
 import { integrationKeyring } from "../integrations/secret-sealing.ts";
 import { devMailboxStartUpLine } from "../mail/dev-mailbox-line.ts";
 import { createMailer } from "../mail/mailer.ts";
+import { startPeriodicJobs } from "../periodic-jobs/periodic-jobs.ts";
 import { startPlatform } from "../platform.ts";
 import { systemClock } from "../shared/clock.ts";
 import { createGuardedFetch } from "../shared/guarded-fetch.ts";
@@ -167,6 +168,23 @@ async function runWorker(config: ParsedConfig): Promise<void> {
       clock: systemClock,
       logger,
       spanExport,
+    },
+    {
+      ...config.worker,
+      dataDir: config.dataDir,
+      sandbox,
+      // Wait token ids must be the ones the other processes of this database would make: the shared key.
+      tokens: waitTokenIssuer({ secretKey, baseUrl: config.baseUrl }),
+      keyring: integrationKeyring({ secretKey, secretKeyPrevious: config.secretKeyPrevious }),
+      billing: config.billing,
+    },
+  );
+  const periodicJobs = startPeriodicJobs(
+    {
+      db: database.db,
+      clock: systemClock,
+      logger,
+      catalogue: config.billing,
       alerts: {
         // The dev outbox lives in the process that serves /dev/mailbox, not in a worker: a worker
         // process sends notices by SMTP, or drops mailed ones with a warning.
@@ -181,23 +199,17 @@ async function runWorker(config: ParsedConfig): Promise<void> {
           timers: systemTimers,
         }),
         pacing: defaultAlertPacing,
+        keyring: integrationKeyring({ secretKey, secretKeyPrevious: config.secretKeyPrevious }),
       },
     },
-    {
-      ...config.worker,
-      dataDir: config.dataDir,
-      sandbox,
-      // Wait token ids must be the ones the other processes of this database would make: the shared key.
-      tokens: waitTokenIssuer({ secretKey, baseUrl: config.baseUrl }),
-      keyring: integrationKeyring({ secretKey, secretKeyPrevious: config.secretKeyPrevious }),
-      billing: config.billing,
-    },
+    { intervalMs: config.worker.pollIntervalMs, retention: config.worker.retention },
   );
   // Before announcing readiness: a signal that arrives before a handler exists ends the process at once.
   stopOnSignals(
     logger,
     async () => {
       await worker.stop();
+      await periodicJobs.stop();
       await spanExport?.shutdown();
       await database.close();
     },
