@@ -7,7 +7,6 @@ import { retryWhileUnavailable } from "../db/database-unavailable.ts";
 import { activeDeploymentsAmong, readDeploymentBundle } from "../deployments/read-deployments.ts";
 import type { SecretKeyring } from "../integrations/secret-sealing.ts";
 import type { Clock } from "../shared/clock.ts";
-import { createExpiringMap } from "../shared/expiring-map.ts";
 import type { Logger } from "../shared/logger.ts";
 import { systemTimers, type Timers } from "../shared/timers.ts";
 import type { SpanExport } from "../traces/otlp-export.ts";
@@ -15,22 +14,22 @@ import type { TokenIssuer } from "../wait-tokens/token-secret.ts";
 import { defaultAttemptTimeoutMs } from "./attempt-timeout.ts";
 import { requeueOnStop } from "./attempts/attempt-ending.ts";
 import { createAttemptLauncher } from "./attempts/attempt-launch.ts";
-import { afterRenewal, enforceDeadline } from "./attempts/attempt-watch.ts";
 import { createBatchedEnds } from "./attempts/batched-ends.ts";
-import { type AttemptContext, type RunningAttempt, startAttempt } from "./attempts/running-attempt.ts";
+import type { AttemptContext, RunningAttempt } from "./attempts/running-attempt.ts";
 import { cancellationsChannel, executionsChannel } from "./channels.ts";
-import { announcedAccounts, createClaimableAccounts } from "./claimable-accounts.ts";
+import { createClaimLoop } from "./claim-loop.ts";
+import { announcedAccounts } from "./claimable-accounts.ts";
 import { defaultCrashAttempts } from "./crash-attempts.ts";
 import { createDueWakeups } from "./due-wakeups.ts";
 import type { ResolveHost } from "./egress/egress-proxy.ts";
 import { createEmbeddedMaintenance, defaultVacuumEveryClaims } from "./embedded-maintenance.ts";
-import { claim, endOrphanedLeases, limitedGroupsPerClaim, renewLeases } from "./execution-state/index.ts";
 import { defaultSandboxIdleMs } from "./limits.ts";
-import type { LocalStart, LocalStarts } from "./local-starts.ts";
+import type { LocalStarts } from "./local-starts.ts";
 import { startSandboxHost } from "./sandbox/sandbox-host.ts";
 import type { SandboxIsolation } from "./sandbox/sandbox-isolation.ts";
 import { createSandboxPool } from "./sandbox/sandbox-pool.ts";
-import { beat, forgetLapsedWorkers, forgetWorker } from "./worker-heartbeats.ts";
+import { forgetWorker } from "./worker-heartbeats.ts";
+import { heartbeat, takeOverOrphans } from "./worker-leases.ts";
 import { defaultWorkspaceShare, workspaceSlots } from "./workspace-share.ts";
 
 /**
@@ -105,9 +104,6 @@ export interface Worker {
 /** Sleeps, delayed retries and waits' expiries a worker wakes for; the poll finds those past the soonest this many. */
 const maxDueWakeups = 10_000;
 
-/** Projects whose account a worker remembers for local starts; a project it forgot is claimed once more. */
-const maxKnownProjects = 10_000;
-
 /**
  * The worker: the claim loop, the leases and the hand-off to the sandboxes. What happens to an
  * attempt once it runs is in `attempts/` (its steps, its end, its deadline and cancel grace); every
@@ -147,42 +143,11 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
   const slotsPerAccount = workspaceSlots(options.concurrency, options.workspaceShare ?? defaultWorkspaceShare);
   const catalogue = options.billing ?? { plans: [unlimitedPlan], defaultPlan: unlimitedPlan.name };
   let stopped = false;
-  /** Whether the last claim pass may have left claimable executions behind a limit that an ending execution lifts. */
-  let heldBack = true;
-  const claimable = createClaimableAccounts();
-  /**
-   * The accounts whose running executions, in all the workspaces they pay for, fill their share of
-   * this worker's slots: a claim skips their rows, and a local start refuses them.
-   */
-  const accountsAtShare = (): ReadonlySet<string> => {
-    const counts = new Map<string, number>();
-    for (const run of running.values()) {
-      counts.set(run.execution.accountId, (counts.get(run.execution.accountId) ?? 0) + 1);
-    }
-    return new Set([...counts].flatMap(([accountId, count]) => (count >= slotsPerAccount ? [accountId] : [])));
-  };
-  /** From a claim until its executions are in `running`: the leases it took are not all counted there yet. */
-  let claimingNow = false;
-  /** The slot held for an execution ingress is writing leased to this worker; a claim waits for it. */
-  let localStart: { slot: LocalStart; settled: Promise<void> } | undefined;
-  /** A claim pass found a slot held: the slot's end starts another. */
-  let claimDeferred = false;
-  /**
-   * Learnt from the claims: the account that pays for a project's workspace, which a local start's
-   * share is counted in. Entries never expire (a project stays in its workspace, and a workspace's
-   * account never changes); the map is there for its bound.
-   */
-  const projectAccounts = createExpiringMap<string, string>(maxKnownProjects);
-  let passes: Promise<void> = Promise.resolve();
-  let nextPass: Promise<void> | undefined;
   const wakeups = createDueWakeups(
     { clock, timers: deps.timers ?? systemTimers },
     {
       capacity: maxDueWakeups,
-      onDue: (accountIds) => {
-        claimable.announced(accountIds);
-        void poke();
-      },
+      onDue: (accountIds) => claims.announced(accountIds),
     },
   );
   const context: AttemptContext = {
@@ -195,19 +160,14 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     release: (executionId, ended) => {
       const accountId = running.get(executionId)?.execution.accountId;
       running.delete(executionId);
-      // A requeued execution is claimable, and a claim running now may have counted the freed slot as
-      // taken. Otherwise, on the embedded database, what a claim left behind at the account's share
-      // is known already; on PostgreSQL other workers requeue and let go of rows unannounced, and a
-      // freed slot is the cue to look for them.
-      if (accountId !== undefined && (!ended || claimingNow || !soleWorker)) claimable.announced([accountId]);
-      if (heldBack || !ended) void poke();
+      claims.released(accountId, ended);
     },
     fallsDue: (accountId, at) => wakeups.add(accountId, at),
     ends: createBatchedEnds(db, workerId),
     finishing: new Set(),
     stepQuota: createStepQuota({ db, clock, catalogue }),
   };
-  const { readHistories, startLeased } = createAttemptLauncher({
+  const launcher = createAttemptLauncher({
     context,
     pool,
     running,
@@ -216,158 +176,26 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     tokens: options.tokens,
     keyring: options.keyring,
   });
+  const claims = createClaimLoop({
+    db,
+    clock,
+    logger,
+    workerId,
+    concurrency: options.concurrency,
+    leaseMs: options.leaseMs,
+    slotsPerAccount,
+    soleWorker,
+    running,
+    launcher,
+    timeoutPolicy,
+    maintenance,
+  });
 
-  /**
-   * Claims until nothing claimable is left, or until a slot held for a local start is given up. A
-   * claim is the costliest statement of a short execution (on the embedded database it shares one
-   * thread with ingest), so a pass claims again only when the last claim may have stopped short, and
-   * an ending execution starts a pass only when executions may be waiting for a slot; new executions
-   * notify, and every poll claims anyway.
-   */
-  async function claimOnce(): Promise<void> {
-    while (!stopped) {
-      // Until this claim answers, a slot freed meanwhile may be one it counted as taken.
-      heldBack = true;
-      const free = options.concurrency - running.size;
-      if (free <= 0 || !claimable.worthClaiming(accountsAtShare())) return;
-      if (localStart !== undefined) {
-        claimDeferred = true;
-        return;
-      }
-      const now = clock.now();
-      claimable.claiming();
-      claimingNow = true;
-      try {
-        const outcome = await claim(db, {
-          workerId,
-          now,
-          leaseMs: options.leaseMs,
-          limit: free,
-          workspaceSlots: slotsPerAccount,
-          durable: soleWorker,
-        });
-        const claimed = outcome.executions;
-        // An account's share can cut a claim short only once this worker runs that many executions.
-        const shareMayBind = running.size + claimed.length >= slotsPerAccount;
-        heldBack = shareMayBind || outcome.limitedGroups > 0;
-        const stoppedShort = claimed.length < free && !shareMayBind && outcome.limitedGroups < limitedGroupsPerClaim;
-        if (claimed.length > 0) {
-          maintenance?.counted(claimed.length);
-          for (const execution of claimed) {
-            projectAccounts.set(execution.projectId, execution.accountId, Number.POSITIVE_INFINITY);
-          }
-          const histories = await readHistories(claimed, now);
-          for (const execution of claimed) startLeased(execution, histories, now);
-        }
-        // A claim that found nothing, or stopped short of a limit no share cut, left nothing behind but
-        // the backlog of accounts at their share. Any other may have left rows of the accounts it
-        // was worth making for; a claim makes no row claimable, so what was known before it still holds.
-        if ((claimed.length === 0 || stoppedShort) && outcome.limitedGroups === 0)
-          claimable.leftNone(accountsAtShare());
-        if (claimed.length > 0 && !stoppedShort) continue;
-        return;
-      } finally {
-        claimingNow = false;
-      }
-    }
-  }
-
-  /**
-   * Holds a slot for an execution ingress writes leased to this worker, when a claim would lease it
-   * at once: the last claim stopped short and nothing was announced since but the backlog of
-   * accounts at their share, the account of the execution's workspace is known and below its share,
-   * and no claim or other local start is under way (either would count the slot as free).
-   */
-  function reserveLocalStart(projectId: string): LocalStart | undefined {
-    if (stopped || claimingNow || localStart !== undefined) return undefined;
-    if (running.size >= options.concurrency) return undefined;
-    const now = clock.now();
-    const accountId = projectAccounts.get(projectId, now.getTime());
-    if (accountId === undefined) return undefined;
-    const atShare = accountsAtShare();
-    if (atShare.has(accountId) || claimable.worthClaiming(atShare)) return undefined;
-    let settle: () => void = () => undefined;
-    const settled = new Promise<void>((resolve) => {
-      settle = () => {
-        localStart = undefined;
-        resolve();
-        if (claimDeferred) {
-          claimDeferred = false;
-          void poke();
-        }
-      };
-    });
-    const slot: LocalStart = {
-      workerId,
-      now,
-      leaseExpiresAt: new Date(now.getTime() + options.leaseMs),
-      accountId,
-      begin: (execution) => {
-        try {
-          if (stopped) {
-            // `stop` waits for this slot, then hands what `running` holds back to the queue.
-            running.set(execution.id, startAttempt(execution, undefined, now, timeoutPolicy));
-          } else {
-            maintenance?.counted(1);
-            startLeased(execution, undefined, now);
-          }
-        } finally {
-          settle();
-        }
-      },
-      cancel: () => settle(),
-    };
-    localStart = { slot, settled };
-    return slot;
-  }
-
-  /** Chains claim passes: a call made while a pass runs gets the next one, which covers it. */
-  function poke(): Promise<void> {
-    if (stopped) return Promise.resolve();
-    if (nextPass !== undefined) return nextPass;
-    const pass = passes.then(() => {
-      nextPass = undefined;
-      return claimOnce().catch((error: unknown) => logger.error({ err: error }, "claiming executions failed"));
-    });
-    nextPass = pass;
-    passes = pass;
-    return pass;
-  }
-
-  /**
-   * Registers this worker and ends the leases of executions whose worker is gone, so the first claim
-   * pass resumes them at once: after a crash on the embedded database (one process at a time) or of
-   * a worker whose heartbeat lapsed on PostgreSQL, nothing waits for a lease to run out.
-   */
-  async function takeOverOrphans(): Promise<void> {
-    const now = clock.now();
-    await beat(db, { workerId, now, expiresAt: new Date(now.getTime() + options.leaseMs) });
-    const ended = await endOrphanedLeases(db, { workerId, now, everyOtherWorker: database.kind === "embedded" });
-    if (ended > 0) logger.info({ executions: ended }, "taking over the executions of workers that are gone");
-    await forgetLapsedWorkers(db, now);
-  }
-
-  async function heartbeat(): Promise<void> {
-    const now = clock.now();
-    for (const run of running.values()) enforceDeadline(context, run, now);
-    const ids = [...running.keys()];
-    const expiresAt = new Date(now.getTime() + options.leaseMs);
-    const [held] = await Promise.all([
-      renewLeases(db, { workerId, executionIds: ids, expiresAt }),
-      beat(db, { workerId, now, expiresAt }),
-    ]);
-    const heldIds = new Map(held.map((entry) => [entry.id, entry.cancelRequestedAt]));
-    for (const id of ids) {
-      const run = running.get(id);
-      if (run !== undefined) afterRenewal(context, run, heldIds.get(id), now);
-    }
-  }
-
-  await retryWhileUnavailable(takeOverOrphans);
+  const leases = { db, clock, logger, workerId, leaseMs: options.leaseMs, running, context };
+  await retryWhileUnavailable(() => takeOverOrphans(leases, { everyOtherWorker: database.kind === "embedded" }));
   const unlistenExecutions = await retryWhileUnavailable(() =>
     database.listen(executionsChannel, (payload) => {
-      claimable.announced(announcedAccounts(payload));
-      void poke();
+      claims.announced(announcedAccounts(payload));
     }),
   );
   const unlistenCancellations = await retryWhileUnavailable(() =>
@@ -378,36 +206,36 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
   );
   let beating = false;
   const tick = setInterval(() => {
-    claimable.forget();
-    void poke();
+    claims.forget();
+    void claims.poke();
     if (beating) return;
     beating = true;
-    heartbeat()
+    heartbeat(leases)
       .catch((error: unknown) => logger.error({ err: error }, "renewing leases failed"))
       .finally(() => {
         beating = false;
       });
   }, options.pollIntervalMs);
   tick.unref();
-  void poke();
+  void claims.poke();
 
   return {
     id: workerId,
     poke: () => {
-      claimable.forget();
-      return poke();
+      claims.forget();
+      return claims.poke();
     },
     sandboxes: () => pool.deployments(),
-    localStarts: soleWorker ? { reserve: reserveLocalStart } : undefined,
+    localStarts: soleWorker ? { reserve: claims.reserveLocalStart } : undefined,
     stop: async () => {
       if (stopped) return;
       stopped = true;
+      const claimsStopped = claims.stop();
       clearInterval(tick);
       wakeups.stop();
       await unlistenExecutions().catch(() => undefined);
       await unlistenCancellations().catch(() => undefined);
-      await passes;
-      await localStart?.settled;
+      await claimsStopped;
       const left = [...running.values()].filter((run) => !run.done);
       for (const run of left) {
         run.done = true;
