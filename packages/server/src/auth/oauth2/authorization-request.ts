@@ -1,7 +1,8 @@
 import { allScopes, hasControlCharacter, isScope, type Scope } from "@weft/contract";
 import type { Database } from "../../db/database.ts";
+import type { OAuthClient } from "./client-metadata.ts";
 import type { ClientMetadataDocuments } from "./client-metadata-documents.ts";
-import { findClient, type OAuthClient } from "./clients.ts";
+import { findClient } from "./clients.ts";
 import { isPkceValue } from "./pkce.ts";
 import { redirectUriIsRegistered } from "./redirect-uri.ts";
 

@@ -1,5 +1,5 @@
 import type { Clock } from "../../shared/clock.ts";
-import { checkMetadata, checkRedirectUris, type OAuthClient } from "./clients.ts";
+import { checkMetadata, checkRedirectUris, type OAuthClient } from "./client-metadata.ts";
 
 /** A failed or invalid document is not fetched again for this long, so a bad client_id cannot make Weft a relay. */
 const refusalCacheMs = 60 * 1000;

@@ -2,7 +2,8 @@ import type { Handler } from "hono";
 import type { AppEnv } from "../../http/app-env.ts";
 import type { PlatformContext } from "../../platform-context.ts";
 import { authErrorResponse, authHandler, noStore, readJsonObject } from "../auth-http.ts";
-import { registerClient, supportedGrantTypes } from "./clients.ts";
+import { supportedGrantTypes } from "./client-metadata.ts";
+import { registerClient } from "./clients.ts";
 
 /** `POST {auth_url}/oauth2/register`: RFC 7591 dynamic registration of a public client. */
 export function registerClientRoute(context: PlatformContext): Handler<AppEnv> {
