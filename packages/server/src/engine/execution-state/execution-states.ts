@@ -1,24 +1,19 @@
+import { executionStatuses, finalExecutionStatuses } from "@weft/contract";
+
 /**
- * Every state an execution can be in, and the transitions between them. A new state is one more
- * entry here and in the table; the SQL of each transition reads its
- * allowed states from the table (see `transition-condition.ts`), so nothing else names them.
+ * Every state an execution can be in (the contract's list, so the API, Studio and the engine name
+ * the same ones), and the transitions between them. A new state is one more entry there and in the
+ * table; the SQL of each transition reads its allowed states from the table (see
+ * `transition-condition.ts`), so nothing else names them.
  */
-export const executionStates = [
-  "queued",
-  "running",
-  "sleeping",
-  "waiting",
-  "succeeded",
-  "failed",
-  "cancelled",
-] as const;
+export const executionStates = executionStatuses;
 export type ExecutionState = (typeof executionStates)[number];
 
 /** The state an execution is inserted in. */
 export const initialState = "queued" satisfies ExecutionState;
 
 /** States an execution never leaves. */
-export const finalStates = ["succeeded", "failed", "cancelled"] as const satisfies readonly ExecutionState[];
+export const finalStates = finalExecutionStatuses;
 
 /**
  * The state held under a worker's lease. A transition out of it is taken only by the worker that
