@@ -1,9 +1,8 @@
-import { type Context, Hono } from "hono";
-import { approvalCsrfTokenIsValidUnder, issueApprovalCsrfToken } from "../auth/approval-csrf.ts";
-import { messagePage, unreadableFormPage } from "../auth/pages/approval-pages.ts";
-import { acceptedSecretKeys } from "../config/secret-key.ts";
+import { Hono } from "hono";
+import { issueApprovalCsrfToken } from "../auth/approval-csrf.ts";
+import { noStorePage, readLinkForm, type StatusPage, statusMessage } from "../auth/link-page.ts";
+import { messagePage } from "../auth/pages/approval-pages.ts";
 import type { AppEnv } from "../http/app-env.ts";
-import { readFormFields } from "../http/form-fields.ts";
 import type { PlatformContext } from "../platform-context.ts";
 import { tokenPattern } from "../shared/secrets.ts";
 import { acceptInvitation, type InvitationView, viewInvitation } from "./accept-invitation.ts";
@@ -11,28 +10,18 @@ import { invitationPage, joinedPage } from "./invitation-pages.ts";
 
 const invitationTokenPattern = tokenPattern("ivt");
 
-type Status = 200 | 400 | 403 | 404 | 409 | 410;
-
 const unknownLink = () => messagePage("Link not valid", "This invitation link is not valid. Ask for a new invitation.");
 
-function pageFor(c: Context<AppEnv>, html: string, status: Status): Response {
-  c.header("Cache-Control", "no-store");
-  return c.html(html, status);
-}
-
-function endStatePage(invitation: InvitationView): { html: string; status: Status } | undefined {
+function endStatePage(invitation: InvitationView): StatusPage | undefined {
   switch (invitation.status) {
     case "pending":
       return undefined;
     case "accepted":
-      return { html: messagePage("Already accepted", "This invitation has been accepted."), status: 410 };
+      return statusMessage("Already accepted", "This invitation has been accepted.", 410);
     case "revoked":
-      return { html: messagePage("Invitation withdrawn", "This invitation was withdrawn."), status: 410 };
+      return statusMessage("Invitation withdrawn", "This invitation was withdrawn.", 410);
     case "expired":
-      return {
-        html: messagePage("Invitation expired", "Invitations last 7 days; ask for a new one."),
-        status: 410,
-      };
+      return statusMessage("Invitation expired", "Invitations last 7 days; ask for a new one.", 410);
   }
 }
 
@@ -50,35 +39,28 @@ export function invitationRoutes(context: PlatformContext): Hono<AppEnv> {
     const invitation = invitationTokenPattern.test(token)
       ? await viewInvitation(database.db, { clock }, token)
       : undefined;
-    if (invitation === undefined) return pageFor(c, unknownLink(), 404);
+    if (invitation === undefined) return noStorePage(c, unknownLink(), 404);
     const ended = endStatePage(invitation);
-    if (ended !== undefined) return pageFor(c, ended.html, ended.status);
-    return pageFor(c, invitationPage(invitation, issueApprovalCsrfToken(key, token, clock.now())), 200);
+    if (ended !== undefined) return noStorePage(c, ended.html, ended.status);
+    return noStorePage(c, invitationPage(invitation, issueApprovalCsrfToken(key, token, clock.now())), 200);
   });
 
   app.post("/invitations/accept", async (c) => {
     const token = c.req.query("token") ?? "";
-    if (!invitationTokenPattern.test(token)) return pageFor(c, unknownLink(), 404);
+    if (!invitationTokenPattern.test(token)) return noStorePage(c, unknownLink(), 404);
     const invitation = await viewInvitation(database.db, { clock }, token);
-    if (invitation === undefined) return pageFor(c, unknownLink(), 404);
+    if (invitation === undefined) return noStorePage(c, unknownLink(), 404);
     // An invitation that can no longer be accepted says so, whatever the form: it changes nothing.
     const ended = endStatePage(invitation);
-    if (ended !== undefined) return pageFor(c, ended.html, ended.status);
-    const field = await readFormFields(c);
-    if (field === undefined) return pageFor(c, unreadableFormPage(), 400);
-    if (!approvalCsrfTokenIsValidUnder(acceptedSecretKeys(context.config), token, field("csrf"), clock.now())) {
-      return pageFor(
-        c,
-        messagePage("Please try again", "This form is out of date. Open the link from the mail again."),
-        403,
-      );
-    }
+    if (ended !== undefined) return noStorePage(c, ended.html, ended.status);
+    const form = await readLinkForm(c, context.config, token, clock.now());
+    if (form instanceof Response) return form;
     const accepted = await acceptInvitation(database.db, { clock, ids }, token);
     if (!accepted.ok) {
-      return pageFor(c, messagePage("Invitation not usable", accepted.failure.message), 409);
+      return noStorePage(c, messagePage("Invitation not usable", accepted.failure.message), 409);
     }
     membershipChanges.publish([accepted.value.accountId]);
-    return pageFor(c, joinedPage(invitation.workspaceName, accepted.value.role), 200);
+    return noStorePage(c, joinedPage(invitation.workspaceName, accepted.value.role), 200);
   });
 
   return app;

@@ -24,6 +24,11 @@ export interface PendingRegistrationView {
 
 export type Decision = "approve" | "deny" | "revoke";
 
+/** The decision a form's button names; undefined for any other value. */
+export function decisionOf(value: string): Decision | undefined {
+  return value === "approve" || value === "deny" || value === "revoke" ? value : undefined;
+}
+
 export type DecisionOutcome =
   | { kind: "approved"; code: string; codeExpiresAt: Date; registration: PendingRegistrationView }
   /** An OAuth sign-in approved in the browser that started it: signed in there, no code to type. */

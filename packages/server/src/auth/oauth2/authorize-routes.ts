@@ -8,6 +8,7 @@ import { allowFormActionTo } from "../../http/security-headers.ts";
 import type { PlatformContext } from "../../platform-context.ts";
 import { basePathOf } from "../../shared/base-path.ts";
 import { approvalCsrfTokenIsValidUnder, issueApprovalCsrfToken } from "../approval-csrf.ts";
+import { noStorePage } from "../link-page.ts";
 import { messagePage, unreadableFormPage } from "../pages/approval-pages.ts";
 import { checkMailPage, consentPage, enterCodePage, signInPage } from "../pages/oauth-pages.ts";
 import { claimTokenLifetimeMs, registerWithEmail } from "../register-with-email.ts";
@@ -18,11 +19,6 @@ import { confirmSignInCode, normalizeSignInCode } from "./confirm-sign-in-code.t
 import { redirectHostOf } from "./redirect-uri.ts";
 import { decideAuthorization, signInCookieName, signInState } from "./sign-in.ts";
 import { signInRequesterOf } from "./sign-in-requester.ts";
-
-function htmlPage(c: Context<AppEnv>, body: string, status: 200 | 400 | 403 = 200): Response {
-  c.header("Cache-Control", "no-store");
-  return c.html(body, status);
-}
 
 /** The CSP source of a redirect URI: its origin, or its scheme alone for an app's private-use scheme. */
 function redirectSourceOf(redirectUri: string): string {
@@ -63,13 +59,13 @@ export function authorizeRoutes(
     if (token === undefined || state.kind === "none" || state.kind === "code-spent") {
       const spent = "The code from the approval expired or was typed wrong too often. Sign in again.";
       const shown = problem ?? (state.kind === "code-spent" ? spent : undefined);
-      return htmlPage(c, signInPage(clientName, signInCsrf(), shown), status);
+      return noStorePage(c, signInPage(clientName, signInCsrf(), shown), status);
     }
     const codeCsrf = issueApprovalCsrfToken(config.secretKey, token, now);
     if (state.kind === "awaiting-approval") {
-      return htmlPage(c, checkMailPage(state.email, { signInCsrf: signInCsrf(), codeCsrf }, problem), status);
+      return noStorePage(c, checkMailPage(state.email, { signInCsrf: signInCsrf(), codeCsrf }, problem), status);
     }
-    if (state.kind === "awaiting-code") return htmlPage(c, enterCodePage(state.email, codeCsrf, problem), status);
+    if (state.kind === "awaiting-code") return noStorePage(c, enterCodePage(state.email, codeCsrf, problem), status);
     // Signed in: whatever was asked, what is left is to consent.
     allowFormActionTo(c, redirectSourceOf(request.redirectUri));
     const details = {
@@ -78,7 +74,7 @@ export function authorizeRoutes(
       scopes: request.scopes,
       email: state.email,
     };
-    return htmlPage(c, consentPage(details, codeCsrf));
+    return noStorePage(c, consentPage(details, codeCsrf));
   }
 
   async function parse(c: Context<AppEnv>) {
@@ -89,7 +85,7 @@ export function authorizeRoutes(
       config.baseUrl,
     );
     if (parsed.kind === "unsafe") {
-      return { response: htmlPage(c, messagePage("Cannot authorize this application", parsed.message), 400) };
+      return { response: noStorePage(c, messagePage("Cannot authorize this application", parsed.message), 400) };
     }
     if (parsed.kind === "refused") {
       const { redirectUri, error, description, state } = parsed;
@@ -145,9 +141,9 @@ export function authorizeRoutes(
     if (parsed.request === undefined) return parsed.response;
     const request = parsed.request;
     const field = await readFormFields(c);
-    if (field === undefined) return htmlPage(c, unreadableFormPage(), 400);
+    if (field === undefined) return noStorePage(c, unreadableFormPage(), 400);
     const outOfDate = () =>
-      htmlPage(
+      noStorePage(
         c,
         messagePage("Please try again", "This form is out of date. Go back to the application and start again."),
         403,
@@ -182,7 +178,7 @@ export function authorizeRoutes(
         signInCsrf: issueApprovalCsrfToken(config.secretKey, signInBinding(c), now),
         codeCsrf: issueApprovalCsrfToken(config.secretKey, registered.value.claimToken, now),
       };
-      return htmlPage(c, checkMailPage(field("email").trim(), forms));
+      return noStorePage(c, checkMailPage(field("email").trim(), forms));
     }
     const token = signInToken(c);
     const step = field("step");
@@ -191,7 +187,7 @@ export function authorizeRoutes(
     if (step === "code") return enterCode(c, request, token, field("code"));
     const decision = field("decision");
     if (decision !== "approve" && decision !== "deny") {
-      return htmlPage(c, messagePage("Choose an answer", "Use the Allow or Deny button on the page."), 400);
+      return noStorePage(c, messagePage("Choose an answer", "Use the Allow or Deny button on the page."), 400);
     }
     const decided = await decideAuthorization(database.db, { clock, ids }, { signInToken: token, request, decision });
     if (!decided.ok) return show(c, request, decided.refusal.description);

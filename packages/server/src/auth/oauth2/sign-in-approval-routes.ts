@@ -1,18 +1,16 @@
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
 import { getCookie } from "hono/cookie";
-import { acceptedSecretKeys } from "../../config/secret-key.ts";
 import type { AppEnv } from "../../http/app-env.ts";
-import { readFormFields } from "../../http/form-fields.ts";
 import type { PlatformContext } from "../../platform-context.ts";
 import { tokenPattern } from "../../shared/secrets.ts";
-import { approvalCsrfTokenIsValidUnder, issueApprovalCsrfToken } from "../approval-csrf.ts";
+import { issueApprovalCsrfToken } from "../approval-csrf.ts";
 import {
-  type Decision,
   decideRegistration,
   type PendingRegistrationView,
   viewRegistrationByApprovalToken,
 } from "../decide-registration.ts";
-import { messagePage, unreadableFormPage } from "../pages/approval-pages.ts";
+import { noStorePage, readLinkDecision, type StatusPage, statusMessage } from "../link-page.ts";
+import { messagePage } from "../pages/approval-pages.ts";
 import {
   cancelSignInPage,
   type SignInApprovalDetails,
@@ -24,17 +22,9 @@ import { redirectHostOf } from "./redirect-uri.ts";
 import { signInCookieName } from "./sign-in.ts";
 
 const approvalTokenPattern = tokenPattern("apv");
-const decisions: readonly string[] = ["approve", "deny", "revoke"];
-
-type Status = 200 | 400 | 403 | 404 | 409 | 410;
 
 const unknownLink = () =>
   messagePage("Link not valid", "This sign-in link is not valid. Start again from the application.");
-
-function pageFor(c: Context<AppEnv>, html: string, status: Status): Response {
-  c.header("Cache-Control", "no-store");
-  return c.html(html, status);
-}
 
 /** The sign-in's client and redirect host, read back from the authorization request it returns to. */
 function detailsOf(registration: PendingRegistrationView): SignInApprovalDetails {
@@ -56,18 +46,16 @@ function statePage(
   csrfToken: string,
   now: Date,
   cancel: boolean,
-): { html: string; status: Status } {
+): StatusPage {
   const signIn = detailsOf(registration);
   switch (registration.status) {
     case "pending":
       if (registration.expired) {
-        return {
-          html: messagePage(
-            "Link expired",
-            "This sign-in expired 30 minutes after it started. Start again from the application.",
-          ),
-          status: 410,
-        };
+        return statusMessage(
+          "Link expired",
+          "This sign-in expired 30 minutes after it started. Start again from the application.",
+          410,
+        );
       }
       return {
         html: cancel
@@ -79,18 +67,13 @@ function statePage(
       return { html: signInAlreadyApprovedPage(signIn, csrfToken), status: 200 };
     case "denied":
     case "revoked":
-      return {
-        html: messagePage("Sign-in cancelled", "You cancelled this sign-in. Nobody gets access with it."),
-        status: 200,
-      };
+      return statusMessage("Sign-in cancelled", "You cancelled this sign-in. Nobody gets access with it.", 200);
     default:
-      return {
-        html: messagePage(
-          "Sign-in complete",
-          "The application got its access with this sign-in. To end it, revoke the agent in Studio or with agents.revoke.",
-        ),
-        status: 410,
-      };
+      return statusMessage(
+        "Sign-in complete",
+        "The application got its access with this sign-in. To end it, revoke the agent in Studio or with agents.revoke.",
+        410,
+      );
   }
 }
 
@@ -116,33 +99,22 @@ export function signInApprovalRoutes(context: PlatformContext): Hono<AppEnv> {
     const token = c.req.query("token") ?? "";
     const answer = c.req.query("answer");
     if (answer !== undefined && answer !== "cancel") {
-      return pageFor(c, messagePage("Link not valid", 'The only answer a link can carry is "cancel".'), 400);
+      return noStorePage(c, messagePage("Link not valid", 'The only answer a link can carry is "cancel".'), 400);
     }
     const registration = await signInOf(token);
-    if (registration === undefined) return pageFor(c, unknownLink(), 404);
+    if (registration === undefined) return noStorePage(c, unknownLink(), 404);
     const now = clock.now();
     const csrf = issueApprovalCsrfToken(key, token, now);
     const { html, status } = statePage(registration, token, csrf, now, answer === "cancel");
-    return pageFor(c, html, status);
+    return noStorePage(c, html, status);
   });
 
   app.post("/oauth2/approve", async (c) => {
     const token = c.req.query("token") ?? "";
-    if (!approvalTokenPattern.test(token)) return pageFor(c, unknownLink(), 404);
-    const field = await readFormFields(c);
-    if (field === undefined) return pageFor(c, unreadableFormPage(), 400);
-    if (!approvalCsrfTokenIsValidUnder(acceptedSecretKeys(context.config), token, field("csrf"), clock.now())) {
-      return pageFor(
-        c,
-        messagePage("Please try again", "This form is out of date. Open the link from the mail again."),
-        403,
-      );
-    }
-    const decision = decisions.includes(field("decision")) ? (field("decision") as Decision) : undefined;
-    if (decision === undefined) {
-      return pageFor(c, messagePage("Choose an answer", "Use the buttons on the page."), 400);
-    }
-    if ((await signInOf(token)) === undefined) return pageFor(c, unknownLink(), 404);
+    if (!approvalTokenPattern.test(token)) return noStorePage(c, unknownLink(), 404);
+    const decision = await readLinkDecision(c, context.config, token, clock.now(), "Use the buttons on the page.");
+    if (decision instanceof Response) return decision;
+    if ((await signInOf(token)) === undefined) return noStorePage(c, unknownLink(), 404);
     const outcome = await decideRegistration(
       database.db,
       { clock, ids, secretKey: key },
@@ -150,7 +122,7 @@ export function signInApprovalRoutes(context: PlatformContext): Hono<AppEnv> {
       decision,
       getCookie(c, signInCookieName),
     );
-    if (outcome === undefined) return pageFor(c, unknownLink(), 404);
+    if (outcome === undefined) return noStorePage(c, unknownLink(), 404);
     const now = clock.now();
     const nextCsrf = issueApprovalCsrfToken(key, token, now);
     if (outcome.kind === "signed-in" && outcome.registration.returnUrl !== null) {
@@ -159,10 +131,10 @@ export function signInApprovalRoutes(context: PlatformContext): Hono<AppEnv> {
     }
     if (outcome.kind === "approved") {
       const signIn = detailsOf(outcome.registration);
-      return pageFor(c, signInCodePage(signIn, outcome.code, outcome.codeExpiresAt, nextCsrf, now), 200);
+      return noStorePage(c, signInCodePage(signIn, outcome.code, outcome.codeExpiresAt, nextCsrf, now), 200);
     }
     const { html, status } = statePage(outcome.registration, token, nextCsrf, now, false);
-    return pageFor(c, html, outcome.kind === "refused" && status === 200 ? 409 : status);
+    return noStorePage(c, html, outcome.kind === "refused" && status === 200 ? 409 : status);
   });
 
   return app;
