@@ -5,14 +5,11 @@ import { checkStorableJson, describeUnstorable } from "../shared/storable-json.t
 import { type AuthResult, refuse } from "./auth-error.ts";
 import { isDeliverableEmailAddress } from "./email-address.ts";
 import type { JwksCache } from "./jwks-cache.ts";
-import { verifySignedJwt } from "./verify-signed-jwt.ts";
+import { type JwtIdentity, verifySignedJwt } from "./verify-signed-jwt.ts";
 
 export const idJagAssertionType = "urn:ietf:params:oauth:token-type:id-jag";
 
-export interface VerifiedIdJag {
-  issuer: string;
-  subject: string;
-  jti: string;
+export interface VerifiedIdJag extends JwtIdentity {
   expiresAt: Date;
   email: string;
   clientId: string;
@@ -40,21 +37,18 @@ export async function verifyIdJag(
   config: { authUrl: string; trustedIssuers: readonly TrustedIssuer[] },
   deps: { clock: Clock; jwks: JwksCache },
 ): Promise<AuthResult<VerifiedIdJag>> {
-  if (config.trustedIssuers.length === 0) {
-    return refuse("issuer_not_enabled", "ID-JAG registration is not enabled here; register with verified_email.");
-  }
   const verified = await verifySignedJwt(
     token,
+    config,
     {
       typ: "oauth-id-jag+jwt",
-      audience: config.authUrl,
-      trustedIssuers: config.trustedIssuers,
       requiredClaims: ["iss", "sub", "aud", "client_id", "jti", "iat", "exp"],
+      noTrustedIssuer: "ID-JAG registration is not enabled here; register with verified_email.",
     },
     deps,
   );
   if (!verified.ok) return verified;
-  const { payload, issuer } = verified.value;
+  const { payload, issuer, identity } = verified.value;
   // Signed by a trusted issuer, yet stored (jti, sub): a claim PostgreSQL cannot store would be a 500.
   const storable = checkStorableJson(payload);
   if (!storable.ok) return refuse("invalid_assertion", `The claim ${describeUnstorable(storable)}.`);
@@ -77,9 +71,7 @@ export async function verifyIdJag(
   return {
     ok: true,
     value: {
-      issuer: issuer.issuer,
-      subject: payload.sub as string,
-      jti: payload.jti as string,
+      ...identity,
       expiresAt: new Date((payload.exp as number) * 1000),
       email: payload.email,
       clientId: payload.client_id,

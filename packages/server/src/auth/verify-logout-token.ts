@@ -2,7 +2,7 @@ import type { TrustedIssuer } from "../config/config.ts";
 import type { Clock } from "../shared/clock.ts";
 import { type AuthResult, refuse } from "./auth-error.ts";
 import type { JwksCache } from "./jwks-cache.ts";
-import { verifySignedJwt } from "./verify-signed-jwt.ts";
+import { type JwtIdentity, verifySignedJwt } from "./verify-signed-jwt.ts";
 
 export function revocationEventUri(schemaHost: string): string {
   return `${schemaHost}/events/agent/auth/identity/assertion/revoked`;
@@ -11,10 +11,7 @@ export function revocationEventUri(schemaHost: string): string {
 /** How long after its `iat` a logout token without `exp` is accepted (and its `jti` remembered). */
 export const logoutTokenMaxAgeSeconds = 5 * 60;
 
-export interface VerifiedLogoutToken {
-  issuer: string;
-  subject: string;
-  jti: string;
+export interface VerifiedLogoutToken extends JwtIdentity {
   /** When the token stops verifying: its `exp`, or `iat` + 5 minutes when it has none. */
   expiresAt: Date;
 }
@@ -46,21 +43,18 @@ export async function verifyLogoutToken(
   config: { authUrl: string; trustedIssuers: readonly TrustedIssuer[]; eventSchemaHost: string },
   deps: { clock: Clock; jwks: JwksCache },
 ): Promise<AuthResult<VerifiedLogoutToken>> {
-  if (config.trustedIssuers.length === 0) {
-    return refuse("issuer_not_enabled", "No identity provider is trusted here.");
-  }
   const verified = await verifySignedJwt(
     token,
+    config,
     {
       typ: "logout+jwt",
-      audience: config.authUrl,
-      trustedIssuers: config.trustedIssuers,
       requiredClaims: ["iss", "sub", "aud", "jti", "iat", "events"],
+      noTrustedIssuer: "No identity provider is trusted here.",
     },
     deps,
   );
   if (!verified.ok) return verified;
-  const { payload, issuer } = verified.value;
+  const { payload, identity } = verified.value;
   const events = payload.events;
   if (
     typeof events !== "object" ||
@@ -76,13 +70,5 @@ export async function verifyLogoutToken(
   // verifySignedJwt has checked that iat is a number.
   const expiresAt = logoutTokenExpiry({ iat: payload.iat as number, exp: payload.exp }, deps.clock.now());
   if (!expiresAt.ok) return expiresAt;
-  return {
-    ok: true,
-    value: {
-      issuer: issuer.issuer,
-      subject: payload.sub as string,
-      jti: payload.jti as string,
-      expiresAt: expiresAt.value,
-    },
-  };
+  return { ok: true, value: { ...identity, expiresAt: expiresAt.value } };
 }

@@ -25,14 +25,22 @@ export const maxIssuedAtSkewSeconds = 60;
 export interface SignedJwtExpectations {
   /** The media type in the `typ` header, without `application/`, lower-case. */
   typ: string;
-  audience: string;
-  trustedIssuers: readonly TrustedIssuer[];
   requiredClaims: string[];
+  /** The refusal's description when no issuer is trusted at all. */
+  noTrustedIssuer: string;
+}
+
+/** Who issued a verified JWT and which one it is: what the caller records to refuse its replay. */
+export interface JwtIdentity {
+  issuer: string;
+  subject: string;
+  jti: string;
 }
 
 export interface VerifiedJwt {
   payload: JWTPayload & Record<string, unknown>;
   issuer: TrustedIssuer;
+  identity: JwtIdentity;
 }
 
 /** RFC 8725 §3.11: compare `typ` case-insensitively, allowing the optional `application/` prefix. */
@@ -57,7 +65,11 @@ function invalid(description: string) {
   return refuse("invalid_assertion", description);
 }
 
-function readHeaderAndIssuer(token: string, expected: SignedJwtExpectations): AuthResult<TrustedIssuer> {
+function readHeaderAndIssuer(
+  token: string,
+  trustedIssuers: readonly TrustedIssuer[],
+  expected: SignedJwtExpectations,
+): AuthResult<TrustedIssuer> {
   let header: ReturnType<typeof decodeProtectedHeader>;
   let unverified: JWTPayload;
   try {
@@ -74,7 +86,7 @@ function readHeaderAndIssuer(token: string, expected: SignedJwtExpectations): Au
   }
   if (typeof unverified.iss !== "string") return invalid("The JWT has no iss claim.");
   // The trust list is consulted before anything is fetched: an untrusted iss never makes us call out.
-  const issuer = expected.trustedIssuers.find((candidate) => candidate.issuer === unverified.iss);
+  const issuer = trustedIssuers.find((candidate) => candidate.issuer === unverified.iss);
   if (issuer === undefined) {
     return refuse("issuer_not_enabled", "This issuer is not trusted here; register with verified_email instead.");
   }
@@ -88,10 +100,12 @@ function readHeaderAndIssuer(token: string, expected: SignedJwtExpectations): Au
  */
 export async function verifySignedJwt(
   token: string,
+  config: { authUrl: string; trustedIssuers: readonly TrustedIssuer[] },
   expected: SignedJwtExpectations,
   deps: { clock: Clock; jwks: JwksCache },
 ): Promise<AuthResult<VerifiedJwt>> {
-  const trusted = readHeaderAndIssuer(token, expected);
+  if (config.trustedIssuers.length === 0) return refuse("issuer_not_enabled", expected.noTrustedIssuer);
+  const trusted = readHeaderAndIssuer(token, config.trustedIssuers, expected);
   if (!trusted.ok) return trusted;
   const issuer = trusted.value;
   let payload: JWTPayload;
@@ -99,14 +113,14 @@ export async function verifySignedJwt(
     ({ payload } = await jwtVerify(token, (header) => deps.jwks.keyFor(issuer.jwksUri, header), {
       algorithms: acceptedAlgorithms,
       issuer: issuer.issuer,
-      audience: expected.audience,
+      audience: config.authUrl,
       requiredClaims: expected.requiredClaims,
       currentDate: deps.clock.now(),
     }));
   } catch (error) {
     return invalid(describeVerificationFailure(error));
   }
-  if (Array.isArray(payload.aud) && (payload.aud.length !== 1 || payload.aud[0] !== expected.audience)) {
+  if (Array.isArray(payload.aud) && (payload.aud.length !== 1 || payload.aud[0] !== config.authUrl)) {
     return invalid("The JWT aud must be exactly this authorization server.");
   }
   const nowSeconds = Math.floor(deps.clock.now().getTime() / 1000);
@@ -118,5 +132,6 @@ export async function verifySignedJwt(
       return invalid(`The JWT ${claim} claim is missing.`);
     }
   }
-  return { ok: true, value: { payload: payload as VerifiedJwt["payload"], issuer } };
+  const identity = { issuer: issuer.issuer, subject: payload.sub as string, jti: payload.jti as string };
+  return { ok: true, value: { payload: payload as VerifiedJwt["payload"], issuer, identity } };
 }
