@@ -1,5 +1,5 @@
 import type { Scope } from "@weft/contract";
-import { and, eq, lt, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
 import { registrations } from "../db/schema/index.ts";
@@ -7,9 +7,8 @@ import { findAccountByEmail } from "../identity/accounts.ts";
 import { issueCredential } from "../identity/credentials.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
-import { hashSecret } from "../shared/secrets.ts";
 import { type AuthResult, refuse } from "./auth-error.ts";
-import { claimCodeMatches, maxClaimCodeAttempts } from "./claim-code.ts";
+import { claimCodeMatches, codeIsLive, countCodeAttempt } from "./claim-code.ts";
 
 export interface ClaimedRegistration {
   registrationId: string;
@@ -39,27 +38,17 @@ export async function completeClaim(
   presented: { claimToken: string; code: string },
 ): Promise<AuthResult<ClaimedRegistration>> {
   const now = deps.clock.now();
-  const [attempt] = await db
-    .update(registrations)
-    .set({ codeAttempts: sql`${registrations.codeAttempts} + 1` })
-    .where(
-      and(
-        eq(registrations.claimTokenHash, hashSecret(presented.claimToken)),
-        // An OAuth sign-in's claim token is a browser cookie; it ends in an authorization code, never here.
-        eq(registrations.type, "email-verification"),
-        eq(registrations.status, "approved"),
-        lt(registrations.codeAttempts, maxClaimCodeAttempts),
-      ),
-    )
-    .returning();
+  const attempt = await countCodeAttempt(
+    db,
+    presented.claimToken,
+    // An OAuth sign-in's claim token is a browser cookie; it ends in an authorization code, never here.
+    eq(registrations.type, "email-verification"),
+  );
   if (
     attempt === undefined ||
-    attempt.claimTokenExpiresAt === null ||
-    attempt.codeExpiresAt === null ||
     attempt.codeHash === null ||
     attempt.accountId === null ||
-    now.getTime() >= attempt.claimTokenExpiresAt.getTime() ||
-    now.getTime() >= attempt.codeExpiresAt.getTime() ||
+    !codeIsLive(attempt, now) ||
     !claimCodeMatches(deps.secretKeys, attempt.id, presented.code, attempt.codeHash)
   ) {
     return invalidGrant();

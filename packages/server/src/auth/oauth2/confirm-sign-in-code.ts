@@ -1,12 +1,10 @@
-import { and, eq, isNotNull, lt, sql } from "drizzle-orm";
-import { recordAuditEvent } from "../../audit/record-audit-event.ts";
+import { and, eq, isNotNull } from "drizzle-orm";
 import type { Database } from "../../db/database.ts";
 import { registrations } from "../../db/schema/index.ts";
-import { findAccountByEmail } from "../../identity/accounts.ts";
 import type { Clock } from "../../shared/clock.ts";
 import type { IdGenerator } from "../../shared/ids.ts";
-import { hashSecret } from "../../shared/secrets.ts";
-import { claimCodeMatches, maxClaimCodeAttempts } from "../claim-code.ts";
+import { claimCodeMatches, codeIsLive, countCodeAttempt, maxClaimCodeAttempts } from "../claim-code.ts";
+import { recordSignInEvent } from "./sign-in.ts";
 
 export type CodeConfirmation =
   | { kind: "confirmed" }
@@ -34,30 +32,16 @@ export async function confirmSignInCode(
   presented: { signInToken: string; clientId: string; code: string },
 ): Promise<CodeConfirmation> {
   const now = deps.clock.now();
-  const [attempt] = await db
-    .update(registrations)
-    .set({ codeAttempts: sql`${registrations.codeAttempts} + 1` })
-    .where(
-      and(
-        eq(registrations.claimTokenHash, hashSecret(presented.signInToken)),
-        eq(registrations.type, "oauth-client"),
-        eq(registrations.clientId, presented.clientId),
-        eq(registrations.status, "approved"),
-        isNotNull(registrations.codeHash),
-        lt(registrations.codeAttempts, maxClaimCodeAttempts),
-      ),
-    )
-    .returning();
+  const attempt = await countCodeAttempt(
+    db,
+    presented.signInToken,
+    eq(registrations.type, "oauth-client"),
+    eq(registrations.clientId, presented.clientId),
+    isNotNull(registrations.codeHash),
+  );
   const digest = attempt?.codeHash;
   if (attempt === undefined || digest === null || digest === undefined) return { kind: "no-code" };
-  if (
-    attempt.claimTokenExpiresAt === null ||
-    attempt.codeExpiresAt === null ||
-    now.getTime() >= attempt.claimTokenExpiresAt.getTime() ||
-    now.getTime() >= attempt.codeExpiresAt.getTime()
-  ) {
-    return { kind: "expired" };
-  }
+  if (!codeIsLive(attempt, now)) return { kind: "expired" };
   if (!claimCodeMatches(deps.secretKeys, attempt.id, presented.code, digest)) {
     return { kind: "wrong", attemptsLeft: maxClaimCodeAttempts - attempt.codeAttempts };
   }
@@ -68,15 +52,7 @@ export async function confirmSignInCode(
       .where(and(eq(registrations.id, attempt.id), eq(registrations.codeHash, digest)))
       .returning({ id: registrations.id });
     if (confirmed === undefined) return { kind: "no-code" };
-    const account = await findAccountByEmail(tx, attempt.email);
-    await recordAuditEvent(tx, deps, {
-      action: "registration.code_confirmed",
-      targetType: "registration",
-      targetId: attempt.id,
-      workspaceId: account?.personalWorkspaceId,
-      actor: { accountId: attempt.accountId ?? undefined, email: attempt.email },
-      data: { clientId: attempt.clientId },
-    });
+    await recordSignInEvent(tx, deps, attempt, "registration.code_confirmed", { clientId: attempt.clientId });
     return { kind: "confirmed" };
   });
 }

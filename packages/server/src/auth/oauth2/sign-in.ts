@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { recordAuditEvent } from "../../audit/record-audit-event.ts";
-import type { Database } from "../../db/database.ts";
+import type { Database, Transaction } from "../../db/database.ts";
 import { oauthAuthorizationCodes, registrations } from "../../db/schema/index.ts";
 import { findAccountByEmail } from "../../identity/accounts.ts";
 import type { Clock } from "../../shared/clock.ts";
@@ -57,6 +57,25 @@ export async function signInState(
 
 type Deps = { clock: Clock; ids: IdGenerator };
 
+/** Records a step of an OAuth sign-in against its registration, in the person's personal workspace. */
+export async function recordSignInEvent(
+  tx: Transaction,
+  deps: Deps,
+  signIn: { id: string; email: string; accountId: string | null; clientId: string | null },
+  action: string,
+  data: Record<string, unknown>,
+): Promise<void> {
+  const account = await findAccountByEmail(tx, signIn.email);
+  await recordAuditEvent(tx, deps, {
+    action,
+    targetType: "registration",
+    targetId: signIn.id,
+    workspaceId: account?.personalWorkspaceId,
+    actor: { accountId: signIn.accountId ?? undefined, email: signIn.email },
+    data,
+  });
+}
+
 /**
  * The person's answer on the consent page. Approve issues a single-use authorization code bound to
  * the request's client, redirect URI and PKCE challenge; deny closes the sign-in. Either way the
@@ -85,20 +104,12 @@ export function decideAuthorization(
     ) {
       return refuse("invalid_request", "The sign-in expired or was already used; sign in again.");
     }
-    const account = await findAccountByEmail(tx, row.email);
     if (input.decision === "deny") {
       await tx
         .update(registrations)
         .set({ status: "denied", claimTokenHash: null, decidedAt: now })
         .where(eq(registrations.id, row.id));
-      await recordAuditEvent(tx, deps, {
-        action: "registration.denied",
-        targetType: "registration",
-        targetId: row.id,
-        workspaceId: account?.personalWorkspaceId,
-        actor: { accountId: row.accountId ?? undefined, email: row.email },
-        data: { clientId: row.clientId },
-      });
+      await recordSignInEvent(tx, deps, row, "registration.denied", { clientId: row.clientId });
       return { ok: true, value: { denied: true } };
     }
     const code = generateToken("woc");
@@ -116,13 +127,10 @@ export function decideAuthorization(
       createdAt: now,
       expiresAt: new Date(now.getTime() + authorizationCodeLifetimeMs),
     });
-    await recordAuditEvent(tx, deps, {
-      action: "registration.consented",
-      targetType: "registration",
-      targetId: row.id,
-      workspaceId: account?.personalWorkspaceId,
-      actor: { accountId: row.accountId ?? undefined, email: row.email },
-      data: { clientId: row.clientId, scopes: input.request.scopes, redirectUri: input.request.redirectUri },
+    await recordSignInEvent(tx, deps, row, "registration.consented", {
+      clientId: row.clientId,
+      scopes: input.request.scopes,
+      redirectUri: input.request.redirectUri,
     });
     return { ok: true, value: { code } };
   });
