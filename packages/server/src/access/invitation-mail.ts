@@ -1,5 +1,5 @@
 import { html } from "hono/html";
-import { renderHtml } from "../http/render-html.ts";
+import { mailHtml } from "../mail/mail-html.ts";
 import type { MailMessage } from "../mail/mailer.ts";
 
 /** The page an invitation mail links to; the token travels in the query, never in a logged path. */
@@ -26,13 +26,8 @@ export function invitationMail(input: {
     "",
     `The link works until ${expires}. If you did not expect this, ignore this mail: nothing happens unless you accept.`,
   ].join("\n");
-  const body = html`<!doctype html>
-<html lang="en">
-  <body style="font-family: system-ui, sans-serif; color: #111">
-    <p>${inviter} invited you to the Weft workspace “${input.workspaceName}” as ${input.role}.</p>
+  const body = html`<p>${inviter} invited you to the Weft workspace “${input.workspaceName}” as ${input.role}.</p>
     <p><a href="${input.acceptUrl}">See the invitation</a></p>
-    <p>The link works until ${expires}. If you did not expect this, ignore this mail: nothing happens unless you accept.</p>
-  </body>
-</html>`;
-  return { to: input.to, subject: `Join "${input.workspaceName}" on Weft`, text, html: renderHtml(body) };
+    <p>The link works until ${expires}. If you did not expect this, ignore this mail: nothing happens unless you accept.</p>`;
+  return { to: input.to, subject: `Join "${input.workspaceName}" on Weft`, text, html: mailHtml(body) };
 }

@@ -1,6 +1,6 @@
 import type { FailureNotice } from "@weft/contract";
 import { html } from "hono/html";
-import { renderHtml } from "../http/render-html.ts";
+import { mailHtml } from "../mail/mail-html.ts";
 import type { MailMessage } from "../mail/mailer.ts";
 
 /** A failure notice told by mail: which workflow, how many failures since the last notice, the last error. */
@@ -20,15 +20,10 @@ export function noticeMail(to: string, notice: FailureNotice): MailMessage {
     `See it with: weft executions get ${notice.lastExecution.id}`,
     "At most one notice per workflow is sent every 5 minutes; it counts the failures it stands for.",
   ].join("\n");
-  const body = html`<!doctype html>
-<html lang="en">
-  <body style="font-family: system-ui, sans-serif; color: #111">
-    <p>The workflow “${notice.workflow}” of the project “${notice.project.name}” (${notice.project.id}) failed: ${count} ${span}.</p>
+  const body = html`<p>The workflow “${notice.workflow}” of the project “${notice.project.name}” (${notice.project.id}) failed: ${count} ${span}.</p>
     <p>Last execution: <code>${notice.lastExecution.id}</code></p>
     <pre>${notice.lastExecution.error.name}: ${notice.lastExecution.error.description}</pre>
     <p>See it with <code>weft executions get ${notice.lastExecution.id}</code>.</p>
-    <p>At most one notice per workflow is sent every 5 minutes; it counts the failures it stands for.</p>
-  </body>
-</html>`;
-  return { to, subject, text, html: renderHtml(body) };
+    <p>At most one notice per workflow is sent every 5 minutes; it counts the failures it stands for.</p>`;
+  return { to, subject, text, html: mailHtml(body) };
 }

@@ -1,5 +1,5 @@
 import { html } from "hono/html";
-import { renderHtml } from "../http/render-html.ts";
+import { mailHtml } from "../mail/mail-html.ts";
 import type { MailMessage } from "../mail/mailer.ts";
 
 export interface ApprovalMailInput {
@@ -24,14 +24,9 @@ export function approvalMail(input: ApprovalMailInput): MailMessage {
     "",
     `The link works until ${expires}. If you did not expect this, ignore this mail: nothing happens unless you approve.`,
   ].join("\n");
-  const body = html`<!doctype html>
-<html lang="en">
-  <body style="font-family: system-ui, sans-serif; color: #111">
-    <p>An AI agent asked to act in your Weft workspace on your behalf.</p>
+  const body = html`<p>An AI agent asked to act in your Weft workspace on your behalf.</p>
     <p>Agent: ${input.agentDescription}<br />Access requested: ${input.scopes.join(", ")}</p>
     <p><a href="${input.approvalUrl}">Review the request</a></p>
-    <p>The link works until ${expires}. If you did not expect this, ignore this mail: nothing happens unless you approve.</p>
-  </body>
-</html>`;
-  return { to: input.to, subject: "Approve an AI agent's access to Weft", text, html: renderHtml(body) };
+    <p>The link works until ${expires}. If you did not expect this, ignore this mail: nothing happens unless you approve.</p>`;
+  return { to: input.to, subject: "Approve an AI agent's access to Weft", text, html: mailHtml(body) };
 }

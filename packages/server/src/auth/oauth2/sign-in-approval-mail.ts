@@ -1,5 +1,5 @@
 import { html } from "hono/html";
-import { renderHtml } from "../../http/render-html.ts";
+import { mailHtml } from "../../mail/mail-html.ts";
 import type { MailMessage } from "../../mail/mailer.ts";
 import type { SignInRequester } from "./sign-in-requester.ts";
 
@@ -41,15 +41,10 @@ export function signInApprovalMail(input: SignInApprovalMailInput): MailMessage 
     "",
     `The links work until ${expires}. Nothing happens unless you approve.`,
   ].join("\n");
-  const body = html`<!doctype html>
-<html lang="en">
-  <body style="font-family: system-ui, sans-serif; color: #111">
-    <p>Someone is signing in to Weft with your email address, to let an application use your workspace.</p>
+  const body = html`<p>Someone is signing in to Weft with your email address, to let an application use your workspace.</p>
     <p>Application: ${input.clientName}<br />Client ID: ${input.clientId}<br />Sends you back to: ${input.redirectHost}<br />Asked from: ${from}<br />Access requested: ${input.scopes.join(", ")}</p>
     <p>If this is you: <a href="${input.approvalUrl}">review and approve the sign-in</a>. Opened in another browser than the one you are signing in with, it shows a code to type there.</p>
     <p>If this was not you: <a href="${input.cancelUrl}">cancel the sign-in</a>.</p>
-    <p>The links work until ${expires}. Nothing happens unless you approve.</p>
-  </body>
-</html>`;
-  return { to: input.to, subject: "Approve a sign-in to Weft", text, html: renderHtml(body) };
+    <p>The links work until ${expires}. Nothing happens unless you approve.</p>`;
+  return { to: input.to, subject: "Approve a sign-in to Weft", text, html: mailHtml(body) };
 }
