@@ -1,5 +1,5 @@
 import type { deployments } from "../db/schema/index.ts";
-import type { StoredManifest } from "./stored-manifest.ts";
+import type { StoredManifest } from "../db/schema/stored-manifest.ts";
 
 /** A deployment as services return it: everything but the bundle text. */
 export interface DeploymentSummary {

@@ -1,8 +1,8 @@
 import { and, eq, inArray, ne, notInArray } from "drizzle-orm";
 import type { Database, Transaction } from "../db/database.ts";
 import { globalFormNames } from "../db/schema/index.ts";
+import type { StoredForm } from "../db/schema/stored-manifest.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
-import type { StoredForm } from "./stored-manifest.ts";
 
 /**
  * Makes the project's instance-wide form names those of `forms` (its deployment about to become

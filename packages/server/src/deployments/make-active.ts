@@ -1,9 +1,9 @@
 import type { Transaction } from "../db/database.ts";
 import { activeDeployments } from "../db/schema/index.ts";
+import type { StoredManifest } from "../db/schema/stored-manifest.ts";
 import { replaceSchedules } from "../schedules/replace-schedules.ts";
 import type { ServiceResult } from "../shared/service-result.ts";
 import { claimGlobalFormNames } from "./global-form-names.ts";
-import type { StoredManifest } from "./stored-manifest.ts";
 
 /**
  * Points the project's one active deployment at `deployment`, whether or not it had one, and makes

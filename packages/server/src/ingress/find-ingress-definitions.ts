@@ -2,7 +2,7 @@ import { definitionNamePattern, type WorkflowManifest } from "@weft/contract";
 import { eq } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
 import { deployments } from "../db/schema/index.ts";
-import type { StoredForm, StoredManifest, StoredWebhook } from "../deployments/stored-manifest.ts";
+import type { StoredForm, StoredManifest, StoredWebhook } from "../db/schema/stored-manifest.ts";
 import { hasIdShape } from "../shared/ids.ts";
 import type { ActiveDeploymentReader } from "./active-deployment-reader.ts";
 

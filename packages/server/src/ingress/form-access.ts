@@ -1,4 +1,4 @@
-import type { StoredForm } from "../deployments/stored-manifest.ts";
+import type { StoredForm } from "../db/schema/stored-manifest.ts";
 import { basicAuthMatches, parseBasicAuthorization } from "./basic-auth.ts";
 import type { ActiveDefinition } from "./find-ingress-definitions.ts";
 

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { StoredForm } from "../deployments/stored-manifest.ts";
+import type { StoredForm } from "../db/schema/stored-manifest.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import type { ClientIpResolver } from "../http/client-ip.ts";
 import { limitPerClientIp } from "../rate-limit/rate-limit-middleware.ts";

@@ -1,6 +1,6 @@
 import { index, integer, json, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
-import type { StoredManifest } from "../../deployments/stored-manifest.ts";
 import { projects } from "./projects.ts";
+import type { StoredManifest } from "./stored-manifest.ts";
 
 const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 

@@ -1,13 +1,13 @@
+import { executionStatuses } from "@weft/contract";
 import { sql } from "drizzle-orm";
 import { index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
-import { executionStates } from "../../engine/execution-state/execution-states.ts";
 import { deployments } from "./deployments.ts";
 import { projects } from "./projects.ts";
 
 const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 
-// The states are named by the state machine (`engine/execution-state`); the column accepts exactly those.
-export type { ExecutionState as ExecutionStatus } from "../../engine/execution-state/execution-states.ts";
+// The states are the contract's, which the state machine (`engine/execution-state`) moves between; the column accepts exactly those.
+export type { ExecutionStatusValue as ExecutionStatus } from "@weft/contract";
 
 export const triggerKinds = ["api", "form", "webhook", "rerun", "schedule"] as const;
 export type TriggerKind = (typeof triggerKinds)[number];
@@ -44,7 +44,7 @@ export const executions = pgTable(
       .notNull()
       .references(() => deployments.id),
     workflow: text("workflow").notNull(),
-    status: text("status", { enum: executionStates }).notNull(),
+    status: text("status", { enum: executionStatuses }).notNull(),
     input: jsonb("input").$type<unknown>(),
     output: jsonb("output").$type<unknown>(),
     error: jsonb("error").$type<ExecutionError>(),
