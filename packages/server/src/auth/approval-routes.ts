@@ -89,11 +89,7 @@ export function approvalRoutes(context: PlatformContext): Hono<AppEnv> {
     const now = clock.now();
     const nextCsrf = issueApprovalCsrfToken(key, token, now);
     if (outcome.kind === "approved") {
-      return noStorePage(
-        c,
-        approvedPage(outcome.registration, outcome.code, outcome.codeExpiresAt, nextCsrf, now),
-        200,
-      );
+      return noStorePage(c, approvedPage(outcome.registration, outcome, nextCsrf, now), 200);
     }
     const { html, status } = statePage(outcome.registration, nextCsrf, now);
     return noStorePage(c, html, outcome.kind === "refused" && status === 200 ? 409 : status);

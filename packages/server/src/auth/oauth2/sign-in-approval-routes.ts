@@ -131,7 +131,7 @@ export function signInApprovalRoutes(context: PlatformContext): Hono<AppEnv> {
     }
     if (outcome.kind === "approved") {
       const signIn = detailsOf(outcome.registration);
-      return noStorePage(c, signInCodePage(signIn, outcome.code, outcome.codeExpiresAt, nextCsrf, now), 200);
+      return noStorePage(c, signInCodePage(signIn, outcome, nextCsrf, now), 200);
     }
     const { html, status } = statePage(outcome.registration, token, nextCsrf, now, false);
     return noStorePage(c, html, outcome.kind === "refused" && status === 200 ? 409 : status);

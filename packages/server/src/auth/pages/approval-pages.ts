@@ -3,19 +3,30 @@ import { readableInstant } from "../../shared/readable-instant.ts";
 import type { PendingRegistrationView } from "../decide-registration.ts";
 import { page } from "./page-layout.ts";
 
+/** The last rows of a request's details: whose address it is sent to, and the access it asks for. */
+export function emailAndScopeRows(email: string, scopes: readonly string[]) {
+  return html`<dt>Your email</dt>
+    <dd>${email}</dd>
+    <dt>Access requested</dt>
+    <dd>
+      <ul>
+        ${scopes.map((scope) => html`<li><code>${scope}</code></li>`)}
+      </ul>
+    </dd>`;
+}
+
 function requestDetails(registration: PendingRegistrationView) {
   return html`<dl>
     <dt>Agent</dt>
     <dd>${registration.agentDescription}</dd>
-    <dt>Your email</dt>
-    <dd>${registration.email}</dd>
-    <dt>Access requested</dt>
-    <dd>
-      <ul>
-        ${registration.scopes.map((scope) => html`<li><code>${scope}</code></li>`)}
-      </ul>
-    </dd>
+    ${emailAndScopeRows(registration.email, registration.scopes)}
   </dl>`;
+}
+
+/** The one-time code an approval shows, and when it expires. */
+export interface IssuedCode {
+  code: string;
+  codeExpiresAt: Date;
 }
 
 /** An instant as the approval pages show it, machine-readable in `datetime`. */
@@ -50,8 +61,7 @@ export function approvalRequestPage(registration: PendingRegistrationView, csrfT
 /** After approval: the one-time code to read back to the agent, and a way to withdraw. */
 export function approvedPage(
   registration: PendingRegistrationView,
-  code: string,
-  codeExpiresAt: Date,
+  { code, codeExpiresAt }: IssuedCode,
   csrfToken: string,
   now: Date,
 ): string {

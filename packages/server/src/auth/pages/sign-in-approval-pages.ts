@@ -1,5 +1,5 @@
 import { html } from "hono/html";
-import { decisionForm, instant } from "./approval-pages.ts";
+import { decisionForm, emailAndScopeRows, type IssuedCode, instant } from "./approval-pages.ts";
 import { page } from "./page-layout.ts";
 
 /** An OAuth sign-in as its approval link shows it: who asks, where the answer goes, for whom. */
@@ -19,14 +19,7 @@ function details(signIn: SignInApprovalDetails) {
     <dd id="client-id"><code>${signIn.clientId}</code></dd>
     <dt>Sends you back to</dt>
     <dd id="redirect-host">${signIn.redirectHost}</dd>
-    <dt>Your email</dt>
-    <dd>${signIn.email}</dd>
-    <dt>Access requested</dt>
-    <dd>
-      <ul>
-        ${signIn.scopes.map((scope) => html`<li><code>${scope}</code></li>`)}
-      </ul>
-    </dd>
+    ${emailAndScopeRows(signIn.email, signIn.scopes)}
   </dl>`;
 }
 
@@ -72,8 +65,7 @@ export function cancelSignInPage(signIn: SignInApprovalDetails, approvalToken: s
  */
 export function signInCodePage(
   signIn: SignInApprovalDetails,
-  code: string,
-  codeExpiresAt: Date,
+  { code, codeExpiresAt }: IssuedCode,
   csrfToken: string,
   now: Date,
 ): string {
