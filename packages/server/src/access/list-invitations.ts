@@ -1,13 +1,6 @@
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
-import {
-  cursorCondition,
-  fetchKeysetPage,
-  type KeysetPage,
-  matchingCount,
-  type PageRequest,
-  sliceOrder,
-} from "../db/keyset-page.ts";
+import { fetchSelectKeysetPage, type KeysetPage, matchingCount, type PageRequest } from "../db/keyset-page.ts";
 import { invitations } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import { type Invitation, toInvitation } from "./invitation-record.ts";
@@ -19,16 +12,11 @@ export async function listInvitations(
   input: { workspaceId: string; page: PageRequest },
 ): Promise<KeysetPage<Invitation>> {
   const now = deps.clock.now();
-  return fetchKeysetPage({
+  const page = await fetchSelectKeysetPage({
     request: input.page,
-    selectSlice: async (slice) => {
-      const rows = await db
-        .select({ row: invitations, matchingCount: matchingCount() })
-        .from(invitations)
-        .where(and(eq(invitations.workspaceId, input.workspaceId), cursorCondition(invitations.id, slice)))
-        .orderBy(sliceOrder(invitations.id, slice))
-        .limit(slice.limit);
-      return rows.map(({ row, matchingCount }) => ({ row: toInvitation(row, now), matchingCount }));
-    },
+    key: invitations.id,
+    where: eq(invitations.workspaceId, input.workspaceId),
+    select: () => db.select({ row: invitations, matchingCount: matchingCount() }).from(invitations).$dynamic(),
   });
+  return { ...page, rows: page.rows.map((row) => toInvitation(row, now)) };
 }

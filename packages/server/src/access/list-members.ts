@@ -1,13 +1,6 @@
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
-import {
-  cursorCondition,
-  fetchKeysetPage,
-  type KeysetPage,
-  matchingCount,
-  type PageRequest,
-  sliceOrder,
-} from "../db/keyset-page.ts";
+import { fetchSelectKeysetPage, type KeysetPage, matchingCount, type PageRequest } from "../db/keyset-page.ts";
 import { accounts, memberships, type WorkspaceRole } from "../db/schema/index.ts";
 
 export interface Member {
@@ -23,9 +16,11 @@ export function listMembers(
   db: Database,
   input: { workspaceId: string; page: PageRequest },
 ): Promise<KeysetPage<Member>> {
-  return fetchKeysetPage({
+  return fetchSelectKeysetPage({
     request: input.page,
-    selectSlice: (slice) =>
+    key: memberships.accountId,
+    where: eq(memberships.workspaceId, input.workspaceId),
+    select: () =>
       db
         .select({
           row: {
@@ -38,8 +33,6 @@ export function listMembers(
         })
         .from(memberships)
         .innerJoin(accounts, eq(accounts.id, memberships.accountId))
-        .where(and(eq(memberships.workspaceId, input.workspaceId), cursorCondition(memberships.accountId, slice)))
-        .orderBy(sliceOrder(memberships.accountId, slice))
-        .limit(slice.limit),
+        .$dynamic(),
   });
 }

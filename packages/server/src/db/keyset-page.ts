@@ -1,5 +1,5 @@
 import { and, asc, desc, getTableColumns, gt, gte, type InferSelectModel, lt, lte, type SQL, sql } from "drizzle-orm";
-import type { AnyPgColumn, PgTable } from "drizzle-orm/pg-core";
+import type { AnyPgColumn, PgSelect, PgTable } from "drizzle-orm/pg-core";
 import type { Database } from "./database.ts";
 
 /**
@@ -152,6 +152,33 @@ export async function fetchKeysetPage<T, TKey = string>(query: KeysetQuery<T, TK
   );
 }
 
+/** The `row` of what a keyset list's query selects. */
+type SelectedRow<TSelect> = Awaited<TSelect> extends { row: infer TRow }[] ? TRow : never;
+
+/**
+ * One page of a query's rows in the order of a unique key column, under `where`. `select` begins
+ * the query afresh for each slice: its `row` and `matchingCount`, its table and joins, made
+ * `$dynamic()`; the slice's cursor, order and limit are added here.
+ */
+export function fetchSelectKeysetPage<TSelect extends PgSelect>(query: {
+  request: PageRequest;
+  key: AnyPgColumn;
+  where: SQL | undefined;
+  select: () => TSelect;
+}): Promise<KeysetPage<SelectedRow<TSelect>>> {
+  return fetchKeysetPage({
+    request: query.request,
+    selectSlice: async (slice) => {
+      const rows = await query
+        .select()
+        .where(and(query.where, cursorCondition(query.key, slice)))
+        .orderBy(sliceOrder(query.key, slice))
+        .limit(slice.limit);
+      return rows as { row: SelectedRow<TSelect>; matchingCount: number }[];
+    },
+  });
+}
+
 /**
  * One page of a table's whole rows in the order of a unique key column, under `where`: the list of
  * a project's or workspace's things (schedules, integrations, policies), which needs no join.
@@ -160,18 +187,14 @@ export function fetchTableKeysetPage<TTable extends PgTable>(
   db: Database,
   query: { table: TTable; key: AnyPgColumn; where: SQL | undefined; request: PageRequest },
 ): Promise<KeysetPage<InferSelectModel<TTable>>> {
-  return fetchKeysetPage({
-    request: query.request,
-    selectSlice: async (slice) => {
-      const rows = await db
+  return fetchSelectKeysetPage({
+    ...query,
+    select: () =>
+      db
         .select({ row: getTableColumns(query.table), matchingCount: matchingCount() })
         .from(query.table as PgTable)
-        .where(and(query.where, cursorCondition(query.key, slice)))
-        .orderBy(sliceOrder(query.key, slice))
-        .limit(slice.limit);
-      return rows as { row: InferSelectModel<TTable>; matchingCount: number }[];
-    },
-  });
+        .$dynamic(),
+  }) as Promise<KeysetPage<InferSelectModel<TTable>>>;
 }
 
 export interface CappedCountKeysetQuery<T, TKey = string> {

@@ -1,16 +1,9 @@
-import { and, eq, getTableColumns, inArray } from "drizzle-orm";
+import { eq, getTableColumns, inArray } from "drizzle-orm";
 import { recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { PlanCatalogue } from "../billing/plans.ts";
 import { scheduleLimitFailure } from "../billing/schedule-quota.ts";
 import type { Database, Transaction } from "../db/database.ts";
-import {
-  cursorCondition,
-  fetchKeysetPage,
-  type KeysetPage,
-  matchingCount,
-  type PageRequest,
-  sliceOrder,
-} from "../db/keyset-page.ts";
+import { fetchSelectKeysetPage, type KeysetPage, matchingCount, type PageRequest } from "../db/keyset-page.ts";
 import { transactionWithResult } from "../db/result-transaction.ts";
 import { activeDeployments, deployments } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
@@ -62,15 +55,11 @@ export async function listDeployments(
   request: { projectId: string; page: PageRequest },
 ): Promise<KeysetPage<DeploymentSummary>> {
   const active = await activeDeploymentId(db, request.projectId);
-  const page = await fetchKeysetPage({
+  const page = await fetchSelectKeysetPage({
     request: request.page,
-    selectSlice: (slice) =>
-      db
-        .select({ row: summaryColumns, matchingCount: matchingCount() })
-        .from(deployments)
-        .where(and(eq(deployments.projectId, request.projectId), cursorCondition(deployments.id, slice)))
-        .orderBy(sliceOrder(deployments.id, slice))
-        .limit(slice.limit),
+    key: deployments.id,
+    where: eq(deployments.projectId, request.projectId),
+    select: () => db.select({ row: summaryColumns, matchingCount: matchingCount() }).from(deployments).$dynamic(),
   });
   return { ...page, rows: page.rows.map((row) => toDeploymentSummary(row, { active: row.id === active })) };
 }
