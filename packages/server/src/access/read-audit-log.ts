@@ -2,9 +2,7 @@ import { and, eq, gte, lte, type SQL } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
 import { auditEvents } from "../db/schema/index.ts";
 import {
-  fetchTimestampPage,
-  newestFirst,
-  olderThanCursor,
+  fetchSelectTimestampPage,
   type TimestampPage,
   type TimestampPageRequest,
 } from "../db/timestamp-cursor-page.ts";
@@ -20,8 +18,6 @@ export interface AuditLogFilter {
   since?: Date | undefined;
   until?: Date | undefined;
 }
-
-const auditOrder = { at: auditEvents.createdAt, id: auditEvents.id };
 
 /** A workspace's audit events matching the filter, newest first, paged by a timestamp cursor. */
 export function readAuditLog(
@@ -42,15 +38,11 @@ export function readAuditLog(
     filter.since === undefined ? undefined : gte(auditEvents.createdAt, filter.since),
     filter.until === undefined ? undefined : lte(auditEvents.createdAt, filter.until),
   ];
-  return fetchTimestampPage({
+  return fetchSelectTimestampPage({
     request: input.page,
-    selectRows: (after, limit) =>
-      db
-        .select()
-        .from(auditEvents)
-        .where(and(...conditions, olderThanCursor(auditOrder, after)))
-        .orderBy(...newestFirst(auditOrder))
-        .limit(limit),
+    order: { at: auditEvents.createdAt, id: auditEvents.id },
+    where: and(...conditions),
+    select: () => db.select().from(auditEvents).$dynamic(),
     cursorOf: (event) => ({ at: event.createdAt, id: event.id }),
   });
 }

@@ -1,11 +1,9 @@
 import type { Statement } from "@weft/contract";
-import { and, eq, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
 import { type StatementProjectTotals, usageStatements } from "../db/schema/index.ts";
 import {
-  fetchTimestampPage,
-  newestFirst,
-  olderThanCursor,
+  fetchSelectTimestampPage,
   type TimestampPage,
   type TimestampPageRequest,
 } from "../db/timestamp-cursor-page.ts";
@@ -66,22 +64,16 @@ export async function closePreviousMonth(db: Database, deps: { catalogue: PlanCa
   return written;
 }
 
-const order = { at: usageStatements.periodStart, id: usageStatements.workspaceId };
-
 /** `billing.listStatements`: a workspace's closed months, newest first. */
 export async function listStatements(
   db: Database,
   request: { workspaceId: string; page: TimestampPageRequest },
 ): Promise<TimestampPage<Statement>> {
-  const page = await fetchTimestampPage({
+  const page = await fetchSelectTimestampPage({
     request: request.page,
-    selectRows: (after, limit) =>
-      db
-        .select()
-        .from(usageStatements)
-        .where(and(eq(usageStatements.workspaceId, request.workspaceId), olderThanCursor(order, after)))
-        .orderBy(...newestFirst(order))
-        .limit(limit),
+    order: { at: usageStatements.periodStart, id: usageStatements.workspaceId },
+    where: eq(usageStatements.workspaceId, request.workspaceId),
+    select: () => db.select().from(usageStatements).$dynamic(),
     cursorOf: (row) => ({ at: row.periodStart, id: row.workspaceId }),
   });
   return {

@@ -1,5 +1,5 @@
 import { and, desc, eq, lt, or, type SQL } from "drizzle-orm";
-import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import type { AnyPgColumn, PgSelect } from "drizzle-orm/pg-core";
 
 /**
  * Where a newest-first list continues: the instant of the last row a page returned and that row's
@@ -30,21 +30,18 @@ export interface TimestampOrder {
 }
 
 /** Rows strictly older than the cursor in the list's (instant, id) order. */
-export function olderThanCursor(columns: TimestampOrder, after: TimestampCursor | undefined): SQL | undefined {
+function olderThanCursor(columns: TimestampOrder, after: TimestampCursor | undefined): SQL | undefined {
   if (after === undefined) return undefined;
   return or(lt(columns.at, after.at), and(eq(columns.at, after.at), lt(columns.id, after.id)));
 }
 
-export function newestFirst(columns: TimestampOrder): SQL[] {
+function newestFirst(columns: TimestampOrder): SQL[] {
   return [desc(columns.at), desc(columns.id)];
 }
 
 export interface TimestampQuery<T> {
   request: TimestampPageRequest;
-  /**
-   * At most `limit` rows matching the list's filters and `olderThanCursor(columns, after)`,
-   * ordered by `newestFirst(columns)`.
-   */
+  /** At most `limit` rows of the list older than `after` (all when undefined), newest first. */
   selectRows(after: TimestampCursor | undefined, limit: number): Promise<T[]>;
   cursorOf(row: T): TimestampCursor;
 }
@@ -59,4 +56,28 @@ export async function fetchTimestampPage<T>(query: TimestampQuery<T>): Promise<T
   const rows = fetched.slice(0, limit);
   const last = rows.at(-1);
   return { rows, next: fetched.length > limit && last !== undefined ? query.cursorOf(last) : null };
+}
+
+/**
+ * `fetchTimestampPage` of a table's list under `where`: `select` begins the query afresh (its
+ * columns, table and joins, made `$dynamic()`); the cursor's condition, the order and the limit are
+ * added here.
+ */
+export function fetchSelectTimestampPage<TSelect extends PgSelect>(query: {
+  request: TimestampPageRequest;
+  order: TimestampOrder;
+  where: SQL | undefined;
+  select(): TSelect;
+  cursorOf(row: Awaited<TSelect>[number]): TimestampCursor;
+}): Promise<TimestampPage<Awaited<TSelect>[number]>> {
+  return fetchTimestampPage({
+    request: query.request,
+    selectRows: async (after, limit): Promise<Awaited<TSelect>> =>
+      await query
+        .select()
+        .where(and(query.where, olderThanCursor(query.order, after)))
+        .orderBy(...newestFirst(query.order))
+        .limit(limit),
+    cursorOf: query.cursorOf,
+  });
 }

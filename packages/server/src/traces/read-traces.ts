@@ -3,9 +3,7 @@ import { alias } from "drizzle-orm/pg-core";
 import type { Database } from "../db/database.ts";
 import { type ExecutionStatus, executions, spans } from "../db/schema/index.ts";
 import {
-  fetchTimestampPage,
-  newestFirst,
-  olderThanCursor,
+  fetchSelectTimestampPage,
   type TimestampPage,
   type TimestampPageRequest,
 } from "../db/timestamp-cursor-page.ts";
@@ -69,10 +67,12 @@ export async function listTraces(
     request.workflow === undefined ? undefined : eq(spans.workflow, request.workflow),
     request.status === undefined || request.status.length === 0 ? undefined : statusAmong(request.status),
   ];
-  return fetchTimestampPage({
+  const page = await fetchSelectTimestampPage({
     request: request.page,
-    selectRows: async (after, limit) => {
-      const rows = await db
+    order: traceOrder,
+    where: and(...filters),
+    select: () =>
+      db
         .select({
           traceId: spans.traceId,
           executionId: spans.executionId,
@@ -87,29 +87,30 @@ export async function listTraces(
         .from(spans)
         .leftJoin(executions, eq(executions.id, spans.executionId))
         .leftJoin(executionSpans, eq(executionSpans.spanId, executions.executionSpanId))
-        .where(and(...filters, olderThanCursor(traceOrder, after)))
-        .orderBy(...newestFirst(traceOrder))
-        .limit(limit);
-      return rows.flatMap(({ executionId, ...row }) =>
-        executionId === null
-          ? []
-          : [
-              {
-                traceId: row.traceId,
-                executionId,
-                workflow: row.workflow,
-                executionStatus: row.executionStatus,
-                name: row.name ?? `trace ${row.traceId}`,
-                startTime: row.startTime,
-                endTime: row.endTime,
-                durationMs: row.endTime === null ? null : row.endTime.getTime() - row.startTime.getTime(),
-                status: { code: row.statusCode ?? "unset", message: row.statusMessage },
-              },
-            ],
-      );
-    },
-    cursorOf: (trace) => ({ at: trace.startTime, id: trace.executionId }),
+        .$dynamic(),
+    // The filters keep only trigger spans with an execution id.
+    cursorOf: (row) => ({ at: row.startTime, id: row.executionId ?? "" }),
   });
+  return {
+    next: page.next,
+    rows: page.rows.flatMap(({ executionId, ...row }) =>
+      executionId === null
+        ? []
+        : [
+            {
+              traceId: row.traceId,
+              executionId,
+              workflow: row.workflow,
+              executionStatus: row.executionStatus,
+              name: row.name ?? `trace ${row.traceId}`,
+              startTime: row.startTime,
+              endTime: row.endTime,
+              durationMs: row.endTime === null ? null : row.endTime.getTime() - row.startTime.getTime(),
+              status: { code: row.statusCode ?? "unset", message: row.statusMessage },
+            },
+          ],
+    ),
+  };
 }
 
 /** Every span of a trace, as a tree from its root(s); not_found if the project has no such trace. */
