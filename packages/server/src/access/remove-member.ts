@@ -1,11 +1,10 @@
-import { and, eq } from "drizzle-orm";
 import { type AuditActor, recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
 import { memberships } from "../db/schema/index.ts";
 import { notifyAccessChanges } from "../identity/access-changes.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import { changeRefusal } from "./role-rules.ts";
-import { type AccessDependencies, isLastOwner, lockWorkspace, roleOf } from "./workspace-membership.ts";
+import { type AccessDependencies, isLastOwner, lockRolesOf, membershipOf } from "./workspace-membership.ts";
 
 /**
  * Removes a member, or lets a member leave. The last owner can do neither (a conflict); an admin
@@ -17,11 +16,9 @@ export async function removeMember(
   input: { workspaceId: string; accountId: string; actor: AuditActor & { accountId: string } },
 ): Promise<ServiceResult<{ accountId: string; left: boolean }>> {
   return db.transaction(async (tx) => {
-    if (!(await lockWorkspace(tx, input.workspaceId))) return fail.notFound("workspace");
-    const actorRole = await roleOf(tx, input.workspaceId, input.actor.accountId);
-    if (actorRole === undefined) return fail.notFound("workspace");
-    const targetRole = await roleOf(tx, input.workspaceId, input.accountId);
-    if (targetRole === undefined) return fail.notFound("member");
+    const roles = await lockRolesOf(tx, input);
+    if (!roles.ok) return roles;
+    const { actorRole, targetRole } = roles.value;
     const leaving = input.accountId === input.actor.accountId;
     if (!leaving) {
       const refusal = changeRefusal(actorRole, targetRole);
@@ -34,9 +31,7 @@ export async function removeMember(
           : "This is the workspace's last owner.",
       );
     }
-    await tx
-      .delete(memberships)
-      .where(and(eq(memberships.workspaceId, input.workspaceId), eq(memberships.accountId, input.accountId)));
+    await tx.delete(memberships).where(membershipOf(input.workspaceId, input.accountId));
     await recordAuditEvent(tx, deps, {
       action: leaving ? "member.left" : "member.removed",
       targetType: "account",

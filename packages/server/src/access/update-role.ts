@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { type AuditActor, recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
 import { accounts, memberships, type WorkspaceRole } from "../db/schema/index.ts";
@@ -6,7 +6,7 @@ import { notifyAccessChanges } from "../identity/access-changes.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import type { Member } from "./list-members.ts";
 import { changeRefusal, grantRefusal } from "./role-rules.ts";
-import { type AccessDependencies, isLastOwner, lockWorkspace, roleOf } from "./workspace-membership.ts";
+import { type AccessDependencies, isLastOwner, lockRolesOf, membershipOf } from "./workspace-membership.ts";
 
 export interface RoleChange {
   member: Member;
@@ -24,11 +24,9 @@ export async function updateRole(
   input: { workspaceId: string; accountId: string; role: WorkspaceRole; actor: AuditActor & { accountId: string } },
 ): Promise<ServiceResult<RoleChange>> {
   return db.transaction(async (tx) => {
-    if (!(await lockWorkspace(tx, input.workspaceId))) return fail.notFound("workspace");
-    const actorRole = await roleOf(tx, input.workspaceId, input.actor.accountId);
-    if (actorRole === undefined) return fail.notFound("workspace");
-    const targetRole = await roleOf(tx, input.workspaceId, input.accountId);
-    if (targetRole === undefined) return fail.notFound("member");
+    const roles = await lockRolesOf(tx, input);
+    if (!roles.ok) return roles;
+    const { actorRole, targetRole } = roles.value;
     const refusal = changeRefusal(actorRole, targetRole) ?? grantRefusal(actorRole, input.role);
     if (refusal !== undefined) return fail.forbidden(refusal);
     if (
@@ -44,10 +42,7 @@ export async function updateRole(
       ]);
     }
     if (targetRole !== input.role) {
-      await tx
-        .update(memberships)
-        .set({ role: input.role })
-        .where(and(eq(memberships.workspaceId, input.workspaceId), eq(memberships.accountId, input.accountId)));
+      await tx.update(memberships).set({ role: input.role }).where(membershipOf(input.workspaceId, input.accountId));
       await recordAuditEvent(tx, deps, {
         action: "member.role_changed",
         targetType: "account",
@@ -62,7 +57,7 @@ export async function updateRole(
       .select({ email: accounts.email, joinedAt: memberships.createdAt })
       .from(memberships)
       .innerJoin(accounts, eq(accounts.id, memberships.accountId))
-      .where(and(eq(memberships.workspaceId, input.workspaceId), eq(memberships.accountId, input.accountId)));
+      .where(membershipOf(input.workspaceId, input.accountId));
     // The workspace is locked since the start: the membership just read cannot be gone.
     if (member === undefined) throw new Error(`membership of ${input.accountId} vanished under the workspace lock`);
     return ok({ member: { id: input.accountId, role: input.role, ...member }, from: targetRole });

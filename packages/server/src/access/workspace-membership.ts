@@ -1,8 +1,9 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, type SQL } from "drizzle-orm";
 import type { Transaction } from "../db/database.ts";
 import { memberships, type WorkspaceRole, workspaces } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
+import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 
 export interface AccessDependencies {
   clock: Clock;
@@ -23,6 +24,11 @@ export async function lockWorkspace(tx: Transaction, workspaceId: string): Promi
   return row !== undefined;
 }
 
+/** The membership row of an account in a workspace. */
+export function membershipOf(workspaceId: string, accountId: string): SQL | undefined {
+  return and(eq(memberships.workspaceId, workspaceId), eq(memberships.accountId, accountId));
+}
+
 /** The role of an account in a workspace; under `lockWorkspace`, it stays so until commit. */
 export async function roleOf(
   tx: Transaction,
@@ -32,8 +38,25 @@ export async function roleOf(
   const [row] = await tx
     .select({ role: memberships.role })
     .from(memberships)
-    .where(and(eq(memberships.workspaceId, workspaceId), eq(memberships.accountId, accountId)));
+    .where(membershipOf(workspaceId, accountId));
   return row?.role;
+}
+
+/**
+ * Locks the workspace (`lockWorkspace`) for a change an actor makes to a member, and reads both
+ * their roles: not_found for a workspace that does not exist or that the actor is not in, and for
+ * a member who is not in it.
+ */
+export async function lockRolesOf(
+  tx: Transaction,
+  change: { workspaceId: string; accountId: string; actor: { accountId: string } },
+): Promise<ServiceResult<{ actorRole: WorkspaceRole; targetRole: WorkspaceRole }>> {
+  if (!(await lockWorkspace(tx, change.workspaceId))) return fail.notFound("workspace");
+  const actorRole = await roleOf(tx, change.workspaceId, change.actor.accountId);
+  if (actorRole === undefined) return fail.notFound("workspace");
+  const targetRole = await roleOf(tx, change.workspaceId, change.accountId);
+  if (targetRole === undefined) return fail.notFound("member");
+  return ok({ actorRole, targetRole });
 }
 
 /** Whether `accountId` is the workspace's only owner (under `lockWorkspace`). */
