@@ -13,7 +13,7 @@ import { basicAuthChallenge } from "./basic-auth.ts";
 import { coerceFormSubmission, type FormSubmission, submissionFromEntries } from "./coerce-form-submission.ts";
 import { checkCsrfTokenUnderKeys, csrfFieldName, issueCsrfToken } from "./csrf-token.ts";
 import { type ActiveDefinition, findActiveForm } from "./find-ingress-definitions.ts";
-import { checkFormAccess } from "./form-access.ts";
+import { checkFormAccess, type FormAccess } from "./form-access.ts";
 import { formFieldsFromSchema, humanize } from "./form-fields.ts";
 import { renderConfirmationPage, renderErrorPage, renderFormPage } from "./form-page.ts";
 import { type Budget, budgetRetryAfterSeconds } from "./hot-path-budget.ts";
@@ -189,18 +189,24 @@ export function hostedFormRoutes(
   const app = new Hono<AppEnv>();
   const path = "/triggers/forms/:projectId/:formName";
 
-  app.get(path, (c) =>
+  /** A page's work on the hot path, given the access the request has to the form its path names. */
+  const onForm = (
+    c: Context<AppEnv, typeof path>,
+    answer: (access: FormAccess, budget: Budget) => Promise<Response> | Response,
+  ) =>
     runHotPath(
       ingress,
       c,
-      async () => {
-        const access = checkFormAccess(
-          await findActiveForm(ingress.definitions, c.req.param("projectId"), c.req.param("formName")),
-          c.req.header("authorization"),
-        );
-        return access.ok ? showForm(c, ingress, access.form, 200) : refusalPage(c, access.refusal, access.form);
+      async (budget) => {
+        const form = await findActiveForm(ingress.definitions, c.req.param("projectId"), c.req.param("formName"));
+        return answer(checkFormAccess(form, c.req.header("authorization")), budget);
       },
       () => overBudgetPage(c),
+    );
+
+  app.get(path, (c) =>
+    onForm(c, (access) =>
+      access.ok ? showForm(c, ingress, access.form, 200) : refusalPage(c, access.refusal, access.form),
     ),
   );
 
@@ -234,45 +240,27 @@ export function hostedFormRoutes(
 
   app.post(path, limitSubmissions, limitBody, async (c) => {
     const submission = await readSubmission(c);
-    return runHotPath(
-      ingress,
-      c,
-      async (budget) => {
-        const access = checkFormAccess(
-          await findActiveForm(ingress.definitions, c.req.param("projectId"), c.req.param("formName")),
-          c.req.header("authorization"),
-        );
-        if (!access.ok) return refusalPage(c, access.refusal, access.form);
-        if (submission === undefined) {
-          return errorPage(c, 415, "This submission was refused", "Submit the form from its page.");
-        }
-        return acceptForm(c, ingress, budget, access.form, submission);
-      },
-      () => overBudgetPage(c),
-    );
+    return onForm(c, (access, budget) => {
+      if (!access.ok) return refusalPage(c, access.refusal, access.form);
+      if (submission === undefined) {
+        return errorPage(c, 415, "This submission was refused", "Submit the form from its page.");
+      }
+      return acceptForm(c, ingress, budget, access.form, submission);
+    });
   });
 
   app.get(`${path}/submitted`, (c) =>
-    runHotPath(
-      ingress,
-      c,
-      async () => {
-        const access = checkFormAccess(
-          await findActiveForm(ingress.definitions, c.req.param("projectId"), c.req.param("formName")),
-          c.req.header("authorization"),
-        );
-        if (!access.ok && access.refusal !== "disabled") return refusalPage(c, access.refusal, access.form);
-        const form = access.ok ? access.form : (access.form as Form);
-        const reference = c.req.query("ref");
-        const page = renderConfirmationPage({
-          title: formTitle(form.definition),
-          reference: reference !== undefined && /^exe_[0-9a-z]{26}$/.test(reference) ? reference : undefined,
-          again: formPath(form.projectId, form.definition.name),
-        });
-        return c.html(page, 200, noStore);
-      },
-      () => overBudgetPage(c),
-    ),
+    onForm(c, (access) => {
+      if (!access.ok && access.refusal !== "disabled") return refusalPage(c, access.refusal, access.form);
+      const form = access.ok ? access.form : (access.form as Form);
+      const reference = c.req.query("ref");
+      const page = renderConfirmationPage({
+        title: formTitle(form.definition),
+        reference: reference !== undefined && /^exe_[0-9a-z]{26}$/.test(reference) ? reference : undefined,
+        again: formPath(form.projectId, form.definition.name),
+      });
+      return c.html(page, 200, noStore);
+    }),
   );
   return app;
 }
