@@ -3,7 +3,6 @@ import { type AlertWebhookSecret, type JsonSchema, type Manifest, manifestSchema
 import { sql } from "drizzle-orm";
 import { alertTargetIssues } from "../alerts/alert-targets.ts";
 import { issueWebhookSecrets, webhookAlertUrls } from "../alerts/webhook-secrets.ts";
-import { recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { PlanCatalogue } from "../billing/plans.ts";
 import { scheduleLimitFailure } from "../billing/schedule-quota.ts";
 import type { Database } from "../db/database.ts";
@@ -19,7 +18,7 @@ import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import { formatJsonPath } from "../shared/storable-json.ts";
 import type { AnnouncesActiveDeploymentChanges } from "./active-deployment-changes.ts";
 import { type DeploymentSummary, toDeploymentSummary } from "./deployment-summary.ts";
-import { makeActive } from "./make-active.ts";
+import { type DeploymentActor, makeActive } from "./make-active.ts";
 import { toStoredManifest } from "./stored-manifest.ts";
 
 export const deploymentLimits = {
@@ -33,7 +32,7 @@ export interface CreateDeploymentRequest {
   projectId: string;
   manifest: unknown;
   bundle: string;
-  actor?: { accountId?: string | undefined; credentialId?: string | undefined; workspaceId?: string | undefined };
+  actor?: DeploymentActor;
 }
 
 function issuePath(path: PropertyKey[]): string {
@@ -167,16 +166,13 @@ export async function createDeployment(
       })
       .returning();
     if (row === undefined) throw new Error("the deployment insert returned no row");
-    const activated = await makeActive(tx, request.projectId, row, now);
+    const activated = await makeActive(
+      tx,
+      deps,
+      { projectId: request.projectId, actor: request.actor, action: "deployment.created", data: { bundleSha256 }, now },
+      row,
+    );
     if (!activated.ok) return activated;
-    await recordAuditEvent(tx, deps, {
-      action: "deployment.created",
-      targetType: "deployment",
-      targetId: row.id,
-      workspaceId: request.actor?.workspaceId,
-      actor: request.actor,
-      data: { projectId: request.projectId, number: row.number, bundleSha256 },
-    });
     const alertSecrets =
       keyring === undefined
         ? []

@@ -1,5 +1,4 @@
 import { eq, getTableColumns, inArray } from "drizzle-orm";
-import { recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { PlanCatalogue } from "../billing/plans.ts";
 import { scheduleLimitFailure } from "../billing/schedule-quota.ts";
 import type { Database, Transaction } from "../db/database.ts";
@@ -11,7 +10,7 @@ import type { IdGenerator } from "../shared/ids.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import type { AnnouncesActiveDeploymentChanges } from "./active-deployment-changes.ts";
 import { type DeploymentSummary, toDeploymentSummary } from "./deployment-summary.ts";
-import { makeActive } from "./make-active.ts";
+import { type DeploymentActor, makeActive } from "./make-active.ts";
 
 const { bundle: _bundle, ...summaryColumns } = getTableColumns(deployments);
 
@@ -76,7 +75,7 @@ export async function activateDeployment(
   request: {
     projectId: string;
     deploymentId: string;
-    actor?: { accountId?: string | undefined; credentialId?: string | undefined; workspaceId?: string | undefined };
+    actor?: DeploymentActor;
   },
 ): Promise<ServiceResult<DeploymentSummary>> {
   const activated = await transactionWithResult(db, async (tx): Promise<ServiceResult<DeploymentSummary>> => {
@@ -89,16 +88,13 @@ export async function activateDeployment(
     });
     if (overLimit !== undefined) return overLimit;
     const now = deps.clock.now();
-    const madeActive = await makeActive(tx, request.projectId, target, now);
+    const madeActive = await makeActive(
+      tx,
+      deps,
+      { projectId: request.projectId, actor: request.actor, action: "deployment.activated", now },
+      target,
+    );
     if (!madeActive.ok) return madeActive;
-    await recordAuditEvent(tx, deps, {
-      action: "deployment.activated",
-      targetType: "deployment",
-      targetId: target.id,
-      workspaceId: request.actor?.workspaceId,
-      actor: request.actor,
-      data: { projectId: request.projectId, number: target.number },
-    });
     return ok({ ...target, active: true });
   });
   if (activated.ok) deps.activeDeploymentChanges?.publish(request.projectId);
