@@ -3,10 +3,10 @@ import type { Command } from "commander";
 import { connect } from "../api.ts";
 import { UsageError } from "../errors.ts";
 import { examples } from "../help.ts";
+import { printPage } from "../page-output.ts";
 import { type PageOptions, toPagination, withPageOptions } from "../pagination-options.ts";
 import { runCommand } from "../run-command.ts";
 import { resolveWorkspace } from "../workspace-option.ts";
-import { morePages } from "./projects.ts";
 
 /** How an agent's client reads in a table: the ID-JAG client of its issuer, or its User-Agent. */
 function clientOf(agent: { clientId: string | null; issuer: string | null; userAgent: string | null }): string {
@@ -46,20 +46,17 @@ export function registerAgents(program: Command): void {
           ...(status === undefined ? {} : { status: status.data }),
           pagination: toPagination(options, agentsPageLimit),
         });
-        context.output.result(page, () => {
-          context.output.table(
-            ["ID", "EMAIL", "TYPE", "CLIENT", "STATUS", "LAST USED"],
-            page.results.map((agent) => [
-              agent.id,
-              agent.email,
-              agent.type,
-              clientOf(agent.agent),
-              agent.status,
-              agent.lastUsedAt ?? "never",
-            ]),
-            "No agents.",
-          );
-          morePages(context, page);
+        printPage(context.output, page, {
+          headers: ["ID", "EMAIL", "TYPE", "CLIENT", "STATUS", "LAST USED"],
+          row: (agent) => [
+            agent.id,
+            agent.email,
+            agent.type,
+            clientOf(agent.agent),
+            agent.status,
+            agent.lastUsedAt ?? "never",
+          ],
+          empty: "No agents.",
         });
       }),
     );

@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { connect } from "../api.ts";
 import { UsageError } from "../errors.ts";
 import { examples } from "../help.ts";
+import { printPage } from "../page-output.ts";
 import { runCommand } from "../run-command.ts";
 import { resolveWorkspace, withWorkspaceOption } from "../workspace-option.ts";
 
@@ -54,20 +55,16 @@ export function registerAudit(program: Command): void {
           ...(limit === undefined ? {} : { limit }),
           ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
         });
-        context.output.result(page, () => {
-          context.output.table(
-            ["WHEN", "ACTION", "ACTOR", "AGENT", "TARGET"],
-            page.data.map((event) => [
-              event.createdAt,
-              event.action,
-              event.actor.email ?? event.actor.accountId ?? "-",
-              event.actor.agentId ?? "-",
-              `${event.targetType} ${event.targetId}`,
-            ]),
-            "No audit events.",
-          );
-          if (page.nextCursor !== null)
-            context.output.line(context.output.style("dim", `more: add --cursor ${page.nextCursor}`));
+        printPage(context.output, page, {
+          headers: ["WHEN", "ACTION", "ACTOR", "AGENT", "TARGET"],
+          row: (event) => [
+            event.createdAt,
+            event.action,
+            event.actor.email ?? event.actor.accountId ?? "-",
+            event.actor.agentId ?? "-",
+            `${event.targetType} ${event.targetId}`,
+          ],
+          empty: "No audit events.",
         });
       }),
     );

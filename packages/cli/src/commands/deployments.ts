@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { connect } from "../api.ts";
 import { CliError, UsageError } from "../errors.ts";
 import { examples } from "../help.ts";
+import { printNewestPage } from "../page-output.ts";
 import { type NewestPageOptions, toNewestPagination, withNewestPageOptions } from "../pagination-options.ts";
 import { plural } from "../plural.ts";
 import { resolveProject, withProjectOption } from "../project-option.ts";
@@ -42,21 +43,16 @@ export function registerDeployments(program: Command): void {
           projectId,
           pagination: toNewestPagination(options, deploymentsPageLimit),
         });
-        context.output.result(page, () => {
-          context.output.table(
-            ["#", "ID", "ACTIVE", "CREATED", "CONTENTS"],
-            page.results.map((deployment) => [
-              String(deployment.number),
-              deployment.id,
-              deployment.active ? "active" : "",
-              deployment.createdAt,
-              describe(deployment),
-            ]),
-            "No deployments yet: run `weft deploy`.",
-          );
-          if (page.pagination.hasPreviousPage && page.pagination.startCursor !== null) {
-            context.output.line(context.output.style("dim", `older: add --before ${page.pagination.startCursor}`));
-          }
+        printNewestPage(context.output, page, {
+          headers: ["#", "ID", "ACTIVE", "CREATED", "CONTENTS"],
+          row: (deployment) => [
+            String(deployment.number),
+            deployment.id,
+            deployment.active ? "active" : "",
+            deployment.createdAt,
+            describe(deployment),
+          ],
+          empty: "No deployments yet: run `weft deploy`.",
         });
       }),
     );

@@ -5,6 +5,7 @@ import { connect } from "../api.ts";
 import type { CommandContext } from "../context.ts";
 import { CliError, UsageError } from "../errors.ts";
 import { examples } from "../help.ts";
+import { printNewestPage } from "../page-output.ts";
 import { type NewestPageOptions, toNewestPagination, withNewestPageOptions } from "../pagination-options.ts";
 import { resolveProject, withProjectOption } from "../project-option.ts";
 import { runCommand } from "../run-command.ts";
@@ -87,22 +88,17 @@ export function registerExecutions(program: Command): void {
           ...(status === undefined ? {} : { status }),
           pagination: toNewestPagination(options, executionsPageLimit),
         });
-        context.output.result(page, () => {
-          context.output.table(
-            ["ID", "WORKFLOW", "STATUS", "ATTEMPT", "TRIGGER", "CREATED"],
-            page.results.map((execution) => [
-              execution.id,
-              execution.workflow,
-              execution.status,
-              String(execution.attempt),
-              execution.trigger.kind,
-              execution.createdAt,
-            ]),
-            "No executions.",
-          );
-          if (page.pagination.hasPreviousPage && page.pagination.startCursor !== null) {
-            context.output.line(context.output.style("dim", `older: add --before ${page.pagination.startCursor}`));
-          }
+        printNewestPage(context.output, page, {
+          headers: ["ID", "WORKFLOW", "STATUS", "ATTEMPT", "TRIGGER", "CREATED"],
+          row: (execution) => [
+            execution.id,
+            execution.workflow,
+            execution.status,
+            String(execution.attempt),
+            execution.trigger.kind,
+            execution.createdAt,
+          ],
+          empty: "No executions.",
         });
       }),
     );

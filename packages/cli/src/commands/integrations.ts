@@ -6,10 +6,10 @@ import type { CommandContext } from "../context.ts";
 import { UsageError } from "../errors.ts";
 import { examples } from "../help.ts";
 import { askSecret } from "../input.ts";
+import { printPage } from "../page-output.ts";
 import { type PageOptions, toPagination, withPageOptions } from "../pagination-options.ts";
 import { resolveProject, withProjectOption } from "../project-option.ts";
 import { runCommand } from "../run-command.ts";
-import { morePages } from "./projects.ts";
 
 /** Where secret values come from: never the command line itself, where shells and `ps` keep them. */
 interface SecretSourceOptions {
@@ -149,21 +149,18 @@ export function registerIntegrations(program: Command): void {
           projectId,
           pagination: toPagination(options, integrationsPageLimit),
         });
-        context.output.result(page, () => {
-          context.output.table(
-            ["NAME", "KIND", "CONFIG", "SECRETS", "UPDATED"],
-            page.results.map((integration) => [
-              integration.name,
-              integration.kind,
-              Object.entries(integration.config)
-                .map(([field, value]) => `${field}=${String(value)}`)
-                .join(" ") || "-",
-              describeSecrets(integration),
-              integration.updatedAt,
-            ]),
-            "No integrations: add one with `weft integrations create <name> --kind secret`.",
-          );
-          morePages(context, page);
+        printPage(context.output, page, {
+          headers: ["NAME", "KIND", "CONFIG", "SECRETS", "UPDATED"],
+          row: (integration) => [
+            integration.name,
+            integration.kind,
+            Object.entries(integration.config)
+              .map(([field, value]) => `${field}=${String(value)}`)
+              .join(" ") || "-",
+            describeSecrets(integration),
+            integration.updatedAt,
+          ],
+          empty: "No integrations: add one with `weft integrations create <name> --kind secret`.",
         });
       }),
     );

@@ -3,10 +3,10 @@ import type { Command } from "commander";
 import { connect } from "../api.ts";
 import { UsageError } from "../errors.ts";
 import { examples } from "../help.ts";
+import { printPage } from "../page-output.ts";
 import { type PageOptions, toPagination, withPageOptions } from "../pagination-options.ts";
 import { runCommand } from "../run-command.ts";
 import { resolveWorkspace, withWorkspaceOption } from "../workspace-option.ts";
-import { morePages } from "./projects.ts";
 
 function parseRole(role: string) {
   const parsed = workspaceRoleSchema.safeParse(role);
@@ -40,13 +40,10 @@ export function registerMembers(program: Command): void {
           workspaceId,
           pagination: toPagination(options, accessPageLimit),
         });
-        context.output.result(page, () => {
-          context.output.table(
-            ["ACCOUNT", "EMAIL", "ROLE", "JOINED"],
-            page.results.map((member) => [member.accountId, member.email, member.role, member.joinedAt]),
-            "No members.",
-          );
-          morePages(context, page);
+        printPage(context.output, page, {
+          headers: ["ACCOUNT", "EMAIL", "ROLE", "JOINED"],
+          row: (member) => [member.accountId, member.email, member.role, member.joinedAt],
+          empty: "No members.",
         });
       }),
     );

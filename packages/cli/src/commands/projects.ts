@@ -4,6 +4,7 @@ import { connect } from "../api.ts";
 import type { CommandContext } from "../context.ts";
 import { UsageError } from "../errors.ts";
 import { examples } from "../help.ts";
+import { printPage } from "../page-output.ts";
 import { type PageOptions, toPagination, withPageOptions } from "../pagination-options.ts";
 import { runCommand } from "../run-command.ts";
 
@@ -27,16 +28,6 @@ function showProject(context: CommandContext, project: Project): void {
   ]);
 }
 
-/** Prints the hint to the next page when there is one. */
-export function morePages(
-  context: CommandContext,
-  page: { pagination: { hasNextPage: boolean; endCursor: string | null } },
-): void {
-  if (page.pagination.hasNextPage && page.pagination.endCursor !== null) {
-    context.output.line(context.output.style("dim", `more: add --after ${page.pagination.endCursor}`));
-  }
-}
-
 export function registerProjects(program: Command): void {
   const projects = program
     .command("projects")
@@ -56,13 +47,10 @@ export function registerProjects(program: Command): void {
     .action(
       runCommand(async (context, options: PageOptions) => {
         const page = await connect(context).projects.list({ pagination: toPagination(options, projectsPageLimit) });
-        context.output.result(page, () => {
-          context.output.table(
-            ["ID", "NAME", "WORKSPACE", "CREATED"],
-            page.results.map((project) => [project.id, project.name, project.workspaceId, project.createdAt]),
-            "No projects yet: create one with `weft projects create <name>` or `weft deploy --create`.",
-          );
-          morePages(context, page);
+        printPage(context.output, page, {
+          headers: ["ID", "NAME", "WORKSPACE", "CREATED"],
+          row: (project) => [project.id, project.name, project.workspaceId, project.createdAt],
+          empty: "No projects yet: create one with `weft projects create <name>` or `weft deploy --create`.",
         });
       }),
     );

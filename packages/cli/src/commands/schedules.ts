@@ -3,10 +3,10 @@ import type { Command } from "commander";
 import { connect } from "../api.ts";
 import type { CommandContext } from "../context.ts";
 import { examples } from "../help.ts";
+import { printPage } from "../page-output.ts";
 import { type PageOptions, toPagination, withPageOptions } from "../pagination-options.ts";
 import { resolveProject, withProjectOption } from "../project-option.ts";
 import { runCommand } from "../run-command.ts";
-import { morePages } from "./projects.ts";
 
 function stateOf(schedule: Schedule): string {
   if (schedule.pausedThroughApi) return "paused (API)";
@@ -48,23 +48,30 @@ export function registerSchedules(program: Command): void {
           projectId,
           pagination: toPagination(options, schedulesPageLimit),
         });
-        context.output.result(page, () => {
-          context.output.table(
-            ["NAME", "WORKFLOW", "CRON", "TIMEZONE", "STATE", "NEXT RUN", "LAST RUN", "LAST EXECUTION", "LAST SKIPPED"],
-            page.results.map((schedule) => [
-              schedule.name,
-              schedule.workflow,
-              schedule.cron,
-              schedule.timezone,
-              stateOf(schedule),
-              schedule.nextRunAt ?? "-",
-              schedule.lastRunAt ?? "-",
-              schedule.lastExecutionId ?? "-",
-              skippedOf(schedule),
-            ]),
-            "No schedules: add `schedules` to weft.config.ts and run `weft deploy`.",
-          );
-          morePages(context, page);
+        printPage(context.output, page, {
+          headers: [
+            "NAME",
+            "WORKFLOW",
+            "CRON",
+            "TIMEZONE",
+            "STATE",
+            "NEXT RUN",
+            "LAST RUN",
+            "LAST EXECUTION",
+            "LAST SKIPPED",
+          ],
+          row: (schedule) => [
+            schedule.name,
+            schedule.workflow,
+            schedule.cron,
+            schedule.timezone,
+            stateOf(schedule),
+            schedule.nextRunAt ?? "-",
+            schedule.lastRunAt ?? "-",
+            schedule.lastExecutionId ?? "-",
+            skippedOf(schedule),
+          ],
+          empty: "No schedules: add `schedules` to weft.config.ts and run `weft deploy`.",
         });
       }),
     );

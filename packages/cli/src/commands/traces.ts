@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { connect } from "../api.ts";
 import { UsageError } from "../errors.ts";
 import { examples } from "../help.ts";
+import { printPage } from "../page-output.ts";
 import { resolveProject, withProjectOption } from "../project-option.ts";
 import { runCommand } from "../run-command.ts";
 import { formatDuration, renderSpanTree, type SpanLike } from "../span-tree.ts";
@@ -61,21 +62,17 @@ export function registerTraces(program: Command): void {
           ...(limit === undefined ? {} : { limit }),
           ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
         });
-        context.output.result(page, () => {
-          context.output.table(
-            ["TRACE", "NAME", "EXECUTION", "STATUS", "STARTED", "DURATION"],
-            page.data.map((trace) => [
-              trace.traceId,
-              trace.name,
-              trace.executionId ?? "-",
-              trace.executionStatus ?? trace.status.code,
-              trace.startTime,
-              trace.durationMs === null ? "running" : formatDuration(trace.durationMs),
-            ]),
-            "No traces yet.",
-          );
-          if (page.nextCursor !== null)
-            context.output.line(context.output.style("dim", `more: add --cursor ${page.nextCursor}`));
+        printPage(context.output, page, {
+          headers: ["TRACE", "NAME", "EXECUTION", "STATUS", "STARTED", "DURATION"],
+          row: (trace) => [
+            trace.traceId,
+            trace.name,
+            trace.executionId ?? "-",
+            trace.executionStatus ?? trace.status.code,
+            trace.startTime,
+            trace.durationMs === null ? "running" : formatDuration(trace.durationMs),
+          ],
+          empty: "No traces yet.",
         });
       }),
     );

@@ -2,9 +2,9 @@ import { accessPageLimit } from "@weft/contract";
 import type { Command } from "commander";
 import { connect } from "../api.ts";
 import { examples } from "../help.ts";
+import { printPage } from "../page-output.ts";
 import { type PageOptions, toPagination, withPageOptions } from "../pagination-options.ts";
 import { runCommand } from "../run-command.ts";
-import { morePages } from "./projects.ts";
 
 export function registerWorkspaces(program: Command): void {
   const workspaces = program
@@ -22,18 +22,10 @@ export function registerWorkspaces(program: Command): void {
         const page = await connect(context).access.listWorkspaces({
           pagination: toPagination(options, accessPageLimit),
         });
-        context.output.result(page, () => {
-          context.output.table(
-            ["ID", "NAME", "ROLE", "KIND"],
-            page.results.map((workspace) => [
-              workspace.id,
-              workspace.name,
-              workspace.role,
-              workspace.personal ? "personal" : "team",
-            ]),
-            "No workspaces.",
-          );
-          morePages(context, page);
+        printPage(context.output, page, {
+          headers: ["ID", "NAME", "ROLE", "KIND"],
+          row: (workspace) => [workspace.id, workspace.name, workspace.role, workspace.personal ? "personal" : "team"],
+          empty: "No workspaces.",
         });
       }),
     );

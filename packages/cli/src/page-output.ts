@@ -1,0 +1,50 @@
+import type { Output } from "./output.ts";
+
+/** A page of a list the API reads by `first/after` or `last/before`. */
+export interface ConnectionPage<T> {
+  results: T[];
+  pagination: { hasNextPage: boolean; endCursor: string | null; hasPreviousPage: boolean; startCursor: string | null };
+}
+
+/** A page of a newest-first list the API continues with a cursor. */
+export interface CursorPage<T> {
+  data: T[];
+  nextCursor: string | null;
+}
+
+/** How a list shows as a table: its header, a row an item, and what an empty list prints. */
+export interface ListTable<T> {
+  headers: string[];
+  row: (item: T) => string[];
+  empty: string;
+}
+
+function printTable<T>(output: Output, page: object, items: T[], table: ListTable<T>, next: string | undefined): void {
+  output.result(page, () => {
+    output.table(
+      table.headers,
+      items.map((item) => table.row(item)),
+      table.empty,
+    );
+    if (next !== undefined) output.line(output.style("dim", next));
+  });
+}
+
+/** The option that shows the page after this one, when there is one. */
+function nextPageHint(page: ConnectionPage<unknown> | CursorPage<unknown>): string | undefined {
+  if ("data" in page) return page.nextCursor === null ? undefined : `more: add --cursor ${page.nextCursor}`;
+  const { hasNextPage, endCursor } = page.pagination;
+  return hasNextPage && endCursor !== null ? `more: add --after ${endCursor}` : undefined;
+}
+
+/** A page of a list as JSON, or as a table followed by the option that shows the next page. */
+export function printPage<T>(output: Output, page: ConnectionPage<T> | CursorPage<T>, table: ListTable<T>): void {
+  printTable(output, page, "data" in page ? page.data : page.results, table, nextPageHint(page));
+}
+
+/** `printPage` for a list shown newest last, whose earlier page holds the older entries. */
+export function printNewestPage<T>(output: Output, page: ConnectionPage<T>, table: ListTable<T>): void {
+  const { hasPreviousPage, startCursor } = page.pagination;
+  const older = hasPreviousPage && startCursor !== null ? `older: add --before ${startCursor}` : undefined;
+  printTable(output, page, page.results, table, older);
+}
