@@ -1,7 +1,7 @@
 import { agentStatusSchema, agentsPageLimit } from "@weft/contract";
 import type { Command } from "commander";
 import { connect } from "../api.ts";
-import { UsageError } from "../errors.ts";
+import { parseChoice } from "../choice-option.ts";
 import { examples } from "../help.ts";
 import { printPage } from "../page-output.ts";
 import { type PageOptions, toPagination, withPageOptions } from "../pagination-options.ts";
@@ -35,15 +35,17 @@ export function registerAgents(program: Command): void {
     )
     .action(
       runCommand(async (context, options: PageOptions & { workspace?: string; status?: string }) => {
-        const status = options.status === undefined ? undefined : agentStatusSchema.safeParse(options.status);
-        if (status?.success === false) {
-          throw new UsageError(`--status ${options.status} is not an agent status`, {
-            fix: `use one of ${agentStatusSchema.options.join(", ")}`,
-          });
-        }
+        const status =
+          options.status === undefined
+            ? undefined
+            : parseChoice(
+                options.status,
+                agentStatusSchema.options,
+                `--status ${options.status} is not an agent status`,
+              );
         const page = await connect(context).agents.list({
           ...(options.workspace === undefined ? {} : { workspaceId: options.workspace }),
-          ...(status === undefined ? {} : { status: status.data }),
+          ...(status === undefined ? {} : { status }),
           pagination: toPagination(options, agentsPageLimit),
         });
         printPage(context.output, page, {

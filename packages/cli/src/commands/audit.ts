@@ -1,33 +1,32 @@
 import { auditLogPageLimit } from "@weft/contract";
 import type { Command } from "commander";
 import { connect } from "../api.ts";
-import { UsageError } from "../errors.ts";
 import { examples } from "../help.ts";
 import { printPage } from "../page-output.ts";
+import { type CursorPageOptions, toCursorPagination, withCursorPageOptions } from "../pagination-options.ts";
 import { runCommand } from "../run-command.ts";
 import { resolveWorkspace, withWorkspaceOption } from "../workspace-option.ts";
 
-interface AuditOptions {
+interface AuditOptions extends CursorPageOptions {
   workspace?: string;
   action?: string;
   actor?: string;
   since?: string;
   until?: string;
-  limit?: string;
-  cursor?: string;
 }
 
 export function registerAudit(program: Command): void {
   withWorkspaceOption(
-    program
-      .command("audit")
-      .description("Read a workspace's audit log, newest first (owners and admins)")
-      .option("--action <action>", "only this action, e.g. member.invited")
-      .option("--actor <id>", "only what this account (acc_…) or credential (cred_…) did")
-      .option("--since <instant>", "from this ISO 8601 instant")
-      .option("--until <instant>", "up to this ISO 8601 instant")
-      .option("--limit <n>", `how many (1-${auditLogPageLimit}, default 20)`)
-      .option("--cursor <cursor>", "the next page (printed when there are more)"),
+    withCursorPageOptions(
+      program
+        .command("audit")
+        .description("Read a workspace's audit log, newest first (owners and admins)")
+        .option("--action <action>", "only this action, e.g. member.invited")
+        .option("--actor <id>", "only what this account (acc_…) or credential (cred_…) did")
+        .option("--since <instant>", "from this ISO 8601 instant")
+        .option("--until <instant>", "up to this ISO 8601 instant"),
+      auditLogPageLimit,
+    ),
   )
     .addHelpText(
       "after",
@@ -38,10 +37,7 @@ export function registerAudit(program: Command): void {
     )
     .action(
       runCommand(async (context, options: AuditOptions) => {
-        const limit = options.limit === undefined ? undefined : Number(options.limit);
-        if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= auditLogPageLimit)) {
-          throw new UsageError(`--limit ${options.limit} is not a whole number from 1 to ${auditLogPageLimit}`);
-        }
+        const pagination = toCursorPagination(options, auditLogPageLimit);
         const workspaceId = await resolveWorkspace(context, options.workspace);
         const filter = {
           ...(options.action === undefined ? {} : { action: options.action }),
@@ -52,8 +48,7 @@ export function registerAudit(program: Command): void {
         const page = await connect(context).access.auditLog({
           workspaceId,
           filter,
-          ...(limit === undefined ? {} : { limit }),
-          ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
+          ...pagination,
         });
         printPage(context.output, page, {
           headers: ["WHEN", "ACTION", "ACTOR", "AGENT", "TARGET"],

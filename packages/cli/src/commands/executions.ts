@@ -2,8 +2,9 @@ import { isRpcError } from "@weft/client";
 import { describeWorkflowError, type Execution, executionStatusSchema, executionsPageLimit } from "@weft/contract";
 import type { Command } from "commander";
 import { connect } from "../api.ts";
+import { parseExecutionStatus } from "../choice-option.ts";
 import type { CommandContext } from "../context.ts";
-import { CliError, UsageError } from "../errors.ts";
+import { CliError } from "../errors.ts";
 import { examples } from "../help.ts";
 import { printNewestPage } from "../page-output.ts";
 import { type NewestPageOptions, toNewestPagination, withNewestPageOptions } from "../pagination-options.ts";
@@ -17,17 +18,6 @@ interface ListOptions extends NewestPageOptions {
   project?: string;
   workflow?: string;
   status?: string;
-}
-
-function parseStatus(value: string | undefined) {
-  if (value === undefined) return undefined;
-  const parsed = executionStatusSchema.safeParse(value);
-  if (!parsed.success) {
-    throw new UsageError(`--status ${value} is not an execution status`, {
-      fix: `use one of ${executionStatusSchema.options.join(", ")}`,
-    });
-  }
-  return parsed.data;
 }
 
 function showExecution(context: CommandContext, execution: Execution): void {
@@ -81,7 +71,7 @@ export function registerExecutions(program: Command): void {
     )
     .action(
       runCommand(async (context, options: ListOptions) => {
-        const status = parseStatus(options.status);
+        const status = parseExecutionStatus(options.status);
         const page = await connect(context).workflows.listExecutions({
           projectId: resolveProject(context, options.project),
           ...(options.workflow === undefined ? {} : { workflow: options.workflow }),

@@ -1,7 +1,7 @@
 import { accessPageLimit, workspaceRoleSchema } from "@weft/contract";
 import type { Command } from "commander";
 import { connect } from "../api.ts";
-import { UsageError } from "../errors.ts";
+import { parseChoice } from "../choice-option.ts";
 import { examples } from "../help.ts";
 import { printPage } from "../page-output.ts";
 import { type PageOptions, toPagination, withPageOptions } from "../pagination-options.ts";
@@ -9,11 +9,7 @@ import { runCommand } from "../run-command.ts";
 import { resolveWorkspace, withWorkspaceOption } from "../workspace-option.ts";
 
 function parseRole(role: string) {
-  const parsed = workspaceRoleSchema.safeParse(role);
-  if (!parsed.success) {
-    throw new UsageError(`${role} is not a role`, { fix: `use one of ${workspaceRoleSchema.options.join(", ")}` });
-  }
-  return parsed.data;
+  return parseChoice(role, workspaceRoleSchema.options, `${role} is not a role`);
 }
 
 export function registerMembers(program: Command): void {

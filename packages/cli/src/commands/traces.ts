@@ -1,19 +1,18 @@
-import { executionStatusSchema, type SpanOutput, tracesPageLimit } from "@weft/contract";
+import { type SpanOutput, tracesPageLimit } from "@weft/contract";
 import type { Command } from "commander";
 import { connect } from "../api.ts";
-import { UsageError } from "../errors.ts";
+import { parseExecutionStatus } from "../choice-option.ts";
 import { examples } from "../help.ts";
 import { printPage } from "../page-output.ts";
+import { type CursorPageOptions, toCursorPagination, withCursorPageOptions } from "../pagination-options.ts";
 import { resolveProject, withProjectOption } from "../project-option.ts";
 import { runCommand } from "../run-command.ts";
 import { formatDuration, renderSpanTree, type SpanLike } from "../span-tree.ts";
 
-interface ListOptions {
+interface ListOptions extends CursorPageOptions {
   project?: string;
   workflow?: string;
   status?: string;
-  limit?: string;
-  cursor?: string;
 }
 
 /** The tree the API returns, as the flat list the renderer reads. */
@@ -37,30 +36,22 @@ export function registerTraces(program: Command): void {
     .description("List a project's traces and show one as a tree of spans")
     .addHelpText("after", examples("weft traces list", "weft traces get 4bf92f3577b34da6a3ce929d0e0e4736"));
 
-  withProjectOption(traces.command("list").description("List traces, newest first"))
-    .option("--workflow <name>", "only this workflow's")
-    .option("--status <status>", "only executions with this status")
-    .option("--limit <n>", `how many (1-${tracesPageLimit}, default 20)`)
-    .option("--cursor <cursor>", "the next page (printed when there are more)")
+  withCursorPageOptions(
+    withProjectOption(traces.command("list").description("List traces, newest first"))
+      .option("--workflow <name>", "only this workflow's")
+      .option("--status <status>", "only executions with this status"),
+    tracesPageLimit,
+  )
     .addHelpText("after", examples("weft traces list", "weft traces list --status failed --json"))
     .action(
       runCommand(async (context, options: ListOptions) => {
-        const limit = options.limit === undefined ? undefined : Number(options.limit);
-        if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= tracesPageLimit)) {
-          throw new UsageError(`--limit ${options.limit} is not a whole number from 1 to ${tracesPageLimit}`);
-        }
-        const status = options.status === undefined ? undefined : executionStatusSchema.safeParse(options.status);
-        if (status?.success === false) {
-          throw new UsageError(`--status ${options.status} is not an execution status`, {
-            fix: `use one of ${executionStatusSchema.options.join(", ")}`,
-          });
-        }
+        const pagination = toCursorPagination(options, tracesPageLimit);
+        const status = parseExecutionStatus(options.status);
         const page = await connect(context).traces.list({
           projectId: resolveProject(context, options.project),
           ...(options.workflow === undefined ? {} : { workflow: options.workflow }),
-          ...(status === undefined ? {} : { status: status.data }),
-          ...(limit === undefined ? {} : { limit }),
-          ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
+          ...(status === undefined ? {} : { status }),
+          ...pagination,
         });
         printPage(context.output, page, {
           headers: ["TRACE", "NAME", "EXECUTION", "STATUS", "STARTED", "DURATION"],
