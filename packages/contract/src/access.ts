@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { instantInputSchema } from "./instants.ts";
-import { pageOf, paginationInput, timestampPageInput, timestampPageOf } from "./pagination.ts";
+import { connectionPageInput, pageOf, timestampPageInput, timestampPageOf } from "./pagination.ts";
 import { displayNameSchema } from "./plain-text.ts";
 import { type McpExposure, procedure } from "./procedure.ts";
 import { projectIdSchema, workspaceIdSchema } from "./projects.ts";
@@ -146,7 +146,7 @@ export const accessContract = {
     .route({ summary: "List the caller's workspaces with the caller's role in each", tags: ["access"] })
     .input(
       z
-        .object({ pagination: paginationInput({ maxPageSize: accessPageLimit }).optional() })
+        .object(connectionPageInput({ maxPageSize: accessPageLimit }))
         .strict()
         .default({}),
     )
@@ -158,12 +158,7 @@ export const accessContract = {
   listMembers: procedure({ scope: "projects:read", mutates: false, mcp: workspaceAdministration })
     .route({ summary: "List a workspace's members", tags: ["access"] })
     .input(
-      z
-        .object({
-          workspaceId: workspaceIdSchema,
-          pagination: paginationInput({ maxPageSize: accessPageLimit }).optional(),
-        })
-        .strict(),
+      z.object({ workspaceId: workspaceIdSchema, ...connectionPageInput({ maxPageSize: accessPageLimit }) }).strict(),
     )
     .output(pageOf(memberSchema)),
   invite: procedure({ scope: "projects:write", mutates: true, mcp: workspaceAdministration })
@@ -181,12 +176,7 @@ export const accessContract = {
   listInvitations: procedure({ scope: "projects:read", mutates: false, mcp: workspaceAdministration })
     .route({ summary: "List a workspace's invitations (owner, admin)", tags: ["access"] })
     .input(
-      z
-        .object({
-          workspaceId: workspaceIdSchema,
-          pagination: paginationInput({ maxPageSize: accessPageLimit }).optional(),
-        })
-        .strict(),
+      z.object({ workspaceId: workspaceIdSchema, ...connectionPageInput({ maxPageSize: accessPageLimit }) }).strict(),
     )
     .output(pageOf(invitationSchema)),
   revokeInvitation: procedure({ scope: "projects:write", mutates: true, mcp: workspaceAdministration })
@@ -262,7 +252,7 @@ export const accessContract = {
         .object({
           workspaceId: workspaceIdSchema,
           projectId: projectIdSchema.optional(),
-          pagination: paginationInput({ maxPageSize: federationPolicyPageLimit }).optional(),
+          ...connectionPageInput({ maxPageSize: federationPolicyPageLimit }),
         })
         .strict(),
     )

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { agentClientSchema } from "./access.ts";
-import { pageOf, paginationInput } from "./pagination.ts";
+import { connectionPageInput, pageOf } from "./pagination.ts";
 import { procedure } from "./procedure.ts";
 import { workspaceIdSchema } from "./projects.ts";
 
@@ -39,7 +39,7 @@ export const agentsContract = {
         .object({
           workspaceId: workspaceIdSchema.optional(),
           status: agentStatusSchema.optional(),
-          pagination: paginationInput({ maxPageSize: agentsPageLimit }).optional(),
+          ...connectionPageInput({ maxPageSize: agentsPageLimit }),
         })
         .strict()
         .default({}),

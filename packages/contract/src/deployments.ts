@@ -6,7 +6,7 @@ import {
   webhookManifestSchema,
   workflowManifestSchema,
 } from "./manifest.ts";
-import { pageOf, paginationInput } from "./pagination.ts";
+import { connectionPageInput, pageOf } from "./pagination.ts";
 import { procedure } from "./procedure.ts";
 import { projectIdSchema } from "./projects.ts";
 
@@ -87,12 +87,7 @@ export const deploymentsContract = {
   list: procedure({ scope: "deployments:read", mutates: false, mcp: { tool: true } })
     .route({ summary: "List a project's deployments, oldest first", tags: ["deployments"] })
     .input(
-      z
-        .object({
-          projectId: projectIdSchema,
-          pagination: paginationInput({ maxPageSize: deploymentsPageLimit }).optional(),
-        })
-        .strict(),
+      z.object({ projectId: projectIdSchema, ...connectionPageInput({ maxPageSize: deploymentsPageLimit }) }).strict(),
     )
     .output(pageOf(deploymentSchema)),
   get: procedure({ scope: "deployments:read", mutates: false, mcp: { tool: true } })

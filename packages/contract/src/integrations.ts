@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { pageOf, paginationInput } from "./pagination.ts";
+import { connectionPageInput, pageOf } from "./pagination.ts";
 import { type McpExposure, procedure } from "./procedure.ts";
 import { projectIdSchema } from "./projects.ts";
 
@@ -135,12 +135,7 @@ export const integrationsContract = {
   list: procedure({ scope: "projects:read", mutates: false, mcp: integrationAdministration })
     .route({ summary: "List a project's integrations, by name, with masked secrets", tags: ["integrations"] })
     .input(
-      z
-        .object({
-          projectId: projectIdSchema,
-          pagination: paginationInput({ maxPageSize: integrationsPageLimit }).optional(),
-        })
-        .strict(),
+      z.object({ projectId: projectIdSchema, ...connectionPageInput({ maxPageSize: integrationsPageLimit }) }).strict(),
     )
     .output(pageOf(integrationSchema)),
   get: procedure({ scope: "projects:read", mutates: false, mcp: integrationAdministration })

@@ -32,6 +32,11 @@ export function paginationInput(options: { maxPageSize: number }) {
 
 export type PaginationInput = z.infer<ReturnType<typeof paginationInput>>;
 
+/** The field a list's input spreads in: its optional `pagination`, of at most `maxPageSize` a page. */
+export function connectionPageInput(options: { maxPageSize: number }) {
+  return { pagination: paginationInput(options).optional() };
+}
+
 export const pageInfoSchema = z.object({
   hasNextPage: z.boolean(),
   hasPreviousPage: z.boolean(),

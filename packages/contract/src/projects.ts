@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { pageOf, paginationInput } from "./pagination.ts";
+import { connectionPageInput, pageOf } from "./pagination.ts";
 import { displayNameSchema } from "./plain-text.ts";
 import { procedure } from "./procedure.ts";
 
@@ -34,7 +34,7 @@ export const projectsContract = {
     .input(
       z
         .object({
-          pagination: paginationInput({ maxPageSize: projectsPageLimit }).optional(),
+          ...connectionPageInput({ maxPageSize: projectsPageLimit }),
           workspaceId: workspaceIdSchema.optional(),
         })
         .strict()

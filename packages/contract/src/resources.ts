@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { jsonSchemaSchema, jsonValueSchema } from "./manifest.ts";
-import { pageOf, paginationInput } from "./pagination.ts";
+import { connectionPageInput, pageOf } from "./pagination.ts";
 import { procedure } from "./procedure.ts";
 import { projectIdSchema } from "./projects.ts";
 
@@ -83,7 +83,7 @@ export const resourcesContract = {
         .object({
           projectId: projectIdSchema,
           kind: resourceKindSchema.optional(),
-          pagination: paginationInput({ maxPageSize: resourcesPageLimit }).optional(),
+          ...connectionPageInput({ maxPageSize: resourcesPageLimit }),
         })
         .strict(),
     )

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { definitionNameSchema } from "./manifest.ts";
-import { pageOf, paginationInput } from "./pagination.ts";
+import { connectionPageInput, pageOf } from "./pagination.ts";
 import { procedure } from "./procedure.ts";
 import { projectIdSchema } from "./projects.ts";
 
@@ -35,12 +35,7 @@ export const schedulesContract = {
   list: procedure({ scope: "projects:read", mutates: false, mcp: { tool: true } })
     .route({ summary: "List a project's schedules, by name", tags: ["schedules"] })
     .input(
-      z
-        .object({
-          projectId: projectIdSchema,
-          pagination: paginationInput({ maxPageSize: schedulesPageLimit }).optional(),
-        })
-        .strict(),
+      z.object({ projectId: projectIdSchema, ...connectionPageInput({ maxPageSize: schedulesPageLimit }) }).strict(),
     )
     .output(pageOf(scheduleSchema)),
   pause: procedure({ scope: "projects:write", mutates: true, mcp: { tool: true } })

@@ -4,7 +4,7 @@ import { listEventsProcedure } from "./execution-events.ts";
 import { executionStatuses } from "./execution-status.ts";
 import { instantInputSchema } from "./instants.ts";
 import { definitionNameSchema, workflowManifestSchema } from "./manifest.ts";
-import { cappedCountPageOf, paginationInput } from "./pagination.ts";
+import { cappedCountPageOf, connectionPageInput } from "./pagination.ts";
 import { procedure } from "./procedure.ts";
 import { projectIdSchema } from "./projects.ts";
 
@@ -123,7 +123,7 @@ export const workflowsContract = {
           status: z.union([executionStatusSchema, z.array(executionStatusSchema).min(1)]).optional(),
           createdFrom: instantInputSchema.optional(),
           createdTo: instantInputSchema.optional(),
-          pagination: paginationInput({ maxPageSize: executionsPageLimit }).optional(),
+          ...connectionPageInput({ maxPageSize: executionsPageLimit }),
         })
         .strict(),
     )
