@@ -1,16 +1,15 @@
 import type { PlatformContext } from "../../platform-context.ts";
-import { authErrorResponse } from "../auth-http.ts";
 import type { ClientMetadataDocuments } from "./client-metadata-documents.ts";
 import { redeemAuthorizationCode } from "./redeem-authorization-code.ts";
 import { requireParameter } from "./token-request.ts";
-import { tokenResponse } from "./token-response.ts";
+import { oauthTokensGrant } from "./token-response.ts";
 import type { GrantHandler } from "./token-route.ts";
 
 /** OAuth 2.1 authorization code grant for public clients: the code, its redirect URI and the PKCE verifier. */
 export function authorizationCodeGrant(context: PlatformContext, documents: ClientMetadataDocuments): GrantHandler {
   const { database, clock, ids, credentialRevocations } = context;
-  return async (c, parameters) => {
-    const redeemed = await redeemAuthorizationCode(
+  return oauthTokensGrant(clock, (parameters) =>
+    redeemAuthorizationCode(
       database.db,
       { clock, ids, credentialRevocations, documents },
       {
@@ -19,8 +18,6 @@ export function authorizationCodeGrant(context: PlatformContext, documents: Clie
         redirectUri: requireParameter(parameters, "redirect_uri"),
         codeVerifier: requireParameter(parameters, "code_verifier"),
       },
-    );
-    if (!redeemed.ok) return authErrorResponse(c, redeemed.refusal);
-    return tokenResponse(c, clock, redeemed.value);
-  };
+    ),
+  );
 }

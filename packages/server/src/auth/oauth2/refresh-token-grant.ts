@@ -1,16 +1,15 @@
 import type { PlatformContext } from "../../platform-context.ts";
-import { authErrorResponse } from "../auth-http.ts";
 import type { ClientMetadataDocuments } from "./client-metadata-documents.ts";
 import { rotateRefreshToken } from "./rotate-refresh-token.ts";
 import { optionalParameter, requireParameter } from "./token-request.ts";
-import { tokenResponse } from "./token-response.ts";
+import { oauthTokensGrant } from "./token-response.ts";
 import type { GrantHandler } from "./token-route.ts";
 
 /** The refresh token grant (RFC 6749 §6); a public client names itself with `client_id`. */
 export function refreshTokenGrant(context: PlatformContext, documents: ClientMetadataDocuments): GrantHandler {
   const { database, clock, ids, credentialRevocations } = context;
-  return async (c, parameters) => {
-    const rotated = await rotateRefreshToken(
+  return oauthTokensGrant(clock, (parameters) =>
+    rotateRefreshToken(
       database.db,
       { clock, ids, credentialRevocations, documents },
       {
@@ -18,8 +17,6 @@ export function refreshTokenGrant(context: PlatformContext, documents: ClientMet
         refreshToken: requireParameter(parameters, "refresh_token"),
         scope: optionalParameter(parameters, "scope"),
       },
-    );
-    if (!rotated.ok) return authErrorResponse(c, rotated.refusal);
-    return tokenResponse(c, clock, rotated.value);
-  };
+    ),
+  );
 }
