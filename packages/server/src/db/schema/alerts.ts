@@ -1,9 +1,8 @@
 import type { FailureNotice } from "@weft/contract";
 import { sql } from "drizzle-orm";
-import { index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { ownedBy, timestamptz } from "./columns.ts";
 import { projects } from "./projects.ts";
-
-const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 
 /**
  * Executions that ended `failed` under a deployment with alerts, not yet turned into a notice.
@@ -12,9 +11,7 @@ const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode
  */
 export const alertFailures = pgTable("alert_failures", {
   executionId: text("execution_id").primaryKey(),
-  projectId: text("project_id")
-    .notNull()
-    .references(() => projects.id, { onDelete: "cascade" }),
+  projectId: ownedBy("project_id", () => projects.id),
   workflow: text("workflow").notNull(),
   deploymentId: text("deployment_id").notNull(),
   failedAt: timestamptz("failed_at").notNull(),
@@ -24,9 +21,7 @@ export const alertFailures = pgTable("alert_failures", {
 export const alertWindows = pgTable(
   "alert_windows",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: ownedBy("project_id", () => projects.id),
     workflow: text("workflow").notNull(),
     lastNoticeAt: timestamptz("last_notice_at").notNull(),
   },
@@ -40,9 +35,7 @@ export const alertWindows = pgTable(
 export const alertWebhookSecrets = pgTable(
   "alert_webhook_secrets",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: ownedBy("project_id", () => projects.id),
     url: text("url").notNull(),
     sealed: text("sealed").notNull(),
     keyId: text("key_id").notNull(),
@@ -63,9 +56,7 @@ export const alertDeliveries = pgTable(
   "alert_deliveries",
   {
     id: text("id").primaryKey(),
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: ownedBy("project_id", () => projects.id),
     workflow: text("workflow").notNull(),
     targetKind: text("target_kind", { enum: ["mail", "webhook"] }).notNull(),
     target: text("target").notNull(),

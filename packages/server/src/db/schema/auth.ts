@@ -1,7 +1,6 @@
 import { sql } from "drizzle-orm";
-import { index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
-
-const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+import { index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { timestamptz } from "./columns.ts";
 
 export const registrationTypes = ["agent-provider", "email-verification", "federated", "oauth-client"] as const;
 export type RegistrationType = (typeof registrationTypes)[number];

@@ -1,17 +1,5 @@
-import {
-  bigint,
-  bigserial,
-  date,
-  index,
-  integer,
-  jsonb,
-  pgTable,
-  primaryKey,
-  text,
-  timestamp,
-} from "drizzle-orm/pg-core";
-
-const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+import { bigint, bigserial, date, index, integer, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { timestamptz } from "./columns.ts";
 
 /**
  * The meters of one project for one UTC day and one trigger kind, as rolled up from `usage_deltas`

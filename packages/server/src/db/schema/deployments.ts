@@ -1,8 +1,7 @@
-import { index, integer, json, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { index, integer, json, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { ownedBy, timestamptz } from "./columns.ts";
 import { projects } from "./projects.ts";
 import type { StoredManifest } from "./stored-manifest.ts";
-
-const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 
 /**
  * An immutable deployment: the manifest (secrets hashed) and the ESM bundle of a project's code,
@@ -13,9 +12,7 @@ export const deployments = pgTable(
   "deployments",
   {
     id: text("id").primaryKey(),
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: ownedBy("project_id", () => projects.id),
     number: integer("number").notNull(),
     // json, not jsonb: jsonb reorders object keys, and the order of a form schema's properties is the
     // order of the hosted form's fields.
@@ -36,9 +33,7 @@ export const activeDeployments = pgTable(
     projectId: text("project_id")
       .primaryKey()
       .references(() => projects.id, { onDelete: "cascade" }),
-    deploymentId: text("deployment_id")
-      .notNull()
-      .references(() => deployments.id, { onDelete: "cascade" }),
+    deploymentId: ownedBy("deployment_id", () => deployments.id),
     activatedAt: timestamptz("activated_at").notNull(),
   },
   (table) => [index().on(table.deploymentId)],
@@ -53,9 +48,7 @@ export const globalFormNames = pgTable(
   "global_form_names",
   {
     name: text("name").primaryKey(),
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: ownedBy("project_id", () => projects.id),
     claimedAt: timestamptz("claimed_at").notNull(),
   },
   (table) => [index().on(table.projectId)],

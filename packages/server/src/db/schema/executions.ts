@@ -1,10 +1,9 @@
 import { executionStatuses } from "@weft/contract";
 import { sql } from "drizzle-orm";
-import { index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { ownedBy, timestamptz } from "./columns.ts";
 import { deployments } from "./deployments.ts";
 import { projects } from "./projects.ts";
-
-const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 
 // The states are the contract's, which the state machine (`engine/execution-state`) moves between; the column accepts exactly those.
 export type { ExecutionStatusValue as ExecutionStatus } from "@weft/contract";
@@ -37,9 +36,7 @@ export const executions = pgTable(
   "executions",
   {
     id: text("id").primaryKey(),
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: ownedBy("project_id", () => projects.id),
     deploymentId: text("deployment_id")
       .notNull()
       .references(() => deployments.id),
@@ -112,9 +109,7 @@ export const idempotencyKeys = pgTable(
      */
     scope: text("scope").notNull(),
     key: text("key").notNull(),
-    executionId: text("execution_id")
-      .notNull()
-      .references(() => executions.id, { onDelete: "cascade" }),
+    executionId: ownedBy("execution_id", () => executions.id),
     /** SHA-256 (base64url) of the request that claimed the key; null where none is bound (hosted forms). */
     requestDigest: text("request_digest"),
     expiresAt: timestamptz("expires_at").notNull(),
@@ -134,9 +129,7 @@ export const idempotencyKeys = pgTable(
 export const executionSteps = pgTable(
   "execution_steps",
   {
-    executionId: text("execution_id")
-      .notNull()
-      .references(() => executions.id, { onDelete: "cascade" }),
+    executionId: ownedBy("execution_id", () => executions.id),
     name: text("name").notNull(),
     kind: text("kind", { enum: ["step", "sleep"] }).notNull(),
     /** `{ value }` for a step that returned a value, `{}` for one that returned undefined. */
@@ -159,9 +152,7 @@ export const spans = pgTable(
     spanId: text("span_id").primaryKey(),
     traceId: text("trace_id").notNull(),
     parentSpanId: text("parent_span_id"),
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: ownedBy("project_id", () => projects.id),
     executionId: text("execution_id"),
     workflow: text("workflow"),
     name: text("name").notNull(),
@@ -187,9 +178,7 @@ export type WaitTokenStatus = (typeof waitTokenStatuses)[number];
 export const waitTokens = pgTable(
   "wait_tokens",
   {
-    executionId: text("execution_id")
-      .notNull()
-      .references(() => executions.id, { onDelete: "cascade" }),
+    executionId: ownedBy("execution_id", () => executions.id),
     name: text("name").notNull(),
     projectId: text("project_id").notNull(),
     tokenHash: text("token_hash").notNull().unique(),

@@ -1,8 +1,7 @@
-import { index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { ownedBy, timestamptz } from "./columns.ts";
 import { accounts, workspaces } from "./identity.ts";
 import { projects } from "./projects.ts";
-
-const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 
 /**
  * Which identity-provider tokens may be exchanged for a credential of one project: tokens of
@@ -13,12 +12,8 @@ export const federationPolicies = pgTable(
   "federation_policies",
   {
     id: text("id").primaryKey(),
-    workspaceId: text("workspace_id")
-      .notNull()
-      .references(() => workspaces.id, { onDelete: "cascade" }),
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    workspaceId: ownedBy("workspace_id", () => workspaces.id),
+    projectId: ownedBy("project_id", () => projects.id),
     issuer: text("issuer").notNull(),
     audience: text("audience").notNull(),
     subject: text("subject"),
@@ -26,9 +21,7 @@ export const federationPolicies = pgTable(
     scopes: text("scopes").array().notNull(),
     maxTtlSeconds: integer("max_ttl_seconds").notNull(),
     /** The admin who vouched for these tokens: the credentials act inside the project in their name. */
-    createdByAccountId: text("created_by_account_id")
-      .notNull()
-      .references(() => accounts.id, { onDelete: "cascade" }),
+    createdByAccountId: ownedBy("created_by_account_id", () => accounts.id),
     createdAt: timestamptz("created_at").notNull(),
   },
   (table) => [index().on(table.projectId, table.id), index().on(table.workspaceId, table.id)],

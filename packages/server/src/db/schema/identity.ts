@@ -1,7 +1,6 @@
 import { sql } from "drizzle-orm";
-import { index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
-
-const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+import { index, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { ownedBy, timestamptz } from "./columns.ts";
 
 /** A person, identified by a verified email address (stored lower-cased). */
 export const accounts = pgTable("accounts", {
@@ -40,12 +39,8 @@ export type WorkspaceRole = (typeof workspaceRoles)[number];
 export const memberships = pgTable(
   "memberships",
   {
-    workspaceId: text("workspace_id")
-      .notNull()
-      .references(() => workspaces.id, { onDelete: "cascade" }),
-    accountId: text("account_id")
-      .notNull()
-      .references(() => accounts.id, { onDelete: "cascade" }),
+    workspaceId: ownedBy("workspace_id", () => workspaces.id),
+    accountId: ownedBy("account_id", () => accounts.id),
     role: text("role", { enum: workspaceRoles }).notNull(),
     createdAt: timestamptz("created_at").notNull(),
   },
@@ -61,9 +56,7 @@ export const credentials = pgTable(
   {
     id: text("id").primaryKey(),
     secretHash: text("secret_hash").notNull(),
-    accountId: text("account_id")
-      .notNull()
-      .references(() => accounts.id, { onDelete: "cascade" }),
+    accountId: ownedBy("account_id", () => accounts.id),
     registrationId: text("registration_id"),
     scopes: text("scopes").array().notNull(),
     issuer: text("issuer"),
@@ -125,9 +118,7 @@ export const invitations = pgTable(
   "invitations",
   {
     id: text("id").primaryKey(),
-    workspaceId: text("workspace_id")
-      .notNull()
-      .references(() => workspaces.id, { onDelete: "cascade" }),
+    workspaceId: ownedBy("workspace_id", () => workspaces.id),
     email: text("email").notNull(),
     role: text("role", { enum: workspaceRoles }).notNull(),
     tokenHash: text("token_hash").notNull(),

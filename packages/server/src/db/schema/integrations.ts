@@ -1,7 +1,6 @@
-import { jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { ownedBy, timestamptz } from "./columns.ts";
 import { projects } from "./projects.ts";
-
-const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 
 /** One secret of an integration as stored: sealed (see `integrations/secret-sealing.ts`) with its masked hint. */
 export interface StoredSecret {
@@ -19,9 +18,7 @@ export interface StoredSecret {
 export const integrations = pgTable(
   "integrations",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: ownedBy("project_id", () => projects.id),
     name: text("name").notNull(),
     kind: text("kind", { enum: ["secret", "http", "smtp"] }).notNull(),
     config: jsonb("config").$type<Record<string, unknown>>().notNull(),

@@ -1,6 +1,5 @@
-import { index, pgTable, text, timestamp } from "drizzle-orm/pg-core";
-
-const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+import { index, pgTable, text } from "drizzle-orm/pg-core";
+import { timestamptz } from "./columns.ts";
 
 /** A public OAuth client (RFC 7591 dynamic registration): no secret, only its redirect URIs. */
 export const oauthClients = pgTable("oauth_clients", {

@@ -1,7 +1,6 @@
-import { index, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { ownedBy, timestamptz } from "./columns.ts";
 import { accounts, workspaces } from "./identity.ts";
-
-const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 
 /**
  * A project of a workspace: what deployments, workflows and ingress definitions belong to. Its id is
@@ -11,9 +10,7 @@ export const projects = pgTable(
   "projects",
   {
     id: text("id").primaryKey(),
-    workspaceId: text("workspace_id")
-      .notNull()
-      .references(() => workspaces.id, { onDelete: "cascade" }),
+    workspaceId: ownedBy("workspace_id", () => workspaces.id),
     name: text("name").notNull(),
     createdByAccountId: text("created_by_account_id").references(() => accounts.id, { onDelete: "set null" }),
     /** Days its finished executions are kept; null follows WEFT_RETENTION_DAYS. */

@@ -1,9 +1,8 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { boolean, index, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { ownedBy, timestamptz } from "./columns.ts";
 import { deployments } from "./deployments.ts";
 import { projects } from "./projects.ts";
-
-const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 
 /**
  * The schedules of each project's active deployment, replaced in the transaction that changes the
@@ -13,13 +12,9 @@ const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode
 export const schedules = pgTable(
   "schedules",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: ownedBy("project_id", () => projects.id),
     name: text("name").notNull(),
-    deploymentId: text("deployment_id")
-      .notNull()
-      .references(() => deployments.id, { onDelete: "cascade" }),
+    deploymentId: ownedBy("deployment_id", () => deployments.id),
     workflow: text("workflow").notNull(),
     cron: text("cron").notNull(),
     timezone: text("timezone").notNull(),
@@ -50,9 +45,7 @@ export const schedules = pgTable(
 export const scheduleTicks = pgTable(
   "schedule_ticks",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: ownedBy("project_id", () => projects.id),
     scheduleName: text("schedule_name").notNull(),
     scheduledFor: timestamptz("scheduled_for").notNull(),
     /** No foreign key: the tick is claimed before its execution is inserted, in the same transaction. */

@@ -1,7 +1,6 @@
-import { bigserial, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigserial, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { ownedBy, timestamptz } from "./columns.ts";
 import { accounts, credentials } from "./identity.ts";
-
-const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 
 /**
  * A browser signed in to Studio. The cookie holds a session token, stored here only as a digest;
@@ -13,12 +12,8 @@ export const studioSessions = pgTable(
   {
     id: text("id").primaryKey(),
     tokenHash: text("token_hash").notNull(),
-    credentialId: text("credential_id")
-      .notNull()
-      .references(() => credentials.id, { onDelete: "cascade" }),
-    accountId: text("account_id")
-      .notNull()
-      .references(() => accounts.id, { onDelete: "cascade" }),
+    credentialId: ownedBy("credential_id", () => credentials.id),
+    accountId: ownedBy("account_id", () => accounts.id),
     createdAt: timestamptz("created_at").notNull(),
     lastActiveAt: timestamptz("last_active_at").notNull(),
   },
@@ -28,9 +23,7 @@ export const studioSessions = pgTable(
 /** A one-time link that signs a browser in to Studio as `accountId`; only the token's digest is kept. */
 export const studioSignInLinks = pgTable("studio_sign_in_links", {
   tokenHash: text("token_hash").primaryKey(),
-  accountId: text("account_id")
-    .notNull()
-    .references(() => accounts.id, { onDelete: "cascade" }),
+  accountId: ownedBy("account_id", () => accounts.id),
   createdAt: timestamptz("created_at").notNull(),
   expiresAt: timestamptz("expires_at").notNull(),
   usedAt: timestamptz("used_at"),
