@@ -9,7 +9,7 @@ import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import { invitationMail, invitationPageUrl } from "./invitation-mail.ts";
 import { type Invitation, invitationLifetimeMs, toInvitation } from "./invitation-record.ts";
 import { grantRefusal } from "./role-rules.ts";
-import { type AccessDependencies, lockWorkspace, roleOf } from "./workspace-membership.ts";
+import { type AccessDependencies, lockActorRole } from "./workspace-membership.ts";
 
 interface CreatedInvitation {
   invitation: Invitation;
@@ -52,10 +52,9 @@ async function createInvitation(
 ): Promise<ServiceResult<CreatedInvitation>> {
   const email = normalizeEmail(input.email);
   return db.transaction(async (tx) => {
-    if (!(await lockWorkspace(tx, input.workspaceId))) return fail.notFound("workspace");
-    const actorRole = await roleOf(tx, input.workspaceId, input.actor.accountId);
-    if (actorRole === undefined) return fail.notFound("workspace");
-    const refusal = grantRefusal(actorRole, input.role);
+    const actorRole = await lockActorRole(tx, input.workspaceId, input.actor);
+    if (!actorRole.ok) return actorRole;
+    const refusal = grantRefusal(actorRole.value, input.role);
     if (refusal !== undefined) return fail.forbidden(refusal);
     const [workspace] = await tx.select().from(workspaces).where(eq(workspaces.id, input.workspaceId));
     if (workspace === undefined) return fail.notFound("workspace");

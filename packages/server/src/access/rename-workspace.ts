@@ -4,7 +4,7 @@ import type { Database } from "../db/database.ts";
 import { workspaces } from "../db/schema/index.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import { managesMembers } from "./role-rules.ts";
-import { type AccessDependencies, lockWorkspace, roleOf } from "./workspace-membership.ts";
+import { type AccessDependencies, lockActorRole } from "./workspace-membership.ts";
 import type { WorkspaceOfMember } from "./workspace-of-member.ts";
 
 /** Renames a workspace; only its owners and admins may. */
@@ -14,9 +14,9 @@ export async function renameWorkspace(
   input: { workspaceId: string; name: string; actor: AuditActor & { accountId: string } },
 ): Promise<ServiceResult<WorkspaceOfMember>> {
   return db.transaction(async (tx) => {
-    if (!(await lockWorkspace(tx, input.workspaceId))) return fail.notFound("workspace");
-    const role = await roleOf(tx, input.workspaceId, input.actor.accountId);
-    if (role === undefined) return fail.notFound("workspace");
+    const actorRole = await lockActorRole(tx, input.workspaceId, input.actor);
+    if (!actorRole.ok) return actorRole;
+    const role = actorRole.value;
     if (!managesMembers(role)) return fail.forbidden(`Your ${role} role cannot rename this workspace.`);
     const [before] = await tx.select().from(workspaces).where(eq(workspaces.id, input.workspaceId));
     if (before === undefined) return fail.notFound("workspace");

@@ -43,20 +43,30 @@ export async function roleOf(
 }
 
 /**
- * Locks the workspace (`lockWorkspace`) for a change an actor makes to a member, and reads both
- * their roles: not_found for a workspace that does not exist or that the actor is not in, and for
- * a member who is not in it.
+ * Locks the workspace (`lockWorkspace`) for a change an actor makes to it, and reads the actor's
+ * role: not_found for a workspace that does not exist or that the actor is not in.
  */
+export async function lockActorRole(
+  tx: Transaction,
+  workspaceId: string,
+  actor: { accountId: string },
+): Promise<ServiceResult<WorkspaceRole>> {
+  if (!(await lockWorkspace(tx, workspaceId))) return fail.notFound("workspace");
+  const actorRole = await roleOf(tx, workspaceId, actor.accountId);
+  if (actorRole === undefined) return fail.notFound("workspace");
+  return ok(actorRole);
+}
+
+/** `lockActorRole` for a change to a member, with the member's role: not_found for one not in the workspace. */
 export async function lockRolesOf(
   tx: Transaction,
   change: { workspaceId: string; accountId: string; actor: { accountId: string } },
 ): Promise<ServiceResult<{ actorRole: WorkspaceRole; targetRole: WorkspaceRole }>> {
-  if (!(await lockWorkspace(tx, change.workspaceId))) return fail.notFound("workspace");
-  const actorRole = await roleOf(tx, change.workspaceId, change.actor.accountId);
-  if (actorRole === undefined) return fail.notFound("workspace");
+  const actorRole = await lockActorRole(tx, change.workspaceId, change.actor);
+  if (!actorRole.ok) return actorRole;
   const targetRole = await roleOf(tx, change.workspaceId, change.accountId);
   if (targetRole === undefined) return fail.notFound("member");
-  return ok({ actorRole, targetRole });
+  return ok({ actorRole: actorRole.value, targetRole });
 }
 
 /** Whether `accountId` is the workspace's only owner (under `lockWorkspace`). */
