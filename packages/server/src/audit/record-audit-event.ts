@@ -23,6 +23,11 @@ export interface AuditedChange {
   workspaceId: string;
 }
 
+/** Who changes something of a project, and the project's workspace, which the audit event goes to. */
+export interface ProjectChange extends AuditedChange {
+  projectId: string;
+}
+
 export interface AuditEventInput {
   action: string;
   targetType: string;

@@ -1,15 +1,12 @@
 import type { CreateIntegrationInput } from "@weft/contract";
-import { type AuditActor, recordAuditEvent } from "../audit/record-audit-event.ts";
+import type { ProjectChange } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
 import { integrations } from "../db/schema/index.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
-import type { IntegrationDependencies, IntegrationRecord } from "./integration-record.ts";
+import { type IntegrationDependencies, type IntegrationRecord, recordIntegrationEvent } from "./integration-record.ts";
 import { sealSecrets } from "./sealed-secrets.ts";
 
-export interface CreateIntegrationRequest {
-  projectId: string;
-  workspaceId: string;
-  actor: AuditActor;
+export interface CreateIntegrationRequest extends ProjectChange {
   integration: Omit<CreateIntegrationInput, "projectId">;
 }
 
@@ -45,13 +42,11 @@ export async function createIntegration(
       const message = `The project already has an integration named "${name}".`;
       return fail.invalid(message, [{ path: "name", message }]);
     }
-    await recordAuditEvent(tx, deps, {
+    await recordIntegrationEvent(tx, deps, {
+      ...request,
       action: "integration.created",
-      targetType: "integration",
-      targetId: `${request.projectId}/${name}`,
-      workspaceId: request.workspaceId,
-      actor: request.actor,
-      data: { projectId: request.projectId, name, kind, secretNames: Object.keys(secrets) },
+      name,
+      data: { kind, secretNames: Object.keys(secrets) },
     });
     return ok(created);
   });

@@ -1,6 +1,6 @@
 import type { UpdateIntegrationInput } from "@weft/contract";
 import { and, eq } from "drizzle-orm";
-import { type AuditActor, recordAuditEvent } from "../audit/record-audit-event.ts";
+import type { ProjectChange } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
 import { integrations } from "../db/schema/index.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
@@ -9,14 +9,12 @@ import {
   type IntegrationDependencies,
   type IntegrationRecord,
   missingIntegrationMessage,
+  recordIntegrationEvent,
 } from "./integration-record.ts";
 import { resealSecrets, sealSecrets } from "./sealed-secrets.ts";
 import { undecryptableSecretMessage } from "./secret-sealing.ts";
 
-export interface UpdateIntegrationRequest {
-  projectId: string;
-  workspaceId: string;
-  actor: AuditActor;
+export interface UpdateIntegrationRequest extends ProjectChange {
   change: Omit<UpdateIntegrationInput, "projectId">;
 }
 
@@ -64,15 +62,11 @@ export async function updateIntegration(
       .where(where)
       .returning();
     if (after === undefined) throw new Error("the integration update returned no row");
-    await recordAuditEvent(tx, deps, {
+    await recordIntegrationEvent(tx, deps, {
+      ...request,
       action: "integration.updated",
-      targetType: "integration",
-      targetId: `${request.projectId}/${name}`,
-      workspaceId: request.workspaceId,
-      actor: request.actor,
+      name,
       data: {
-        projectId: request.projectId,
-        name,
         kind: before.kind,
         configFields: Object.keys(request.change.config ?? {}),
         secretsSet: Object.keys(set),

@@ -1,6 +1,6 @@
 import { nextTick } from "@weft/contract";
 import { and, eq } from "drizzle-orm";
-import { type AuditActor, recordAuditEvent } from "../audit/record-audit-event.ts";
+import { type ProjectChange, recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
 import { schedules } from "../db/schema/index.ts";
 import type { Clock } from "../shared/clock.ts";
@@ -8,11 +8,8 @@ import type { IdGenerator } from "../shared/ids.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import type { ScheduleRecord } from "./schedule-record.ts";
 
-export interface SchedulePausingRequest {
-  projectId: string;
-  workspaceId: string;
+export interface SchedulePausingRequest extends ProjectChange {
   name: string;
-  actor: AuditActor;
 }
 
 /**
