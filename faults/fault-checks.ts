@@ -6,6 +6,9 @@ interface ExecutionRow {
   id: string;
   status: string;
   marker: string | undefined;
+  /** Why a failed execution failed (its error's name), and how often a dead worker's lease was taken over. */
+  errorName: string | undefined;
+  leaseExpiries: number;
 }
 
 async function rowsOf<T>(db: Database, query: ReturnType<typeof sql>): Promise<T[]> {
@@ -14,12 +17,25 @@ async function rowsOf<T>(db: Database, query: ReturnType<typeof sql>): Promise<T
 
 /** The project's executions with the marker of the request that created each. */
 export async function readExecutions(db: Database, projectId: string): Promise<ExecutionRow[]> {
-  const rows = await rowsOf<{ id: string; status: string; marker: string | null }>(
+  const rows = await rowsOf<{
+    id: string;
+    status: string;
+    marker: string | null;
+    error_name: string | null;
+    lease_expiries: number;
+  }>(
     db,
-    sql`select id, status, coalesce(input->>'marker', input->'body'->>'marker') as marker
+    sql`select id, status, coalesce(input->>'marker', input->'body'->>'marker') as marker,
+               error->>'name' as error_name, lease_expiries
         from executions where project_id = ${projectId}`,
   );
-  return rows.map((row) => ({ id: row.id, status: row.status, marker: row.marker ?? undefined }));
+  return rows.map((row) => ({
+    id: row.id,
+    status: row.status,
+    marker: row.marker ?? undefined,
+    errorName: row.error_name ?? undefined,
+    leaseExpiries: Number(row.lease_expiries),
+  }));
 }
 
 /** How long after the load every execution must be final: generous, the machine may be shared and busy. */
@@ -163,6 +179,9 @@ export async function collectFigures(
   const stored = await storedStepResults(db, projectId);
   const reruns = rerunCompletedSteps(counter.runs, stored, counter.hits);
   for (const rerun of reruns.slice(0, 5)) samples.push(`completed step run again: ${rerun}`);
+  for (const row of rows.filter((each) => each.status !== "succeeded" && isFinal(each.status as never)).slice(0, 5)) {
+    samples.push(`${row.status}: ${row.id} (${row.errorName ?? "no error"}, ${row.leaseExpiries} takeovers)`);
+  }
   const answers5xx: Record<Surface, number> = { webhook: 0, form: 0, api: 0 };
   for (const answer of record.answers) if (answer.status >= 500) answers5xx[answer.surface] += 1;
   for (const answer of record.answers.filter((each) => each.status >= 500 && each.status !== 503).slice(0, 5)) {
