@@ -35,14 +35,11 @@ export function registerAgents(program: Command): void {
     )
     .action(
       runCommand(async (context, options: PageOptions & { workspace?: string; status?: string }) => {
-        const status =
-          options.status === undefined
-            ? undefined
-            : parseChoice(
-                options.status,
-                agentStatusSchema.options,
-                `--status ${options.status} is not an agent status`,
-              );
+        const status = parseChoice(
+          options.status,
+          agentStatusSchema.options,
+          `--status ${options.status} is not an agent status`,
+        );
         const page = await connect(context).agents.list({
           ...(options.workspace === undefined ? {} : { workspaceId: options.workspace }),
           ...(status === undefined ? {} : { status }),
