@@ -5,7 +5,6 @@
  */
 export { allScopes, type Scope } from "@weft/contract";
 export { unlimitedPlan } from "./billing/plans.ts";
-export type { SandboxConfig } from "./config/config.ts";
 export { type Database, type DatabaseHandle, useEmbedded, usePostgres } from "./db/database.ts";
 export { credentials, executions, projects, spans, waitTokens } from "./db/schema/index.ts";
 export { createDeployment } from "./deployments/create-deployment.ts";
@@ -18,6 +17,7 @@ export { cancel, fail, finalStates, isFinal, succeed } from "./engine/execution-
 export { endedCondition } from "./engine/execution-state/status-conditions.ts";
 export { maxChannelFrameBytes } from "./engine/limits.ts";
 export { processTreeRssBytes } from "./engine/sandbox/process-tree-memory.ts";
+export type { SandboxConfig } from "./engine/sandbox/sandbox-config.ts";
 export { resolveSandboxIsolation, type SandboxIsolation } from "./engine/sandbox/sandbox-isolation.ts";
 export { newSpanId } from "./engine/trace-ids.ts";
 export { startWorker, type Worker, type WorkerOptions } from "./engine/worker.ts";

@@ -4,8 +4,7 @@ import { type AddressInfo, connect, createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EgressAllowEntry } from "../src/config/config.ts";
-import { createEgressPolicy } from "../src/engine/egress/address-policy.ts";
+import { createEgressPolicy, type EgressAllowEntry } from "../src/engine/egress/address-policy.ts";
 import {
   type EgressChild,
   type EgressLimits,

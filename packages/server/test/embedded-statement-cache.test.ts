@@ -1,7 +1,7 @@
 import { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { withStatementCache } from "../src/db/embedded-statement-cache.ts";
-import { genericPlanMarker } from "../src/db/generic-plan.ts";
+import { genericPlanMarker } from "../src/db/generic-plan-marker.ts";
 import { sqlStateOf } from "../src/db/sql-state.ts";
 
 let pglite: PGlite;

@@ -1,7 +1,8 @@
 import { createTestDatabase, type TestDatabase } from "@weft/testing";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { genericPlanMarker, genericPlanRows } from "../src/db/generic-plan.ts";
+import { genericPlanRows } from "../src/db/generic-plan.ts";
+import { genericPlanMarker } from "../src/db/generic-plan-marker.ts";
 import { sqlRows } from "../src/engine/sql-rows.ts";
 
 let database: TestDatabase;

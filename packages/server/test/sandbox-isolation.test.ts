@@ -2,8 +2,8 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { SandboxConfig } from "../src/config/config.ts";
 import { defaultEgressLimits } from "../src/engine/egress/egress-limits.ts";
+import type { SandboxConfig } from "../src/engine/sandbox/sandbox-config.ts";
 import { resolveSandboxIsolation } from "../src/engine/sandbox/sandbox-isolation.ts";
 
 const empty = mkdtempSync(join(tmpdir(), "weft-no-bwrap-"));

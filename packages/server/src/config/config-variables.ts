@@ -1,9 +1,10 @@
 import { defaultAttemptTimeoutMs } from "../engine/attempt-timeout.ts";
 import { defaultCrashAttempts } from "../engine/crash-attempts.ts";
 import { bytesPerMiB, defaultEgressLimits } from "../engine/egress/egress-limits.ts";
+import { sandboxCgroupModes, sandboxEgressModes, sandboxModes } from "../engine/sandbox/sandbox-config.ts";
 import { defaultWorkspaceShare } from "../engine/workspace-share.ts";
 import { defaultRetentionPeriods } from "../retention/prune-history.ts";
-import { platformRoles, sandboxCgroupModes, sandboxEgressModes, sandboxModes } from "./config.ts";
+import { platformRoles } from "./platform-roles.ts";
 import {
   addressList,
   choice,

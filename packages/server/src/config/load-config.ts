@@ -1,5 +1,4 @@
-import type { ParsedConfig } from "./config.ts";
-import { type Environment, parseConfig } from "./parse-config.ts";
+import { type Environment, type ParsedConfig, parseConfig } from "./parse-config.ts";
 import { loadOrCreateDevMailboxKey, loadOrCreateSecretKey } from "./secret-key.ts";
 
 /**

@@ -1,8 +1,9 @@
 import { unlimitedPlan } from "../billing/plans.ts";
 import { bytesPerMiB } from "../engine/egress/egress-limits.ts";
+import type { SandboxConfig } from "../engine/sandbox/sandbox-config.ts";
 import { isLoopbackAddress } from "../shared/loopback.ts";
-import type { PlatformRole } from "./config.ts";
 import { type ConfigSettings, type ConfigVariable, configVariables } from "./config-variables.ts";
+import type { PlatformRole } from "./platform-roles.ts";
 
 /** A configuration value that cannot be used. The message is one line: variable, problem, expected form. */
 export class ConfigError extends Error {
@@ -88,6 +89,12 @@ function plansOf(settings: ConfigSettings) {
 }
 
 /**
+ * The environment's settings, shaped as the code uses them: inferred from the variable table
+ * (`config-variables.ts`) through `parseConfig`, never written out by hand.
+ */
+export type ParsedConfig = ReturnType<typeof parseConfig>;
+
+/**
  * Parses the environment into the platform's settings, shaped as the code uses them. Pure apart
  * from reading WEFT_TRUSTED_ISSUERS from a file when it names one; throws ConfigError on the first
  * bad variable. The keys kept in the data dir are loaded afterwards, by `loadConfig`.
@@ -165,7 +172,7 @@ export function parseConfig(env: Environment, cwd: string = process.cwd()) {
       },
       /** `auto` bounds each sandbox's CPU, memory and tasks with cgroups where the machine allows, else warns. */
       cgroups: settings.WEFT_SANDBOX_CGROUPS,
-    },
+    } satisfies SandboxConfig,
     /** The plans workspaces may be on (quotas per month) and the one they start on. */
     billing: plansOf(settings),
     /** The prebuilt Studio app served at `{base_url}/studio`; `undefined` for the one in the server package. */

@@ -3,6 +3,7 @@ import { isIP } from "node:net";
 import { isAbsolute, resolve } from "node:path";
 import { type Duration, durationToMs, type Plan, planNameSchema, planSchema } from "@weft/contract";
 import { z } from "zod";
+import type { EgressAllowEntry } from "../engine/egress/address-policy.ts";
 
 /** What a variable's schema needs to phrase its refusal and find files. */
 export interface VariableContext {
@@ -237,11 +238,6 @@ export const addressList: VariableSchema<string[]> = ({ name, example }) =>
       return entry;
     }),
   );
-
-/** A destination exempt from the egress proxy's refusal: a CIDR, or one host (name or IP) and port. */
-export type EgressAllowEntry =
-  | { kind: "cidr"; address: string; prefix: number; family: "ipv4" | "ipv6" }
-  | { kind: "hostPort"; host: string; port: number };
 
 function egressAllowEntry(entry: string): EgressAllowEntry | undefined {
   const single = isIP(entry);

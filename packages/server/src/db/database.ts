@@ -5,13 +5,15 @@ import { drizzle as drizzlePostgres } from "drizzle-orm/node-postgres";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import pg from "pg";
-import type { DatabaseConfig } from "../config/config.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { withStatementCache } from "./embedded-statement-cache.ts";
 import { migrateEmbedded, migratePostgres } from "./migrate.ts";
 import * as schema from "./schema/index.ts";
 
 export type Schema = typeof schema;
+
+/** Where the platform's data lives (DATABASE_URL): the embedded database in the data dir, or a PostgreSQL server. */
+export type DatabaseConfig = { kind: "embedded"; dataDir: string } | { kind: "postgres"; url: string };
 
 /** The Drizzle database, the same type whichever driver is underneath. */
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;

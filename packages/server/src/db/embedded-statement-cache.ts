@@ -1,5 +1,5 @@
 import { type PGlite, parse, protocol, type QueryOptions, type Results, type Transaction } from "@electric-sql/pglite";
-import { genericPlanMarker } from "./generic-plan.ts";
+import { genericPlanMarker } from "./generic-plan-marker.ts";
 
 interface NamedStatement {
   name: string;

@@ -1,10 +1,8 @@
 import { createHash } from "node:crypto";
 import { type SQL, sql } from "drizzle-orm";
 import type { Database, Transaction } from "./database.ts";
+import { genericPlanMarker } from "./generic-plan-marker.ts";
 import { executeNamed, renderSql } from "./prepared-sql.ts";
-
-/** The comment that opens a statement written to be planned once for any values (`genericPlan`). */
-export const genericPlanMarker = "/* generic plan */";
 
 /**
  * Opens a statement that the embedded database plans once and keeps planning once for any values,

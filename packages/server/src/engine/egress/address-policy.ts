@@ -1,5 +1,9 @@
 import { BlockList, isIP } from "node:net";
-import type { EgressAllowEntry } from "../../config/config.ts";
+
+/** A destination exempt from the egress proxy's refusal: a CIDR, or one host (name or IP) and port. */
+export type EgressAllowEntry =
+  | { kind: "cidr"; address: string; prefix: number; family: "ipv4" | "ipv6" }
+  | { kind: "hostPort"; host: string; port: number };
 
 type Range = readonly [kind: string, address: string, prefix: number];
 

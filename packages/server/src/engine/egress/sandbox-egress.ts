@@ -1,11 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { EgressAllowEntry } from "../../config/config.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { Timers } from "../../shared/timers.ts";
 import { formatLimit } from "../limits.ts";
-import { createEgressPolicy } from "./address-policy.ts";
+import { createEgressPolicy, type EgressAllowEntry } from "./address-policy.ts";
 import { defaultEgressLimits, type SandboxEgressLimits } from "./egress-limits.ts";
 import { type EgressChild, type ResolveHost, startEgressProxy } from "./egress-proxy.ts";
 import { raiseOpenFileLimit } from "./open-file-limit.ts";

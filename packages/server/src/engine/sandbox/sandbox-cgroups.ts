@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import type { SandboxConfig } from "../../config/config.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { systemTimers, type Timers } from "../../shared/timers.ts";
 import { type CgroupFs, errorCode, systemCgroupFs } from "./cgroup-fs.ts";
@@ -17,14 +16,13 @@ import {
 } from "./cgroup-layout.ts";
 import { cpuSharesOfWeight, groupMemoryMb, type SandboxCgroupLimits, sandboxCgroupLimits } from "./cgroup-limits.ts";
 import type { SerializedError } from "./protocol.ts";
+import type { SandboxCgroupsMode } from "./sandbox-config.ts";
 
 /** The cgroups the sandboxes run in, decided at start-up: where their groups go, and their limits. */
 export interface SandboxCgroups {
   layout: CgroupLayout;
   limits: SandboxCgroupLimits;
 }
-
-export type SandboxCgroupsMode = SandboxConfig["cgroups"];
 
 export type CgroupResolution =
   | { kind: "enabled"; cgroups: SandboxCgroups }

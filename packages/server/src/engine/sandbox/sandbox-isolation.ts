@@ -1,21 +1,23 @@
 import { spawn } from "node:child_process";
 import { accessSync, constants, existsSync, realpathSync } from "node:fs";
 import { delimiter, join } from "node:path";
-import type { EgressAllowEntry, SandboxConfig } from "../../config/config.ts";
+import type { EgressAllowEntry } from "../egress/address-policy.ts";
 import type { SandboxEgressLimits } from "../egress/egress-limits.ts";
 import { resolveSandboxCgroups, type SandboxCgroups } from "./sandbox-cgroups.ts";
-import { buildSandboxLaunch, sandboxChannelFd, sandboxRuntimeFiles, sandboxStdio } from "./sandbox-launch.ts";
+import type { SandboxConfig } from "./sandbox-config.ts";
+import {
+  buildSandboxLaunch,
+  type LaunchIsolation,
+  sandboxChannelFd,
+  sandboxRuntimeFiles,
+  sandboxStdio,
+} from "./sandbox-launch.ts";
 
 /** The isolation in force for workflow code, decided once per process at start-up. */
-export interface SandboxIsolation {
-  mode: "bwrap" | "process";
-  /** Under `process` there is no network namespace: egress is the host's, whatever was configured. */
-  egress: "public" | "all";
+export interface SandboxIsolation extends LaunchIsolation {
   egressAllow: EgressAllowEntry[];
   /** What each child may hold and move through the egress proxy; the defaults when unset. */
   egressLimits?: SandboxEgressLimits | undefined;
-  /** The bubblewrap binary; empty under `process`. */
-  bwrapPath: string;
   /** Where each sandbox's CPU, memory and tasks are bounded; `undefined` without cgroups. */
   cgroups?: SandboxCgroups | undefined;
 }

@@ -1,6 +1,5 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { SandboxIsolation } from "./sandbox-isolation.ts";
 
 /**
  * The stdio of every sandbox child: output is piped to the parent, and the framed channel
@@ -26,8 +25,17 @@ export const sandboxTmpBytes = 16 * 1024 * 1024;
 /** Unprivileged ids in the sandbox's user namespace (nobody/nogroup). */
 const sandboxUid = "65534";
 
+/** What a child's command line depends on of the isolation in force (`SandboxIsolation`). */
+export interface LaunchIsolation {
+  mode: "bwrap" | "process";
+  /** Under `process` there is no network namespace: egress is the host's, whatever was configured. */
+  egress: "public" | "all";
+  /** The bubblewrap binary; empty under `process`. */
+  bwrapPath: string;
+}
+
 export interface SandboxLaunchRequest {
-  isolation: Pick<SandboxIsolation, "mode" | "egress" | "bwrapPath">;
+  isolation: LaunchIsolation;
   /** The Node binary, symlinks resolved (bubblewrap binds it at the same path). */
   nodePath: string;
   /** Directories of the shared libraries Node links, bound read-only (e.g. /usr/lib, /lib, /lib64). */
