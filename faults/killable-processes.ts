@@ -117,11 +117,15 @@ export function workerProcess(name: string, databaseUrl: string): KillableProces
     alive: () => current !== undefined,
     crashes: () => crashes,
     start: async () => {
-      const started = spawnWorker(databaseUrl, dataDir, {
-        ...egressToCounter,
-        WEFT_WORKER_CONCURRENCY: "50",
-        WEFT_WORKER_LEASE_SECONDS: String(workerLeaseSeconds),
-      });
+      const started = spawnWorker(
+        databaseUrl,
+        {
+          ...egressToCounter,
+          WEFT_WORKER_CONCURRENCY: "50",
+          WEFT_WORKER_LEASE_SECONDS: String(workerLeaseSeconds),
+        },
+        { dataDir },
+      );
       current = started;
       void started.exited.then(() => {
         if (current !== started) return;

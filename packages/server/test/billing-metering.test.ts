@@ -1,24 +1,12 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import {
-  bundleConfig,
-  createTestDatabase,
-  ensureTestProject,
-  spawnWorker,
-  type TestDatabase,
-  testServerUrl,
-} from "@weft/testing";
+import { createTestDatabase, deployTestProject, spawnWorker, type TestDatabase, testServerUrl } from "@weft/testing";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type MeterRow, readMeterRows } from "../src/billing/read-usage.ts";
-import { createDeployment } from "../src/deployments/create-deployment.ts";
 import { createEnqueueBatcher } from "../src/engine/enqueue-batcher.ts";
 import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
 import { sqlRows } from "../src/engine/sql-rows.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
-import { valueOrThrow } from "../src/shared/service-result.ts";
 
 const source = `
 import { defineConfig, workflow } from "@weft/sdk";
@@ -39,7 +27,6 @@ export default defineConfig({
 const webhooks = 1000;
 const runs = 200;
 const projectId = "prj_metered";
-const dataDirs: string[] = [];
 let database: TestDatabase | undefined;
 
 beforeAll(async () => {
@@ -47,7 +34,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await database?.destroy();
-  for (const directory of dataDirs) rmSync(directory, { recursive: true, force: true });
 });
 
 interface Metered {
@@ -104,24 +90,19 @@ describe.skipIf(testServerUrl() === undefined)("metering across processes (Postg
     if (database?.url === undefined) throw new Error("no server database");
     const { db } = database;
     const deps = { clock: systemClock, ids: createIdGenerator(systemClock) };
-    await ensureTestProject(db, deps, projectId);
-    const deployment = valueOrThrow(
-      await createDeployment(db, deps, {
-        projectId,
-        manifest: { version: 1, workflows: [{ name: "echo" }] },
-        bundle: await bundleConfig(source),
-      }),
-    );
+    const deploymentId = await deployTestProject(db, deps, {
+      projectId,
+      manifest: { version: 1, workflows: [{ name: "echo" }] },
+      configSource: source,
+    });
 
-    const workerDirs = [mkdtempSync(join(tmpdir(), "weft-meter-a-")), mkdtempSync(join(tmpdir(), "weft-meter-b-"))];
-    dataDirs.push(...workerDirs);
-    const workers = workerDirs.map((dir) => spawnWorker(database?.url ?? "", dir));
+    const workers = [spawnWorker(database.url), spawnWorker(database.url)];
     try {
       // Two ingress processes' group commits, each batching its share of the burst.
       const batchers = [createEnqueueBatcher({ db, ...deps }), createEnqueueBatcher({ db, ...deps })];
       const request = (n: number) => ({
         projectId,
-        deploymentId: deployment.id,
+        deploymentId,
         workflow: "echo",
         input: { n },
         trigger: { kind: "webhook" as const, name: "orders" },

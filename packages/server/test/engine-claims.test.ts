@@ -1,8 +1,8 @@
 import {
-  bundleConfig,
   createTestDatabase,
+  deployTestProject,
   type EngineHarness,
-  ensureTestProject,
+  enqueueTestExecution,
   startEngineHarness,
   statementRuns,
   type TestDatabase,
@@ -11,14 +11,11 @@ import {
 import { type SQL, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Database, Transaction } from "../src/db/database.ts";
-import { createDeployment } from "../src/deployments/create-deployment.ts";
-import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
 import { claim } from "../src/engine/execution-state/claim.ts";
 import { statusAmong, unfinishedCondition } from "../src/engine/execution-state/status-conditions.ts";
 import { sqlRows } from "../src/engine/sql-rows.ts";
 import { createManualClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
-import { valueOrThrow } from "../src/shared/service-result.ts";
 import { listExecutions } from "../src/workflows/read-executions.ts";
 
 const source = `
@@ -241,20 +238,13 @@ describe("the queue's partial indexes, on a database without statistics", () => 
   // server's autovacuum waits for its next round; the planner then guesses a backlog is a row or two.
   beforeEach(async () => {
     database = await createTestDatabase();
-    await ensureTestProject(database.db, deps, projectId);
-    const bundle = await bundleConfig(source);
-    const deploymentId = valueOrThrow(await createDeployment(database.db, deps, { projectId, manifest, bundle })).id;
-    template = valueOrThrow(
-      await database.db.transaction((tx) =>
-        enqueueExecution(tx, deps, {
-          projectId,
-          deploymentId,
-          workflow: "short",
-          input: { n: 0 },
-          trigger: { kind: "api" },
-        }),
-      ),
-    ).executionId;
+    const deploymentId = await deployTestProject(database.db, deps, { projectId, manifest, configSource: source });
+    template = await enqueueTestExecution(database.db, deps, {
+      projectId,
+      deploymentId,
+      workflow: "short",
+      input: { n: 0 },
+    });
   });
   afterEach(async () => {
     await database.destroy();

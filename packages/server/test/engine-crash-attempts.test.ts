@@ -1,21 +1,9 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { bundleConfig, createTestDatabase, ensureTestProject, type TestDatabase } from "@weft/testing";
+import { type EngineStage, type ExecutionRow, startEngineStage } from "@weft/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executionSteps, executions, spans } from "../src/db/schema/index.ts";
-import { createDeployment } from "../src/deployments/create-deployment.ts";
+import { executionSteps, spans } from "../src/db/schema/index.ts";
 import { workerCrashError } from "../src/engine/crash-attempts.ts";
-import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
 import { type ClaimedExecution, claim } from "../src/engine/execution-state/index.ts";
-import { resolveSandboxIsolation } from "../src/engine/sandbox/sandbox-isolation.ts";
-import { startWorker, type Worker } from "../src/engine/worker.ts";
-import { createManualClock } from "../src/shared/clock.ts";
-import { createIdGenerator } from "../src/shared/ids.ts";
-import { createLogger } from "../src/shared/logger.ts";
-import { valueOrThrow } from "../src/shared/service-result.ts";
-import { waitTokenIssuer } from "../src/wait-tokens/token-secret.ts";
 
 const source = `
 import { defineConfig, workflow } from "@weft/sdk";
@@ -47,84 +35,34 @@ const manifest = {
 
 const leaseMs = 30_000;
 const crashAttempts = 3;
-const clock = createManualClock();
-const ids = createIdGenerator(clock);
-const deps = { clock, ids };
-const dataDir = mkdtempSync(join(tmpdir(), "weft-crash-attempts-"));
-let database: TestDatabase;
-const deploymentIds = new Map<string, string>();
+let stage: EngineStage;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  const bundle = await bundleConfig(source);
-  for (const [projectId, owner] of [
-    ["prj_crashing", "crashing@tests.weft.invalid"],
-    ["prj_bystander", "bystander@tests.weft.invalid"],
-  ] as const) {
-    await ensureTestProject(database.db, deps, projectId, owner);
-    const deployment = valueOrThrow(await createDeployment(database.db, deps, { projectId, manifest, bundle }));
-    deploymentIds.set(projectId, deployment.id);
-  }
+  stage = await startEngineStage();
+  await stage.deploy("prj_crashing", source, manifest, { owner: "crashing@tests.weft.invalid" });
+  await stage.deploy("prj_bystander", source, manifest, { owner: "bystander@tests.weft.invalid" });
 });
 afterAll(async () => {
-  await database.destroy();
-  rmSync(dataDir, { recursive: true, force: true });
+  await stage.stop();
 });
 
-async function enqueue(projectId: string, workflow: string): Promise<string> {
-  const deploymentId = deploymentIds.get(projectId);
-  if (deploymentId === undefined) throw new Error(`no deployment of ${projectId}`);
-  const { executionId } = valueOrThrow(
-    await database.db.transaction((tx) =>
-      enqueueExecution(tx, deps, { projectId, deploymentId, workflow, input: {}, trigger: { kind: "api" } }),
-    ),
-  );
-  return executionId;
-}
+const enqueue = (projectId: string, workflow: string) => stage.run(projectId, workflow, {});
 
 /** A worker that leases one execution and then dies: nothing more is written for it, and its lease runs out. */
 async function diesHolding(workerId: string): Promise<ClaimedExecution> {
-  const [claimed] = (await claim(database.db, { workerId, now: clock.now(), leaseMs, limit: 1, workspaceSlots: 10 }))
-    .executions;
+  const [claimed] = (
+    await claim(stage.database.db, { workerId, now: stage.clock.now(), leaseMs, limit: 1, workspaceSlots: 10 })
+  ).executions;
   if (claimed === undefined) throw new Error("nothing was claimed");
-  clock.advance(leaseMs + 1);
+  stage.clock.advance(leaseMs + 1);
   return claimed;
 }
 
-async function startTestWorker(): Promise<Worker> {
-  const resolution = await resolveSandboxIsolation({ mode: "auto", egress: "public", egressAllow: [] });
-  if (resolution.kind === "refused") throw new Error(resolution.message);
-  return startWorker(
-    { database, clock, logger: createLogger({ level: "silent" }) },
-    {
-      concurrency: 4,
-      leaseMs,
-      pollIntervalMs: 25,
-      memoryMb: 128,
-      dataDir,
-      sandbox: resolution.isolation,
-      tokens: waitTokenIssuer({ secretKey: Buffer.alloc(32, 7), baseUrl: "http://localhost:3000" }),
-      crashAttempts,
-    },
-  );
-}
-
-async function row(executionId: string) {
-  const [found] = await database.db.select().from(executions).where(eq(executions.id, executionId));
-  if (found === undefined) throw new Error(`no execution ${executionId}`);
-  return found;
-}
-
+const startCrashCountingWorker = () => stage.startWorker({ concurrency: 4, leaseMs, crashAttempts });
+const row = (executionId: string) => stage.execution(executionId);
 /** Polls the row until `until` holds (bounded: the claim loop polls every 25 ms). */
-async function reaches(executionId: string, until: (found: Awaited<ReturnType<typeof row>>) => boolean) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const found = await row(executionId);
-    if (until(found)) return found;
-    if (Date.now() > deadline) throw new Error(`execution ${executionId} stuck: ${JSON.stringify(found)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const reaches = (executionId: string, until: (found: ExecutionRow) => boolean) =>
+  stage.waitFor(executionId, until, 30_000);
 
 const ended = (found: { status: string }) => ["succeeded", "failed", "cancelled"].includes(found.status);
 
@@ -141,7 +79,7 @@ describe("an execution whose worker keeps dying", () => {
     expect((await row(executionId)).leaseExpiries).toBe(2);
 
     const bystander = await enqueue("prj_bystander", "stepped");
-    const worker = await startTestWorker();
+    const worker = await startCrashCountingWorker();
     try {
       const failed = await reaches(executionId, ended);
       expect(failed).toMatchObject({
@@ -157,9 +95,9 @@ describe("an execution whose worker keeps dying", () => {
         leaseOwner: null,
       });
       expect(
-        await database.db.select().from(executionSteps).where(eq(executionSteps.executionId, executionId)),
+        await stage.database.db.select().from(executionSteps).where(eq(executionSteps.executionId, executionId)),
       ).toEqual([]);
-      const traced = await database.db.select().from(spans).where(eq(spans.executionId, executionId));
+      const traced = await stage.database.db.select().from(spans).where(eq(spans.executionId, executionId));
       const attempts = traced.filter((span) => span.kind === "attempt");
       expect(attempts.map((span) => span.name).sort()).toEqual([
         "attempt 1",
@@ -183,7 +121,7 @@ describe("an execution whose worker keeps dying", () => {
   it("runs a takeover below the limit; a retry neither counts nor resets the count", async () => {
     const executionId = await enqueue("prj_crashing", "flaky");
     await diesHolding("wrk_dead_flaky");
-    const worker = await startTestWorker();
+    const worker = await startCrashCountingWorker();
     try {
       // Taken over once, it runs: the first attempt fails and is retried, and the second succeeds.
       expect(await reaches(executionId, ended)).toMatchObject({
@@ -199,7 +137,7 @@ describe("an execution whose worker keeps dying", () => {
 
   it("counts nothing when a worker stops cleanly and hands the execution back", async () => {
     const executionId = await enqueue("prj_crashing", "lingering");
-    const worker = await startTestWorker();
+    const worker = await startCrashCountingWorker();
     await reaches(executionId, (found) => found.status === "running" && found.leaseOwner === worker.id);
     await worker.stop();
     expect(await row(executionId)).toMatchObject({ status: "queued", attempt: 1, leaseExpiries: 0, leaseOwner: null });

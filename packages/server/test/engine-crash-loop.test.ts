@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { allScopes } from "@weft/contract";
 import {
-  bundleConfig,
   callRpc,
   createTestDatabase,
-  ensureTestProject,
+  deployTestProject,
+  enqueueTestExecution,
   freePort,
   localPlatformEnv,
   type ServerProcess,
@@ -16,13 +16,10 @@ import {
 } from "@weft/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { type DatabaseHandle, openDatabase } from "../src/db/database.ts";
-import { createDeployment } from "../src/deployments/create-deployment.ts";
-import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
 import { findOrCreateAccount } from "../src/identity/accounts.ts";
 import { issueCredential } from "../src/identity/credentials.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
-import { valueOrThrow } from "../src/shared/service-result.ts";
 
 // Without bubblewrap the sandbox child is a plain child of the platform, which it can SIGKILL.
 const source = `
@@ -77,15 +74,17 @@ async function tenant(
   projectId: string,
   email: string,
 ): Promise<{ deploymentId: string; token: string }> {
-  await ensureTestProject(handle.db, deps, projectId, email);
-  const deployment = valueOrThrow(
-    await createDeployment(handle.db, deps, { projectId, manifest, bundle: await bundleConfig(source) }),
-  );
+  const deploymentId = await deployTestProject(handle.db, deps, {
+    projectId,
+    manifest,
+    configSource: source,
+    owner: email,
+  });
   const issued = await handle.db.transaction(async (tx) => {
     const account = await findOrCreateAccount(tx, deps, email);
     return issueCredential(tx, deps, { accountId: account.accountId, scopes: [...allScopes] });
   });
-  return { deploymentId: deployment.id, token: issued.credential };
+  return { deploymentId, token: issued.credential };
 }
 
 describe("a workflow that kills the platform's process every time it runs", () => {
@@ -96,17 +95,11 @@ describe("a workflow that kills the platform's process every time it runs", () =
     const setup = serverDatabase ?? (await openDatabase({ kind: "embedded", dataDir }));
     const crashing = await tenant(setup, crashingProject, "crashing@tests.weft.invalid");
     const calm = await tenant(setup, calmProject, "calm@tests.weft.invalid");
-    const { executionId } = valueOrThrow(
-      await setup.db.transaction((tx) =>
-        enqueueExecution(tx, deps, {
-          projectId: crashingProject,
-          deploymentId: crashing.deploymentId,
-          workflow: "crash",
-          input: {},
-          trigger: { kind: "api" },
-        }),
-      ),
-    );
+    const executionId = await enqueueTestExecution(setup.db, deps, {
+      projectId: crashingProject,
+      deploymentId: crashing.deploymentId,
+      workflow: "crash",
+    });
     if (serverDatabase === undefined) await setup.close();
 
     const port = await freePort();

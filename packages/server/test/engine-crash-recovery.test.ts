@@ -1,23 +1,19 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import {
-  bundleConfig,
+  attemptSpanNames,
   createTestDatabase,
-  ensureTestProject,
+  deployTestProject,
+  enqueueTestExecution,
   spawnWorker,
   startStepCounter,
   type TestDatabase,
   testServerUrl,
+  waitForExecution,
 } from "@weft/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executionSteps, executions, spans } from "../src/db/schema/index.ts";
-import { createDeployment } from "../src/deployments/create-deployment.ts";
-import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
+import { executionSteps } from "../src/db/schema/index.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
-import { valueOrThrow } from "../src/shared/service-result.ts";
 import { completeWaitToken } from "../src/wait-tokens/complete-wait-token.ts";
 
 const source = `
@@ -49,7 +45,7 @@ export default defineConfig({
 // The workflow fetches the test's own loopback counter, through the sandbox's egress proxy.
 const egressToCounter = { WEFT_SANDBOX_EGRESS_ALLOW: "127.0.0.1" };
 
-const dataDirs: string[] = [];
+const deps = { clock: systemClock, ids: createIdGenerator(systemClock) };
 let database: TestDatabase | undefined;
 
 beforeAll(async () => {
@@ -57,69 +53,52 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await database?.destroy();
-  for (const directory of dataDirs) rmSync(directory, { recursive: true, force: true });
 });
+
+/** The server database, a step counter, and a run of `workflow` deployed into a project of its own. */
+async function startRun(projectId: string, workflow: string) {
+  if (database?.url === undefined) throw new Error("no server database");
+  const counter = await startStepCounter();
+  const deploymentId = await deployTestProject(database.db, deps, {
+    projectId,
+    manifest: { version: 1, workflows: [{ name: "counted" }, { name: "approved" }] },
+    configSource: source,
+  });
+  const executionId = await enqueueTestExecution(database.db, deps, {
+    projectId,
+    deploymentId,
+    workflow,
+    input: { base: counter.base },
+  });
+  return { database, databaseUrl: database.url, counter, executionId };
+}
+
+const inStatus = (status: string) => (row: { status: string }) => row.status === status;
 
 // The embedded database belongs to a single process, so several worker processes need PostgreSQL.
 describe.skipIf(testServerUrl() === undefined)("a worker killed mid-execution (PostgreSQL only)", () => {
   it("is replaced by another worker that resumes from the last stored step", async () => {
-    if (database?.url === undefined) throw new Error("no server database");
-    const ids = createIdGenerator(systemClock);
-    const deps = { clock: systemClock, ids };
-    const counter = await startStepCounter();
-    await ensureTestProject(database.db, deps, "prj_crash");
-    const deployment = valueOrThrow(
-      await createDeployment(database.db, deps, {
-        projectId: "prj_crash",
-        manifest: { version: 1, workflows: [{ name: "counted" }, { name: "approved" }] },
-        bundle: await bundleConfig(source),
-      }),
-    );
-    const { executionId } = valueOrThrow(
-      await database.db.transaction((tx) =>
-        enqueueExecution(tx, deps, {
-          projectId: "prj_crash",
-          deploymentId: deployment.id,
-          workflow: "counted",
-          input: { base: counter.base },
-          trigger: { kind: "api" },
-        }),
-      ),
-    );
-
-    const firstDir = mkdtempSync(join(tmpdir(), "weft-worker-a-"));
-    const secondDir = mkdtempSync(join(tmpdir(), "weft-worker-b-"));
-    dataDirs.push(firstDir, secondDir);
-    const first = spawnWorker(database.url, firstDir, egressToCounter);
+    const { database, databaseUrl, counter, executionId } = await startRun("prj_crash", "counted");
+    const first = spawnWorker(databaseUrl, egressToCounter);
     await counter.blocked;
     first.child.kill("SIGKILL");
     await first.exited;
 
-    const second = spawnWorker(database.url, secondDir, egressToCounter);
+    const second = spawnWorker(databaseUrl, egressToCounter);
     try {
-      const deadline = Date.now() + 30_000;
-      let row = (await database.db.select().from(executions).where(eq(executions.id, executionId)))[0];
-      while (row?.status !== "succeeded") {
-        if (Date.now() > deadline) throw new Error(`not resumed: ${JSON.stringify(row)}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        row = (await database.db.select().from(executions).where(eq(executions.id, executionId)))[0];
-      }
+      const row = await waitForExecution(database.db, executionId, inStatus("succeeded"), {
+        timeoutMs: 30_000,
+        intervalMs: 100,
+      });
       expect(row.output).toEqual(["first#1", "block#2", "last#1"]);
       expect(Object.fromEntries(counter.hits)).toEqual({ first: 1, block: 2, last: 1 });
       const steps = await database.db.select().from(executionSteps).where(eq(executionSteps.executionId, executionId));
       expect(steps.map((step) => step.name).sort()).toEqual(["block", "first", "last"]);
-      const attempts = await database.db.select().from(spans).where(eq(spans.executionId, executionId));
-      expect(
-        attempts
-          .filter((span) => span.kind === "attempt")
-          .map((span) => span.name)
-          .sort(),
-      ).toEqual(["attempt 1", "attempt 1 (resumed)"]);
+      expect(await attemptSpanNames(database.db, executionId)).toEqual(["attempt 1", "attempt 1 (resumed)"]);
     } finally {
       second.child.kill("SIGTERM");
       await second.exited;
-      counter.server.closeAllConnections();
-      counter.server.close();
+      counter.close();
     }
   });
 });
@@ -128,46 +107,11 @@ describe.skipIf(testServerUrl() === undefined)(
   "a worker killed while an execution waits for a token (PostgreSQL only)",
   () => {
     it("loses nothing: the completed token resumes it on another worker, which runs no step twice", async () => {
-      if (database?.url === undefined) throw new Error("no server database");
-      const ids = createIdGenerator(systemClock);
-      const deps = { clock: systemClock, ids };
-      const counter = await startStepCounter();
-      await ensureTestProject(database.db, deps, "prj_crash_wait");
-      const deployment = valueOrThrow(
-        await createDeployment(database.db, deps, {
-          projectId: "prj_crash_wait",
-          manifest: { version: 1, workflows: [{ name: "counted" }, { name: "approved" }] },
-          bundle: await bundleConfig(source),
-        }),
-      );
-      const { executionId } = valueOrThrow(
-        await database.db.transaction((tx) =>
-          enqueueExecution(tx, deps, {
-            projectId: "prj_crash_wait",
-            deploymentId: deployment.id,
-            workflow: "approved",
-            input: { base: counter.base },
-            trigger: { kind: "api" },
-          }),
-        ),
-      );
-      const read = async () =>
-        (await database?.db.select().from(executions).where(eq(executions.id, executionId)))?.[0];
-      const reach = async (status: string) => {
-        const deadline = Date.now() + 30_000;
-        let row = await read();
-        while (row?.status !== status) {
-          if (Date.now() > deadline) throw new Error(`not ${status}: ${JSON.stringify(row)}`);
-          await new Promise((resolve) => setTimeout(resolve, 100));
-          row = await read();
-        }
-        return row;
-      };
+      const { database, databaseUrl, counter, executionId } = await startRun("prj_crash_wait", "approved");
+      const reach = (status: string) =>
+        waitForExecution(database.db, executionId, inStatus(status), { timeoutMs: 30_000, intervalMs: 100 });
 
-      const firstDir = mkdtempSync(join(tmpdir(), "weft-worker-a-"));
-      const secondDir = mkdtempSync(join(tmpdir(), "weft-worker-b-"));
-      dataDirs.push(firstDir, secondDir);
-      const first = spawnWorker(database.url, firstDir, egressToCounter);
+      const first = spawnWorker(databaseUrl, egressToCounter);
       await reach("waiting");
       first.child.kill("SIGKILL");
       await first.exited;
@@ -178,23 +122,16 @@ describe.skipIf(testServerUrl() === undefined)(
       const completed = await completeWaitToken(database.db, deps, { tokenId, data: { approved: true } });
       expect(completed).toEqual({ ok: true, value: { executionId } });
 
-      const second = spawnWorker(database.url, secondDir, egressToCounter);
+      const second = spawnWorker(databaseUrl, egressToCounter);
       try {
         const row = await reach("succeeded");
         expect(row.output).toEqual(["before#1", { ok: true, data: { approved: true } }, "after#1", tokenId]);
         expect(Object.fromEntries(counter.hits)).toEqual({ before: 1, after: 1 });
-        const attempts = await database.db.select().from(spans).where(eq(spans.executionId, executionId));
-        expect(
-          attempts
-            .filter((span) => span.kind === "attempt")
-            .map((span) => span.name)
-            .sort(),
-        ).toEqual(["attempt 1", "attempt 1 (resumed)"]);
+        expect(await attemptSpanNames(database.db, executionId)).toEqual(["attempt 1", "attempt 1 (resumed)"]);
       } finally {
         second.child.kill("SIGTERM");
         await second.exited;
-        counter.server.closeAllConnections();
-        counter.server.close();
+        counter.close();
       }
     });
   },

@@ -3,16 +3,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { bundleConfig, ensureTestProject, startStepCounter } from "@weft/testing";
+import { deployTestProject, enqueueTestExecution, readExecution, startStepCounter } from "@weft/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../src/db/database.ts";
-import { executionSteps, executions } from "../src/db/schema/index.ts";
-import { createDeployment } from "../src/deployments/create-deployment.ts";
-import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
+import { executionSteps } from "../src/db/schema/index.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
-import { valueOrThrow } from "../src/shared/service-result.ts";
 
 const workerEntry = fileURLToPath(new URL("../src/worker-main.ts", import.meta.url));
 
@@ -63,25 +60,17 @@ describe("a step reported stored on the embedded database", () => {
     const ids = createIdGenerator(systemClock);
     const deps = { clock: systemClock, ids };
     const setup = await openDatabase({ kind: "embedded", dataDir });
-    await ensureTestProject(setup.db, deps, "prj_durable");
-    const deployment = valueOrThrow(
-      await createDeployment(setup.db, deps, {
-        projectId: "prj_durable",
-        manifest: { version: 1, workflows: [{ name: "counted" }] },
-        bundle: await bundleConfig(source),
-      }),
-    );
-    const { executionId } = valueOrThrow(
-      await setup.db.transaction((tx) =>
-        enqueueExecution(tx, deps, {
-          projectId: "prj_durable",
-          deploymentId: deployment.id,
-          workflow: "counted",
-          input: { base: counter.base },
-          trigger: { kind: "api" },
-        }),
-      ),
-    );
+    const deploymentId = await deployTestProject(setup.db, deps, {
+      projectId: "prj_durable",
+      manifest: { version: 1, workflows: [{ name: "counted" }] },
+      configSource: source,
+    });
+    const executionId = await enqueueTestExecution(setup.db, deps, {
+      projectId: "prj_durable",
+      deploymentId,
+      workflow: "counted",
+      input: { base: counter.base },
+    });
     await setup.close();
 
     try {
@@ -99,13 +88,12 @@ describe("a step reported stored on the embedded database", () => {
       second.child.kill("SIGTERM");
       await second.exited;
     } finally {
-      counter.server.closeAllConnections();
-      counter.server.close();
+      counter.close();
     }
 
     const after = await openDatabase({ kind: "embedded", dataDir });
     try {
-      const [row] = await after.db.select().from(executions).where(eq(executions.id, executionId));
+      const row = await readExecution(after.db, executionId);
       const steps = await after.db.select().from(executionSteps).where(eq(executionSteps.executionId, executionId));
       expect(Object.fromEntries(counter.hits)).toEqual({ first: 1, block: 2, last: 1, "v1/traces": 1 });
       expect(row).toMatchObject({ status: "succeeded", output: ["first#1", "block#2", "last#1"] });

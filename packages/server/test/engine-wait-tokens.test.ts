@@ -1,11 +1,9 @@
-import { type EngineHarness, engineSecretKey, startEngineHarness } from "@weft/testing";
+import { attemptSpanNames, type EngineHarness, startEngineHarness, startTestWorker } from "@weft/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executionSteps, spans } from "../src/db/schema/index.ts";
-import { startWorker, type Worker } from "../src/engine/worker.ts";
-import { createLogger } from "../src/shared/logger.ts";
+import { executionSteps } from "../src/db/schema/index.ts";
+import type { Worker } from "../src/engine/worker.ts";
 import { completeWaitToken } from "../src/wait-tokens/complete-wait-token.ts";
-import { waitTokenIssuer } from "../src/wait-tokens/token-secret.ts";
 
 /**
  * A waiting execution belongs to no worker: the one that ran it may go away, and another resumes
@@ -62,17 +60,9 @@ describe("a waiting execution whose worker goes away", () => {
       value: { executionId },
     });
 
-    second = await startWorker(
-      { database: engine.database, clock: engine.clock, logger: createLogger({ level: "silent" }) },
-      {
-        concurrency: 4,
-        leaseMs: 30_000,
-        pollIntervalMs: 25,
-        memoryMb: 128,
-        dataDir: engine.dataDir,
-        sandbox: engine.isolation,
-        tokens: waitTokenIssuer({ secretKey: engineSecretKey, baseUrl: "http://localhost:3000" }),
-      },
+    second = await startTestWorker(
+      { database: engine.database, clock: engine.clock },
+      { concurrency: 4, dataDir: engine.dataDir, sandbox: engine.isolation },
     );
     const done = await engine.waitFor(executionId, (row) => row.status === "succeeded" || row.status === "failed");
     expect(done.status).toBe("succeeded");
@@ -81,12 +71,6 @@ describe("a waiting execution whose worker goes away", () => {
     ).find((step) => step.name === "after")?.result.value;
     // A step run twice would hand the workflow a new random number, not the stored one.
     expect(done.output).toEqual({ before, answer: { ok: true, data: { approved: true } }, tokenId, after });
-    const attempts = await engine.database.db.select().from(spans).where(eq(spans.executionId, executionId));
-    expect(
-      attempts
-        .filter((span) => span.kind === "attempt")
-        .map((span) => span.name)
-        .sort(),
-    ).toEqual(["attempt 1", "attempt 1 (resumed)"]);
+    expect(await attemptSpanNames(engine.database.db, executionId)).toEqual(["attempt 1", "attempt 1 (resumed)"]);
   });
 });

@@ -1,23 +1,11 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { latestTick } from "@weft/contract";
-import {
-  bundleConfig,
-  createTestDatabase,
-  ensureTestProject,
-  spawnWorker,
-  type TestDatabase,
-  testServerUrl,
-} from "@weft/testing";
+import { createTestDatabase, deployTestProject, spawnWorker, type TestDatabase, testServerUrl } from "@weft/testing";
 import { eq, sql } from "drizzle-orm";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executions, schedules, scheduleTicks, workerHeartbeats } from "../src/db/schema/index.ts";
-import { createDeployment } from "../src/deployments/create-deployment.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
-import { valueOrThrow } from "../src/shared/service-result.ts";
 
 const source = `
 import { defineConfig, workflow } from "@weft/sdk";
@@ -26,7 +14,6 @@ export default defineConfig({
 });
 `;
 
-const dataDirs: string[] = [];
 let database: TestDatabase | undefined;
 
 beforeAll(async () => {
@@ -34,7 +21,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await database?.destroy();
-  for (const directory of dataDirs) rmSync(directory, { recursive: true, force: true });
 });
 
 /** Polls the database (no timed assertion: the limit only stops a test that would hang). */
@@ -56,26 +42,20 @@ describe.skipIf(testServerUrl() === undefined)(
       if (database?.url === undefined) throw new Error("no server database");
       const { db } = database;
       const deps = { clock: systemClock, ids: createIdGenerator(systemClock) };
-      await ensureTestProject(db, deps, "prj_schedulecrash");
-      valueOrThrow(
-        await createDeployment(db, deps, {
-          projectId: "prj_schedulecrash",
-          manifest: {
-            version: 1,
-            workflows: [{ name: "yearly" }],
-            schedules: [{ name: "new-year", workflow: "yearly", cron: "0 0 1 1 *" }],
-          },
-          bundle: await bundleConfig(source),
-        }),
-      );
+      await deployTestProject(db, deps, {
+        projectId: "prj_schedulecrash",
+        manifest: {
+          version: 1,
+          workflows: [{ name: "yearly" }],
+          schedules: [{ name: "new-year", workflow: "yearly", cron: "0 0 1 1 *" }],
+        },
+        configSource: source,
+      });
       // Nothing is due until the first worker is up: at start it takes over orphaned executions,
       // which the lock below would hold up.
       const notYet = new Date("2100-01-01T00:00:00Z");
       await db.update(schedules).set({ nextRunAt: notYet }).where(eq(schedules.projectId, "prj_schedulecrash"));
-      const firstDir = mkdtempSync(join(tmpdir(), "weft-schedule-a-"));
-      const secondDir = mkdtempSync(join(tmpdir(), "weft-schedule-b-"));
-      dataDirs.push(firstDir, secondDir);
-      const first = spawnWorker(database.url, firstDir);
+      const first = spawnWorker(database.url);
       // A heartbeat renewed past its first lease comes from the poll loop, which starts after the takeover.
       await until(async () => {
         const [beat] = await db
@@ -118,7 +98,7 @@ describe.skipIf(testServerUrl() === undefined)(
       expect(await db.select().from(scheduleTicks)).toEqual([]);
       expect(await db.select().from(executions)).toEqual([]);
 
-      const second = spawnWorker(database.url, secondDir);
+      const second = spawnWorker(database.url);
       try {
         const execution = await until(async () => {
           const [row] = await db.select().from(executions);

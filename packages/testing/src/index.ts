@@ -30,6 +30,7 @@ export * from "./studio-session.ts";
 export * from "./tcp-proxy.ts";
 export * from "./test-agents.ts";
 export * from "./test-database.ts";
+export * from "./test-deployments.ts";
 export * from "./test-identities.ts";
 export * from "./test-platform.ts";
 export * from "./test-projects.ts";

@@ -1,10 +1,9 @@
 import type { ManifestInput } from "@weft/contract";
-import { createDeployment, executions, valueOrThrow } from "@weft/server/internals";
+import { executions } from "@weft/server/internals";
 import { count, eq, inArray } from "drizzle-orm";
-import { bundleConfig } from "./bundle.ts";
 import { registerManifestSecrets } from "./log-capture.ts";
+import { deployTestProject } from "./test-deployments.ts";
 import type { TestPlatform } from "./test-platform.ts";
-import { ensureTestProject } from "./test-projects.ts";
 
 /** A started platform and its database: a TestPlatform, or what a bench server starts by hand (its own database, or the one `startPlatform` opened). */
 export type PlatformWithDatabase = Pick<TestPlatform, "platform"> & { database: Pick<TestPlatform["database"], "db"> };
@@ -21,15 +20,7 @@ export async function deployManifest(
 ): Promise<string> {
   const { context } = weft.platform;
   registerManifestSecrets(manifest);
-  await ensureTestProject(context.database.db, context, projectId);
-  const deployment = valueOrThrow(
-    await createDeployment(context.database.db, context, {
-      projectId,
-      manifest,
-      bundle: options.configSource === undefined ? "export default {};" : await bundleConfig(options.configSource),
-    }),
-  );
-  return deployment.id;
+  return deployTestProject(context.database.db, context, { projectId, manifest, configSource: options.configSource });
 }
 
 /** How many executions a project has: refusals must leave it unchanged. */

@@ -1,4 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { captureChildOutput, registerSecret } from "./log-capture.ts";
 
@@ -8,12 +11,17 @@ const workerEntry = fileURLToPath(new URL("./worker-main.ts", import.meta.resolv
 /** Every process of one database shares the secret key: wait token ids are derived from it. */
 const sharedSecretKey = "ab".repeat(32);
 
-/** A worker process (`weft worker`) on the PostgreSQL database at `databaseUrl`, with a 2-second lease. */
+/**
+ * A worker process (`weft worker`) on the PostgreSQL database at `databaseUrl`, with a 2-second
+ * lease; `exited` answers its exit code. Its data dir is `options.dataDir`, which the caller keeps
+ * across restarts and removes, or else one of its own, removed once it has exited.
+ */
 export function spawnWorker(
   databaseUrl: string,
-  dataDir: string,
   env: Record<string, string> = {},
-): { child: ChildProcess; exited: Promise<unknown> } {
+  options: { dataDir?: string } = {},
+): { child: ChildProcess; exited: Promise<number | null> } {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "weft-worker-"));
   const child = spawn(process.execPath, [workerEntry], {
     env: {
       PATH: process.env.PATH ?? "",
@@ -29,5 +37,11 @@ export function spawnWorker(
   captureChildOutput(child, "worker");
   registerSecret(env.WEFT_SECRET_KEY ?? sharedSecretKey);
   child.stderr?.pipe(process.stderr);
-  return { child, exited: new Promise((resolve) => child.once("exit", resolve)) };
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => {
+      if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
+      resolve(code);
+    }),
+  );
+  return { child, exited };
 }

@@ -9,6 +9,8 @@ export interface StepCounter {
   runs: string[];
   /** Resolves once the first "block" request arrives, which is then held open for good. */
   blocked: Promise<void>;
+  /** Stops serving, dropping the held "block" request. */
+  close(): void;
 }
 
 /** Counts the runs of each step; the first "block" request is held open until the test lets go. */
@@ -33,7 +35,11 @@ export function startStepCounter(): Promise<StepCounter> {
   return new Promise((resolve) => {
     server.listen(0, "127.0.0.1", () => {
       const { port } = server.address() as AddressInfo;
-      resolve({ server, base: `http://127.0.0.1:${port}`, hits, runs, blocked });
+      const close = () => {
+        server.closeAllConnections();
+        server.close();
+      };
+      resolve({ server, base: `http://127.0.0.1:${port}`, hits, runs, blocked, close });
     });
   });
 }
