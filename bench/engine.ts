@@ -15,6 +15,7 @@ import {
   valueOrThrow,
   type Worker,
   waitTokenIssuer,
+  workerFeatures,
 } from "@weft/server/internals";
 import { bundleConfig, createTestDatabase, ensureTestProject, type TestDatabase } from "@weft/testing";
 import { and, count, eq, max, sql } from "drizzle-orm";
@@ -92,7 +93,12 @@ export function enqueue(bench: Bench, workflow: string, n: number): Promise<stri
 
 function start(bench: Bench): Promise<Worker> {
   return startWorker(
-    { database: bench.database, clock: systemClock, logger },
+    {
+      database: bench.database,
+      features: workerFeatures({ db: bench.database.db, clock: systemClock }, {}),
+      clock: systemClock,
+      logger,
+    },
     // One tenant drains the backlog: the whole worker is its share (the default is half).
     {
       concurrency: workerConcurrency,

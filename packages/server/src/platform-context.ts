@@ -3,8 +3,10 @@ import type { Config } from "./config/config.ts";
 import type { DatabaseHandle } from "./db/database.ts";
 import type { ActiveDeploymentChanges } from "./deployments/active-deployment-changes.ts";
 import type { ResolveHost } from "./engine/egress/egress-proxy.ts";
+import type { EndStatementParts } from "./engine/execution-state/end-statement-parts.ts";
 import type { LocalStarts } from "./engine/local-starts.ts";
 import type { SandboxIsolation } from "./engine/sandbox/sandbox-isolation.ts";
+import type { SpanExport } from "./engine/span-export.ts";
 import type { MembershipChanges } from "./identity/access-changes.ts";
 import type { CredentialRevocations } from "./identity/credential-revocations.ts";
 import type { Mailer } from "./mail/mailer.ts";
@@ -14,7 +16,6 @@ import type { IdGenerator } from "./shared/ids.ts";
 import type { Logger } from "./shared/logger.ts";
 import type { Timers } from "./shared/timers.ts";
 import type { FirstAccountLinks } from "./studio/session/first-account-link.ts";
-import type { SpanExport } from "./traces/otlp-export.ts";
 
 /** What every service and adapter of a running platform process may depend on. */
 export interface PlatformContext {
@@ -33,6 +34,8 @@ export interface PlatformContext {
   mailer: Mailer;
   /** The OTLP exporter, when OTEL_EXPORTER_OTLP_ENDPOINT is set. */
   spanExport: SpanExport | undefined;
+  /** What the features record in the statement that ends an execution (`endStatementParts`): the API's cancel ends one. */
+  endStatementParts: EndStatementParts;
   /** How outbound fetches resolve host names (the key sets of WEFT_TRUSTED_ISSUERS, and `outbound`'s). */
   resolveHost: ResolveHost;
   /** Every request made on a tenant's behalf: federation issuers, client metadata documents, alert webhooks. */

@@ -11,7 +11,9 @@ import {
 import { createEgressPolicy } from "./engine/egress/address-policy.ts";
 import { type ResolveHost, resolveWithSystem } from "./engine/egress/egress-proxy.ts";
 import { decideSandbox } from "./engine/sandbox/sandbox-isolation.ts";
+import { waitTokenIssuer } from "./engine/wait-token-ids.ts";
 import { startWorker, type Worker } from "./engine/worker.ts";
+import { endStatementParts, workerFeatures } from "./engine-features.ts";
 import { listen } from "./http/http-server.ts";
 import { createRequestListener } from "./http/request-listener.ts";
 import { createMembershipChanges, relayAccessChanges } from "./identity/access-changes.ts";
@@ -27,7 +29,6 @@ import { createLogger, type Logger } from "./shared/logger.ts";
 import { systemTimers, type Timers } from "./shared/timers.ts";
 import { createFirstAccountLinks } from "./studio/session/first-account-link.ts";
 import { createOtlpSpanExport } from "./traces/otlp-export.ts";
-import { waitTokenIssuer } from "./wait-tokens/token-secret.ts";
 
 export interface PlatformOptions {
   clock?: Clock;
@@ -86,19 +87,16 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
       : await startWorker(
           {
             database,
+            features: workerFeatures(
+              { db: database.db, clock },
+              { billing: config.billing, keyring: integrationKeyring(config) },
+            ),
             clock,
             logger,
             spanExport,
             resolveHost: options.resolveHost,
           },
-          {
-            ...config.worker,
-            dataDir: config.dataDir,
-            sandbox,
-            tokens: waitTokenIssuer(config),
-            keyring: integrationKeyring(config),
-            billing: config.billing,
-          },
+          { ...config.worker, dataDir: config.dataDir, sandbox, tokens: waitTokenIssuer(config) },
         );
   const periodicJobs =
     worker === undefined
@@ -125,6 +123,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     activeDeploymentChanges: createActiveDeploymentChanges(),
     mailer,
     spanExport,
+    endStatementParts,
     resolveHost,
     outbound,
     sandbox,

@@ -5,8 +5,8 @@ import { and, count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executionSteps, executions } from "../src/db/schema/index.ts";
 import { activateDeployment } from "../src/deployments/read-deployments.ts";
-import { cancelExecution } from "../src/engine/cancel-execution.ts";
 import { valueOrThrow } from "../src/shared/service-result.ts";
+import { cancelExecution } from "../src/workflows/cancel-execution.ts";
 
 let engine: EngineHarness;
 let deploymentId: string;

@@ -36,6 +36,7 @@ import {
 import { insertSpans, spansFromJson } from "../src/engine/execution-state/span-writes.ts";
 import { jsonParam, sqlRows } from "../src/engine/sql-rows.ts";
 import { newSpanId } from "../src/engine/trace-ids.ts";
+import { endStatementParts } from "../src/engine-features.ts";
 import { createManualClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
 import { valueOrThrow } from "../src/shared/service-result.ts";
@@ -190,23 +191,30 @@ async function take(transition: TransitionName, executionId: string, from: Execu
     }
     case "retry":
       return (
-        await endAttempts(db, { transition, holder: { workerId: holder } }, [
+        await endAttempts(db, { transition, holder: { workerId: holder }, parts: endStatementParts }, [
           { executionId, close: close(), values: { error: { name: "E", message: "m" }, runAt: clock.now() } },
         ])
       ).includes("taken");
     case "requeue":
       return (
-        await endAttempts(db, { transition, holder: { workerId: holder } }, [
+        await endAttempts(db, { transition, holder: { workerId: holder }, parts: endStatementParts }, [
           { executionId, close: close(), values: {} },
         ])
       ).includes("taken");
     case "succeed":
-      return (await succeed(db, lease, close(), { value: 1 })) === "taken";
+      return (await succeed(db, endStatementParts, lease, close(), { value: 1 })) === "taken";
     case "fail":
-      return (await fail(db, lease, close(), { name: "E", message: "m" })) === "taken";
+      return (await fail(db, endStatementParts, lease, close(), { name: "E", message: "m" })) === "taken";
     case "cancel":
       // A running execution is cancelled by its worker; the others by the API, without a lease.
-      return (await cancel(db, { executionId, lease: from === leasedState ? lease : undefined }, close())) === "taken";
+      return (
+        (await cancel(
+          db,
+          endStatementParts,
+          { executionId, lease: from === leasedState ? lease : undefined },
+          close(),
+        )) === "taken"
+      );
   }
 }
 
@@ -251,9 +259,12 @@ describe("the execution state machine", () => {
       .where(eq(executions.id, executionId));
     const [row] = await database.db.select().from(executions).where(eq(executions.id, executionId));
     clock.advance(90_000);
-    expect(await fail(database.db, { executionId, workerId: holder }, close(), { name: "E", message: "m" })).toBe(
-      "taken",
-    );
+    expect(
+      await fail(database.db, endStatementParts, { executionId, workerId: holder }, close(), {
+        name: "E",
+        message: "m",
+      }),
+    ).toBe("taken");
     const { usage, counts } = await deltas();
     // jsonb's text form of the input: `{"n": 1}`.
     const inputBytes = 8;
@@ -311,7 +322,7 @@ describe("the execution state machine", () => {
       setting: "on",
     });
     const ending = await leased();
-    expect(await committing((tx) => succeed(tx, ending, close(), { value: 1 }))).toEqual({
+    expect(await committing((tx) => succeed(tx, endStatementParts, ending, close(), { value: 1 }))).toEqual({
       outcome: "taken",
       setting: "off",
     });
@@ -366,7 +377,7 @@ describe("the execution state machine", () => {
     const stepSpan = span(ended[1] ?? "", "s000000000000001", "step", started, new Date(started.getTime() + 25));
     const outcomes = await endAttempts(
       database.db,
-      { transition: "fail", holder: { workerId: holder } },
+      { transition: "fail", holder: { workerId: holder }, parts: endStatementParts },
       all.map((executionId, index) => ({
         executionId,
         close: {
@@ -446,9 +457,9 @@ describe("the execution state machine", () => {
     const executionId = await executionIn(leasedState, false);
     const before = await snapshot(executionId);
     const lease: Lease = { executionId, workerId: "wrk_other" };
-    expect(await succeed(database.db, lease, close(), { value: 1 })).toBe("refused");
-    expect(await cancel(database.db, { executionId, lease }, close())).toBe("refused");
-    expect(await cancel(database.db, { executionId }, close())).toBe("refused");
+    expect(await succeed(database.db, endStatementParts, lease, close(), { value: 1 })).toBe("refused");
+    expect(await cancel(database.db, endStatementParts, { executionId, lease }, close())).toBe("refused");
+    expect(await cancel(database.db, endStatementParts, { executionId }, close())).toBe("refused");
     expect(await snapshot(executionId)).toEqual(before);
   });
 

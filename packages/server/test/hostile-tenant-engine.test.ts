@@ -4,9 +4,9 @@ import { type EngineHarness, type ExecutionRow, startEngineHarness } from "@weft
 import { and, count, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executionSteps, executions, spans } from "../src/db/schema/index.ts";
-import { cancelExecution } from "../src/engine/cancel-execution.ts";
 import { valueOrThrow } from "../src/shared/service-result.ts";
 import { createManualTimers } from "../src/shared/timers.ts";
+import { cancelExecution } from "../src/workflows/cancel-execution.ts";
 import { runWorkflow } from "../src/workflows/run-workflow.ts";
 
 /** Workflow bodies (the inside of `async run(input, ctx)`), deployed as one bundle per project. */

@@ -1,4 +1,12 @@
-import { cancel, type Database, executions, fail, finalStates, succeed } from "@weft/server/internals";
+import {
+  cancel,
+  type Database,
+  endStatementParts,
+  executions,
+  fail,
+  finalStates,
+  succeed,
+} from "@weft/server/internals";
 import { and, count, inArray, notInArray } from "drizzle-orm";
 
 /** A final status a test can end an execution in. */
@@ -31,10 +39,10 @@ export async function endExecutionsAs(
     const error = { name: "Error", message: end.message ?? "ended by the test" };
     const outcome =
       status === "succeeded"
-        ? await succeed(db, lease, close, { value: null })
+        ? await succeed(db, endStatementParts, lease, close, { value: null })
         : status === "failed"
-          ? await fail(db, lease, close, error)
-          : await cancel(db, { executionId }, close);
+          ? await fail(db, endStatementParts, lease, close, error)
+          : await cancel(db, endStatementParts, { executionId }, close);
     if (outcome !== "taken") throw new Error(`the engine refused to end ${executionId} as ${status}`);
   }
 }

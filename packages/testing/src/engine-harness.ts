@@ -5,6 +5,8 @@ import type { Logger, ResolveHost, SandboxConfig, Timers } from "@weft/server/in
 import {
   createIdGenerator,
   createManualClock,
+  type EndStatementParts,
+  endStatementParts,
   getActiveDeployment,
   type IdGenerator,
   type ManualClock,
@@ -15,8 +17,11 @@ import {
   startWorker,
   unlimitedPlan,
   type Worker,
+  type WorkerDependencies,
+  type WorkerFeatureSettings,
   type WorkerOptions,
   waitTokenIssuer,
+  workerFeatures,
 } from "@weft/server/internals";
 import { testPlatformLogger } from "./log-capture.ts";
 import { createTestDatabase, type TestDatabase } from "./test-database.ts";
@@ -38,6 +43,8 @@ export interface EngineStage {
   dataDir: string;
   /** Where the stage's workers log: the run's log capture. */
   logger: Logger;
+  /** What the features record in the statement that ends an execution, as the platform wires them. */
+  endStatementParts: EndStatementParts;
   /** Deploys into the project, creating it (in the workspace of `options.owner`, an email, if given). */
   deploy(projectId: string, configSource: string, manifest: unknown, options?: { owner?: string }): Promise<string>;
   run(projectId: string, workflow: string, input: unknown, idempotencyKey?: string): Promise<string>;
@@ -45,7 +52,7 @@ export interface EngineStage {
   /** Waits (polling the database) until the execution satisfies `until`, then returns it. */
   waitFor(id: string, until: (row: ExecutionRow) => boolean, timeoutMs?: number): Promise<ExecutionRow>;
   /** Starts a worker on the stage's database and data dir (`stop` stops it too, if still running). */
-  startWorker(options?: Partial<Omit<WorkerOptions, "sandbox" | "dataDir">>): Promise<Worker>;
+  startWorker(options?: Omit<TestWorkerOptions, "sandbox" | "dataDir">): Promise<Worker>;
   stop(): Promise<void>;
 }
 
@@ -65,7 +72,10 @@ export interface EngineStageOptions {
   isolation?: SandboxIsolation;
 }
 
-export interface EngineHarnessOptions extends EngineStageOptions, Partial<Omit<WorkerOptions, "sandbox">> {}
+/** A test worker's options, and the settings of the features it asks (its plans, the keys of integration secrets). */
+export type TestWorkerOptions = Partial<Omit<WorkerOptions, "sandbox">> & WorkerFeatureSettings;
+
+export interface EngineHarnessOptions extends EngineStageOptions, Omit<TestWorkerOptions, "dataDir"> {}
 
 /** The secret key of the harness's worker (its wait token ids are derived from it). */
 export const engineSecretKey = Buffer.alloc(32, 7);
@@ -96,6 +106,7 @@ export async function startEngineStage(
     isolation,
     dataDir,
     logger,
+    endStatementParts,
     deploy: (projectId, configSource, manifest, deployOptions) =>
       deployTestProject(
         database.db,
@@ -141,19 +152,24 @@ export async function startEngineStage(
  * run's log capture unless given a logger; the sandbox isolation is resolved unless given.
  */
 export async function startTestWorker(
-  dependencies: Omit<Parameters<typeof startWorker>[0], "logger"> & { logger?: Logger },
-  options: Partial<Omit<WorkerOptions, "sandbox">> & { dataDir: string; sandbox?: SandboxIsolation },
+  dependencies: Omit<WorkerDependencies, "logger" | "features"> & { logger?: Logger },
+  options: TestWorkerOptions & { dataDir: string; sandbox?: SandboxIsolation },
 ): Promise<Worker> {
+  const { billing, keyring, ...workerOptions } = options;
   return startWorker(
-    { ...dependencies, logger: dependencies.logger ?? testPlatformLogger("engine") },
+    {
+      ...dependencies,
+      features: workerFeatures({ db: dependencies.database.db, clock: dependencies.clock }, { billing, keyring }),
+      logger: dependencies.logger ?? testPlatformLogger("engine"),
+    },
     {
       concurrency: 8,
       leaseMs: 30_000,
       pollIntervalMs: 25,
       memoryMb: 128,
       tokens: waitTokenIssuer({ secretKey: engineSecretKey, baseUrl: "http://localhost:3000" }),
-      ...options,
-      sandbox: options.sandbox ?? (await resolveTestIsolation()),
+      ...workerOptions,
+      sandbox: workerOptions.sandbox ?? (await resolveTestIsolation()),
     },
   );
 }

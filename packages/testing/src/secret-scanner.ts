@@ -19,7 +19,7 @@ const b64of32 = "[A-Za-z0-9_-]{43}";
 
 /**
  * The shape of every secret the platform makes (src/shared/secrets.ts `generateToken`,
- * src/wait-tokens/token-secret.ts, src/alerts/webhook-secrets.ts, src/ingress/csrf-token.ts,
+ * src/engine/wait-token-ids.ts, src/alerts/webhook-secrets.ts, src/ingress/csrf-token.ts,
  * src/auth/approval-csrf.ts, src/auth/claim-code.ts, src/studio/session/studio-csrf.ts). A secret
  * without a shape of its own is registered with `registerSecret`.
  */

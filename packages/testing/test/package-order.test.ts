@@ -47,6 +47,19 @@ const relativeImports: { from: string; specifier: string; allowed: boolean }[] =
   { from: "bench", specifier: "../packages/server/src/platform.ts", allowed: false },
   { from: "packages/server/test", specifier: "../src/platform.ts", allowed: true },
   { from: "packages/server/src/engine", specifier: "../shared/clock.ts", allowed: true },
+  // The server's layers: db/, then engine/, then the features, which the composition root wires.
+  { from: "packages/server/src/engine", specifier: "../db/database.ts", allowed: true },
+  { from: "packages/server/src/engine", specifier: "../billing/plans.ts", allowed: false },
+  { from: "packages/server/src/engine", specifier: "../config/config.ts", allowed: false },
+  {
+    from: "packages/server/src/engine/execution-state",
+    specifier: "../../studio/count-ended-execution.ts",
+    allowed: false,
+  },
+  { from: "packages/server/src/engine/attempts", specifier: "../../integrations/secret-sealing.ts", allowed: false },
+  { from: "packages/server/src/db", specifier: "../engine/worker.ts", allowed: false },
+  { from: "packages/server/src/db", specifier: "../config/config.ts", allowed: false },
+  { from: "packages/server/src/billing", specifier: "../engine/execution-state/index.ts", allowed: true },
   { from: "packages/cli/test", specifier: "./support/run-cli.ts", allowed: true },
   // Studio's layers: api, then components, then pages, then the app shell that routes to them.
   { from: "packages/studio/src/api", specifier: "../components/error-notice.tsx", allowed: false },
@@ -82,11 +95,24 @@ const probes: Probe[] = [
   })),
 ];
 
+/** Two modules that import each other's types: a circle even though no value crosses it. */
+const circle = [
+  {
+    file: "packages/server/src/engine/circle-a.ts",
+    text: 'import type { B } from "./circle-b.ts";\nexport type A = B[];\n',
+  },
+  {
+    file: "packages/server/src/engine/circle-b.ts",
+    text: 'import type { A } from "./circle-a.ts";\nexport type B = A | string;\n',
+  },
+];
+
 let flagged: Set<string>;
+let inCircles: Set<string>;
 
 /**
  * Lints one file per probe with the repository's own Biome configuration, in a copy of the layout,
- * and keeps the files that `noRestrictedImports` refuses.
+ * and keeps the files that `noRestrictedImports` refuses, and those `noImportCycles` finds in a circle.
  */
 beforeAll(() => {
   const directory = mkdtempSync(join(tmpdir(), "weft-package-order-"));
@@ -97,13 +123,17 @@ beforeAll(() => {
       mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, `export * from "${probe.specifier}";\n`);
     }
+    for (const { file, text } of circle) writeFileSync(join(directory, file), text);
     const biome = join(repositoryRoot, "node_modules/@biomejs/biome/bin/biome");
     const report = lint(biome, directory);
-    flagged = new Set(
-      report.diagnostics
-        .filter((diagnostic) => diagnostic.category === "lint/style/noRestrictedImports")
-        .map((diagnostic) => diagnostic.location.path),
-    );
+    const pathsOf = (category: string) =>
+      new Set(
+        report.diagnostics
+          .filter((diagnostic) => diagnostic.category === category)
+          .map((diagnostic) => diagnostic.location.path),
+      );
+    flagged = pathsOf("lint/style/noRestrictedImports");
+    inCircles = pathsOf("lint/suspicious/noImportCycles");
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
@@ -114,7 +144,15 @@ interface BiomeReport {
 }
 
 function lint(biome: string, directory: string): BiomeReport {
-  const args = [biome, "lint", "--only=style/noRestrictedImports", "--vcs-enabled=false", "--reporter=json", "."];
+  const args = [
+    biome,
+    "lint",
+    "--only=style/noRestrictedImports",
+    "--only=suspicious/noImportCycles",
+    "--vcs-enabled=false",
+    "--reporter=json",
+    ".",
+  ];
   try {
     return JSON.parse(
       execFileSync(process.execPath, args, { cwd: directory, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }),
@@ -130,6 +168,12 @@ function lint(biome: string, directory: string): BiomeReport {
 describe("package order: contract → sdk, client → cli; contract → server", () => {
   it.each(probes)("$file: import of $specifier allowed: $allowed", ({ file, allowed }) => {
     expect(flagged.has(file)).toBe(!allowed);
+  });
+});
+
+describe("import circles", () => {
+  it("fail lint, type-only imports included", () => {
+    expect([...inCircles].sort()).toEqual(circle.map(({ file }) => file));
   });
 });
 

@@ -1,5 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Transaction } from "../db/database.ts";
+import type { EndStatementPart } from "../engine/execution-state/end-statement-parts.ts";
+import type { SpanRow } from "../engine/execution-state/span-writes.ts";
 import { unfinishedCondition } from "../engine/execution-state/status-conditions.ts";
 
 /**
@@ -22,6 +24,13 @@ export function billedStepMs(startTime: string, endTime: string | null): number 
   return Math.max(1, Math.ceil(wall / stepRoundingMs)) * stepRoundingMs;
 }
 
+/** The billed milliseconds of the steps among `spans` (spans written by a worker, not stored yet). */
+export function billedStepMsOf(spans: readonly Pick<SpanRow, "kind" | "start_time" | "end_time">[]): number {
+  return spans
+    .filter((span) => span.kind === "step")
+    .reduce((total, span) => total + billedStepMs(span.start_time, span.end_time), 0);
+}
+
 /** `billedStepMs` in SQL, of a row of `spans` named `span` (a step that has ended). */
 export function billedStepSql(span: string): SQL {
   const alias = sql.raw(span);
@@ -29,14 +38,14 @@ export function billedStepSql(span: string): SQL {
 }
 
 /**
- * A CTE appending, for each execution the CTE `changed` just ended (it returns id, project_id,
- * trigger_kind, created_at, input, output, `ended_at` and `step_ms`), its two deltas in one insert:
- * its start (one execution and its input's bytes, on the instant it was created) and its end (its
- * step time, from its stored step spans plus `step_ms` of spans written by the same statement, and
- * the bytes of its output and step results, on the instant it ended).
+ * The part of the engine's end statement that appends, for each execution it ends, its two deltas
+ * in one insert: its start (one execution and its input's bytes, on the instant it was created) and
+ * its end (its step time, from its stored step spans plus `step_ms` of the spans the same statement
+ * writes, and the bytes of its output and step results, on the instant it ended).
  */
-export function meterEndedExecution(): SQL {
-  return sql`metered_end as (
+export const meterEndedExecution: EndStatementPart = {
+  ends: "final",
+  cte: sql`metered_end as (
     insert into usage_deltas (project_id, at, trigger_kind, executions, step_ms, bytes)
     select changed.project_id, changed.created_at, changed.trigger_kind, 1, 0,
       coalesce(octet_length(changed.input::text), 0)::bigint
@@ -49,8 +58,9 @@ export function meterEndedExecution(): SQL {
       (coalesce(octet_length(changed.output::text), 0)
         + coalesce((select sum(octet_length(r.result::text)) from execution_steps r where r.execution_id = changed.id), 0))::bigint
     from changed
-    returning 1)`;
-}
+    returning 1)`,
+  writtenSteps: { column: "step_ms", type: "bigint", valueOf: (stepSpans) => billedStepMsOf(stepSpans) },
+};
 
 /**
  * Counts the unfinished executions of a project about to be deleted as started: the cascade takes

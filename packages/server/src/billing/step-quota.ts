@@ -2,13 +2,25 @@ import type { Plan } from "@weft/contract";
 import { eq } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
 import { projects, workspaces } from "../db/schema/index.ts";
+import type { StepQuota } from "../engine/attempts/step-quota.ts";
 import type { Clock } from "../shared/clock.ts";
 import { createExpiringMap } from "../shared/expiring-map.ts";
 import { monthOf } from "./billing-month.ts";
+import { billedStepMsOf } from "./metering.ts";
 import { quotaMessage } from "./month-usage.ts";
 import { type PlanCatalogue, planOf } from "./plans.ts";
-import { type QuotaExceeded, quotaCacheMs } from "./quota-gate.ts";
+import { quotaCacheMs } from "./quota-gate.ts";
 import { readQuotaUsage } from "./quota-usage.ts";
+
+interface ProjectPlan {
+  workspaceId: string;
+  plan: Plan;
+}
+
+interface WorkspaceSteps {
+  monthDay: string;
+  stepSeconds: number;
+}
 
 /**
  * Whether an execution may go on running steps under its workspace's `stepSecondsPerMonth`, asked
@@ -21,21 +33,6 @@ import { readQuotaUsage } from "./quota-usage.ts";
  * stops at its own next step, which bounds how far a month goes over (README, "Usage, plans and
  * quotas").
  */
-export interface StepQuota {
-  /** Undefined while the project's workspace has step time left, counting `unstoredStepMs` of the caller's attempt. */
-  exceeded(projectId: string, unstoredStepMs: number): Promise<QuotaExceeded | undefined>;
-}
-
-interface ProjectPlan {
-  workspaceId: string;
-  plan: Plan;
-}
-
-interface WorkspaceSteps {
-  monthDay: string;
-  stepSeconds: number;
-}
-
 export function createStepQuota(deps: { db: Database; clock: Clock; catalogue: PlanCatalogue }): StepQuota {
   const byProject = createExpiringMap<string, Promise<ProjectPlan | undefined>>(10_000);
   const byWorkspace = createExpiringMap<string, Promise<WorkspaceSteps>>(10_000);
@@ -74,13 +71,13 @@ export function createStepQuota(deps: { db: Database; clock: Clock; catalogue: P
   }
 
   return {
-    async exceeded(projectId, unstoredStepMs) {
+    async exceeded(projectId, unstoredSteps) {
       const now = deps.clock.now();
       const project = await projectPlan(projectId, now.getTime());
       const limit = project?.plan.stepSecondsPerMonth;
       if (project === undefined || limit === undefined) return undefined;
       const steps = await workspaceSteps(project.workspaceId, now);
-      const used = (Math.round(steps.stepSeconds * 1000) + unstoredStepMs) / 1000;
+      const used = (Math.round(steps.stepSeconds * 1000) + billedStepMsOf(unstoredSteps)) / 1000;
       if (used < limit) return undefined;
       const quota = { name: "stepSecondsPerMonth" as const, limit, used, resetsAt: monthOf(now).end.toISOString() };
       return { quota, message: quotaMessage(project.plan, quota) };

@@ -1,9 +1,9 @@
 import { inArray, sql } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
 import { waitTokens } from "../db/schema/index.ts";
-import { type TokenIssuer, tokenIdOf, tokenUrl } from "../wait-tokens/token-secret.ts";
 import { expireTokens, type TokenRow } from "./execution-state/index.ts";
 import type { StoredTokenForReplay, TokenResult } from "./sandbox/protocol.ts";
+import { type TokenIssuer, tokenIdOf, tokenUrl } from "./wait-token-ids.ts";
 
 /** How a token ended, as the workflow sees it; none while it is pending. */
 export function tokenResultOf(token: Pick<TokenRow, "status" | "data">): TokenResult | undefined {

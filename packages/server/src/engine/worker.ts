@@ -1,21 +1,17 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { type PlanCatalogue, unlimitedPlan } from "../billing/plans.ts";
-import { createStepQuota } from "../billing/step-quota.ts";
 import type { DatabaseHandle } from "../db/database.ts";
 import { retryWhileUnavailable } from "../db/database-unavailable.ts";
-import { activeDeploymentsAmong, readDeploymentBundle } from "../deployments/read-deployments.ts";
-import type { SecretKeyring } from "../integrations/secret-sealing.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { Logger } from "../shared/logger.ts";
 import { systemTimers, type Timers } from "../shared/timers.ts";
-import type { SpanExport } from "../traces/otlp-export.ts";
-import type { TokenIssuer } from "../wait-tokens/token-secret.ts";
 import { defaultAttemptTimeoutMs } from "./attempt-timeout.ts";
 import { requeueOnStop } from "./attempts/attempt-ending.ts";
 import { createAttemptLauncher } from "./attempts/attempt-launch.ts";
 import { createBatchedEnds } from "./attempts/batched-ends.ts";
+import type { ReadIntegrations } from "./attempts/project-integrations.ts";
 import type { AttemptContext, RunningAttempt } from "./attempts/running-attempt.ts";
+import type { StepQuota } from "./attempts/step-quota.ts";
 import { cancellationsChannel, executionsChannel } from "./channels.ts";
 import { createClaimLoop } from "./claim-loop.ts";
 import { announcedAccounts } from "./claimable-accounts.ts";
@@ -23,11 +19,15 @@ import { defaultCrashAttempts } from "./crash-attempts.ts";
 import { createDueWakeups } from "./due-wakeups.ts";
 import type { ResolveHost } from "./egress/egress-proxy.ts";
 import { createEmbeddedMaintenance, defaultVacuumEveryClaims } from "./embedded-maintenance.ts";
+import type { EndStatementParts } from "./execution-state/end-statement-parts.ts";
 import { defaultSandboxIdleMs } from "./limits.ts";
 import type { LocalStarts } from "./local-starts.ts";
+import { activeDeploymentsAmong, readDeploymentBundle } from "./sandbox/deployment-bundles.ts";
 import { startSandboxHost } from "./sandbox/sandbox-host.ts";
 import type { SandboxIsolation } from "./sandbox/sandbox-isolation.ts";
 import { createSandboxPool } from "./sandbox/sandbox-pool.ts";
+import type { SpanExport } from "./span-export.ts";
+import type { TokenIssuer } from "./wait-token-ids.ts";
 import { forgetWorker } from "./worker-heartbeats.ts";
 import { heartbeat, takeOverOrphans } from "./worker-leases.ts";
 import { defaultWorkspaceShare, workspaceSlots } from "./workspace-share.ts";
@@ -68,14 +68,21 @@ export interface WorkerOptions {
   vacuumEveryClaims?: number | undefined;
   /** The key and base URL wait token ids and URLs are made with (`waitTokenIssuer`). */
   tokens: TokenIssuer;
-  /** The keys that open the projects' integration secrets; without it, workflows see no integrations. */
-  keyring?: SecretKeyring | undefined;
-  /** The plans (WEFT_PLANS): the quotas of steps; only `unlimited` by default. */
-  billing?: PlanCatalogue | undefined;
+}
+
+/** What a worker asks of the features it runs executions for, wired by the composition root (`workerFeatures`). */
+export interface WorkerFeatures {
+  /** What the features record in the statement that ends attempts (meters, counts, failures to notify of). */
+  endStatementParts: EndStatementParts;
+  /** Whether an attempt's workspace has step time left under its plan; without it, none is asked. */
+  stepQuota?: StepQuota | undefined;
+  /** The integrations an attempt's workflow sees; without it, none. */
+  integrations?: ReadIntegrations | undefined;
 }
 
 export interface WorkerDependencies {
   database: DatabaseHandle;
+  features: WorkerFeatures;
   clock: Clock;
   logger: Logger;
   /** Where finished executions' spans are copied (the optional OTLP exporter). */
@@ -141,7 +148,6 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
   /** On the embedded database this is the only worker: every change to the queue is this process's. */
   const soleWorker = database.kind === "embedded";
   const slotsPerAccount = workspaceSlots(options.concurrency, options.workspaceShare ?? defaultWorkspaceShare);
-  const catalogue = options.billing ?? { plans: [unlimitedPlan], defaultPlan: unlimitedPlan.name };
   let stopped = false;
   const wakeups = createDueWakeups(
     { clock, timers: deps.timers ?? systemTimers },
@@ -163,9 +169,9 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       claims.released(accountId, ended);
     },
     fallsDue: (accountId, at) => wakeups.add(accountId, at),
-    ends: createBatchedEnds(db, workerId),
+    ends: createBatchedEnds(db, workerId, deps.features.endStatementParts),
     finishing: new Set(),
-    stepQuota: createStepQuota({ db, clock, catalogue }),
+    stepQuota: deps.features.stepQuota,
   };
   const launcher = createAttemptLauncher({
     context,
@@ -174,7 +180,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     timeoutPolicy,
     crashAttempts: options.crashAttempts ?? defaultCrashAttempts,
     tokens: options.tokens,
-    keyring: options.keyring,
+    integrations: deps.features.integrations,
   });
   const claims = createClaimLoop({
     db,

@@ -2,17 +2,11 @@ import { sql } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
 import { genericPlanRows } from "../db/generic-plan.ts";
 import type { integrations } from "../db/schema/index.ts";
+import type { ProjectIntegrationValues } from "../engine/attempts/project-integrations.ts";
 import type { IntegrationValues } from "../engine/sandbox/protocol.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import { openSecrets } from "./sealed-secrets.ts";
 import { type SecretKeyring, undecryptableSecretMessage } from "./secret-sealing.ts";
-
-export interface ProjectIntegrationValues {
-  /** By integration name, as the sandbox child receives them. */
-  values: Record<string, IntegrationValues>;
-  /** Every secret value, for scrubbing what the attempt stores. */
-  secrets: string[];
-}
 
 type IntegrationRow = Pick<
   typeof integrations.$inferSelect,

@@ -11,7 +11,9 @@ import { createEgressPolicy } from "../engine/egress/address-policy.ts";
 import { resolveWithSystem } from "../engine/egress/egress-proxy.ts";
 import { cgroupsInForce } from "../engine/sandbox/sandbox-cgroups.ts";
 import { decideSandbox, SandboxUnavailableError } from "../engine/sandbox/sandbox-isolation.ts";
+import { waitTokenIssuer } from "../engine/wait-token-ids.ts";
 import { startWorker } from "../engine/worker.ts";
+import { workerFeatures } from "../engine-features.ts";
 import { rotateIntegrationSecrets } from "../integrations/rotate-secret-key.ts";
 import { integrationKeyring } from "../integrations/secret-sealing.ts";
 import { devMailboxStartUpLine } from "../mail/dev-mailbox-line.ts";
@@ -24,7 +26,6 @@ import { createLogger } from "../shared/logger.ts";
 import { systemTimers } from "../shared/timers.ts";
 import { studioStartUpLine } from "../studio/studio-start-up-line.ts";
 import { createOtlpSpanExport } from "../traces/otlp-export.ts";
-import { waitTokenIssuer } from "../wait-tokens/token-secret.ts";
 import { stopOnSignals } from "./process-lifecycle.ts";
 
 /**
@@ -162,9 +163,11 @@ async function runWorker(config: ParsedConfig): Promise<void> {
       ? undefined
       : createOtlpSpanExport({ db: database.db, endpoint: config.otlpEndpoint, logger });
   const secretKey = config.secretKey ?? loadOrCreateSecretKey(config.dataDir);
+  const keyring = integrationKeyring({ secretKey, secretKeyPrevious: config.secretKeyPrevious });
   const worker = await startWorker(
     {
       database,
+      features: workerFeatures({ db: database.db, clock: systemClock }, { billing: config.billing, keyring }),
       clock: systemClock,
       logger,
       spanExport,
@@ -175,8 +178,6 @@ async function runWorker(config: ParsedConfig): Promise<void> {
       sandbox,
       // Wait token ids must be the ones the other processes of this database would make: the shared key.
       tokens: waitTokenIssuer({ secretKey, baseUrl: config.baseUrl }),
-      keyring: integrationKeyring({ secretKey, secretKeyPrevious: config.secretKeyPrevious }),
-      billing: config.billing,
     },
   );
   const periodicJobs = startPeriodicJobs(
@@ -199,7 +200,7 @@ async function runWorker(config: ParsedConfig): Promise<void> {
           timers: systemTimers,
         }),
         pacing: defaultAlertPacing,
-        keyring: integrationKeyring({ secretKey, secretKeyPrevious: config.secretKeyPrevious }),
+        keyring,
       },
     },
     { intervalMs: config.worker.pollIntervalMs, retention: config.worker.retention },

@@ -1,13 +1,15 @@
-import { type SQL, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
+import type { EndStatementPart } from "../engine/execution-state/end-statement-parts.ts";
 
 /**
- * A CTE of the statement that ends an execution (after `changed`, which returns its project_id,
- * created_at and new status): +1 in its creation minute and final status, for the roll-up to fold
- * into `execution_counts`. In that statement, so the count moves exactly when the end commits.
+ * The part of the engine's end statement that counts each execution it ends: +1 in its creation
+ * minute and final status, for the roll-up to fold into `execution_counts`. In that statement, so
+ * the count moves exactly when the end commits.
  */
-export function countEndedExecution(): SQL {
-  return sql`counted_end as (
+export const countEndedExecution: EndStatementPart = {
+  ends: "final",
+  cte: sql`counted_end as (
     insert into execution_count_deltas (project_id, minute, status, n)
     select changed.project_id, date_trunc('minute', changed.created_at, 'UTC'), changed.status, 1 from changed
-    returning 1)`;
-}
+    returning 1)`,
+};

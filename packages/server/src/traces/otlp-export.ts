@@ -5,14 +5,8 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import { eq } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
 import { spans } from "../db/schema/index.ts";
+import type { SpanExport } from "../engine/span-export.ts";
 import type { Logger } from "../shared/logger.ts";
-
-/** Sends the spans of finished executions to an OpenTelemetry collector. */
-export interface SpanExport {
-  /** Exports every span of the execution (called once it reached a final state); never throws. */
-  exportExecution(executionId: string): void;
-  shutdown(): Promise<void>;
-}
 
 const statusCodes = { unset: SpanStatusCode.UNSET, ok: SpanStatusCode.OK, error: SpanStatusCode.ERROR } as const;
 

@@ -5,11 +5,11 @@ import { resumeWaiting } from "../engine/execution-state/index.ts";
 import { closeSpans, endedWith, spanEnds } from "../engine/execution-state/span-writes.ts";
 import { formatLimit, maxTokenDataBytes } from "../engine/limits.ts";
 import { jsonParam, sqlRows } from "../engine/sql-rows.ts";
+import { tokenHashOf, tokenIdPattern } from "../engine/wait-token-ids.ts";
 import type { Clock } from "../shared/clock.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import { checkStorableJson, describeUnstorable } from "../shared/storable-json.ts";
 import { tokenNotFoundMessage } from "./find-wait-token.ts";
-import { tokenHashOf, tokenIdPattern } from "./token-secret.ts";
 
 export const tokenCompletedMessage = "This wait token has already been completed.";
 

@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
 import { type WaitTokenStatus, waitTokens } from "../db/schema/index.ts";
+import { tokenHashOf, tokenIdPattern } from "../engine/wait-token-ids.ts";
 import type { Clock } from "../shared/clock.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
-import { tokenHashOf, tokenIdPattern } from "./token-secret.ts";
 
 /** One wording for a token that does not exist, has ended without a completion, or is someone else's. */
 export const tokenNotFoundMessage = "No wait token with this id, or it has expired.";

@@ -1,9 +1,5 @@
 import { sqlStateOf } from "../../db/sql-state.ts";
-import { readIntegrationValues } from "../../integrations/read-integration-values.ts";
-import { secretScrubber } from "../../integrations/secret-scrubber.ts";
-import type { SecretKeyring } from "../../integrations/secret-sealing.ts";
 import { ok } from "../../shared/service-result.ts";
-import type { TokenIssuer } from "../../wait-tokens/token-secret.ts";
 import type { TimeoutPolicy } from "../attempt-timeout.ts";
 import { workerCrashError } from "../crash-attempts.ts";
 import type { ClaimedExecution } from "../execution-state/index.ts";
@@ -11,9 +7,12 @@ import type { StoredTokenForReplay } from "../sandbox/protocol.ts";
 import type { SandboxPool } from "../sandbox/sandbox-pool.ts";
 import { loadStoredSteps, type StoredHistory } from "../stored-steps.ts";
 import { loadStoredTokens } from "../stored-tokens.ts";
+import type { TokenIssuer } from "../wait-token-ids.ts";
 import { endAttempt } from "./attempt-ending.ts";
+import type { ReadIntegrations } from "./project-integrations.ts";
 import { type AttemptContext, type RunningAttempt, startAttempt } from "./running-attempt.ts";
 import { sandboxHandlers } from "./sandbox-handlers.ts";
+import { secretScrubber } from "./secret-scrubber.ts";
 import { stopOverStepQuota } from "./step-quota-stop.ts";
 
 export /** What the executions of one claim that ran before had stored, by execution id. */
@@ -39,8 +38,8 @@ export interface AttemptLaunchDependencies {
   /** Takeovers from a dead worker after which an execution fails instead of running again. */
   crashAttempts: number;
   tokens: TokenIssuer;
-  /** The keys that open the projects' integration secrets; without it, workflows see no integrations. */
-  keyring: SecretKeyring | undefined;
+  /** Reads the integrations an attempt's workflow sees; without it, workflows see none. */
+  integrations: ReadIntegrations | undefined;
 }
 
 export interface AttemptLauncher {
@@ -87,15 +86,12 @@ export function createAttemptLauncher(deps: AttemptLaunchDependencies): AttemptL
     );
   }
 
-  /** Read at every attempt's start, so the attempt after a secret's rotation uses the new value. */
   function readIntegrationsOf(execution: ClaimedExecution) {
-    const keyring = deps.keyring;
-    if (keyring === undefined) return Promise.resolve(ok({ values: {}, secrets: [] }));
-    return readBeforeStart(
-      () => readIntegrationValues(db, keyring, execution.projectId),
-      "could not read integrations",
-      { executionId: execution.id },
-    );
+    const read = deps.integrations;
+    if (read === undefined) return Promise.resolve(ok({ values: {}, secrets: [] }));
+    return readBeforeStart(() => read(execution.projectId), "could not read integrations", {
+      executionId: execution.id,
+    });
   }
 
   /** Hands a claimed execution to a sandbox; `now` is the claim's instant, when its time limit starts. */

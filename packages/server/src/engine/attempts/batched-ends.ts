@@ -3,6 +3,7 @@ import { createGroupCommit } from "../../db/group-commit.ts";
 import {
   type AttemptEnd,
   type BatchedTransition,
+  type EndStatementParts,
   endAttempts,
   type TransitionOutcome,
 } from "../execution-state/index.ts";
@@ -23,13 +24,13 @@ const maxBatch = 100;
  * the round trip, the commit), not of its rows, and the attempts of one claim tend to finish
  * together.
  */
-export function createBatchedEnds(db: Database, workerId: string): BatchedEnds {
+export function createBatchedEnds(db: Database, workerId: string, parts: EndStatementParts): BatchedEnds {
   const groups = new Map<BatchedTransition, (end: AttemptEnd<BatchedTransition>) => Promise<TransitionOutcome>>();
   return (transition, end) => {
     let group = groups.get(transition);
     if (group === undefined) {
       group = createGroupCommit(
-        (ends: AttemptEnd<BatchedTransition>[]) => endAttempts(db, { transition, holder: { workerId } }, ends),
+        (ends: AttemptEnd<BatchedTransition>[]) => endAttempts(db, { transition, holder: { workerId }, parts }, ends),
         { maxBatch },
       );
       groups.set(transition, group);

@@ -1,15 +1,15 @@
-import type { StepQuota } from "../../billing/step-quota.ts";
 import type { Database } from "../../db/database.ts";
-import type { Scrub } from "../../integrations/secret-scrubber.ts";
 import type { Clock } from "../../shared/clock.ts";
 import type { Logger } from "../../shared/logger.ts";
-import type { SpanExport } from "../../traces/otlp-export.ts";
-import type { TokenIssuer } from "../../wait-tokens/token-secret.ts";
 import { type AttemptTimeout, attemptTimeout, type TimeoutPolicy } from "../attempt-timeout.ts";
 import type { ClaimedExecution, SpanRow } from "../execution-state/index.ts";
 import type { SandboxRun } from "../sandbox/sandbox-pool.ts";
+import type { SpanExport } from "../span-export.ts";
 import type { StoredHistory } from "../stored-steps.ts";
+import type { TokenIssuer } from "../wait-token-ids.ts";
 import type { BatchedEnds } from "./batched-ends.ts";
+import type { Scrub } from "./secret-scrubber.ts";
+import type { StepQuota } from "./step-quota.ts";
 
 /** One attempt a worker is running: what it has claimed, and what happened to it so far. */
 export interface RunningAttempt {
@@ -79,8 +79,8 @@ export interface AttemptContext {
   ends: BatchedEnds;
   /** Attempt ends under way; stopping waits for them. */
   finishing: Set<Promise<void>>;
-  /** Whether the workspace of an attempt has step time left under its plan. */
-  stepQuota: StepQuota;
+  /** Whether the workspace of an attempt has step time left under its plan; without it, none is asked. */
+  stepQuota: StepQuota | undefined;
 }
 
 /** Lets go of an execution another worker took over (or will): nothing more is written for it. */

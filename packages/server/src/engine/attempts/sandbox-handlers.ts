@@ -1,9 +1,9 @@
-import { type Scrub, scrubJson } from "../../integrations/secret-scrubber.ts";
 import type { SandboxLogEntry, SerializedError } from "../sandbox/protocol.ts";
 import type { ExecutionHandlers } from "../sandbox/sandbox-pool.ts";
 import { endAttempt } from "./attempt-ending.ts";
 import { exitEnding, finishedEnding, malformedEnding, sleepEnding } from "./child-outcomes.ts";
 import type { AttemptContext, RunningAttempt } from "./running-attempt.ts";
+import { type Scrub, scrubJson } from "./secret-scrubber.ts";
 import { onStep } from "./step-recording.ts";
 import { onToken } from "./token-handling.ts";
 

@@ -1,7 +1,7 @@
-import { billedStepMs } from "../../billing/metering.ts";
 import { sqlStateOf } from "../../db/sql-state.ts";
 import { endAttempt } from "./attempt-ending.ts";
 import type { AttemptContext, RunningAttempt } from "./running-attempt.ts";
+import type { StepQuota } from "./step-quota.ts";
 
 /**
  * Fails the execution (whatever attempts it has left: more would run over the quota too) when its
@@ -11,10 +11,11 @@ import type { AttemptContext, RunningAttempt } from "./running-attempt.ts";
  * attempt go on (logged): the next step asks again.
  */
 export async function stopOverStepQuota(context: AttemptContext, run: RunningAttempt): Promise<boolean> {
-  const unstoredMs = run.stepSpans.reduce((total, span) => total + billedStepMs(span.start_time, span.end_time), 0);
-  let exceeded: Awaited<ReturnType<AttemptContext["stepQuota"]["exceeded"]>>;
+  const quota = context.stepQuota;
+  if (quota === undefined) return false;
+  let exceeded: Awaited<ReturnType<StepQuota["exceeded"]>>;
   try {
-    exceeded = await context.stepQuota.exceeded(run.execution.projectId, unstoredMs);
+    exceeded = await quota.exceeded(run.execution.projectId, run.stepSpans);
   } catch (error) {
     const fields = { executionId: run.execution.id, sqlState: sqlStateOf(error) };
     context.logger.error(fields, "could not read the step-seconds quota");

@@ -1,11 +1,11 @@
 import type { ExecutionError } from "../../db/schema/index.ts";
 import { sqlStateOf } from "../../db/sql-state.ts";
-import { newTokenNonce, type TokenIssuer, tokenHashOf, tokenIdOf } from "../../wait-tokens/token-secret.ts";
 import { createToken, type Lease, type NewToken, wait } from "../execution-state/index.ts";
 import type { ChildMessage, TokenAnswer } from "../sandbox/protocol.ts";
 import { replayedToken, tokenResultOf } from "../stored-tokens.ts";
 import { checkLogs, checkStepName, storageBudgetError } from "../stored-values.ts";
 import { newSpanId } from "../trace-ids.ts";
+import { newTokenNonce, type TokenIssuer, tokenHashOf, tokenIdOf } from "../wait-token-ids.ts";
 import { endAttempt } from "./attempt-ending.ts";
 import { type AttemptContext, abandon, type RunningAttempt } from "./running-attempt.ts";
 

@@ -1,12 +1,10 @@
 import { type SQL, sql } from "drizzle-orm";
-import { recordAlertFailure } from "../../alerts/record-failure.ts";
-import { billedStepMs, meterEndedExecution } from "../../billing/metering.ts";
 import type { Database, Transaction } from "../../db/database.ts";
 import { genericPlanRows } from "../../db/generic-plan.ts";
 import type { ExecutionError, LogEntry } from "../../db/schema/index.ts";
-import { countEndedExecution } from "../../studio/count-ended-execution.ts";
 import { cancellationsChannel } from "../channels.ts";
 import { jsonParam, relaxedCommit, relaxedCommitUsed, sqlRows } from "../sql-rows.ts";
+import type { EndStatementPart, EndStatementParts } from "./end-statement-parts.ts";
 import type { FinalTransition } from "./execution-states.ts";
 import {
   closeSpans,
@@ -110,22 +108,21 @@ const endings: { [Name in EndingTransition]: Ending<Name> } = {
 };
 
 /** The row of an end, as the statement reads it; named apart from the execution's own columns. */
-const endColumns = sql.raw(
-  [
-    "execution_id text",
-    "ended_at timestamptz",
-    "new_logs jsonb",
-    "new_output jsonb",
-    "new_error jsonb",
-    "new_run_at timestamptz",
-    "attempt_span_id text",
-    "attempt_code text",
-    "attempt_message text",
-    "step_ms bigint",
-  ].join(", "),
-);
+const endColumns = [
+  "execution_id text",
+  "ended_at timestamptz",
+  "new_logs jsonb",
+  "new_output jsonb",
+  "new_error jsonb",
+  "new_run_at timestamptz",
+  "attempt_span_id text",
+  "attempt_code text",
+  "attempt_message text",
+];
 
-function endRow(end: AttemptEnd<EndingTransition>) {
+type WrittenSteps = NonNullable<EndStatementPart["writtenSteps"]>;
+
+function endRow(end: AttemptEnd<EndingTransition>, written: readonly WrittenSteps[]) {
   const { close } = end;
   const values: { value?: unknown; error?: ExecutionError; runAt?: Date } = end.values;
   return {
@@ -138,10 +135,13 @@ function endRow(end: AttemptEnd<EndingTransition>) {
     attempt_span_id: close.attemptSpanId ?? null,
     attempt_code: close.attemptStatus.code,
     attempt_message: close.attemptStatus.message ?? null,
-    step_ms: (close.stepSpans ?? [])
-      .filter((span) => span.kind === "step")
-      .reduce((total, span) => total + billedStepMs(span.start_time, span.end_time), 0),
+    ...Object.fromEntries(written.map((value) => [value.column, value.valueOf(close.stepSpans ?? [])])),
   };
+}
+
+/** The parts that join the statement of `transition` (`final`: with `final`, whether it ends the execution). */
+function partsJoining(parts: EndStatementParts, transition: EndingTransition, final: boolean): EndStatementPart[] {
+  return parts.filter((part) => part.ends === transition || (part.ends === "final" && final));
 }
 
 /** Who ends the attempts: a worker ends only those it holds the lease of; the API (no holder) only those no lease guards. */
@@ -150,14 +150,16 @@ export interface EndTarget<Name extends EndingTransition> {
   holder: { workerId: string } | undefined;
   /** The caller's transaction stores something that must outlive a crash: the end must not relax its commit. */
   durable?: true;
+  /** What the rest of the platform records in the statement (see `EndStatementPart`). */
+  parts: EndStatementParts;
 }
 
 /**
  * Ends the current attempt of each of `ends` by one transition, in one statement: the rows' new
  * state, the attempt spans closed, the buffered step spans written and, for a final state, the
- * execution spans closed, their pending wait tokens closed (their spans too), the executions
- * metered and counted: the only statement that ends an execution, so the meters and counts move
- * exactly when an end commits. The rows come as one JSON recordset, so the statement's text (and,
+ * execution spans closed and their pending wait tokens closed (their spans too), and what
+ * `target.parts` record of the ends they join (the meters, the counts, the failures to notify of):
+ * the only statement that ends an execution, so all of it moves exactly when an end commits. The rows come as one JSON recordset, so the statement's text (and,
  * on PostgreSQL, its prepared plan) is the same for one end or a batch. A refused end changes
  * nothing and does not stop the others. The worker's own ends commit without waiting for the WAL
  * flush (`relaxedCommit`), unless `durable`; the API's always wait.
@@ -182,8 +184,15 @@ export async function endAttempts<Name extends EndingTransition>(
     message: sql`attempt_message`,
   });
   const tokens = closeTokensOfEnded();
-  const finalParts =
-    ending.final === undefined ? sql`` : sql`, ${tokens.cte}, ${meterEndedExecution()}, ${countEndedExecution()}`;
+  const closedTokens = ending.final === undefined ? sql`` : sql`, ${tokens.cte}`;
+  const parts = partsJoining(target.parts, target.transition, ending.final !== undefined);
+  const partCtes = sql.join(
+    parts.map((part) => sql`, ${part.cte}`),
+    sql``,
+  );
+  const written = parts.flatMap((part) => part.writtenSteps ?? []);
+  const columns = [...endColumns, ...written.map((value) => `${value.column} ${value.type}`)].join(", ");
+  const writtenColumns = written.map((value) => `, e.${value.column}`).join("");
   const closedSpans = closeSpans(
     ending.final === undefined
       ? [attemptSpans]
@@ -197,21 +206,20 @@ export async function endAttempts<Name extends EndingTransition>(
     target.holder === undefined && ending.withoutHolder !== undefined
       ? sql`${ending.set}, ${ending.withoutHolder}`
       : ending.set;
-  const alertFailure = target.transition === "fail" ? sql`, ${recordAlertFailure()}` : sql``;
   // In the order of their ids, as `renewLeases` locks them: two statements locking rows of one
   // worker in different orders could deadlock.
   const rows = [...ends]
     .sort((a, b) => (a.executionId < b.executionId ? -1 : a.executionId > b.executionId ? 1 : 0))
-    .map(endRow);
+    .map((end) => endRow(end, written));
   const [row] = await genericPlanRows<{ taken: string[] }>(
     db,
     sql`with ${relaxed ? sql`${relaxedCommit},` : sql``} changed as (update executions set ${setStatusOf(target.transition)}, ${set},
           lease_owner = null, lease_expires_at = null, logs = logs || e.new_logs
-        from json_to_recordset(${jsonParam(rows)}::json) as e(${endColumns})
+        from json_to_recordset(${jsonParam(rows)}::json) as e(${sql.raw(columns)})
         where id = e.execution_id and ${allowedBy(target.transition, target.holder)}
         returning id, project_id, workflow, deployment_id, attempt, execution_span_id, trigger_kind, created_at, status,
-          input, output, error, e.ended_at, e.attempt_span_id, e.attempt_code, e.attempt_message, e.step_ms)${flushSpans}${finalParts},
-      closed_spans as (${closedSpans} returning 1)${alertFailure}
+          input, output, error, e.ended_at, e.attempt_span_id, e.attempt_code, e.attempt_message${sql.raw(writtenColumns)})${flushSpans}${closedTokens},
+      closed_spans as (${closedSpans} returning 1)${partCtes}
       select array(select id from changed) as taken${relaxed ? sql`, ${relaxedCommitUsed} as relaxed` : sql``}`,
   );
   const taken = new Set(row?.taken ?? []);
@@ -230,18 +238,24 @@ export async function endAttempt<Name extends EndingTransition>(
 
 const holderOf = (lease: Lease) => ({ workerId: lease.workerId });
 
-export function succeed(db: Database, lease: Lease, close: AttemptClose, result: EndingValues["succeed"]) {
+export function succeed(
+  db: Database,
+  parts: EndStatementParts,
+  lease: Lease,
+  close: AttemptClose,
+  result: EndingValues["succeed"],
+) {
   return endAttempt(
     db,
-    { transition: "succeed", holder: holderOf(lease) },
+    { transition: "succeed", holder: holderOf(lease), parts },
     { executionId: lease.executionId, close, values: result },
   );
 }
 
-export function fail(db: Database, lease: Lease, close: AttemptClose, error: ExecutionError) {
+export function fail(db: Database, parts: EndStatementParts, lease: Lease, close: AttemptClose, error: ExecutionError) {
   return endAttempt(
     db,
-    { transition: "fail", holder: holderOf(lease) },
+    { transition: "fail", holder: holderOf(lease), parts },
     { executionId: lease.executionId, close, values: { error } },
   );
 }
@@ -252,12 +266,13 @@ export function fail(db: Database, lease: Lease, close: AttemptClose, error: Exe
  */
 export function cancel(
   db: Database | Transaction,
+  parts: EndStatementParts,
   target: { executionId: string; lease?: Lease | undefined },
   close: AttemptClose,
 ) {
   return endAttempt(
     db,
-    { transition: "cancel", holder: target.lease === undefined ? undefined : holderOf(target.lease) },
+    { transition: "cancel", holder: target.lease === undefined ? undefined : holderOf(target.lease), parts },
     { executionId: target.executionId, close, values: {} },
   );
 }
@@ -295,7 +310,8 @@ export function sleep(
     if (inserted.length === 0) return "refused";
     return endAttempt(
       tx,
-      { transition: "sleep", holder: holderOf(lease), durable: true },
+      // No part joins an end that leaves the execution unfinished.
+      { transition: "sleep", holder: holderOf(lease), durable: true, parts: [] },
       { executionId: lease.executionId, close, values: { runAt: nap.wakeAt } },
     );
   });

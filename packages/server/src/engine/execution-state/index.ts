@@ -19,6 +19,7 @@ export {
   type TransitionOutcome,
 } from "./attempt-transitions.ts";
 export { type ClaimedExecution, type ClaimRequest, claim, limitedGroupsPerClaim } from "./claim.ts";
+export type { EndStatementPart, EndStatementParts } from "./end-statement-parts.ts";
 export * from "./execution-states.ts";
 export { recordStep, type StepRecord, type StepRecorded, stepSpanOf } from "./record-step.ts";
 export { endOrphanedLeases, renewLeases } from "./renew-leases.ts";

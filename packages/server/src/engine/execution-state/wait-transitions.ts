@@ -20,7 +20,7 @@ import { allowedBy, statusIn } from "./transition-condition.ts";
 /** A token as the worker asks for it; when one of that name exists, it is kept and these are ignored. */
 export interface NewToken {
   name: string;
-  /** Random input of the token id's HMAC (see `wait-tokens/token-secret.ts`), and the id's SHA-256. */
+  /** Random input of the token id's HMAC (see `engine/wait-token-ids.ts`), and the id's SHA-256. */
   nonce: string;
   tokenHash: string;
   spanId: string;
@@ -123,7 +123,8 @@ export function wait(db: Database, lease: Lease, close: AttemptClose, token: New
     if (stored.status !== "pending") return { outcome: "ended", token: stored };
     const outcome = await endAttempt(
       tx,
-      { transition: "wait", holder: holderOf(lease), durable: true },
+      // No part joins an end that leaves the execution unfinished.
+      { transition: "wait", holder: holderOf(lease), durable: true, parts: [] },
       { executionId: lease.executionId, close, values: { runAt: new Date(stored.expires_at) } },
     );
     return outcome === "taken" ? { outcome: "waiting", token: stored } : { outcome: "refused" };

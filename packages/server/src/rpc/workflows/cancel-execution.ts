@@ -1,4 +1,4 @@
-import { cancelExecution as cancelExecutionService } from "../../engine/cancel-execution.ts";
+import { cancelExecution as cancelExecutionService } from "../../workflows/cancel-execution.ts";
 import { rpc } from "../implementer.ts";
 import { actorOf } from "../project-access.ts";
 import { valueOrRpcError } from "../service-failure.ts";

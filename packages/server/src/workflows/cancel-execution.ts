@@ -3,17 +3,32 @@ import { type AuditedChange, recordAuditEvent } from "../audit/record-audit-even
 import type { Database } from "../db/database.ts";
 import { retryOnDeadlock } from "../db/deadlock-retry.ts";
 import { type ExecutionStatus, executions } from "../db/schema/index.ts";
+import {
+  cancel,
+  type EndStatementParts,
+  isFinal,
+  leasedState,
+  requestCancel,
+  transitions,
+} from "../engine/execution-state/index.ts";
+import type { SpanExport } from "../engine/span-export.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
-import type { SpanExport } from "../traces/otlp-export.ts";
-import { cancel, isFinal, leasedState, requestCancel, transitions } from "./execution-state/index.ts";
 
 interface CancelRequest {
   executionId: string;
   projectId?: string | undefined;
   /** Set for a cancellation through the API, which is then an audit event. */
   audit?: AuditedChange | undefined;
+}
+
+interface CancelDependencies {
+  clock: Clock;
+  ids: IdGenerator;
+  spanExport?: SpanExport | undefined;
+  /** What the features record in the statement that ends the execution (`endStatementParts`). */
+  endStatementParts: EndStatementParts;
 }
 
 /**
@@ -23,7 +38,7 @@ interface CancelRequest {
  */
 export async function cancelExecution(
   db: Database,
-  deps: { clock: Clock; ids: IdGenerator; spanExport?: SpanExport | undefined },
+  deps: CancelDependencies,
   request: CancelRequest,
 ): Promise<ServiceResult<{ status: ExecutionStatus }>> {
   // The row is locked before its project's (the foreign keys of what the end writes), the opposite
@@ -35,7 +50,7 @@ export async function cancelExecution(
 
 function cancelInTransaction(
   db: Database,
-  deps: { clock: Clock; ids: IdGenerator },
+  deps: CancelDependencies,
   request: CancelRequest,
 ): Promise<ServiceResult<{ status: ExecutionStatus }>> {
   return db.transaction(async (tx) => {
@@ -70,6 +85,7 @@ function cancelInTransaction(
     }
     const outcome = await cancel(
       tx,
+      deps.endStatementParts,
       { executionId: row.id },
       { now, attemptSpanId: undefined, attemptStatus: { code: "error" }, logs: [] },
     );

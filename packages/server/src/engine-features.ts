@@ -1,0 +1,41 @@
+import { recordAlertFailure } from "./alerts/record-failure.ts";
+import { meterEndedExecution } from "./billing/metering.ts";
+import { type PlanCatalogue, unlimitedPlan } from "./billing/plans.ts";
+import { createStepQuota } from "./billing/step-quota.ts";
+import type { Database } from "./db/database.ts";
+import type { EndStatementParts } from "./engine/execution-state/end-statement-parts.ts";
+import type { WorkerFeatures } from "./engine/worker.ts";
+import { readIntegrationValues } from "./integrations/read-integration-values.ts";
+import type { SecretKeyring } from "./integrations/secret-sealing.ts";
+import type { Clock } from "./shared/clock.ts";
+import { countEndedExecution } from "./studio/count-ended-execution.ts";
+
+/**
+ * What the features record in the engine's one end statement: billing's meters and Studio's counts
+ * of every execution that ends, and the failures alerts notify of. Whatever ends attempts (the
+ * worker, the API's cancel) is given this list, so the engine imports none of those features.
+ */
+export const endStatementParts: EndStatementParts = [meterEndedExecution, countEndedExecution, recordAlertFailure];
+
+export interface WorkerFeatureSettings {
+  /** The plans (WEFT_PLANS), whose step quotas the worker enforces. */
+  billing?: PlanCatalogue | undefined;
+  /** The keys that open the projects' integration secrets. */
+  keyring?: SecretKeyring | undefined;
+}
+
+/**
+ * What a worker asks of the features it runs executions for: the parts of its end statement, the
+ * step quota of the plans (WEFT_PLANS; only `unlimited` by default) and, given the keys that open
+ * the projects' secrets, the integrations its workflows see (without them, none).
+ */
+export function workerFeatures(deps: { db: Database; clock: Clock }, settings: WorkerFeatureSettings): WorkerFeatures {
+  const { db, clock } = deps;
+  const { keyring } = settings;
+  const catalogue = settings.billing ?? { plans: [unlimitedPlan], defaultPlan: unlimitedPlan.name };
+  return {
+    endStatementParts,
+    stepQuota: createStepQuota({ db, clock, catalogue }),
+    integrations: keyring === undefined ? undefined : (projectId) => readIntegrationValues(db, keyring, projectId),
+  };
+}
