@@ -11,7 +11,7 @@ import {
   waitTokens,
 } from "../src/db/schema/index.ts";
 import { createDeployment } from "../src/deployments/create-deployment.ts";
-import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
+import { enqueueExecution, insertNewExecutions, queuedExecutionRows } from "../src/engine/enqueue-execution.ts";
 import {
   type AttemptClose,
   cancel,
@@ -33,6 +33,7 @@ import {
   transitions,
   wait,
 } from "../src/engine/execution-state/index.ts";
+import { startLocally } from "../src/engine/execution-state/local-start.ts";
 import { insertSpans, spansFromJson } from "../src/engine/execution-state/span-writes.ts";
 import { jsonParam, sqlRows } from "../src/engine/sql-rows.ts";
 import { newSpanId } from "../src/engine/trace-ids.ts";
@@ -139,8 +140,12 @@ const close = (): AttemptClose => ({
   logs: [],
 });
 
+/** The transitions that change an execution's row; `startLocally` writes a new one already leased. */
+type RowTransition = Exclude<TransitionName, "startLocally">;
+const rowTransitions = transitionNames.filter((name): name is RowTransition => name !== "startLocally");
+
 /** Takes `transition` as its caller would: a worker with the lease, or the API without one. */
-async function take(transition: TransitionName, executionId: string, from: ExecutionState): Promise<boolean> {
+async function take(transition: RowTransition, executionId: string, from: ExecutionState): Promise<boolean> {
   const lease: Lease = { executionId, workerId: holder };
   const db = database.db;
   switch (transition) {
@@ -227,7 +232,7 @@ describe("the execution state machine", () => {
     expect(claimTransitions.every((name) => transitions[name].to === leasedState)).toBe(true);
   });
 
-  for (const transition of transitionNames) {
+  for (const transition of rowTransitions) {
     for (const from of executionStates) {
       const allowed = isAllowed(transition, from);
       it(`${allowed ? "takes" : "refuses"} ${transition} from ${from}`, async () => {
@@ -249,6 +254,36 @@ describe("the execution state machine", () => {
         }
       });
     }
+  }
+
+  for (const from of executionStates) {
+    const allowed = isAllowed("startLocally", from);
+    it(`${allowed ? "writes" : "refuses"} a new execution leased by startLocally from ${from}`, async () => {
+      const queued = queuedExecutionRows(
+        { clock, ids },
+        { projectId, deploymentId, workflow: "w", input: null, trigger: { kind: "api" } },
+        { name: "w" },
+      );
+      const rows = { ...queued, execution: { ...queued.execution, status: from } };
+      const now = clock.now();
+      const slot = {
+        workerId: holder,
+        now,
+        leaseExpiresAt: new Date(now.getTime() + leaseMs),
+        accountId: "acc_states",
+        begin: () => undefined,
+        cancel: () => undefined,
+      };
+      if (!allowed) {
+        expect(() => startLocally(rows, slot)).toThrow();
+        return;
+      }
+      const started = startLocally(rows, slot);
+      expect(started.execution.transition).toBe("startLocally");
+      await database.db.transaction((tx) => insertNewExecutions(tx, [started.rows]));
+      const [row] = await database.db.select().from(executions).where(eq(executions.id, queued.execution.id));
+      expect(row).toMatchObject({ status: transitions.startLocally.to, leaseOwner: holder, startedAt: now });
+    });
   }
 
   it("meters a final end as its start and its end, and counts it in its creation minute", async () => {

@@ -11,7 +11,8 @@ import {
   type NewExecutionRows,
   queuedExecutionRows,
 } from "./enqueue-execution.ts";
-import { type LocalStarts, startedLocally } from "./local-starts.ts";
+import { startLocally } from "./execution-state/local-start.ts";
+import type { LocalStarts } from "./local-starts.ts";
 
 /** Says, just before a commit, whether the caller still wants the row (its deadline has not passed). */
 export interface CommitDeadline {
@@ -67,7 +68,7 @@ export function createEnqueueBatcher(deps: {
     const entry = live.find((candidate) => candidate.item.workflow.concurrency === undefined);
     const slot = entry === undefined ? undefined : deps.localStarts?.reserve(entry.item.request.projectId);
     if (entry === undefined || slot === undefined) return undefined;
-    const started = startedLocally(entry.row, slot);
+    const started = startLocally(entry.row, slot);
     entry.row = started.rows;
     return { index: entry.index, slot, execution: started.execution };
   }

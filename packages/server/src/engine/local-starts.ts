@@ -1,14 +1,10 @@
-import type { NewExecutionRows } from "./enqueue-execution.ts";
-import { attemptSpanRow } from "./execution-state/attempt-spans.ts";
 import type { ClaimedExecution } from "./execution-state/claim.ts";
-import { leasedState } from "./execution-state/execution-states.ts";
-import { newSpanId } from "./trace-ids.ts";
 
 /**
  * A slot of this process's worker, held for one new execution that ingress is about to write. The
  * row is written already leased to the worker, with its attempt span, as the claim would have left
- * it: on the embedded database, where ingress and the only worker share one process, a claim found
- * nothing but that row, and cost a statement per execution.
+ * it (the `startLocally` transition): on the embedded database, where ingress and the only worker
+ * share one process, a claim found nothing but that row, and cost a statement per execution.
  */
 export interface LocalStart {
   workerId: string;
@@ -31,51 +27,4 @@ export interface LocalStarts {
    * `undefined`, and the execution is queued for a claim.
    */
   reserve(projectId: string): LocalStart | undefined;
-}
-
-/**
- * A queued execution's rows changed into those of its first attempt, leased to `start`'s worker,
- * and the execution as that worker runs it: what the claim's `leaseAndReturn` writes and returns,
- * attempt span included, for an execution that never ran.
- */
-export function startedLocally(
-  rows: NewExecutionRows,
-  start: LocalStart,
-): { rows: NewExecutionRows; execution: ClaimedExecution } {
-  const queued = rows.execution;
-  const attemptSpanId = newSpanId();
-  const attemptSpan = attemptSpanRow(queued, attemptSpanId, start.workerId, start.now);
-  return {
-    rows: {
-      execution: {
-        ...queued,
-        status: leasedState,
-        leaseOwner: start.workerId,
-        leaseExpiresAt: start.leaseExpiresAt,
-        startedAt: start.now,
-      },
-      spans: [...rows.spans, attemptSpan],
-    },
-    execution: {
-      id: queued.id,
-      projectId: queued.projectId,
-      accountId: start.accountId,
-      deploymentId: queued.deploymentId,
-      workflow: queued.workflow,
-      input: queued.input,
-      attempt: queued.attempt,
-      maxAttempts: queued.maxAttempts,
-      retryMinDelayMs: queued.retryMinDelayMs,
-      retryMaxDelayMs: queued.retryMaxDelayMs,
-      timeoutMs: queued.timeoutMs,
-      traceId: queued.traceId,
-      executionSpanId: queued.executionSpanId,
-      cancelRequested: false,
-      hasHistory: false,
-      transition: "claim",
-      attemptSpanId,
-      logBytes: Buffer.byteLength(JSON.stringify(queued.logs)),
-      leaseExpiries: 0,
-    },
-  };
 }

@@ -8,6 +8,7 @@ import {
   claimTransitionFrom,
   claimTransitions,
   type ExecutionState,
+  type LeasingTransition,
   leasedState,
   transitions,
 } from "./execution-states.ts";
@@ -32,8 +33,8 @@ export interface ClaimedExecution {
   cancelRequested: boolean;
   /** False for an execution never started before: it has no stored steps to replay. */
   hasHistory: boolean;
-  /** The transition the claim took: `wake` and `expireLease` continue an attempt rather than start one. */
-  transition: ClaimTransition;
+  /** The transition that leased it: `wake` and `expireLease` continue an attempt rather than start one. */
+  transition: LeasingTransition;
   /** The span opened for this attempt (or resumption) by the claim. */
   attemptSpanId: string;
   /** Bytes of JSON text of the execution's own logs (those written outside steps, by earlier attempts). */

@@ -40,6 +40,12 @@ export const transitions = {
   wake: { from: ["sleeping", "waiting"], to: "running" },
   /** A worker takes over an execution whose lease another worker let lapse (it died). */
   expireLease: { from: ["running"], to: "running" },
+  /**
+   * A new execution is written already leased to the worker of the process that accepts it, as a
+   * claim would have leased it at once (on the embedded database, where ingress and the only worker
+   * share one process; see `local-start.ts`): from the state it would have been written in.
+   */
+  startLocally: { from: [initialState], to: "running" },
   /** A completed step is stored; the execution keeps running. */
   recordStep: { from: ["running"], to: "running" },
   /** A durable sleep: the lease is released until the wake-up time. */
@@ -57,6 +63,15 @@ export const transitions = {
 } as const satisfies Record<string, Transition>;
 
 export type TransitionName = keyof typeof transitions;
+
+type StateInTheTable =
+  | (typeof transitions)[TransitionName]["from"][number]
+  | (typeof transitions)[TransitionName]["to"];
+/**
+ * Fails to compile when a state of the contract's list is in no transition of the table, so a state
+ * added there cannot be left without a way in or out.
+ */
+true satisfies [Exclude<ExecutionState, StateInTheTable>] extends [never] ? true : never;
 /** The transitions into a final state: their statement also meters and counts the execution. */
 export type FinalTransition = {
   [Name in TransitionName]: (typeof transitions)[Name]["to"] extends (typeof finalStates)[number] ? Name : never;
@@ -66,6 +81,8 @@ export const transitionNames = Object.keys(transitions) as TransitionName[];
 /** The transitions a claim statement takes. */
 export const claimTransitions = ["claim", "wake", "expireLease"] as const satisfies readonly TransitionName[];
 export type ClaimTransition = (typeof claimTransitions)[number];
+/** The transitions that lease an execution to a worker for an attempt: a claim's, or a local start. */
+export type LeasingTransition = ClaimTransition | "startLocally";
 
 export function isAllowed(transition: TransitionName, from: ExecutionState): boolean {
   return (transitions[transition].from as readonly ExecutionState[]).includes(from);

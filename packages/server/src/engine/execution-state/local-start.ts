@@ -1,0 +1,58 @@
+import type { NewExecutionRows } from "../enqueue-execution.ts";
+import type { LocalStart } from "../local-starts.ts";
+import { newSpanId } from "../trace-ids.ts";
+import { attemptSpanRow } from "./attempt-spans.ts";
+import type { ClaimedExecution } from "./claim.ts";
+import { isAllowed, transitions } from "./execution-states.ts";
+
+/**
+ * `startLocally`: a new execution's rows, about to be written in the state it would have been
+ * queued in, changed into those of its first attempt leased to `start`'s worker, and the execution
+ * as that worker runs it: what the claim's `leaseAndReturn` writes and returns, attempt span
+ * included, for an execution that never ran. The rows are inserted as they are
+ * (`insertNewExecutions`), so this is the transition's whole change; any other state throws, as
+ * no caller may hand one.
+ */
+export function startLocally(
+  rows: NewExecutionRows,
+  start: LocalStart,
+): { rows: NewExecutionRows; execution: ClaimedExecution } {
+  const queued = rows.execution;
+  if (!isAllowed("startLocally", queued.status))
+    throw new Error(`a local start cannot take a new ${queued.status} row`);
+  const attemptSpanId = newSpanId();
+  const attemptSpan = attemptSpanRow(queued, attemptSpanId, start.workerId, start.now);
+  return {
+    rows: {
+      execution: {
+        ...queued,
+        status: transitions.startLocally.to,
+        leaseOwner: start.workerId,
+        leaseExpiresAt: start.leaseExpiresAt,
+        startedAt: start.now,
+      },
+      spans: [...rows.spans, attemptSpan],
+    },
+    execution: {
+      id: queued.id,
+      projectId: queued.projectId,
+      accountId: start.accountId,
+      deploymentId: queued.deploymentId,
+      workflow: queued.workflow,
+      input: queued.input,
+      attempt: queued.attempt,
+      maxAttempts: queued.maxAttempts,
+      retryMinDelayMs: queued.retryMinDelayMs,
+      retryMaxDelayMs: queued.retryMaxDelayMs,
+      timeoutMs: queued.timeoutMs,
+      traceId: queued.traceId,
+      executionSpanId: queued.executionSpanId,
+      cancelRequested: false,
+      hasHistory: false,
+      transition: "startLocally",
+      attemptSpanId,
+      logBytes: Buffer.byteLength(JSON.stringify(queued.logs)),
+      leaseExpiries: 0,
+    },
+  };
+}
