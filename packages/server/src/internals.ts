@@ -9,7 +9,7 @@ export { type Database, type DatabaseHandle, useEmbedded, usePostgres } from "./
 export { credentials, executions, projects, spans, waitTokens } from "./db/schema/index.ts";
 export { createDeployment } from "./deployments/create-deployment.ts";
 export { getActiveDeployment } from "./deployments/read-deployments.ts";
-export type { ResolveHost } from "./engine/egress/egress-proxy.ts";
+export type { ResolveHost } from "./engine/egress/resolve-host.ts";
 export { createEnqueueBatcher } from "./engine/enqueue-batcher.ts";
 export { enqueueExecution } from "./engine/enqueue-execution.ts";
 export { type ClaimRequest, claim } from "./engine/execution-state/claim.ts";

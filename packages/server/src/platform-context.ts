@@ -2,7 +2,7 @@ import type { QuotaGate } from "./billing/quota-gate.ts";
 import type { Config } from "./config/config.ts";
 import type { DatabaseHandle } from "./db/database.ts";
 import type { ActiveDeploymentChanges } from "./deployments/active-deployment-changes.ts";
-import type { ResolveHost } from "./engine/egress/egress-proxy.ts";
+import type { ResolveHost } from "./engine/egress/resolve-host.ts";
 import type { EndStatementParts } from "./engine/execution-state/end-statement-parts.ts";
 import type { LocalStarts } from "./engine/local-starts.ts";
 import type { SandboxIsolation } from "./engine/sandbox/sandbox-isolation.ts";

@@ -9,7 +9,7 @@ import {
   relayActiveDeploymentChanges,
 } from "./deployments/active-deployment-changes.ts";
 import { createEgressPolicy } from "./engine/egress/address-policy.ts";
-import { type ResolveHost, resolveWithSystem } from "./engine/egress/egress-proxy.ts";
+import { type ResolveHost, resolveWithSystem } from "./engine/egress/resolve-host.ts";
 import { decideSandbox } from "./engine/sandbox/sandbox-isolation.ts";
 import { waitTokenIssuer } from "./engine/wait-token-ids.ts";
 import { startWorker, type Worker } from "./engine/worker.ts";

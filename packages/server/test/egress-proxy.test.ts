@@ -5,14 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEgressPolicy, type EgressAllowEntry } from "../src/engine/egress/address-policy.ts";
-import {
-  type EgressChild,
-  type EgressLimits,
-  type EgressProxy,
-  type ResolveHost,
-  startEgressProxy,
-} from "../src/engine/egress/egress-proxy.ts";
+import type { EgressLimits } from "../src/engine/egress/egress-limits.ts";
+import { type EgressChild, type EgressProxy, startEgressProxy } from "../src/engine/egress/egress-proxy.ts";
 import { egressRefusalHeader, egressStatusPath } from "../src/engine/egress/egress-refusal.ts";
+import type { ResolveHost } from "../src/engine/egress/resolve-host.ts";
 import { createLogger } from "../src/shared/logger.ts";
 import { createManualTimers, type ManualTimers } from "../src/shared/timers.ts";
 

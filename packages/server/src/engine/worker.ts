@@ -17,7 +17,7 @@ import { createClaimLoop } from "./claim-loop.ts";
 import { announcedAccounts } from "./claimable-accounts.ts";
 import { defaultCrashAttempts } from "./crash-attempts.ts";
 import { createDueWakeups } from "./due-wakeups.ts";
-import type { ResolveHost } from "./egress/egress-proxy.ts";
+import type { ResolveHost } from "./egress/resolve-host.ts";
 import { createEmbeddedMaintenance, defaultVacuumEveryClaims } from "./embedded-maintenance.ts";
 import type { EndStatementParts } from "./execution-state/end-statement-parts.ts";
 import { defaultSandboxIdleMs } from "./limits.ts";

@@ -8,7 +8,7 @@ import { loadOrCreateSecretKey } from "../config/secret-key.ts";
 import { DataDirLockedError } from "../db/data-dir-lock.ts";
 import { openDatabase } from "../db/database.ts";
 import { createEgressPolicy } from "../engine/egress/address-policy.ts";
-import { resolveWithSystem } from "../engine/egress/egress-proxy.ts";
+import { resolveWithSystem } from "../engine/egress/resolve-host.ts";
 import { cgroupsInForce } from "../engine/sandbox/sandbox-cgroups.ts";
 import { decideSandbox, SandboxUnavailableError } from "../engine/sandbox/sandbox-isolation.ts";
 import { waitTokenIssuer } from "../engine/wait-token-ids.ts";

@@ -2,7 +2,7 @@ import { type ClientRequest, request as httpRequest, type IncomingHttpHeaders } 
 import { request as httpsRequest } from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import { type EgressPolicy, nonPublicRangeOf } from "../engine/egress/address-policy.ts";
-import type { ResolveHost } from "../engine/egress/egress-proxy.ts";
+import type { ResolveHost } from "../engine/egress/resolve-host.ts";
 import type { Timers } from "./timers.ts";
 
 /** One request the platform makes to an address a tenant (or an operator) named. */

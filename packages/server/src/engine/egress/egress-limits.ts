@@ -8,6 +8,12 @@ export interface SandboxEgressLimits {
   bytesPerExecution: number;
 }
 
+/** What one sandbox child may hold and move through the proxy, and what the proxy may hold for all of them. */
+export interface EgressLimits extends SandboxEgressLimits {
+  /** File descriptors the proxy may hold for every child together (`egressFdShare`). */
+  fdShare: number;
+}
+
 /**
  * 64 connections cover a workflow that fans out to a few dozen APIs at once, with keep-alive
  * connections to spare, while 64 per child times the children of a worker stays far below the

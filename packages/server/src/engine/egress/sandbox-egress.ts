@@ -6,9 +6,10 @@ import type { Timers } from "../../shared/timers.ts";
 import { formatLimit } from "../limits.ts";
 import { createEgressPolicy, type EgressAllowEntry } from "./address-policy.ts";
 import { defaultEgressLimits, type SandboxEgressLimits } from "./egress-limits.ts";
-import { type EgressChild, type ResolveHost, startEgressProxy } from "./egress-proxy.ts";
+import { type EgressChild, startEgressProxy } from "./egress-proxy.ts";
 import { raiseOpenFileLimit } from "./open-file-limit.ts";
 import { egressFdShare } from "./open-file-share.ts";
+import type { ResolveHost } from "./resolve-host.ts";
 
 export interface SandboxEgressOptions {
   allow: readonly EgressAllowEntry[];
