@@ -1,5 +1,5 @@
+import type { ExecutionHandlers } from "../sandbox/execution-handlers.ts";
 import type { SandboxLogEntry, SerializedError } from "../sandbox/protocol.ts";
-import type { ExecutionHandlers } from "../sandbox/sandbox-pool.ts";
 import { endAttempt } from "./attempt-ending.ts";
 import { exitEnding, finishedEnding, malformedEnding, sleepEnding } from "./child-outcomes.ts";
 import type { AttemptContext, RunningAttempt } from "./running-attempt.ts";

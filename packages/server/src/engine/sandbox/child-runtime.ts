@@ -454,71 +454,85 @@ function createIntegrations(available: Record<string, IntegrationValues>): Recor
   );
 }
 
+/** Asks the worker to create the token or wait for it; a stop halts the execution here. */
+async function askWorker(
+  message: RunMessage,
+  state: ExecutionState,
+  asked: { name: string; timeoutMs: number; wait: boolean },
+): Promise<TokenAnswerMessage> {
+  const { name, timeoutMs, wait } = asked;
+  if (state.abandoned) return halt();
+  state.sequence += 1;
+  const sequence = state.sequence;
+  const answer = new Promise<Reply>((resolve) => state.waiting.set(sequence, resolve));
+  // A wait's logs are stored with it if the execution waits (and it halts); otherwise they stay for the next end.
+  const logs = wait ? [...state.logs] : [];
+  const request = { type: "token", executionId: message.executionId, sequence, name, timeoutMs, wait };
+  report({ ...request, logs }, { ...request, logs: [] });
+  const reply = await answer;
+  if (reply.stop !== undefined || state.abandoned) {
+    state.abandoned = true;
+    return halt();
+  }
+  if (reply.error !== undefined) throw errorFrom(reply.error);
+  if (reply.type !== "tokenAnswer" || reply.token === undefined) {
+    throw namedError("SandboxProtocolError", "the worker answered a token request without a token");
+  }
+  return reply;
+}
+
+/** `ctx.step`: a stored step is replayed; a new one runs, and the worker stores its outcome before it is returned. */
+async function runStep<T>(
+  message: RunMessage,
+  state: ExecutionState,
+  rawName: string,
+  fn: () => T | Promise<T>,
+): Promise<T> {
+  const name = claimName(state, rawName);
+  if (Object.hasOwn(message.steps, name)) {
+    state.replaysLeft = Math.max(0, state.replaysLeft - 1);
+    return message.steps[name]?.result.value as T;
+  }
+  if (state.abandoned) return halt();
+  const logs: LogEntry[] = [];
+  const started = performance.now();
+  let outcome: Outcome;
+  let thrown: unknown;
+  try {
+    const stored = toStored(
+      await stepScope.run(logs, fn),
+      `the result of step "${name}"`,
+      limits.stepResultBytes,
+      "StepResultTooLargeError",
+    );
+    outcome = stored.ok ? { ok: true, result: stored.result } : stored;
+    if (!stored.ok) thrown = errorFrom(stored.error);
+  } catch (error) {
+    thrown = error;
+    outcome = { ok: false, error: serializeError(error) };
+  }
+  const durationMs = performance.now() - started;
+  state.sequence += 1;
+  const sequence = state.sequence;
+  const answer = new Promise<Reply>((resolve) => state.waiting.set(sequence, resolve));
+  const step = { type: "step", executionId: message.executionId, sequence, name, durationMs };
+  report({ ...step, outcome, logs }, { ...step, outcome: { ok: false, error: reportError("the step") }, logs: [] });
+  const reply = await answer;
+  if (reply.stop !== undefined || state.abandoned) {
+    state.abandoned = true;
+    return halt();
+  }
+  if (reply.error !== undefined) throw errorFrom(reply.error);
+  if (!outcome.ok) throw thrown;
+  return outcome.result.value as T;
+}
+
 function createContext(message: RunMessage, state: ExecutionState) {
-  /** Asks the worker to create the token or wait for it; a stop halts the execution here. */
-  const askWorker = async (name: string, timeoutMs: number, wait: boolean): Promise<TokenAnswerMessage> => {
-    if (state.abandoned) return halt();
-    state.sequence += 1;
-    const sequence = state.sequence;
-    const answer = new Promise<Reply>((resolve) => state.waiting.set(sequence, resolve));
-    // A wait's logs are stored with it if the execution waits (and it halts); otherwise they stay for the next end.
-    const logs = wait ? [...state.logs] : [];
-    const request = { type: "token", executionId: message.executionId, sequence, name, timeoutMs, wait };
-    report({ ...request, logs }, { ...request, logs: [] });
-    const reply = await answer;
-    if (reply.stop !== undefined || state.abandoned) {
-      state.abandoned = true;
-      return halt();
-    }
-    if (reply.error !== undefined) throw errorFrom(reply.error);
-    if (reply.type !== "tokenAnswer" || reply.token === undefined) {
-      throw namedError("SandboxProtocolError", "the worker answered a token request without a token");
-    }
-    return reply;
-  };
   return {
     execution: { id: message.executionId, attempt: message.attempt },
     integrations: createIntegrations(message.integrations),
     log: createLogger(state),
-    step: async <T>(rawName: string, fn: () => T | Promise<T>): Promise<T> => {
-      const name = claimName(state, rawName);
-      if (Object.hasOwn(message.steps, name)) {
-        state.replaysLeft = Math.max(0, state.replaysLeft - 1);
-        return message.steps[name]?.result.value as T;
-      }
-      if (state.abandoned) return halt();
-      const logs: LogEntry[] = [];
-      const started = performance.now();
-      let outcome: Outcome;
-      let thrown: unknown;
-      try {
-        const stored = toStored(
-          await stepScope.run(logs, fn),
-          `the result of step "${name}"`,
-          limits.stepResultBytes,
-          "StepResultTooLargeError",
-        );
-        outcome = stored.ok ? { ok: true, result: stored.result } : stored;
-        if (!stored.ok) thrown = errorFrom(stored.error);
-      } catch (error) {
-        thrown = error;
-        outcome = { ok: false, error: serializeError(error) };
-      }
-      const durationMs = performance.now() - started;
-      state.sequence += 1;
-      const sequence = state.sequence;
-      const answer = new Promise<Reply>((resolve) => state.waiting.set(sequence, resolve));
-      const step = { type: "step", executionId: message.executionId, sequence, name, durationMs };
-      report({ ...step, outcome, logs }, { ...step, outcome: { ok: false, error: reportError("the step") }, logs: [] });
-      const reply = await answer;
-      if (reply.stop !== undefined || state.abandoned) {
-        state.abandoned = true;
-        return halt();
-      }
-      if (reply.error !== undefined) throw errorFrom(reply.error);
-      if (!outcome.ok) throw thrown;
-      return outcome.result.value as T;
-    },
+    step: <T>(rawName: string, fn: () => T | Promise<T>): Promise<T> => runStep(message, state, rawName, fn),
     sleep: async (rawName: string, duration: unknown): Promise<void> => {
       const name = claimName(state, rawName);
       if (Object.hasOwn(message.steps, name)) {
@@ -539,7 +553,7 @@ function createContext(message: RunMessage, state: ExecutionState) {
       state.tokenNames.add(name);
       const stored = Object.hasOwn(message.tokens, name) ? message.tokens[name] : undefined;
       if (stored !== undefined) return { id: stored.id, url: stored.url };
-      const reply = await askWorker(name, tokenTimeout(name, options), false);
+      const reply = await askWorker(message, state, { name, timeoutMs: tokenTimeout(name, options), wait: false });
       return { id: reply.token?.id ?? "", url: reply.token?.url ?? "" };
     },
     waitForToken: async (rawName: string, options?: unknown): Promise<TokenResult> => {
@@ -555,7 +569,7 @@ function createContext(message: RunMessage, state: ExecutionState) {
       const created = stored !== undefined || state.tokenNames.has(name);
       state.tokenNames.add(name);
       const timeoutMs = created ? 0 : tokenTimeout(name, options);
-      const reply = await askWorker(name, timeoutMs, true);
+      const reply = await askWorker(message, state, { name, timeoutMs, wait: true });
       if (reply.result === undefined) {
         throw namedError("SandboxProtocolError", "the worker answered a wait without the token's result");
       }

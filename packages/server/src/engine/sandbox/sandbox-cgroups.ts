@@ -277,6 +277,48 @@ function oomKills(fs: CgroupFs, memoryGroup: string, version: "v1" | "v2"): numb
   }
 }
 
+/** Removes what it can of a group's directories; ends the processes still in the others. Answers those left. */
+function removeGroupOnce(fs: CgroupFs, kill: (pid: number) => void, dirs: string[]): string[] {
+  const left = dirs.filter((dir) => {
+    try {
+      fs.removeDir(dir);
+      return false;
+    } catch (error) {
+      return errorCode(error) !== "ENOENT";
+    }
+  });
+  for (const dir of left) {
+    try {
+      for (const task of fs.read(join(dir, "cgroup.procs")).split("\n")) {
+        if (/^\d+$/.test(task.trim())) kill(Number(task.trim()));
+      }
+    } catch {
+      // Nothing to read: the next attempt tells.
+    }
+  }
+  return left;
+}
+
+/** Writes a new group's limits: its memory (for a sandbox of `memoryMb`), its CPU quota and its tasks. */
+function writeGroupLimits(
+  fs: CgroupFs,
+  cgroups: SandboxCgroups,
+  group: (controller: string) => string,
+  memoryMb: number,
+): void {
+  const { layout, limits } = cgroups;
+  const memoryBytes = String(groupMemoryMb(limits, memoryMb) * 1024 * 1024);
+  if (layout.version === "v2") {
+    fs.write(join(group("memory"), "memory.max"), memoryBytes);
+    fs.write(join(group("cpu"), "cpu.max"), `${limits.sandboxCpuQuotaUs} ${limits.cpuPeriodUs}`);
+  } else {
+    fs.write(join(group("memory"), "memory.limit_in_bytes"), memoryBytes);
+    fs.write(join(group("cpu"), "cpu.cfs_period_us"), String(limits.cpuPeriodUs));
+    fs.write(join(group("cpu"), "cpu.cfs_quota_us"), String(limits.sandboxCpuQuotaUs));
+  }
+  fs.write(join(group("pids"), "pids.max"), String(limits.pidsMax));
+}
+
 /** The groups of this process's sandboxes, one per process tree, under the parent group. */
 export function openSandboxCgroups(cgroups: SandboxCgroups, deps: SandboxCgroupDependencies): SandboxCgroupGroups {
   const fs = deps.fs ?? systemCgroupFs;
@@ -298,27 +340,7 @@ export function openSandboxCgroups(cgroups: SandboxCgroups, deps: SandboxCgroupD
   const live = new Set<string[]>();
   const removals = new Set<Promise<void>>();
 
-  /** Removes what it can of a group's directories; ends the processes still in the others. */
-  function removeOnce(dirs: string[]): string[] {
-    const left = dirs.filter((dir) => {
-      try {
-        fs.removeDir(dir);
-        return false;
-      } catch (error) {
-        return errorCode(error) !== "ENOENT";
-      }
-    });
-    for (const dir of left) {
-      try {
-        for (const task of fs.read(join(dir, "cgroup.procs")).split("\n")) {
-          if (/^\d+$/.test(task.trim())) kill(Number(task.trim()));
-        }
-      } catch {
-        // Nothing to read: the next attempt tells.
-      }
-    }
-    return left;
-  }
+  const removeOnce = (dirs: string[]) => removeGroupOnce(fs, kill, dirs);
 
   async function remove(dirs: string[]): Promise<void> {
     let left = removeOnce(dirs);
@@ -335,19 +357,6 @@ export function openSandboxCgroups(cgroups: SandboxCgroups, deps: SandboxCgroupD
     removals.add(removal);
   }
 
-  function writeLimits(group: (controller: string) => string, memoryMb: number): void {
-    const memoryBytes = String(groupMemoryMb(limits, memoryMb) * 1024 * 1024);
-    if (layout.version === "v2") {
-      fs.write(join(group("memory"), "memory.max"), memoryBytes);
-      fs.write(join(group("cpu"), "cpu.max"), `${limits.sandboxCpuQuotaUs} ${limits.cpuPeriodUs}`);
-    } else {
-      fs.write(join(group("memory"), "memory.limit_in_bytes"), memoryBytes);
-      fs.write(join(group("cpu"), "cpu.cfs_period_us"), String(limits.cpuPeriodUs));
-      fs.write(join(group("cpu"), "cpu.cfs_quota_us"), String(limits.sandboxCpuQuotaUs));
-    }
-    fs.write(join(group("pids"), "pids.max"), String(limits.pidsMax));
-  }
-
   return {
     create: (memoryMb) => {
       // Made again if it went: another platform's start-up may sweep it as stale while it is empty.
@@ -358,7 +367,7 @@ export function openSandboxCgroups(cgroups: SandboxCgroups, deps: SandboxCgroupD
         dirs[hierarchies.findIndex((hierarchy) => hierarchy.controllers.includes(controller))] ?? "";
       try {
         for (const dir of dirs) fs.makeDir(dir);
-        writeLimits(group, memoryMb);
+        writeGroupLimits(fs, cgroups, group, memoryMb);
       } catch (error) {
         removeOnce(dirs);
         throw error;

@@ -1,0 +1,23 @@
+import type { ChildMessage, SerializedError, TokenAnswer } from "./protocol.ts";
+
+type StepMessage = Extract<ChildMessage, { type: "step" }>;
+
+/** What a worker does with the messages of one execution running in a sandbox. */
+export interface ExecutionHandlers {
+  /**
+   * Store (or record) a step; the answer tells the child whether the execution goes on, or that
+   * the step failed after all (`error`: a limit, or the database refused it).
+   */
+  step(message: StepMessage): Promise<{ stop?: "cancelled" | "abandoned" | undefined; error?: SerializedError }>;
+  sleep(message: Extract<ChildMessage, { type: "sleep" }>): void;
+  /** Create a wait token or wait for one; `stop: "waiting"` means the execution left this child. */
+  token(message: Extract<ChildMessage, { type: "token" }>): Promise<TokenAnswer>;
+  finished(message: Extract<ChildMessage, { type: "finished" }>): void;
+  /** The child sent a malformed message naming this execution, which the child no longer runs. */
+  malformed(error: SerializedError): void;
+  /**
+   * The child died with this execution in flight; `killedByParent` when the worker terminated it
+   * (not for the memory cap or a malformed message: those fail the attempt with `error`).
+   */
+  exited(info: { error: SerializedError; killedByParent: boolean }): void;
+}
