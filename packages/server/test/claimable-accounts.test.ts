@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { whatClaimLeft } from "../src/engine/claim-loop.ts";
 import { announcedAccounts, announcedProjects, createClaimableAccounts } from "../src/engine/claimable-accounts.ts";
+import { limitedGroupsPerClaim } from "../src/engine/execution-state/index.ts";
 
 const atShare = (...full: string[]): ReadonlySet<string> => new Set(full);
 
@@ -70,5 +72,28 @@ describe("which accounts' workspaces may hold claimable executions", () => {
   it("reads an announcement's payload as account ids, an empty one as unsaid", () => {
     expect(announcedAccounts("acc_a,acc_b")).toEqual(["acc_a", "acc_b"]);
     expect(announcedAccounts("")).toBeUndefined();
+  });
+});
+
+describe("what a claim's answer tells of the executions it left behind", () => {
+  const at = { free: 4, running: 0, slotsPerAccount: 10 };
+
+  it("a claim that took all it asked for may have left more", () => {
+    expect(whatClaimLeft(4, 0, at)).toEqual({ heldBack: false, stoppedShort: false, leftNone: false });
+  });
+
+  it("a claim that took fewer, with no share or group limit in reach, left nothing", () => {
+    expect(whatClaimLeft(1, 0, at)).toEqual({ heldBack: false, stoppedShort: true, leftNone: true });
+    expect(whatClaimLeft(0, 0, at)).toEqual({ heldBack: false, stoppedShort: true, leftNone: true });
+  });
+
+  it("a claim that may have met an account's share, or skipped limited groups, held executions back", () => {
+    expect(whatClaimLeft(1, 0, { ...at, running: 9 })).toEqual({
+      heldBack: true,
+      stoppedShort: false,
+      leftNone: false,
+    });
+    expect(whatClaimLeft(1, 2, at)).toEqual({ heldBack: true, stoppedShort: true, leftNone: false });
+    expect(whatClaimLeft(1, limitedGroupsPerClaim, at).stoppedShort).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 import type { Database } from "../db/database.ts";
+import { chainedPasses } from "../shared/chained-passes.ts";
 import type { Clock } from "../shared/clock.ts";
-import { createExpiringMap } from "../shared/expiring-map.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { TimeoutPolicy } from "./attempt-timeout.ts";
 import type { AttemptLauncher } from "./attempts/attempt-launch.ts";
@@ -8,10 +8,8 @@ import { type RunningAttempt, startAttempt } from "./attempts/running-attempt.ts
 import { createClaimableAccounts } from "./claimable-accounts.ts";
 import type { EmbeddedMaintenance } from "./embedded-maintenance.ts";
 import { claim, limitedGroupsPerClaim } from "./execution-state/index.ts";
+import { createLocalStartSlot, type LocalStartSlot } from "./local-start-slot.ts";
 import type { LocalStart } from "./local-starts.ts";
-
-/** Projects whose account a worker remembers for local starts; a project it forgot is claimed once more. */
-const maxKnownProjects = 10_000;
 
 export interface ClaimLoopDependencies {
   db: Database;
@@ -48,42 +46,107 @@ export interface ClaimLoop {
 }
 
 /**
+ * The accounts whose running executions, in all the workspaces they pay for, fill their share of
+ * this worker's slots: a claim skips their rows, and a local start refuses them.
+ */
+function accountsAtShareOf(running: ReadonlyMap<string, RunningAttempt>, slotsPerAccount: number): ReadonlySet<string> {
+  const counts = new Map<string, number>();
+  for (const run of running.values()) {
+    counts.set(run.execution.accountId, (counts.get(run.execution.accountId) ?? 0) + 1);
+  }
+  return new Set([...counts].flatMap(([accountId, count]) => (count >= slotsPerAccount ? [accountId] : [])));
+}
+
+/** What a claim's answer tells of the executions it left behind. */
+export interface ClaimLeft {
+  /** It may have left executions behind a limit that an ending execution lifts. */
+  heldBack: boolean;
+  /** It took fewer than it asked for, and no account's share or group limit cut it: nothing is left to claim. */
+  stoppedShort: boolean;
+  /** It left nothing behind but the backlog of the accounts at their share. */
+  leftNone: boolean;
+}
+
+export function whatClaimLeft(
+  claimed: number,
+  limitedGroups: number,
+  at: { free: number; running: number; slotsPerAccount: number },
+): ClaimLeft {
+  // An account's share can cut a claim short only once this worker runs that many executions.
+  const shareMayBind = at.running + claimed >= at.slotsPerAccount;
+  const stoppedShort = claimed < at.free && !shareMayBind && limitedGroups < limitedGroupsPerClaim;
+  return {
+    heldBack: shareMayBind || limitedGroups > 0,
+    stoppedShort,
+    // A claim that found nothing, or stopped short of a limit no share cut, left nothing behind but
+    // the backlog of accounts at their share. Any other may have left rows of the accounts it was
+    // worth making for; a claim makes no row claimable, so what was known before it still holds.
+    leftNone: (claimed === 0 || stoppedShort) && limitedGroups === 0,
+  };
+}
+
+/** Claims up to `free` executions and hands them to the launcher; what the claim left behind is returned. */
+async function claimAndStart(
+  deps: ClaimLoopDependencies,
+  localStarts: LocalStartSlot,
+  free: number,
+): Promise<ClaimLeft & { claimed: number }> {
+  const { running, slotsPerAccount, launcher } = deps;
+  const now = deps.clock.now();
+  const outcome = await claim(deps.db, {
+    workerId: deps.workerId,
+    now,
+    leaseMs: deps.leaseMs,
+    limit: free,
+    workspaceSlots: slotsPerAccount,
+    durable: deps.soleWorker,
+  });
+  const claimed = outcome.executions;
+  const left = whatClaimLeft(claimed.length, outcome.limitedGroups, { free, running: running.size, slotsPerAccount });
+  if (claimed.length > 0) {
+    deps.maintenance?.counted(claimed.length);
+    for (const execution of claimed) localStarts.learn(execution.projectId, execution.accountId);
+    const histories = await launcher.readHistories(claimed, now);
+    for (const execution of claimed) launcher.startLeased(execution, histories, now);
+  }
+  return { ...left, claimed: claimed.length };
+}
+
+/**
  * The worker's claim loop: when to claim, how many, for which accounts, and the slot a local start
  * holds meanwhile. What a claimed execution goes through before its sandbox is the launcher's.
  */
 export function createClaimLoop(deps: ClaimLoopDependencies): ClaimLoop {
-  const { db, clock, logger, workerId, concurrency, leaseMs, slotsPerAccount, soleWorker, running, maintenance } = deps;
-  const { readHistories, startLeased } = deps.launcher;
+  const { clock, logger, workerId, concurrency, leaseMs, slotsPerAccount, soleWorker, running, maintenance } = deps;
+  const { startLeased } = deps.launcher;
   const timeoutPolicy = deps.timeoutPolicy;
   let stopped = false;
   /** Whether the last claim pass may have left claimable executions behind a limit that an ending execution lifts. */
   let heldBack = true;
   const claimable = createClaimableAccounts();
-  /**
-   * The accounts whose running executions, in all the workspaces they pay for, fill their share of
-   * this worker's slots: a claim skips their rows, and a local start refuses them.
-   */
-  const accountsAtShare = (): ReadonlySet<string> => {
-    const counts = new Map<string, number>();
-    for (const run of running.values()) {
-      counts.set(run.execution.accountId, (counts.get(run.execution.accountId) ?? 0) + 1);
-    }
-    return new Set([...counts].flatMap(([accountId, count]) => (count >= slotsPerAccount ? [accountId] : [])));
-  };
+  const accountsAtShare = () => accountsAtShareOf(running, slotsPerAccount);
   /** From a claim until its executions are in `running`: the leases it took are not all counted there yet. */
   let claimingNow = false;
-  /** The slot held for an execution ingress is writing leased to this worker; a claim waits for it. */
-  let localStart: { slot: LocalStart; settled: Promise<void> } | undefined;
-  /** A claim pass found a slot held: the slot's end starts another. */
-  let claimDeferred = false;
-  /**
-   * Learnt from the claims: the account that pays for a project's workspace, which a local start's
-   * share is counted in. Entries never expire (a project stays in its workspace, and a workspace's
-   * account never changes); the map is there for its bound.
-   */
-  const projectAccounts = createExpiringMap<string, string>(maxKnownProjects);
-  let passes: Promise<void> = Promise.resolve();
-  let nextPass: Promise<void> | undefined;
+  const localStarts = createLocalStartSlot({
+    clock,
+    workerId,
+    leaseMs,
+    concurrency,
+    running,
+    accountsAtShare,
+    worthClaiming: (atShare) => claimable.worthClaiming(atShare),
+    closed: () => stopped || claimingNow,
+    begin: (execution, now) => {
+      if (stopped) {
+        // `stop` waits for this slot, then hands what `running` holds back to the queue.
+        running.set(execution.id, startAttempt(execution, undefined, now, timeoutPolicy));
+      } else {
+        maintenance?.counted(1);
+        startLeased(execution, undefined, now);
+      }
+    },
+    claimAgain: () => void poke(),
+  });
 
   /**
    * Claims until nothing claimable is left, or until a slot held for a local start is given up. A
@@ -98,41 +161,17 @@ export function createClaimLoop(deps: ClaimLoopDependencies): ClaimLoop {
       heldBack = true;
       const free = concurrency - running.size;
       if (free <= 0 || !claimable.worthClaiming(accountsAtShare())) return;
-      if (localStart !== undefined) {
-        claimDeferred = true;
+      if (localStarts.held()) {
+        localStarts.deferClaim();
         return;
       }
-      const now = clock.now();
       claimable.claiming();
       claimingNow = true;
       try {
-        const outcome = await claim(db, {
-          workerId,
-          now,
-          leaseMs: leaseMs,
-          limit: free,
-          workspaceSlots: slotsPerAccount,
-          durable: soleWorker,
-        });
-        const claimed = outcome.executions;
-        // An account's share can cut a claim short only once this worker runs that many executions.
-        const shareMayBind = running.size + claimed.length >= slotsPerAccount;
-        heldBack = shareMayBind || outcome.limitedGroups > 0;
-        const stoppedShort = claimed.length < free && !shareMayBind && outcome.limitedGroups < limitedGroupsPerClaim;
-        if (claimed.length > 0) {
-          maintenance?.counted(claimed.length);
-          for (const execution of claimed) {
-            projectAccounts.set(execution.projectId, execution.accountId, Number.POSITIVE_INFINITY);
-          }
-          const histories = await readHistories(claimed, now);
-          for (const execution of claimed) startLeased(execution, histories, now);
-        }
-        // A claim that found nothing, or stopped short of a limit no share cut, left nothing behind but
-        // the backlog of accounts at their share. Any other may have left rows of the accounts it
-        // was worth making for; a claim makes no row claimable, so what was known before it still holds.
-        if ((claimed.length === 0 || stoppedShort) && outcome.limitedGroups === 0)
-          claimable.leftNone(accountsAtShare());
-        if (claimed.length > 0 && !stoppedShort) continue;
+        const { claimed, stoppedShort, ...learnt } = await claimAndStart(deps, localStarts, free);
+        heldBack = learnt.heldBack;
+        if (learnt.leftNone) claimable.leftNone(accountsAtShare());
+        if (claimed > 0 && !stoppedShort) continue;
         return;
       } finally {
         claimingNow = false;
@@ -140,67 +179,11 @@ export function createClaimLoop(deps: ClaimLoopDependencies): ClaimLoop {
     }
   }
 
-  /**
-   * Holds a slot for an execution ingress writes leased to this worker, when a claim would lease it
-   * at once: the last claim stopped short and nothing was announced since but the backlog of
-   * accounts at their share, the account of the execution's workspace is known and below its share,
-   * and no claim or other local start is under way (either would count the slot as free).
-   */
-  function reserveLocalStart(projectId: string): LocalStart | undefined {
-    if (stopped || claimingNow || localStart !== undefined) return undefined;
-    if (running.size >= concurrency) return undefined;
-    const now = clock.now();
-    const accountId = projectAccounts.get(projectId, now.getTime());
-    if (accountId === undefined) return undefined;
-    const atShare = accountsAtShare();
-    if (atShare.has(accountId) || claimable.worthClaiming(atShare)) return undefined;
-    let settle: () => void = () => undefined;
-    const settled = new Promise<void>((resolve) => {
-      settle = () => {
-        localStart = undefined;
-        resolve();
-        if (claimDeferred) {
-          claimDeferred = false;
-          void poke();
-        }
-      };
-    });
-    const slot: LocalStart = {
-      workerId,
-      now,
-      leaseExpiresAt: new Date(now.getTime() + leaseMs),
-      accountId,
-      begin: (execution) => {
-        try {
-          if (stopped) {
-            // `stop` waits for this slot, then hands what `running` holds back to the queue.
-            running.set(execution.id, startAttempt(execution, undefined, now, timeoutPolicy));
-          } else {
-            maintenance?.counted(1);
-            startLeased(execution, undefined, now);
-          }
-        } finally {
-          settle();
-        }
-      },
-      cancel: () => settle(),
-    };
-    localStart = { slot, settled };
-    return slot;
-  }
-
-  /** Chains claim passes: a call made while a pass runs gets the next one, which covers it. */
-  function poke(): Promise<void> {
-    if (stopped) return Promise.resolve();
-    if (nextPass !== undefined) return nextPass;
-    const pass = passes.then(() => {
-      nextPass = undefined;
-      return claimOnce().catch((error: unknown) => logger.error({ err: error }, "claiming executions failed"));
-    });
-    nextPass = pass;
-    passes = pass;
-    return pass;
-  }
+  const passes = chainedPasses(claimOnce, {
+    stopped: () => stopped,
+    onError: (error) => logger.error({ err: error }, "claiming executions failed"),
+  });
+  const poke = passes.run;
 
   return {
     poke,
@@ -217,11 +200,11 @@ export function createClaimLoop(deps: ClaimLoopDependencies): ClaimLoop {
       if (heldBack || !ended) void poke();
     },
     forget: () => claimable.forget(),
-    reserveLocalStart,
+    reserveLocalStart: (projectId) => localStarts.reserve(projectId),
     stop: async () => {
       stopped = true;
-      await passes;
-      await localStart?.settled;
+      await passes.settled();
+      await localStarts.settled();
     },
   };
 }

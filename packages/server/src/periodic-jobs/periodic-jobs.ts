@@ -14,13 +14,13 @@ import {
   retentionPacing,
 } from "../retention/prune-history.ts";
 import { fireDueSchedules } from "../schedules/fire-due-schedules.ts";
+import { chainedPasses } from "../shared/chained-passes.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { GuardedFetch } from "../shared/guarded-fetch.ts";
 import { createIdGenerator } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
 import { systemTimers } from "../shared/timers.ts";
 import { rollUpExecutionCounts } from "../studio/execution-count-roll-up.ts";
-import { chainedPasses } from "./chained-passes.ts";
 import { createDeltaRoller } from "./delta-roller.ts";
 
 export interface PeriodicJobsDependencies {

@@ -1,5 +1,5 @@
 /**
- * Runs passes of a periodic task one after another: a call made while a pass runs gets the next
+ * Runs passes of a task one after another (a periodic job, the claim loop): a call made while a pass runs gets the next
  * one, which covers it, so callers can await "a pass that started after I asked". A failed pass is
  * logged by `onError` and does not stop later ones.
  */
