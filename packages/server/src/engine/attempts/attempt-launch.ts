@@ -50,12 +50,44 @@ export interface AttemptLauncher {
 }
 
 /**
+ * Ends an attempt that may not run, before any of its code does: a cancel was requested, its
+ * worker process kept dying, its stored history could not be read, or its workspace has no step
+ * time left. True when it ended the attempt.
+ */
+async function refusedBeforeStart(
+  deps: AttemptLaunchDependencies,
+  run: RunningAttempt,
+  histories: ClaimedHistories | undefined,
+): Promise<boolean> {
+  const { context } = deps;
+  const { execution } = run;
+  if (execution.cancelRequested) {
+    endAttempt(context, run, { kind: "cancel" });
+    return true;
+  }
+  const crashed = workerCrashError(execution, deps.crashAttempts);
+  if (crashed !== undefined) {
+    context.logger.warn(
+      { executionId: execution.id, projectId: execution.projectId, leaseExpiries: execution.leaseExpiries },
+      "an execution whose worker process kept dying is failed instead of run again",
+    );
+    endAttempt(context, run, { kind: "giveUp", error: crashed });
+    return true;
+  }
+  if (histories === undefined && execution.hasHistory) {
+    endAttempt(context, run, { kind: "fail", error: historyReadError, logs: [] });
+    return true;
+  }
+  return stopOverStepQuota(context, run);
+}
+
+/**
  * What happens between a claim and a sandbox: the reads an attempt needs (its stored history, its
  * project's integrations), the refusals before any code runs (cancelled, crash-looping, over the
  * step quota) and the hand-off to the pool.
  */
 export function createAttemptLauncher(deps: AttemptLaunchDependencies): AttemptLauncher {
-  const { context, pool, running, timeoutPolicy, crashAttempts, tokens } = deps;
+  const { context, pool, running, timeoutPolicy, tokens } = deps;
   const { db, logger } = context;
 
   /**
@@ -99,24 +131,7 @@ export function createAttemptLauncher(deps: AttemptLaunchDependencies): AttemptL
     const history = histories?.steps.get(execution.id);
     const run = startAttempt(execution, history, now, timeoutPolicy);
     running.set(execution.id, run);
-    if (execution.cancelRequested) {
-      endAttempt(context, run, { kind: "cancel" });
-      return;
-    }
-    const crashed = workerCrashError(execution, crashAttempts);
-    if (crashed !== undefined) {
-      logger.warn(
-        { executionId: execution.id, projectId: execution.projectId, leaseExpiries: execution.leaseExpiries },
-        "an execution whose worker process kept dying is failed instead of run again",
-      );
-      endAttempt(context, run, { kind: "giveUp", error: crashed });
-      return;
-    }
-    if (histories === undefined && execution.hasHistory) {
-      endAttempt(context, run, { kind: "fail", error: historyReadError, logs: [] });
-      return;
-    }
-    if (await stopOverStepQuota(context, run)) return;
+    if (await refusedBeforeStart(deps, run, histories)) return;
     const tokens = histories?.tokens.get(execution.id);
     const integrations = await readIntegrationsOf(execution);
     if (integrations === undefined) {
