@@ -2,14 +2,13 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
   approveSignIn,
-  authorizeUrl,
+  codeRequest,
   csrfTokenOf,
   hasChromium,
   launchChromium,
-  pkcePair,
+  redeemCode,
   registerOAuthClient,
   registerSecret,
-  requestToken,
   type SmtpSink,
   seriousAccessibilityViolations,
   signInCodeOf,
@@ -71,14 +70,10 @@ async function newAuthorization(clientName = "Binding Test Client"): Promise<Aut
   const registered = await registerOAuthClient(server.url, { client_name: clientName, redirect_uris: [redirectUri] });
   expect(registered.status).toBe(201);
   const clientId = registered.body.client_id as string;
-  const { verifier, challenge } = pkcePair();
   const state = `state-${clientId}`;
-  const url = authorizeUrl(server.url, {
-    response_type: "code",
+  const { url, verifier } = codeRequest(server.url, {
     client_id: clientId,
     redirect_uri: redirectUri,
-    code_challenge: challenge,
-    code_challenge_method: "S256",
     state,
     scope: "projects:read",
   });
@@ -152,22 +147,35 @@ async function allow(page: Page, authorization: Authorization): Promise<string> 
 }
 
 function redeem(authorization: Authorization, code: string) {
-  return requestToken(server.url, {
-    grant_type: "authorization_code",
-    client_id: authorization.clientId,
-    code,
-    redirect_uri: redirectUri,
-    code_verifier: authorization.verifier,
-  });
+  return redeemCode(server.url, { ...authorization, code, redirectUri });
+}
+
+/** Runs `use` with two browsers of their own (fresh contexts: no cookies shared), closing both after. */
+async function inTwoBrowsers(use: (first: BrowserContext, second: BrowserContext) => Promise<void>): Promise<void> {
+  const first = await browser.newContext();
+  const second = await browser.newContext();
+  try {
+    await use(first, second);
+  } finally {
+    await first.close();
+    await second.close();
+  }
+}
+
+/** A new person starts signing in for a new authorization and approves in another browser, which shows the code. */
+async function signInApprovedElsewhere() {
+  const email = nextEmail();
+  const authorization = await newAuthorization();
+  const started = await startSignIn(authorization.url, email);
+  const approved = await approveSignIn(smtp.approvalLinkFor(email));
+  return { email, authorization, started, code: signInCodeOf(await approved.text()) };
 }
 
 describe.skipIf(!hasChromium)("an OAuth sign-in completes only for the person at the keyboard (Chromium)", () => {
   it("gives a stranger who typed the victim's address nothing when the victim approves in their own browser", async () => {
     const victim = nextEmail();
     const authorization = await newAuthorization();
-    const attacker = await browser.newContext();
-    const victimBrowser = await browser.newContext();
-    try {
+    await inTwoBrowsers(async (attacker, victimBrowser) => {
       const attackerPage = await startInBrowser(attacker, authorization.url, victim);
       const approved = await approveInBrowser(victimBrowser, victim);
       // The victim's browser did not start the sign-in: it shows a code, and signs nobody in.
@@ -192,10 +200,7 @@ describe.skipIf(!hasChromium)("an OAuth sign-in completes only for the person at
       const guessed = await redeem(authorization, "woc_guessed");
       expect(guessed.status).toBe(400);
       expect(guessed.body.error).toBe("invalid_grant");
-    } finally {
-      await attacker.close();
-      await victimBrowser.close();
-    }
+    });
   }, 90_000);
 
   it("leads the person who approves in the browser that started the sign-in straight to consent", async () => {
@@ -216,9 +221,7 @@ describe.skipIf(!hasChromium)("an OAuth sign-in completes only for the person at
   it("finishes a sign-in approved on another device once the code shown there is typed where it started", async () => {
     const email = nextEmail();
     const authorization = await newAuthorization();
-    const laptop = await browser.newContext();
-    const phone = await browser.newContext();
-    try {
+    await inTwoBrowsers(async (laptop, phone) => {
       const laptopPage = await startInBrowser(laptop, authorization.url, email);
       const approved = await approveInBrowser(phone, email);
       const code = (await approved.locator("#sign-in-code").textContent()) as string;
@@ -231,18 +234,13 @@ describe.skipIf(!hasChromium)("an OAuth sign-in completes only for the person at
       const token = await redeem(authorization, authorizationCode);
       expect(token.status).toBe(200);
       expect(token.body.scope).toBe("projects:read");
-    } finally {
-      await laptop.close();
-      await phone.close();
-    }
+    });
   }, 90_000);
 
   it("cancels the sign-in from the mail's 'this was not me' link", async () => {
     const victim = nextEmail();
     const authorization = await newAuthorization();
-    const attacker = await browser.newContext();
-    const victimBrowser = await browser.newContext();
-    try {
+    await inTwoBrowsers(async (attacker, victimBrowser) => {
       const attackerPage = await startInBrowser(attacker, authorization.url, victim);
       const link = smtp.approvalLinkFor(victim);
       // The approval page as opened before the cancel, to press Approve on after it.
@@ -267,10 +265,7 @@ describe.skipIf(!hasChromium)("an OAuth sign-in completes only for the person at
       });
       expect(late.status).toBe(409);
       expect((await registrationOf(victim)).status).toBe("denied");
-    } finally {
-      await attacker.close();
-      await victimBrowser.close();
-    }
+    });
   }, 90_000);
 });
 
@@ -317,12 +312,8 @@ describe("the approval mail and the code step", () => {
   });
 
   it("counts a wrong code, refuses the right one after five, and issues nothing", async () => {
-    const email = nextEmail();
-    const authorization = await newAuthorization();
-    const started = await startSignIn(authorization.url, email);
+    const { email, authorization, started, code } = await signInApprovedElsewhere();
     registerSecret(started.cookie.split("=")[1] as string);
-    const approved = await approveSignIn(smtp.approvalLinkFor(email));
-    const code = signInCodeOf(await approved.text());
     let page = started.checkMailHtml;
     for (const left of [4, 3, 2, 1]) {
       const wrong = await typeSignInCode(authorization.url, started.cookie, page, otherCode(code));
@@ -342,11 +333,7 @@ describe("the approval mail and the code step", () => {
   });
 
   it("refuses the right code after its 10 minutes", async () => {
-    const email = nextEmail();
-    const authorization = await newAuthorization();
-    const started = await startSignIn(authorization.url, email);
-    const approved = await approveSignIn(smtp.approvalLinkFor(email));
-    const code = signInCodeOf(await approved.text());
+    const { authorization, started, code } = await signInApprovedElsewhere();
     server.clock.advance(10 * 60 * 1000);
     const late = await typeSignInCode(authorization.url, started.cookie, started.checkMailHtml, code);
     expect(late.status).toBe(400);
@@ -356,11 +343,7 @@ describe("the approval mail and the code step", () => {
   });
 
   it("answers a code that is not six digits with a 400 that counts no try", async () => {
-    const email = nextEmail();
-    const authorization = await newAuthorization();
-    const started = await startSignIn(authorization.url, email);
-    const approved = await approveSignIn(smtp.approvalLinkFor(email));
-    const code = signInCodeOf(await approved.text());
+    const { email, authorization, started, code } = await signInApprovedElsewhere();
     for (const typed of ["", "12345", "1234567", "abcdef", "12 34 5x", "１２３４５６"]) {
       const malformed = await typeSignInCode(authorization.url, started.cookie, started.checkMailHtml, typed);
       expect(malformed.status, typed).toBe(400);
@@ -374,11 +357,7 @@ describe("the approval mail and the code step", () => {
   });
 
   it("takes a code only from the browser that started the sign-in, with its CSRF token", async () => {
-    const email = nextEmail();
-    const authorization = await newAuthorization();
-    const started = await startSignIn(authorization.url, email);
-    const approved = await approveSignIn(smtp.approvalLinkFor(email));
-    const code = signInCodeOf(await approved.text());
+    const { email, authorization, started, code } = await signInApprovedElsewhere();
     const noCookie = await typeSignInCode(authorization.url, "", started.checkMailHtml, code);
     expect(noCookie.status).toBe(403);
     const other = await startSignIn(authorization.url, nextEmail());

@@ -1,10 +1,11 @@
 import {
   answerConsent,
-  authorizeUrl,
   callRpc,
+  codeRequest,
   csrfTokenOf,
   pkcePair,
   postJson,
+  redeemCode,
   registerOAuthClient,
   requestToken,
   type SmtpSink,
@@ -55,40 +56,28 @@ interface Authorized {
   clientId: string;
   verifier: string;
   code: string;
-  redirect: string;
+  redirectUri: string;
+}
+
+/** A request of `clientId`'s to the usual redirect URI, with a fresh PKCE pair; `parameters` adds or overrides. */
+function requestOf(clientId: string, parameters: Record<string, string | undefined> = {}) {
+  return codeRequest(server.url, { client_id: clientId, redirect_uri: redirectUri, ...parameters });
 }
 
 /** Registers a client, signs a new person in, consents, and returns the code from the redirect. */
 async function authorize(options: { redirect?: string; scope?: string } = {}): Promise<Authorized> {
   const clientId = await newClient();
-  const { verifier, challenge } = pkcePair();
   const redirect = options.redirect ?? redirectUri;
-  const url = authorizeUrl(server.url, {
-    response_type: "code",
-    client_id: clientId,
-    redirect_uri: redirect,
-    code_challenge: challenge,
-    code_challenge_method: "S256",
-    state: "st-123",
-    scope: options.scope,
-  });
+  const { url, verifier } = requestOf(clientId, { redirect_uri: redirect, state: "st-123", scope: options.scope });
   const session = await signInForAuthorization(url, nextEmail(), smtp);
   const answer = await answerConsent(url, session, "approve");
   expect(answer.status).toBe(303);
   expect(answer.location?.searchParams.get("state")).toBe("st-123");
-  return { clientId, verifier, code: answer.location?.searchParams.get("code") as string, redirect };
+  return { clientId, verifier, code: answer.location?.searchParams.get("code") as string, redirectUri: redirect };
 }
 
-function redeem(authorized: Authorized, overrides: Record<string, string> = {}) {
-  return requestToken(server.url, {
-    grant_type: "authorization_code",
-    client_id: authorized.clientId,
-    code: authorized.code,
-    redirect_uri: authorized.redirect,
-    code_verifier: authorized.verifier,
-    ...overrides,
-  });
-}
+const redeem = (authorized: Authorized, overrides: Record<string, string> = {}) =>
+  redeemCode(server.url, authorized, overrides);
 
 describe("authorization server metadata", () => {
   it("lists the OAuth 2.1 endpoints and capabilities MCP clients need", async () => {
@@ -144,15 +133,13 @@ describe("dynamic client registration", () => {
 describe("authorize page", () => {
   it("shows an error and redirects nowhere for an unknown client or an unregistered redirect URI", async () => {
     const clientId = await newClient();
-    const { challenge } = pkcePair();
-    const base = { response_type: "code", code_challenge: challenge, code_challenge_method: "S256", state: "s" };
     for (const parameters of [
-      { ...base, client_id: "cli_unknown", redirect_uri: redirectUri },
-      { ...base, client_id: clientId, redirect_uri: "http://127.0.0.1:8765/other" },
-      { ...base, client_id: clientId, redirect_uri: "https://evil.example.com/callback" },
-      { ...base, client_id: clientId },
+      { client_id: "cli_unknown", redirect_uri: redirectUri },
+      { client_id: clientId, redirect_uri: "http://127.0.0.1:8765/other" },
+      { client_id: clientId, redirect_uri: "https://evil.example.com/callback" },
+      { client_id: clientId },
     ]) {
-      const response = await fetch(authorizeUrl(server.url, parameters), { redirect: "manual" });
+      const response = await fetch(codeRequest(server.url, { ...parameters, state: "s" }).url, { redirect: "manual" });
       expect(response.status).toBe(400);
       expect(response.headers.get("location")).toBeNull();
     }
@@ -160,15 +147,7 @@ describe("authorize page", () => {
 
   it("accepts a loopback redirect URI on any port (RFC 8252 §7.3)", async () => {
     const clientId = await newClient();
-    const response = await fetch(
-      authorizeUrl(server.url, {
-        response_type: "code",
-        client_id: clientId,
-        redirect_uri: "http://127.0.0.1:49152/callback",
-        code_challenge: pkcePair().challenge,
-        code_challenge_method: "S256",
-      }),
-    );
+    const response = await fetch(requestOf(clientId, { redirect_uri: "http://127.0.0.1:49152/callback" }).url);
     expect(response.status).toBe(200);
     expect(await response.text()).toContain("Test MCP Client");
   });
@@ -182,18 +161,9 @@ describe("authorize page", () => {
   ])("redirects %j back with error %s and the state, changing nothing", async (override, error) => {
     const clientId = await newClient();
     const before = await rowCounts();
-    const response = await fetch(
-      authorizeUrl(server.url, {
-        response_type: "code",
-        client_id: clientId,
-        redirect_uri: redirectUri,
-        code_challenge: pkcePair().challenge,
-        code_challenge_method: "S256",
-        state: "opaque state/+=",
-        ...override,
-      }),
-      { redirect: "manual" },
-    );
+    const response = await fetch(requestOf(clientId, { state: "opaque state/+=", ...override }).url, {
+      redirect: "manual",
+    });
     expect(response.status).toBe(302);
     const location = new URL(response.headers.get("location") as string);
     expect(location.origin + location.pathname).toBe(redirectUri);
@@ -203,14 +173,7 @@ describe("authorize page", () => {
   });
 
   it("refuses a sign-in with an address that is not an email, sending nothing", async () => {
-    const clientId = await newClient();
-    const url = authorizeUrl(server.url, {
-      response_type: "code",
-      client_id: clientId,
-      redirect_uri: redirectUri,
-      code_challenge: pkcePair().challenge,
-      code_challenge_method: "S256",
-    });
+    const { url } = requestOf(await newClient());
     const csrf = csrfTokenOf(await (await fetch(url)).text());
     const before = { ...(await rowCounts()), mails: smtp.received.length };
     const response = await fetch(url, {
@@ -225,14 +188,7 @@ describe("authorize page", () => {
   });
 
   it("keeps an OAuth sign-in out of the agent claim endpoint", async () => {
-    const clientId = await newClient();
-    const url = authorizeUrl(server.url, {
-      response_type: "code",
-      client_id: clientId,
-      redirect_uri: redirectUri,
-      code_challenge: pkcePair().challenge,
-      code_challenge_method: "S256",
-    });
+    const { url } = requestOf(await newClient());
     const session = await signInForAuthorization(url, nextEmail(), smtp);
     const claimToken = decodeURIComponent(session.cookie.split("=")[1] as string);
     for (const otp of ["000000", "123456"]) {
@@ -242,14 +198,7 @@ describe("authorize page", () => {
   });
 
   it("changes nothing on GET, and refuses a consent without its CSRF token", async () => {
-    const clientId = await newClient();
-    const url = authorizeUrl(server.url, {
-      response_type: "code",
-      client_id: clientId,
-      redirect_uri: redirectUri,
-      code_challenge: pkcePair().challenge,
-      code_challenge_method: "S256",
-    });
+    const { url } = requestOf(await newClient());
     const session = await signInForAuthorization(url, nextEmail(), smtp);
     expect(session.consentHtml).toContain("Test MCP Client");
     expect(session.consentHtml).toContain("127.0.0.1:8765");
@@ -273,15 +222,7 @@ describe("authorize page", () => {
   });
 
   it("tells the client access_denied, with its state, when the person denies", async () => {
-    const clientId = await newClient();
-    const url = authorizeUrl(server.url, {
-      response_type: "code",
-      client_id: clientId,
-      redirect_uri: redirectUri,
-      code_challenge: pkcePair().challenge,
-      code_challenge_method: "S256",
-      state: "deny-me",
-    });
+    const { url } = requestOf(await newClient(), { state: "deny-me" });
     const answer = await answerConsent(url, await signInForAuthorization(url, nextEmail(), smtp), "deny");
     expect(answer.location?.searchParams.get("error")).toBe("access_denied");
     expect(answer.location?.searchParams.get("state")).toBe("deny-me");

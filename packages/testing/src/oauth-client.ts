@@ -27,6 +27,41 @@ export function authorizeUrl(authUrl: string, parameters: Record<string, string 
   return url.href;
 }
 
+/**
+ * An authorization-code request with a fresh PKCE pair (S256): the authorize URL a client opens and
+ * the verifier that redeems its code. `parameters` holds the client's own (client_id, redirect_uri,
+ * state, scope…) and may override or, with undefined, leave out the PKCE ones.
+ */
+export function codeRequest(
+  authUrl: string,
+  parameters: Record<string, string | undefined>,
+): { url: string; verifier: string } {
+  const { verifier, challenge } = pkcePair();
+  const url = authorizeUrl(authUrl, {
+    response_type: "code",
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    ...parameters,
+  });
+  return { url, verifier };
+}
+
+/** Redeems an authorization code with its PKCE verifier at the token endpoint; `overrides` changes any parameter. */
+export function redeemCode(
+  authUrl: string,
+  code: { clientId: string; code: string; redirectUri: string; verifier: string },
+  overrides: Record<string, string> = {},
+): Promise<{ status: number; body: Record<string, string> }> {
+  return requestToken(authUrl, {
+    grant_type: "authorization_code",
+    client_id: code.clientId,
+    code: code.code,
+    redirect_uri: code.redirectUri,
+    code_verifier: code.verifier,
+    ...overrides,
+  });
+}
+
 /** `POST {auth_url}/oauth2/token` with a form body; registers the tokens it gets as secrets. */
 export async function requestToken(
   authUrl: string,
