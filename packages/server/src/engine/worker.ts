@@ -13,7 +13,7 @@ import type { ReadIntegrations } from "./attempts/project-integrations.ts";
 import type { AttemptContext, RunningAttempt } from "./attempts/running-attempt.ts";
 import type { StepQuota } from "./attempts/step-quota.ts";
 import { cancellationsChannel, executionsChannel } from "./channels.ts";
-import { createClaimLoop } from "./claim-loop.ts";
+import { type ClaimLoop, createClaimLoop } from "./claim-loop.ts";
 import { announcedAccounts } from "./claimable-accounts.ts";
 import { defaultCrashAttempts } from "./crash-attempts.ts";
 import { createDueWakeups } from "./due-wakeups.ts";
@@ -23,13 +23,13 @@ import type { EndStatementParts } from "./execution-state/end-statement-parts.ts
 import { defaultSandboxIdleMs } from "./limits.ts";
 import type { LocalStarts } from "./local-starts.ts";
 import { activeDeploymentsAmong, readDeploymentBundle } from "./sandbox/deployment-bundles.ts";
-import { startSandboxHost } from "./sandbox/sandbox-host.ts";
+import { type SandboxHost, startSandboxHost } from "./sandbox/sandbox-host.ts";
 import type { SandboxIsolation } from "./sandbox/sandbox-isolation.ts";
-import { createSandboxPool } from "./sandbox/sandbox-pool.ts";
+import { createSandboxPool, type SandboxPool } from "./sandbox/sandbox-pool.ts";
 import type { SpanExport } from "./span-export.ts";
 import type { TokenIssuer } from "./wait-token-ids.ts";
 import { forgetWorker } from "./worker-heartbeats.ts";
-import { heartbeat, takeOverOrphans } from "./worker-leases.ts";
+import { heartbeat, takeOverOrphans, type WorkerLeaseDependencies } from "./worker-leases.ts";
 import { defaultWorkspaceShare, workspaceSlots } from "./workspace-share.ts";
 
 /**
@@ -111,16 +111,13 @@ export interface Worker {
 /** Sleeps, delayed retries and waits' expiries a worker wakes for; the poll finds those past the soonest this many. */
 const maxDueWakeups = 10_000;
 
-/**
- * The worker: the claim loop, the leases and the hand-off to the sandboxes. What happens to an
- * attempt once it runs is in `attempts/` (its steps, its end, its deadline and cancel grace); every
- * change of an execution's state is a transition of `execution-state/`.
- */
-export async function startWorker(deps: WorkerDependencies, options: WorkerOptions): Promise<Worker> {
-  const { database, clock, logger } = deps;
-  const db = database.db;
-  const workerId = options.workerId ?? `wrk_${randomBytes(8).toString("hex")}`;
-  const running = new Map<string, RunningAttempt>();
+/** The sandboxes' host (isolation, egress proxy) and the pool of sandbox processes a worker runs attempts in. */
+async function startSandboxes(
+  deps: WorkerDependencies,
+  options: WorkerOptions,
+): Promise<{ sandboxHost: SandboxHost; pool: SandboxPool }> {
+  const { clock, logger } = deps;
+  const db = deps.database.db;
   const sandboxHost = await startSandboxHost(options.sandbox, { logger, resolveHost: deps.resolveHost });
   const pool = createSandboxPool({
     bundlesDir: join(options.dataDir, "bundles"),
@@ -134,6 +131,65 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     host: sandboxHost,
     timers: deps.timers,
   });
+  return { sandboxHost, pool };
+}
+
+/**
+ * Listens for new executions (a claim pass for their accounts) and for cancellations of the
+ * executions this worker runs; the function returned stops both.
+ */
+async function listenForWork(
+  database: DatabaseHandle,
+  claims: ClaimLoop,
+  running: ReadonlyMap<string, RunningAttempt>,
+): Promise<() => Promise<void>> {
+  const unlistenExecutions = await retryWhileUnavailable(() =>
+    database.listen(executionsChannel, (payload) => {
+      claims.announced(announcedAccounts(payload));
+    }),
+  );
+  const unlistenCancellations = await retryWhileUnavailable(() =>
+    database.listen(cancellationsChannel, (executionId) => {
+      const run = running.get(executionId);
+      if (run !== undefined) run.cancelRequested = true;
+    }),
+  );
+  return async () => {
+    await unlistenExecutions().catch(() => undefined);
+    await unlistenCancellations().catch(() => undefined);
+  };
+}
+
+/** Every poll interval: a claim pass that forgets what it knew, and a renewal of the leases held (one at a time). */
+function startPolling(claims: ClaimLoop, leases: WorkerLeaseDependencies, pollIntervalMs: number): { stop(): void } {
+  let beating = false;
+  const tick = setInterval(() => {
+    claims.forget();
+    void claims.poke();
+    if (beating) return;
+    beating = true;
+    heartbeat(leases)
+      .catch((error: unknown) => leases.logger.error({ err: error }, "renewing leases failed"))
+      .finally(() => {
+        beating = false;
+      });
+  }, pollIntervalMs);
+  tick.unref();
+  void claims.poke();
+  return { stop: () => clearInterval(tick) };
+}
+
+/**
+ * The worker: the claim loop, the leases and the hand-off to the sandboxes. What happens to an
+ * attempt once it runs is in `attempts/` (its steps, its end, its deadline and cancel grace); every
+ * change of an execution's state is a transition of `execution-state/`.
+ */
+export async function startWorker(deps: WorkerDependencies, options: WorkerOptions): Promise<Worker> {
+  const { database, clock, logger } = deps;
+  const db = database.db;
+  const workerId = options.workerId ?? `wrk_${randomBytes(8).toString("hex")}`;
+  const running = new Map<string, RunningAttempt>();
+  const { sandboxHost, pool } = await startSandboxes(deps, options);
   const timeoutPolicy = {
     defaultTimeoutMs: options.defaultTimeoutMs ?? defaultAttemptTimeoutMs,
     maxTimeoutMs: options.maxTimeoutMs,
@@ -199,30 +255,8 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
 
   const leases = { db, clock, logger, workerId, leaseMs: options.leaseMs, running, context };
   await retryWhileUnavailable(() => takeOverOrphans(leases, { everyOtherWorker: database.kind === "embedded" }));
-  const unlistenExecutions = await retryWhileUnavailable(() =>
-    database.listen(executionsChannel, (payload) => {
-      claims.announced(announcedAccounts(payload));
-    }),
-  );
-  const unlistenCancellations = await retryWhileUnavailable(() =>
-    database.listen(cancellationsChannel, (executionId) => {
-      const run = running.get(executionId);
-      if (run !== undefined) run.cancelRequested = true;
-    }),
-  );
-  let beating = false;
-  const tick = setInterval(() => {
-    claims.forget();
-    void claims.poke();
-    if (beating) return;
-    beating = true;
-    heartbeat(leases)
-      .catch((error: unknown) => logger.error({ err: error }, "renewing leases failed"))
-      .finally(() => {
-        beating = false;
-      });
-  }, options.pollIntervalMs);
-  tick.unref();
+  const unlisten = await listenForWork(database, claims, running);
+  const polling = startPolling(claims, leases, options.pollIntervalMs);
   void claims.poke();
 
   return {
@@ -237,10 +271,9 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       if (stopped) return;
       stopped = true;
       const claimsStopped = claims.stop();
-      clearInterval(tick);
+      polling.stop();
       wakeups.stop();
-      await unlistenExecutions().catch(() => undefined);
-      await unlistenCancellations().catch(() => undefined);
+      await unlisten();
       await claimsStopped;
       const left = [...running.values()].filter((run) => !run.done);
       for (const run of left) {
