@@ -199,6 +199,8 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
 
     await page.getByRole("link", { name: "Trace", exact: true }).click();
     await page.getByRole("heading", { name: "Trace", level: 1 }).waitFor();
+    // The title shows while the trace loads; its spans come with the answer.
+    await page.getByRole("list", { name: "Spans" }).waitFor();
     const spans = await page.locator(".waterfall .span-name").allTextContents();
     expect(spans.some((name) => name.includes("compose"))).toBe(true);
     await checkPage(page, "trace");
