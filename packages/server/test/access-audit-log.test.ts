@@ -277,6 +277,9 @@ describe("access.auditLog", () => {
     await acceptInvitationLink(outboxInvitationLink(weft, member.email));
     const refused = await auditLog(member.credential, { workspaceId: teamId });
     expect(refused.status).toBe(403);
+    expect(refused.json).toMatchObject({
+      message: "Your member role cannot read the audit log: only an owner or an admin can.",
+    });
     const tooMany = await auditLog(olgaAgent.credential, { workspaceId: teamId, limit: 201 });
     expect(tooMany.status).toBe(400);
     expect(tooMany.json).toMatchObject({ data: { issues: [{ path: ["limit"] }] } });

@@ -12,8 +12,9 @@ export function managesMembers(role: WorkspaceRole): boolean {
   return role === "owner" || role === "admin";
 }
 
-export const manageRefusal = (role: WorkspaceRole) =>
-  `Your ${role} role cannot manage members: only an owner or an admin can.`;
+/** Why `role` may not do `what`, an action only owners and admins may take ("manage members" by default). */
+export const manageRefusal = (role: WorkspaceRole, what = "manage members") =>
+  `Your ${role} role cannot ${what}: only an owner or an admin can.`;
 
 /**
  * Why `actorRole` may not give `grantedRole`, or undefined when it may. Nobody grants a role above

@@ -70,7 +70,7 @@ export async function createFederationPolicy(
   return db.transaction(async (tx) => {
     const role = await roleOf(tx, input.workspaceId, input.actor.accountId);
     if (role === undefined) return fail.notFound("workspace");
-    if (!managesMembers(role)) return fail.forbidden(manageRefusal(role));
+    if (!managesMembers(role)) return fail.forbidden(manageRefusal(role, "manage federation policies"));
     const [project] = await tx
       .select({ id: projects.id })
       .from(projects)

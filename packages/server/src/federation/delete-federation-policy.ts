@@ -22,7 +22,7 @@ export async function deleteFederationPolicy(
     if (policy === undefined) return fail.notFound("federation policy");
     const role = await roleOf(tx, policy.workspaceId, input.actor.accountId);
     if (role === undefined) return fail.notFound("federation policy");
-    if (!managesMembers(role)) return fail.forbidden(manageRefusal(role));
+    if (!managesMembers(role)) return fail.forbidden(manageRefusal(role, "manage federation policies"));
     await tx.delete(federationPolicies).where(eq(federationPolicies.id, policy.id));
     const issuedUnderIt = tx
       .select({ id: registrations.credentialId })

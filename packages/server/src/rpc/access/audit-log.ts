@@ -7,7 +7,7 @@ import { toAuditEvent } from "./to-access-records.ts";
 /** `access.auditLog`: a workspace's audit events, newest first, for its owners and admins. */
 export const auditLog = rpc.access.auditLog.handler(async ({ input, context }) => {
   const page = toTimestampPageRequest(input);
-  requireMemberManager(context.principal, input.workspaceId);
+  requireMemberManager(context.principal, input.workspaceId, "read the audit log");
   const filter = input.filter ?? {};
   const result = await readAuditLog(context.platform.database.db, {
     workspaceId: input.workspaceId,

@@ -6,7 +6,7 @@ import { valueOrRpcError } from "../service-failure.ts";
 
 /** `agents.revokeAll`: incident response; every active credential of every member but the caller's own. */
 export const revokeAll = rpc.agents.revokeAll.handler(async ({ input, context }) => {
-  requireMemberManager(context.principal, input.workspaceId);
+  requireMemberManager(context.principal, input.workspaceId, "revoke every agent of the workspace");
   const result = await revokeAllAgents(context.platform.database.db, context.platform, {
     workspaceId: input.workspaceId,
     actor: actorOf(context),

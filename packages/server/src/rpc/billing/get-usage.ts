@@ -4,7 +4,7 @@ import { rpc } from "../implementer.ts";
 
 /** `billing.getUsage`: the workspace's meters between two instants, by UTC day or by project. */
 export const getUsage = rpc.billing.getUsage.handler(async ({ input, context }) => {
-  requireMemberManager(context.principal, input.workspaceId);
+  requireMemberManager(context.principal, input.workspaceId, "read the workspace's usage");
   return readUsage(context.platform.database.db, {
     workspaceId: input.workspaceId,
     from: new Date(input.from),

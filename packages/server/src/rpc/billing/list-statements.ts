@@ -6,7 +6,7 @@ import { toTimestampPageEnvelope, toTimestampPageRequest } from "../pagination.t
 /** `billing.listStatements`: the workspace's closed monthly statements, newest first. */
 export const listStatements = rpc.billing.listStatements.handler(async ({ input, context }) => {
   const page = toTimestampPageRequest(input);
-  requireMemberManager(context.principal, input.workspaceId);
+  requireMemberManager(context.principal, input.workspaceId, "read the workspace's statements");
   const result = await listStatementsService(context.platform.database.db, {
     workspaceId: input.workspaceId,
     page,
