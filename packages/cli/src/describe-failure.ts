@@ -1,4 +1,5 @@
 import { isRpcError, RegistrationError } from "@weft/client";
+import { type QuotaRefusal, quotaRefusalSchema } from "@weft/contract";
 import { CliError } from "./errors.ts";
 
 /** What to do about an API refusal, by its RPC code. */
@@ -53,8 +54,23 @@ function describeRegistrationError(error: RegistrationError): CliError {
   });
 }
 
+/**
+ * The fix for a quota refusal: a monthly quota resets at a date, which waiting a little does not
+ * reach; a count (projects, workspaces) goes down only when something is deleted. Either way the
+ * operator can move the workspace to another plan.
+ */
+function quotaFix(quota: QuotaRefusal): string {
+  const raise = "or the operator moves the workspace to a larger plan with `weft server set-plan <workspace> <plan>`";
+  if (quota.resetsAt !== null) {
+    return `wait until the quota resets on ${quota.resetsAt.slice(0, 10)} at ${quota.resetsAt.slice(11, 16)} UTC, ${raise}`;
+  }
+  return `delete ${quota.name === "projects" ? "a project" : "what"} you no longer need, ${raise}`;
+}
+
 /** The fix for an RPC refusal: a credential from `WEFT_TOKEN` is not replaced by `weft login`. */
-function rpcFix(code: string, env: NodeJS.ProcessEnv): string {
+function rpcFix(code: string, data: unknown, env: NodeJS.ProcessEnv): string {
+  const quota = quotaRefusalSchema.safeParse((data as { quota?: unknown } | undefined)?.quota);
+  if (quota.success) return quotaFix(quota.data);
   if (code === "UNAUTHORIZED" && (env.WEFT_TOKEN?.trim() ?? "") !== "") {
     return "WEFT_TOKEN holds a credential the platform refuses (missing, expired or revoked): set it to a valid one, or unset it and run `weft login`";
   }
@@ -70,7 +86,10 @@ export function describeFailure(
   if (error instanceof RegistrationError) return describeRegistrationError(error);
   if (isRpcError(error)) {
     const message = [error.message, ...issuesOf(error.data)].join("\n");
-    return new CliError(message, { code: error.code.toLowerCase(), fix: rpcFix(error.code, context.env ?? {}) });
+    return new CliError(message, {
+      code: error.code.toLowerCase(),
+      fix: rpcFix(error.code, error.data, context.env ?? {}),
+    });
   }
   // fetch() rejects with TypeError("fetch failed") and the reason (ECONNREFUSED, ENOTFOUND...) as cause.
   if (error instanceof TypeError && error.message === "fetch failed") {
