@@ -162,6 +162,8 @@ describe("failure notices", () => {
       const mail = smtp.received.find((message) => message.to.includes(to) && message.raw.includes(executionId));
       expect(mail?.raw).toContain("Subject: [Weft] breaks failed in Mailed (1 failure)");
       expect(mail?.raw).toContain("the ledger is out of balance");
+      expect(mail?.raw).toContain(`${executionId}, which failed with Error: the ledger is out of balance`);
+      expect(mail?.raw).not.toContain("Error: Error:");
     }
     const delivered = await deliveriesOf(projectId);
     expect(delivered.map(({ target, status, attempts, failures }) => ({ target, status, attempts, failures }))).toEqual(

@@ -14,14 +14,13 @@ export function noticeMail(to: string, notice: FailureNotice): MailMessage {
   const text = [
     `The workflow "${notice.workflow}" of the project "${notice.project.name}" (${notice.project.id}) failed: ${count} ${span}.`,
     "",
-    `Last execution: ${notice.lastExecution.id}`,
-    `Error: ${notice.lastExecution.error.name}: ${notice.lastExecution.error.description}`,
+    `Last execution: ${notice.lastExecution.id}, which failed with ${notice.lastExecution.error.name}: ${notice.lastExecution.error.description}`,
     "",
     `See it with: weft executions get ${notice.lastExecution.id}`,
     "At most one notice per workflow is sent every 5 minutes; it counts the failures it stands for.",
   ].join("\n");
   const body = html`<p>The workflow “${notice.workflow}” of the project “${notice.project.name}” (${notice.project.id}) failed: ${count} ${span}.</p>
-    <p>Last execution: <code>${notice.lastExecution.id}</code></p>
+    <p>Last execution: <code>${notice.lastExecution.id}</code>, which failed with</p>
     <pre>${notice.lastExecution.error.name}: ${notice.lastExecution.error.description}</pre>
     <p>See it with <code>weft executions get ${notice.lastExecution.id}</code>.</p>
     <p>At most one notice per workflow is sent every 5 minutes; it counts the failures it stands for.</p>`;
