@@ -20,6 +20,7 @@ import { createMembershipChanges, relayAccessChanges } from "./identity/access-c
 import { createCredentialRevocations } from "./identity/credential-revocations.ts";
 import { integrationKeyring } from "./integrations/secret-sealing.ts";
 import { createMailer } from "./mail/mailer.ts";
+import { type OperatorSocket, operatorSocketPath, startOperatorSocket } from "./operator/operator-socket.ts";
 import { type PeriodicJobs, startPeriodicJobs } from "./periodic-jobs/periodic-jobs.ts";
 import type { PlatformContext } from "./platform-context.ts";
 import { type Clock, systemClock } from "./shared/clock.ts";
@@ -139,6 +140,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
   const stopRelayingAccess = await retryWhileUnavailable(() => relayAccessChanges(database, context));
   const requests = createRequestListener(context);
   const http = await listen(requests.listener, config.port, config.host);
+  const operatorSocket = await startOperatorSocketOf(config, ownsDatabase ? database : undefined, logger);
   let stopping: Promise<void> | undefined;
   return {
     context,
@@ -148,6 +150,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     port: http.port,
     stop: () => {
       stopping ??= (async () => {
+        await operatorSocket?.close();
         await http.close(drainGraceMs);
         await requests.close();
         await stopRelayingAccess().catch(() => undefined);
@@ -161,4 +164,27 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
       return stopping;
     },
   };
+}
+
+/**
+ * On the embedded database, which only this process may open, operator commands (`weft server
+ * set-plan`) reach the platform through a socket in the data directory. A socket that cannot be
+ * made (a data directory path too long for one) leaves them needing the platform stopped.
+ */
+async function startOperatorSocketOf(
+  config: Config,
+  database: DatabaseHandle | undefined,
+  logger: Logger,
+): Promise<OperatorSocket | undefined> {
+  if (database === undefined || config.database.kind !== "embedded") return undefined;
+  const path = operatorSocketPath(config.dataDir);
+  try {
+    return await startOperatorSocket(path, { db: database.db, catalogue: config.billing, logger });
+  } catch (error) {
+    logger.warn(
+      { err: error, path },
+      "operator commands cannot reach this platform (no socket in its data directory): stop it to run them",
+    );
+    return undefined;
+  }
 }

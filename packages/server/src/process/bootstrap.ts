@@ -1,12 +1,11 @@
 import { defaultAlertPacing } from "../alerts/alert-policy.ts";
 import { rotateWebhookSecrets } from "../alerts/rotate-webhook-secrets.ts";
-import { assignPlan } from "../billing/assign-plan.ts";
 import type { Config, ParsedConfig } from "../config/config.ts";
 import { loadConfig } from "../config/load-config.ts";
 import { ConfigError, type Environment, parseConfig } from "../config/parse-config.ts";
 import { loadOrCreateSecretKey } from "../config/secret-key.ts";
 import { DataDirLockedError } from "../db/data-dir-lock.ts";
-import { openDatabase } from "../db/database.ts";
+import { type DatabaseHandle, openDatabase } from "../db/database.ts";
 import { createEgressPolicy } from "../engine/egress/address-policy.ts";
 import { resolveWithSystem } from "../engine/egress/resolve-host.ts";
 import { cgroupsInForce } from "../engine/sandbox/sandbox-cgroups.ts";
@@ -18,6 +17,8 @@ import { rotateIntegrationSecrets } from "../integrations/rotate-secret-key.ts";
 import { integrationKeyring } from "../integrations/secret-sealing.ts";
 import { devMailboxStartUpLine } from "../mail/dev-mailbox-line.ts";
 import { createMailer } from "../mail/mailer.ts";
+import { type OperatorAnswer, type OperatorCommand, operatorCommands } from "../operator/operator-commands.ts";
+import { operatorSocketPath, sendOperatorCommand } from "../operator/operator-socket.ts";
 import { startPeriodicJobs } from "../periodic-jobs/periodic-jobs.ts";
 import { startPlatform } from "../platform.ts";
 import { systemClock } from "../shared/clock.ts";
@@ -110,18 +111,37 @@ async function rotateSecretKey(config: Config): Promise<void> {
   }
 }
 
-/** Puts the workspace `args[0]` on the plan `args[1]`; an unknown plan or workspace ends with code 1. */
+/**
+ * Puts the workspace `args[0]` on the plan `args[1]`; an unknown plan or workspace ends with code 1.
+ * When a running platform holds the embedded database, the command goes to it through its socket.
+ */
 async function setPlan(config: ParsedConfig, args: readonly string[]): Promise<void> {
-  const [workspaceId = "", plan = ""] = args;
-  const database = await openDatabase(config.database);
+  const answer = await runOperatorCommand(config, "set-plan", args);
+  if (answer.ok) process.stdout.write(`${answer.message}\n`);
+  else {
+    process.stderr.write(`weft server set-plan: ${answer.message}\n`);
+    process.exitCode = 1;
+  }
+}
+
+async function runOperatorCommand(
+  config: ParsedConfig,
+  command: OperatorCommand,
+  args: readonly string[],
+): Promise<OperatorAnswer> {
+  let database: DatabaseHandle;
   try {
-    const assigned = await assignPlan(database.db, config.billing, { workspaceId, plan });
-    if (!assigned.ok) {
-      process.stderr.write(`weft server set-plan: ${assigned.failure.message}\n`);
-      process.exitCode = 1;
-      return;
-    }
-    process.stdout.write(`Workspace ${workspaceId} is now on the plan "${plan}".\n`);
+    database = await openDatabase(config.database);
+  } catch (error) {
+    if (!(error instanceof DataDirLockedError)) throw error;
+    // A holder that answers no operator command (a platform that made no socket, or another
+    // command's process) is to be stopped first, as the lock's message says.
+    return sendOperatorCommand(operatorSocketPath(config.dataDir), command, args).catch(
+      (): OperatorAnswer => ({ ok: false, message: error.message }),
+    );
+  }
+  try {
+    return await operatorCommands[command]({ db: database.db, catalogue: config.billing }, args);
   } finally {
     await database.close();
   }
