@@ -1,5 +1,6 @@
 import type { WeftClient } from "@weft/client";
 import { type Resource, resourcesPageLimit } from "@weft/contract";
+import { allPages } from "./all-pages.ts";
 
 export type FormResource = Extract<Resource, { kind: "form" }>;
 export type WebhookResource = Extract<Resource, { kind: "webhook" }>;
@@ -9,17 +10,12 @@ export async function listIngress(
   client: WeftClient,
   projectId: string,
 ): Promise<{ forms: FormResource[]; webhooks: WebhookResource[] }> {
-  const resources: Resource[] = [];
-  let after: string | undefined;
-  for (;;) {
-    const page = await client.resources.list({
+  const resources = await allPages((after) =>
+    client.resources.list({
       projectId,
       pagination: { first: resourcesPageLimit, ...(after === undefined ? {} : { after }) },
-    });
-    resources.push(...page.results);
-    if (!page.pagination.hasNextPage || page.pagination.endCursor === null) break;
-    after = page.pagination.endCursor;
-  }
+    }),
+  );
   return {
     forms: resources.filter((resource): resource is FormResource => resource.kind === "form"),
     webhooks: resources.filter((resource): resource is WebhookResource => resource.kind === "webhook"),

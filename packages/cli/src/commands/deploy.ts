@@ -3,12 +3,17 @@ import { createClient, type WeftClient } from "@weft/client";
 import type { Command } from "commander";
 import { connect } from "../api.ts";
 import type { CommandContext } from "../context.ts";
-import { UsageError } from "../errors.ts";
+import { CliError, UsageError } from "../errors.ts";
 import { examples } from "../help.ts";
 import { ask, choose } from "../input.ts";
 import { exchangeOidcToken, oidcProjectRequired } from "../oidc-exchange.ts";
 import { plural } from "../plural.ts";
 import { locateConfig, writePinnedProject } from "../project/config-file.ts";
+import {
+  createCommandFor,
+  createIntegrationInteractively,
+  missingIntegrations,
+} from "../project/declared-integrations.ts";
 import { type LoadedConfig, loadConfig } from "../project/load-config.ts";
 import { ingressSummary, listIngress } from "../resources.ts";
 import { runCommand } from "../run-command.ts";
@@ -97,6 +102,34 @@ async function deployClient(
   return createClient({ baseUrl: context.apiUrl, token: exchanged.accessToken });
 }
 
+/**
+ * The integrations the workflows read must exist before the upload, and a project made by this
+ * deploy has none: on a terminal they are asked for and created; a script is told the exact
+ * commands, and the project stays pinned so that `weft deploy` alone finishes the job.
+ */
+async function provideIntegrations(
+  context: CommandContext,
+  client: WeftClient,
+  projectId: string,
+  manifest: LoadedConfig["manifest"],
+): Promise<void> {
+  const missing = await missingIntegrations(client, projectId, manifest);
+  if (missing.size === 0) return;
+  const listed = [...missing].map(([name, kind]) => `${name} (${kind})`).join(", ");
+  if (!context.output.interactive) {
+    const commands = [...missing].map(([name, kind]) => `\`${createCommandFor(name, kind, projectId)}\``);
+    throw new CliError(`the workflows read integrations that project ${projectId} does not have yet: ${listed}`, {
+      code: "integrations_missing",
+      fix: `create them with ${commands.join(" and ")}, then run \`weft deploy\` again`,
+    });
+  }
+  context.output.line(`The workflows read integrations that project ${projectId} does not have yet: ${listed}.`);
+  for (const [name, kind] of missing) {
+    await createIntegrationInteractively(context, client, { projectId, name, kind });
+    context.output.line(`Created the ${kind} integration ${name}.`);
+  }
+}
+
 export function registerDeploy(program: Command): void {
   program
     .command("deploy")
@@ -135,6 +168,7 @@ export function registerDeploy(program: Command): void {
         const target = await resolveTarget(context, client, loaded, options);
         if (target.how === "created") progress.done(`Created project ${target.projectId} and pinned it in ${file}`);
         else if (target.pinned) progress.done(`Pinned project ${target.projectId} in ${file}`);
+        await provideIntegrations(context, client, target.projectId, manifest);
         progress.step(`Uploading to ${target.projectId}`);
         let deployment: Awaited<ReturnType<WeftClient["deployments"]["create"]>>;
         try {

@@ -3,6 +3,7 @@ import { isRpcError, type WeftClient } from "@weft/client";
 import { executionsPageLimit } from "@weft/contract";
 import { type Duration, durationToMs } from "@weft/sdk";
 import type { Command } from "commander";
+import { allPages } from "../all-pages.ts";
 import { connect } from "../api.ts";
 import type { CommandContext } from "../context.ts";
 import { CliError, UsageError } from "../errors.ts";
@@ -43,20 +44,16 @@ async function failedSince(
   client: WeftClient,
   filter: { projectId: string; since: Date; workflow?: string | undefined },
 ): Promise<string[]> {
-  const ids: string[] = [];
-  let after: string | undefined;
-  for (;;) {
-    const page = await client.workflows.listExecutions({
+  const failed = await allPages((after) =>
+    client.workflows.listExecutions({
       projectId: filter.projectId,
       status: "failed",
       createdFrom: filter.since.toISOString(),
       ...(filter.workflow === undefined ? {} : { workflow: filter.workflow }),
       pagination: { first: executionsPageLimit, ...(after === undefined ? {} : { after }) },
-    });
-    ids.push(...page.results.map((execution) => execution.id));
-    if (!page.pagination.hasNextPage || page.pagination.endCursor === null) return ids;
-    after = page.pagination.endCursor;
-  }
+    }),
+  );
+  return failed.map((execution) => execution.id);
 }
 
 /** Re-runs each execution; one the platform refuses (its workflow is gone, say) is skipped with the reason. */

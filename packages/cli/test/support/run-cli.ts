@@ -37,8 +37,14 @@ export interface RunningCli {
 }
 
 /** Starts the `weft` binary and leaves its standard input open, for a conversation with it. */
-export function startCli(args: string[], options: Omit<RunOptions, "input"> = {}): RunningCli {
-  const child = spawn(process.execPath, [cliEntry, ...args], {
+export function startCli(args: string[], options: Omit<RunOptions, "input"> & { terminal?: boolean } = {}): RunningCli {
+  // util-linux's `script` gives the CLI a pseudo-terminal on every stream, as a person's shell does;
+  // a new one has no size, which prompts would wrap at every character.
+  const inTerminal = `stty cols 120 rows 40; exec ${[process.execPath, cliEntry, ...args].map(shellQuoted).join(" ")}`;
+  const [file = process.execPath, ...fileArgs] = options.terminal
+    ? ["script", "-qfec", inTerminal, "/dev/null"]
+    : [process.execPath, cliEntry, ...args];
+  const child = spawn(file, fileArgs, {
     cwd: options.cwd ?? process.cwd(),
     env: { PATH: process.env.PATH ?? "", HOME: options.env?.HOME ?? isolatedHome(), ...options.env },
     stdio: ["pipe", "pipe", "pipe"],
@@ -73,6 +79,10 @@ export function startCli(args: string[], options: Omit<RunOptions, "input"> = {}
     },
     result,
   };
+}
+
+function shellQuoted(word: string): string {
+  return `'${word.replaceAll("'", "'\\''")}'`;
 }
 
 /**
