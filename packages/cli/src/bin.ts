@@ -4,6 +4,15 @@ import { UsageError } from "./errors.ts";
 import { createProgram } from "./program.ts";
 import { failureJson } from "./run-command.ts";
 
+// A reader that stops early (`weft … | head`) closes the pipe; what is left to print has no reader,
+// which is no failure of the command: end as it would have ended, without a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+    process.exit(process.exitCode ?? 0);
+  });
+}
+
 try {
   await createProgram().parseAsync(process.argv);
 } catch (error) {

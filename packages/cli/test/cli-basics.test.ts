@@ -1,7 +1,8 @@
+import { spawn } from "node:child_process";
 import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { createProgram } from "../src/program.ts";
-import { runCli } from "./support/run-cli.ts";
+import { cliEntry, isolatedHome, runCli } from "./support/run-cli.ts";
 
 function findCommand(program: Command, path: string[]): Command {
   return path.reduce((command, name) => command.commands.find((child) => child.name() === name) as Command, program);
@@ -77,5 +78,22 @@ describe("the weft binary", () => {
     for (const result of [piped, noColor]) expect(result.stderr).not.toContain("\u001b[");
     const forced = await runCli(["--api-url", "ftp://x", "init"], { env: { FORCE_COLOR: "1" } });
     expect(forced.stderr).toContain("\u001b[");
+  });
+
+  it("ends quietly with status 0 when the reader of its output has gone (`weft --help | head -0`)", async () => {
+    for (const args of [["--help"], ["executions", "--help"]]) {
+      const child = spawn(process.execPath, [cliEntry, ...args], {
+        env: { PATH: process.env.PATH ?? "", HOME: isolatedHome() },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      // The reader is gone before the CLI writes its first line, so every line it writes meets EPIPE.
+      child.stdout.destroy();
+      let stderr = "";
+      child.stderr.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
+      expect({ args, code, stderr }).toEqual({ args, code: 0, stderr: "" });
+    }
   });
 });
