@@ -1,7 +1,8 @@
-import { styleText } from "node:util";
 import { spinner } from "@clack/prompts";
+import { type Colorette, createColors, isColorSupported } from "colorette";
 
-type Style = Parameters<typeof styleText>[0];
+type StyleName = "bold" | "dim" | "red" | "green" | "yellow" | "reset";
+type Style = StyleName | readonly StyleName[];
 
 export interface OutputStreams {
   stdout: NodeJS.WriteStream;
@@ -17,6 +18,20 @@ export interface Progress {
 }
 
 /**
+ * Colours for one stream. colorette honours NO_COLOR and FORCE_COLOR but judges by stdout alone, so
+ * the stream's own `isTTY` narrows it: a pipe or a file gets colour codes only when FORCE_COLOR asks.
+ */
+function colorsFor(stream: NodeJS.WriteStream): Colorette {
+  const forced = "FORCE_COLOR" in process.env;
+  return createColors({ useColor: isColorSupported && (forced || stream.isTTY === true) });
+}
+
+function styled(colors: Colorette, format: Style, text: string): string {
+  const names: readonly StyleName[] = typeof format === "string" ? [format] : format;
+  return names.reduceRight((inner, name) => colors[name](inner), text);
+}
+
+/**
  * Where a command's output goes. Under `--json` stdout carries exactly one JSON object and nothing
  * else; on a terminal output is styled (unless NO_COLOR) and progress is animated; piped output is
  * plain lines.
@@ -24,10 +39,14 @@ export interface Progress {
 export class Output {
   readonly json: boolean;
   readonly streams: OutputStreams;
+  readonly #stdoutColors: Colorette;
+  readonly #stderrColors: Colorette;
 
   constructor(options: { json: boolean; streams?: OutputStreams }) {
     this.json = options.json;
     this.streams = options.streams ?? { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin };
+    this.#stdoutColors = colorsFor(this.streams.stdout);
+    this.#stderrColors = colorsFor(this.streams.stderr);
   }
 
   /** Both ends are a terminal: the user can answer prompts and watch spinners. */
@@ -35,14 +54,14 @@ export class Output {
     return Boolean(this.streams.stdout.isTTY && this.streams.stdin.isTTY) && !this.json;
   }
 
-  /** Styles text for stdout; plain when stdout is not a terminal or NO_COLOR is set (styleText checks both). */
+  /** Styles text for stdout; plain when stdout is not a terminal or NO_COLOR is set. */
   style(format: Style, text: string): string {
-    return styleText(format, text, { stream: this.streams.stdout });
+    return styled(this.#stdoutColors, format, text);
   }
 
   /** Styles text for stderr, with the same rules as `style`. */
   styleError(format: Style, text: string): string {
-    return styleText(format, text, { stream: this.streams.stderr });
+    return styled(this.#stderrColors, format, text);
   }
 
   /** A line of human output on stdout; suppressed under `--json`. */
