@@ -1,14 +1,30 @@
+import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
+import { promisify } from "node:util";
 import { createTestIdentity, startTestPlatform } from "@weft/testing";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../src/project/load-config.ts";
 import { parseJson, runCli } from "./support/run-cli.ts";
 import { callScaffoldedTriggers } from "./support/scaffold-triggers.ts";
 
+const run = promisify(execFile);
+
 function emptyDir(): string {
   return mkdtempSync(join(tmpdir(), "weft-init-"));
+}
+
+/** The `@weft/sdk` dependency `weft init` wrote: a `file:` path to a tarball that exists. */
+function sdkTarballOf(directory: string): string {
+  const manifest = JSON.parse(readFileSync(join(directory, "package.json"), "utf8")) as {
+    dependencies: Record<string, string>;
+  };
+  const dependency = manifest.dependencies["@weft/sdk"] ?? "";
+  expect(dependency).toMatch(/^file:.*\.tgz$/);
+  const tarball = dependency.slice("file:".length);
+  expect(isAbsolute(tarball) && existsSync(tarball)).toBe(true);
+  return tarball;
 }
 
 describe("weft init", () => {
@@ -18,7 +34,7 @@ describe("weft init", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("weft deploy --create");
     expect(JSON.parse(readFileSync(join(directory, "package.json"), "utf8"))).toMatchObject({
-      dependencies: { "@weft/sdk": "^0.1.0" },
+      dependencies: { "@weft/sdk": `file:${sdkTarballOf(directory)}` },
       devDependencies: { typescript: expect.any(String), "@types/node": expect.any(String) },
     });
     expect(existsSync(join(directory, "tsconfig.json"))).toBe(true);
@@ -45,10 +61,26 @@ describe("weft init", () => {
     });
     expect(JSON.parse(readFileSync(join(directory, "package.json"), "utf8"))).toEqual({
       name: "shop",
-      dependencies: { "left-pad": "1.3.0", "@weft/sdk": "^0.1.0" },
+      dependencies: { "left-pad": "1.3.0", "@weft/sdk": `file:${sdkTarballOf(directory)}` },
       devDependencies: { "@types/node": expect.any(String), typescript: expect.any(String) },
     });
   });
+
+  it("writes a package.json that installs from here, with the SDK's types: npm install and tsc --noEmit pass", async () => {
+    const directory = emptyDir();
+    expect((await runCli(["init"], { cwd: directory })).code).toBe(0);
+    const { stdout } = await run("tar", ["-xzOf", sdkTarballOf(directory), "package/package.json"]);
+    expect(JSON.parse(stdout)).toMatchObject({ name: "@weft/sdk", exports: { ".": { types: "./dist/index.d.ts" } } });
+    const env = {
+      ...process.env,
+      npm_config_prefer_offline: "true",
+      npm_config_audit: "false",
+      npm_config_fund: "false",
+    };
+    await run("npm", ["install"], { cwd: directory, env });
+    expect(existsSync(join(directory, "node_modules", "@weft", "sdk", "dist", "index.d.ts"))).toBe(true);
+    await run(join(directory, "node_modules", ".bin", "tsc"), ["--noEmit"], { cwd: directory });
+  }, 120_000);
 
   it("refuses a package.json that is not JSON, and writes nothing", async () => {
     const directory = emptyDir();

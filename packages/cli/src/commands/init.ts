@@ -12,7 +12,7 @@ export function registerInit(program: Command): void {
     .addHelpText("after", examples("weft init", "weft init my-project && cd my-project && weft deploy --create"))
     .action(
       runCommand(async (context, directory: string) => {
-        const result = scaffoldProject(resolve(context.cwd, directory));
+        const result = await scaffoldProject(resolve(context.cwd, directory));
         context.output.result(result, () => {
           for (const file of result.created)
             context.output.line(`${context.output.style("green", "created")}  ${file}`);

@@ -103,18 +103,25 @@ export interface ScaffoldResult {
   updated: string[];
 }
 
+/** Where this repository builds the SDK's tarball on demand; no installed CLI has it. */
+const repositorySdkTarball = new URL("../../../../pack/sdk-tarball.ts", import.meta.url);
+
 /**
- * How a new project depends on `@weft/sdk`: an installed CLI carries its SDK's tarball, and the
- * project points at it with a `file:` path, since the SDK is not on the registry. Inside the Weft
- * repository the workspace provides the SDK, so the version range is enough.
+ * How a new project depends on `@weft/sdk`: a `file:` path to the SDK's tarball, which the CLI's own
+ * tarball carries and which this repository builds on demand. Never a registry range: the SDK is
+ * not on the registry, and a package published there under its name would be a stranger's.
  */
-function sdkRange(): string {
+async function sdkDependency(): Promise<string> {
   const packed = fileURLToPath(new URL("../../sdk/weft-sdk.tgz", import.meta.url));
   if (existsSync(packed)) return `file:${packed}`;
-  const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.resolve("@weft/sdk")), "utf8")) as {
-    version: string;
-  };
-  return `^${manifest.version}`;
+  if (existsSync(repositorySdkTarball)) {
+    const { sdkTarball } = (await import(repositorySdkTarball.href)) as { sdkTarball: () => string };
+    return `file:${sdkTarball()}`;
+  }
+  throw new CliError(`this weft has no SDK tarball at ${packed}`, {
+    fix: "reinstall the CLI from its tarball (npm run pack in the Weft repository writes it), or run weft from a checkout of the repository",
+    code: "sdk_missing",
+  });
 }
 
 interface PackageJsonChange {
@@ -124,7 +131,7 @@ interface PackageJsonChange {
 }
 
 /** The package.json to write, worked out before anything is written; undefined when it has all it needs. */
-function planPackageJson(directory: string): PackageJsonChange | undefined {
+async function planPackageJson(directory: string): Promise<PackageJsonChange | undefined> {
   const path = join(directory, "package.json");
   if (!existsSync(path)) {
     const name =
@@ -135,7 +142,7 @@ function planPackageJson(directory: string): PackageJsonChange | undefined {
       name,
       private: true,
       type: "module",
-      dependencies: { "@weft/sdk": sdkRange() },
+      dependencies: { "@weft/sdk": await sdkDependency() },
       devDependencies,
     };
     return { path, text: `${JSON.stringify(manifest, null, 2)}\n`, kind: "created" };
@@ -154,7 +161,7 @@ function planPackageJson(directory: string): PackageJsonChange | undefined {
     manifest.dependencies?.[name] !== undefined || manifest.devDependencies?.[name] !== undefined;
   const missingTools = Object.entries(devDependencies).filter(([name]) => !has(name));
   if (has("@weft/sdk") && missingTools.length === 0) return undefined;
-  if (!has("@weft/sdk")) manifest.dependencies = { ...manifest.dependencies, "@weft/sdk": sdkRange() };
+  if (!has("@weft/sdk")) manifest.dependencies = { ...manifest.dependencies, "@weft/sdk": await sdkDependency() };
   if (missingTools.length > 0) {
     manifest.devDependencies = { ...manifest.devDependencies, ...Object.fromEntries(missingTools) };
   }
@@ -166,7 +173,7 @@ function planPackageJson(directory: string): PackageJsonChange | undefined {
  * Creates a project that deploys as it is: `weft.config.ts` with one form and one webhook, the
  * workflow each runs, a tsconfig.json, and a dependency on `@weft/sdk`. Never overwrites a file.
  */
-export function scaffoldProject(directory: string): ScaffoldResult {
+export async function scaffoldProject(directory: string): Promise<ScaffoldResult> {
   const configPath = join(directory, configFileName);
   if (existsSync(configPath)) {
     throw new CliError(`${configPath} already exists`, {
@@ -186,7 +193,7 @@ export function scaffoldProject(directory: string): ScaffoldResult {
       });
     }
   }
-  const packageJson = planPackageJson(directory);
+  const packageJson = await planPackageJson(directory);
   mkdirSync(join(directory, "workflows"), { recursive: true });
   for (const [file, text] of files) writeFileSync(join(directory, file), text);
   writeFileSync(configPath, configTemplate);
