@@ -1,7 +1,7 @@
 /** A page of a standard list: its results and where the next page starts. */
 interface ConnectionPage<T> {
   results: T[];
-  pagination: { hasNextPage: boolean; endCursor?: string | null | undefined };
+  pagination: { hasNextPage: boolean; endCursor?: string | undefined };
 }
 
 /** Every result of a standard list, asking `page` for each page after the cursor it is given. */
@@ -12,7 +12,7 @@ export async function allPages<T>(page: (after: string | undefined) => Promise<C
     const current = await page(after);
     results.push(...current.results);
     const { hasNextPage, endCursor } = current.pagination;
-    if (!hasNextPage || endCursor === null || endCursor === undefined) return results;
+    if (!hasNextPage || endCursor === undefined) return results;
     after = endCursor;
   }
 }

@@ -1,15 +1,16 @@
+import type { PageInfo } from "@weft/contract";
 import type { Output } from "./output.ts";
 
 /** A page of a list the API reads by `first/after` or `last/before`. */
 export interface ConnectionPage<T> {
   results: T[];
-  pagination: { hasNextPage: boolean; endCursor: string | null; hasPreviousPage: boolean; startCursor: string | null };
+  pagination: PageInfo;
 }
 
-/** A page of a newest-first list the API continues with a cursor. */
+/** A page of a newest-first list the API continues with a cursor (left out on the last page). */
 export interface CursorPage<T> {
   data: T[];
-  nextCursor: string | null;
+  nextCursor?: string | undefined;
 }
 
 /** How a list shows as a table: its header, a row an item, and what an empty list prints. */
@@ -32,9 +33,9 @@ function printTable<T>(output: Output, page: object, items: T[], table: ListTabl
 
 /** The option that shows the page after this one, when there is one. */
 function nextPageHint(page: ConnectionPage<unknown> | CursorPage<unknown>): string | undefined {
-  if ("data" in page) return page.nextCursor === null ? undefined : `more: add --cursor ${page.nextCursor}`;
+  if ("data" in page) return page.nextCursor === undefined ? undefined : `more: add --cursor ${page.nextCursor}`;
   const { hasNextPage, endCursor } = page.pagination;
-  return hasNextPage && endCursor !== null ? `more: add --after ${endCursor}` : undefined;
+  return hasNextPage && endCursor !== undefined ? `more: add --after ${endCursor}` : undefined;
 }
 
 /** A page of a list as JSON, or as a table followed by the option that shows the next page. */
@@ -45,6 +46,6 @@ export function printPage<T>(output: Output, page: ConnectionPage<T> | CursorPag
 /** `printPage` for a list shown newest last, whose earlier page holds the older entries. */
 export function printNewestPage<T>(output: Output, page: ConnectionPage<T>, table: ListTable<T>): void {
   const { hasPreviousPage, startCursor } = page.pagination;
-  const older = hasPreviousPage && startCursor !== null ? `older: add --before ${startCursor}` : undefined;
+  const older = hasPreviousPage && startCursor !== undefined ? `older: add --before ${startCursor}` : undefined;
   printTable(output, page, page.results, table, older);
 }

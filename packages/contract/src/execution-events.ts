@@ -43,7 +43,9 @@ export type ExecutionEvent = z.infer<typeof executionEventSchema>;
 
 /**
  * `workflows.listEvents`: the events of one execution or of a whole project, in the order they were
- * recorded, after an optional cursor. `nextCursor` is where to resume, also when the page is empty.
+ * recorded, after an optional cursor, in the time-ordered log shape `{ data, nextCursor }`. A stream
+ * has no last page, only a present: `nextCursor` is always where to resume (after the page's last
+ * event, or the cursor asked with when none came), and a page shorter than `limit` has caught up.
  */
 export const listEventsProcedure = procedure({ scope: "projects:read", mutates: false, mcp: { tool: true } })
   .route({ summary: "List the events (logs, steps, attempts) of an execution or a project", tags: ["workflows"] })
@@ -52,7 +54,8 @@ export const listEventsProcedure = procedure({ scope: "projects:read", mutates: 
       .object({
         executionId: z.string().regex(executionIdPattern, "Expected an execution id (exe_…).").optional(),
         projectId: projectIdSchema.optional(),
-        after: z.string().min(1).max(500).optional(),
+        /** `nextCursor` of the previous page, or an event's `id`. */
+        cursor: z.string().min(1).max(500).optional(),
         limit: z.int().min(1).max(eventsPageLimit).optional(),
       })
       .strict()
@@ -61,4 +64,4 @@ export const listEventsProcedure = procedure({ scope: "projects:read", mutates: 
         path: ["executionId"],
       }),
   )
-  .output(z.object({ events: z.array(executionEventSchema), nextCursor: z.string(), hasMore: z.boolean() }));
+  .output(z.object({ data: z.array(executionEventSchema), nextCursor: z.string() }));

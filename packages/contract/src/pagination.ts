@@ -40,10 +40,10 @@ export function connectionPageInput(options: { maxPageSize: number }) {
 export const pageInfoSchema = z.object({
   hasNextPage: z.boolean(),
   hasPreviousPage: z.boolean(),
-  /** Cursor of the first result; null when the page is empty. */
-  startCursor: z.string().nullable(),
-  /** Cursor of the last result; null when the page is empty. */
-  endCursor: z.string().nullable(),
+  /** Cursor of the first result; left out when the page is empty. */
+  startCursor: z.string().optional(),
+  /** Cursor of the last result; left out when the page is empty. */
+  endCursor: z.string().optional(),
 });
 export type PageInfo = z.infer<typeof pageInfoSchema>;
 
@@ -81,7 +81,7 @@ export function timestampPageInput(options: { maxPageSize: number }) {
   };
 }
 
-/** The newest-first list result: `{ data, nextCursor }`, `nextCursor` null on the last page. */
+/** The newest-first list result: `{ data, nextCursor }`, `nextCursor` left out on the last page. */
 export function timestampPageOf<T extends z.ZodType>(item: T) {
-  return z.object({ data: z.array(item), nextCursor: z.string().nullable() });
+  return z.object({ data: z.array(item), nextCursor: z.string().optional() });
 }

@@ -1,15 +1,16 @@
 import * as z from "zod";
-import { deploymentIdSchema } from "./deployments.ts";
 import { listEventsProcedure } from "./execution-events.ts";
 import { executionStatuses } from "./execution-status.ts";
 import { instantInputSchema } from "./instants.ts";
 import { definitionNameSchema, workflowManifestSchema } from "./manifest.ts";
-import { cappedCountPageOf, connectionPageInput } from "./pagination.ts";
+import { cappedCountPageOf, connectionPageInput, pageOf } from "./pagination.ts";
 import { procedure } from "./procedure.ts";
 import { projectIdSchema } from "./projects.ts";
 
 /** Largest page of `workflows.listExecutions`. */
 export const executionsPageLimit = 100;
+/** Largest page of `workflows.list`. */
+export const workflowsPageLimit = 200;
 /** How far `workflows.listExecutions` counts its matches: a history is not counted whole for each page. */
 export const executionsCountCap = 10_000;
 
@@ -97,8 +98,10 @@ export const waitTokenIdSchema = z.string().regex(/^wtk_[A-Za-z0-9_-]{43}$/, "Ex
 export const workflowsContract = {
   list: procedure({ scope: "projects:read", mutates: false, mcp: { tool: true } })
     .route({ summary: "List the workflows of the project's active deployment", tags: ["workflows"] })
-    .input(z.object({ projectId: projectIdSchema }).strict())
-    .output(z.object({ deploymentId: deploymentIdSchema.nullable(), results: z.array(workflowSchema) })),
+    .input(
+      z.object({ projectId: projectIdSchema, ...connectionPageInput({ maxPageSize: workflowsPageLimit }) }).strict(),
+    )
+    .output(pageOf(workflowSchema)),
   get: procedure({ scope: "projects:read", mutates: false, mcp: { tool: true } })
     .route({ summary: "Read one workflow of the active deployment", tags: ["workflows"] })
     .input(workflowRef)

@@ -53,9 +53,8 @@ interface EventJson {
   executionId: string;
 }
 interface EventsPage {
-  events: EventJson[];
+  data: EventJson[];
   nextCursor: string;
-  hasMore: boolean;
 }
 
 async function call<T>(procedure: string, input: unknown): Promise<{ status: number; json: T }> {
@@ -105,8 +104,7 @@ describe("workflows.listEvents", () => {
     const executionId = await runSignup(21);
     const { status, json } = await call<EventsPage>("workflows.listEvents", { executionId });
     expect(status).toBe(200);
-    expect(json.hasMore).toBe(false);
-    expect(json.events.map((event) => `${event.kind}: ${event.message}`)).toEqual([
+    expect(json.data.map((event) => `${event.kind}: ${event.message}`)).toEqual([
       "queued: queued",
       "attempt.started: attempt 1 started",
       "step.started: step double started",
@@ -126,25 +124,29 @@ describe("workflows.listEvents", () => {
       "attempt.ended: attempt 2 ended",
       "execution.ended: succeeded",
     ]);
-    expect(json.events.filter((event) => event.message === "account created")).toHaveLength(1);
+    expect(json.data.filter((event) => event.message === "account created")).toHaveLength(1);
   });
 
   it("pages with a cursor, and the project's stream holds the same events", async () => {
     const executionId = await runSignup(2);
-    const whole = (await call<EventsPage>("workflows.listEvents", { executionId })).json.events;
+    const whole = (await call<EventsPage>("workflows.listEvents", { executionId })).json.data;
     const walked: EventJson[] = [];
-    let after: string | undefined;
+    let cursor: string | undefined;
     for (;;) {
-      const page = (await call<EventsPage>("workflows.listEvents", { executionId, limit: 4, after })).json;
-      walked.push(...page.events);
-      after = page.nextCursor;
-      if (!page.hasMore) break;
+      const page = (await call<EventsPage>("workflows.listEvents", { executionId, limit: 4, cursor })).json;
+      walked.push(...page.data);
+      cursor = page.nextCursor;
+      if (page.data.length < 4) break;
     }
     expect(walked.map((event) => event.id)).toEqual(whole.map((event) => event.id));
-    const again = (await call<EventsPage>("workflows.listEvents", { executionId, after })).json;
-    expect(again).toEqual({ events: [], nextCursor: after, hasMore: false });
+    // Caught up: an empty page, and the cursor to resume from stays where it was.
+    const again = (await call<EventsPage>("workflows.listEvents", { executionId, cursor })).json;
+    expect(again).toEqual({ data: [], nextCursor: cursor });
+    // An event's id resumes after it, as a cursor does.
+    const afterThird = (await call<EventsPage>("workflows.listEvents", { executionId, cursor: whole[2]?.id })).json;
+    expect(afterThird.data.map((event) => event.id)).toEqual(whole.slice(3).map((event) => event.id));
 
-    const project = (await call<EventsPage>("workflows.listEvents", { projectId, limit: 500 })).json.events;
+    const project = (await call<EventsPage>("workflows.listEvents", { projectId, limit: 500 })).json.data;
     expect(project.filter((event) => event.executionId === executionId).map((event) => event.id)).toEqual(
       whole.map((event) => event.id),
     );
@@ -154,8 +156,9 @@ describe("workflows.listEvents", () => {
     const executionId = (await call<{ results: { id: string }[] }>("workflows.listExecutions", { projectId })).json
       .results[0]?.id;
     for (const input of [
-      { executionId, after: "not-a-cursor" },
-      { executionId, after: Buffer.from("2026-01-01T00:00:00.000Z|prj_x|1").toString("base64url") },
+      { executionId, cursor: "not-a-cursor" },
+      { executionId, cursor: Buffer.from("2026-01-01T00:00:00.000Z|prj_x|1").toString("base64url") },
+      { executionId, after: "a field the list does not take" },
       {},
       { executionId, projectId },
       { projectId, limit: 501 },
@@ -196,7 +199,7 @@ describe("GET /api/events", () => {
       if (event.kind === "execution.ended" && event.executionId === executionId) break;
     }
     stream.close();
-    const listed = (await call<EventsPage>("workflows.listEvents", { executionId })).json.events;
+    const listed = (await call<EventsPage>("workflows.listEvents", { executionId })).json.data;
     expect(received.filter((event) => event.executionId === executionId).map((event) => event.id)).toEqual(
       listed.map((event) => event.id),
     );

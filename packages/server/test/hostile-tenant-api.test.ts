@@ -364,19 +364,19 @@ describe("hostile tenant: extreme dates in filters and cursors", () => {
     const everyTrace = (all.json as { data: { traceId: string }[] }).data.map((trace) => trace.traceId);
     expect(everyTrace.length).toBeGreaterThan(1);
     const paged: string[] = [];
-    let cursor: string | null | undefined;
+    let cursor: string | undefined;
     do {
       const page = await callRpc(
         weft.url,
         "traces.list",
-        { projectId: mallory.projectId, limit: 1, ...(cursor == null ? {} : { cursor }) },
+        { projectId: mallory.projectId, limit: 1, ...(cursor === undefined ? {} : { cursor }) },
         token,
       );
       expect(page.status).toBe(200);
-      const body = page.json as { data: { traceId: string }[]; nextCursor: string | null };
+      const body = page.json as { data: { traceId: string }[]; nextCursor?: string };
       paged.push(...body.data.map((trace) => trace.traceId));
       cursor = body.nextCursor;
-    } while (cursor !== null && paged.length <= everyTrace.length);
+    } while (cursor !== undefined && paged.length <= everyTrace.length);
     expect(paged).toEqual(everyTrace);
   });
 

@@ -33,7 +33,7 @@ function instantOf(index: number): Date {
 }
 
 interface Envelope {
-  pagination: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  pagination: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor?: string; endCursor?: string };
   results: Record<string, unknown>[];
   totalCount: number;
 }
@@ -333,17 +333,18 @@ async function walkForward(
   keyOf: (result: Record<string, unknown>) => string,
 ): Promise<string[]> {
   const seen: string[] = [];
-  let after: string | null = null;
+  let after: string | undefined;
   for (;;) {
     const page = (await call(procedure, {
       ...input,
-      pagination: after === null ? { first: size } : { first: size, after },
+      pagination: after === undefined ? { first: size } : { first: size, after },
     })) as Envelope;
     expect(page.totalCount).toBe(rowCount);
     expect(page.results.length).toBe(Math.min(size, rowCount - seen.length));
     expect(page.pagination.hasPreviousPage).toBe(seen.length > 0);
     seen.push(...page.results.map(keyOf));
     if (!page.pagination.hasNextPage) return seen;
+    expect(page.pagination.endCursor).toBeDefined();
     after = page.pagination.endCursor;
   }
 }
@@ -356,17 +357,18 @@ async function walkBackward(
   keyOf: (result: Record<string, unknown>) => string,
 ): Promise<string[]> {
   const seen: string[] = [];
-  let before: string | null = null;
+  let before: string | undefined;
   for (;;) {
     const page = (await call(procedure, {
       ...input,
-      pagination: before === null ? { last: size } : { last: size, before },
+      pagination: before === undefined ? { last: size } : { last: size, before },
     })) as Envelope;
     expect(page.totalCount).toBe(rowCount);
     expect(page.results.length).toBe(Math.min(size, rowCount - seen.length));
     expect(page.pagination.hasNextPage).toBe(seen.length > 0);
     seen.unshift(...page.results.map(keyOf));
     if (!page.pagination.hasPreviousPage) return seen;
+    expect(page.pagination.startCursor).toBeDefined();
     before = page.pagination.startCursor;
   }
 }
@@ -516,10 +518,10 @@ describe("traces.list walks 250 traces with many sharing one instant", () => {
         ...(cursor === null ? {} : { cursor }),
       })) as {
         data: { executionId: string; startTime: string }[];
-        nextCursor: string | null;
+        nextCursor?: string;
       };
       seen.push(...page.data.map(({ executionId, startTime }) => ({ executionId, startTime })));
-      if (page.nextCursor === null) return seen;
+      if (page.nextCursor === undefined) return seen;
       expect(page.data.length).toBe(limit);
       cursor = page.nextCursor;
     }
@@ -552,9 +554,9 @@ describe("access.auditLog walks 250 events with many sharing one instant", () =>
         workspaceId: teamId,
         limit,
         ...(cursor === null ? {} : { cursor }),
-      })) as { data: { id: string }[]; nextCursor: string | null };
+      })) as { data: { id: string }[]; nextCursor?: string };
       seen.push(...page.data.map((event) => event.id));
-      if (page.nextCursor === null) break;
+      if (page.nextCursor === undefined) break;
       expect(page.data.length).toBe(limit);
       cursor = page.nextCursor;
     }
@@ -571,9 +573,9 @@ describe("billing.listStatements walks 250 months", () => {
         workspaceId: owner.personalWorkspaceId,
         limit,
         ...(cursor === null ? {} : { cursor }),
-      })) as { data: { periodStart: string }[]; nextCursor: string | null };
+      })) as { data: { periodStart: string }[]; nextCursor?: string };
       seen.push(...page.data.map((statement) => statement.periodStart));
-      if (page.nextCursor === null) break;
+      if (page.nextCursor === undefined) break;
       expect(page.data.length).toBe(limit);
       cursor = page.nextCursor;
     }

@@ -195,3 +195,48 @@ describe("resources namespace", () => {
     expect(anonymous.status).toBe(401);
   });
 });
+
+describe("workflows.list", () => {
+  it("answers the standard envelope, by name, and pages with opaque cursors", async () => {
+    const list = (pagination?: Record<string, unknown>) =>
+      callRpc(
+        weft.url,
+        "workflows.list",
+        { projectId, ...(pagination ? { pagination } : {}) },
+        { token: ada.credential },
+      );
+    const whole = await list();
+    expect(whole.status).toBe(200);
+    expect(whole.json).toMatchObject({
+      pagination: { hasNextPage: false, hasPreviousPage: false },
+      results: [
+        { name: "fulfil", deploymentNumber: 1 },
+        { name: "notify", deploymentNumber: 1 },
+      ],
+      totalCount: 2,
+    });
+    const first = (await list({ first: 1 })).json as {
+      pagination: { hasNextPage: boolean; endCursor: string };
+      results: { name: string }[];
+    };
+    expect(first.results.map((workflow) => workflow.name)).toEqual(["fulfil"]);
+    expect(first.pagination.hasNextPage).toBe(true);
+    const second = (await list({ first: 1, after: first.pagination.endCursor })).json as {
+      pagination: { hasNextPage: boolean; hasPreviousPage: boolean };
+      results: { name: string }[];
+    };
+    expect(second.results.map((workflow) => workflow.name)).toEqual(["notify"]);
+    expect(second.pagination).toMatchObject({ hasNextPage: false, hasPreviousPage: true });
+    expect((await list({ after: "nope" })).status).toBe(400);
+    expect((await list({ first: 201 })).status).toBe(400);
+  });
+
+  it("answers an empty page without cursors before any deployment", async () => {
+    const empty = await callRpc(weft.url, "workflows.list", { projectId: emptyProjectId }, { token: ada.credential });
+    expect(empty.json).toEqual({
+      pagination: { hasNextPage: false, hasPreviousPage: false },
+      results: [],
+      totalCount: 0,
+    });
+  });
+});

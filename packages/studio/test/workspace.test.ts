@@ -23,7 +23,7 @@ function renderWithWorkspaces(workspaces: Workspace[]) {
   queryClient.setQueryData(weftQuery.access.listWorkspaces.queryKey({ input: { pagination: { first: 100 } } }), {
     results: workspaces,
     totalCount: workspaces.length,
-    pagination: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null },
+    pagination: { hasNextPage: false, hasPreviousPage: false },
   });
   return render(
     h(QueryClientProvider, { client: queryClient }, h(WorkspaceProvider, null, h(WorkspacePicker), h(Shown))),

@@ -221,7 +221,7 @@ export const contractCalls: Record<ProcedureName, ContractCall> = {
     variants: {
       project: { input: ({ projectId }) => ({ projectId }), asOutsider: "refused", asViewer: "reads" },
     },
-    hostileFields: ["after", "projectId"],
+    hostileFields: ["cursor", "projectId"],
   },
   "traces.list": {
     input: ({ projectId }) => ({ projectId }),

@@ -23,12 +23,12 @@ async function readHistory(
   onEvent: (event: ExecutionEvent) => void,
 ): Promise<string | undefined> {
   const client = connect(context);
-  let after: string | undefined;
+  let cursor: string | undefined;
   for (;;) {
-    const page = await client.workflows.listEvents({ ...scope, limit: eventsPageLimit, ...(after ? { after } : {}) });
-    for (const event of page.events) onEvent(event);
-    after = page.nextCursor;
-    if (!page.hasMore) return after;
+    const page = await client.workflows.listEvents({ ...scope, limit: eventsPageLimit, ...(cursor ? { cursor } : {}) });
+    for (const event of page.data) onEvent(event);
+    cursor = page.nextCursor;
+    if (page.data.length < eventsPageLimit) return cursor;
   }
 }
 

@@ -1,6 +1,9 @@
+import { workflowsPageLimit } from "@weft/contract";
 import type { Command } from "commander";
 import { connect } from "../api.ts";
 import { examples } from "../help.ts";
+import { printPage } from "../page-output.ts";
+import { type PageOptions, toPagination, withPageOptions } from "../pagination-options.ts";
 import { parseInputOption } from "../parse-input.ts";
 import { resolveProject, withProjectOption } from "../project-option.ts";
 import { runCommand } from "../run-command.ts";
@@ -22,23 +25,29 @@ export function registerWorkflows(program: Command): void {
       examples("weft workflows list", `weft workflows run greet --input '{"name": "Ada"}' --watch`),
     );
 
-  withProjectOption(workflows.command("list").description("List the workflows of the active deployment"))
+  withProjectOption(
+    withPageOptions(
+      workflows.command("list").description("List the workflows of the active deployment, by name"),
+      workflowsPageLimit,
+    ),
+  )
     .addHelpText("after", examples("weft workflows list", "weft workflows list --project prj_01j... --json"))
     .action(
-      runCommand(async (context, options: { project?: string }) => {
-        const list = await connect(context).workflows.list({ projectId: resolveProject(context, options.project) });
-        context.output.result(list, () =>
-          context.output.table(
-            ["NAME", "DEPLOYMENT", "RETRIES", "TIMEOUT"],
-            list.results.map((workflow) => [
-              workflow.name,
-              `#${workflow.deploymentNumber}`,
-              workflow.retries === undefined ? "-" : String(workflow.retries.maxAttempts),
-              workflow.timeoutMs === undefined ? "-" : `${workflow.timeoutMs}ms`,
-            ]),
-            "No workflows: the project has no active deployment yet (run `weft deploy`).",
-          ),
-        );
+      runCommand(async (context, options: { project?: string } & PageOptions) => {
+        const page = await connect(context).workflows.list({
+          projectId: resolveProject(context, options.project),
+          pagination: toPagination(options, workflowsPageLimit),
+        });
+        printPage(context.output, page, {
+          headers: ["NAME", "DEPLOYMENT", "RETRIES", "TIMEOUT"],
+          row: (workflow) => [
+            workflow.name,
+            `#${workflow.deploymentNumber}`,
+            workflow.retries === undefined ? "-" : String(workflow.retries.maxAttempts),
+            workflow.timeoutMs === undefined ? "-" : `${workflow.timeoutMs}ms`,
+          ],
+          empty: "No workflows: the project has no active deployment yet (run `weft deploy`).",
+        });
       }),
     );
 

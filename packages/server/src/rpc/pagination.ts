@@ -1,5 +1,5 @@
 import { defaultPageSize, isSupportedInstant, type PageInfo, type PaginationInput } from "@weft/contract";
-import type { KeysetPage, PageRequest } from "../db/keyset-page.ts";
+import { fetchKeysetPage, type KeysetPage, type PageRequest, sliceOfSortedList } from "../db/keyset-page.ts";
 import type { TimestampCursor, TimestampPage, TimestampPageRequest } from "../db/timestamp-cursor-page.ts";
 import { badRequest } from "./rpc-errors.ts";
 
@@ -98,8 +98,8 @@ export function toPageEnvelope<TRow, TResult>(
     pagination: {
       hasNextPage: page.hasNextPage,
       hasPreviousPage: page.hasPreviousPage,
-      startCursor: first === undefined ? null : cursorOf(first),
-      endCursor: last === undefined ? null : cursorOf(last),
+      ...(first === undefined ? {} : { startCursor: cursorOf(first) }),
+      ...(last === undefined ? {} : { endCursor: cursorOf(last) }),
     },
     results: page.rows.map(toResult),
     totalCount: page.totalCount,
@@ -135,9 +135,41 @@ export function toTimestampPageRequest(input: { limit: number; cursor?: string |
 export function toTimestampPageEnvelope<TRow, TResult>(
   page: TimestampPage<TRow>,
   toResult: (row: TRow) => TResult,
-): { data: TResult[]; nextCursor: string | null } {
-  return {
-    data: page.rows.map(toResult),
-    nextCursor: page.next === null ? null : timestampCursor.encode(page.next),
-  };
+): { data: TResult[]; nextCursor?: string } {
+  const data = page.rows.map(toResult);
+  return page.next === null ? { data } : { data, nextCursor: timestampCursor.encode(page.next) };
+}
+
+/**
+ * One page of a whole list held in memory and sorted by `order.compare` (a deployment's few hundred
+ * definitions), cut with the same keyset rules as a table's, behind the same opaque cursors.
+ */
+export async function pageOfSortedList<T, TKey>(
+  all: readonly T[],
+  order: { compare: (row: T, key: TKey) => number; keyOf: (row: T) => TKey; cursor: CursorCodec<TKey> },
+  pagination: PaginationInput | undefined,
+): Promise<PageEnvelope<T>> {
+  const page = await fetchKeysetPage({
+    request: toPageRequest(pagination, order.cursor),
+    selectSlice: async (slice) => sliceOfSortedList(all, order.compare, slice),
+  });
+  return toPageEnvelope(
+    page,
+    (row) => row,
+    (row) => order.cursor.encode(order.keyOf(row)),
+  );
+}
+
+/** The cursor of a list ordered by a unique name (a deployment's workflows). */
+export const nameCursor: CursorCodec<string> = {
+  encode: (name) => opaqueCursor({ name }),
+  decode: (cursor) => {
+    const name = openCursor(cursor)?.name;
+    return typeof name === "string" && name.length <= 200 ? name : undefined;
+  },
+};
+
+/** Orders by name, in code-unit order (the order a keyset of names compares in). */
+export function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

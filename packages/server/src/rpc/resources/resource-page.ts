@@ -1,14 +1,6 @@
 import { type PaginationInput, type Resource, resourceKinds } from "@weft/contract";
-import { fetchKeysetPage, sliceOfSortedList } from "../../db/keyset-page.ts";
 import { compareResources } from "../../resources/deployed-resources.ts";
-import {
-  type CursorCodec,
-  opaqueCursor,
-  openCursor,
-  type PageEnvelope,
-  toPageEnvelope,
-  toPageRequest,
-} from "../pagination.ts";
+import { type CursorCodec, opaqueCursor, openCursor, type PageEnvelope, pageOfSortedList } from "../pagination.ts";
 
 type ResourceKey = Pick<Resource, "kind" | "name">;
 
@@ -27,13 +19,13 @@ const resourceCursor: CursorCodec<ResourceKey> = {
  * One page of an already sorted resource list. A deployment holds at most a few hundred
  * definitions, so the page is cut from the whole list, with the same keyset rules as a table.
  */
-export async function pageOfResources(
+export function pageOfResources(
   all: Resource[],
   pagination: PaginationInput | undefined,
 ): Promise<PageEnvelope<Resource>> {
-  const page = await fetchKeysetPage({
-    request: toPageRequest(pagination, resourceCursor),
-    selectSlice: async (slice) => sliceOfSortedList(all, compareResources, slice),
-  });
-  return toPageEnvelope(page, (resource) => resource, resourceCursor.encode);
+  return pageOfSortedList(
+    all,
+    { compare: compareResources, keyOf: (resource) => resource, cursor: resourceCursor },
+    pagination,
+  );
 }

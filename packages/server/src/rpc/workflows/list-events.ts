@@ -26,7 +26,7 @@ export function toEvent(event: ExecutionEventRecord) {
 
 /** `workflows.listEvents`: the logs, steps, attempts and ends of an execution or a project, after a cursor. */
 export const listEvents = rpc.workflows.listEvents.handler(async ({ input, context }) => {
-  const after = eventCursorPosition(input.after, "after");
+  const after = eventCursorPosition(input.cursor, "cursor");
   let scope: { executionId: string } | { projectId: string };
   if (input.executionId !== undefined) {
     await requireExecutionAccess(context, input.executionId, { access: "read" });
@@ -41,5 +41,5 @@ export const listEvents = rpc.workflows.listEvents.handler(async ({ input, conte
       limit: input.limit ?? eventsDefaultPageSize,
     }),
   );
-  return { events: page.events.map(toEvent), nextCursor: page.nextCursor, hasMore: page.hasMore };
+  return { data: page.events.map(toEvent), nextCursor: page.nextCursor };
 });
