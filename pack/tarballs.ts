@@ -15,9 +15,13 @@ interface PackageManifest {
   version: string;
   description?: string;
   bin?: Record<string, string>;
+  exports?: Record<string, string>;
   dependencies?: Record<string, string>;
   [field: string]: unknown;
 }
+
+type EntryPoint = { types: string; default: string };
+type PackedManifest = Omit<PackageManifest, "exports"> & { exports?: Record<string, EntryPoint> };
 
 export const root = fileURLToPath(new URL("..", import.meta.url));
 
@@ -43,9 +47,19 @@ export function readManifest(directory: PackageDirectory): PackageManifest {
 
 const bundledName = (directory: PackageDirectory) => `@weft/${directory}`;
 
+/** Each entry point of the workspace package (`./src/x.ts`), as its compiled files in the tarball. */
+function packedExports(exports: Record<string, string>): Record<string, EntryPoint> {
+  return Object.fromEntries(
+    Object.entries(exports).map(([subpath, source]) => {
+      const compiled = source.replace(/^\.\/src\//, "./dist/").replace(/\.ts$/, "");
+      return [subpath, { types: `${compiled}.d.ts`, default: `${compiled}.js` }];
+    }),
+  );
+}
+
 /** The package.json that goes into the tarball: exports at dist, no workspace-only fields. */
-function packedManifest(directory: PackageDirectory): PackageManifest {
-  const { name, version, type, sideEffects, bin, dependencies = {} } = readManifest(directory);
+function packedManifest(directory: PackageDirectory): PackedManifest {
+  const { name, version, type, sideEffects, bin, exports, dependencies = {} } = readManifest(directory);
   const bundled = packages[directory].map(bundledName);
   // A bundled package's own registry dependencies must be installed beside the bundle.
   const inherited: Record<string, string> = Object.assign(
@@ -65,7 +79,8 @@ function packedManifest(directory: PackageDirectory): PackageManifest {
     type,
     ...(sideEffects === undefined ? {} : { sideEffects }),
     ...(bin === undefined ? {} : { bin: { weft: "./dist/bin.js" } }),
-    exports: { ".": { types: "./dist/index.d.ts", default: "./dist/index.js" } },
+    // The CLI is a command with no entry point to import: its package has no exports.
+    ...(exports === undefined ? {} : { exports: packedExports(exports) }),
     files: ["dist", ...(directory === "cli" ? ["sdk"] : [])],
     engines: { node: ">=20.6" },
     dependencies: { ...Object.fromEntries(bundled.map((name) => [name, version])), ...registryDependencies },

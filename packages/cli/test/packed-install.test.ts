@@ -1,19 +1,39 @@
 import { execFile } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { createTestIdentity, startTestPlatform } from "@weft/testing";
+import { publint } from "publint";
+import { formatMessage } from "publint/utils";
 import { describe, expect, it } from "vitest";
 import { type CliResult, isolatedHome, parseJson } from "./support/run-cli.ts";
 import { callScaffoldedTriggers } from "./support/scaffold-triggers.ts";
 
 const run = promisify(execFile);
 const repository = fileURLToPath(new URL("../../..", import.meta.url));
-/** The machine's own Node, which a user outside this repository has; this one when there is none. */
+/**
+ * The machine's own Node, which a user outside this repository has (not the Node 24 of some
+ * node_modules/.bin); this one when there is none.
+ */
 const plainNodeDirectory =
-  process.env.WEFT_TEST_PLAIN_NODE_DIR ?? (existsSync("/usr/bin/node") ? "/usr/bin" : dirname(process.execPath));
+  process.env.WEFT_TEST_PLAIN_NODE_DIR ??
+  ["/usr/bin", ...(process.env.PATH ?? "").split(":")].find(
+    (directory) => !directory.includes("node_modules") && existsSync(join(directory, "node")),
+  ) ??
+  dirname(process.execPath);
+
+/** What publint finds wrong with a tarball: files its package.json names but lacks, and the like. */
+async function packagingProblems(tarball: string): Promise<string[]> {
+  const bytes = readFileSync(tarball);
+  const { messages, pkg } = await publint({
+    pack: { tarball: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) },
+  });
+  return messages.map((message) => `${message.type}: ${formatMessage(message, pkg, { color: false }) ?? message.code}`);
+}
+
+const ansiEscape = "\u001b";
 
 async function inShell(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<CliResult> {
   try {
@@ -40,6 +60,9 @@ describe.runIf(process.env.WEFT_TEST_PACKED === "1")("the packed packages, insta
   it("install the CLI under the machine's Node; its scaffold installs, type-checks, deploys, and its triggers succeed", async () => {
     await succeeds("npm", ["run", "pack"], repository, { ...process.env } as Record<string, string>);
     const packs = join(repository, "dist", "packs");
+    for (const tarball of readdirSync(packs)) {
+      expect({ tarball, problems: await packagingProblems(join(packs, tarball)) }).toEqual({ tarball, problems: [] });
+    }
     const directory = mkdtempSync(join(tmpdir(), "weft-packed-"));
     for (const tarball of readdirSync(packs)) copyFileSync(join(packs, tarball), join(directory, tarball));
     const cache = (
@@ -76,6 +99,21 @@ describe.runIf(process.env.WEFT_TEST_PACKED === "1")("the packed packages, insta
       await callScaffoldedTriggers(platform.url, projectId, (executionId) =>
         inShell(weft, ["executions", "watch", executionId, "--json"], app, withToken),
       );
+
+      // Under the machine's Node, output into a pipe is plain text, and so is a terminal's under NO_COLOR.
+      const redeployed = await succeeds(weft, ["deploy"], app, withToken);
+      expect(redeployed.stdout).toContain("Deployment #2 is live.");
+      const refused = await inShell(weft, ["--api-url", "ftp://x", "projects", "list"], app, withToken);
+      expect(refused.stderr).toContain("error:");
+      for (const result of [redeployed, refused]) expect(result.stdout + result.stderr).not.toContain(ansiEscape);
+      const inTerminal = (extra: Record<string, string>) =>
+        inShell("script", ["-qfec", `${weft} --api-url ftp://x projects list`, "/dev/null"], app, {
+          ...withToken,
+          TERM: "xterm-256color",
+          ...extra,
+        });
+      expect((await inTerminal({})).stdout).toContain(ansiEscape);
+      expect((await inTerminal({ NO_COLOR: "1" })).stdout).not.toContain(ansiEscape);
       const server = await inShell(weft, ["server", "--json"], app, withToken);
       expect(server.code).toBe(1);
       expect(parseJson(server)).toMatchObject({
