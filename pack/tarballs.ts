@@ -23,6 +23,12 @@ interface PackageManifest {
 type EntryPoint = { types: string; default: string };
 type PackedManifest = Omit<PackageManifest, "exports"> & { exports?: Record<string, EntryPoint> };
 
+/**
+ * The Node a tarball installs under: @clack/prompts imports util.styleText (Node 20.12); the CLI's
+ * own code needs import.meta.resolve (20.6).
+ */
+export const packedNodeRange = ">=20.12";
+
 export const root = fileURLToPath(new URL("..", import.meta.url));
 
 /** The @weft/* packages each one bundles, in the order they are packed. */
@@ -82,7 +88,7 @@ function packedManifest(directory: PackageDirectory): PackedManifest {
     // The CLI is a command with no entry point to import: its package has no exports.
     ...(exports === undefined ? {} : { exports: packedExports(exports) }),
     files: ["dist", ...(directory === "cli" ? ["sdk"] : [])],
-    engines: { node: ">=20.6" },
+    engines: { node: packedNodeRange },
     dependencies: { ...Object.fromEntries(bundled.map((name) => [name, version])), ...registryDependencies },
     ...(bundled.length === 0 ? {} : { bundleDependencies: bundled }),
   };
