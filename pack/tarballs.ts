@@ -24,10 +24,10 @@ type EntryPoint = { types: string; default: string };
 type PackedManifest = Omit<PackageManifest, "exports"> & { exports?: Record<string, EntryPoint> };
 
 /**
- * The Node a tarball installs under: @clack/prompts imports util.styleText (Node 20.12); the CLI's
- * own code needs import.meta.resolve (20.6).
+ * The Node a tarball installs under: the CLI's own code needs import.meta.resolve (20.6). Its
+ * prompts library needs util.styleText (20.12), so the CLI loads it only where it is there.
  */
-export const packedNodeRange = ">=20.12";
+export const packedNodeRange = ">=20.6";
 
 export const root = fileURLToPath(new URL("..", import.meta.url));
 

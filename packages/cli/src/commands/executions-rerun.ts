@@ -1,4 +1,3 @@
-import { progress as progressBar } from "@clack/prompts";
 import { isRpcError, type WeftClient } from "@weft/client";
 import { executionsPageLimit } from "@weft/contract";
 import { type Duration, durationToMs } from "@weft/sdk";
@@ -11,6 +10,7 @@ import { examples } from "../help.ts";
 import { confirmAction } from "../input.ts";
 import { plural } from "../plural.ts";
 import { resolveProject, withProjectOption } from "../project-option.ts";
+import { terminalPrompts } from "../prompts.ts";
 import { runCommand } from "../run-command.ts";
 
 interface RerunOptions {
@@ -60,7 +60,7 @@ async function failedSince(
 async function rerunAll(context: CommandContext, client: WeftClient, ids: string[]): Promise<RerunOutcome> {
   const outcome: RerunOutcome = { rerun: [], skipped: [] };
   const bar = context.output.interactive
-    ? progressBar({ max: ids.length, output: context.output.streams.stdout })
+    ? terminalPrompts?.progress({ max: ids.length, output: context.output.streams.stdout })
     : undefined;
   bar?.start(`Re-running ${plural(ids.length, "execution")}`);
   for (const executionId of ids) {
