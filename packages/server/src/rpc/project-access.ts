@@ -1,4 +1,4 @@
-import type { AuditActor } from "../audit/record-audit-event.ts";
+import type { AuditActor, ProjectChange } from "../audit/record-audit-event.ts";
 import type { WorkspaceRole } from "../db/schema/index.ts";
 import { findProject, type ProjectRecord } from "../projects/project-record.ts";
 import { notFoundMessage } from "../shared/service-result.ts";
@@ -72,6 +72,15 @@ export async function requireProjectAccess(
   }
   if (options.access === "write") requireWriterRole(role, project.workspaceId);
   return project;
+}
+
+/**
+ * Loads a project the caller may change, as `requireProjectAccess` with `write` access, and names the
+ * change as the services that audit a project's changes take it: the project, its workspace, the actor.
+ */
+export async function requireProjectChange(context: AuthenticatedContext, projectId: string): Promise<ProjectChange> {
+  const project = await requireProjectAccess(context, projectId, { access: "write" });
+  return { projectId: project.id, workspaceId: project.workspaceId, actor: actorOf(context) };
 }
 
 /**
