@@ -45,6 +45,17 @@ export const idCursor: CursorCodec<string> = {
   },
 };
 
+/** The cursor of a list ordered by a unique string, which the cursor holds under `field`. */
+export function stringKeyCursor(field: string): CursorCodec<string> {
+  return {
+    encode: (key) => opaqueCursor({ [field]: key }),
+    decode: (cursor) => {
+      const key = openCursor(cursor)?.[field];
+      return typeof key === "string" ? key : undefined;
+    },
+  };
+}
+
 /** Turns a list input's `pagination` (already validated against the contract's page limit) into a page request. */
 export function toPageRequest(pagination: PaginationInput | undefined): PageRequest<string>;
 export function toPageRequest<TKey>(

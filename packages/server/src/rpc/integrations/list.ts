@@ -1,17 +1,11 @@
 import { listIntegrations } from "../../integrations/read-integrations.ts";
 import { rpc } from "../implementer.ts";
-import { type CursorCodec, opaqueCursor, openCursor, toPageEnvelope, toPageRequest } from "../pagination.ts";
+import { stringKeyCursor, toPageEnvelope, toPageRequest } from "../pagination.ts";
 import { requireProjectAccess } from "../project-access.ts";
 import { toIntegration } from "./to-integration.ts";
 
 /** An integration's place in the list: its name, unique within the project. */
-const integrationCursor: CursorCodec<string> = {
-  encode: (name) => opaqueCursor({ integration: name }),
-  decode: (cursor) => {
-    const name = openCursor(cursor)?.integration;
-    return typeof name === "string" ? name : undefined;
-  },
-};
+const integrationCursor = stringKeyCursor("integration");
 
 /** `integrations.list`: the project's integrations by name, secrets masked. */
 export const list = rpc.integrations.list.handler(async ({ input, context }) => {

@@ -1,17 +1,11 @@
 import { listSchedules } from "../../schedules/list-schedules.ts";
 import { rpc } from "../implementer.ts";
-import { type CursorCodec, opaqueCursor, openCursor, toPageEnvelope, toPageRequest } from "../pagination.ts";
+import { stringKeyCursor, toPageEnvelope, toPageRequest } from "../pagination.ts";
 import { requireProjectAccess } from "../project-access.ts";
 import { toSchedule } from "./to-schedule.ts";
 
 /** A schedule's place in the list: its name, unique within the project. */
-const scheduleCursor: CursorCodec<string> = {
-  encode: (name) => opaqueCursor({ name }),
-  decode: (cursor) => {
-    const name = openCursor(cursor)?.name;
-    return typeof name === "string" ? name : undefined;
-  },
-};
+const scheduleCursor = stringKeyCursor("name");
 
 /** `schedules.list`: the project's schedules with their next and last runs, by name. */
 export const list = rpc.schedules.list.handler(async ({ input, context }) => {
