@@ -6,9 +6,9 @@ import {
   webhookManifestSchema,
   workflowManifestSchema,
 } from "./manifest.ts";
-import { connectionPageInput, pageOf } from "./pagination.ts";
+import { pageOf } from "./pagination.ts";
 import { procedure } from "./procedure.ts";
-import { projectIdSchema } from "./projects.ts";
+import { projectIdSchema, projectPageInput } from "./projects.ts";
 
 /** Largest page of `deployments.list`. */
 export const deploymentsPageLimit = 100;
@@ -86,9 +86,7 @@ export const deploymentsContract = {
     .output(deploymentSchema),
   list: procedure({ scope: "deployments:read", mutates: false, mcp: { tool: true } })
     .route({ summary: "List a project's deployments, oldest first", tags: ["deployments"] })
-    .input(
-      z.object({ projectId: projectIdSchema, ...connectionPageInput({ maxPageSize: deploymentsPageLimit }) }).strict(),
-    )
+    .input(projectPageInput({ maxPageSize: deploymentsPageLimit }))
     .output(pageOf(deploymentSchema)),
   get: procedure({ scope: "deployments:read", mutates: false, mcp: { tool: true } })
     .route({ summary: "Read one deployment", tags: ["deployments"] })

@@ -1,7 +1,7 @@
 import * as z from "zod";
-import { connectionPageInput, pageOf } from "./pagination.ts";
+import { pageOf } from "./pagination.ts";
 import { type McpExposure, procedure } from "./procedure.ts";
-import { projectIdSchema } from "./projects.ts";
+import { projectIdSchema, projectPageInput } from "./projects.ts";
 
 /** Largest page of `integrations.list`. */
 export const integrationsPageLimit = 100;
@@ -134,9 +134,7 @@ const integrationAdministration: McpExposure = {
 export const integrationsContract = {
   list: procedure({ scope: "projects:read", mutates: false, mcp: integrationAdministration })
     .route({ summary: "List a project's integrations, by name, with masked secrets", tags: ["integrations"] })
-    .input(
-      z.object({ projectId: projectIdSchema, ...connectionPageInput({ maxPageSize: integrationsPageLimit }) }).strict(),
-    )
+    .input(projectPageInput({ maxPageSize: integrationsPageLimit }))
     .output(pageOf(integrationSchema)),
   get: procedure({ scope: "projects:read", mutates: false, mcp: integrationAdministration })
     .route({ summary: "Read one integration, with masked secrets", tags: ["integrations"] })

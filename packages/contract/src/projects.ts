@@ -8,6 +8,11 @@ export const projectsPageLimit = 100;
 
 export const projectIdSchema = z.string().regex(/^prj_[0-9a-z]{26}$/, "Expected a project id (prj_…).");
 export const workspaceIdSchema = z.string().regex(/^wsp_[0-9a-z]{26}$/, "Expected a workspace id (wsp_…).");
+/** The input of a list of one project's things: the project and the page, nothing else. */
+export function projectPageInput(options: { maxPageSize: number }) {
+  return z.object({ projectId: projectIdSchema, ...connectionPageInput(options) }).strict();
+}
+
 export const projectNameSchema = displayNameSchema("project");
 
 /** Days a project's finished executions are kept, when it sets its own. */

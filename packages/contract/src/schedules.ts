@@ -1,8 +1,8 @@
 import * as z from "zod";
 import { definitionNameSchema } from "./manifest.ts";
-import { connectionPageInput, pageOf } from "./pagination.ts";
+import { pageOf } from "./pagination.ts";
 import { procedure } from "./procedure.ts";
-import { projectIdSchema } from "./projects.ts";
+import { projectIdSchema, projectPageInput } from "./projects.ts";
 
 /** Largest page of `schedules.list`. */
 export const schedulesPageLimit = 200;
@@ -34,9 +34,7 @@ const scheduleTarget = z.object({ projectId: projectIdSchema, name: definitionNa
 export const schedulesContract = {
   list: procedure({ scope: "projects:read", mutates: false, mcp: { tool: true } })
     .route({ summary: "List a project's schedules, by name", tags: ["schedules"] })
-    .input(
-      z.object({ projectId: projectIdSchema, ...connectionPageInput({ maxPageSize: schedulesPageLimit }) }).strict(),
-    )
+    .input(projectPageInput({ maxPageSize: schedulesPageLimit }))
     .output(pageOf(scheduleSchema)),
   pause: procedure({ scope: "projects:write", mutates: true, mcp: { tool: true } })
     .route({ summary: "Pause a schedule until it is resumed, across deploys", tags: ["schedules"] })

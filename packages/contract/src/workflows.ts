@@ -5,7 +5,7 @@ import { instantInputSchema } from "./instants.ts";
 import { definitionNameSchema, workflowManifestSchema } from "./manifest.ts";
 import { cappedCountPageOf, connectionPageInput, pageOf } from "./pagination.ts";
 import { procedure } from "./procedure.ts";
-import { projectIdSchema } from "./projects.ts";
+import { projectIdSchema, projectPageInput } from "./projects.ts";
 
 /** Largest page of `workflows.listExecutions`. */
 export const executionsPageLimit = 100;
@@ -98,9 +98,7 @@ export const waitTokenIdSchema = z.string().regex(/^wtk_[A-Za-z0-9_-]{43}$/, "Ex
 export const workflowsContract = {
   list: procedure({ scope: "projects:read", mutates: false, mcp: { tool: true } })
     .route({ summary: "List the workflows of the project's active deployment", tags: ["workflows"] })
-    .input(
-      z.object({ projectId: projectIdSchema, ...connectionPageInput({ maxPageSize: workflowsPageLimit }) }).strict(),
-    )
+    .input(projectPageInput({ maxPageSize: workflowsPageLimit }))
     .output(pageOf(workflowSchema)),
   get: procedure({ scope: "projects:read", mutates: false, mcp: { tool: true } })
     .route({ summary: "Read one workflow of the active deployment", tags: ["workflows"] })
