@@ -136,6 +136,11 @@ export type FederationPolicy = z.infer<typeof federationPolicySchema>;
 const workspaceAdministration: McpExposure = { tool: false, reason: "administrative (workspaces and members)" };
 const federationAdministration: McpExposure = { tool: false, reason: "administrative (federation policies)" };
 
+/** The input of a list of one workspace's members or invitations. */
+const workspacePageInput = z
+  .object({ workspaceId: workspaceIdSchema, ...connectionPageInput({ maxPageSize: accessPageLimit }) })
+  .strict();
+
 /** The `access` namespace: team workspaces, their members and invitations, and the audit log. */
 export const accessContract = {
   createWorkspace: procedure({ scope: "projects:write", mutates: true, mcp: workspaceAdministration })
@@ -157,9 +162,7 @@ export const accessContract = {
     .output(workspaceSchema),
   listMembers: procedure({ scope: "projects:read", mutates: false, mcp: workspaceAdministration })
     .route({ summary: "List a workspace's members", tags: ["access"] })
-    .input(
-      z.object({ workspaceId: workspaceIdSchema, ...connectionPageInput({ maxPageSize: accessPageLimit }) }).strict(),
-    )
+    .input(workspacePageInput)
     .output(pageOf(memberSchema)),
   invite: procedure({ scope: "projects:write", mutates: true, mcp: workspaceAdministration })
     .route({ summary: "Invite someone by email; they accept from the mailed link (owner, admin)", tags: ["access"] })
@@ -175,9 +178,7 @@ export const accessContract = {
     .output(invitationSchema),
   listInvitations: procedure({ scope: "projects:read", mutates: false, mcp: workspaceAdministration })
     .route({ summary: "List a workspace's invitations (owner, admin)", tags: ["access"] })
-    .input(
-      z.object({ workspaceId: workspaceIdSchema, ...connectionPageInput({ maxPageSize: accessPageLimit }) }).strict(),
-    )
+    .input(workspacePageInput)
     .output(pageOf(invitationSchema)),
   revokeInvitation: procedure({ scope: "projects:write", mutates: true, mcp: workspaceAdministration })
     .route({ summary: "Cancel a pending invitation (owner, admin)", tags: ["access"] })
