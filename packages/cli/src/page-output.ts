@@ -43,9 +43,22 @@ export function printPage<T>(output: Output, page: ConnectionPage<T> | CursorPag
   printTable(output, page, "data" in page ? page.data : page.results, table, nextPageHint(page));
 }
 
+/** The option that shows the entries older than a page of an oldest-first list, when there are any. */
+function olderPageHint(page: ConnectionPage<unknown>): string | undefined {
+  const { hasPreviousPage, startCursor } = page.pagination;
+  return hasPreviousPage && startCursor !== undefined ? `older: add --before ${startCursor}` : undefined;
+}
+
 /** `printPage` for a list shown newest last, whose earlier page holds the older entries. */
 export function printNewestPage<T>(output: Output, page: ConnectionPage<T>, table: ListTable<T>): void {
-  const { hasPreviousPage, startCursor } = page.pagination;
-  const older = hasPreviousPage && startCursor !== undefined ? `older: add --before ${startCursor}` : undefined;
-  printTable(output, page, page.results, table, older);
+  printTable(output, page, page.results, table, olderPageHint(page));
+}
+
+/**
+ * The last page of an oldest-first list shown newest first, in the table and in the JSON page's
+ * `results`; its `pagination` stays the API's, so `startCursor` with `--before` reads the older ones.
+ */
+export function printNewestFirstPage<T>(output: Output, page: ConnectionPage<T>, table: ListTable<T>): void {
+  const newestFirst = { ...page, results: page.results.toReversed() };
+  printTable(output, newestFirst, newestFirst.results, table, olderPageHint(page));
 }

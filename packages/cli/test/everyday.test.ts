@@ -94,6 +94,29 @@ describe("everyday commands", () => {
     ).toBeGreaterThan(0);
   });
 
+  it("executions list shows the newest first, in the table and under --json, and --before reads the older ones", async () => {
+    const started: string[] = [];
+    for (const name of ["First", "Second", "Third"]) {
+      const run = await cli(["workflows", "run", "greet", "--input", JSON.stringify({ name }), "--watch", "--json"]);
+      started.push(parseJson<{ id: string }>(run).id);
+    }
+    const [first, second, third] = started as [string, string, string];
+    const page = parseJson<{ results: { id: string }[]; pagination: { startCursor: string } }>(
+      await cli(["executions", "list", "--workflow", "greet", "--limit", "2", "--json"]),
+    );
+    expect(page.results.map((summary) => summary.id)).toEqual([third, second]);
+    const text = await cli(["executions", "list", "--workflow", "greet", "--limit", "2"]);
+    const rows = text.stdout.split("\n").filter((line) => line.startsWith("exe_"));
+    expect(rows.map((row) => row.split(/\s+/)[0])).toEqual([third, second]);
+    expect(text.stdout).toContain(`older: add --before ${page.pagination.startCursor}`);
+    const older = parseJson<{ results: { id: string }[] }>(
+      await cli(["executions", "list", "--workflow", "greet", "--before", page.pagination.startCursor, "--json"]),
+    );
+    expect(older.results.map((summary) => summary.id)[0]).toBe(first);
+    const help = await cli(["executions", "list", "--help"]);
+    expect(help.stdout).toContain("newest first");
+  });
+
   it("workflows run --watch with input from a file, and refuses input that is not JSON as a usage error", async () => {
     writeFileSync(join(directory, "input.json"), '{"name": "Grace"}');
     const run = await cli(["workflows", "run", "greet", "--input", "@input.json", "--watch", "--json"]);

@@ -6,7 +6,7 @@ import { parseExecutionStatus } from "../choice-option.ts";
 import type { CommandContext } from "../context.ts";
 import { CliError } from "../errors.ts";
 import { examples } from "../help.ts";
-import { printNewestPage } from "../page-output.ts";
+import { printNewestFirstPage } from "../page-output.ts";
 import { type NewestPageOptions, toNewestPagination, withNewestPageOptions } from "../pagination-options.ts";
 import { resolveProject, withProjectOption } from "../project-option.ts";
 import { runCommand } from "../run-command.ts";
@@ -59,7 +59,9 @@ export function registerExecutions(program: Command): void {
 
   withProjectOption(
     withNewestPageOptions(
-      executions.command("list").description("List a project's executions, newest last"),
+      executions
+        .command("list")
+        .description("List a project's executions, newest first (the newest page; --before <cursor> for older ones)"),
       executionsPageLimit,
     ),
   )
@@ -78,7 +80,7 @@ export function registerExecutions(program: Command): void {
           ...(status === undefined ? {} : { status }),
           pagination: toNewestPagination(options, executionsPageLimit),
         });
-        printNewestPage(context.output, page, {
+        printNewestFirstPage(context.output, page, {
           headers: ["ID", "WORKFLOW", "STATUS", "ATTEMPT", "TRIGGER", "CREATED"],
           row: (execution) => [
             execution.id,
