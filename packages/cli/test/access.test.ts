@@ -76,6 +76,35 @@ describe("weft workspaces and weft members", () => {
     });
     expect(parseJson(removed)).toEqual({ accountId: invitee.accountId, removed: true });
   });
+  it("changes a role and removes a member named by email, and names `weft members list` for an unknown one", async () => {
+    // A workspace of its own keeps this invitation out of the audit log the next tests read.
+    const teamId = parseJson<{ id: string }>(
+      await runCli(["workspaces", "create", "CLI by email", "--json"], { env }),
+    ).id;
+    const member = await createTestIdentity(weft, "cli-by-email@example.com");
+    await runCli(["members", "invite", member.email, "--role", "member", "--workspace", teamId], { env });
+    await acceptInvitationLink(outboxInvitationLink(weft, member.email));
+
+    const role = await runCli(
+      ["members", "role", "CLI-By-Email@example.com", "admin", "--workspace", teamId, "--json"],
+      { env },
+    );
+    expect(role.code, role.stderr).toBe(0);
+    expect(parseJson(role)).toMatchObject({ accountId: member.accountId, email: member.email, role: "admin" });
+
+    const unknown = await runCli(["members", "remove", "nobody@example.com", "--workspace", teamId], { env });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain(`nobody@example.com is not a member of workspace ${teamId}`);
+    expect(unknown.stderr).toContain(`weft members list --workspace ${teamId}`);
+    const unknownJson = await runCli(
+      ["members", "role", "nobody@example.com", "viewer", "--workspace", teamId, "--json"],
+      { env },
+    );
+    expect(parseJson(unknownJson)).toMatchObject({ error: { code: "not_found" } });
+
+    const removed = await runCli(["members", "remove", member.email, "--workspace", teamId, "--json"], { env });
+    expect(parseJson(removed)).toEqual({ accountId: member.accountId, removed: true });
+  });
 });
 
 describe("weft agents and weft audit", () => {

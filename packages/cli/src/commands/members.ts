@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { connect } from "../api.ts";
 import { parseChoice } from "../choice-option.ts";
 import { examples } from "../help.ts";
+import { memberAccountId } from "../member-account.ts";
 import { printPage } from "../page-output.ts";
 import { type PageOptions, toPagination, withPageOptions } from "../pagination-options.ts";
 import { runCommand } from "../run-command.ts";
@@ -21,7 +22,7 @@ export function registerMembers(program: Command): void {
       examples(
         "weft members list --workspace wsp_01j...",
         "weft members invite ada@example.com --role admin --workspace wsp_01j...",
-        "weft members role acc_01j... viewer --workspace wsp_01j...",
+        "weft members role ada@example.com viewer --workspace wsp_01j...",
       ),
     );
 
@@ -69,15 +70,23 @@ export function registerMembers(program: Command): void {
     members
       .command("role")
       .description("Give a member another role")
-      .argument("<accountId>", "the member's account id (acc_…, see `weft members list`)")
+      .argument("<member>", "the member's email or account id (acc_…, see `weft members list`)")
       .argument("<role>", "owner, admin, member or viewer"),
   )
-    .addHelpText("after", examples("weft members role acc_01j... viewer --workspace wsp_01j..."))
+    .addHelpText(
+      "after",
+      examples(
+        "weft members role ada@example.com viewer --workspace wsp_01j...",
+        "weft members role acc_01j... viewer --workspace wsp_01j...",
+      ),
+    )
     .action(
-      runCommand(async (context, accountId: string, role: string, options: { workspace?: string }) => {
+      runCommand(async (context, memberName: string, role: string, options: { workspace?: string }) => {
         const parsed = parseRole(role);
         const workspaceId = await resolveWorkspace(context, options.workspace);
-        const member = await connect(context).access.updateRole({ workspaceId, accountId, role: parsed });
+        const client = connect(context);
+        const accountId = await memberAccountId(client, workspaceId, memberName);
+        const member = await client.access.updateRole({ workspaceId, accountId, role: parsed });
         context.output.result(member, () => {
           context.output.line(`${context.output.style("green", "Updated")} ${member.email} is now ${member.role}.`);
         });
@@ -87,14 +96,22 @@ export function registerMembers(program: Command): void {
   withWorkspaceOption(
     members
       .command("remove")
-      .description("Remove a member; your own account id leaves the workspace")
-      .argument("<accountId>", "the member's account id (acc_…)"),
+      .description("Remove a member; your own email or account id leaves the workspace")
+      .argument("<member>", "the member's email or account id (acc_…)"),
   )
-    .addHelpText("after", examples("weft members remove acc_01j... --workspace wsp_01j..."))
+    .addHelpText(
+      "after",
+      examples(
+        "weft members remove ada@example.com --workspace wsp_01j...",
+        "weft members remove acc_01j... --workspace wsp_01j...",
+      ),
+    )
     .action(
-      runCommand(async (context, accountId: string, options: { workspace?: string }) => {
+      runCommand(async (context, memberName: string, options: { workspace?: string }) => {
         const workspaceId = await resolveWorkspace(context, options.workspace);
-        const removed = await connect(context).access.removeMember({ workspaceId, accountId });
+        const client = connect(context);
+        const accountId = await memberAccountId(client, workspaceId, memberName);
+        const removed = await client.access.removeMember({ workspaceId, accountId });
         context.output.result(removed, () => {
           context.output.line(`${context.output.style("green", "Removed")} ${removed.accountId} from ${workspaceId}.`);
         });
