@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { DatabaseHandle, Transaction } from "../db/database.ts";
-import { type Announcements, createAnnouncements } from "../shared/announcements.ts";
+import { type Announcements, createIdAnnouncements } from "../shared/announcements.ts";
 import type { CredentialRevocations } from "./credential-revocations.ts";
 
 /**
@@ -13,13 +13,7 @@ export const accessChangesChannel = "weft_access_changes";
 export type MembershipChanges = Announcements<readonly string[]>;
 
 export function createMembershipChanges(): MembershipChanges {
-  const announcements = createAnnouncements<readonly string[]>();
-  return {
-    publish: (accountIds) => {
-      if (accountIds.length > 0) announcements.publish(accountIds);
-    },
-    subscribe: announcements.subscribe,
-  };
+  return createIdAnnouncements();
 }
 
 /** Queues the notifications in the transaction, so other processes hear them only if it commits. */

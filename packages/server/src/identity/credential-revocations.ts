@@ -1,4 +1,4 @@
-import { type Announcements, createAnnouncements } from "../shared/announcements.ts";
+import { type Announcements, createIdAnnouncements } from "../shared/announcements.ts";
 
 /**
  * In-process announcements of revoked credentials, so caches of credential lookups in this process
@@ -7,11 +7,5 @@ import { type Announcements, createAnnouncements } from "../shared/announcements
 export type CredentialRevocations = Announcements<readonly string[]>;
 
 export function createCredentialRevocations(): CredentialRevocations {
-  const announcements = createAnnouncements<readonly string[]>();
-  return {
-    publish: (credentialIds) => {
-      if (credentialIds.length > 0) announcements.publish(credentialIds);
-    },
-    subscribe: announcements.subscribe,
-  };
+  return createIdAnnouncements();
 }

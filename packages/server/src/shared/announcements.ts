@@ -17,3 +17,14 @@ export function createAnnouncements<T>(): Announcements<T> {
     },
   };
 }
+
+/** Announcements of ids (revoked credentials, accounts whose memberships changed): an empty list is not announced. */
+export function createIdAnnouncements(): Announcements<readonly string[]> {
+  const announcements = createAnnouncements<readonly string[]>();
+  return {
+    publish: (ids) => {
+      if (ids.length > 0) announcements.publish(ids);
+    },
+    subscribe: announcements.subscribe,
+  };
+}
