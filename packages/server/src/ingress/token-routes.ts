@@ -5,7 +5,7 @@ import { maxTokenDataBytes } from "../engine/limits.ts";
 import { tokenHashOf } from "../engine/wait-token-ids.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { readBodyText } from "../http/request-body.ts";
-import type { ServiceFailure } from "../shared/service-result.ts";
+import type { ServiceFailure, ServiceResult } from "../shared/service-result.ts";
 import { parseStorableJson } from "../shared/storable-json.ts";
 import { completeWaitToken } from "../wait-tokens/complete-wait-token.ts";
 import { type FoundWaitToken, findWaitToken } from "../wait-tokens/find-wait-token.ts";
@@ -55,20 +55,35 @@ async function showPage(c: Context<AppEnv>, ingress: IngressContext, tokenId: st
   return c.html(page, 200, noStore);
 }
 
+/** A POST that answers a wait token: the request, its budget, the token's id and the body read. */
+interface TokenAnswer {
+  c: Context<AppEnv>;
+  ingress: IngressContext;
+  budget: Budget;
+  tokenId: string;
+  body: string;
+}
+
+/** Completes the token with `data`, unless the request's budget runs out before the commit. */
+function completeToken(answer: TokenAnswer, data: unknown): Promise<ServiceResult<{ executionId: string }>> {
+  const { platform } = answer.ingress;
+  return completeWaitToken(
+    platform.database.db,
+    platform,
+    { tokenId: answer.tokenId, data },
+    { beforeCommit: () => answer.budget.throwIfExpired() },
+  );
+}
+
 /** Approve or Reject from the page: its CSRF token must come from this token's page. */
-async function answerFromPage(
-  c: Context<AppEnv>,
-  ingress: IngressContext,
-  budget: Budget,
-  tokenId: string,
-  body: string,
-): Promise<Response> {
-  const { platform } = ingress;
+async function answerFromPage(answer: TokenAnswer): Promise<Response> {
+  const { c, tokenId } = answer;
+  const { platform } = answer.ingress;
   const found = await findWaitToken(platform.database.db, platform, tokenId);
   if (!found.ok) return unanswerablePage(c, found.failure);
-  const fields = new URLSearchParams(body);
+  const fields = new URLSearchParams(answer.body);
   const csrf = checkCsrfTokenUnderKeys(
-    ingress.csrfCheckKeys,
+    answer.ingress.csrfCheckKeys,
     csrfBindingOf(found.value, tokenId),
     fields.get(csrfFieldName) ?? undefined,
     platform.clock.now(),
@@ -85,33 +100,17 @@ async function answerFromPage(
   if (decision !== "approve" && decision !== "reject") {
     return errorPage(c, 400, "No answer given", "Press Approve or Reject on the page.");
   }
-  const completed = await completeWaitToken(
-    platform.database.db,
-    platform,
-    { tokenId, data: tokenDecisions[decision] },
-    { beforeCommit: () => budget.throwIfExpired() },
-  );
+  const completed = await completeToken(answer, tokenDecisions[decision]);
   if (!completed.ok) return unanswerablePage(c, completed.failure);
   return c.html(renderTokenAnsweredPage(decision), 200, noStore);
 }
 
 /** A JSON completion: the body is what the workflow receives as `data`. */
-async function completeFromJson(
-  c: Context<AppEnv>,
-  ingress: IngressContext,
-  budget: Budget,
-  tokenId: string,
-  body: string,
-): Promise<Response> {
+async function completeFromJson(answer: TokenAnswer): Promise<Response> {
+  const { c, body } = answer;
   const parsed = body.trim() === "" ? { ok: true as const, value: null } : parseStorableJson(body);
   if (!parsed.ok) return ingressError(c, "invalid_body", parsed.message);
-  const { platform } = ingress;
-  const completed = await completeWaitToken(
-    platform.database.db,
-    platform,
-    { tokenId, data: parsed.value },
-    { beforeCommit: () => budget.throwIfExpired() },
-  );
+  const completed = await completeToken(answer, parsed.value);
   if (!completed.ok) return ingressFailure(c, completed.failure);
   return c.json({ message: "Token completed." }, 202);
 }
@@ -150,10 +149,10 @@ export function tokenRoutes(ingress: IngressContext): Hono<AppEnv> {
     return runHotPath(
       ingress,
       c,
-      (budget) =>
-        fromPage
-          ? answerFromPage(c, ingress, budget, tokenId, body.text)
-          : completeFromJson(c, ingress, budget, tokenId, body.text),
+      (budget) => {
+        const answer = { c, ingress, budget, tokenId, body: body.text };
+        return fromPage ? answerFromPage(answer) : completeFromJson(answer);
+      },
       () =>
         fromPage
           ? errorPage(c, 503, "Please try again", "Your answer could not be recorded just now; nothing was saved.")
