@@ -1,9 +1,10 @@
 import { ORPCError } from "@orpc/server";
 import { eq } from "drizzle-orm";
+import type { AuditedChange } from "../../audit/record-audit-event.ts";
 import { executions } from "../../db/schema/index.ts";
 import { notFoundMessage } from "../../shared/service-result.ts";
 import type { AuthenticatedContext } from "../context.ts";
-import { requireProjectAccess, type WorkspaceAccess } from "../project-access.ts";
+import { actorOf, requireProjectAccess, type WorkspaceAccess } from "../project-access.ts";
 import { notFound } from "../rpc-errors.ts";
 
 /**
@@ -28,4 +29,16 @@ export async function requireExecutionAccess(
     if (error instanceof ORPCError && error.code === "NOT_FOUND") throw notFound(notFoundMessage("execution"));
     throw error;
   }
+}
+
+/**
+ * An execution the caller may change (as `requireExecutionAccess` with `write` access), named as the
+ * services that change one and audit it take it: the execution, its project, the actor and workspace.
+ */
+export async function requireExecutionChange(
+  context: AuthenticatedContext,
+  executionId: string,
+): Promise<{ executionId: string; projectId: string; audit: AuditedChange }> {
+  const { projectId, workspaceId } = await requireExecutionAccess(context, executionId, { access: "write" });
+  return { executionId, projectId, audit: { actor: actorOf(context), workspaceId } };
 }
