@@ -6,6 +6,7 @@ import { registerDeploy } from "./commands/deploy.ts";
 import { registerDeployments } from "./commands/deployments.ts";
 import { registerDev } from "./commands/dev.ts";
 import { registerExecutions } from "./commands/executions.ts";
+import { registerFederation } from "./commands/federation.ts";
 import { registerInit } from "./commands/init.ts";
 import { registerIntegrations } from "./commands/integrations.ts";
 import { registerLogin } from "./commands/login.ts";
@@ -62,6 +63,7 @@ export function createProgram(): Command {
   registerWorkspaces(program);
   registerMembers(program);
   registerAgents(program);
+  registerFederation(program);
   registerAudit(program);
   registerUsage(program);
   registerSchedules(program);
