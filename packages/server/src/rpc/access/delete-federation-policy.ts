@@ -1,7 +1,7 @@
 import { deleteFederationPolicy as deleteFederationPolicyService } from "../../federation/delete-federation-policy.ts";
 import { rpc } from "../implementer.ts";
 import { actorOf } from "../project-access.ts";
-import { valueOrRpcError } from "../service-failure.ts";
+import { revokedOrRpcError } from "../revoked-credentials.ts";
 import { toFederationPolicy } from "./to-federation-policy.ts";
 
 /** `access.deleteFederationPolicy`: no more exchanges under it, and its credentials are refused at once. */
@@ -10,7 +10,6 @@ export const deleteFederationPolicy = rpc.access.deleteFederationPolicy.handler(
     policyId: input.policyId,
     actor: actorOf(context),
   });
-  const deleted = valueOrRpcError(result);
-  context.platform.credentialRevocations.publish(deleted.revokedCredentialIds);
+  const deleted = revokedOrRpcError(context, result);
   return toFederationPolicy(deleted.policy);
 });

@@ -2,7 +2,7 @@ import { revokeAllAgents } from "../../agents/revoke-agents.ts";
 import { requireMemberManager } from "../access/require-member-manager.ts";
 import { rpc } from "../implementer.ts";
 import { actorOf } from "../project-access.ts";
-import { valueOrRpcError } from "../service-failure.ts";
+import { revokedOrRpcError } from "../revoked-credentials.ts";
 
 /** `agents.revokeAll`: incident response; every active credential of every member but the caller's own. */
 export const revokeAll = rpc.agents.revokeAll.handler(async ({ input, context }) => {
@@ -11,7 +11,6 @@ export const revokeAll = rpc.agents.revokeAll.handler(async ({ input, context })
     workspaceId: input.workspaceId,
     actor: actorOf(context),
   });
-  const { revokedCredentialIds } = valueOrRpcError(result);
-  context.platform.credentialRevocations.publish(revokedCredentialIds);
+  const { revokedCredentialIds } = revokedOrRpcError(context, result);
   return { revoked: revokedCredentialIds.length };
 });

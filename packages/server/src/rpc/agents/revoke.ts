@@ -1,7 +1,7 @@
 import { revokeAgent } from "../../agents/revoke-agents.ts";
 import { rpc } from "../implementer.ts";
 import { actorOf } from "../project-access.ts";
-import { valueOrRpcError } from "../service-failure.ts";
+import { revokedOrRpcError } from "../revoked-credentials.ts";
 import { toAgent } from "./to-agent.ts";
 
 /** `agents.revoke`: the agent's credential is refused from its very next request, in every process. */
@@ -10,7 +10,6 @@ export const revoke = rpc.agents.revoke.handler(async ({ input, context }) => {
     agentId: input.agentId,
     actor: actorOf(context),
   });
-  const revoked = valueOrRpcError(result);
-  context.platform.credentialRevocations.publish(revoked.revokedCredentialIds);
+  const revoked = revokedOrRpcError(context, result);
   return toAgent(revoked.agent);
 });
