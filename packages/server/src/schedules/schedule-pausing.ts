@@ -13,30 +13,12 @@ export interface SchedulePausingRequest extends ProjectChange {
 }
 
 /**
- * Pauses a schedule through the API. Such a pause outlasts deploys and rollbacks (which otherwise
- * re-apply the config's `enabled`) until `resumeSchedule`.
+ * Pauses (`paused`) or resumes a schedule through the API. Such a pause outlasts deploys and
+ * rollbacks (which otherwise re-apply the config's `enabled`) until resumed. A resume, whether the
+ * API or the config paused the schedule, counts its ticks from now (ticks missed while paused are not
+ * run); a later deploy re-applies the config's `enabled`.
  */
-export function pauseSchedule(
-  db: Database,
-  deps: { clock: Clock; ids: IdGenerator },
-  request: SchedulePausingRequest,
-): Promise<ServiceResult<ScheduleRecord>> {
-  return setPaused(db, deps, request, true);
-}
-
-/**
- * Resumes a schedule, whether the API or the config paused it, counting its ticks from now (ticks
- * missed while paused are not run). A later deploy re-applies the config's `enabled`.
- */
-export function resumeSchedule(
-  db: Database,
-  deps: { clock: Clock; ids: IdGenerator },
-  request: SchedulePausingRequest,
-): Promise<ServiceResult<ScheduleRecord>> {
-  return setPaused(db, deps, request, false);
-}
-
-async function setPaused(
+export async function setSchedulePaused(
   db: Database,
   deps: { clock: Clock; ids: IdGenerator },
   request: SchedulePausingRequest,

@@ -1,15 +1,5 @@
-import { resumeSchedule } from "../../schedules/schedule-pausing.ts";
 import { rpc } from "../implementer.ts";
-import { requireProjectChange } from "../project-access.ts";
-import { valueOrRpcError } from "../service-failure.ts";
-import { toSchedule } from "./to-schedule.ts";
+import { setPausedThroughRpc } from "./set-paused.ts";
 
-/** `schedules.resume`: audited; see `resumeSchedule` for how it lasts across deploys. */
-export const resume = rpc.schedules.resume.handler(async ({ input, context }) => {
-  const projectChange = await requireProjectChange(context, input.projectId);
-  const result = await resumeSchedule(context.platform.database.db, context.platform, {
-    ...projectChange,
-    name: input.name,
-  });
-  return toSchedule(valueOrRpcError(result));
-});
+/** `schedules.resume`: audited; a later deploy re-applies the config's `enabled`. */
+export const resume = rpc.schedules.resume.handler(({ input, context }) => setPausedThroughRpc(context, input, false));
