@@ -83,14 +83,32 @@ interface ArchitectureTable {
   foreignAbiFrom?: number;
 }
 
+/**
+ * Calls added since Linux 5.1 (from number 424 on) are numbered alike on every architecture, so
+ * x86-64 and arm64 share these.
+ */
+const commonTableNumbers: Readonly<Partial<Record<SeccompFilteredCall, number>>> = {
+  io_uring_setup: 425,
+  io_uring_enter: 426,
+  io_uring_register: 427,
+  open_tree: 428,
+  move_mount: 429,
+  fsopen: 430,
+  fsconfig: 431,
+  fsmount: 432,
+  fspick: 433,
+  clone3: 435,
+  mount_setattr: 442,
+};
+
 /** From the kernel's `asm/unistd_64.h` (x86-64) and `asm-generic/unistd.h` (arm64); a test checks them. */
 const architectures: Partial<Record<NodeJS.Architecture, ArchitectureTable>> = {
   x64: {
     auditArch: 0xc000003e,
     foreignAbiFrom: 0x40000000,
     numbers: {
+      ...commonTableNumbers,
       clone: 56,
-      clone3: 435,
       personality: 135,
       ptrace: 101,
       process_vm_readv: 310,
@@ -107,9 +125,6 @@ const architectures: Partial<Record<NodeJS.Architecture, ArchitectureTable>> = {
       setns: 308,
       bpf: 321,
       userfaultfd: 323,
-      io_uring_setup: 425,
-      io_uring_enter: 426,
-      io_uring_register: 427,
       kexec_load: 246,
       kexec_file_load: 320,
       init_module: 175,
@@ -131,13 +146,6 @@ const architectures: Partial<Record<NodeJS.Architecture, ArchitectureTable>> = {
       lookup_dcookie: 212,
       open_by_handle_at: 304,
       name_to_handle_at: 303,
-      fsopen: 430,
-      fsconfig: 431,
-      fsmount: 432,
-      fspick: 433,
-      move_mount: 429,
-      open_tree: 428,
-      mount_setattr: 442,
       syslog: 103,
       vhangup: 153,
       nfsservctl: 180,
@@ -150,8 +158,8 @@ const architectures: Partial<Record<NodeJS.Architecture, ArchitectureTable>> = {
   arm64: {
     auditArch: 0xc00000b7,
     numbers: {
+      ...commonTableNumbers,
       clone: 220,
-      clone3: 435,
       personality: 92,
       ptrace: 117,
       process_vm_readv: 270,
@@ -168,9 +176,6 @@ const architectures: Partial<Record<NodeJS.Architecture, ArchitectureTable>> = {
       setns: 268,
       bpf: 280,
       userfaultfd: 282,
-      io_uring_setup: 425,
-      io_uring_enter: 426,
-      io_uring_register: 427,
       kexec_load: 104,
       kexec_file_load: 294,
       init_module: 105,
@@ -190,13 +195,6 @@ const architectures: Partial<Record<NodeJS.Architecture, ArchitectureTable>> = {
       lookup_dcookie: 18,
       open_by_handle_at: 265,
       name_to_handle_at: 264,
-      fsopen: 430,
-      fsconfig: 431,
-      fsmount: 432,
-      fspick: 433,
-      move_mount: 429,
-      open_tree: 428,
-      mount_setattr: 442,
       syslog: 116,
       vhangup: 58,
       nfsservctl: 42,
