@@ -195,8 +195,21 @@ function serializeError(error: unknown): SerializedError {
       message === undefined
         ? "(the error's message could not be read)"
         : storableText(describe(message), limits.errorTextLength),
-    stack: typeof stack === "string" ? storableText(relativeToBundle(stack), limits.errorTextLength) : undefined,
+    stack: typeof stack === "string" ? storableStack(relativeToBundle(stack)) : undefined,
   };
+}
+
+/**
+ * A stack within the error text's limit that keeps its call frames: its first line repeats the
+ * message, which can be a whole upstream page, and clamping the text as a whole would cut off the
+ * frames that say where in the project the error was thrown.
+ */
+function storableStack(stack: string): string {
+  if (stack.length <= limits.errorTextLength) return storableText(stack, limits.errorTextLength);
+  const framesAt = stack.search(/\n\s+at /);
+  if (framesAt < 0) return storableText(stack, limits.errorTextLength);
+  const frames = storableText(stack.slice(framesAt), limits.errorTextLength / 2);
+  return `${storableText(stack.slice(0, framesAt), limits.errorTextLength - frames.length)}${frames}`;
 }
 
 /**
@@ -358,16 +371,25 @@ function sleepDuration(name: string, duration: unknown): number {
   return durationMs;
 }
 
-function claimName(state: ExecutionState, name: unknown): string {
-  if (typeof name !== "string" || name === "") throw new TypeError("a step needs a non-empty name");
+/**
+ * A step's or a token's name: a non-empty storable string, no longer than a step name may be. Token
+ * names live in a namespace of their own (`createToken` then `waitForToken` share one).
+ */
+function checkedName(of: "step" | "token", name: unknown): string {
+  if (typeof name !== "string" || name === "") throw new TypeError(`a ${of} needs a non-empty name`);
   if (name.length > limits.stepNameLength) {
     throw namedError(
       "StepNameTooLongError",
-      `a step name is ${name.length} characters long; the limit is ${limits.stepNameLength}`,
+      `a ${of} name is ${name.length} characters long; the limit is ${limits.stepNameLength}`,
     );
   }
   const problem = stringProblem(name);
-  if (problem !== undefined) throw namedError("UnstorableValueError", `a step name ${problem}`);
+  if (problem !== undefined) throw namedError("UnstorableValueError", `a ${of} name ${problem}`);
+  return name;
+}
+
+function claimName(state: ExecutionState, rawName: unknown): string {
+  const name = checkedName("step", rawName);
   if (state.names.has(name)) throw new Error(`the step name "${name}" is used twice in this execution`);
   state.names.add(name);
   return name;
@@ -384,20 +406,6 @@ function tokenTimeout(name: string, options: unknown): number {
     );
   }
   return timeoutMs;
-}
-
-/** A token name: like a step name, but in a namespace of its own (`createToken` then `waitForToken` share one). */
-function tokenName(name: unknown): string {
-  if (typeof name !== "string" || name === "") throw new TypeError("a token needs a non-empty name");
-  if (name.length > limits.stepNameLength) {
-    throw namedError(
-      "StepNameTooLongError",
-      `a token name is ${name.length} characters long; the limit is ${limits.stepNameLength}`,
-    );
-  }
-  const problem = stringProblem(name);
-  if (problem !== undefined) throw namedError("UnstorableValueError", `a token name ${problem}`);
-  return name;
 }
 
 function reportError(what: string): SerializedError {
@@ -548,7 +556,7 @@ function createContext(message: RunMessage, state: ExecutionState) {
       return halt();
     },
     createToken: async (rawName: string, options: unknown): Promise<{ id: string; url: string }> => {
-      const name = tokenName(rawName);
+      const name = checkedName("token", rawName);
       if (state.tokenNames.has(name)) throw new Error(`the token "${name}" is created twice in this execution`);
       state.tokenNames.add(name);
       const stored = Object.hasOwn(message.tokens, name) ? message.tokens[name] : undefined;
@@ -557,7 +565,7 @@ function createContext(message: RunMessage, state: ExecutionState) {
       return { id: reply.token?.id ?? "", url: reply.token?.url ?? "" };
     },
     waitForToken: async (rawName: string, options?: unknown): Promise<TokenResult> => {
-      const name = tokenName(rawName);
+      const name = checkedName("token", rawName);
       if (state.waitedTokens.has(name)) throw new Error(`the token "${name}" is waited for twice in this execution`);
       state.waitedTokens.add(name);
       const stored = Object.hasOwn(message.tokens, name) ? message.tokens[name] : undefined;
