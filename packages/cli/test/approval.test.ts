@@ -1,9 +1,7 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createTestIdentity, startTestPlatform, type TestPlatform } from "@weft/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { deployNewProject } from "./support/deployed-project.ts";
 import { parseJson, runCli } from "./support/run-cli.ts";
+import { signedInPlatform } from "./support/signed-in-platform.ts";
 
 /** The approval workflow of the README, deployed and answered the way the README does it. */
 const config = `import { defineConfig, workflow } from "@weft/sdk";
@@ -27,25 +25,14 @@ const expense = workflow({
 export default defineConfig({ workflows: [expense] });
 `;
 
-let weft: TestPlatform;
-let env: Record<string, string>;
+const signedIn = signedInPlatform("approver@example.com");
 let directory: string;
 
 beforeAll(async () => {
-  weft = await startTestPlatform();
-  const identity = await createTestIdentity(weft, "approver@example.com");
-  env = { WEFT_TOKEN: identity.credential, WEFT_API_URL: weft.url };
-  directory = mkdtempSync(join(tmpdir(), "weft-approval-"));
-  writeFileSync(join(directory, "weft.config.ts"), config);
-  const deployed = await runCli(["deploy", "--create", "--name", "approvals", "--json"], { cwd: directory, env });
-  expect(deployed.code).toBe(0);
+  ({ directory } = await deployNewProject(signedIn.env, "approvals", { "weft.config.ts": config }));
 }, 120_000);
 
-afterAll(async () => {
-  await weft?.stop();
-});
-
-const cli = (args: string[]) => runCli(args, { cwd: directory, env });
+const cli = (args: string[]) => runCli(args, { cwd: directory, env: signedIn.env });
 
 describe("an approval workflow", () => {
   it("waits with its token shown by executions get, and goes on once the token's URL is answered", async () => {
