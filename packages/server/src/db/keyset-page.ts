@@ -1,4 +1,17 @@
-import { and, asc, desc, getTableColumns, gt, gte, type InferSelectModel, lt, lte, type SQL, sql } from "drizzle-orm";
+import {
+  and,
+  asc,
+  desc,
+  eq,
+  getTableColumns,
+  gt,
+  gte,
+  type InferSelectModel,
+  lt,
+  lte,
+  type SQL,
+  sql,
+} from "drizzle-orm";
 import type { AnyPgColumn, PgSelect, PgTable } from "drizzle-orm/pg-core";
 import type { Database } from "./database.ts";
 
@@ -195,6 +208,26 @@ export function fetchTableKeysetPage<TTable extends PgTable>(
         .from(query.table as PgTable)
         .$dynamic(),
   }) as Promise<KeysetPage<InferSelectModel<TTable>>>;
+}
+
+/** A page of one project's rows. */
+export interface ProjectRowsRequest {
+  projectId: string;
+  page: PageRequest;
+}
+
+/** One page of a project's rows of `table`, by their name, which is unique within a project. */
+export function fetchProjectRowsByName<TTable extends PgTable & { projectId: AnyPgColumn; name: AnyPgColumn }>(
+  db: Database,
+  table: TTable,
+  request: ProjectRowsRequest,
+): Promise<KeysetPage<InferSelectModel<TTable>>> {
+  return fetchTableKeysetPage(db, {
+    table,
+    key: table.name,
+    where: eq(table.projectId, request.projectId),
+    request: request.page,
+  });
 }
 
 export interface CappedCountKeysetQuery<T, TKey = string> {

@@ -1,21 +1,13 @@
 import { and, eq } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
-import { fetchTableKeysetPage, type KeysetPage, type PageRequest } from "../db/keyset-page.ts";
+import { fetchProjectRowsByName, type KeysetPage, type ProjectRowsRequest } from "../db/keyset-page.ts";
 import { integrations } from "../db/schema/index.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import { type IntegrationRecord, missingIntegrationMessage } from "./integration-record.ts";
 
 /** One page of a project's integrations, by name (unique within a project). */
-export function listIntegrations(
-  db: Database,
-  request: { projectId: string; page: PageRequest },
-): Promise<KeysetPage<IntegrationRecord>> {
-  return fetchTableKeysetPage(db, {
-    table: integrations,
-    key: integrations.name,
-    where: eq(integrations.projectId, request.projectId),
-    request: request.page,
-  });
+export function listIntegrations(db: Database, request: ProjectRowsRequest): Promise<KeysetPage<IntegrationRecord>> {
+  return fetchProjectRowsByName(db, integrations, request);
 }
 
 export async function readIntegration(
