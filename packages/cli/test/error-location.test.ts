@@ -33,4 +33,12 @@ describe("describeWorkflowError", () => {
     );
     expect(describeWorkflowError({ message: "boom" })).toBe("boom");
   });
+
+  it("takes the location an execution record carries over its stack, and none when the record has none", () => {
+    const stack = "Error: boom\n    at run (weft.config.ts:12:7)";
+    expect(describeWorkflowError({ message: "boom", stack, location: "workflows/pay.ts:3:9" })).toBe(
+      "boom (at workflows/pay.ts:3:9)",
+    );
+    expect(describeWorkflowError({ message: "boom", stack, location: null })).toBe("boom");
+  });
 });

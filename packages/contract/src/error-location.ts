@@ -29,8 +29,15 @@ function isProjectFile(file: string): boolean {
   );
 }
 
-/** An execution's error as one line: its message, then where in the user's source it was thrown. */
-export function describeWorkflowError(error: { message: string; stack?: string | undefined }): string {
-  const location = errorSourceLocation(error.stack);
+/**
+ * An execution's error as one line: its message, then where in the user's source it was thrown:
+ * the `location` the API's execution record carries, else the one read from the stack.
+ */
+export function describeWorkflowError(error: {
+  message: string;
+  stack?: string | undefined;
+  location?: string | null | undefined;
+}): string {
+  const location = error.location === undefined ? errorSourceLocation(error.stack) : (error.location ?? undefined);
   return location === undefined ? error.message : `${error.message} (at ${location})`;
 }

@@ -45,7 +45,15 @@ export const executionSummarySchema = z.object({
 export const executionSchema = executionSummarySchema.extend({
   input: z.unknown(),
   output: z.unknown(),
-  error: z.object({ name: z.string(), message: z.string(), stack: z.string().optional() }).nullable(),
+  error: z
+    .object({
+      name: z.string(),
+      message: z.string(),
+      stack: z.string().optional(),
+      /** Where in the project's own source it was thrown (`workflows/pay.ts:12:7`); null when no frame is the project's. */
+      location: z.string().nullable(),
+    })
+    .nullable(),
   maxAttempts: z.int(),
   runAt: z.iso.datetime(),
   cancelRequested: z.boolean(),
@@ -63,6 +71,20 @@ export const executionSchema = executionSummarySchema.extend({
       output: z.unknown(),
       wakeAt: z.iso.datetime().nullable(),
       logs: z.array(logEntrySchema),
+    }),
+  ),
+  /**
+   * Steps that threw, oldest first: one entry for each throw, with the attempt it ended. A step
+   * that threw stores no result, so the next attempt runs it again.
+   */
+  failedSteps: z.array(
+    z.object({
+      name: z.string(),
+      attempt: z.int(),
+      startedAt: z.iso.datetime(),
+      finishedAt: z.iso.datetime(),
+      durationMs: z.number(),
+      error: z.object({ name: z.string(), message: z.string() }),
     }),
   ),
   /** Wait tokens of the execution, oldest first; their ids are secrets and are not shown. */

@@ -36,11 +36,18 @@ function showExecution(context: CommandContext, execution: Execution): void {
     ["trace", execution.traceId],
   ]);
   output.line();
+  const steps = [
+    ...execution.steps.map((step) => ({ ...step, status: "ok" })),
+    ...execution.failedSteps.map((step) => ({ ...step, kind: "step", status: "failed" })),
+  ].sort((a, b) => a.startedAt.localeCompare(b.startedAt));
   output.table(
-    ["STEP", "KIND", "ATTEMPT", "DURATION"],
-    execution.steps.map((step) => [step.name, step.kind, String(step.attempt), formatDuration(step.durationMs)]),
-    "No completed steps.",
+    ["STEP", "KIND", "ATTEMPT", "DURATION", "STATUS"],
+    steps.map((step) => [step.name, step.kind, String(step.attempt), formatDuration(step.durationMs), step.status]),
+    "No steps yet.",
   );
+  for (const step of execution.failedSteps) {
+    output.line(`step ${step.name} failed in attempt ${step.attempt}: ${step.error.name}: ${step.error.message}`);
+  }
   if (execution.tokens.length === 0) return;
   output.line();
   // The token's URL is a secret: the workflow has it, the execution's record does not.
@@ -97,7 +104,7 @@ export function registerExecutions(program: Command): void {
 
   executions
     .command("get")
-    .description("Show an execution with its steps and wait tokens")
+    .description("Show an execution with its steps (the failed ones too) and wait tokens")
     .argument("<executionId>", "the execution's id (exe_…)")
     .addHelpText("after", examples("weft executions get exe_01j...", "weft executions get exe_01j... --json"))
     .action(

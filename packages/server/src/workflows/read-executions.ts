@@ -45,6 +45,16 @@ export interface ExecutionStep {
   logs: LogEntry[];
 }
 
+/** A step that threw: its span (kind `step`, status `error`) is all that is kept of it. */
+export interface FailedStep {
+  name: string;
+  attempt: number;
+  startedAt: Date;
+  finishedAt: Date;
+  durationMs: number;
+  error: { name: string; message: string };
+}
+
 export interface ExecutionDetail extends ExecutionSummary {
   input: unknown;
   output: unknown;
@@ -56,6 +66,7 @@ export interface ExecutionDetail extends ExecutionSummary {
   traceId: string;
   logs: LogEntry[];
   steps: ExecutionStep[];
+  failedSteps: FailedStep[];
   /** Its wait tokens, without their ids (secrets). */
   tokens: { name: string; status: WaitTokenStatus; createdAt: Date; expiresAt: Date; finishedAt: Date | null }[];
   attempts: {
@@ -151,7 +162,19 @@ export async function listExecutions(
   return { ...page, rows: page.rows.map(toSummary) };
 }
 
-/** One execution with its steps (timings, results, logs) and attempts; not_found if absent. */
+function toFailedStep(span: typeof spans.$inferSelect): FailedStep {
+  const { attributes } = span;
+  return {
+    name: String(attributes["weft.step.name"]),
+    attempt: Number(attributes["weft.execution.attempt"]),
+    startedAt: span.startTime,
+    finishedAt: span.endTime ?? span.startTime,
+    durationMs: Number(attributes["weft.step.duration_ms"]),
+    error: { name: String(attributes["exception.type"]), message: span.statusMessage ?? "" },
+  };
+}
+
+/** One execution with its steps (timings, results, logs), failed steps and attempts; not_found if absent. */
 export async function getExecution(
   db: Database,
   request: { executionId: string; projectId?: string | undefined },
@@ -181,6 +204,11 @@ export async function getExecution(
     .from(spans)
     .where(and(eq(spans.executionId, row.id), eq(spans.kind, "attempt")))
     .orderBy(asc(spans.startTime));
+  const failedStepSpans = await db
+    .select()
+    .from(spans)
+    .where(and(eq(spans.executionId, row.id), eq(spans.kind, "step"), eq(spans.statusCode, "error")))
+    .orderBy(asc(spans.startTime));
   return ok({
     ...toSummary(row),
     input: row.input,
@@ -203,6 +231,7 @@ export async function getExecution(
       wakeAt: step.wakeAt,
       logs: step.logs,
     })),
+    failedSteps: failedStepSpans.map(toFailedStep),
     tokens,
     attempts: attemptSpans.map((span) => ({
       number: Number(span.attributes["weft.execution.attempt"] ?? 0),

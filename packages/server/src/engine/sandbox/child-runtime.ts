@@ -195,8 +195,21 @@ function serializeError(error: unknown): SerializedError {
       message === undefined
         ? "(the error's message could not be read)"
         : storableText(describe(message), limits.errorTextLength),
-    stack: typeof stack === "string" ? storableText(relativeToBundle(stack), limits.errorTextLength) : undefined,
+    stack: typeof stack === "string" ? storableStack(relativeToBundle(stack)) : undefined,
   };
+}
+
+/**
+ * A stack within the error text's limit that keeps its call frames: its first line repeats the
+ * message, which can be a whole upstream page, and clamping the text as a whole would cut off the
+ * frames that say where in the project the error was thrown.
+ */
+function storableStack(stack: string): string {
+  if (stack.length <= limits.errorTextLength) return storableText(stack, limits.errorTextLength);
+  const framesAt = stack.search(/\n\s+at /);
+  if (framesAt < 0) return storableText(stack, limits.errorTextLength);
+  const frames = storableText(stack.slice(framesAt), limits.errorTextLength / 2);
+  return `${storableText(stack.slice(0, framesAt), limits.errorTextLength - frames.length)}${frames}`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Execution } from "@weft/contract";
+import { type Execution, errorSourceLocation } from "@weft/contract";
 import type { ExecutionDetail, ExecutionSummary } from "../../workflows/read-executions.ts";
 
 const iso = (date: Date | null) => (date === null ? null : date.toISOString());
@@ -25,6 +25,7 @@ export function toExecution(detail: ExecutionDetail): Execution {
             name: detail.error.name,
             message: detail.error.message,
             ...(detail.error.stack === undefined ? {} : { stack: detail.error.stack }),
+            location: errorSourceLocation(detail.error.stack) ?? null,
           },
     maxAttempts: detail.maxAttempts,
     runAt: detail.runAt.toISOString(),
@@ -37,6 +38,11 @@ export function toExecution(detail: ExecutionDetail): Execution {
       startedAt: step.startedAt.toISOString(),
       finishedAt: step.finishedAt.toISOString(),
       wakeAt: iso(step.wakeAt),
+    })),
+    failedSteps: detail.failedSteps.map((step) => ({
+      ...step,
+      startedAt: step.startedAt.toISOString(),
+      finishedAt: step.finishedAt.toISOString(),
     })),
     tokens: detail.tokens.map((token) => ({
       ...token,
