@@ -1,12 +1,12 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createTestIdentity, startTestPlatform, type TestPlatform } from "@weft/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { deployNewProject } from "./support/deployed-project.ts";
 import { parseJson, runCli } from "./support/run-cli.ts";
+import { signedInPlatform } from "./support/signed-in-platform.ts";
 
-let weft: TestPlatform;
-let env: Record<string, string>;
+const signedIn = signedInPlatform("everyday@example.com");
 /** A deployed `weft init` project; commands run in its directory find the pinned project. */
 let directory: string;
 let projectId: string;
@@ -39,22 +39,11 @@ export default defineConfig({
 `;
 
 beforeAll(async () => {
-  weft = await startTestPlatform();
-  const identity = await createTestIdentity(weft, "everyday@example.com");
-  env = { WEFT_TOKEN: identity.credential, WEFT_API_URL: weft.url };
-  directory = mkdtempSync(join(tmpdir(), "weft-everyday-"));
-  writeFileSync(join(directory, "weft.config.ts"), config);
-  const deployed = await runCli(["deploy", "--create", "--name", "everyday", "--json"], { cwd: directory, env });
-  expect(deployed.code).toBe(0);
-  projectId = parseJson<{ projectId: string }>(deployed).projectId;
+  ({ directory, projectId } = await deployNewProject(signedIn.env, "everyday", { "weft.config.ts": config }));
 }, 120_000);
 
-afterAll(async () => {
-  await weft?.stop();
-});
-
 const cli = (args: string[], input?: string) =>
-  runCli(args, { cwd: directory, env, ...(input === undefined ? {} : { input }) });
+  runCli(args, { cwd: directory, env: signedIn.env, ...(input === undefined ? {} : { input }) });
 
 describe("everyday commands", () => {
   it("workflows run + executions watch show a run to completion; get, list and the trace follow it", async () => {
@@ -163,7 +152,7 @@ describe("everyday commands", () => {
   it("names WEFT_TOKEN in the fix when the platform refuses the credential it holds", async () => {
     const refused = await runCli(["projects", "list"], {
       cwd: directory,
-      env: { ...env, WEFT_TOKEN: "wft_not_a_credential_the_platform_issued" },
+      env: { ...signedIn.env, WEFT_TOKEN: "wft_not_a_credential_the_platform_issued" },
     });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("WEFT_TOKEN holds a credential the platform refuses");
@@ -180,8 +169,8 @@ describe("everyday commands", () => {
           workflow: "greet",
           visibility: "public",
           disabled: false,
-          pageUrl: `${weft.url}/triggers/forms/${projectId}/contact`,
-          url: `${weft.url}/forms/contact?projectId=${projectId}`,
+          pageUrl: `${signedIn.weft.url}/triggers/forms/${projectId}/contact`,
+          url: `${signedIn.weft.url}/forms/contact?projectId=${projectId}`,
         },
       ],
       webhooks: [
@@ -189,16 +178,18 @@ describe("everyday commands", () => {
           name: "incoming",
           workflow: "greet",
           secretHeader: null,
-          url: `${weft.url}/triggers/webhooks/${projectId}/incoming`,
+          url: `${signedIn.weft.url}/triggers/webhooks/${projectId}/incoming`,
         },
       ],
     });
     const text = await cli(["resources", "list"]);
-    expect(text.stdout).toContain(`form page     contact   greet     ${weft.url}/triggers/forms/${projectId}/contact`);
+    expect(text.stdout).toContain(
+      `form page     contact   greet     ${signedIn.weft.url}/triggers/forms/${projectId}/contact`,
+    );
   });
 
   it("a submitted form's execution can be watched to completion", async () => {
-    const response = await fetch(`${weft.url}/forms/contact?projectId=${projectId}`, {
+    const response = await fetch(`${signedIn.weft.url}/forms/contact?projectId=${projectId}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ name: "Form" }),
@@ -228,10 +219,13 @@ describe("everyday commands", () => {
   });
 
   it("outside a project directory, commands need --project and say so", async () => {
-    const elsewhere = await runCli(["workflows", "list"], { cwd: tmpdir(), env });
+    const elsewhere = await runCli(["workflows", "list"], { cwd: tmpdir(), env: signedIn.env });
     expect(elsewhere.code).toBe(2);
     expect(elsewhere.stderr).toContain("--project");
-    const withFlag = await runCli(["workflows", "list", "--project", projectId, "--json"], { cwd: tmpdir(), env });
+    const withFlag = await runCli(["workflows", "list", "--project", projectId, "--json"], {
+      cwd: tmpdir(),
+      env: signedIn.env,
+    });
     expect(withFlag.code).toBe(0);
   });
 });

@@ -1,13 +1,15 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { callRpc, createTestIdentity, startTestPlatform, type TestPlatform } from "@weft/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callRpc } from "@weft/testing";
+import { beforeAll, describe, expect, it } from "vitest";
+import { deployNewProject } from "./support/deployed-project.ts";
 import { parseJson, runCli, startCli } from "./support/run-cli.ts";
+import { signedInPlatform } from "./support/signed-in-platform.ts";
 
-let weft: TestPlatform;
-let env: Record<string, string>;
-let token: string;
+const signedIn = signedInPlatform("logs@example.com", {
+  configure: (parsed) => ({ ...parsed, worker: { ...parsed.worker, pollIntervalMs: 25 } }),
+});
 let directory: string;
 let projectId: string;
 
@@ -41,18 +43,28 @@ const flop = workflow({
 export default defineConfig({ workflows: [greet, nap, flop] });
 `;
 
-const cli = (args: string[]) => runCli(args, { cwd: directory, env });
+const cli = (args: string[]) => runCli(args, { cwd: directory, env: signedIn.env });
 
 async function run(workflow: string, input: unknown): Promise<string> {
   // A fresh millisecond of the manual clock for each run, as real time gives.
-  weft.clock.advance(1000);
-  const started = await callRpc(weft.url, "workflows.run", { projectId, workflow, input }, { token });
+  signedIn.weft.clock.advance(1000);
+  const started = await callRpc(
+    signedIn.weft.url,
+    "workflows.run",
+    { projectId, workflow, input },
+    { token: signedIn.identity.credential },
+  );
   return (started.json as { executionId: string }).executionId;
 }
 
 async function waitForStatus(executionId: string, status: string): Promise<void> {
   for (;;) {
-    const got = await callRpc(weft.url, "workflows.getExecution", { executionId }, { token });
+    const got = await callRpc(
+      signedIn.weft.url,
+      "workflows.getExecution",
+      { executionId },
+      { token: signedIn.identity.credential },
+    );
     if ((got.json as { status: string }).status === status) return;
     (await import("node:fs")).appendFileSync(
       "/tmp/dbg.log",
@@ -63,21 +75,8 @@ async function waitForStatus(executionId: string, status: string): Promise<void>
 }
 
 beforeAll(async () => {
-  weft = await startTestPlatform({
-    configure: (parsed) => ({ ...parsed, worker: { ...parsed.worker, pollIntervalMs: 25 } }),
-  });
-  token = (await createTestIdentity(weft, "logs@example.com")).credential;
-  env = { WEFT_TOKEN: token, WEFT_API_URL: weft.url };
-  directory = mkdtempSync(join(tmpdir(), "weft-logs-"));
-  writeFileSync(join(directory, "weft.config.ts"), config);
-  const deployed = await runCli(["deploy", "--create", "--name", "logs", "--json"], { cwd: directory, env });
-  expect(deployed.code).toBe(0);
-  projectId = parseJson<{ projectId: string }>(deployed).projectId;
+  ({ directory, projectId } = await deployNewProject(signedIn.env, "logs", { "weft.config.ts": config }));
 }, 120_000);
-
-afterAll(async () => {
-  await weft?.stop();
-});
 
 describe("weft logs", { timeout: 120_000 }, () => {
   it("prints an execution's logs and steps, as lines or as one JSON object", async () => {
@@ -117,9 +116,9 @@ describe("weft logs", { timeout: 120_000 }, () => {
   it("--follow on an execution prints its events as they happen and exits when it ends", async () => {
     const executionId = await run("nap", {});
     await waitForStatus(executionId, "sleeping");
-    const following = startCli(["logs", "--execution", executionId, "--follow"], { cwd: directory, env });
+    const following = startCli(["logs", "--execution", executionId, "--follow"], { cwd: directory, env: signedIn.env });
     await following.waitFor((output) => output.includes("sleep short until"));
-    weft.clock.advance(60_000);
+    signedIn.weft.clock.advance(60_000);
     const result = await following.result;
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("info  rested");
@@ -127,7 +126,7 @@ describe("weft logs", { timeout: 120_000 }, () => {
   });
 
   it("--follow on the project streams new executions until Ctrl-C, one JSON object a line under --json", async () => {
-    const following = startCli(["logs", "--follow", "--json"], { cwd: directory, env });
+    const following = startCli(["logs", "--follow", "--json"], { cwd: directory, env: signedIn.env });
     // The history is printed first; the stream then takes over where it ended, so none is missed.
     const executionId = await run("greet", { name: "Grace" });
     await following.waitFor((output) =>
@@ -147,7 +146,7 @@ describe("weft logs", { timeout: 120_000 }, () => {
   it("fails with the WEFT_TOKEN fix when the platform refuses the credential", async () => {
     const refused = await runCli(["logs", "--follow"], {
       cwd: directory,
-      env: { ...env, WEFT_TOKEN: "wft_not_a_credential_the_platform_issued" },
+      env: { ...signedIn.env, WEFT_TOKEN: "wft_not_a_credential_the_platform_issued" },
     });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("WEFT_TOKEN");
@@ -173,11 +172,14 @@ export default defineConfig({
 `;
     writeFileSync(join(project, "weft.config.ts"), configWith("hello"));
     writeFileSync(join(project, "words.ts"), 'export const punctuation = "!";\n');
-    const created = await runCli(["deploy", "--create", "--name", "dev", "--json"], { cwd: project, env });
+    const created = await runCli(["deploy", "--create", "--name", "dev", "--json"], {
+      cwd: project,
+      env: signedIn.env,
+    });
     expect(created.code).toBe(0);
     const devProjectId = parseJson<{ projectId: string }>(created).projectId;
 
-    const running = startCli(["dev"], { cwd: project, env });
+    const running = startCli(["dev"], { cwd: project, env: signedIn.env });
     await running.waitFor((output) => output.includes(`deployed #2 to ${devProjectId}`));
 
     writeFileSync(join(project, "words.ts"), 'export const punctuation = "?";\n');
@@ -189,12 +191,12 @@ export default defineConfig({
     writeFileSync(join(project, "weft.config.ts"), configWith("welcome"));
     await running.waitFor((output) => output.includes("deployed #4"));
 
-    weft.clock.advance(1000);
+    signedIn.weft.clock.advance(1000);
     const started = await callRpc(
-      weft.url,
+      signedIn.weft.url,
       "workflows.run",
       { projectId: devProjectId, workflow: "hello", input: {} },
-      { token },
+      { token: signedIn.identity.credential },
     );
     const executionId = (started.json as { executionId: string }).executionId;
     await running.waitFor((output) => output.includes(`${executionId}  info  welcome?`));
@@ -247,18 +249,23 @@ describe("weft executions rerun", { timeout: 120_000 }, () => {
     expect(one.code).toBe(0);
     const rerun = parseJson<{ from: string; executionId: string }>(one);
     expect(rerun.from).toBe(failed[0]);
-    const execution = await callRpc(weft.url, "workflows.getExecution", { executionId: rerun.executionId }, { token });
+    const execution = await callRpc(
+      signedIn.weft.url,
+      "workflows.getExecution",
+      { executionId: rerun.executionId },
+      { token: signedIn.identity.credential },
+    );
     expect(execution.json).toMatchObject({ workflow: "flop", rerunOf: failed[0] });
   });
 
   it("--since <hours> counts back from the real now: a failure inside the window is re-run, older ones are not", async () => {
     const older = await run("flop", {});
     await waitForStatus(older, "failed");
-    weft.clock.advance(3 * 3_600_000);
+    signedIn.weft.clock.advance(3 * 3_600_000);
     const recent = await run("flop", {});
     await waitForStatus(recent, "failed");
     // The platform's manual clock lags the real one the CLI reads; the window opens 1–2 h before `recent`.
-    const hoursBack = Math.ceil((Date.now() - weft.clock.now().getTime()) / 3_600_000) + 1;
+    const hoursBack = Math.ceil((Date.now() - signedIn.weft.clock.now().getTime()) / 3_600_000) + 1;
 
     const bulk = await cli([
       "executions",

@@ -1,12 +1,12 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createTestIdentity, startTestPlatform, type TestPlatform } from "@weft/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { deployNewProject } from "./support/deployed-project.ts";
 import { parseJson, runCli } from "./support/run-cli.ts";
+import { signedInPlatform } from "./support/signed-in-platform.ts";
 
-let weft: TestPlatform;
-let env: Record<string, string>;
+const signedIn = signedInPlatform("schedules@example.com");
 let directory: string;
 
 /** The scheduled workflow of the README, as written there. */
@@ -49,20 +49,10 @@ interface ScheduleJson {
 }
 
 beforeAll(async () => {
-  weft = await startTestPlatform();
-  const identity = await createTestIdentity(weft, "schedules@example.com");
-  env = { WEFT_TOKEN: identity.credential, WEFT_API_URL: weft.url };
-  directory = mkdtempSync(join(tmpdir(), "weft-schedules-"));
-  writeFileSync(join(directory, "weft.config.ts"), readmeConfig);
-  const deployed = await runCli(["deploy", "--create", "--name", "scheduled", "--json"], { cwd: directory, env });
-  expect(deployed.code, deployed.stderr).toBe(0);
+  ({ directory } = await deployNewProject(signedIn.env, "scheduled", { "weft.config.ts": readmeConfig }));
 }, 120_000);
 
-afterAll(async () => {
-  await weft?.stop();
-});
-
-const cli = (args: string[]) => runCli(args, { cwd: directory, env });
+const cli = (args: string[]) => runCli(args, { cwd: directory, env: signedIn.env });
 
 describe("weft schedules", () => {
   it("lists the README's schedules, and its every-minute schedule runs the workflow at its tick", async () => {
@@ -77,8 +67,8 @@ describe("weft schedules", () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/weekday-mornings\s+report\s+30 8 \* \* 1-5\s+Europe\/Berlin\s+enabled/);
 
-    weft.clock.advance(60_000);
-    await weft.platform.periodicJobs?.fireSchedules();
+    signedIn.weft.clock.advance(60_000);
+    await signedIn.weft.platform.periodicJobs?.fireSchedules();
     const [fired] = parseJson<{ results: ScheduleJson[] }>(await cli(["schedules", "list", "--json"])).results;
     const executionId = fired?.lastExecutionId ?? "";
     expect(executionId).toMatch(/^exe_/);
@@ -108,7 +98,7 @@ describe("weft schedules", () => {
   it("refuses to deploy a schedule with an invalid cron expression, naming it, and uploads nothing", async () => {
     const broken = mkdtempSync(join(tmpdir(), "weft-schedules-broken-"));
     writeFileSync(join(broken, "weft.config.ts"), readmeConfig.replace('cron: "* * * * *"', 'cron: "every minute"'));
-    const result = await runCli(["deploy", "--create", "--name", "broken"], { cwd: broken, env });
+    const result = await runCli(["deploy", "--create", "--name", "broken"], { cwd: broken, env: signedIn.env });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
       'weft.config.ts: schedules[every-minute].cron: schedule "every-minute": "every minute" is not a 5-field cron expression',
