@@ -2,7 +2,7 @@ import { definitionNamePattern, type WorkflowManifest } from "@weft/contract";
 import { eq } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
 import { deployments } from "../db/schema/index.ts";
-import type { StoredForm, StoredManifest, StoredWebhook } from "../db/schema/stored-manifest.ts";
+import type { StoredManifest } from "../db/schema/stored-manifest.ts";
 import { hasIdShape } from "../shared/ids.ts";
 import type { ActiveDeploymentReader } from "./active-deployment-reader.ts";
 
@@ -67,35 +67,23 @@ async function activeManifest(
   return { deploymentId, manifest: row.manifest };
 }
 
-async function findActive<T extends { name: string; workflow: string }>(
+/**
+ * The form or webhook of that name in the project's active deployment, with the workflow it starts,
+ * whatever its visibility or state.
+ */
+export async function findActiveDefinition<K extends "forms" | "webhooks">(
   lookup: DefinitionLookup,
   projectId: string,
-  pick: (manifest: StoredManifest) => T[],
+  kind: K,
   name: string,
-): Promise<ActiveDefinition<T> | undefined> {
+): Promise<ActiveDefinition<StoredManifest[K][number]> | undefined> {
   // Public paths carry anything a client types: what cannot name a project or a definition names nothing.
   if (!hasIdShape(projectId, "project") || !definitionNamePattern.test(name)) return undefined;
   const active = await activeManifest(lookup, projectId);
   if (active === undefined) return undefined;
-  const definition = pick(active.manifest).find((entry) => entry.name === name);
+  const definitions: readonly StoredManifest[K][number][] = active.manifest[kind];
+  const definition = definitions.find((entry) => entry.name === name);
   const workflow = active.manifest.workflows.find((entry) => entry.name === definition?.workflow);
   if (definition === undefined || workflow === undefined) return undefined;
   return { projectId, deploymentId: active.deploymentId, definition, workflow };
-}
-
-/** The form of that name in the project's active deployment, whatever its visibility or state. */
-export function findActiveForm(
-  lookup: DefinitionLookup,
-  projectId: string,
-  formName: string,
-): Promise<ActiveDefinition<StoredForm> | undefined> {
-  return findActive(lookup, projectId, (manifest) => manifest.forms, formName);
-}
-
-export function findActiveWebhook(
-  lookup: DefinitionLookup,
-  projectId: string,
-  webhookName: string,
-): Promise<ActiveDefinition<StoredWebhook> | undefined> {
-  return findActive(lookup, projectId, (manifest) => manifest.webhooks, webhookName);
 }

@@ -12,7 +12,7 @@ import { enqueueSubmission, validateSubmission } from "./accept-submission.ts";
 import { basicAuthChallenge } from "./basic-auth.ts";
 import { coerceFormSubmission, type FormSubmission, submissionFromEntries } from "./coerce-form-submission.ts";
 import { checkCsrfTokenUnderKeys, csrfFieldName, issueCsrfToken } from "./csrf-token.ts";
-import { type ActiveDefinition, findActiveForm } from "./find-ingress-definitions.ts";
+import { type ActiveDefinition, findActiveDefinition } from "./find-ingress-definitions.ts";
 import { checkFormAccess, type FormAccess } from "./form-access.ts";
 import { formFieldsFromSchema, humanize } from "./form-fields.ts";
 import { renderConfirmationPage, renderErrorPage, renderFormPage } from "./form-page.ts";
@@ -198,7 +198,12 @@ export function hostedFormRoutes(
       ingress,
       c,
       async (budget) => {
-        const form = await findActiveForm(ingress.definitions, c.req.param("projectId"), c.req.param("formName"));
+        const form = await findActiveDefinition(
+          ingress.definitions,
+          c.req.param("projectId"),
+          "forms",
+          c.req.param("formName"),
+        );
         return answer(checkFormAccess(form, c.req.header("authorization")), budget);
       },
       () => overBudgetPage(c),

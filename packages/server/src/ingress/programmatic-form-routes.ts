@@ -9,7 +9,7 @@ import type { RateLimiter } from "../rate-limit/rate-limiter.ts";
 import { parseStorableJson } from "../shared/storable-json.ts";
 import { enqueueSubmission, validateSubmission } from "./accept-submission.ts";
 import { basicAuthChallenge } from "./basic-auth.ts";
-import { findActiveForm } from "./find-ingress-definitions.ts";
+import { findActiveDefinition } from "./find-ingress-definitions.ts";
 import { checkFormAccess } from "./form-access.ts";
 import { type Budget, budgetRetryAfterSeconds } from "./hot-path-budget.ts";
 import { readIdempotencyKey } from "./idempotency-key.ts";
@@ -52,7 +52,7 @@ async function submit(c: Context<AppEnv>, ingress: IngressContext, budget: Budge
   const choice = await chooseProject(c, ingress, formName);
   if (!choice.ok) return choice.response;
   const access = checkFormAccess(
-    await findActiveForm(ingress.definitions, choice.projectId, formName),
+    await findActiveDefinition(ingress.definitions, choice.projectId, "forms", formName),
     c.req.header("authorization"),
   );
   if (!access.ok) {

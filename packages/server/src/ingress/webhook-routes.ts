@@ -4,7 +4,7 @@ import type { AppEnv } from "../http/app-env.ts";
 import { readBodyText, requestHeaderEntries } from "../http/request-body.ts";
 import { secretMatchesHash } from "../shared/secrets.ts";
 import { enqueueSubmission, validateSubmission } from "./accept-submission.ts";
-import { findActiveWebhook } from "./find-ingress-definitions.ts";
+import { findActiveDefinition } from "./find-ingress-definitions.ts";
 import type { Budget } from "./hot-path-budget.ts";
 import { readIdempotencyKey } from "./idempotency-key.ts";
 import { type IngressContext, runHotPath } from "./ingress-context.ts";
@@ -22,7 +22,7 @@ async function receive(
 ): Promise<Response> {
   const projectId = c.req.param("projectId") ?? "";
   const webhookName = c.req.param("webhookName") ?? "";
-  const webhook = await findActiveWebhook(ingress.definitions, projectId, webhookName);
+  const webhook = await findActiveDefinition(ingress.definitions, projectId, "webhooks", webhookName);
   if (webhook === undefined) return ingressError(c, "not_found", `No webhook named "${webhookName}" in that project.`);
   const secret = webhook.definition.secret;
   if (secret !== undefined && !secretMatchesHash(c.req.header(secret.header) ?? "", secret.valueHash)) {
