@@ -54,6 +54,10 @@ describe("bad input to the MCP endpoint", () => {
     expect(response.headers.get("www-authenticate")).toBe(
       `Bearer resource_metadata="${weft.url}/.well-known/oauth-protected-resource"`,
     );
+    expect(await response.json()).toEqual({
+      error: "invalid_request",
+      error_description: "A bearer credential is required: send Authorization: Bearer <credential>.",
+    });
   });
 
   it("answers a body that is not JSON with JSON-RPC's parse error", async () => {

@@ -55,6 +55,19 @@ async function connect(credential: string): Promise<Client> {
   return client;
 }
 
+/** One JSON-RPC message POSTed to `/mcp` as an MCP client sends it, without the SDK in between. */
+function postMcp(credential: string, message: Record<string, unknown>): Promise<Response> {
+  return fetch(`${weft.url}/mcp`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${credential}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    },
+    body: JSON.stringify(message),
+  });
+}
+
 async function callTool(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
   return (await client.callTool({ name, arguments: args })) as CallToolResult;
 }
@@ -166,29 +179,64 @@ describe("the MCP endpoint", () => {
     for (const tool of mcpTools().values()) {
       expect(shown.has(tool.definition.name), tool.procedure).toBe(!tool.meta.mutates);
     }
-    const refused = await callTool(client, "projects_create", { name: "Nope" });
-    expect(refused.isError).toBe(true);
-    expect(textOf(refused)).toBe("FORBIDDEN: This credential lacks the projects:write scope.");
+    // Without its scope the call is refused before it runs, as a 403 the SDK's step-up reads.
+    await expect(callTool(client, "projects_create", { name: "Nope" })).rejects.toMatchObject({
+      code: 403,
+      message: expect.stringContaining("insufficient_scope"),
+    });
     await client.close();
+  });
+
+  it("answers a tool call without the tool's scope 403 insufficient_scope before it runs, and one with it 200", async () => {
+    const readOnly = await createTestIdentity(weft, "owner@example.com", {
+      scopes: ["projects:read", "deployments:read"],
+    });
+    const refused = await postMcp(readOnly.credential, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "projects_create", arguments: { name: "Never made" } },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get("www-authenticate")).toBe(
+      `Bearer error="insufficient_scope", scope="projects:read projects:write deployments:read", resource_metadata="${weft.url}/.well-known/oauth-protected-resource"`,
+    );
+    expect(refused.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(await refused.json()).toEqual({
+      error: "insufficient_scope",
+      error_description:
+        'This credential lacks the scope of the tool it calls: projects:write (projects_create). Authorize again for "projects:read projects:write deployments:read".',
+    });
+    const listed = await callRpc(weft.url, "projects.list", {}, { token: owner.credential });
+    expect((listed.json as { results: { name: string }[] }).results.map((project) => project.name)).not.toContain(
+      "Never made",
+    );
+
+    const allowed = await postMcp(readOnly.credential, {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "projects_list", arguments: {} },
+    });
+    expect(allowed.status).toBe(200);
+    const answer = (await allowed.json()) as { id: number; result: CallToolResult };
+    expect(answer).toMatchObject({ id: 2, result: { structuredContent: { results: expect.any(Array) } } });
+    expect(answer.result.isError).toBeUndefined();
   });
 
   it("answers a revoked credential 401 with the challenge", async () => {
     const doomed = await createTestIdentity(weft, "owner@example.com");
     await revokeTestCredential(weft, doomed.credentialId, { announce: true });
     await expect(connect(doomed.credential)).rejects.toMatchObject({ code: 401 });
-    const response = await fetch(`${weft.url}/mcp`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${doomed.credential}`,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-    });
+    const response = await postMcp(doomed.credential, { jsonrpc: "2.0", id: 1, method: "tools/list" });
     expect(response.status).toBe(401);
     expect(response.headers.get("www-authenticate")).toBe(
       `Bearer resource_metadata="${weft.url}/.well-known/oauth-protected-resource", error="invalid_token", error_description="The credential is unknown, expired or revoked."`,
     );
+    expect(await response.json()).toEqual({
+      error: "invalid_token",
+      error_description: "The bearer credential is unknown, expired or revoked; register again for a new one.",
+    });
   });
 
   it("answers another tenant's ids NOT_FOUND, as tool errors and resource errors", async () => {
