@@ -5,6 +5,7 @@ import {
   discoverAuthorizationServerMetadata,
   discoverOAuthProtectedResourceMetadata,
   type OAuthClientProvider,
+  UnauthorizedError,
 } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -100,6 +101,48 @@ class MemoryProvider implements OAuthClientProvider {
   }
 }
 
+/**
+ * A client that keeps only the access token. Holding a refresh token, the SDK answers a 403
+ * insufficient_scope by refreshing, which cannot widen the scope (RFC 6749 §6), and gives up when the
+ * retry is refused alike (https://github.com/modelcontextprotocol/typescript-sdk/issues/2255);
+ * without one it sends the person back to the authorization server for the wider scope.
+ */
+class AccessTokenOnlyProvider extends MemoryProvider {
+  override saveTokens(tokens: OAuthTokens): void {
+    const { refresh_token: _, ...kept } = tokens;
+    super.saveTokens(kept);
+  }
+}
+
+/**
+ * What the person does in their browser for an authorization request: signs in with their email,
+ * approves the mail's link, and allows the client on the consent page. Answers the code the client
+ * receives and the scopes the consent page showed.
+ */
+async function signInAndAllow(authorizationUrl: URL, email: string): Promise<{ code: string; scopes: string[] }> {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    await page.goto(authorizationUrl.href);
+    await page.getByLabel("Email address").fill(email);
+    await page.getByRole("button", { name: "Send the link" }).click();
+    await page.getByRole("heading", { name: "Check your mail" }).waitFor();
+    await page.goto(smtp.approvalLinkFor(email));
+    await page.getByRole("button", { name: "Approve" }).click();
+    await page.getByRole("heading", { name: /Allow SDK Test Client/ }).waitFor();
+    expect(await page.locator("#redirect-host").textContent()).toBe(new URL(redirectUrl).host);
+    const scopes = await page.locator("#scopes li").allTextContents();
+    await page.getByRole("button", { name: "Allow" }).click();
+    await page.getByText("You can close this window.").waitFor();
+    const callback = callbacks.findLast((url) => url.pathname === "/oauth/callback");
+    expect(callback?.searchParams.get("state")).toBe("sdk-state-42");
+    return { code: callback?.searchParams.get("code") as string, scopes };
+  } finally {
+    await context.close();
+  }
+}
+
 describe.skipIf(!hasChromium)("an MCP client signs in on its own", () => {
   it("discovers Weft with the SDK's own discovery functions", async () => {
     const resource = await discoverOAuthProtectedResourceMetadata(server.url);
@@ -122,27 +165,8 @@ describe.skipIf(!hasChromium)("an MCP client signs in on its own", () => {
     const authorizationUrl = provider.authorizationUrl as URL;
     expect(authorizationUrl.searchParams.get("code_challenge_method")).toBe("S256");
 
-    const context = await browser.newContext();
-    try {
-      const page = await context.newPage();
-      page.setDefaultTimeout(15_000);
-      await page.goto(authorizationUrl.href);
-      await page.getByLabel("Email address").fill("mcp-person@example.com");
-      await page.getByRole("button", { name: "Send the link" }).click();
-      await page.getByRole("heading", { name: "Check your mail" }).waitFor();
-      await page.goto(smtp.approvalLinkFor("mcp-person@example.com"));
-      await page.getByRole("button", { name: "Approve" }).click();
-      await page.getByRole("heading", { name: /Allow SDK Test Client/ }).waitFor();
-      expect(await page.locator("#redirect-host").textContent()).toBe(new URL(redirectUrl).host);
-      await page.getByRole("button", { name: "Allow" }).click();
-      await page.getByText("You can close this window.").waitFor();
-      const callback = callbacks.find((url) => url.pathname === "/oauth/callback");
-      expect(callback?.searchParams.get("state")).toBe("sdk-state-42");
-      const code = callback?.searchParams.get("code") as string;
-      expect(await auth(provider, { serverUrl, authorizationCode: code })).toBe("AUTHORIZED");
-    } finally {
-      await context.close();
-    }
+    const { code } = await signInAndAllow(authorizationUrl, "mcp-person@example.com");
+    expect(await auth(provider, { serverUrl, authorizationCode: code })).toBe("AUTHORIZED");
 
     const client = new Client({ name: "sdk-test-client", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(serverUrl), { authProvider: provider }));
@@ -166,5 +190,39 @@ describe.skipIf(!hasChromium)("an MCP client signs in on its own", () => {
     const refreshed = provider.saved?.access_token as string;
     expect(refreshed).not.toBe(accessToken);
     expect((await callRpc(server.url, "projects.list", {}, { token: refreshed })).status).toBe(200);
+  }, 90_000);
+
+  it("steps up: refused a tool beyond its scope with 403 insufficient_scope, the SDK asks the person for the wider scope, then the call succeeds", async () => {
+    const provider = new AccessTokenOnlyProvider();
+    const serverUrl = `${server.url}/mcp`;
+    // A client that asks for no more than it needs at first.
+    expect(await auth(provider, { serverUrl, scope: "projects:read" })).toBe("REDIRECT");
+    const narrow = await signInAndAllow(provider.authorizationUrl as URL, "step-up@example.com");
+    expect(narrow.scopes).toEqual(["projects:read"]);
+    expect(await auth(provider, { serverUrl, authorizationCode: narrow.code })).toBe("AUTHORIZED");
+    expect(provider.saved?.scope).toBe("projects:read");
+
+    const transport = new StreamableHTTPClientTransport(new URL(serverUrl), { authProvider: provider });
+    const client = new Client({ name: "sdk-test-client", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      expect((await client.callTool({ name: "projects_list", arguments: {} })).isError).toBeFalsy();
+      provider.authorizationUrl = undefined;
+      await expect(client.callTool({ name: "projects_create", arguments: { name: "Stepped up" } })).rejects.toThrow(
+        UnauthorizedError,
+      );
+      const stepUp = provider.authorizationUrl as URL | undefined;
+      expect(stepUp?.searchParams.get("scope")).toBe("projects:read projects:write");
+      const wide = await signInAndAllow(stepUp as URL, "step-up@example.com");
+      expect(wide.scopes).toEqual(["projects:read", "projects:write"]);
+      await transport.finishAuth(wide.code);
+      expect(provider.saved?.scope).toBe("projects:read projects:write");
+
+      const created = await client.callTool({ name: "projects_create", arguments: { name: "Stepped up" } });
+      expect(created.isError).toBeFalsy();
+      expect(created.structuredContent).toMatchObject({ name: "Stepped up" });
+    } finally {
+      await client.close();
+    }
   }, 90_000);
 });
