@@ -1,22 +1,11 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createTestIdentity, startTestPlatform, type TestPlatform } from "@weft/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseJson, runCli, startCli } from "./support/run-cli.ts";
+import { signedInPlatform } from "./support/signed-in-platform.ts";
 
-let weft: TestPlatform;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  weft = await startTestPlatform();
-  const identity = await createTestIdentity(weft, "integrations-deployer@example.com");
-  env = { WEFT_TOKEN: identity.credential, WEFT_API_URL: weft.url };
-});
-
-afterAll(async () => {
-  await weft?.stop();
-});
+const signedIn = signedInPlatform("integrations-deployer@example.com");
 
 const configReadingIntegrations = `import { defineConfig, workflow } from "@weft/sdk";
 
@@ -48,7 +37,7 @@ function pinnedProjectOf(directory: string): string {
 describe("the first deploy of a project whose workflows read integrations", () => {
   it("in a script, creates and pins the project, names the exact commands, and a bare deploy then finishes", async () => {
     const directory = await projectReadingIntegrations("scripted");
-    const first = await runCli(["deploy", "--create", "--name", "scripted"], { cwd: directory, env });
+    const first = await runCli(["deploy", "--create", "--name", "scripted"], { cwd: directory, env: signedIn.env });
     expect(first.code).toBe(1);
     const projectId = pinnedProjectOf(directory);
     expect(projectId).not.toBe("");
@@ -62,12 +51,12 @@ describe("the first deploy of a project whose workflows read integrations", () =
       `\`weft integrations create crm --kind http --base-url <url> [--header <name> --from-env <VAR>] --project ${projectId}\``,
     );
     expect(first.stderr).toContain("then run `weft deploy` again");
-    const none = await runCli(["deployments", "list", "--project", projectId, "--json"], { env });
+    const none = await runCli(["deployments", "list", "--project", projectId, "--json"], { env: signedIn.env });
     expect(parseJson<{ totalCount: number }>(none).totalCount).toBe(0);
 
     const stripe = await runCli(
       ["integrations", "create", "stripe", "--kind", "secret", "--from-env", "STRIPE_KEY", "--project", projectId],
-      { env: { ...env, STRIPE_KEY: "sk_test_4242" } },
+      { env: { ...signedIn.env, STRIPE_KEY: "sk_test_4242" } },
     );
     expect(stripe.code, stripe.stderr).toBe(0);
     const crm = await runCli(
@@ -82,17 +71,21 @@ describe("the first deploy of a project whose workflows read integrations", () =
         "--project",
         projectId,
       ],
-      { env },
+      { env: signedIn.env },
     );
     expect(crm.code, crm.stderr).toBe(0);
-    const second = await runCli(["deploy"], { cwd: directory, env });
+    const second = await runCli(["deploy"], { cwd: directory, env: signedIn.env });
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toContain(`Deployed #1 to ${projectId}`);
   });
 
   it("on a terminal, asks for the integrations and deploys in one go", async () => {
     const directory = await projectReadingIntegrations("terminal");
-    const cli = startCli(["deploy", "--create", "--name", "terminal"], { cwd: directory, env, terminal: true });
+    const cli = startCli(["deploy", "--create", "--name", "terminal"], {
+      cwd: directory,
+      env: signedIn.env,
+      terminal: true,
+    });
     await cli.waitFor((output) => output.includes('Value of the secret "stripe"'));
     cli.write("sk_live_from_terminal\r");
     await cli.waitFor((output) => output.includes('Base URL the workflow\'s fetch of "crm"'));
@@ -108,7 +101,7 @@ describe("the first deploy of a project whose workflows read integrations", () =
     expect(result.stdout).toContain("Deployment #1 is live.");
     expect(result.stdout).not.toContain("sk_live_from_terminal");
     const projectId = pinnedProjectOf(directory);
-    const listed = await runCli(["integrations", "list", "--project", projectId, "--json"], { env });
+    const listed = await runCli(["integrations", "list", "--project", projectId, "--json"], { env: signedIn.env });
     expect(
       parseJson<{ results: { name: string }[] }>(listed)
         .results.map((row) => row.name)

@@ -1,35 +1,24 @@
-import {
-  acceptInvitationLink,
-  createTestIdentity,
-  outboxInvitationLink,
-  startTestPlatform,
-  type TestIdentity,
-  type TestPlatform,
-} from "@weft/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { acceptInvitationLink, createTestIdentity, outboxInvitationLink } from "@weft/testing";
+import { beforeAll, describe, expect, it } from "vitest";
 import { parseJson, runCli } from "./support/run-cli.ts";
+import { signedInPlatform } from "./support/signed-in-platform.ts";
 
-let weft: TestPlatform;
-let owner: TestIdentity;
-let env: Record<string, string>;
+const signedIn = signedInPlatform("federation-owner@example.com", { env: { WEFT_ROLES: "auth,api" } });
 let projectId: string;
 let otherProjectId: string;
 
 const issuer = "https://token.actions.githubusercontent.com";
 
 beforeAll(async () => {
-  weft = await startTestPlatform({ env: { WEFT_ROLES: "auth,api" } });
-  owner = await createTestIdentity(weft, "federation-owner@example.com");
-  env = { WEFT_TOKEN: owner.credential, WEFT_API_URL: weft.url };
-  projectId = parseJson<{ id: string }>(await runCli(["projects", "create", "shop", "--json"], { env })).id;
-  otherProjectId = parseJson<{ id: string }>(await runCli(["projects", "create", "blog", "--json"], { env })).id;
+  projectId = parseJson<{ id: string }>(
+    await runCli(["projects", "create", "shop", "--json"], { env: signedIn.env }),
+  ).id;
+  otherProjectId = parseJson<{ id: string }>(
+    await runCli(["projects", "create", "blog", "--json"], { env: signedIn.env }),
+  ).id;
 });
 
-afterAll(async () => {
-  await weft?.stop();
-});
-
-const cli = (args: string[]) => runCli(args, { env });
+const cli = (args: string[]) => runCli(args, { env: signedIn.env });
 
 describe("weft federation", () => {
   it("creates, lists and deletes a project's federation policies", async () => {
@@ -53,7 +42,7 @@ describe("weft federation", () => {
     expect(created.code, created.stderr).toBe(0);
     const policy = parseJson<{ id: string }>(created);
     expect(policy).toMatchObject({
-      workspaceId: owner.personalWorkspaceId,
+      workspaceId: signedIn.identity.personalWorkspaceId,
       projectId,
       issuer,
       audience: "weft",
@@ -139,17 +128,20 @@ describe("weft federation", () => {
 
   it("refuses a member who is not an owner or admin, and someone outside the workspace", async () => {
     const teamId = parseJson<{ id: string }>(await cli(["workspaces", "create", "Federation team", "--json"])).id;
-    const member = await createTestIdentity(weft, "federation-member@example.com");
+    const member = await createTestIdentity(signedIn.weft, "federation-member@example.com");
     await cli(["members", "invite", member.email, "--role", "member", "--workspace", teamId]);
-    await acceptInvitationLink(outboxInvitationLink(weft, member.email));
-    const asMember = { env: { WEFT_TOKEN: member.credential, WEFT_API_URL: weft.url } };
+    await acceptInvitationLink(outboxInvitationLink(signedIn.weft, member.email));
+    const asMember = { env: { WEFT_TOKEN: member.credential, WEFT_API_URL: signedIn.weft.url } };
 
     const refused = await runCli(["federation", "list", "--workspace", teamId, "--json"], asMember);
     expect(refused.code).toBe(1);
     expect(parseJson(refused)).toMatchObject({
       error: { code: "forbidden", fix: expect.stringContaining("ask an owner or admin") },
     });
-    const outside = await runCli(["federation", "list", "--workspace", owner.personalWorkspaceId, "--json"], asMember);
+    const outside = await runCli(
+      ["federation", "list", "--workspace", signedIn.identity.personalWorkspaceId, "--json"],
+      asMember,
+    );
     expect(outside.code).toBe(1);
     expect(parseJson(outside)).toMatchObject({ error: { code: "not_found" } });
   });

@@ -1,9 +1,10 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { callRpc, createTestIdentity, startTestPlatform, type TestPlatform } from "@weft/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callRpc } from "@weft/testing";
+import { beforeAll, describe, expect, it } from "vitest";
 import { type CliResult, parseJson, runCli } from "./support/run-cli.ts";
+import { signedInPlatform } from "./support/signed-in-platform.ts";
 
 const secrets = {
   fromEnv: "sk_cli_env_0a1b2c3d4e",
@@ -11,8 +12,7 @@ const secrets = {
   rotated: "sk_cli_rotated_5f6e7d8c",
 };
 
-let weft: TestPlatform;
-let env: Record<string, string>;
+const signedIn = signedInPlatform("integrations@example.com");
 let projectId: string;
 let directory: string;
 
@@ -24,21 +24,18 @@ interface IntegrationJson {
 }
 
 beforeAll(async () => {
-  weft = await startTestPlatform();
-  const identity = await createTestIdentity(weft, "integrations@example.com");
-  env = { WEFT_TOKEN: identity.credential, WEFT_API_URL: weft.url };
+  const { weft, identity } = signedIn;
   const created = await callRpc(weft.url, "projects.create", { name: "CLI" }, { token: identity.credential });
   projectId = (created.json as { id: string }).id;
   directory = mkdtempSync(join(tmpdir(), "weft-integrations-"));
 }, 120_000);
 
-afterAll(async () => {
-  await weft?.stop();
-});
-
 const outputs: CliResult[] = [];
 async function cli(args: string[], extraEnv: Record<string, string> = {}): Promise<CliResult> {
-  const result = await runCli([...args, "--project", projectId], { cwd: directory, env: { ...env, ...extraEnv } });
+  const result = await runCli([...args, "--project", projectId], {
+    cwd: directory,
+    env: { ...signedIn.env, ...extraEnv },
+  });
   outputs.push(result);
   return result;
 }
