@@ -1,5 +1,7 @@
 import {
+  type AuthorizedCode,
   answerConsent,
+  authorizedCode,
   callRpc,
   codeRequest,
   csrfTokenOf,
@@ -52,32 +54,27 @@ async function rowCounts() {
   return { registrations: regs?.n, codes: codes?.n };
 }
 
-interface Authorized {
-  clientId: string;
-  verifier: string;
-  code: string;
-  redirectUri: string;
-}
-
 /** A request of `clientId`'s to the usual redirect URI, with a fresh PKCE pair; `parameters` adds or overrides. */
 function requestOf(clientId: string, parameters: Record<string, string | undefined> = {}) {
   return codeRequest(server.url, { client_id: clientId, redirect_uri: redirectUri, ...parameters });
 }
 
-/** Registers a client, signs a new person in, consents, and returns the code from the redirect. */
-async function authorize(options: { redirect?: string; scope?: string } = {}): Promise<Authorized> {
-  const clientId = await newClient();
-  const redirect = options.redirect ?? redirectUri;
-  const { url, verifier } = requestOf(clientId, { redirect_uri: redirect, state: "st-123", scope: options.scope });
-  const session = await signInForAuthorization(url, nextEmail(), smtp);
-  const answer = await answerConsent(url, session, "approve");
-  expect(answer.status).toBe(303);
-  expect(answer.location?.searchParams.get("state")).toBe("st-123");
-  return { clientId, verifier, code: answer.location?.searchParams.get("code") as string, redirectUri: redirect };
+/** Registers a client, signs a new person in, consents (a 303 back with the state), and returns the code. */
+async function authorize(options: { redirect?: string; scope?: string } = {}): Promise<AuthorizedCode> {
+  return authorizedCode(server.url, smtp, {
+    clientId: await newClient(),
+    redirectUri: options.redirect ?? redirectUri,
+    email: nextEmail(),
+    state: "st-123",
+    scope: options.scope,
+  });
 }
 
-const redeem = (authorized: Authorized, overrides: Record<string, string> = {}) =>
+const redeem = (authorized: AuthorizedCode, overrides: Record<string, string> = {}) =>
   redeemCode(server.url, authorized, overrides);
+
+/** The token endpoint's refusal body for what happened to a code or a refresh token. */
+const invalidGrant = (description: string | RegExp) => ({ error: "invalid_grant", error_description: description });
 
 describe("authorization server metadata", () => {
   it("lists the OAuth 2.1 endpoints and capabilities MCP clients need", async () => {
@@ -252,19 +249,39 @@ describe("token endpoint: authorization code", () => {
     expect(first.status).toBe(200);
     const again = await redeem(authorized);
     expect(again.status).toBe(400);
-    expect(again.body.error).toBe("invalid_grant");
+    expect(again.body).toMatchObject(
+      invalidGrant("The authorization code was already redeemed; the tokens it was exchanged for are now revoked."),
+    );
     expect((await callRpc(server.url, "projects.list", {}, { token: first.body.access_token })).status).toBe(401);
   });
 
-  it("refuses a missing or failing PKCE verifier with invalid_request", async () => {
+  it("refuses a missing or failing PKCE verifier with invalid_grant (RFC 7636 §4.6), spending the code", async () => {
+    const unverified = await authorize();
+    const missing = await redeem(unverified, { code_verifier: "" });
+    expect(missing.status).toBe(400);
+    expect(missing.body).toMatchObject(invalidGrant(/code_verifier is missing/));
     const authorized = await authorize();
-    const missing = await redeem(authorized, { code_verifier: "" });
-    expect(missing.body.error).toBe("invalid_request");
     const wrong = await redeem(authorized, { code_verifier: pkcePair().verifier });
     expect(wrong.status).toBe(400);
-    expect(wrong.body.error).toBe("invalid_request");
-    // The code was spent by the failed attempt.
-    expect((await redeem(authorized)).body.error).toBe("invalid_grant");
+    expect(wrong.body).toMatchObject(invalidGrant(/does not match the code_challenge/));
+    // The code was spent by the failed attempt, which issued nothing.
+    for (const spent of [unverified, authorized]) {
+      expect((await redeem(spent)).body).toMatchObject(
+        invalidGrant(
+          "The authorization code was already presented in a refused request, which spent it; start a new authorization.",
+        ),
+      );
+    }
+  });
+
+  it("refuses a malformed PKCE verifier with invalid_request (RFC 7636 §4.1), leaving the code unspent", async () => {
+    const authorized = await authorize();
+    for (const verifier of ["too-short", `${pkcePair().verifier}!`, "a".repeat(129)]) {
+      const malformed = await redeem(authorized, { code_verifier: verifier });
+      expect(malformed.status).toBe(400);
+      expect(malformed.body).toMatchObject({ error: "invalid_request", error_description: /RFC 7636 §4\.1/ });
+    }
+    expect((await redeem(authorized)).status).toBe(200);
   });
 
   it("refuses an unknown client with invalid_client", async () => {
@@ -283,10 +300,20 @@ describe("token endpoint: authorization code", () => {
   it("refuses a code after its 60 seconds, another client's code, and a different redirect URI", async () => {
     const late = await authorize();
     server.clock.advance(60 * 1000);
-    expect((await redeem(late)).body.error).toBe("invalid_grant");
+    // An expired code is not spent by the refusal: it is refused as expired again.
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      expect((await redeem(late)).body).toMatchObject(
+        invalidGrant("The authorization code expired (codes work for 60 s); start a new authorization."),
+      );
+    }
     const stolen = await authorize();
     const other = await newClient();
-    expect((await redeem(stolen, { client_id: other })).body.error).toBe("invalid_grant");
+    expect((await redeem(stolen, { client_id: other })).body).toMatchObject(
+      invalidGrant("The authorization code was issued to another client."),
+    );
+    expect((await redeem(stolen, { code: "woc_nothing" })).body).toMatchObject(
+      invalidGrant("No authorization code of this server matches code."),
+    );
     const moved = await authorize();
     expect((await redeem(moved, { redirect_uri: "http://127.0.0.1:8765/elsewhere" })).body.error).toBe("invalid_grant");
   });
@@ -297,62 +324,73 @@ describe("token endpoint: authorization code", () => {
   });
 });
 
+/** The refresh grant: `clientId` presents `refreshToken`; `extra` adds parameters. */
+const refresh = (clientId: string, refreshToken: string, extra: Record<string, string> = {}) =>
+  requestToken(server.url, { grant_type: "refresh_token", client_id: clientId, refresh_token: refreshToken, ...extra });
+
+/** A client's first tokens: a fresh authorization, redeemed. */
+async function firstTokens(): Promise<{ clientId: string; tokens: Record<string, string> }> {
+  const authorized = await authorize();
+  return { clientId: authorized.clientId, tokens: (await redeem(authorized)).body };
+}
+
+const grantRevoked = invalidGrant("The refresh token's grant was revoked; start a new authorization.");
+
 describe("token endpoint: refresh token", () => {
   it("rotates the refresh token on every use; reusing a rotated one revokes the family", async () => {
-    const authorized = await authorize();
-    const first = (await redeem(authorized)).body;
-    const refresh = (refreshToken: string, extra: Record<string, string> = {}) =>
-      requestToken(server.url, {
-        grant_type: "refresh_token",
-        client_id: authorized.clientId,
-        refresh_token: refreshToken,
-        ...extra,
-      });
-    const second = await refresh(first.refresh_token as string);
+    const { clientId, tokens: first } = await firstTokens();
+    const second = await refresh(clientId, first.refresh_token as string);
     expect(second.status).toBe(200);
     expect(second.body.refresh_token).not.toBe(first.refresh_token);
     // The replaced access token stops working; the new one works.
     expect((await callRpc(server.url, "projects.list", {}, { token: first.access_token })).status).toBe(401);
     expect((await callRpc(server.url, "projects.list", {}, { token: second.body.access_token })).status).toBe(200);
-    const widened = await refresh(second.body.refresh_token as string, { scope: "projects:read admin" });
+    const widened = await refresh(clientId, second.body.refresh_token as string, { scope: "projects:read admin" });
     expect(widened.body.error).toBe("invalid_scope");
-    const reused = await refresh(first.refresh_token as string);
-    expect(reused.body.error).toBe("invalid_grant");
+    const reused = await refresh(clientId, first.refresh_token as string);
+    expect(reused.body).toMatchObject(
+      invalidGrant("The refresh token was already used once; every token of its grant is now revoked."),
+    );
     expect((await callRpc(server.url, "projects.list", {}, { token: second.body.access_token })).status).toBe(401);
-    expect((await refresh(second.body.refresh_token as string)).body.error).toBe("invalid_grant");
+    // Never used itself, the latest refresh token is refused for what happened to it: its grant was revoked.
+    expect((await refresh(clientId, second.body.refresh_token as string)).body).toMatchObject(grantRevoked);
+  });
+
+  it("refuses a refresh token after its 30 days as expired, every time", async () => {
+    const { clientId, tokens } = await firstTokens();
+    server.clock.advance(30 * 24 * 60 * 60 * 1000);
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      expect((await refresh(clientId, tokens.refresh_token as string)).body).toMatchObject(
+        invalidGrant("The refresh token expired; start a new authorization."),
+      );
+    }
   });
 
   it("refuses an unknown client and an unknown token", async () => {
-    const authorized = await authorize();
-    const tokens = (await redeem(authorized)).body;
-    const unknownClient = await requestToken(server.url, {
-      grant_type: "refresh_token",
-      client_id: "cli_nobody",
-      refresh_token: tokens.refresh_token as string,
-    });
+    const { clientId, tokens } = await firstTokens();
+    const unknownClient = await refresh("cli_nobody", tokens.refresh_token as string);
     expect(unknownClient.body.error).toBe("invalid_client");
-    const unknownToken = await requestToken(server.url, {
-      grant_type: "refresh_token",
-      client_id: authorized.clientId,
-      refresh_token: "wrt_nothing",
-    });
-    expect(unknownToken.body.error).toBe("invalid_grant");
+    const unknownToken = await refresh(clientId, "wrt_nothing");
+    expect(unknownToken.body).toMatchObject(invalidGrant("No refresh token of this server matches refresh_token."));
+  });
+
+  it("refuses a refresh token another client presents", async () => {
+    const { tokens } = await firstTokens();
+    const stolen = await refresh(await newClient(), tokens.refresh_token as string);
+    expect(stolen.body).toMatchObject(invalidGrant("The refresh token was issued to another client."));
   });
 
   it("stops refreshing an agent revoked through agents.revoke", async () => {
-    const authorized = await authorize();
-    const tokens = (await redeem(authorized)).body;
+    const { clientId, tokens } = await firstTokens();
     const agents = (await callRpc(server.url, "agents.list", {}, { token: tokens.access_token })).json as {
       results: { id: string }[];
     };
     const agentId = agents.results[0]?.id as string;
     const revoked = await callRpc(server.url, "agents.revoke", { agentId }, { token: tokens.access_token });
     expect(revoked.status).toBe(200);
-    const refreshed = await requestToken(server.url, {
-      grant_type: "refresh_token",
-      client_id: authorized.clientId,
-      refresh_token: tokens.refresh_token as string,
-    });
-    expect(refreshed.body.error).toBe("invalid_grant");
+    // Refused the same way every time: presenting it again is no reuse, since its grant is revoked.
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      expect((await refresh(clientId, tokens.refresh_token as string)).body).toMatchObject(grantRevoked);
+    }
   });
 });

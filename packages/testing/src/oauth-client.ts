@@ -46,10 +46,18 @@ export function codeRequest(
   return { url, verifier };
 }
 
+/** An authorization code a client got, with what its token request must repeat and the PKCE verifier. */
+export interface AuthorizedCode {
+  clientId: string;
+  code: string;
+  redirectUri: string;
+  verifier: string;
+}
+
 /** Redeems an authorization code with its PKCE verifier at the token endpoint; `overrides` changes any parameter. */
 export function redeemCode(
   authUrl: string,
-  code: { clientId: string; code: string; redirectUri: string; verifier: string },
+  code: AuthorizedCode,
   overrides: Record<string, string> = {},
 ): Promise<{ status: number; body: Record<string, string> }> {
   return requestToken(authUrl, {
@@ -75,6 +83,19 @@ export async function requestToken(
   const body = (await response.json()) as Record<string, string>;
   for (const name of ["access_token", "refresh_token"]) if (body[name] !== undefined) registerSecret(body[name]);
   return { status: response.status, body };
+}
+
+/**
+ * `POST {auth_url}/oauth2/revoke` (RFC 7009) with a form body: the status, and the body as JSON, or
+ * null when it is empty as a success's is.
+ */
+export async function revokeToken(
+  authUrl: string,
+  parameters: Record<string, string>,
+): Promise<{ status: number; body: Record<string, string> | null }> {
+  const response = await post(`${authUrl}/oauth2/revoke`, "", parameters);
+  const text = await response.text();
+  return { status: response.status, body: text === "" ? null : (JSON.parse(text) as Record<string, string>) };
 }
 
 async function post(url: string, cookie: string, fields: Record<string, string>): Promise<Response> {
@@ -155,4 +176,40 @@ export async function answerConsent(
   });
   const location = response.headers.get("location");
   return { status: response.status, location: location === null ? undefined : new URL(location) };
+}
+
+/**
+ * A person allows an authorization request in a browser without JavaScript: signs in with `email`
+ * (`signInForAuthorization`) and presses Allow. Returns the redirect to the client, with its code.
+ */
+export async function allowAuthorization(url: string, email: string, smtp: SmtpSink): Promise<URL> {
+  const answer = await answerConsent(url, await signInForAuthorization(url, email, smtp), "approve");
+  if (answer.status !== 303 || answer.location === undefined) {
+    throw new Error(`the consent did not redirect to the client (status ${answer.status})`);
+  }
+  return answer.location;
+}
+
+/**
+ * A code for `clientId`, allowed by the person of `email`: a fresh authorization-code request
+ * (`codeRequest`) allowed through `allowAuthorization`, its `state` checked on the way back.
+ */
+export async function authorizedCode(
+  authUrl: string,
+  smtp: SmtpSink,
+  request: { clientId: string; redirectUri: string; email: string; state: string; scope?: string },
+): Promise<AuthorizedCode> {
+  const { url, verifier } = codeRequest(authUrl, {
+    client_id: request.clientId,
+    redirect_uri: request.redirectUri,
+    state: request.state,
+    scope: request.scope,
+  });
+  const location = await allowAuthorization(url, request.email, smtp);
+  if (location.searchParams.get("state") !== request.state) {
+    throw new Error(`the redirect carries state ${location.searchParams.get("state")}, not ${request.state}`);
+  }
+  const code = location.searchParams.get("code");
+  if (code === null) throw new Error(`the redirect carries no code: ${location.href}`);
+  return { clientId: request.clientId, code, redirectUri: request.redirectUri, verifier };
 }

@@ -1,28 +1,40 @@
 import { isScope, type Scope } from "@weft/contract";
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, gt, isNull } from "drizzle-orm";
 import { recordAuditEvent } from "../../audit/record-audit-event.ts";
-import type { Database } from "../../db/database.ts";
+import type { Database, Transaction } from "../../db/database.ts";
 import { credentials, oauthRefreshTokens, registrations } from "../../db/schema/index.ts";
-import type { CredentialRevocations } from "../../identity/credential-revocations.ts";
 import { revokeWhere } from "../../identity/credentials.ts";
-import type { Clock } from "../../shared/clock.ts";
-import type { IdGenerator } from "../../shared/ids.ts";
 import { hashSecret } from "../../shared/secrets.ts";
 import { type AuthResult, refuse } from "../auth-error.ts";
-import type { ClientMetadataDocuments } from "./client-metadata-documents.ts";
 import { findClient } from "./clients.ts";
-import { issueOAuthTokens, type OAuthTokens } from "./oauth-tokens.ts";
+import { issueOAuthTokens, type OAuthTokenDeps, type OAuthTokens } from "./oauth-tokens.ts";
 import { revokeTokenFamily } from "./token-family.ts";
 
-type Deps = {
-  clock: Clock;
-  ids: IdGenerator;
-  credentialRevocations: CredentialRevocations;
-  documents: ClientMetadataDocuments;
-};
+/** The grant was revoked (RFC 7009, agents.revoke, or a reuse): its current credential is. */
+const grantRevoked = () => refuse("invalid_grant", "The refresh token's grant was revoked; start a new authorization.");
 
-const invalidToken = () =>
-  refuse("invalid_grant", "The refresh token is wrong, expired, revoked, or was issued to another client.");
+/** Why a refresh token that could not be spent is refused: expired unspent, its grant revoked, or reused. */
+async function refuseUnspendableToken(
+  tx: Transaction,
+  deps: OAuthTokenDeps,
+  tokenHash: string,
+): Promise<AuthResult<OAuthTokens> | { reused: string[] }> {
+  const [held] = await tx
+    .select({
+      registrationId: oauthRefreshTokens.registrationId,
+      usedAt: oauthRefreshTokens.usedAt,
+      grantRevokedAt: credentials.revokedAt,
+    })
+    .from(oauthRefreshTokens)
+    .leftJoin(registrations, eq(registrations.id, oauthRefreshTokens.registrationId))
+    .leftJoin(credentials, eq(credentials.id, registrations.credentialId))
+    .where(eq(oauthRefreshTokens.tokenHash, tokenHash));
+  if (held === undefined) return refuse("invalid_grant", "No refresh token of this server matches refresh_token.");
+  if (held.usedAt === null) return refuse("invalid_grant", "The refresh token expired; start a new authorization.");
+  // Revoking a grant spends its refresh tokens: one of them is not a reuse, and nothing is left to revoke.
+  if (held.grantRevokedAt !== null) return grantRevoked();
+  return { reused: await revokeTokenFamily(tx, deps, held.registrationId, "refresh token reused") };
+}
 
 /** The scopes asked for on refresh: by default all of the grant's, never more (RFC 6749 §6). */
 function narrowedScopes(granted: readonly string[], requested: string | undefined): AuthResult<Scope[]> {
@@ -39,11 +51,12 @@ function narrowedScopes(granted: readonly string[], requested: string | undefine
 /**
  * Spends a refresh token for a new access token and the next refresh token; the access token it
  * replaces is revoked, so the agent holds one live credential. A token presented after it was
- * spent revokes the whole family.
+ * spent revokes the whole family, unless its grant is revoked already. An expired token is never
+ * spent, so it is refused as expired every time.
  */
 export async function rotateRefreshToken(
   db: Database,
-  deps: Deps,
+  deps: OAuthTokenDeps,
   presented: { refreshToken: string; clientId: string; scope: string | undefined },
 ): Promise<AuthResult<OAuthTokens>> {
   const client = await findClient(db, deps.documents, presented.clientId);
@@ -58,23 +71,24 @@ export async function rotateRefreshToken(
   const scopes = narrowedScopes(held?.scopes ?? [], presented.scope);
   if (held !== undefined && !scopes.ok) return scopes;
   const revokedIds: string[] = [];
-  const outcome = await db.transaction(async (tx): Promise<AuthResult<OAuthTokens> | "reused"> => {
+  const outcome = await db.transaction(async (tx): Promise<AuthResult<OAuthTokens> | { reused: string[] }> => {
     const [spent] = await tx
       .update(oauthRefreshTokens)
       .set({ usedAt: now })
-      .where(and(eq(oauthRefreshTokens.tokenHash, tokenHash), isNull(oauthRefreshTokens.usedAt)))
+      .where(
+        and(
+          eq(oauthRefreshTokens.tokenHash, tokenHash),
+          isNull(oauthRefreshTokens.usedAt),
+          gt(oauthRefreshTokens.expiresAt, now),
+        ),
+      )
       .returning();
-    if (spent === undefined) {
-      const [used] = await tx
-        .select({ registrationId: oauthRefreshTokens.registrationId })
-        .from(oauthRefreshTokens)
-        .where(eq(oauthRefreshTokens.tokenHash, tokenHash));
-      if (used === undefined) return invalidToken();
-      revokedIds.push(...(await revokeTokenFamily(tx, deps, used.registrationId, "refresh token reused")));
-      return "reused";
+    if (spent === undefined) return refuseUnspendableToken(tx, deps, tokenHash);
+    if (spent.clientId !== client.clientId) {
+      return refuse("invalid_grant", "The refresh token was issued to another client.");
     }
-    if (now.getTime() >= spent.expiresAt.getTime() || spent.clientId !== client.clientId) return invalidToken();
-    if (!scopes.ok) return invalidToken();
+    // Only a token unknown when its scopes were read, and issued since, gets here with a refused narrowing.
+    if (!scopes.ok) return scopes;
     const [current] = await tx
       .select({ registration: registrations, revokedAt: credentials.revokedAt })
       .from(registrations)
@@ -82,7 +96,7 @@ export async function rotateRefreshToken(
       .where(eq(registrations.id, spent.registrationId));
     // An agent revoked (agents.revoke) keeps no way back in through its refresh token.
     if (current === undefined || current.revokedAt !== null || current.registration.accountId === null) {
-      return invalidToken();
+      return grantRevoked();
     }
     const previousCredentialId = current.registration.credentialId as string;
     const tokens = await issueOAuthTokens(tx, deps, {
@@ -113,9 +127,10 @@ export async function rotateRefreshToken(
     });
     return { ok: true, value: tokens };
   });
-  deps.credentialRevocations.publish(revokedIds);
-  if (outcome === "reused") {
-    return refuse("invalid_grant", "The refresh token was already used; every token of its grant is revoked.");
+  if ("reused" in outcome) {
+    deps.credentialRevocations.publish(outcome.reused);
+    return refuse("invalid_grant", "The refresh token was already used once; every token of its grant is now revoked.");
   }
+  deps.credentialRevocations.publish(revokedIds);
   return outcome;
 }
