@@ -7,14 +7,14 @@ import type { ClientIpResolver } from "../http/client-ip.ts";
 import { limitPerClientIp } from "../rate-limit/rate-limit-middleware.ts";
 import type { RateLimiter } from "../rate-limit/rate-limiter.ts";
 import { parseStorableJson } from "../shared/storable-json.ts";
-import { enqueueSubmission, validateSubmission } from "./accept-submission.ts";
+import { acceptJsonSubmission } from "./accept-json-submission.ts";
 import { basicAuthChallenge } from "./basic-auth.ts";
 import { findActiveDefinition } from "./find-ingress-definitions.ts";
 import { checkFormAccess } from "./form-access.ts";
 import { type Budget, budgetRetryAfterSeconds } from "./hot-path-budget.ts";
 import { readIdempotencyKey } from "./idempotency-key.ts";
 import { type IngressContext, runHotPath } from "./ingress-context.ts";
-import { accepted, ingressError, ingressFailure, overBudgetMessage } from "./ingress-errors.ts";
+import { ingressError, overBudgetMessage } from "./ingress-errors.ts";
 import { isJsonContentType } from "./webhook-input.ts";
 
 export interface ProgrammaticFormOptions {
@@ -72,29 +72,21 @@ async function submit(c: Context<AppEnv>, ingress: IngressContext, budget: Budge
   }
   const idempotency = readIdempotencyKey(c);
   if (!idempotency.ok) return ingressError(c, "invalid_body", idempotency.message);
-  const idempotencyKey = idempotency.key;
   const body = parseStorableJson(rawBody);
   if (!body.ok) return ingressError(c, "invalid_body", body.message);
   const form = access.form;
-  const validated = validateSubmission(
-    { definition: form.definition.schema, workflow: form.workflow.inputSchema },
-    body.value,
-  );
-  if (!validated.ok) {
-    return ingressError(c, "invalid_input", "The submission does not match the form's schema.", {
-      issues: validated.issues,
-    });
-  }
-  const enqueued = await enqueueSubmission(ingress, budget, form, {
-    input: validated.value,
-    ...(idempotencyKey === undefined ? {} : { idempotencyKey, rawBody }),
+  return acceptJsonSubmission(c, ingress, budget, form, {
+    value: body.value,
+    schemas: { definition: form.definition.schema, workflow: form.workflow.inputSchema },
     trigger: { kind: "form", name: form.definition.name },
+    idempotencyKey: idempotency.key,
+    rawBody,
+    mismatch: "The submission does not match the form's schema.",
+    acceptedMessages: {
+      created: "Submission accepted.",
+      repeated: "Submission already accepted with this Idempotency-Key.",
+    },
   });
-  if (!enqueued.ok) return ingressFailure(c, enqueued.failure);
-  const message = enqueued.value.created
-    ? "Submission accepted."
-    : "Submission already accepted with this Idempotency-Key.";
-  return accepted(c, message, [enqueued.value.executionId]);
 }
 
 /** `POST {base_url}/forms/:formName[?projectId=…]`: JSON submissions, limited per client IP and form. */

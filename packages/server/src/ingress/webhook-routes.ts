@@ -3,12 +3,12 @@ import { Hono } from "hono";
 import type { AppEnv } from "../http/app-env.ts";
 import { readBodyText, requestHeaderEntries } from "../http/request-body.ts";
 import { secretMatchesHash } from "../shared/secrets.ts";
-import { enqueueSubmission, validateSubmission } from "./accept-submission.ts";
+import { acceptJsonSubmission } from "./accept-json-submission.ts";
 import { findActiveDefinition } from "./find-ingress-definitions.ts";
 import type { Budget } from "./hot-path-budget.ts";
 import { readIdempotencyKey } from "./idempotency-key.ts";
 import { type IngressContext, runHotPath } from "./ingress-context.ts";
-import { accepted, ingressError, ingressFailure, overBudgetMessage } from "./ingress-errors.ts";
+import { ingressError, overBudgetMessage } from "./ingress-errors.ts";
 import { buildWebhookInput } from "./webhook-input.ts";
 
 /** Largest webhook body accepted (413 above): senders' events are small, and each is stored as input. */
@@ -30,7 +30,6 @@ async function receive(
   }
   const idempotency = readIdempotencyKey(c);
   if (!idempotency.ok) return ingressError(c, "invalid_body", idempotency.message);
-  const idempotencyKey = idempotency.key;
   const built = buildWebhookInput({
     method: c.req.method,
     headers: requestHeaderEntries(c),
@@ -39,22 +38,15 @@ async function receive(
     secretHeader: secret?.header,
   });
   if (!built.ok) return ingressError(c, "invalid_body", built.message);
-  const validated = validateSubmission({ definition: undefined, workflow: webhook.workflow.inputSchema }, built.input);
-  if (!validated.ok) {
-    return ingressError(c, "invalid_input", "The call does not match the workflow's input schema.", {
-      issues: validated.issues,
-    });
-  }
-  const enqueued = await enqueueSubmission(ingress, budget, webhook, {
-    input: validated.value,
-    ...(idempotencyKey === undefined ? {} : { idempotencyKey, rawBody }),
+  return acceptJsonSubmission(c, ingress, budget, webhook, {
+    value: built.input,
+    schemas: { definition: undefined, workflow: webhook.workflow.inputSchema },
     trigger: { kind: "webhook", name: webhookName },
+    idempotencyKey: idempotency.key,
+    rawBody,
+    mismatch: "The call does not match the workflow's input schema.",
+    acceptedMessages: { created: "Webhook accepted.", repeated: "Webhook already accepted with this Idempotency-Key." },
   });
-  if (!enqueued.ok) return ingressFailure(c, enqueued.failure);
-  const { created, executionId } = enqueued.value;
-  return accepted(c, created ? "Webhook accepted." : "Webhook already accepted with this Idempotency-Key.", [
-    executionId,
-  ]);
 }
 
 /** `POST /triggers/webhooks/:projectId/:webhookName`: any content type, optional shared secret. */
