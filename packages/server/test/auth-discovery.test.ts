@@ -35,7 +35,8 @@ describe("authorization server metadata", () => {
     const url = withIssuer.url;
     expect(metadata).toMatchObject({
       issuer: url,
-      revocation_endpoint: `${url}/agent/auth/revoke`,
+      revocation_endpoint: `${url}/oauth2/revoke`,
+      revocation_endpoint_auth_methods_supported: ["none"],
       scopes_supported: ["projects:read", "projects:write", "deployments:read", "deployments:write"],
       identity_assertion_types_supported: [idJagType, "verified_email"],
       agent_auth: {

@@ -1,6 +1,7 @@
 /**
  * Every error code of the registration, claim and revoke endpoints, of the token
- * endpoint (RFC 6749 §5.2, RFC 8693 §2.2.2) and of client registration (RFC 7591 §3.2.2).
+ * endpoint (RFC 6749 §5.2, RFC 8693 §2.2.2), of token revocation (RFC 7009 §2.2.1) and of client
+ * registration (RFC 7591 §3.2.2).
  */
 export const authErrorCodes = [
   "invalid_request",
@@ -21,6 +22,7 @@ export const authErrorCodes = [
   "invalid_client",
   "invalid_redirect_uri",
   "invalid_client_metadata",
+  "unsupported_token_type",
 ] as const;
 export type AuthErrorCode = (typeof authErrorCodes)[number];
 

@@ -17,6 +17,7 @@ import { createClientMetadataDocuments } from "./oauth2/client-metadata-document
 import { fetchPublicDocument } from "./oauth2/public-document.ts";
 import { refreshTokenGrant } from "./oauth2/refresh-token-grant.ts";
 import { registerClientRoute } from "./oauth2/register-client-route.ts";
+import { revokeTokenRoute } from "./oauth2/revoke-token-route.ts";
 import { signInApprovalRoutes } from "./oauth2/sign-in-approval-routes.ts";
 import { tokenExchangeGrant, tokenExchangeGrantType } from "./oauth2/token-exchange-grant.ts";
 import { tokenRoute } from "./oauth2/token-route.ts";
@@ -31,17 +32,27 @@ export function authorizationServerMetadataRoute(config: PlatformContext["config
   return (c) => c.json(authorizationServerMetadata(config));
 }
 
+/** Which of the operator's rates (`WEFT_RATE_LIMIT_*`) a rate-limited endpoint is held to. */
+function rateOf(name: string): "register" | "claim" | "revoke" {
+  if (name === "claim") return "claim";
+  if (name === "revoke" || name === "oauth-revoke") return "revoke";
+  return "register";
+}
+
 /** Every route of the authorization server, relative to the path of `{auth_url}`. */
 export function authRoutes(context: PlatformContext): Hono<AppEnv> {
   const { config } = context;
   const clientIps = createClientIpResolver(config.trustedProxies);
   // The token endpoint mints credentials, client registration stores a client and the authorize
-  // page's sign-in sends a mail: each is held to the registration rate, with its own counter.
-  const limit = (name: "register" | "claim" | "revoke" | "token" | "oauth-register" | "oauth-sign-in") =>
+  // page's sign-in sends a mail: each is held to the registration rate, with its own counter. OAuth
+  // token revocation is held to the revocation rate, on its own counter too.
+  const limit = (
+    name: "register" | "claim" | "revoke" | "token" | "oauth-register" | "oauth-sign-in" | "oauth-revoke",
+  ) =>
     limitPerClientIp(
       createRateLimiter(context.database, {
         name: `auth-${name}`,
-        points: config.authRateLimits[name === "claim" || name === "revoke" ? name : "register"],
+        points: config.authRateLimits[rateOf(name)],
         windowSeconds: 60,
       }),
       clientIps,
@@ -89,6 +100,7 @@ export function authRoutes(context: PlatformContext): Hono<AppEnv> {
     [tokenExchangeGrantType, tokenExchangeGrant(context, federation)],
   ]);
   app.post("/oauth2/token", limit("token"), tokenRoute(grants));
+  app.post("/oauth2/revoke", limit("oauth-revoke"), revokeTokenRoute(context, documents));
   app.post("/oauth2/register", limit("oauth-register"), registerClientRoute(context));
   app.route("/", authorizeRoutes(context, documents, limit("oauth-sign-in"), clientIps));
   app.route("/", signInApprovalRoutes(context));

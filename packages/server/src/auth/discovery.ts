@@ -23,6 +23,7 @@ export function agentAuthEndpoints(authUrl: string) {
     claim: `${authUrl}/agent/auth/claim/complete`,
     revoke: `${authUrl}/agent/auth/revoke`,
     token: `${authUrl}/oauth2/token`,
+    revokeToken: `${authUrl}/oauth2/revoke`,
     authorize: `${authUrl}/oauth2/authorize`,
     registerClient: `${authUrl}/oauth2/register`,
   };
@@ -35,7 +36,9 @@ export function authorizationServerMetadata(config: DiscoveryConfig) {
   return {
     issuer: config.authUrl,
     service_documentation: endpoints.guide,
-    revocation_endpoint: endpoints.revoke,
+    // RFC 7009 revocation of the token endpoint's tokens; agent credentials have their own
+    // endpoint, `agent_auth.revocation_uri`.
+    revocation_endpoint: endpoints.revokeToken,
     revocation_endpoint_auth_methods_supported: ["none"],
     authorization_endpoint: endpoints.authorize,
     token_endpoint: endpoints.token,

@@ -44,8 +44,9 @@ export function crossOriginRule({ authPath, basePath }: CorsPaths): (path: strin
     `${resource}/(?:rpc|api|mcp)(?:/.*)?`,
     `${auth}/auth\\.md`,
     `${auth}/\\.well-known/.*`,
-    // The token and client registration endpoints, but not the authorize page, which is for a person.
-    `${auth}/oauth2/(?:token|register)`,
+    // The token, revocation and client registration endpoints, but not the authorize page, which is
+    // for a person.
+    `${auth}/oauth2/(?:token|revoke|register)`,
     // The registration API, but not the approval page nor the claim instructions page.
     `${auth}/agent/auth(?:/claim/complete|/(?!approve|claim/).*)?`,
   ];

@@ -7,16 +7,15 @@ import { AuthError } from "../auth-error.ts";
 export type TokenParameters = ReadonlyMap<string, string>;
 
 /**
- * Reads an `application/x-www-form-urlencoded` token request, or refuses it as `invalid_request`.
- * No parameter of OAuth holds a control character (RFC 6749 Appendix A), and NUL cannot be stored.
+ * Reads an `application/x-www-form-urlencoded` request of the token or revocation endpoint, or
+ * refuses it as `invalid_request`; `request` names it in that refusal, with the section that asks
+ * for the form. No parameter of OAuth holds a control character (RFC 6749 Appendix A), and NUL
+ * cannot be stored.
  */
-export async function readTokenParameters(c: Context<AppEnv>): Promise<TokenParameters> {
+export async function readTokenParameters(c: Context<AppEnv>, request: string): Promise<TokenParameters> {
   const type = c.req.header("content-type") ?? "";
   if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) {
-    throw new AuthError(
-      "invalid_request",
-      "Send the token request as Content-Type: application/x-www-form-urlencoded (RFC 6749 §3.2).",
-    );
+    throw new AuthError("invalid_request", `Send ${request} as Content-Type: application/x-www-form-urlencoded.`);
   }
   const parameters = new Map<string, string>();
   for (const [name, value] of new URLSearchParams(await c.req.text())) {

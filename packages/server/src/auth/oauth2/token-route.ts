@@ -15,7 +15,7 @@ export type GrantHandler = (c: Context<AppEnv>, parameters: TokenParameters) => 
 export function tokenRoute(grants: ReadonlyMap<string, GrantHandler>): Handler<AppEnv> {
   return authHandler(async (c) => {
     noStore(c);
-    const parameters = await readTokenParameters(c);
+    const parameters = await readTokenParameters(c, "the token request (RFC 6749 §3.2)");
     const grantType = requireParameter(parameters, "grant_type");
     const grant = grants.get(grantType);
     if (grant === undefined) {
