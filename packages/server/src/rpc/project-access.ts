@@ -55,6 +55,19 @@ function requireWriterRole(role: WorkspaceRole, workspaceId: string): void {
 }
 
 /**
+ * A change to a workspace as the access services take it: the procedure's input and who asks, once
+ * the caller is known to belong to the workspace (NOT_FOUND otherwise). The services check the role
+ * the change needs, in the transaction that makes it.
+ */
+export function requireWorkspaceChange<TInput extends { workspaceId: string }>(
+  context: AuthenticatedContext,
+  input: TInput,
+): TInput & { actor: ReturnType<typeof actorOf> } {
+  requireWorkspaceAccess(context.principal, input.workspaceId, "read");
+  return { ...input, actor: actorOf(context) };
+}
+
+/**
  * Loads a project the caller may see, or refuses: a project of a workspace the caller is not in, or
  * any but its own for a project-scoped credential, is NOT_FOUND, exactly like one that does not exist. Every procedure taking a `projectId` goes
  * through this before touching anything of the project.
