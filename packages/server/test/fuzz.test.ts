@@ -377,6 +377,20 @@ function httpSurfaces({ projectId, claimToken, tokenId, hostedFormCsrf, caller }
       ),
     },
     {
+      name: "oauth2.revoke",
+      request: formPost(
+        "/oauth2/revoke",
+        fc.record(
+          {
+            token: fc.oneof(fc.constantFrom("wrt_nope", "weft_nope", "woc_nope"), fc.string()),
+            token_type_hint: fc.oneof(fc.constantFrom("access_token", "refresh_token", "id_token"), fc.string()),
+            client_id: fc.oneof(fc.constantFrom("https://client.example/meta.json", "wcl_nope"), fc.string()),
+          },
+          { requiredKeys: [] },
+        ),
+      ),
+    },
+    {
       name: "oauth2.register",
       request: jsonPost(
         fc.constant("/oauth2/register"),
