@@ -3,7 +3,11 @@ import { RegistrationError } from "./registration-error.ts";
 /** Where the registration endpoints are (the `agent_auth` block of the authorization server metadata). */
 export interface AgentAuthEndpoints {
   registerUri: string;
-  claimUri: string;
+  /**
+   * Where an email registration is claimed (`agent_auth.claim_uri`); undefined when the server
+   * advertises none, and `completeClaim` then refuses rather than guess an address.
+   */
+  claimUri: string | undefined;
   revocationUri: string;
 }
 
@@ -27,7 +31,7 @@ export interface Discovery extends AgentAuthEndpoints {
 
 const challengePattern = /resource_metadata="([^"]+)"/;
 
-function discoveryError(message: string): RegistrationError {
+export function discoveryError(message: string): RegistrationError {
   return new RegistrationError({ code: "discovery_failed", message, status: 0 });
 }
 
@@ -90,7 +94,7 @@ export async function discover(baseUrl: string, options: { fetch?: typeof fetch 
       ? assertionTypes.filter((type): type is string => typeof type === "string")
       : [],
     registerUri: stringAt(agentAuth, "register_uri", `${issuer}/agent/auth`),
-    claimUri: stringAt(agentAuth, "claim_uri", `${issuer}/agent/auth/claim/complete`),
+    claimUri: typeof agentAuth?.claim_uri === "string" ? agentAuth.claim_uri : undefined,
     revocationUri: stringAt(agentAuth, "revocation_uri", `${issuer}/agent/auth/revoke`),
     tokenUri: stringAt(authorizationServerMetadata, "token_endpoint", `${issuer}/oauth2/token`),
   };

@@ -1,4 +1,4 @@
-import type { AgentAuthEndpoints } from "./discover.ts";
+import { type AgentAuthEndpoints, discoveryError } from "./discover.ts";
 import { RegistrationError } from "./registration-error.ts";
 
 export const idJagAssertionType = "urn:ietf:params:oauth:token-type:id-jag";
@@ -140,12 +140,20 @@ export async function registerWithEmail(
   };
 }
 
-/** Exchanges the claim token and the user's 6-digit code for the credential. */
+/**
+ * Exchanges the claim token and the user's 6-digit code for the credential, at the claim endpoint
+ * the server advertises: without one, `discovery_failed` and nothing is sent.
+ */
 export async function completeClaim(
   endpoints: Pick<AgentAuthEndpoints, "claimUri">,
   claim: { claimToken: string; otp: string },
   options: RequestOptions = {},
 ): Promise<IssuedCredential & { status: "claimed" }> {
+  if (endpoints.claimUri === undefined) {
+    throw discoveryError(
+      "The authorization server advertises no claim endpoint (agent_auth.claim_uri of its metadata), so a registration cannot be claimed there.",
+    );
+  }
   const record = await post(endpoints.claimUri, { claim_token: claim.claimToken, otp: claim.otp }, options, [200, 201]);
   return { ...toIssuedCredential(record), status: "claimed" };
 }

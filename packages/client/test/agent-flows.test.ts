@@ -116,6 +116,35 @@ describe("discover", () => {
     }
   });
 
+  it("claims at the endpoint the server advertises, and where none is advertised refuses rather than guess one", async () => {
+    const metadata = (await (await fetch(`${weft.url}/.well-known/oauth-authorization-server`)).json()) as {
+      agent_auth: { claim_uri: string };
+    };
+    expect(found.claimUri).toBe(metadata.agent_auth.claim_uri);
+
+    // The same server, seen as one whose metadata names no claim endpoint.
+    const withoutClaimEndpoint: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (!String(input).includes("/.well-known/oauth-authorization-server")) return response;
+      const served = (await response.json()) as { agent_auth: Record<string, unknown> };
+      const { claim_uri: _, ...agentAuth } = served.agent_auth;
+      return Response.json({ ...served, agent_auth: agentAuth });
+    };
+    const unadvertised = await discover(weft.url, { fetch: withoutClaimEndpoint });
+    expect(unadvertised.claimUri).toBeUndefined();
+    const sent: string[] = [];
+    const recording: typeof fetch = (input, init) => {
+      sent.push(String(input));
+      return fetch(input, init);
+    };
+    const error = await rejection(
+      completeClaim(unadvertised, { claimToken: "clm_never_sent", otp: "123456" }, { fetch: recording }),
+    );
+    expect(error).toBeInstanceOf(RegistrationError);
+    expect(error).toMatchObject({ code: "discovery_failed", message: expect.stringContaining("agent_auth.claim_uri") });
+    expect(sent).toEqual([]);
+  });
+
   it("refuses an address that does not challenge an unauthenticated call", async () => {
     const error = await rejection(discover(`${weft.url}/nowhere`));
     expect(error).toBeInstanceOf(RegistrationError);

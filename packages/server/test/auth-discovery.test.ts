@@ -42,6 +42,7 @@ describe("authorization server metadata", () => {
       agent_auth: {
         skill: `${url}/auth.md`,
         register_uri: `${url}/agent/auth`,
+        claim_uri: `${url}/agent/auth/claim/complete`,
         revocation_uri: `${url}/agent/auth/revoke`,
         identity_types_supported: ["identity_assertion"],
         identity_assertion: {
@@ -68,6 +69,7 @@ describe("authorization server metadata", () => {
     const guide = await response.text();
     expect(guide).toContain(`curl -s -X POST ${withIssuer.url}/agent/auth `);
     expect(guide).toContain(`${withIssuer.url}/agent/auth/claim/complete`);
+    expect(guide).toContain(`\`claim_uri\` (${withIssuer.url}/agent/auth/claim/complete)`);
     expect(guide).toContain(`curl -s -X POST ${withIssuer.url}/oauth2/token`);
     expect(guide).toContain(idp.issuer);
     const plainGuide = await (await fetch(`${plain.url}/auth.md`)).text();

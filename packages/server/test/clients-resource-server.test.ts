@@ -131,7 +131,7 @@ describe("request body limits", () => {
 });
 
 describe("protected resource metadata", () => {
-  it("names the logo of WEFT_LOGO_URL and no claim endpoint", async () => {
+  it("names the logo of WEFT_LOGO_URL, and the authorization server its claim endpoint", async () => {
     const metadata = (await (await fetch(`${weft.url}/.well-known/oauth-protected-resource`)).json()) as Record<
       string,
       unknown
@@ -140,7 +140,7 @@ describe("protected resource metadata", () => {
     const asMetadata = (await (await fetch(`${weft.url}/.well-known/oauth-authorization-server`)).json()) as {
       agent_auth: Record<string, unknown>;
     };
-    expect(asMetadata.agent_auth).not.toHaveProperty("claim_uri");
+    expect(asMetadata.agent_auth.claim_uri).toBe(`${weft.url}/agent/auth/claim/complete`);
   });
 });
 
@@ -256,6 +256,7 @@ describe("discovery documents", () => {
     const endpoints = [
       authorizationServer.revocation_endpoint,
       authorizationServer.agent_auth.register_uri,
+      authorizationServer.agent_auth.claim_uri,
       authorizationServer.agent_auth.revocation_uri,
       authorizationServer.registration_endpoint,
     ];

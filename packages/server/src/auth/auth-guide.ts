@@ -41,7 +41,9 @@ This Weft instance lets an AI agent act for a person with a bearer credential.
 - Assertion types accepted here: ${supportedAssertionTypes(config).join(", ")}
 
 Pick the method from \`identity_assertion_types_supported\` in the metadata: use ID-JAG when it is
-listed and you can obtain one; otherwise use the person's email address.
+listed and you can obtain one; otherwise use the person's email address. The metadata's
+\`agent_auth\` block names every registration endpoint used below: \`register_uri\` (${endpoints.register}),
+\`claim_uri\` (${endpoints.claim}) and \`revocation_uri\` (${endpoints.revoke}).
 
 ## 1. ID-JAG: credential at once
 
@@ -59,7 +61,8 @@ curl -s -X POST ${endpoints.register} -H 'content-type: application/json' -d '{
 
 The answer (201) carries \`claim_token\` (keep it secret), \`claim_token_expires\` (30 minutes) and
 \`post_claim_scopes\`, but no credential. The person receives a mail with a link; on that page they
-approve and see a 6-digit code, valid 10 minutes. Ask them for the code, then claim once:
+approve and see a 6-digit code, valid 10 minutes. Ask them for the code, then claim once at
+\`claim_uri\`:
 
 \`\`\`sh
 curl -s -X POST ${endpoints.claim} -H 'content-type: application/json' \\

@@ -54,7 +54,9 @@ export function authorizationServerMetadata(config: DiscoveryConfig) {
     identity_assertion_types_supported: assertionTypes,
     agent_auth: {
       skill: endpoints.guide,
+      // Every registration endpoint, so that a client guesses no path (decision 0105).
       register_uri: endpoints.register,
+      claim_uri: endpoints.claim,
       revocation_uri: endpoints.revoke,
       identity_types_supported: ["identity_assertion"],
       identity_assertion: {
