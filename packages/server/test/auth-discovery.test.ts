@@ -71,6 +71,7 @@ describe("authorization server metadata", () => {
     expect(guide).toContain(`${withIssuer.url}/agent/auth/claim/complete`);
     expect(guide).toContain(`\`claim_uri\` (${withIssuer.url}/agent/auth/claim/complete)`);
     expect(guide).toContain(`curl -s -X POST ${withIssuer.url}/oauth2/token`);
+    expect(guide).toContain(`curl -s -X POST ${withIssuer.url}/oauth2/revoke -d token=`);
     expect(guide).toContain(idp.issuer);
     const plainGuide = await (await fetch(`${plain.url}/auth.md`)).text();
     expect(plainGuide).toContain("ID-JAG registration is not enabled on this instance");

@@ -80,6 +80,9 @@ curl -s ${config.authUrl}/agent/auth/credential -H 'authorization: Bearer weft_�
 
 ## 4. Revoking
 
+An agent credential of sections 1 and 2 is revoked at \`revocation_uri\` (tokens of the OAuth flow
+of section 6 have their own endpoint, \`revocation_endpoint\`):
+
 \`\`\`sh
 curl -s -X POST ${endpoints.revoke} -H 'content-type: application/json' -d '{"credential": "weft_…"}'
 \`\`\`
@@ -146,11 +149,23 @@ curl -s -X POST ${endpoints.token} -d grant_type=authorization_code -d client_id
    The answer carries \`access_token\` (a Weft credential, 1 hour), \`refresh_token\` and \`scope\`.
 4. Refresh with \`grant_type=refresh_token\`, \`client_id\` and \`refresh_token\`: every use
    returns a new refresh token and retires the old one and the old access token. Presenting a
-   retired refresh token (or a spent code) revokes everything the grant issued.
+   retired refresh token (or a redeemed code) revokes everything the grant issued.
+5. Sign out by revoking either token (RFC 7009) at \`revocation_endpoint\`; this ends the grant, its
+   access and refresh tokens alike:
 
-Errors: \`invalid_client\` (unknown client_id), \`invalid_grant\` (a wrong, expired or reused
-code or refresh token, another client's, or a different redirect_uri), \`invalid_request\`
-(missing parameter, missing or failing code_verifier), \`invalid_scope\`.
+\`\`\`sh
+curl -s -X POST ${endpoints.revokeToken} -d token=wrt_… -d token_type_hint=refresh_token -d client_id=cli_…
+\`\`\`
+
+   The answer is 200 with an empty body, also for a token that is unknown, already revoked or
+   another client's (which stays valid). \`token_type_hint\` is optional.
+
+Errors: \`invalid_client\` (unknown or missing client_id), \`invalid_grant\` (a code or refresh
+token that is unknown, expired, another client's, already used or of a revoked grant, a different
+redirect_uri, or a missing or wrong code_verifier: RFC 7636 §4.6), \`invalid_request\` (a missing
+parameter, a body that is not a form, or a malformed code_verifier: not 43 to 128 characters of
+\`A-Z a-z 0-9 - . _ ~\`), \`invalid_scope\`, and at the revocation endpoint \`unsupported_token_type\`
+(a \`token_type_hint\` other than \`access_token\` or \`refresh_token\` for a token it does not know).
 
 ## Errors
 
