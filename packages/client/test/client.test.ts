@@ -1,18 +1,8 @@
 import { createClient, isRpcError, RpcError, requestIdOf } from "@weft/client";
-import { createTestIdentity, startTestPlatform, type TestIdentity, type TestPlatform } from "@weft/testing";
-import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
+import { signedInTestPlatform } from "@weft/testing";
+import { describe, expect, expectTypeOf, it } from "vitest";
 
-let weft: TestPlatform;
-let ada: TestIdentity;
-
-beforeAll(async () => {
-  weft = await startTestPlatform();
-  ada = await createTestIdentity(weft, "ada@example.com");
-});
-
-afterAll(async () => {
-  await weft.stop();
-});
+const signedIn = signedInTestPlatform("ada@example.com");
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(
@@ -25,9 +15,9 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 
 describe("createClient", () => {
   it("calls every projects procedure with typed inputs and outputs", async () => {
-    const client = createClient({ baseUrl: `${weft.url}/`, token: ada.credential });
+    const client = createClient({ baseUrl: `${signedIn.weft.url}/`, token: signedIn.identity.credential });
     const created = await client.projects.create({ name: "From the client" });
-    expect(created).toMatchObject({ name: "From the client", workspaceId: ada.personalWorkspaceId });
+    expect(created).toMatchObject({ name: "From the client", workspaceId: signedIn.identity.personalWorkspaceId });
     expect(await client.projects.get({ projectId: created.id })).toEqual(created);
     const page = await client.projects.list({ pagination: { first: 10 } });
     expect(page.results.map((project) => project.id)).toEqual([created.id]);
@@ -38,7 +28,7 @@ describe("createClient", () => {
   });
 
   it("calls the access and agents namespaces, typed, and decodes CONFLICT", async () => {
-    const client = createClient({ baseUrl: weft.url, token: ada.credential });
+    const client = createClient({ baseUrl: signedIn.weft.url, token: signedIn.identity.credential });
     const team = await client.access.createWorkspace({ name: "Client team" });
     expectTypeOf(team.role).toEqualTypeOf<"owner" | "admin" | "member" | "viewer">();
     expect(team).toMatchObject({ name: "Client team", role: "owner", personal: false });
@@ -58,7 +48,7 @@ describe("createClient", () => {
   });
 
   it("is typed from the contract", async () => {
-    const client = createClient({ baseUrl: weft.url, token: ada.credential });
+    const client = createClient({ baseUrl: signedIn.weft.url, token: signedIn.identity.credential });
     expectTypeOf(client.projects.create)
       .parameter(0)
       .toEqualTypeOf<{ name: string; workspaceId?: string | undefined }>();
@@ -75,7 +65,7 @@ describe("createClient", () => {
   });
 
   it("surfaces refusals as RpcError with code, message and data", async () => {
-    const client = createClient({ baseUrl: weft.url, token: ada.credential });
+    const client = createClient({ baseUrl: signedIn.weft.url, token: signedIn.identity.credential });
     const missing = await rejection(client.projects.get({ projectId: `prj_${"0".repeat(26)}` }));
     expect(missing).toBeInstanceOf(RpcError);
     expect(isRpcError(missing, "NOT_FOUND")).toBe(true);
@@ -84,7 +74,7 @@ describe("createClient", () => {
     const invalid = await rejection(client.projects.create({ name: "" }));
     expect(invalid).toMatchObject({ code: "BAD_REQUEST", data: { issues: [{ path: ["name"] }] } });
 
-    const anonymous = createClient({ baseUrl: weft.url, token: "weft_not-a-real-one" });
+    const anonymous = createClient({ baseUrl: signedIn.weft.url, token: "weft_not-a-real-one" });
     expect(await rejection(anonymous.projects.list({}))).toMatchObject({ code: "UNAUTHORIZED", status: 401 });
   });
 });
@@ -92,21 +82,25 @@ describe("createClient", () => {
 describe("createClient for a page (Studio)", () => {
   it("reaches the API at another mount with headers read before each call", async () => {
     let headers: Record<string, string> = { authorization: "Bearer weft_not-a-real-one" };
-    const client = createClient({ baseUrl: weft.url, rpcPath: "/rpc", headers: () => headers });
+    const client = createClient({ baseUrl: signedIn.weft.url, rpcPath: "/rpc", headers: () => headers });
     expect(await rejection(client.projects.list({}))).toMatchObject({ code: "UNAUTHORIZED" });
-    headers = { authorization: `Bearer ${ada.credential}` };
+    headers = { authorization: `Bearer ${signedIn.identity.credential}` };
     expect((await client.projects.list({})).totalCount).toBe(0);
   });
 
   it("refuses a mount where the API is not", async () => {
-    const client = createClient({ baseUrl: weft.url, token: ada.credential, rpcPath: "/nowhere" });
+    const client = createClient({
+      baseUrl: signedIn.weft.url,
+      token: signedIn.identity.credential,
+      rpcPath: "/nowhere",
+    });
     expect(await rejection(client.projects.list({}))).toMatchObject({ status: 404 });
   });
 
   it("tells the request id of a refused call, as the server echoed it", async () => {
     const client = createClient({
-      baseUrl: weft.url,
-      token: ada.credential,
+      baseUrl: signedIn.weft.url,
+      token: signedIn.identity.credential,
       headers: () => ({ "x-request-id": "studio-test-request-1" }),
     });
     const missing = await rejection(client.projects.get({ projectId: `prj_${"0".repeat(26)}` }));

@@ -1,28 +1,18 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { createTestIdentity, startTestPlatform, type TestIdentity, type TestPlatform } from "@weft/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signedInTestPlatform } from "@weft/testing";
+import { describe, expect, it } from "vitest";
 import { projects } from "../src/db/schema/index.ts";
 
-let weft: TestPlatform;
-let ada: TestIdentity;
-
-beforeAll(async () => {
-  weft = await startTestPlatform();
-  ada = await createTestIdentity(weft, "ada@example.com");
-});
-
-afterAll(async () => {
-  await weft.stop();
-});
+const signedIn = signedInTestPlatform("ada@example.com");
 
 const mcpHeaders = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
 async function post(body: string, headers: Record<string, string> = {}) {
-  const response = await fetch(`${weft.url}/mcp`, {
+  const response = await fetch(`${signedIn.weft.url}/mcp`, {
     method: "POST",
-    headers: { ...mcpHeaders, authorization: `Bearer ${ada.credential}`, ...headers },
+    headers: { ...mcpHeaders, authorization: `Bearer ${signedIn.identity.credential}`, ...headers },
     body,
   });
   const text = await response.text();
@@ -36,8 +26,8 @@ function jsonRpcError(text: string): { code: number; message: string } {
 async function connect(): Promise<Client> {
   const client = new Client({ name: "weft-test", version: "1.0.0" });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${weft.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${ada.credential}` } },
+    new StreamableHTTPClientTransport(new URL(`${signedIn.weft.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${signedIn.identity.credential}` } },
     }),
   );
   return client;
@@ -49,10 +39,10 @@ function textOf(result: CallToolResult): string {
 
 describe("bad input to the MCP endpoint", () => {
   it("answers no credential with 401 and the challenge that leads to the protected resource metadata", async () => {
-    const response = await fetch(`${weft.url}/mcp`, { method: "POST", headers: mcpHeaders, body: "{}" });
+    const response = await fetch(`${signedIn.weft.url}/mcp`, { method: "POST", headers: mcpHeaders, body: "{}" });
     expect(response.status).toBe(401);
     expect(response.headers.get("www-authenticate")).toBe(
-      `Bearer resource_metadata="${weft.url}/.well-known/oauth-protected-resource"`,
+      `Bearer resource_metadata="${signedIn.weft.url}/.well-known/oauth-protected-resource"`,
     );
     expect(await response.json()).toEqual({
       error: "invalid_request",
@@ -94,14 +84,14 @@ describe("bad input to the MCP endpoint", () => {
     });
     const answer = await post(padded);
     expect(answer.status).toBe(413);
-    expect(await weft.database.db.select().from(projects)).toEqual([]);
+    expect(await signedIn.weft.database.db.select().from(projects)).toEqual([]);
   });
 
   it("answers GET and DELETE with 405: the endpoint keeps no sessions and streams nothing", async () => {
     for (const method of ["GET", "DELETE"]) {
-      const response = await fetch(`${weft.url}/mcp`, {
+      const response = await fetch(`${signedIn.weft.url}/mcp`, {
         method,
-        headers: { accept: "text/event-stream", authorization: `Bearer ${ada.credential}` },
+        headers: { accept: "text/event-stream", authorization: `Bearer ${signedIn.identity.credential}` },
       });
       expect(response.status, method).toBe(405);
       expect(response.headers.get("allow")).toBe("POST");
@@ -124,7 +114,7 @@ describe("bad input to the MCP endpoint", () => {
       arguments: { executionId: "nope" },
     })) as CallToolResult;
     expect(textOf(wrongId)).toMatch(/^executionId: Expected an execution id/m);
-    expect(await weft.database.db.select().from(projects)).toEqual([]);
+    expect(await signedIn.weft.database.db.select().from(projects)).toEqual([]);
     await client.close();
   });
 

@@ -1,65 +1,82 @@
-import { callRpc, createTestIdentity, startTestPlatform, type TestIdentity, type TestPlatform } from "@weft/testing";
+import { callRpc, createTestIdentity, signedInTestPlatform } from "@weft/testing";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { auditEvents, memberships, projects, workspaces } from "../src/db/schema/index.ts";
 
-let weft: TestPlatform;
-let ada: TestIdentity;
-
-beforeAll(async () => {
-  weft = await startTestPlatform();
-  ada = await createTestIdentity(weft, "ada@example.com");
-});
-
-afterAll(async () => {
-  await weft.stop();
-});
+const signedIn = signedInTestPlatform("ada@example.com");
 
 async function projectRows() {
-  return weft.database.db.select().from(projects);
+  return signedIn.weft.database.db.select().from(projects);
 }
 
 describe("projects namespace", () => {
   it("creates, reads, lists, renames and deletes a project, auditing every change", async () => {
     // An instant with milliseconds, so that every path must carry them to the wire.
-    weft.clock.advance(123);
-    const created = await callRpc(weft.url, "projects.create", { name: "Website" }, { token: ada.credential });
+    signedIn.weft.clock.advance(123);
+    const created = await callRpc(
+      signedIn.weft.url,
+      "projects.create",
+      { name: "Website" },
+      { token: signedIn.identity.credential },
+    );
     expect(created.status).toBe(200);
     expect(created.json).toEqual({
       id: expect.stringMatching(/^prj_[0-9a-z]{26}$/),
-      workspaceId: ada.personalWorkspaceId,
+      workspaceId: signedIn.identity.personalWorkspaceId,
       name: "Website",
       retentionDays: null,
-      createdAt: weft.clock.now().toISOString(),
-      updatedAt: weft.clock.now().toISOString(),
+      createdAt: signedIn.weft.clock.now().toISOString(),
+      updatedAt: signedIn.weft.clock.now().toISOString(),
     });
     const project = created.json as { id: string };
 
-    const read = await callRpc(weft.url, "projects.get", { projectId: project.id }, { token: ada.credential });
+    const read = await callRpc(
+      signedIn.weft.url,
+      "projects.get",
+      { projectId: project.id },
+      { token: signedIn.identity.credential },
+    );
     expect(read).toMatchObject({ status: 200, json: created.json });
 
-    const listed = await callRpc(weft.url, "projects.list", {}, { token: ada.credential });
+    const listed = await callRpc(signedIn.weft.url, "projects.list", {}, { token: signedIn.identity.credential });
     expect(listed.json).toMatchObject({ totalCount: 1, results: [created.json] });
 
-    weft.clock.advance(1000);
+    signedIn.weft.clock.advance(1000);
     const renamed = await callRpc(
-      weft.url,
+      signedIn.weft.url,
       "projects.update",
       { projectId: project.id, name: "Site" },
-      { token: ada.credential },
+      { token: signedIn.identity.credential },
     );
-    expect(renamed.json).toMatchObject({ id: project.id, name: "Site", updatedAt: weft.clock.now().toISOString() });
+    expect(renamed.json).toMatchObject({
+      id: project.id,
+      name: "Site",
+      updatedAt: signedIn.weft.clock.now().toISOString(),
+    });
 
-    const deleted = await callRpc(weft.url, "projects.delete", { projectId: project.id }, { token: ada.credential });
+    const deleted = await callRpc(
+      signedIn.weft.url,
+      "projects.delete",
+      { projectId: project.id },
+      { token: signedIn.identity.credential },
+    );
     expect(deleted).toMatchObject({ status: 200, json: { id: project.id, deleted: true } });
-    const gone = await callRpc(weft.url, "projects.get", { projectId: project.id }, { token: ada.credential });
+    const gone = await callRpc(
+      signedIn.weft.url,
+      "projects.get",
+      { projectId: project.id },
+      { token: signedIn.identity.credential },
+    );
     expect(gone).toMatchObject({ status: 404, json: { code: "NOT_FOUND" } });
 
-    const events = await weft.database.db.select().from(auditEvents).where(eq(auditEvents.targetId, project.id));
+    const events = await signedIn.weft.database.db
+      .select()
+      .from(auditEvents)
+      .where(eq(auditEvents.targetId, project.id));
     expect(events.map((event) => [event.action, event.actorCredentialId, event.workspaceId])).toEqual([
-      ["project.created", ada.credentialId, ada.personalWorkspaceId],
-      ["project.renamed", ada.credentialId, ada.personalWorkspaceId],
-      ["project.deleted", ada.credentialId, ada.personalWorkspaceId],
+      ["project.created", signedIn.identity.credentialId, signedIn.identity.personalWorkspaceId],
+      ["project.renamed", signedIn.identity.credentialId, signedIn.identity.personalWorkspaceId],
+      ["project.deleted", signedIn.identity.credentialId, signedIn.identity.personalWorkspaceId],
     ]);
   });
 });
@@ -78,7 +95,7 @@ describe("bad inputs", () => {
     ["projects.list", { pagination: { first: "ten" } }, ["pagination", "first"]],
   ])("%s %j gets BAD_REQUEST naming %j and changes nothing", async (procedure, input, path) => {
     const before = await projectRows();
-    const result = await callRpc(weft.url, procedure, input, { token: ada.credential });
+    const result = await callRpc(signedIn.weft.url, procedure, input, { token: signedIn.identity.credential });
     expect(result.status).toBe(400);
     expect(result.json).toMatchObject({
       code: "BAD_REQUEST",
@@ -88,71 +105,96 @@ describe("bad inputs", () => {
   });
 
   it("refuses a name already used in the workspace, and accepts it in another user's workspace", async () => {
-    const first = await callRpc(weft.url, "projects.create", { name: "Docs" }, { token: ada.credential });
+    const first = await callRpc(
+      signedIn.weft.url,
+      "projects.create",
+      { name: "Docs" },
+      { token: signedIn.identity.credential },
+    );
     expect(first.status).toBe(200);
     const before = await projectRows();
-    const again = await callRpc(weft.url, "projects.create", { name: "Docs" }, { token: ada.credential });
+    const again = await callRpc(
+      signedIn.weft.url,
+      "projects.create",
+      { name: "Docs" },
+      { token: signedIn.identity.credential },
+    );
     expect(again).toMatchObject({
       status: 409,
       json: { code: "CONFLICT", message: 'A project named "Docs" already exists in this workspace.' },
     });
     expect(await projectRows()).toEqual(before);
 
-    const other = await callRpc(weft.url, "projects.create", { name: "Blog" }, { token: ada.credential });
+    const other = await callRpc(
+      signedIn.weft.url,
+      "projects.create",
+      { name: "Blog" },
+      { token: signedIn.identity.credential },
+    );
     const clash = await callRpc(
-      weft.url,
+      signedIn.weft.url,
       "projects.update",
       { projectId: (other.json as { id: string }).id, name: "Docs" },
-      { token: ada.credential },
+      { token: signedIn.identity.credential },
     );
     expect(clash).toMatchObject({ status: 409, json: { code: "CONFLICT", message: expect.stringContaining("Docs") } });
     expect(await projectRows()).toHaveLength(before.length + 1);
 
-    const someoneElse = await createTestIdentity(weft, "someone@example.com");
-    const elsewhere = await callRpc(weft.url, "projects.create", { name: "Docs" }, { token: someoneElse.credential });
+    const someoneElse = await createTestIdentity(signedIn.weft, "someone@example.com");
+    const elsewhere = await callRpc(
+      signedIn.weft.url,
+      "projects.create",
+      { name: "Docs" },
+      { token: someoneElse.credential },
+    );
     expect(elsewhere.status).toBe(200);
   });
 });
 
 describe("several workspaces", () => {
   it("lists the projects of every workspace of the user, filters by one, and respects the role in each", async () => {
-    const team = await createTestIdentity(weft, "team-owner@example.com");
-    const carol = await createTestIdentity(weft, "carol@example.com");
-    const now = weft.clock.now();
+    const team = await createTestIdentity(signedIn.weft, "team-owner@example.com");
+    const carol = await createTestIdentity(signedIn.weft, "carol@example.com");
+    const now = signedIn.weft.clock.now();
     const viewerWorkspaceId = `wsp_${"0".repeat(25)}1`;
-    await weft.database.db
+    await signedIn.weft.database.db
       .insert(workspaces)
       .values({ id: viewerWorkspaceId, name: "Read-only", billingAccountId: team.accountId, createdAt: now });
-    await weft.database.db.insert(memberships).values([
+    await signedIn.weft.database.db.insert(memberships).values([
       { workspaceId: team.personalWorkspaceId, accountId: carol.accountId, role: "member", createdAt: now },
       { workspaceId: viewerWorkspaceId, accountId: carol.accountId, role: "viewer", createdAt: now },
     ]);
-    const carolAgain = await createTestIdentity(weft, "carol@example.com");
+    const carolAgain = await createTestIdentity(signedIn.weft, "carol@example.com");
     const token = carolAgain.credential;
 
-    const own = await callRpc(weft.url, "projects.create", { name: "Mine" }, { token });
+    const own = await callRpc(signedIn.weft.url, "projects.create", { name: "Mine" }, { token });
     const shared = await callRpc(
-      weft.url,
+      signedIn.weft.url,
       "projects.create",
       { name: "Ours", workspaceId: team.personalWorkspaceId },
       { token },
     );
     expect(shared.json).toMatchObject({ workspaceId: team.personalWorkspaceId });
-    const teamOwn = await callRpc(weft.url, "projects.create", { name: "Boss" }, { token: team.credential });
+    const teamOwn = await callRpc(signedIn.weft.url, "projects.create", { name: "Boss" }, { token: team.credential });
 
-    const all = await callRpc(weft.url, "projects.list", {}, { token });
+    const all = await callRpc(signedIn.weft.url, "projects.list", {}, { token });
     expect((all.json as { results: { name: string }[] }).results.map((project) => project.name)).toEqual([
       "Mine",
       "Ours",
       "Boss",
     ]);
-    const filtered = await callRpc(weft.url, "projects.list", { workspaceId: team.personalWorkspaceId }, { token });
+    const filtered = await callRpc(
+      signedIn.weft.url,
+      "projects.list",
+      { workspaceId: team.personalWorkspaceId },
+      { token },
+    );
     expect(filtered.json).toMatchObject({ totalCount: 2, results: [shared.json, teamOwn.json] });
     expect(own.json).toMatchObject({ workspaceId: carol.personalWorkspaceId });
 
     const before = await projectRows();
     const asViewer = await callRpc(
-      weft.url,
+      signedIn.weft.url,
       "projects.create",
       { name: "Nope", workspaceId: viewerWorkspaceId },
       { token },

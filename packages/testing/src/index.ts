@@ -21,6 +21,7 @@ export * from "./oauth-client.ts";
 export * from "./rpc-calls.ts";
 export * from "./sandboxed-tenants.ts";
 export * from "./secret-scanner.ts";
+export * from "./signed-in-test-platform.ts";
 export * from "./smtp-sink.ts";
 export * from "./spawn-server.ts";
 export * from "./spawn-worker.ts";
