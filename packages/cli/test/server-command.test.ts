@@ -5,7 +5,20 @@ import { completeClaim, createClient, discover, registerWithEmail } from "@weft/
 import { freePort, startSmtpSink } from "@weft/testing";
 import { describe, expect, it } from "vitest";
 import { approveFromMail } from "./support/platform.ts";
-import { runCli, startCli } from "./support/run-cli.ts";
+import { type CliResult, type RunningCli, runCli, startCli } from "./support/run-cli.ts";
+
+/**
+ * Does `use` while a long-running command runs, then stops it with SIGTERM (also when `use` fails),
+ * and returns how it ended.
+ */
+async function stoppedAfter(cli: RunningCli, use: () => Promise<void>): Promise<CliResult> {
+  try {
+    await use();
+  } finally {
+    cli.kill("SIGTERM");
+  }
+  return cli.result;
+}
 
 describe("weft server and weft worker", () => {
   it("starts the platform on the given port, serves /healthz, and stops cleanly on SIGTERM", async () => {
@@ -14,14 +27,11 @@ describe("weft server and weft worker", () => {
     const server = startCli(["server", "--port", String(port)], {
       env: { WEFT_DATA_DIR: dataDir, WEFT_LOG_LEVEL: "warn", HOST: "127.0.0.1" },
     });
-    try {
+    const result = await stoppedAfter(server, async () => {
       await server.waitFor((output) => output.includes("Weft is running at"));
       const health = await fetch(`http://127.0.0.1:${port}/healthz`);
       expect(health.status).toBe(200);
-    } finally {
-      server.kill("SIGTERM");
-    }
-    const result = await server.result;
+    });
     expect(result.code, result.stderr).toBe(0);
     // The embedded database's first start (creating and migrating it) takes a while on a busy machine.
   }, 120_000);
@@ -29,12 +39,9 @@ describe("weft server and weft worker", () => {
   it("weft worker starts a worker process on the configured database, and stops on SIGTERM", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "weft-worker-"));
     const worker = startCli(["worker"], { env: { WEFT_DATA_DIR: dataDir, WEFT_LOG_LEVEL: "warn" } });
-    try {
-      await worker.waitFor((output) => /Weft worker \S+ is running/.test(output));
-    } finally {
-      worker.kill("SIGTERM");
-    }
-    const result = await worker.result;
+    const result = await stoppedAfter(worker, () =>
+      worker.waitFor((output) => /Weft worker \S+ is running/.test(output)),
+    );
     expect(result.code, result.stderr).toBe(0);
   }, 120_000);
 
@@ -50,7 +57,7 @@ describe("weft server and weft worker", () => {
       WEFT_PLANS: JSON.stringify([{ name: "team", executionsPerMonth: 100_000 }]),
     };
     const server = startCli(["server", "--port", String(port)], { env });
-    try {
+    const result = await stoppedAfter(server, async () => {
       await server.waitFor((output) => output.includes("Weft is running at"));
       // The socket is the owner's alone: the rights to use it are those to the data directory.
       expect(statSync(join(dataDir, "operator.sock")).mode & 0o777).toBe(0o600);
@@ -73,11 +80,7 @@ describe("weft server and weft worker", () => {
       expect(unknownPlan.code).toBe(1);
       expect(unknownPlan.stderr).toMatch(/no plan is named "gold" in WEFT_PLANS/);
       expect((await client.billing.getPlan({ workspaceId })).plan.name).toBe("team");
-    } finally {
-      server.kill("SIGTERM");
-      await smtp.close();
-    }
-    const result = await server.result;
+    }).finally(() => smtp.close());
     expect(result.code, result.stderr).toBe(0);
   }, 120_000);
 });
