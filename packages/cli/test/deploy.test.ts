@@ -17,6 +17,17 @@ async function freshProject(name: string): Promise<string> {
   return directory;
 }
 
+/** Adds `alerts` (the array, as TypeScript source) to the config of a project made by `freshProject`. */
+function addAlerts(directory: string, alerts: string): string {
+  const path = join(directory, "weft.config.ts");
+  const config = readFileSync(path, "utf8");
+  writeFileSync(
+    path,
+    config.replace("export default defineConfig({\n", `export default defineConfig({\n  alerts: ${alerts},\n`),
+  );
+  return path;
+}
+
 async function countRows(table: "projects" | "deployments"): Promise<number> {
   const result = await signedIn.weft.database.db.execute(`select count(*)::int as count from ${table}`);
   const rows = (result as unknown as { rows: { count: number }[] }).rows;
@@ -146,13 +157,9 @@ describe("weft deploy", () => {
 
   it("prints a webhook alert's signing secret once, on the deploy that first names its URL", async () => {
     const directory = await freshProject("alerted");
-    const path = join(directory, "weft.config.ts");
-    writeFileSync(
-      path,
-      readFileSync(path, "utf8").replace(
-        "export default defineConfig({\n",
-        'export default defineConfig({\n  alerts: [{ on: "failed", mail: ["ops@example.com"] }, { on: "failed", webhook: "https://hooks.example.com/first" }],\n',
-      ),
+    const path = addAlerts(
+      directory,
+      '[{ on: "failed", mail: ["ops@example.com"] }, { on: "failed", webhook: "https://hooks.example.com/first" }]',
     );
     const first = await runCli(["deploy", "--create"], { cwd: directory, env: signedIn.env });
     expect(first.code).toBe(0);
@@ -177,14 +184,7 @@ describe("weft deploy", () => {
 
   it("refuses a bad alert before uploading, naming the alert", async () => {
     const directory = await freshProject("bad-alert");
-    const path = join(directory, "weft.config.ts");
-    writeFileSync(
-      path,
-      readFileSync(path, "utf8").replace(
-        "export default defineConfig({\n",
-        'export default defineConfig({\n  alerts: [{ on: "failed", webhook: "ftp://example.com/drop" }],\n',
-      ),
-    );
+    addAlerts(directory, '[{ on: "failed", webhook: "ftp://example.com/drop" }]');
     const before = await countRows("deployments");
     const result = await runCli(["deploy", "--create"], { cwd: directory, env: signedIn.env });
     expect(result.code).toBe(1);
