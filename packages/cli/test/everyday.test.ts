@@ -150,10 +150,7 @@ describe("everyday commands", () => {
   });
 
   it("names WEFT_TOKEN in the fix when the platform refuses the credential it holds", async () => {
-    const refused = await runCli(["projects", "list"], {
-      cwd: directory,
-      env: { ...signedIn.env, WEFT_TOKEN: "wft_not_a_credential_the_platform_issued" },
-    });
+    const refused = await runCli(["projects", "list"], { cwd: directory, env: signedIn.envWithRefusedToken });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("WEFT_TOKEN holds a credential the platform refuses");
     expect(refused.stderr).toContain("unset it");

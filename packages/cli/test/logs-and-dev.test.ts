@@ -144,10 +144,7 @@ describe("weft logs", { timeout: 120_000 }, () => {
   });
 
   it("fails with the WEFT_TOKEN fix when the platform refuses the credential", async () => {
-    const refused = await runCli(["logs", "--follow"], {
-      cwd: directory,
-      env: { ...signedIn.env, WEFT_TOKEN: "wft_not_a_credential_the_platform_issued" },
-    });
+    const refused = await runCli(["logs", "--follow"], { cwd: directory, env: signedIn.envWithRefusedToken });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("WEFT_TOKEN");
   });

@@ -13,6 +13,8 @@ export interface SignedInPlatform {
   readonly identity: TestIdentity;
   /** The environment that points the CLI at the platform, signed in as `identity`. */
   readonly env: Record<string, string>;
+  /** `env` with a WEFT_TOKEN the platform never issued, which it refuses. */
+  readonly envWithRefusedToken: Record<string, string>;
 }
 
 export interface SignedInPlatformOptions extends TestPlatformOptions {
@@ -51,6 +53,9 @@ export function signedInPlatform(email: string, options: SignedInPlatformOptions
     get env() {
       const { weft, identity } = started();
       return { WEFT_TOKEN: identity.credential, WEFT_API_URL: weft.url };
+    },
+    get envWithRefusedToken() {
+      return { ...this.env, WEFT_TOKEN: "wft_not_a_credential_the_platform_issued" };
     },
   };
 }
