@@ -1,15 +1,9 @@
-import {
-  bundleConfig,
-  callRpc,
-  createTestIdentity,
-  startTestPlatform,
-  type TestIdentity,
-  type TestPlatform,
-} from "@weft/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundleConfig, callRpc, createTestIdentity, signedInTestPlatform } from "@weft/testing";
+import { beforeAll, describe, expect, it } from "vitest";
 
-let weft: TestPlatform;
-let owner: TestIdentity;
+const signedIn = signedInTestPlatform("owner@example.com", {
+  configure: (parsed) => ({ ...parsed, worker: { ...parsed.worker, pollIntervalMs: 25 } }),
+});
 let projectId: string;
 
 const config = (factor: number) => `
@@ -40,9 +34,9 @@ const manifest = {
 async function call<T>(
   procedure: string,
   input: unknown,
-  token = owner.credential,
+  token = signedIn.identity.credential,
 ): Promise<{ status: number; json: T }> {
-  const result = await callRpc(weft.url, procedure, input, { token });
+  const result = await callRpc(signedIn.weft.url, procedure, input, { token });
   return { status: result.status, json: result.json as T };
 }
 
@@ -68,14 +62,7 @@ async function finished(executionId: string): Promise<ExecutionJson> {
 }
 
 beforeAll(async () => {
-  weft = await startTestPlatform({
-    configure: (parsed) => ({ ...parsed, worker: { ...parsed.worker, pollIntervalMs: 25 } }),
-  });
-  owner = await createTestIdentity(weft, "owner@example.com");
   projectId = (await call<{ id: string }>("projects.create", { name: "Engine" })).json.id;
-});
-afterAll(async () => {
-  await weft.stop();
 });
 
 describe("deployments over RPC", () => {
@@ -156,7 +143,9 @@ describe("deployments over RPC", () => {
   });
 
   it("needs deployments:write to deploy", async () => {
-    const reader = await createTestIdentity(weft, "owner@example.com", { scopes: ["projects:read", "projects:write"] });
+    const reader = await createTestIdentity(signedIn.weft, "owner@example.com", {
+      scopes: ["projects:read", "projects:write"],
+    });
     const refused = await call<{ code: string }>(
       "deployments.create",
       { projectId, manifest, bundle: "export default {}" },

@@ -1,16 +1,9 @@
-import {
-  bundleConfig,
-  callRpc,
-  createTestIdentity,
-  openEventStream,
-  startTestPlatform,
-  type TestIdentity,
-  type TestPlatform,
-} from "@weft/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundleConfig, createTestIdentity, openEventStream, signedInTestPlatform } from "@weft/testing";
+import { beforeAll, describe, expect, it } from "vitest";
 
-let weft: TestPlatform;
-let owner: TestIdentity;
+const signedIn = signedInTestPlatform("events@example.com", {
+  configure: (parsed) => ({ ...parsed, worker: { ...parsed.worker, pollIntervalMs: 25 } }),
+});
 let projectId: string;
 
 const source = `
@@ -57,14 +50,11 @@ interface EventsPage {
   nextCursor: string;
 }
 
-async function call<T>(procedure: string, input: unknown): Promise<{ status: number; json: T }> {
-  const result = await callRpc(weft.url, procedure, input, { token: owner.credential });
-  return { status: result.status, json: result.json as T };
-}
-
 async function waitForStatus(executionId: string, status: string, attempt?: number): Promise<void> {
   for (;;) {
-    const { json } = await call<{ status: string; attempt: number }>("workflows.getExecution", { executionId });
+    const { json } = await signedIn.call<{ status: string; attempt: number }>("workflows.getExecution", {
+      executionId,
+    });
     if (json.status === status && (attempt === undefined || json.attempt === attempt)) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -72,37 +62,30 @@ async function waitForStatus(executionId: string, status: string, attempt?: numb
 
 /** Runs `signup` to success through its sleep and its retry, moving the manual clock past each wait. */
 async function runSignup(n: number): Promise<string> {
-  const { json } = await call<{ executionId: string }>("workflows.run", {
+  const { json } = await signedIn.call<{ executionId: string }>("workflows.run", {
     projectId,
     workflow: "signup",
     input: { n },
   });
   const executionId = json.executionId;
   await waitForStatus(executionId, "sleeping");
-  weft.clock.advance(3_600_000);
+  signedIn.weft.clock.advance(3_600_000);
   await waitForStatus(executionId, "queued", 2);
-  weft.clock.advance(1_000);
+  signedIn.weft.clock.advance(1_000);
   await waitForStatus(executionId, "succeeded");
-  weft.clock.advance(1_000);
+  signedIn.weft.clock.advance(1_000);
   return executionId;
 }
 
 beforeAll(async () => {
-  weft = await startTestPlatform({
-    configure: (parsed) => ({ ...parsed, worker: { ...parsed.worker, pollIntervalMs: 25 } }),
-  });
-  owner = await createTestIdentity(weft, "events@example.com");
-  projectId = (await call<{ id: string }>("projects.create", { name: "Events" })).json.id;
-  await call("deployments.create", { projectId, manifest, bundle: await bundleConfig(source) });
-});
-afterAll(async () => {
-  await weft.stop();
+  projectId = (await signedIn.call<{ id: string }>("projects.create", { name: "Events" })).json.id;
+  await signedIn.call("deployments.create", { projectId, manifest, bundle: await bundleConfig(source) });
 });
 
 describe("workflows.listEvents", () => {
   it("lists logs, steps, sleeps, attempts and the end in the order they were recorded, each log once", async () => {
     const executionId = await runSignup(21);
-    const { status, json } = await call<EventsPage>("workflows.listEvents", { executionId });
+    const { status, json } = await signedIn.call<EventsPage>("workflows.listEvents", { executionId });
     expect(status).toBe(200);
     expect(json.data.map((event) => `${event.kind}: ${event.message}`)).toEqual([
       "queued: queued",
@@ -129,32 +112,33 @@ describe("workflows.listEvents", () => {
 
   it("pages with a cursor, and the project's stream holds the same events", async () => {
     const executionId = await runSignup(2);
-    const whole = (await call<EventsPage>("workflows.listEvents", { executionId })).json.data;
+    const whole = (await signedIn.call<EventsPage>("workflows.listEvents", { executionId })).json.data;
     const walked: EventJson[] = [];
     let cursor: string | undefined;
     for (;;) {
-      const page = (await call<EventsPage>("workflows.listEvents", { executionId, limit: 4, cursor })).json;
+      const page = (await signedIn.call<EventsPage>("workflows.listEvents", { executionId, limit: 4, cursor })).json;
       walked.push(...page.data);
       cursor = page.nextCursor;
       if (page.data.length < 4) break;
     }
     expect(walked.map((event) => event.id)).toEqual(whole.map((event) => event.id));
     // Caught up: an empty page, and the cursor to resume from stays where it was.
-    const again = (await call<EventsPage>("workflows.listEvents", { executionId, cursor })).json;
+    const again = (await signedIn.call<EventsPage>("workflows.listEvents", { executionId, cursor })).json;
     expect(again).toEqual({ data: [], nextCursor: cursor });
     // An event's id resumes after it, as a cursor does.
-    const afterThird = (await call<EventsPage>("workflows.listEvents", { executionId, cursor: whole[2]?.id })).json;
+    const afterThird = (await signedIn.call<EventsPage>("workflows.listEvents", { executionId, cursor: whole[2]?.id }))
+      .json;
     expect(afterThird.data.map((event) => event.id)).toEqual(whole.slice(3).map((event) => event.id));
 
-    const project = (await call<EventsPage>("workflows.listEvents", { projectId, limit: 500 })).json.data;
+    const project = (await signedIn.call<EventsPage>("workflows.listEvents", { projectId, limit: 500 })).json.data;
     expect(project.filter((event) => event.executionId === executionId).map((event) => event.id)).toEqual(
       whole.map((event) => event.id),
     );
   });
 
   it("refuses a forged cursor, neither or both of executionId and projectId, and a limit over 500", async () => {
-    const executionId = (await call<{ results: { id: string }[] }>("workflows.listExecutions", { projectId })).json
-      .results[0]?.id;
+    const executionId = (await signedIn.call<{ results: { id: string }[] }>("workflows.listExecutions", { projectId }))
+      .json.results[0]?.id;
     for (const input of [
       { executionId, cursor: "not-a-cursor" },
       { executionId, cursor: Buffer.from("2026-01-01T00:00:00.000Z|prj_x|1").toString("base64url") },
@@ -163,30 +147,34 @@ describe("workflows.listEvents", () => {
       { executionId, projectId },
       { projectId, limit: 501 },
     ]) {
-      const refused = await callRpc(weft.url, "workflows.listEvents", input, { token: owner.credential });
+      const refused = await signedIn.call("workflows.listEvents", input);
       expect(refused.status, JSON.stringify(input)).toBe(400);
     }
-    const unknown = await call("workflows.listEvents", { executionId: "exe_00000000000000000000000000" });
+    const unknown = await signedIn.call("workflows.listEvents", { executionId: "exe_00000000000000000000000000" });
     expect(unknown.status).toBe(404);
   });
 });
 
 describe("GET /api/events", () => {
   it("answers 401 with a bearer challenge without a credential, and 404 for a project one cannot see", async () => {
-    const missing = await openEventStream(weft.url, { projectId });
+    const missing = await openEventStream(signedIn.weft.url, { projectId });
     expect(missing.status).toBe(401);
     expect(missing.headers.get("www-authenticate")).toContain("Bearer resource_metadata=");
-    const wrong = await openEventStream(weft.url, { projectId, token: "weft_not_a_real_credential" });
+    const wrong = await openEventStream(signedIn.weft.url, { projectId, token: "weft_not_a_real_credential" });
     expect(wrong.status).toBe(401);
-    const stranger = await createTestIdentity(weft, "stranger@example.com");
-    const foreign = await openEventStream(weft.url, { projectId, token: stranger.credential });
+    const stranger = await createTestIdentity(signedIn.weft, "stranger@example.com");
+    const foreign = await openEventStream(signedIn.weft.url, { projectId, token: stranger.credential });
     expect(foreign.status).toBe(404);
-    const forged = await openEventStream(weft.url, { projectId, token: owner.credential, lastEventId: "forged" });
+    const forged = await openEventStream(signedIn.weft.url, {
+      projectId,
+      token: signedIn.identity.credential,
+      lastEventId: "forged",
+    });
     expect(forged.status).toBe(400);
   });
 
   it("streams a project's events as they are recorded and resumes after Last-Event-ID", async () => {
-    const stream = await openEventStream(weft.url, { projectId, token: owner.credential });
+    const stream = await openEventStream(signedIn.weft.url, { projectId, token: signedIn.identity.credential });
     expect(stream.status).toBe(200);
     expect(stream.headers.get("content-type")).toContain("text/event-stream");
     const executionId = await runSignup(5);
@@ -199,14 +187,18 @@ describe("GET /api/events", () => {
       if (event.kind === "execution.ended" && event.executionId === executionId) break;
     }
     stream.close();
-    const listed = (await call<EventsPage>("workflows.listEvents", { executionId })).json.data;
+    const listed = (await signedIn.call<EventsPage>("workflows.listEvents", { executionId })).json.data;
     expect(received.filter((event) => event.executionId === executionId).map((event) => event.id)).toEqual(
       listed.map((event) => event.id),
     );
 
     const middle = listed[5];
     if (middle === undefined) throw new Error("too few events");
-    const resumed = await openEventStream(weft.url, { projectId, token: owner.credential, lastEventId: middle.id });
+    const resumed = await openEventStream(signedIn.weft.url, {
+      projectId,
+      token: signedIn.identity.credential,
+      lastEventId: middle.id,
+    });
     const next = JSON.parse((await resumed.next()).data) as EventJson;
     resumed.close();
     expect(next.id).toBe(listed[6]?.id);

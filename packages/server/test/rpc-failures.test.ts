@@ -1,48 +1,31 @@
-import {
-  callRpc,
-  capturedLogger,
-  createTestIdentity,
-  startTestPlatform,
-  type TestIdentity,
-  type TestPlatform,
-} from "@weft/testing";
+import { callRpc, capturedLogger, signedInTestPlatform } from "@weft/testing";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { defaultBodyLimitBytes as rpcBodyLimitBytes } from "../src/http/body-limit.ts";
 
-let weft: TestPlatform;
-let ada: TestIdentity;
 const { logger, lines: logLines } = capturedLogger("error");
-
-beforeAll(async () => {
-  weft = await startTestPlatform({ logger });
-  ada = await createTestIdentity(weft, "ada@example.com");
-});
-
-afterAll(async () => {
-  await weft.stop();
-});
+const signedIn = signedInTestPlatform("ada@example.com", { logger });
 
 describe("RPC failures", () => {
   it("answers an unknown procedure with 404", async () => {
-    const result = await callRpc(weft.url, "projects.explode", {}, { token: ada.credential });
+    const result = await signedIn.call("projects.explode", {});
     expect(result.status).toBe(404);
-    const response = await fetch(`${weft.url}/api/projects/explode`, { method: "POST" });
+    const response = await fetch(`${signedIn.weft.url}/api/projects/explode`, { method: "POST" });
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({ error: "not_found", message: "No procedure at /api/projects/explode." });
   });
 
   it("answers /rpc and /api themselves, which name no procedure, with the platform's 404", async () => {
     for (const path of ["/rpc", "/api"]) {
-      const response = await fetch(`${weft.url}${path}`, { method: "POST" });
+      const response = await fetch(`${signedIn.weft.url}${path}`, { method: "POST" });
       expect(response.status).toBe(404);
       expect(await response.json()).toEqual({ error: "not_found", message: `No route for POST ${path}.` });
     }
   });
 
   it("sends the security headers and the request id on RPC answers, refusals included", async () => {
-    for (const authorization of [`Bearer ${ada.credential}`, undefined]) {
-      const response = await fetch(`${weft.url}/rpc/projects/list`, {
+    for (const authorization of [`Bearer ${signedIn.identity.credential}`, undefined]) {
+      const response = await fetch(`${signedIn.weft.url}/rpc/projects/list`, {
         method: "POST",
         headers: {
           "content-type": "application/json",
@@ -60,11 +43,11 @@ describe("RPC failures", () => {
 
   it("refuses a body over the limit with 413", async () => {
     const result = await callRpc(
-      weft.url,
+      signedIn.weft.url,
       "projects.create",
       { name: "x".repeat(rpcBodyLimitBytes) },
       {
-        token: ada.credential,
+        token: signedIn.identity.credential,
       },
     );
     expect(result.status).toBe(413);
@@ -72,37 +55,37 @@ describe("RPC failures", () => {
   });
 
   it("serves the same procedures as plain JSON under /api, described by /openapi.json", async () => {
-    const document = (await (await fetch(`${weft.url}/openapi.json`)).json()) as {
+    const document = (await (await fetch(`${signedIn.weft.url}/openapi.json`)).json()) as {
       openapi: string;
       servers: { url: string }[];
       paths: Record<string, unknown>;
     };
     expect(document.openapi).toMatch(/^3\.1\./);
-    expect(document.servers).toEqual([{ url: `${weft.url}/api` }]);
+    expect(document.servers).toEqual([{ url: `${signedIn.weft.url}/api` }]);
     expect(Object.keys(document.paths)).toEqual(
       expect.arrayContaining(["/projects/list", "/projects/get", "/projects/create"]),
     );
-    const response = await fetch(`${weft.url}/api/projects/create`, {
+    const response = await fetch(`${signedIn.weft.url}/api/projects/create`, {
       method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${ada.credential}` },
+      headers: { "content-type": "application/json", authorization: `Bearer ${signedIn.identity.credential}` },
       body: JSON.stringify({ name: "Plain" }),
     });
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ name: "Plain", workspaceId: ada.personalWorkspaceId });
-    const anonymous = await fetch(`${weft.url}/api/projects/list`, { method: "POST" });
+    expect(await response.json()).toMatchObject({ name: "Plain", workspaceId: signedIn.identity.personalWorkspaceId });
+    const anonymous = await fetch(`${signedIn.weft.url}/api/projects/list`, { method: "POST" });
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get("www-authenticate")).toContain("resource_metadata=");
   });
 
   it("hides what went wrong inside an unexpected failure and quotes the request id", async () => {
-    await weft.database.db.execute(sql`alter table projects rename to projects_gone`);
+    await signedIn.weft.database.db.execute(sql`alter table projects rename to projects_gone`);
     try {
       const result = await callRpc(
-        weft.url,
+        signedIn.weft.url,
         "projects.list",
         {},
         {
-          token: ada.credential,
+          token: signedIn.identity.credential,
           headers: { "x-request-id": "req-broken-1" },
         },
       );
@@ -116,9 +99,9 @@ describe("RPC failures", () => {
       const logged = logLines.find((line) => line.requestId === "req-broken-1");
       expect(logged).toMatchObject({ level: 50, msg: "RPC procedure failed" });
       expect(JSON.stringify(logged?.err)).toContain("projects");
-      expect(JSON.stringify(logLines)).not.toContain(ada.credential);
+      expect(JSON.stringify(logLines)).not.toContain(signedIn.identity.credential);
     } finally {
-      await weft.database.db.execute(sql`alter table projects_gone rename to projects`);
+      await signedIn.weft.database.db.execute(sql`alter table projects_gone rename to projects`);
     }
   });
 });

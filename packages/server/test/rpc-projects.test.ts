@@ -13,12 +13,7 @@ describe("projects namespace", () => {
   it("creates, reads, lists, renames and deletes a project, auditing every change", async () => {
     // An instant with milliseconds, so that every path must carry them to the wire.
     signedIn.weft.clock.advance(123);
-    const created = await callRpc(
-      signedIn.weft.url,
-      "projects.create",
-      { name: "Website" },
-      { token: signedIn.identity.credential },
-    );
+    const created = await signedIn.call("projects.create", { name: "Website" });
     expect(created.status).toBe(200);
     expect(created.json).toEqual({
       id: expect.stringMatching(/^prj_[0-9a-z]{26}$/),
@@ -30,43 +25,23 @@ describe("projects namespace", () => {
     });
     const project = created.json as { id: string };
 
-    const read = await callRpc(
-      signedIn.weft.url,
-      "projects.get",
-      { projectId: project.id },
-      { token: signedIn.identity.credential },
-    );
+    const read = await signedIn.call("projects.get", { projectId: project.id });
     expect(read).toMatchObject({ status: 200, json: created.json });
 
-    const listed = await callRpc(signedIn.weft.url, "projects.list", {}, { token: signedIn.identity.credential });
+    const listed = await signedIn.call("projects.list", {});
     expect(listed.json).toMatchObject({ totalCount: 1, results: [created.json] });
 
     signedIn.weft.clock.advance(1000);
-    const renamed = await callRpc(
-      signedIn.weft.url,
-      "projects.update",
-      { projectId: project.id, name: "Site" },
-      { token: signedIn.identity.credential },
-    );
+    const renamed = await signedIn.call("projects.update", { projectId: project.id, name: "Site" });
     expect(renamed.json).toMatchObject({
       id: project.id,
       name: "Site",
       updatedAt: signedIn.weft.clock.now().toISOString(),
     });
 
-    const deleted = await callRpc(
-      signedIn.weft.url,
-      "projects.delete",
-      { projectId: project.id },
-      { token: signedIn.identity.credential },
-    );
+    const deleted = await signedIn.call("projects.delete", { projectId: project.id });
     expect(deleted).toMatchObject({ status: 200, json: { id: project.id, deleted: true } });
-    const gone = await callRpc(
-      signedIn.weft.url,
-      "projects.get",
-      { projectId: project.id },
-      { token: signedIn.identity.credential },
-    );
+    const gone = await signedIn.call("projects.get", { projectId: project.id });
     expect(gone).toMatchObject({ status: 404, json: { code: "NOT_FOUND" } });
 
     const events = await signedIn.weft.database.db
@@ -95,7 +70,7 @@ describe("bad inputs", () => {
     ["projects.list", { pagination: { first: "ten" } }, ["pagination", "first"]],
   ])("%s %j gets BAD_REQUEST naming %j and changes nothing", async (procedure, input, path) => {
     const before = await projectRows();
-    const result = await callRpc(signedIn.weft.url, procedure, input, { token: signedIn.identity.credential });
+    const result = await signedIn.call(procedure, input);
     expect(result.status).toBe(400);
     expect(result.json).toMatchObject({
       code: "BAD_REQUEST",
@@ -105,32 +80,17 @@ describe("bad inputs", () => {
   });
 
   it("refuses a name already used in the workspace, and accepts it in another user's workspace", async () => {
-    const first = await callRpc(
-      signedIn.weft.url,
-      "projects.create",
-      { name: "Docs" },
-      { token: signedIn.identity.credential },
-    );
+    const first = await signedIn.call("projects.create", { name: "Docs" });
     expect(first.status).toBe(200);
     const before = await projectRows();
-    const again = await callRpc(
-      signedIn.weft.url,
-      "projects.create",
-      { name: "Docs" },
-      { token: signedIn.identity.credential },
-    );
+    const again = await signedIn.call("projects.create", { name: "Docs" });
     expect(again).toMatchObject({
       status: 409,
       json: { code: "CONFLICT", message: 'A project named "Docs" already exists in this workspace.' },
     });
     expect(await projectRows()).toEqual(before);
 
-    const other = await callRpc(
-      signedIn.weft.url,
-      "projects.create",
-      { name: "Blog" },
-      { token: signedIn.identity.credential },
-    );
+    const other = await signedIn.call("projects.create", { name: "Blog" });
     const clash = await callRpc(
       signedIn.weft.url,
       "projects.update",

@@ -1,18 +1,13 @@
-import {
-  bundleConfig,
-  callRpc,
-  createTestIdentity,
-  startTestPlatform,
-  type TestIdentity,
-  type TestPlatform,
-} from "@weft/testing";
+import { bundleConfig, signedInTestPlatform } from "@weft/testing";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { auditEvents, deployments, schedules } from "../src/db/schema/index.ts";
 import { createManualClock } from "../src/shared/clock.ts";
 
-let weft: TestPlatform;
-let owner: TestIdentity;
+const signedIn = signedInTestPlatform("scheduler@example.com", {
+  clock: createManualClock(new Date("2026-06-01T08:59:00.000Z")),
+  configure: (parsed) => ({ ...parsed, worker: { ...parsed.worker, pollIntervalMs: 25 } }),
+});
 let bundle: string;
 
 const configSource = `
@@ -68,17 +63,12 @@ interface ScheduleJson {
   lastSkipReason: string | null;
 }
 
-async function call<T>(procedure: string, input: unknown): Promise<{ status: number; json: T }> {
-  const result = await callRpc(weft.url, procedure, input, { token: owner.credential });
-  return { status: result.status, json: result.json as T };
-}
-
 async function newProject(name: string): Promise<string> {
-  return (await call<{ id: string }>("projects.create", { name })).json.id;
+  return (await signedIn.call<{ id: string }>("projects.create", { name })).json.id;
 }
 
 function deploy(projectId: string, scheduleList: ScheduleInput[]) {
-  return call<{ id: string; number: number }>("deployments.create", {
+  return signedIn.call<{ id: string; number: number }>("deployments.create", {
     projectId,
     manifest: { version: 1, workflows: [reportWorkflow], schedules: scheduleList },
     bundle,
@@ -86,21 +76,13 @@ function deploy(projectId: string, scheduleList: ScheduleInput[]) {
 }
 
 async function listed(projectId: string): Promise<ScheduleJson[]> {
-  const page = await call<{ results: ScheduleJson[]; totalCount: number }>("schedules.list", { projectId });
+  const page = await signedIn.call<{ results: ScheduleJson[]; totalCount: number }>("schedules.list", { projectId });
   expect(page.status).toBe(200);
   return page.json.results;
 }
 
 beforeAll(async () => {
-  weft = await startTestPlatform({
-    clock: createManualClock(new Date("2026-06-01T08:59:00.000Z")),
-    configure: (parsed) => ({ ...parsed, worker: { ...parsed.worker, pollIntervalMs: 25 } }),
-  });
-  owner = await createTestIdentity(weft, "scheduler@example.com");
   bundle = await bundleConfig(configSource);
-});
-afterAll(async () => {
-  await weft.stop();
 });
 
 describe("schedules namespace", () => {
@@ -140,7 +122,7 @@ describe("schedules namespace", () => {
         lastSkipReason: null,
       },
     ]);
-    const resources = await call<{ results: Record<string, unknown>[] }>("resources.list", {
+    const resources = await signedIn.call<{ results: Record<string, unknown>[] }>("resources.list", {
       projectId,
       kind: "schedule",
     });
@@ -171,8 +153,8 @@ describe("schedules namespace", () => {
   it("starts the workflow at its tick with { scheduledFor, ...input }, run by the worker", async () => {
     const projectId = await newProject("Fired");
     await deploy(projectId, [{ name: "top", workflow: "report", cron: "0 * * * *", input: { region: "eu" } }]);
-    weft.clock.set(new Date("2026-06-01T09:00:00.000Z"));
-    await weft.platform.periodicJobs?.fireSchedules();
+    signedIn.weft.clock.set(new Date("2026-06-01T09:00:00.000Z"));
+    await signedIn.weft.platform.periodicJobs?.fireSchedules();
     const [schedule] = await listed(projectId);
     expect(schedule?.lastRunAt).toBe("2026-06-01T09:00:00.000Z");
     expect(schedule?.nextRunAt).toBe("2026-06-01T10:00:00.000Z");
@@ -181,7 +163,7 @@ describe("schedules namespace", () => {
     await expect
       .poll(
         async () => {
-          execution = (await call<typeof execution>("workflows.getExecution", { executionId })).json;
+          execution = (await signedIn.call<typeof execution>("workflows.getExecution", { executionId })).json;
           return execution?.status;
         },
         { timeout: 30_000 },
@@ -190,7 +172,7 @@ describe("schedules namespace", () => {
     expect(execution?.input).toEqual({ scheduledFor: "2026-06-01T09:00:00.000Z", region: "eu" });
     expect(execution?.output).toBe("eu at 2026-06-01T09:00:00.000Z");
     expect(execution?.trigger).toEqual({ kind: "schedule", name: "top" });
-    weft.clock.set(new Date("2026-06-01T08:59:00.000Z"));
+    signedIn.weft.clock.set(new Date("2026-06-01T08:59:00.000Z"));
   });
 
   it("pause and resume are audited; an API pause outlasts deploys, which otherwise re-apply enabled", async () => {
@@ -200,10 +182,10 @@ describe("schedules namespace", () => {
       { name: "off", workflow: "report", cron: "0 7 * * *", input: { region: "eu" }, enabled: false },
     ];
     await deploy(projectId, config);
-    const paused = await call<ScheduleJson>("schedules.pause", { projectId, name: "daily" });
+    const paused = await signedIn.call<ScheduleJson>("schedules.pause", { projectId, name: "daily" });
     expect(paused.status).toBe(200);
     expect(paused.json).toMatchObject({ enabled: false, pausedThroughApi: true, nextRunAt: null });
-    const resumedOff = await call<ScheduleJson>("schedules.resume", { projectId, name: "off" });
+    const resumedOff = await signedIn.call<ScheduleJson>("schedules.resume", { projectId, name: "off" });
     expect(resumedOff.json).toMatchObject({
       enabled: true,
       pausedThroughApi: false,
@@ -217,7 +199,7 @@ describe("schedules namespace", () => {
       ["off", false, false],
     ]);
 
-    const resumed = await call<ScheduleJson>("schedules.resume", { projectId, name: "daily" });
+    const resumed = await signedIn.call<ScheduleJson>("schedules.resume", { projectId, name: "daily" });
     expect(resumed.json).toMatchObject({
       enabled: true,
       pausedThroughApi: false,
@@ -229,26 +211,29 @@ describe("schedules namespace", () => {
       ["off", false],
     ]);
 
-    const audited = await weft.database.db
+    const audited = await signedIn.weft.database.db
       .select({ action: auditEvents.action, targetId: auditEvents.targetId, actor: auditEvents.actorAccountId })
       .from(auditEvents)
       .where(eq(auditEvents.targetType, "schedule"))
       .orderBy(auditEvents.id);
     expect(audited).toEqual([
-      { action: "schedule.paused", targetId: `${projectId}/daily`, actor: owner.accountId },
-      { action: "schedule.resumed", targetId: `${projectId}/off`, actor: owner.accountId },
-      { action: "schedule.resumed", targetId: `${projectId}/daily`, actor: owner.accountId },
+      { action: "schedule.paused", targetId: `${projectId}/daily`, actor: signedIn.identity.accountId },
+      { action: "schedule.resumed", targetId: `${projectId}/off`, actor: signedIn.identity.accountId },
+      { action: "schedule.resumed", targetId: `${projectId}/daily`, actor: signedIn.identity.accountId },
     ]);
   });
 
   it("pausing a schedule the project does not have is NOT_FOUND and changes nothing", async () => {
     const projectId = await newProject("Unknown");
     await deploy(projectId, [{ name: "daily", workflow: "report", cron: "0 6 * * *", input: { region: "eu" } }]);
-    const before = await weft.database.db.select().from(auditEvents);
-    const missing = await call<{ code: string; message: string }>("schedules.pause", { projectId, name: "weekly" });
+    const before = await signedIn.weft.database.db.select().from(auditEvents);
+    const missing = await signedIn.call<{ code: string; message: string }>("schedules.pause", {
+      projectId,
+      name: "weekly",
+    });
     expect(missing.status).toBe(404);
     expect(missing.json).toMatchObject({ code: "NOT_FOUND", message: 'The project has no schedule "weekly".' });
-    expect(await weft.database.db.select().from(auditEvents)).toEqual(before);
+    expect(await signedIn.weft.database.db.select().from(auditEvents)).toEqual(before);
   });
 
   it("a rollback replaces the project's schedules with those of the deployment it activates", async () => {
@@ -258,7 +243,7 @@ describe("schedules namespace", () => {
     ]);
     await deploy(projectId, [{ name: "second", workflow: "report", cron: "0 7 * * *", input: { region: "eu" } }]);
     expect((await listed(projectId)).map((schedule) => schedule.name)).toEqual(["second"]);
-    const rolledBack = await call("deployments.activate", { projectId, deploymentId: first.json.id });
+    const rolledBack = await signedIn.call("deployments.activate", { projectId, deploymentId: first.json.id });
     expect(rolledBack.status).toBe(200);
     expect((await listed(projectId)).map((schedule) => schedule.name)).toEqual(["first"]);
   });
@@ -313,8 +298,8 @@ describe("schedules namespace", () => {
       const projectId = await newProject(`Refused ${_what}`);
       await deploy(projectId, [{ name: "kept", workflow: "report", cron: "0 6 * * *", input: { region: "eu" } }]);
       const before = {
-        deployments: await weft.database.db.select({ id: deployments.id }).from(deployments),
-        schedules: await weft.database.db.select().from(schedules).where(eq(schedules.projectId, projectId)),
+        deployments: await signedIn.weft.database.db.select({ id: deployments.id }).from(deployments),
+        schedules: await signedIn.weft.database.db.select().from(schedules).where(eq(schedules.projectId, projectId)),
       };
       const refused = await deploy(projectId, [schedule]);
       expect(refused.status).toBe(400);
@@ -324,10 +309,12 @@ describe("schedules namespace", () => {
       };
       expect(body.code).toBe("BAD_REQUEST");
       expect(body.data.issues).toContainEqual({ path, message: expect.stringMatching(message) });
-      expect(await weft.database.db.select({ id: deployments.id }).from(deployments)).toEqual(before.deployments);
-      expect(await weft.database.db.select().from(schedules).where(eq(schedules.projectId, projectId))).toEqual(
-        before.schedules,
+      expect(await signedIn.weft.database.db.select({ id: deployments.id }).from(deployments)).toEqual(
+        before.deployments,
       );
+      expect(
+        await signedIn.weft.database.db.select().from(schedules).where(eq(schedules.projectId, projectId)),
+      ).toEqual(before.schedules);
     });
   });
 });

@@ -5,14 +5,15 @@ import {
   deployManifest,
   endExecutionsAs,
   joinWorkspace,
-  startTestPlatform,
+  signedInTestPlatform,
   type TestIdentity,
-  type TestPlatform,
 } from "@weft/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 
-let weft: TestPlatform;
-let owner: TestIdentity;
+const signedIn = signedInTestPlatform("owner@studio.test", {
+  env: { WEFT_ROLES: "auth,api,ingress" },
+  startsAt: new Date("2026-05-08T09:00:00.000Z"),
+});
 let viewer: TestIdentity;
 let workspaceId: string;
 let shop: string;
@@ -23,57 +24,51 @@ const manifest = { version: 1 as const, workflows: [{ name: "echo" }] };
 
 async function run(projectId: string): Promise<string> {
   const started = await callRpc(
-    weft.url,
+    signedIn.weft.url,
     "workflows.run",
     { projectId, workflow: "echo", input: {} },
-    { token: owner.credential },
+    { token: signedIn.identity.credential },
   );
   expect(started.status).toBe(200);
   return (started.json as { executionId: string }).executionId;
 }
 
 function failed(executionId: string, message: string, finishedAt: string): Promise<void> {
-  return endExecutionsAs(weft.database.db, [executionId], "failed", { now: new Date(finishedAt), message });
+  return endExecutionsAs(signedIn.weft.database.db, [executionId], "failed", { now: new Date(finishedAt), message });
 }
 
 beforeAll(async () => {
-  weft = await startTestPlatform({ env: { WEFT_ROLES: "auth,api,ingress" } });
-  weft.clock.set(new Date("2026-05-08T09:00:00.000Z"));
-  owner = await createTestIdentity(weft, "owner@studio.test");
-  viewer = await createTestIdentity(weft, "viewer@studio.test");
-  workspaceId = await createTeamWorkspace(weft, owner, "Studio");
-  await joinWorkspace(weft, { workspaceId, by: owner, member: viewer, role: "viewer" });
+  viewer = await createTestIdentity(signedIn.weft, "viewer@studio.test");
+  workspaceId = await createTeamWorkspace(signedIn.weft, signedIn.identity, "Studio");
+  await joinWorkspace(signedIn.weft, { workspaceId, by: signedIn.identity, member: viewer, role: "viewer" });
   const create = async (name: string) =>
     (
-      (await callRpc(weft.url, "projects.create", { name, workspaceId }, { token: owner.credential })).json as {
+      (await signedIn.call("projects.create", { name, workspaceId })).json as {
         id: string;
       }
     ).id;
   shop = await create("shop");
   blog = await create("blog");
-  await deployManifest(weft, shop, manifest);
+  await deployManifest(signedIn.weft, shop, manifest);
 
   // Two days ago: outside the overview's 24 hours, inside a day timeline.
-  weft.clock.set(new Date("2026-05-08T10:00:00.000Z"));
+  signedIn.weft.clock.set(new Date("2026-05-08T10:00:00.000Z"));
   await run(shop);
-  weft.clock.set(new Date("2026-05-10T10:00:05.000Z"));
+  signedIn.weft.clock.set(new Date("2026-05-10T10:00:05.000Z"));
   await run(shop);
   await run(shop);
   failedIds.push(await run(shop));
-  weft.clock.set(new Date("2026-05-10T10:30:00.000Z"));
+  signedIn.weft.clock.set(new Date("2026-05-10T10:30:00.000Z"));
   await run(shop);
   failedIds.push(await run(shop));
   await failed(failedIds[0] ?? "", "first failure", "2026-05-10T10:01:00.000Z");
   await failed(failedIds[1] ?? "", "second failure", "2026-05-10T10:31:00.000Z");
-  weft.clock.set(new Date("2026-05-10T13:00:00.000Z"));
-});
-afterAll(async () => {
-  await weft.stop();
+  signedIn.weft.clock.set(new Date("2026-05-10T13:00:00.000Z"));
 });
 
 describe("studio.overview", () => {
   it("shows projects with their active deployment, the last 24 hours by status, failures newest first and usage", async () => {
-    const answer = await callRpc(weft.url, "studio.overview", { workspaceId }, { token: owner.credential });
+    const answer = await signedIn.call("studio.overview", { workspaceId });
     expect(answer.status).toBe(200);
     expect(answer.json).toMatchObject({
       workspaceId,
@@ -92,22 +87,22 @@ describe("studio.overview", () => {
   });
 
   it("shows a viewer the workspace without usage against the plan", async () => {
-    const answer = await callRpc(weft.url, "studio.overview", { workspaceId }, { token: viewer.credential });
+    const answer = await callRpc(signedIn.weft.url, "studio.overview", { workspaceId }, { token: viewer.credential });
     expect(answer.status).toBe(200);
     expect(answer.json).toMatchObject({ executionsLast24h: { queued: 3, failed: 2 }, usage: null });
   });
 
   it("answers NOT_FOUND for another workspace", async () => {
-    const stranger = await createTestIdentity(weft, "stranger@studio.test");
-    expect((await callRpc(weft.url, "studio.overview", { workspaceId }, { token: stranger.credential })).status).toBe(
-      404,
-    );
+    const stranger = await createTestIdentity(signedIn.weft, "stranger@studio.test");
+    expect(
+      (await callRpc(signedIn.weft.url, "studio.overview", { workspaceId }, { token: stranger.credential })).status,
+    ).toBe(404);
   });
 });
 
 describe("studio.executionTimeline", () => {
-  const timeline = (input: Record<string, unknown>, who: TestIdentity = owner) =>
-    callRpc(weft.url, "studio.executionTimeline", input, { token: who.credential });
+  const timeline = (input: Record<string, unknown>, who: TestIdentity = signedIn.identity) =>
+    callRpc(signedIn.weft.url, "studio.executionTimeline", input, { token: who.credential });
 
   it("counts a project's executions per minute and a workspace's per hour and per day, by status", async () => {
     const byMinute = await timeline({
@@ -154,7 +149,7 @@ describe("studio.executionTimeline", () => {
     ).toBe(400);
     expect((await timeline({ ...day, bucket: "hour" })).status).toBe(400);
     expect((await timeline({ ...day, projectId: shop, workspaceId, bucket: "hour" })).status).toBe(400);
-    const stranger = await createTestIdentity(weft, "other@studio.test");
+    const stranger = await createTestIdentity(signedIn.weft, "other@studio.test");
     expect((await timeline({ ...day, projectId: shop, bucket: "hour" }, stranger)).status).toBe(404);
   });
 });

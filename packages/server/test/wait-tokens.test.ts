@@ -10,12 +10,11 @@ import {
   hasChromium,
   launchChromium,
   randomTokenId,
-  startTestPlatform,
+  signedInTestPlatform,
   type TestIdentity,
-  type TestPlatform,
 } from "@weft/testing";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { spans } from "../src/db/schema/index.ts";
 
 /**
@@ -24,12 +23,14 @@ import { spans } from "../src/db/schema/index.ts";
  * refusals. Time passes on the platform's manual clock only.
  */
 
-let weft: TestPlatform;
-let owner: TestIdentity;
+const { logger, lines: logLines } = capturedLogger("info");
+const signedIn = signedInTestPlatform("owner@example.com", {
+  logger,
+  configure: (parsed) => ({ ...parsed, worker: { ...parsed.worker, pollIntervalMs: 25 } }),
+});
 let stranger: TestIdentity;
 let projectId: string;
 let deploymentId: string;
-const { logger, lines: logLines } = capturedLogger("info");
 
 const source = `
 import { existsSync } from "node:fs";
@@ -97,8 +98,8 @@ interface ExecutionJson {
   attempts: { number: number; resumed: boolean; status: string }[];
 }
 
-async function call<T>(procedure: string, input: unknown, token = owner.credential) {
-  const result = await callRpc(weft.url, procedure, input, { token });
+async function call<T>(procedure: string, input: unknown, token = signedIn.identity.credential) {
+  const result = await callRpc(signedIn.weft.url, procedure, input, { token });
   return { status: result.status, json: result.json as T };
 }
 
@@ -131,17 +132,12 @@ function postJson(url: string, body: string) {
 }
 
 async function tokenSpans(traceId: string) {
-  const rows = await weft.database.db.select().from(spans).where(eq(spans.traceId, traceId));
+  const rows = await signedIn.weft.database.db.select().from(spans).where(eq(spans.traceId, traceId));
   return rows.filter((span) => span.kind === "token");
 }
 
 beforeAll(async () => {
-  weft = await startTestPlatform({
-    logger,
-    configure: (parsed) => ({ ...parsed, worker: { ...parsed.worker, pollIntervalMs: 25 } }),
-  });
-  owner = await createTestIdentity(weft, "owner@example.com");
-  stranger = await createTestIdentity(weft, "stranger@example.com");
+  stranger = await createTestIdentity(signedIn.weft, "stranger@example.com");
   projectId = (await call<{ id: string }>("projects.create", { name: "Approvals" })).json.id;
   const deployed = await call<{ id: string }>("deployments.create", {
     projectId,
@@ -152,17 +148,13 @@ beforeAll(async () => {
   deploymentId = deployed.json.id;
 });
 
-afterAll(async () => {
-  await weft.stop();
-});
-
 describe("a token completed by a public POST", () => {
   it("resumes the waiting execution once with the body as data; a second POST is 409 and changes nothing", async () => {
     const { executionId, url } = await waitingApproval();
-    expect(url).toMatch(new RegExp(`^${weft.url}/triggers/tokens/wtk_[A-Za-z0-9_-]{43}$`));
+    expect(url).toMatch(new RegExp(`^${signedIn.weft.url}/triggers/tokens/wtk_[A-Za-z0-9_-]{43}$`));
     const waiting = await execution(executionId);
     // Waiting holds no worker: the lease is released.
-    expect(await executionRow(weft, executionId)).toMatchObject({ status: "waiting", leaseOwner: null });
+    expect(await executionRow(signedIn.weft, executionId)).toMatchObject({ status: "waiting", leaseOwner: null });
     expect(waiting.tokens).toEqual([
       expect.objectContaining({ name: "approval", status: "pending", finishedAt: null }),
     ]);
@@ -292,7 +284,7 @@ describe("a token completed before the workflow waits for it", () => {
     }
     expect((await execution(executionId)).status).toBe("running");
     expect((await postJson(String(url), '{"early": true}')).status).toBe(202);
-    writeFileSync(join(weft.platform.context.config.dataDir, "bundles", deploymentId, "gate-early"), "open");
+    writeFileSync(join(signedIn.weft.platform.context.config.dataDir, "bundles", deploymentId, "gate-early"), "open");
     const done = await until(executionId, ["succeeded", "failed"]);
     expect(done.output).toEqual({ ok: true, data: { early: true } });
     expect(done.attempts.map((attempt) => [attempt.number, attempt.resumed])).toEqual([[1, false]]);
@@ -304,7 +296,7 @@ describe("a token completed before the workflow waits for it", () => {
 describe("timeouts and cancels", () => {
   it("resumes with a timeout once the token's time has passed; the token is then not found", async () => {
     const { executionId, url } = await waitingApproval();
-    weft.clock.advance(24 * 60 * 60 * 1000 + 1000);
+    signedIn.weft.clock.advance(24 * 60 * 60 * 1000 + 1000);
     const done = await until(executionId, ["succeeded", "failed"]);
     expect((done.output as { answer: unknown }).answer).toEqual({ ok: false, reason: "timeout" });
     expect(done.tokens.find((token) => token.name === "approval")?.status).toBe("timed_out");
@@ -325,7 +317,7 @@ describe("timeouts and cancels", () => {
     expect(row.status).toBe("cancelled");
     expect(row.tokens[0]?.status).toBe("closed");
     // One update ends the execution's span and its token's, each with its own status.
-    const traceSpans = await weft.database.db.select().from(spans).where(eq(spans.traceId, row.traceId));
+    const traceSpans = await signedIn.weft.database.db.select().from(spans).where(eq(spans.traceId, row.traceId));
     const ended = (kind: string) => traceSpans.filter((span) => span.kind === kind);
     expect(ended("token")).toMatchObject([{ statusCode: "error", statusMessage: "the execution ended" }]);
     expect(ended("execution")).toMatchObject([
@@ -347,9 +339,9 @@ describe("refusals", () => {
     expect(await broken.json()).toMatchObject({ error: "invalid_body" });
     const nul = await postJson(url, JSON.stringify({ a: "\u0000" }));
     expect(nul.status).toBe(400);
-    expect((await postJson(`${weft.url}/triggers/tokens/${randomTokenId()}`, "{}")).status).toBe(404);
-    expect((await postJson(`${weft.url}/triggers/tokens/not-a-token`, "{}")).status).toBe(404);
-    expect((await fetch(`${weft.url}/triggers/tokens/${randomTokenId()}`)).status).toBe(404);
+    expect((await postJson(`${signedIn.weft.url}/triggers/tokens/${randomTokenId()}`, "{}")).status).toBe(404);
+    expect((await postJson(`${signedIn.weft.url}/triggers/tokens/not-a-token`, "{}")).status).toBe(404);
+    expect((await fetch(`${signedIn.weft.url}/triggers/tokens/${randomTokenId()}`)).status).toBe(404);
     const tooLarge = await call<{ code: string }>("workflows.completeToken", {
       tokenId: url.split("/").at(-1),
       data: "x".repeat(256 * 1024),

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll } from "vitest";
+import { callRpc, type RpcCallResult } from "./rpc-calls.ts";
 import { createTestIdentity, type TestIdentity } from "./test-identities.ts";
 import { startTestPlatform, type TestPlatform, type TestPlatformOptions } from "./test-platform.ts";
 
@@ -6,6 +7,8 @@ export interface SignedInTestPlatform {
   readonly weft: TestPlatform;
   /** The identity the file's tests call the platform as. */
   readonly identity: TestIdentity;
+  /** A raw RPC call as `identity`, its `json` read as `T`. */
+  call<T = unknown>(procedure: string, input: unknown): Promise<RpcCallResult & { json: T }>;
 }
 
 export interface SignedInTestPlatformOptions extends TestPlatformOptions {
@@ -40,6 +43,11 @@ export function signedInTestPlatform(email: string, options: SignedInTestPlatfor
     },
     get identity() {
       return started().identity;
+    },
+    async call<T>(procedure: string, input: unknown) {
+      const { weft, identity } = started();
+      const result = await callRpc(weft.url, procedure, input, { token: identity.credential });
+      return { ...result, json: result.json as T };
     },
   };
 }
