@@ -1,11 +1,9 @@
 import {
-  createTestIdentity,
-  startTestPlatform,
+  type SignedInTestPlatformOptions,
+  signedInTestPlatform,
   type TestIdentity,
   type TestPlatform,
-  type TestPlatformOptions,
 } from "@weft/testing";
-import { afterAll, beforeAll } from "vitest";
 
 export interface SignedInPlatform {
   readonly weft: TestPlatform;
@@ -17,45 +15,25 @@ export interface SignedInPlatform {
   readonly envWithRefusedToken: Record<string, string>;
 }
 
-export interface SignedInPlatformOptions extends TestPlatformOptions {
-  /** Where the manual clock stands when the identity signs up, for a file that works at a date of its own. */
-  startsAt?: Date;
-}
-
 /**
- * Starts a platform before the file's tests, signs `email` up on it, and stops it after them: the
- * set-up of every CLI test file that runs commands as one person. Its fields can be read from the
- * file's tests and from the hooks registered after it.
+ * The test kit's signed-in platform (started before the file's tests, stopped after them), with the
+ * environment a CLI test file runs `weft` in as that person.
  */
-export function signedInPlatform(email: string, options: SignedInPlatformOptions = {}): SignedInPlatform {
-  const { startsAt, ...platformOptions } = options;
-  let weft: TestPlatform | undefined;
-  let identity: TestIdentity | undefined;
-  beforeAll(async () => {
-    weft = await startTestPlatform(platformOptions);
-    if (startsAt !== undefined) weft.clock.set(startsAt);
-    identity = await createTestIdentity(weft, email);
-  });
-  afterAll(async () => {
-    await weft?.stop();
-  });
-  const started = () => {
-    if (weft === undefined || identity === undefined) throw new Error("the platform starts in the file's beforeAll");
-    return { weft, identity };
-  };
+export function signedInPlatform(email: string, options: SignedInTestPlatformOptions = {}): SignedInPlatform {
+  const platform = signedInTestPlatform(email, options);
+  const env = () => ({ WEFT_TOKEN: platform.identity.credential, WEFT_API_URL: platform.weft.url });
   return {
     get weft() {
-      return started().weft;
+      return platform.weft;
     },
     get identity() {
-      return started().identity;
+      return platform.identity;
     },
     get env() {
-      const { weft, identity } = started();
-      return { WEFT_TOKEN: identity.credential, WEFT_API_URL: weft.url };
+      return env();
     },
     get envWithRefusedToken() {
-      return { ...this.env, WEFT_TOKEN: "wft_not_a_credential_the_platform_issued" };
+      return { ...env(), WEFT_TOKEN: "wft_not_a_credential_the_platform_issued" };
     },
   };
 }
