@@ -9,7 +9,7 @@ export interface Column<T> {
   cell: (row: T) => ReactNode;
 }
 
-interface DataTableProps<T> {
+export interface DataTableProps<T> {
   /** Names the scrolling region to screen readers. */
   label: string;
   caption?: ReactNode;

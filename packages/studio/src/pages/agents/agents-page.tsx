@@ -2,10 +2,9 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { Agent } from "@weft/contract";
 import { type ReactNode, useState } from "react";
 import { weftQuery } from "../../api/weft-query.ts";
-import { DataTable } from "../../components/data-table.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
-import { QueryState } from "../../components/query-state.tsx";
+import { QueryTable } from "../../components/query-table.tsx";
 import { TimeText } from "../../components/time-text.tsx";
 import { canManage, useWorkspace } from "../../components/workspace.tsx";
 
@@ -41,53 +40,47 @@ export function AgentsPage(): ReactNode {
           Revoked {revokeAll.data.revoked} credentials.
         </p>
       )}
-      <QueryState
+      <QueryTable
         query={agents}
         loading="agents"
-        isEmpty={(data) => data.results.length === 0}
         empty={
           <>
             No active agents: sign one in with <code>weft login</code>, or connect an MCP client.
           </>
         }
-      >
-        {(data) => (
-          <DataTable
-            label="Agents"
-            rows={data.results}
-            rowKey={(agent) => agent.id}
-            columns={[
-              {
-                name: "Agent",
-                cell: (agent) => (
-                  <>
-                    {agentName(agent)} <span className="muted">({agent.type})</span>
-                  </>
-                ),
-              },
-              { name: "For", cell: (agent) => agent.email },
-              { name: "Scopes", cell: (agent) => agent.scopes.join(" ") },
-              { name: "Last used", cell: (agent) => <TimeText at={agent.lastUsedAt} /> },
-              { name: "Expires", cell: (agent) => <TimeText at={agent.expiresAt} /> },
-              {
-                name: "Actions",
-                nameHidden: true,
-                cell: (agent) => (
-                  <button
-                    type="button"
-                    className="button danger small"
-                    disabled={revoke.isPending}
-                    onClick={() => revoke.mutate({ agentId: agent.id })}
-                    aria-label={`Revoke ${agentName(agent)} for ${agent.email}`}
-                  >
-                    Revoke
-                  </button>
-                ),
-              },
-            ]}
-          />
-        )}
-      </QueryState>
+        label="Agents"
+        rows={agents.data?.results ?? []}
+        rowKey={(agent) => agent.id}
+        columns={[
+          {
+            name: "Agent",
+            cell: (agent) => (
+              <>
+                {agentName(agent)} <span className="muted">({agent.type})</span>
+              </>
+            ),
+          },
+          { name: "For", cell: (agent) => agent.email },
+          { name: "Scopes", cell: (agent) => agent.scopes.join(" ") },
+          { name: "Last used", cell: (agent) => <TimeText at={agent.lastUsedAt} /> },
+          { name: "Expires", cell: (agent) => <TimeText at={agent.expiresAt} /> },
+          {
+            name: "Actions",
+            nameHidden: true,
+            cell: (agent) => (
+              <button
+                type="button"
+                className="button danger small"
+                disabled={revoke.isPending}
+                onClick={() => revoke.mutate({ agentId: agent.id })}
+                aria-label={`Revoke ${agentName(agent)} for ${agent.email}`}
+              >
+                Revoke
+              </button>
+            ),
+          },
+        ]}
+      />
       {manager && (agents.data?.results.length ?? 0) > 0 ? (
         <section className="card danger-zone" aria-labelledby="revoke-all-heading">
           <h2 id="revoke-all-heading">Revoke every agent</h2>

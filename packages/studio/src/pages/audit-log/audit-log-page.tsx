@@ -2,9 +2,8 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import type { AuditEvent } from "@weft/contract";
 import { type FormEvent, type ReactNode, useId, useState } from "react";
 import { weftQuery } from "../../api/weft-query.ts";
-import { DataTable } from "../../components/data-table.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
-import { QueryState } from "../../components/query-state.tsx";
+import { QueryTable } from "../../components/query-table.tsx";
 import { TimeText } from "../../components/time-text.tsx";
 import { useLoadOnScroll } from "../../components/use-load-on-scroll.ts";
 import { canManage, useWorkspace } from "../../components/workspace.tsx";
@@ -63,28 +62,27 @@ export function AuditLogPage(): ReactNode {
           </button>
         </div>
       </form>
-      <QueryState query={events} loading="the audit log" isEmpty={() => rows.length === 0} empty="No events match.">
-        {() => (
-          <DataTable
-            label="Audit events"
-            rows={rows}
-            rowKey={(event) => event.id}
-            columns={[
-              { name: "When", cell: (event) => <TimeText at={event.createdAt} /> },
-              { name: "Action", cell: (event) => <code>{event.action}</code> },
-              { name: "Who", cell: actorOf },
-              {
-                name: "Target",
-                cell: (event) => (
-                  <>
-                    {event.targetType} <code className="muted small-id">{event.targetId}</code>
-                  </>
-                ),
-              },
-            ]}
-          />
-        )}
-      </QueryState>
+      <QueryTable
+        query={events}
+        loading="the audit log"
+        empty="No events match."
+        label="Audit events"
+        rows={rows}
+        rowKey={(event) => event.id}
+        columns={[
+          { name: "When", cell: (event) => <TimeText at={event.createdAt} /> },
+          { name: "Action", cell: (event) => <code>{event.action}</code> },
+          { name: "Who", cell: actorOf },
+          {
+            name: "Target",
+            cell: (event) => (
+              <>
+                {event.targetType} <code className="muted small-id">{event.targetId}</code>
+              </>
+            ),
+          },
+        ]}
+      />
       <div ref={sentinel} />
       {events.hasNextPage ? (
         <button

@@ -2,10 +2,10 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { WorkspaceRole } from "@weft/contract";
 import { type FormEvent, type ReactNode, useId, useState } from "react";
 import { weftQuery } from "../../api/weft-query.ts";
-import { DataTable } from "../../components/data-table.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
 import { QueryState } from "../../components/query-state.tsx";
+import { QueryTable } from "../../components/query-table.tsx";
 import { TimeText } from "../../components/time-text.tsx";
 import { canManage, useWorkspace } from "../../components/workspace.tsx";
 
@@ -21,20 +21,18 @@ export function MembersPage(): ReactNode {
   return (
     <>
       <PageTitle title="Members" />
-      <QueryState query={members} loading="members">
-        {(data) => (
-          <DataTable
-            label="Members"
-            rows={data.results}
-            rowKey={(member) => member.accountId}
-            columns={[
-              { name: "Email", cell: (member) => member.email },
-              { name: "Role", cell: (member) => member.role },
-              { name: "Joined", cell: (member) => <TimeText at={member.joinedAt} /> },
-            ]}
-          />
-        )}
-      </QueryState>
+      <QueryTable
+        query={members}
+        loading="members"
+        label="Members"
+        rows={members.data?.results ?? []}
+        rowKey={(member) => member.accountId}
+        columns={[
+          { name: "Email", cell: (member) => member.email },
+          { name: "Role", cell: (member) => member.role },
+          { name: "Joined", cell: (member) => <TimeText at={member.joinedAt} /> },
+        ]}
+      />
       {manager ? <Invitations workspaceId={workspace.id} personal={workspace.personal} /> : null}
     </>
   );

@@ -2,9 +2,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { Deployment } from "@weft/contract";
 import type { ReactNode } from "react";
 import { weftQuery } from "../../api/weft-query.ts";
-import { DataTable } from "../../components/data-table.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
-import { QueryState } from "../../components/query-state.tsx";
+import { QueryTable } from "../../components/query-table.tsx";
 import { TimeText } from "../../components/time-text.tsx";
 
 /** The project's deployments, newest first; any other than the active one can be made active again. */
@@ -25,48 +24,42 @@ export function DeploymentsSection({ projectId, writable }: { projectId: string;
     <section className="card" aria-labelledby="deployments-heading">
       <h2 id="deployments-heading">Deployments</h2>
       <ErrorNotice error={activate.error} />
-      <QueryState
+      <QueryTable
         query={deployments}
         loading="deployments"
-        isEmpty={() => rows.length === 0}
         empty={
           <>
             No deployments yet: run <code>weft deploy</code>.
           </>
         }
-      >
-        {() => (
-          <DataTable
-            label="Deployments"
-            rows={rows}
-            rowKey={(deployment) => deployment.id}
-            columns={[
-              { name: "Number", cell: (deployment) => `#${deployment.number}` },
-              { name: "Created", cell: (deployment) => <TimeText at={deployment.createdAt} /> },
-              { name: "Contents", cell: contents },
-              {
-                name: "State",
-                cell: (deployment) =>
-                  deployment.active ? (
-                    <span className="badge status-succeeded">active</span>
-                  ) : writable ? (
-                    <button
-                      type="button"
-                      className="button secondary small"
-                      disabled={activate.isPending}
-                      onClick={() => activate.mutate({ projectId, deploymentId: deployment.id })}
-                    >
-                      {active !== undefined && deployment.number < active.number ? "Roll back to" : "Activate"} #
-                      {deployment.number}
-                    </button>
-                  ) : (
-                    <span className="muted">inactive</span>
-                  ),
-              },
-            ]}
-          />
-        )}
-      </QueryState>
+        label="Deployments"
+        rows={rows}
+        rowKey={(deployment) => deployment.id}
+        columns={[
+          { name: "Number", cell: (deployment) => `#${deployment.number}` },
+          { name: "Created", cell: (deployment) => <TimeText at={deployment.createdAt} /> },
+          { name: "Contents", cell: contents },
+          {
+            name: "State",
+            cell: (deployment) =>
+              deployment.active ? (
+                <span className="badge status-succeeded">active</span>
+              ) : writable ? (
+                <button
+                  type="button"
+                  className="button secondary small"
+                  disabled={activate.isPending}
+                  onClick={() => activate.mutate({ projectId, deploymentId: deployment.id })}
+                >
+                  {active !== undefined && deployment.number < active.number ? "Roll back to" : "Activate"} #
+                  {deployment.number}
+                </button>
+              ) : (
+                <span className="muted">inactive</span>
+              ),
+          },
+        ]}
+      />
     </section>
   );
 }

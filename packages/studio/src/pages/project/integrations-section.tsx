@@ -2,9 +2,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { CreateIntegrationInput, Integration, IntegrationKind } from "@weft/contract";
 import { type FormEvent, type ReactNode, useId, useState } from "react";
 import { weftQuery } from "../../api/weft-query.ts";
-import { DataTable } from "../../components/data-table.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
-import { QueryState } from "../../components/query-state.tsx";
+import { QueryTable } from "../../components/query-table.tsx";
 import { TimeText } from "../../components/time-text.tsx";
 
 /**
@@ -22,57 +21,51 @@ export function IntegrationsSection({ projectId, writable }: { projectId: string
   return (
     <section className="card stack" aria-labelledby="integrations-heading">
       <h2 id="integrations-heading">Integrations</h2>
-      <QueryState
+      <QueryTable
         query={integrations}
         loading="integrations"
-        isEmpty={() => rows.length === 0}
         empty={
           <>
             No integrations yet: add one here or run <code>weft integrations create</code>; workflows read it as{" "}
             <code>ctx.integrations.&lt;name&gt;</code>.
           </>
         }
-      >
-        {() => (
-          <DataTable
-            label="Integrations"
-            rows={rows}
-            rowKey={(integration) => integration.name}
-            columns={[
-              { name: "Name", cell: (integration) => <code>{integration.name}</code> },
-              { name: "Kind", cell: (integration) => integration.kind },
-              { name: "Settings", cell: settingsOf },
-              {
-                name: "Secrets",
-                cell: (integration) => (
-                  <ul className="plain-list">
-                    {Object.entries(integration.secrets).map(([secret, hint]) => (
-                      <li key={secret}>
-                        {secret} <code>{hint.hint}</code>
-                      </li>
-                    ))}
-                  </ul>
-                ),
-              },
-              { name: "Updated", cell: (integration) => <TimeText at={integration.updatedAt} /> },
-              ...(writable
-                ? [
-                    {
-                      name: "Change",
-                      className: "stack",
-                      cell: (integration: Integration) => (
-                        <>
-                          <ReplaceSecret projectId={projectId} integration={integration} onChanged={refresh} />
-                          <DeleteIntegration projectId={projectId} name={integration.name} onDeleted={refresh} />
-                        </>
-                      ),
-                    },
-                  ]
-                : []),
-            ]}
-          />
-        )}
-      </QueryState>
+        label="Integrations"
+        rows={rows}
+        rowKey={(integration) => integration.name}
+        columns={[
+          { name: "Name", cell: (integration) => <code>{integration.name}</code> },
+          { name: "Kind", cell: (integration) => integration.kind },
+          { name: "Settings", cell: settingsOf },
+          {
+            name: "Secrets",
+            cell: (integration) => (
+              <ul className="plain-list">
+                {Object.entries(integration.secrets).map(([secret, hint]) => (
+                  <li key={secret}>
+                    {secret} <code>{hint.hint}</code>
+                  </li>
+                ))}
+              </ul>
+            ),
+          },
+          { name: "Updated", cell: (integration) => <TimeText at={integration.updatedAt} /> },
+          ...(writable
+            ? [
+                {
+                  name: "Change",
+                  className: "stack",
+                  cell: (integration: Integration) => (
+                    <>
+                      <ReplaceSecret projectId={projectId} integration={integration} onChanged={refresh} />
+                      <DeleteIntegration projectId={projectId} name={integration.name} onDeleted={refresh} />
+                    </>
+                  ),
+                },
+              ]
+            : []),
+        ]}
+      />
       {writable ? <CreateIntegration projectId={projectId} onCreated={refresh} /> : null}
     </section>
   );

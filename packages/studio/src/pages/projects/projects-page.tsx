@@ -2,9 +2,8 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { weftQuery } from "../../api/weft-query.ts";
-import { DataTable } from "../../components/data-table.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
-import { QueryState } from "../../components/query-state.tsx";
+import { QueryTable } from "../../components/query-table.tsx";
 import { TimeText } from "../../components/time-text.tsx";
 import { useWorkspace } from "../../components/workspace.tsx";
 
@@ -24,34 +23,27 @@ export function ProjectsPage(): ReactNode {
   return (
     <>
       <PageTitle title="Projects" />
-      <QueryState
+      <QueryTable
         query={projects}
         loading="projects"
-        isEmpty={() => rows.length === 0}
         empty={
           <>
             No projects in {workspace.name} yet: run <code>weft init</code> then <code>weft deploy</code>.
           </>
         }
-      >
-        {() => (
-          <DataTable
-            label="Projects"
-            caption={`Projects of ${workspace.name}`}
-            rows={rows}
-            rowKey={(project) => project.id}
-            columns={[
-              { name: "Name", cell: (project) => <Link to={`/projects/${project.id}`}>{project.name}</Link> },
-              { name: "Created", cell: (project) => <TimeText at={project.createdAt} /> },
-              {
-                name: "Retention",
-                cell: (project) =>
-                  project.retentionDays === null ? "platform default" : `${project.retentionDays} days`,
-              },
-            ]}
-          />
-        )}
-      </QueryState>
+        label="Projects"
+        caption={`Projects of ${workspace.name}`}
+        rows={rows}
+        rowKey={(project) => project.id}
+        columns={[
+          { name: "Name", cell: (project) => <Link to={`/projects/${project.id}`}>{project.name}</Link> },
+          { name: "Created", cell: (project) => <TimeText at={project.createdAt} /> },
+          {
+            name: "Retention",
+            cell: (project) => (project.retentionDays === null ? "platform default" : `${project.retentionDays} days`),
+          },
+        ]}
+      />
       {projects.hasNextPage ? (
         <button type="button" className="button secondary" onClick={() => void projects.fetchNextPage()}>
           More projects
