@@ -1,35 +1,16 @@
 import { createStudioClient, isRpcError, requestIdOf, type StudioClient } from "@weft/client";
 import { studioCsrfHeader, studioSessionSchema } from "@weft/contract";
-import {
-  claimCodeOf,
-  decide,
-  registerSecret,
-  type SmtpSink,
-  startSmtpSink,
-  startTestPlatform,
-  type TestPlatform,
-} from "@weft/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { claimCodeOf, decide, mailingTestPlatform, registerSecret } from "@weft/testing";
+import { describe, expect, it } from "vitest";
 
-let smtp: SmtpSink;
-let weft: TestPlatform;
-
-beforeAll(async () => {
-  smtp = await startSmtpSink();
-  weft = await startTestPlatform({ env: { SMTP_URL: smtp.url } });
-});
-
-afterAll(async () => {
-  await weft?.stop();
-  await smtp?.close();
-});
+const platform = mailingTestPlatform();
 
 /** A browser's part: the cookies the platform sets, sent back on every call, and the CSRF token it handed out. */
 function browserClient(): { client: StudioClient; cookies: Map<string, string>; csrf: { token?: string } } {
   const cookies = new Map<string, string>();
   const csrf: { token?: string } = {};
   const client = createStudioClient({
-    baseUrl: weft.url,
+    baseUrl: platform.weft.url,
     headers: (): Record<string, string> => (csrf.token === undefined ? {} : { [studioCsrfHeader]: csrf.token }),
     fetch: async (input, init) => {
       const request = new Request(input, init);
@@ -55,10 +36,10 @@ describe("createStudioClient", () => {
     const { client, cookies, csrf } = browserClient();
 
     const started = await client.session.signIn({ email });
-    expect(new Date(started.expiresAt).getTime()).toBeGreaterThan(weft.clock.now().getTime());
+    expect(new Date(started.expiresAt).getTime()).toBeGreaterThan(platform.weft.clock.now().getTime());
     expect(cookies.has("weft_studio_sign_in")).toBe(true);
 
-    const approved = await decide(smtp.approvalLinkFor(email), "approve");
+    const approved = await decide(platform.smtp.approvalLinkFor(email), "approve");
     const completed = await client.session.completeSignIn({ code: claimCodeOf(approved.html) });
     registerSecret(completed.csrfToken);
     expect(completed.email).toBe(email);

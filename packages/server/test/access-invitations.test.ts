@@ -5,34 +5,30 @@ import {
   createTestIdentity,
   getPage,
   invitationLinkIn,
-  type SmtpSink,
-  startSmtpSink,
-  startTestPlatform,
+  mailingTestPlatform,
   submitDecision,
   type TestIdentity,
-  type TestPlatform,
 } from "@weft/testing";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { invitationLifetimeMs } from "../src/access/invitation-record.ts";
 import { accounts, auditEvents, invitations, memberships } from "../src/db/schema/index.ts";
 
-let smtp: SmtpSink;
-let weft: TestPlatform;
+const platform = mailingTestPlatform();
 let olivia: TestIdentity;
 let workspaceId: string;
 
 const invite = (email: string, role = "member") =>
-  callRpc(weft.url, "access.invite", { workspaceId, email, role }, { token: olivia.credential });
+  callRpc(platform.weft.url, "access.invite", { workspaceId, email, role }, { token: olivia.credential });
 
 function mailedLinkTo(to: string): string {
-  const mail = smtp.received.findLast((message) => message.to.includes(to));
+  const mail = platform.smtp.received.findLast((message) => message.to.includes(to));
   if (mail === undefined) throw new Error(`no mail to ${to}`);
   return invitationLinkIn(mail.raw);
 }
 
 async function state() {
-  const db = weft.database.db;
+  const db = platform.weft.database.db;
   return {
     accounts: await db.select().from(accounts).orderBy(accounts.id),
     memberships: await db.select().from(memberships).orderBy(memberships.accountId),
@@ -42,15 +38,8 @@ async function state() {
 }
 
 beforeAll(async () => {
-  smtp = await startSmtpSink();
-  weft = await startTestPlatform({ env: { SMTP_URL: smtp.url } });
-  olivia = await createTestIdentity(weft, "olivia@example.com");
-  workspaceId = await createTeamWorkspace(weft, olivia, "Acme");
-});
-
-afterAll(async () => {
-  await weft.stop();
-  await smtp.close();
+  olivia = await createTestIdentity(platform.weft, "olivia@example.com");
+  workspaceId = await createTeamWorkspace(platform.weft, olivia, "Acme");
 });
 
 describe("invitations", () => {
@@ -94,9 +83,17 @@ describe("invitations", () => {
     const accepted = await acceptInvitationLink(mailedLinkTo("newcomer@example.com"));
     expect(accepted.status).toBe(200);
     expect(accepted.html).toContain("Acme");
-    const [account] = await weft.database.db.select().from(accounts).where(eq(accounts.email, "newcomer@example.com"));
+    const [account] = await platform.weft.database.db
+      .select()
+      .from(accounts)
+      .where(eq(accounts.email, "newcomer@example.com"));
     expect(account).toBeDefined();
-    const members = await callRpc(weft.url, "access.listMembers", { workspaceId }, { token: olivia.credential });
+    const members = await callRpc(
+      platform.weft.url,
+      "access.listMembers",
+      { workspaceId },
+      { token: olivia.credential },
+    );
     expect((members.json as { results: unknown[] }).results).toContainEqual(
       expect.objectContaining({ accountId: account?.id, email: "newcomer@example.com", role: "admin" }),
     );
@@ -105,11 +102,11 @@ describe("invitations", () => {
   });
 
   it("refuses an invitation to an existing member (CONFLICT) and sends nothing", async () => {
-    const sent = smtp.received.length;
+    const sent = platform.smtp.received.length;
     const refused = await invite("newcomer@example.com");
     expect(refused.status).toBe(409);
     expect(refused.json).toMatchObject({ message: "newcomer@example.com is already a member of this workspace." });
-    expect(smtp.received.length).toBe(sent);
+    expect(platform.smtp.received.length).toBe(sent);
   });
 
   it("refuses a second pending invitation to the same email (CONFLICT)", async () => {
@@ -122,7 +119,12 @@ describe("invitations", () => {
   });
 
   it("lists invitations and revokes one; its link then does nothing", async () => {
-    const listed = await callRpc(weft.url, "access.listInvitations", { workspaceId }, { token: olivia.credential });
+    const listed = await callRpc(
+      platform.weft.url,
+      "access.listInvitations",
+      { workspaceId },
+      { token: olivia.credential },
+    );
     const results = (listed.json as { results: { id: string; email: string; status: string }[] }).results;
     expect(results.map(({ email, status }) => [email, status])).toEqual([
       ["newcomer@example.com", "accepted"],
@@ -130,7 +132,7 @@ describe("invitations", () => {
     ]);
     const pending = results.find((invitation) => invitation.status === "pending");
     const revoked = await callRpc(
-      weft.url,
+      platform.weft.url,
       "access.revokeInvitation",
       { invitationId: pending?.id },
       { token: olivia.credential },
@@ -143,7 +145,7 @@ describe("invitations", () => {
     expect((await acceptInvitationLink(link).catch(() => ({ status: 0 }))).status).not.toBe(200);
     expect(await state()).toEqual(before);
     const again = await callRpc(
-      weft.url,
+      platform.weft.url,
       "access.revokeInvitation",
       { invitationId: pending?.id },
       { token: olivia.credential },
@@ -154,10 +156,10 @@ describe("invitations", () => {
   it("expires after 7 days: the link no longer joins, and a new invitation may be sent", async () => {
     expect((await invite("late@example.com", "viewer")).status).toBe(200);
     const link = mailedLinkTo("late@example.com");
-    weft.clock.advance(invitationLifetimeMs - 1);
+    platform.weft.clock.advance(invitationLifetimeMs - 1);
     const page = await getPage(link);
     expect(page.status).toBe(200);
-    weft.clock.advance(1);
+    platform.weft.clock.advance(1);
     const before = await state();
     const csrf = /name="csrf" value="([^"]+)"/.exec(page.html)?.[1] ?? "";
     const accepted = await submitDecision(link, { csrf, decision: "accept" });
@@ -169,12 +171,15 @@ describe("invitations", () => {
   });
 
   it("an unknown link is 404", async () => {
-    expect((await getPage(`${weft.url}/invitations/accept?token=ivt_${"x".repeat(43)}`)).status).toBe(404);
-    expect((await getPage(`${weft.url}/invitations/accept?token=nope`)).status).toBe(404);
+    expect((await getPage(`${platform.weft.url}/invitations/accept?token=ivt_${"x".repeat(43)}`)).status).toBe(404);
+    expect((await getPage(`${platform.weft.url}/invitations/accept?token=nope`)).status).toBe(404);
   });
 
   it("records the invitation and the join, and never the link's secret", async () => {
-    const events = await weft.database.db.select().from(auditEvents).where(eq(auditEvents.workspaceId, workspaceId));
+    const events = await platform.weft.database.db
+      .select()
+      .from(auditEvents)
+      .where(eq(auditEvents.workspaceId, workspaceId));
     const invited = events.find((event) => event.action === "member.invited");
     expect(invited).toMatchObject({ actorAccountId: olivia.accountId, actorCredentialId: olivia.credentialId });
     expect(events.find((event) => event.action === "member.joined")).toMatchObject({ targetType: "account" });

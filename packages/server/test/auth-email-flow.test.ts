@@ -3,45 +3,27 @@ import {
   csrfTokenOf,
   decide,
   emailRegistration,
+  emailSequence,
   getPage,
+  mailingTestPlatform,
   postJson,
-  type SmtpSink,
-  startSmtpSink,
-  startTestPlatform,
   submitDecision,
-  type TestPlatform,
   whoAmI,
 } from "@weft/testing";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { accounts, auditEvents, credentials, registrations } from "../src/db/schema/index.ts";
 
 const minute = 60 * 1000;
-let smtp: SmtpSink;
-let server: TestPlatform;
-let emailCounter = 0;
-
-beforeAll(async () => {
-  smtp = await startSmtpSink();
-  server = await startTestPlatform({
-    env: {
-      SMTP_URL: smtp.url,
-      WEFT_RATE_LIMIT_REGISTER: "10000",
-      WEFT_RATE_LIMIT_CLAIM: "10000",
-      WEFT_RATE_LIMIT_REVOKE: "10000",
-    },
-  });
+const platform = mailingTestPlatform({
+  env: {
+    WEFT_RATE_LIMIT_REGISTER: "10000",
+    WEFT_RATE_LIMIT_CLAIM: "10000",
+    WEFT_RATE_LIMIT_REVOKE: "10000",
+  },
 });
 
-afterAll(async () => {
-  await server.stop();
-  await smtp.close();
-});
-
-function nextEmail(): string {
-  emailCounter += 1;
-  return `person${emailCounter}@example.com`;
-}
+const nextEmail = emailSequence("person");
 
 interface Registered {
   email: string;
@@ -51,7 +33,7 @@ interface Registered {
 }
 
 async function register(email = nextEmail()): Promise<Registered> {
-  const response = await postJson(`${server.url}/agent/auth`, emailRegistration(email), {
+  const response = await postJson(`${platform.weft.url}/agent/auth`, emailRegistration(email), {
     "user-agent": "TestAgent/1.0",
   });
   expect(response.status).toBe(201);
@@ -59,7 +41,7 @@ async function register(email = nextEmail()): Promise<Registered> {
     email,
     registrationId: response.body.registration_id as string,
     claimToken: response.body.claim_token as string,
-    link: smtp.approvalLinkFor(email),
+    link: platform.smtp.approvalLinkFor(email),
   };
 }
 
@@ -70,16 +52,19 @@ async function approve(registered: Registered): Promise<string> {
 }
 
 function claim(claimToken: string, otp: string) {
-  return postJson(`${server.url}/agent/auth/claim/complete`, { claim_token: claimToken, otp });
+  return postJson(`${platform.weft.url}/agent/auth/claim/complete`, { claim_token: claimToken, otp });
 }
 
 async function statusOf(registrationId: string) {
-  const [row] = await server.database.db.select().from(registrations).where(eq(registrations.id, registrationId));
+  const [row] = await platform.weft.database.db
+    .select()
+    .from(registrations)
+    .where(eq(registrations.id, registrationId));
   return row;
 }
 
 async function actionsOn(targetId: string): Promise<string[]> {
-  const events = await server.database.db
+  const events = await platform.weft.database.db
     .select({ action: auditEvents.action })
     .from(auditEvents)
     .where(eq(auditEvents.targetId, targetId))
@@ -94,34 +79,36 @@ function wrongCode(code: string): string {
 describe("verified-email registration", () => {
   it("answers 201 with a claim token and no credential, and mails one approval link", async () => {
     const email = nextEmail();
-    const response = await postJson(`${server.url}/agent/auth`, emailRegistration(email));
+    const response = await postJson(`${platform.weft.url}/agent/auth`, emailRegistration(email));
     expect(response.status).toBe(201);
     expect(response.headers.get("cache-control")).toBe("no-store");
     expect(response.body).toEqual({
       registration_id: expect.stringMatching(/^reg_/),
       registration_type: "email-verification",
-      claim_url: `${server.url}/agent/auth/claim/${response.body.registration_id}`,
+      claim_url: `${platform.weft.url}/agent/auth/claim/${response.body.registration_id}`,
       claim_token: expect.stringMatching(/^clm_[A-Za-z0-9_-]{43}$/),
-      claim_token_expires: new Date(server.clock.now().getTime() + 30 * minute).toISOString(),
+      claim_token_expires: new Date(platform.weft.clock.now().getTime() + 30 * minute).toISOString(),
       post_claim_scopes: ["projects:read", "projects:write", "deployments:read", "deployments:write"],
     });
     expect(response.body).not.toHaveProperty("credential");
-    expect(smtp.approvalLinkFor(email)).toMatch(new RegExp(`^${server.url}/agent/auth/approve\\?token=apv_`));
+    expect(platform.smtp.approvalLinkFor(email)).toMatch(
+      new RegExp(`^${platform.weft.url}/agent/auth/approve\\?token=apv_`),
+    );
     const row = await statusOf(response.body.registration_id as string);
     expect(row?.status).toBe("pending");
     expect(JSON.stringify(row)).not.toContain(response.body.claim_token as string);
     // No account exists until the person approves.
-    expect(await server.database.db.select().from(accounts).where(eq(accounts.email, email))).toEqual([]);
+    expect(await platform.weft.database.db.select().from(accounts).where(eq(accounts.email, email))).toEqual([]);
   });
 
   it("refuses an address that is not an email with invalid_request and sends nothing", async () => {
-    const before = smtp.received.length;
+    const before = platform.smtp.received.length;
     for (const assertion of ["not-an-email", "a@b", "two@@example.com", "spaces in@example.com"]) {
-      const response = await postJson(`${server.url}/agent/auth`, emailRegistration(assertion));
+      const response = await postJson(`${platform.weft.url}/agent/auth`, emailRegistration(assertion));
       expect(response.status).toBe(400);
       expect(response.body).toEqual({ error: "invalid_request", error_description: expect.any(String) });
     }
-    expect(smtp.received.length).toBe(before);
+    expect(platform.smtp.received.length).toBe(before);
   });
 });
 
@@ -144,10 +131,10 @@ describe("approval page", () => {
 
   it("escapes what the agent says about itself", async () => {
     const email = nextEmail();
-    await postJson(`${server.url}/agent/auth`, emailRegistration(email), {
+    await postJson(`${platform.weft.url}/agent/auth`, emailRegistration(email), {
       "user-agent": '<script>alert("x")</script>',
     });
-    const page = await getPage(smtp.approvalLinkFor(email));
+    const page = await getPage(platform.smtp.approvalLinkFor(email));
     expect(page.html).not.toContain("<script>");
     expect(page.html).toContain("&lt;script&gt;");
   });
@@ -190,7 +177,10 @@ describe("approval page", () => {
     expect(page.headers.get("cache-control")).toBe("no-store");
     const row = await statusOf(registered.registrationId);
     expect(row?.status).toBe("approved");
-    const [account] = await server.database.db.select().from(accounts).where(eq(accounts.email, registered.email));
+    const [account] = await platform.weft.database.db
+      .select()
+      .from(accounts)
+      .where(eq(accounts.email, registered.email));
     expect(account?.id).toBe(row?.accountId);
     // Seen again, the link does not show the code a second time.
     const again = await getPage(registered.link);
@@ -238,18 +228,20 @@ describe("approval page", () => {
     await approve(first);
     const second = await register(first.email);
     await approve(second);
-    expect(await server.database.db.select().from(accounts).where(eq(accounts.email, first.email))).toHaveLength(1);
+    expect(await platform.weft.database.db.select().from(accounts).where(eq(accounts.email, first.email))).toHaveLength(
+      1,
+    );
     expect((await statusOf(second.registrationId))?.accountId).toBe((await statusOf(first.registrationId))?.accountId);
   });
 
   it("shows a clear page for an unknown link, an expired link and a used link", async () => {
-    const unknown = await getPage(`${server.url}/agent/auth/approve?token=apv_${"x".repeat(43)}`);
+    const unknown = await getPage(`${platform.weft.url}/agent/auth/approve?token=apv_${"x".repeat(43)}`);
     expect(unknown.status).toBe(404);
     expect(unknown.html).toContain("Link not valid");
 
     const registered = await register();
     const csrf = csrfTokenOf((await getPage(registered.link)).html);
-    server.clock.advance(30 * minute);
+    platform.weft.clock.advance(30 * minute);
     const expired = await getPage(registered.link);
     expect(expired.status).toBe(410);
     expect(expired.html).toContain("Link expired");
@@ -268,7 +260,7 @@ describe("approval page", () => {
   it("approves just before the link's 30 minutes end", async () => {
     const registered = await register();
     const page = await getPage(registered.link);
-    server.clock.advance(30 * minute - 1);
+    platform.weft.clock.advance(30 * minute - 1);
     const approved = await submitDecision(registered.link, { csrf: csrfTokenOf(page.html), decision: "approve" });
     expect(approved.status).toBe(200);
     expect(claimCodeOf(approved.html)).toMatch(/^\d{6}$/);
@@ -287,11 +279,11 @@ describe("claim", () => {
       status: "claimed",
       credential_type: "api_key",
       credential: expect.stringMatching(/^weft_[A-Za-z0-9_-]{43}$/),
-      credential_expires: new Date(server.clock.now().getTime() + 30 * 24 * 60 * minute).toISOString(),
+      credential_expires: new Date(platform.weft.clock.now().getTime() + 30 * 24 * 60 * minute).toISOString(),
       scopes: ["projects:read", "projects:write", "deployments:read", "deployments:write"],
     });
     const credential = response.body.credential as string;
-    expect((await whoAmI(server.url, credential)).body).toMatchObject({
+    expect((await whoAmI(platform.weft.url, credential)).body).toMatchObject({
       email: registered.email,
       workspaces: [{ id: expect.stringMatching(/^wsp_/), name: expect.any(String), role: "owner" }],
     });
@@ -301,7 +293,7 @@ describe("claim", () => {
     expect(again).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
     expect(again.body).not.toHaveProperty("credential");
 
-    const events = await server.database.db
+    const events = await platform.weft.database.db
       .select({ action: auditEvents.action })
       .from(auditEvents)
       .where(eq(auditEvents.targetId, registered.registrationId));
@@ -345,7 +337,7 @@ describe("claim", () => {
     }
     expect(await claim(registered.claimToken, code)).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
     expect((await statusOf(registered.registrationId))?.status).toBe("approved");
-    const issued = await server.database.db
+    const issued = await platform.weft.database.db
       .select()
       .from(credentials)
       .where(eq(credentials.registrationId, registered.registrationId));
@@ -355,27 +347,27 @@ describe("claim", () => {
   it("accepts the code until 10 minutes after approval, not at 10 minutes", async () => {
     const early = await register();
     const earlyCode = await approve(early);
-    server.clock.advance(10 * minute - 1);
+    platform.weft.clock.advance(10 * minute - 1);
     expect((await claim(early.claimToken, earlyCode)).status).toBe(200);
 
     const late = await register();
     const lateCode = await approve(late);
-    server.clock.advance(10 * minute);
+    platform.weft.clock.advance(10 * minute);
     expect(await claim(late.claimToken, lateCode)).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
     expect((await statusOf(late.registrationId))?.status).toBe("approved");
   });
 
   it("accepts the claim token until 30 minutes after registration, not at 30 minutes", async () => {
     const inTime = await register();
-    server.clock.advance(25 * minute);
+    platform.weft.clock.advance(25 * minute);
     const inTimeCode = await approve(inTime);
-    server.clock.advance(5 * minute - 1);
+    platform.weft.clock.advance(5 * minute - 1);
     expect((await claim(inTime.claimToken, inTimeCode)).status).toBe(200);
 
     const tooLate = await register();
-    server.clock.advance(25 * minute);
+    platform.weft.clock.advance(25 * minute);
     const tooLateCode = await approve(tooLate);
-    server.clock.advance(5 * minute);
+    platform.weft.clock.advance(5 * minute);
     expect(await claim(tooLate.claimToken, tooLateCode)).toMatchObject({
       status: 400,
       body: { error: "invalid_grant" },
@@ -383,7 +375,7 @@ describe("claim", () => {
   });
 
   it("refuses malformed bodies with invalid_request", async () => {
-    const url = `${server.url}/agent/auth/claim/complete`;
+    const url = `${platform.weft.url}/agent/auth/claim/complete`;
     for (const body of [
       {},
       { claim_token: "clm_x" },
@@ -406,32 +398,32 @@ describe("credential lifetime and revocation", () => {
 
   it("works for 30 days from issue and not after", async () => {
     const { credential } = await claimedCredential();
-    server.clock.advance(30 * 24 * 60 * minute - 1);
-    expect((await whoAmI(server.url, credential)).status).toBe(200);
-    server.clock.advance(1);
-    const expired = await whoAmI(server.url, credential);
+    platform.weft.clock.advance(30 * 24 * 60 * minute - 1);
+    expect((await whoAmI(platform.weft.url, credential)).status).toBe(200);
+    platform.weft.clock.advance(1);
+    const expired = await whoAmI(platform.weft.url, credential);
     expect(expired).toMatchObject({ status: 401, body: { error: "invalid_token" } });
   });
 
   it("revokes a presented credential, answers 200 for an unknown one, and audits the revocation", async () => {
     const { credential } = await claimedCredential();
-    const revoked = await postJson(`${server.url}/agent/auth/revoke`, { credential });
+    const revoked = await postJson(`${platform.weft.url}/agent/auth/revoke`, { credential });
     expect(revoked.status).toBe(200);
-    expect((await whoAmI(server.url, credential)).status).toBe(401);
-    expect((await postJson(`${server.url}/agent/auth/revoke`, { credential })).status).toBe(200);
-    expect((await postJson(`${server.url}/agent/auth/revoke`, { credential: "weft_unknown" })).status).toBe(200);
-    const actions = (await server.database.db.select({ action: auditEvents.action }).from(auditEvents)).map(
+    expect((await whoAmI(platform.weft.url, credential)).status).toBe(401);
+    expect((await postJson(`${platform.weft.url}/agent/auth/revoke`, { credential })).status).toBe(200);
+    expect((await postJson(`${platform.weft.url}/agent/auth/revoke`, { credential: "weft_unknown" })).status).toBe(200);
+    const actions = (await platform.weft.database.db.select({ action: auditEvents.action }).from(auditEvents)).map(
       (event) => event.action,
     );
     expect(actions.filter((action) => action === "credential.revoked")).toHaveLength(1);
   });
 
   it("refuses a revoke request without a credential with invalid_request", async () => {
-    expect(await postJson(`${server.url}/agent/auth/revoke`, {})).toMatchObject({
+    expect(await postJson(`${platform.weft.url}/agent/auth/revoke`, {})).toMatchObject({
       status: 400,
       body: { error: "invalid_request" },
     });
-    const plain = await fetch(`${server.url}/agent/auth/revoke`, { method: "POST", body: "weft_x" });
+    const plain = await fetch(`${platform.weft.url}/agent/auth/revoke`, { method: "POST", body: "weft_x" });
     expect(plain.status).toBe(400);
     expect(await plain.json()).toMatchObject({ error: "invalid_request" });
   });

@@ -14,16 +14,7 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
-import {
-  callRpc,
-  hasChromium,
-  launchChromium,
-  registerSecret,
-  type SmtpSink,
-  startSmtpSink,
-  startTestPlatform,
-  type TestPlatform,
-} from "@weft/testing";
+import { callRpc, hasChromium, launchChromium, mailingTestPlatform, registerSecret } from "@weft/testing";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -31,8 +22,7 @@ let redirectUrl: string;
 /** The client's loopback listener, as a native MCP client runs one, keeping the callbacks it gets. */
 let listener: Server;
 const callbacks: URL[] = [];
-let smtp: SmtpSink;
-let server: TestPlatform;
+const platform = mailingTestPlatform();
 let browser: Browser;
 
 beforeAll(async () => {
@@ -42,15 +32,11 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
   redirectUrl = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/oauth/callback`;
-  smtp = await startSmtpSink();
-  server = await startTestPlatform({ env: { SMTP_URL: smtp.url } });
   if (hasChromium) browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
-  await server.stop();
-  await smtp.close();
   await new Promise((resolve) => listener.close(resolve));
 });
 
@@ -128,7 +114,7 @@ async function signInAndAllow(authorizationUrl: URL, email: string): Promise<{ c
     await page.getByLabel("Email address").fill(email);
     await page.getByRole("button", { name: "Send the link" }).click();
     await page.getByRole("heading", { name: "Check your mail" }).waitFor();
-    await page.goto(smtp.approvalLinkFor(email));
+    await page.goto(platform.smtp.approvalLinkFor(email));
     await page.getByRole("button", { name: "Approve" }).click();
     await page.getByRole("heading", { name: /Allow SDK Test Client/ }).waitFor();
     expect(await page.locator("#redirect-host").textContent()).toBe(new URL(redirectUrl).host);
@@ -145,13 +131,13 @@ async function signInAndAllow(authorizationUrl: URL, email: string): Promise<{ c
 
 describe.skipIf(!hasChromium)("an MCP client signs in on its own", () => {
   it("discovers Weft with the SDK's own discovery functions", async () => {
-    const resource = await discoverOAuthProtectedResourceMetadata(server.url);
+    const resource = await discoverOAuthProtectedResourceMetadata(platform.weft.url);
     const issuer = resource.authorization_servers?.[0] as string;
     const metadata = await discoverAuthorizationServerMetadata(issuer);
     expect(metadata).toMatchObject({
-      authorization_endpoint: `${server.url}/oauth2/authorize`,
-      token_endpoint: `${server.url}/oauth2/token`,
-      registration_endpoint: `${server.url}/oauth2/register`,
+      authorization_endpoint: `${platform.weft.url}/oauth2/authorize`,
+      token_endpoint: `${platform.weft.url}/oauth2/token`,
+      registration_endpoint: `${platform.weft.url}/oauth2/register`,
       code_challenge_methods_supported: ["S256"],
     });
   });
@@ -159,7 +145,7 @@ describe.skipIf(!hasChromium)("an MCP client signs in on its own", () => {
   it("registers, sends the person through sign-in and consent in a browser, and calls a tool and /rpc", async () => {
     const provider = new MemoryProvider();
     // An MCP client knows nothing but the endpoint's address.
-    const serverUrl = `${server.url}/mcp`;
+    const serverUrl = `${platform.weft.url}/mcp`;
     expect(await auth(provider, { serverUrl })).toBe("REDIRECT");
     expect(provider.client?.client_id).toMatch(/^cli_/);
     const authorizationUrl = provider.authorizationUrl as URL;
@@ -179,22 +165,22 @@ describe.skipIf(!hasChromium)("an MCP client signs in on its own", () => {
     }
 
     const accessToken = provider.saved?.access_token as string;
-    expect((await callRpc(server.url, "projects.list", {}, { token: accessToken })).status).toBe(200);
-    const agents = await callRpc(server.url, "agents.list", {}, { token: accessToken });
+    expect((await callRpc(platform.weft.url, "projects.list", {}, { token: accessToken })).status).toBe(200);
+    const agents = await callRpc(platform.weft.url, "agents.list", {}, { token: accessToken });
     expect(agents.json).toMatchObject({ results: [{ type: "oauth-client", email: "mcp-person@example.com" }] });
 
     // Once the access token nears its end, the SDK refreshes it without the person.
-    server.clock.advance(60 * 60 * 1000);
-    expect((await callRpc(server.url, "projects.list", {}, { token: accessToken })).status).toBe(401);
+    platform.weft.clock.advance(60 * 60 * 1000);
+    expect((await callRpc(platform.weft.url, "projects.list", {}, { token: accessToken })).status).toBe(401);
     expect(await auth(provider, { serverUrl })).toBe("AUTHORIZED");
     const refreshed = provider.saved?.access_token as string;
     expect(refreshed).not.toBe(accessToken);
-    expect((await callRpc(server.url, "projects.list", {}, { token: refreshed })).status).toBe(200);
+    expect((await callRpc(platform.weft.url, "projects.list", {}, { token: refreshed })).status).toBe(200);
   }, 90_000);
 
   it("steps up: refused a tool beyond its scope with 403 insufficient_scope, the SDK asks the person for the wider scope, then the call succeeds", async () => {
     const provider = new AccessTokenOnlyProvider();
-    const serverUrl = `${server.url}/mcp`;
+    const serverUrl = `${platform.weft.url}/mcp`;
     // A client that asks for no more than it needs at first.
     expect(await auth(provider, { serverUrl, scope: "projects:read" })).toBe("REDIRECT");
     const narrow = await signInAndAllow(provider.authorizationUrl as URL, "step-up@example.com");

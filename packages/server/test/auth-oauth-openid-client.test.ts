@@ -1,29 +1,10 @@
-import {
-  allowAuthorization,
-  callRpc,
-  registerSecret,
-  type SmtpSink,
-  startSmtpSink,
-  startTestPlatform,
-  type TestPlatform,
-} from "@weft/testing";
+import { allowAuthorization, callRpc, emailSequence, mailingTestPlatform, registerSecret } from "@weft/testing";
 import * as oauth from "openid-client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
-let smtp: SmtpSink;
-let server: TestPlatform;
-let emailCounter = 0;
+const platform = mailingTestPlatform();
 const redirectUri = "http://127.0.0.1:8765/callback";
-
-beforeAll(async () => {
-  smtp = await startSmtpSink();
-  server = await startTestPlatform({ env: { SMTP_URL: smtp.url } });
-});
-
-afterAll(async () => {
-  await server.stop();
-  await smtp.close();
-});
+const nextEmail = emailSequence("openid");
 
 /**
  * openid-client as an application uses it: it discovers the server from its URL (RFC 8414) and
@@ -31,7 +12,7 @@ afterAll(async () => {
  */
 function registerClient(): Promise<oauth.Configuration> {
   return oauth.dynamicClientRegistration(
-    new URL(server.url),
+    new URL(platform.weft.url),
     { client_name: "openid-client", redirect_uris: [redirectUri], token_endpoint_auth_method: "none" },
     oauth.None(),
     { algorithm: "oauth2", execute: [oauth.allowInsecureRequests] },
@@ -49,8 +30,7 @@ async function authorize(config: oauth.Configuration) {
     code_challenge_method: "S256",
     state,
   });
-  emailCounter += 1;
-  const callback = await allowAuthorization(url.href, `openid${emailCounter}@example.com`, smtp);
+  const callback = await allowAuthorization(url.href, nextEmail(), platform.smtp);
   return { callback, checks: { pkceCodeVerifier: verifier, expectedState: state } };
 }
 
@@ -65,7 +45,7 @@ async function signIn(): Promise<{ config: oauth.Configuration; accessToken: str
   return { config, accessToken: tokens.access_token, refreshToken: tokens.refresh_token as string };
 }
 
-const rpcStatus = async (token: string) => (await callRpc(server.url, "projects.list", {}, { token })).status;
+const rpcStatus = async (token: string) => (await callRpc(platform.weft.url, "projects.list", {}, { token })).status;
 
 /** What openid-client throws for an OAuth error answer: its `error` code. */
 async function oauthErrorOf(attempt: Promise<unknown>): Promise<string> {
@@ -81,9 +61,9 @@ describe("openid-client against the authorization server", () => {
   it("discovers the endpoints, the revocation endpoint among them", async () => {
     const config = await registerClient();
     expect(config.serverMetadata()).toMatchObject({
-      issuer: server.url,
-      token_endpoint: `${server.url}/oauth2/token`,
-      revocation_endpoint: `${server.url}/oauth2/revoke`,
+      issuer: platform.weft.url,
+      token_endpoint: `${platform.weft.url}/oauth2/token`,
+      revocation_endpoint: `${platform.weft.url}/oauth2/revoke`,
       code_challenge_methods_supported: ["S256"],
     });
     expect(config.clientMetadata().client_id).toMatch(/^cli_/);

@@ -1,47 +1,29 @@
 import {
   authorizedCode,
   callRpc,
+  emailSequence,
+  mailingTestPlatform,
   redeemCode,
   registerEmailAgent,
   registerOAuthClient,
   requestToken,
   revokeToken,
-  type SmtpSink,
-  startSmtpSink,
-  startTestPlatform,
-  type TestPlatform,
 } from "@weft/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
-let smtp: SmtpSink;
-let server: TestPlatform;
-let emailCounter = 0;
+const platform = mailingTestPlatform({
+  env: {
+    WEFT_RATE_LIMIT_REGISTER: "10000",
+    WEFT_RATE_LIMIT_CLAIM: "10000",
+    WEFT_RATE_LIMIT_REVOKE: "10000",
+  },
+});
 const redirectUri = "http://127.0.0.1:8765/callback";
 
-beforeAll(async () => {
-  smtp = await startSmtpSink();
-  server = await startTestPlatform({
-    env: {
-      SMTP_URL: smtp.url,
-      WEFT_RATE_LIMIT_REGISTER: "10000",
-      WEFT_RATE_LIMIT_CLAIM: "10000",
-      WEFT_RATE_LIMIT_REVOKE: "10000",
-    },
-  });
-});
-
-afterAll(async () => {
-  await server.stop();
-  await smtp.close();
-});
-
-function nextEmail(): string {
-  emailCounter += 1;
-  return `revoke${emailCounter}@example.com`;
-}
+const nextEmail = emailSequence("revoke");
 
 async function newClient(): Promise<string> {
-  const registered = await registerOAuthClient(server.url, {
+  const registered = await registerOAuthClient(platform.weft.url, {
     client_name: "Revoking Client",
     redirect_uris: [redirectUri],
   });
@@ -57,13 +39,13 @@ interface Grant {
 
 /** A new client's grant: a person signs in and allows it, and the code is redeemed. */
 async function newGrant(): Promise<Grant> {
-  const authorized = await authorizedCode(server.url, smtp, {
+  const authorized = await authorizedCode(platform.weft.url, platform.smtp, {
     clientId: await newClient(),
     redirectUri,
     email: nextEmail(),
     state: "revocation",
   });
-  const redeemed = await redeemCode(server.url, authorized);
+  const redeemed = await redeemCode(platform.weft.url, authorized);
   expect(redeemed.status).toBe(200);
   return {
     clientId: authorized.clientId,
@@ -72,9 +54,9 @@ async function newGrant(): Promise<Grant> {
   };
 }
 
-const rpcStatus = async (token: string) => (await callRpc(server.url, "projects.list", {}, { token })).status;
+const rpcStatus = async (token: string) => (await callRpc(platform.weft.url, "projects.list", {}, { token })).status;
 const refresh = (grant: Grant) =>
-  requestToken(server.url, {
+  requestToken(platform.weft.url, {
     grant_type: "refresh_token",
     client_id: grant.clientId,
     refresh_token: grant.refreshToken,
@@ -98,11 +80,11 @@ const succeeded = { status: 200, body: null };
 
 describe("authorization server metadata", () => {
   it("advertises /oauth2/revoke for OAuth tokens and keeps /agent/auth/revoke for agent credentials", async () => {
-    const metadata = await (await fetch(`${server.url}/.well-known/oauth-authorization-server`)).json();
+    const metadata = await (await fetch(`${platform.weft.url}/.well-known/oauth-authorization-server`)).json();
     expect(metadata).toMatchObject({
-      revocation_endpoint: `${server.url}/oauth2/revoke`,
+      revocation_endpoint: `${platform.weft.url}/oauth2/revoke`,
       revocation_endpoint_auth_methods_supported: ["none"],
-      agent_auth: { revocation_uri: `${server.url}/agent/auth/revoke` },
+      agent_auth: { revocation_uri: `${platform.weft.url}/agent/auth/revoke` },
     });
   });
 });
@@ -110,7 +92,7 @@ describe("authorization server metadata", () => {
 describe("POST /oauth2/revoke (RFC 7009)", () => {
   it("revokes an access token and with it the grant: 200 with an empty body, no-store", async () => {
     const grant = await newGrant();
-    const response = await fetch(`${server.url}/oauth2/revoke`, {
+    const response = await fetch(`${platform.weft.url}/oauth2/revoke`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: new URLSearchParams({
@@ -127,7 +109,7 @@ describe("POST /oauth2/revoke (RFC 7009)", () => {
 
   it("revokes a refresh token and every access token of its grant", async () => {
     const grant = await newGrant();
-    const revoked = await revokeToken(server.url, {
+    const revoked = await revokeToken(platform.weft.url, {
       token: grant.refreshToken,
       token_type_hint: "refresh_token",
       client_id: grant.clientId,
@@ -140,23 +122,35 @@ describe("POST /oauth2/revoke (RFC 7009)", () => {
     for (const hint of ["refresh_token", "urn:example:other"]) {
       const grant = await newGrant();
       expect(
-        await revokeToken(server.url, { token: grant.accessToken, token_type_hint: hint, client_id: grant.clientId }),
+        await revokeToken(platform.weft.url, {
+          token: grant.accessToken,
+          token_type_hint: hint,
+          client_id: grant.clientId,
+        }),
       ).toEqual(succeeded);
       await expectGrantRevoked(grant);
     }
     const grant = await newGrant();
-    expect(await revokeToken(server.url, { token: grant.refreshToken, client_id: grant.clientId })).toEqual(succeeded);
+    expect(await revokeToken(platform.weft.url, { token: grant.refreshToken, client_id: grant.clientId })).toEqual(
+      succeeded,
+    );
     await expectGrantRevoked(grant);
   });
 
   it("answers 200 for an unknown token and for one already revoked, changing nothing", async () => {
     const grant = await newGrant();
     for (const token of ["wrt_unknown", "weft_unknown", "anything at all"]) {
-      expect(await revokeToken(server.url, { token, client_id: grant.clientId })).toEqual(succeeded);
+      expect(await revokeToken(platform.weft.url, { token, client_id: grant.clientId })).toEqual(succeeded);
     }
-    expect(await revokeToken(server.url, { token: grant.accessToken, client_id: grant.clientId })).toEqual(succeeded);
-    expect(await revokeToken(server.url, { token: grant.accessToken, client_id: grant.clientId })).toEqual(succeeded);
-    expect(await revokeToken(server.url, { token: grant.refreshToken, client_id: grant.clientId })).toEqual(succeeded);
+    expect(await revokeToken(platform.weft.url, { token: grant.accessToken, client_id: grant.clientId })).toEqual(
+      succeeded,
+    );
+    expect(await revokeToken(platform.weft.url, { token: grant.accessToken, client_id: grant.clientId })).toEqual(
+      succeeded,
+    );
+    expect(await revokeToken(platform.weft.url, { token: grant.refreshToken, client_id: grant.clientId })).toEqual(
+      succeeded,
+    );
     await expectGrantRevoked(grant);
   });
 
@@ -167,17 +161,19 @@ describe("POST /oauth2/revoke (RFC 7009)", () => {
       [grant.accessToken, "access_token"],
       [grant.refreshToken, "refresh_token"],
     ] as const) {
-      expect(await revokeToken(server.url, { token, token_type_hint: hint, client_id: other })).toEqual(succeeded);
+      expect(await revokeToken(platform.weft.url, { token, token_type_hint: hint, client_id: other })).toEqual(
+        succeeded,
+      );
     }
     await expectGrantLive(grant);
   });
 
   it("leaves an agent credential of /agent/auth alone; /agent/auth/revoke still revokes it", async () => {
-    const agent = await registerEmailAgent(server, nextEmail(), { smtp });
+    const agent = await registerEmailAgent(platform.weft, nextEmail(), { smtp: platform.smtp });
     const client = await newClient();
-    expect(await revokeToken(server.url, { token: agent.credential, client_id: client })).toEqual(succeeded);
+    expect(await revokeToken(platform.weft.url, { token: agent.credential, client_id: client })).toEqual(succeeded);
     expect(await rpcStatus(agent.credential)).toBe(200);
-    const revoked = await fetch(`${server.url}/agent/auth/revoke`, {
+    const revoked = await fetch(`${platform.weft.url}/agent/auth/revoke`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ credential: agent.credential }),
@@ -203,7 +199,7 @@ describe("POST /oauth2/revoke refuses bad input, changing nothing", () => {
     const form = Object.fromEntries(
       Object.entries(parameters).map(([name, value]) => [name, value === "@client" ? grant.clientId : value]),
     );
-    expect(await revokeToken(server.url, form)).toEqual({
+    expect(await revokeToken(platform.weft.url, form)).toEqual({
       status: 400,
       body: { error, error_description: description },
     });
@@ -212,7 +208,7 @@ describe("POST /oauth2/revoke refuses bad input, changing nothing", () => {
 
   it("refuses a parameter given twice with invalid_request", async () => {
     const grant = await newGrant();
-    const response = await fetch(`${server.url}/oauth2/revoke`, {
+    const response = await fetch(`${platform.weft.url}/oauth2/revoke`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: `token=${grant.accessToken}&token=${grant.refreshToken}&client_id=${grant.clientId}`,
@@ -227,7 +223,7 @@ describe("POST /oauth2/revoke refuses bad input, changing nothing", () => {
 
   it("refuses a JSON body with invalid_request, naming the form it wants", async () => {
     const grant = await newGrant();
-    const response = await fetch(`${server.url}/oauth2/revoke`, {
+    const response = await fetch(`${platform.weft.url}/oauth2/revoke`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ token: grant.accessToken, client_id: grant.clientId }),
@@ -244,7 +240,7 @@ describe("POST /oauth2/revoke refuses bad input, changing nothing", () => {
   it("refuses a form body over 1 MiB with 413, as the token endpoint does", async () => {
     const grant = await newGrant();
     const form = new URLSearchParams({ token: grant.accessToken, client_id: grant.clientId }).toString();
-    const response = await fetch(`${server.url}/oauth2/revoke`, {
+    const response = await fetch(`${platform.weft.url}/oauth2/revoke`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: `${form}&padding=${"a".repeat(1024 * 1024)}`,

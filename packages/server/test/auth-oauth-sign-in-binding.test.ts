@@ -4,18 +4,16 @@ import {
   approveSignIn,
   codeRequest,
   csrfTokenOf,
+  emailSequence,
   hasChromium,
   launchChromium,
+  mailingTestPlatform,
   redeemCode,
   registerOAuthClient,
   registerSecret,
-  type SmtpSink,
   seriousAccessibilityViolations,
   signInCodeOf,
   startSignIn,
-  startSmtpSink,
-  startTestPlatform,
-  type TestPlatform,
   typeSignInCode,
 } from "@weft/testing";
 import { count, eq } from "drizzle-orm";
@@ -23,14 +21,14 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { oauthAuthorizationCodes, registrations } from "../src/db/schema/index.ts";
 
-let smtp: SmtpSink;
-let server: TestPlatform;
+const platform = mailingTestPlatform({
+  env: { WEFT_RATE_LIMIT_REGISTER: "10000", WEFT_RATE_LIMIT_CLAIM: "10000" },
+});
 let browser: Browser;
 /** The client's loopback listener: every answer the authorize page sends a client lands here. */
 let listener: Server;
 let redirectUri: string;
 const callbacks: URL[] = [];
-let emailCounter = 0;
 
 beforeAll(async () => {
   listener = createServer((request, response) => {
@@ -39,24 +37,15 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
   redirectUri = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/callback`;
-  smtp = await startSmtpSink();
-  server = await startTestPlatform({
-    env: { SMTP_URL: smtp.url, WEFT_RATE_LIMIT_REGISTER: "10000", WEFT_RATE_LIMIT_CLAIM: "10000" },
-  });
   if (hasChromium) browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
-  await server.stop();
-  await smtp.close();
   await new Promise((resolve) => listener.close(resolve));
 });
 
-function nextEmail(): string {
-  emailCounter += 1;
-  return `binding${emailCounter}@example.com`;
-}
+const nextEmail = emailSequence("binding");
 
 interface Authorization {
   clientId: string;
@@ -67,11 +56,14 @@ interface Authorization {
 
 /** A freshly registered client and an authorization request of its, as an MCP client would open it. */
 async function newAuthorization(clientName = "Binding Test Client"): Promise<Authorization> {
-  const registered = await registerOAuthClient(server.url, { client_name: clientName, redirect_uris: [redirectUri] });
+  const registered = await registerOAuthClient(platform.weft.url, {
+    client_name: clientName,
+    redirect_uris: [redirectUri],
+  });
   expect(registered.status).toBe(201);
   const clientId = registered.body.client_id as string;
   const state = `state-${clientId}`;
-  const { url, verifier } = codeRequest(server.url, {
+  const { url, verifier } = codeRequest(platform.weft.url, {
     client_id: clientId,
     redirect_uri: redirectUri,
     state,
@@ -81,13 +73,13 @@ async function newAuthorization(clientName = "Binding Test Client"): Promise<Aut
 }
 
 async function registrationOf(email: string) {
-  const [row] = await server.database.db.select().from(registrations).where(eq(registrations.email, email));
+  const [row] = await platform.weft.database.db.select().from(registrations).where(eq(registrations.email, email));
   if (row === undefined) throw new Error(`no registration for ${email}`);
   return row;
 }
 
 async function authorizationCodesOf(registrationId: string): Promise<number> {
-  const [row] = await server.database.db
+  const [row] = await platform.weft.database.db
     .select({ n: count() })
     .from(oauthAuthorizationCodes)
     .where(eq(oauthAuthorizationCodes.registrationId, registrationId));
@@ -96,7 +88,7 @@ async function authorizationCodesOf(registrationId: string): Promise<number> {
 
 /** The raw newest mail to `to`, quoted-printable undone. */
 function mailTo(to: string): string {
-  const mail = smtp.received.findLast((message) => message.to.includes(to));
+  const mail = platform.smtp.received.findLast((message) => message.to.includes(to));
   if (mail === undefined) throw new Error(`no mail to ${to}`);
   return mail.raw;
 }
@@ -129,7 +121,7 @@ async function startInBrowser(context: BrowserContext, url: string, email: strin
 async function approveInBrowser(context: BrowserContext, email: string): Promise<Page> {
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
-  await page.goto(smtp.approvalLinkFor(email));
+  await page.goto(platform.smtp.approvalLinkFor(email));
   await page.getByRole("heading", { name: "Approve this sign-in?" }).waitFor();
   expect(await seriousAccessibilityViolations(page)).toEqual([]);
   await page.getByRole("button", { name: "Approve" }).click();
@@ -147,7 +139,7 @@ async function allow(page: Page, authorization: Authorization): Promise<string> 
 }
 
 function redeem(authorization: Authorization, code: string) {
-  return redeemCode(server.url, { ...authorization, code, redirectUri });
+  return redeemCode(platform.weft.url, { ...authorization, code, redirectUri });
 }
 
 /** Runs `use` with two browsers of their own (fresh contexts: no cookies shared), closing both after. */
@@ -167,7 +159,7 @@ async function signInApprovedElsewhere() {
   const email = nextEmail();
   const authorization = await newAuthorization();
   const started = await startSignIn(authorization.url, email);
-  const approved = await approveSignIn(smtp.approvalLinkFor(email));
+  const approved = await approveSignIn(platform.smtp.approvalLinkFor(email));
   return { email, authorization, started, code: signInCodeOf(await approved.text()) };
 }
 
@@ -242,7 +234,7 @@ describe.skipIf(!hasChromium)("an OAuth sign-in completes only for the person at
     const authorization = await newAuthorization();
     await inTwoBrowsers(async (attacker, victimBrowser) => {
       const attackerPage = await startInBrowser(attacker, authorization.url, victim);
-      const link = smtp.approvalLinkFor(victim);
+      const link = platform.smtp.approvalLinkFor(victim);
       // The approval page as opened before the cancel, to press Approve on after it.
       const csrf = csrfTokenOf(await (await fetch(link)).text());
       const page = await victimBrowser.newPage();
@@ -292,8 +284,10 @@ describe("the approval mail and the code step", () => {
     expect(mail).toContain(`Client ID: ${authorization.clientId}`);
     expect(mail).toContain(`Sends you back to: ${new URL(redirectUri).host}`);
     expect(mail).toContain("Asked from: 127.0.0.1, Firefox 128 on Windows");
-    expect(smtp.approvalLinkFor(email)).toMatch(new RegExp(`^${server.url}/oauth2/approve\\?token=apv_`));
-    expect(cancelLinkFor(email).startsWith(smtp.approvalLinkFor(email))).toBe(true);
+    expect(platform.smtp.approvalLinkFor(email)).toMatch(
+      new RegExp(`^${platform.weft.url}/oauth2/approve\\?token=apv_`),
+    );
+    expect(cancelLinkFor(email).startsWith(platform.smtp.approvalLinkFor(email))).toBe(true);
   });
 
   it("copies none of a User-Agent's own words into the mail", async () => {
@@ -334,7 +328,7 @@ describe("the approval mail and the code step", () => {
 
   it("refuses the right code after its 10 minutes", async () => {
     const { authorization, started, code } = await signInApprovedElsewhere();
-    server.clock.advance(10 * 60 * 1000);
+    platform.weft.clock.advance(10 * 60 * 1000);
     const late = await typeSignInCode(authorization.url, started.cookie, started.checkMailHtml, code);
     expect(late.status).toBe(400);
     const html = await late.text();
@@ -374,13 +368,13 @@ describe("the approval mail and the code step", () => {
     const email = nextEmail();
     const authorization = await newAuthorization();
     await startSignIn(authorization.url, email);
-    const link = smtp.approvalLinkFor(email);
+    const link = platform.smtp.approvalLinkFor(email);
     expect((await fetch(link)).status).toBe(200);
     expect((await fetch(cancelLinkFor(email))).status).toBe(200);
     expect((await registrationOf(email)).status).toBe("pending");
     expect((await fetch(`${link}&answer=approve`)).status).toBe(400);
-    expect((await fetch(`${server.url}/oauth2/approve?token=apv_${"x".repeat(43)}`)).status).toBe(404);
-    expect((await fetch(`${server.url}/oauth2/approve?token=nope`)).status).toBe(404);
+    expect((await fetch(`${platform.weft.url}/oauth2/approve?token=apv_${"x".repeat(43)}`)).status).toBe(404);
+    expect((await fetch(`${platform.weft.url}/oauth2/approve?token=nope`)).status).toBe(404);
     const post = (fields: Record<string, string>) =>
       fetch(link, {
         method: "POST",

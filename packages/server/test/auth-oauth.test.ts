@@ -5,63 +5,49 @@ import {
   callRpc,
   codeRequest,
   csrfTokenOf,
+  emailSequence,
+  mailingTestPlatform,
   pkcePair,
   postJson,
   redeemCode,
   registerOAuthClient,
   requestToken,
-  type SmtpSink,
   signInForAuthorization,
-  startSmtpSink,
-  startTestPlatform,
-  type TestPlatform,
 } from "@weft/testing";
 import { count } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { oauthAuthorizationCodes, registrations } from "../src/db/schema/index.ts";
 
-let smtp: SmtpSink;
-let server: TestPlatform;
-let emailCounter = 0;
+const platform = mailingTestPlatform({
+  env: { WEFT_RATE_LIMIT_REGISTER: "10000", WEFT_RATE_LIMIT_CLAIM: "10000" },
+});
 const redirectUri = "http://127.0.0.1:8765/callback";
 
-beforeAll(async () => {
-  smtp = await startSmtpSink();
-  server = await startTestPlatform({
-    env: { SMTP_URL: smtp.url, WEFT_RATE_LIMIT_REGISTER: "10000", WEFT_RATE_LIMIT_CLAIM: "10000" },
-  });
-});
-
-afterAll(async () => {
-  await server.stop();
-  await smtp.close();
-});
-
-function nextEmail(): string {
-  emailCounter += 1;
-  return `oauth${emailCounter}@example.com`;
-}
+const nextEmail = emailSequence("oauth");
 
 async function newClient(uris: string[] = [redirectUri]): Promise<string> {
-  const registered = await registerOAuthClient(server.url, { client_name: "Test MCP Client", redirect_uris: uris });
+  const registered = await registerOAuthClient(platform.weft.url, {
+    client_name: "Test MCP Client",
+    redirect_uris: uris,
+  });
   expect(registered.status).toBe(201);
   return registered.body.client_id as string;
 }
 
 async function rowCounts() {
-  const [regs] = await server.database.db.select({ n: count() }).from(registrations);
-  const [codes] = await server.database.db.select({ n: count() }).from(oauthAuthorizationCodes);
+  const [regs] = await platform.weft.database.db.select({ n: count() }).from(registrations);
+  const [codes] = await platform.weft.database.db.select({ n: count() }).from(oauthAuthorizationCodes);
   return { registrations: regs?.n, codes: codes?.n };
 }
 
 /** A request of `clientId`'s to the usual redirect URI, with a fresh PKCE pair; `parameters` adds or overrides. */
 function requestOf(clientId: string, parameters: Record<string, string | undefined> = {}) {
-  return codeRequest(server.url, { client_id: clientId, redirect_uri: redirectUri, ...parameters });
+  return codeRequest(platform.weft.url, { client_id: clientId, redirect_uri: redirectUri, ...parameters });
 }
 
 /** Registers a client, signs a new person in, consents (a 303 back with the state), and returns the code. */
 async function authorize(options: { redirect?: string; scope?: string } = {}): Promise<AuthorizedCode> {
-  return authorizedCode(server.url, smtp, {
+  return authorizedCode(platform.weft.url, platform.smtp, {
     clientId: await newClient(),
     redirectUri: options.redirect ?? redirectUri,
     email: nextEmail(),
@@ -71,21 +57,20 @@ async function authorize(options: { redirect?: string; scope?: string } = {}): P
 }
 
 const redeem = (authorized: AuthorizedCode, overrides: Record<string, string> = {}) =>
-  redeemCode(server.url, authorized, overrides);
+  redeemCode(platform.weft.url, authorized, overrides);
 
 /** The token endpoint's refusal body for what happened to a code or a refresh token. */
 const invalidGrant = (description: string | RegExp) => ({ error: "invalid_grant", error_description: description });
 
 describe("authorization server metadata", () => {
   it("lists the OAuth 2.1 endpoints and capabilities MCP clients need", async () => {
-    const metadata = (await (await fetch(`${server.url}/.well-known/oauth-authorization-server`)).json()) as Record<
-      string,
-      unknown
-    >;
+    const metadata = (await (
+      await fetch(`${platform.weft.url}/.well-known/oauth-authorization-server`)
+    ).json()) as Record<string, unknown>;
     expect(metadata).toMatchObject({
-      authorization_endpoint: `${server.url}/oauth2/authorize`,
-      token_endpoint: `${server.url}/oauth2/token`,
-      registration_endpoint: `${server.url}/oauth2/register`,
+      authorization_endpoint: `${platform.weft.url}/oauth2/authorize`,
+      token_endpoint: `${platform.weft.url}/oauth2/token`,
+      registration_endpoint: `${platform.weft.url}/oauth2/register`,
       code_challenge_methods_supported: ["S256"],
       response_types_supported: ["code"],
       token_endpoint_auth_methods_supported: ["none"],
@@ -96,7 +81,7 @@ describe("authorization server metadata", () => {
 
 describe("dynamic client registration", () => {
   it("registers a public client", async () => {
-    const registered = await registerOAuthClient(server.url, {
+    const registered = await registerOAuthClient(platform.weft.url, {
       client_name: "Editor",
       redirect_uris: [redirectUri, "https://app.example.com/cb", "com.example.editor:/cb"],
       grant_types: ["authorization_code", "refresh_token"],
@@ -121,7 +106,7 @@ describe("dynamic client registration", () => {
     [{ redirect_uris: [redirectUri], grant_types: ["client_credentials"] }, "invalid_client_metadata"],
     [{ redirect_uris: [redirectUri], response_types: ["token"] }, "invalid_client_metadata"],
   ])("refuses %j with %s", async (metadata, error) => {
-    const registered = await registerOAuthClient(server.url, metadata);
+    const registered = await registerOAuthClient(platform.weft.url, metadata);
     expect(registered.status).toBe(400);
     expect(registered.body.error).toBe(error);
   });
@@ -136,7 +121,9 @@ describe("authorize page", () => {
       { client_id: clientId, redirect_uri: "https://evil.example.com/callback" },
       { client_id: clientId },
     ]) {
-      const response = await fetch(codeRequest(server.url, { ...parameters, state: "s" }).url, { redirect: "manual" });
+      const response = await fetch(codeRequest(platform.weft.url, { ...parameters, state: "s" }).url, {
+        redirect: "manual",
+      });
       expect(response.status).toBe(400);
       expect(response.headers.get("location")).toBeNull();
     }
@@ -172,7 +159,7 @@ describe("authorize page", () => {
   it("refuses a sign-in with an address that is not an email, sending nothing", async () => {
     const { url } = requestOf(await newClient());
     const csrf = csrfTokenOf(await (await fetch(url)).text());
-    const before = { ...(await rowCounts()), mails: smtp.received.length };
+    const before = { ...(await rowCounts()), mails: platform.smtp.received.length };
     const response = await fetch(url, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
@@ -181,22 +168,25 @@ describe("authorize page", () => {
     expect(response.status).toBe(400);
     expect(await response.text()).toContain('id="problem"');
     expect(response.headers.get("set-cookie")).toBeNull();
-    expect({ ...(await rowCounts()), mails: smtp.received.length }).toEqual(before);
+    expect({ ...(await rowCounts()), mails: platform.smtp.received.length }).toEqual(before);
   });
 
   it("keeps an OAuth sign-in out of the agent claim endpoint", async () => {
     const { url } = requestOf(await newClient());
-    const session = await signInForAuthorization(url, nextEmail(), smtp);
+    const session = await signInForAuthorization(url, nextEmail(), platform.smtp);
     const claimToken = decodeURIComponent(session.cookie.split("=")[1] as string);
     for (const otp of ["000000", "123456"]) {
-      const claimed = await postJson(`${server.url}/agent/auth/claim/complete`, { claim_token: claimToken, otp });
+      const claimed = await postJson(`${platform.weft.url}/agent/auth/claim/complete`, {
+        claim_token: claimToken,
+        otp,
+      });
       expect(claimed.body.error).toBe("invalid_grant");
     }
   });
 
   it("changes nothing on GET, and refuses a consent without its CSRF token", async () => {
     const { url } = requestOf(await newClient());
-    const session = await signInForAuthorization(url, nextEmail(), smtp);
+    const session = await signInForAuthorization(url, nextEmail(), platform.smtp);
     expect(session.consentHtml).toContain("Test MCP Client");
     expect(session.consentHtml).toContain("127.0.0.1:8765");
     expect(session.consentHtml).toContain("projects:write");
@@ -220,7 +210,7 @@ describe("authorize page", () => {
 
   it("tells the client access_denied, with its state, when the person denies", async () => {
     const { url } = requestOf(await newClient(), { state: "deny-me" });
-    const answer = await answerConsent(url, await signInForAuthorization(url, nextEmail(), smtp), "deny");
+    const answer = await answerConsent(url, await signInForAuthorization(url, nextEmail(), platform.smtp), "deny");
     expect(answer.location?.searchParams.get("error")).toBe("access_denied");
     expect(answer.location?.searchParams.get("state")).toBe("deny-me");
     expect(answer.location?.searchParams.has("code")).toBe(false);
@@ -233,13 +223,18 @@ describe("token endpoint: authorization code", () => {
     const token = await redeem(authorized);
     expect(token.status).toBe(200);
     expect(token.body).toMatchObject({ token_type: "Bearer", expires_in: 3600, scope: "projects:read" });
-    const listed = await callRpc(server.url, "projects.list", {}, { token: token.body.access_token });
+    const listed = await callRpc(platform.weft.url, "projects.list", {}, { token: token.body.access_token });
     expect(listed.status).toBe(200);
-    const agents = await callRpc(server.url, "agents.list", {}, { token: token.body.access_token });
+    const agents = await callRpc(platform.weft.url, "agents.list", {}, { token: token.body.access_token });
     expect(agents.json).toMatchObject({
       results: [{ type: "oauth-client", scopes: ["projects:read"], agent: { clientId: authorized.clientId } }],
     });
-    const refused = await callRpc(server.url, "projects.create", { name: "x" }, { token: token.body.access_token });
+    const refused = await callRpc(
+      platform.weft.url,
+      "projects.create",
+      { name: "x" },
+      { token: token.body.access_token },
+    );
     expect(refused.status).toBe(403);
   });
 
@@ -252,7 +247,9 @@ describe("token endpoint: authorization code", () => {
     expect(again.body).toMatchObject(
       invalidGrant("The authorization code was already redeemed; the tokens it was exchanged for are now revoked."),
     );
-    expect((await callRpc(server.url, "projects.list", {}, { token: first.body.access_token })).status).toBe(401);
+    expect((await callRpc(platform.weft.url, "projects.list", {}, { token: first.body.access_token })).status).toBe(
+      401,
+    );
   });
 
   it("refuses a missing or failing PKCE verifier with invalid_grant (RFC 7636 §4.6), spending the code", async () => {
@@ -293,13 +290,13 @@ describe("token endpoint: authorization code", () => {
 
   it("accepts a code until 60 seconds after its issue, not at 60 seconds", async () => {
     const inTime = await authorize();
-    server.clock.advance(60 * 1000 - 1);
+    platform.weft.clock.advance(60 * 1000 - 1);
     expect((await redeem(inTime)).status).toBe(200);
   });
 
   it("refuses a code after its 60 seconds, another client's code, and a different redirect URI", async () => {
     const late = await authorize();
-    server.clock.advance(60 * 1000);
+    platform.weft.clock.advance(60 * 1000);
     // An expired code is not spent by the refusal: it is refused as expired again.
     for (let attempt = 0; attempt < 2; attempt += 1) {
       expect((await redeem(late)).body).toMatchObject(
@@ -326,7 +323,12 @@ describe("token endpoint: authorization code", () => {
 
 /** The refresh grant: `clientId` presents `refreshToken`; `extra` adds parameters. */
 const refresh = (clientId: string, refreshToken: string, extra: Record<string, string> = {}) =>
-  requestToken(server.url, { grant_type: "refresh_token", client_id: clientId, refresh_token: refreshToken, ...extra });
+  requestToken(platform.weft.url, {
+    grant_type: "refresh_token",
+    client_id: clientId,
+    refresh_token: refreshToken,
+    ...extra,
+  });
 
 /** A client's first tokens: a fresh authorization, redeemed. */
 async function firstTokens(): Promise<{ clientId: string; tokens: Record<string, string> }> {
@@ -343,22 +345,26 @@ describe("token endpoint: refresh token", () => {
     expect(second.status).toBe(200);
     expect(second.body.refresh_token).not.toBe(first.refresh_token);
     // The replaced access token stops working; the new one works.
-    expect((await callRpc(server.url, "projects.list", {}, { token: first.access_token })).status).toBe(401);
-    expect((await callRpc(server.url, "projects.list", {}, { token: second.body.access_token })).status).toBe(200);
+    expect((await callRpc(platform.weft.url, "projects.list", {}, { token: first.access_token })).status).toBe(401);
+    expect((await callRpc(platform.weft.url, "projects.list", {}, { token: second.body.access_token })).status).toBe(
+      200,
+    );
     const widened = await refresh(clientId, second.body.refresh_token as string, { scope: "projects:read admin" });
     expect(widened.body.error).toBe("invalid_scope");
     const reused = await refresh(clientId, first.refresh_token as string);
     expect(reused.body).toMatchObject(
       invalidGrant("The refresh token was already used once; every token of its grant is now revoked."),
     );
-    expect((await callRpc(server.url, "projects.list", {}, { token: second.body.access_token })).status).toBe(401);
+    expect((await callRpc(platform.weft.url, "projects.list", {}, { token: second.body.access_token })).status).toBe(
+      401,
+    );
     // Never used itself, the latest refresh token is refused for what happened to it: its grant was revoked.
     expect((await refresh(clientId, second.body.refresh_token as string)).body).toMatchObject(grantRevoked);
   });
 
   it("refuses a refresh token after its 30 days as expired, every time", async () => {
     const { clientId, tokens } = await firstTokens();
-    server.clock.advance(30 * 24 * 60 * 60 * 1000);
+    platform.weft.clock.advance(30 * 24 * 60 * 60 * 1000);
     for (let attempt = 0; attempt < 2; attempt += 1) {
       expect((await refresh(clientId, tokens.refresh_token as string)).body).toMatchObject(
         invalidGrant("The refresh token expired; start a new authorization."),
@@ -371,7 +377,9 @@ describe("token endpoint: refresh token", () => {
     const unknownClient = await refresh("cli_nobody", tokens.refresh_token as string);
     expect(unknownClient.body.error).toBe("invalid_client");
     const unknownToken = await refresh(clientId, "wrt_nothing");
-    expect(unknownToken.body).toMatchObject(invalidGrant("No refresh token of this server matches refresh_token."));
+    expect(unknownToken.body).toMatchObject(
+      invalidGrant("No refresh token of this server matches refresh_token."),
+    );
   });
 
   it("refuses a refresh token another client presents", async () => {
@@ -382,11 +390,11 @@ describe("token endpoint: refresh token", () => {
 
   it("stops refreshing an agent revoked through agents.revoke", async () => {
     const { clientId, tokens } = await firstTokens();
-    const agents = (await callRpc(server.url, "agents.list", {}, { token: tokens.access_token })).json as {
+    const agents = (await callRpc(platform.weft.url, "agents.list", {}, { token: tokens.access_token })).json as {
       results: { id: string }[];
     };
     const agentId = agents.results[0]?.id as string;
-    const revoked = await callRpc(server.url, "agents.revoke", { agentId }, { token: tokens.access_token });
+    const revoked = await callRpc(platform.weft.url, "agents.revoke", { agentId }, { token: tokens.access_token });
     expect(revoked.status).toBe(200);
     // Refused the same way every time: presenting it again is no reuse, since its grant is revoked.
     for (let attempt = 0; attempt < 2; attempt += 1) {

@@ -5,45 +5,29 @@ import {
   claimCodeOf,
   cookiesOf,
   decide,
+  emailSequence,
+  mailingTestPlatform,
   registerSecret,
-  type SmtpSink,
   type StudioBrowserSession,
   setCookieHeader,
   signInToStudio,
-  startSmtpSink,
   startTestPlatform,
-  type TestPlatform,
 } from "@weft/testing";
 import { count } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { registrations } from "../src/db/schema/index.ts";
 import { studioStartUpLine } from "../src/studio/studio-start-up-line.ts";
 
-let smtp: SmtpSink;
-let weft: TestPlatform;
-let emailCounter = 0;
 const log = capturedLogger("debug");
-
-beforeAll(async () => {
-  smtp = await startSmtpSink();
-  weft = await startTestPlatform({
-    env: { SMTP_URL: smtp.url, WEFT_RATE_LIMIT_REGISTER: "10000", WEFT_RATE_LIMIT_CLAIM: "10000" },
-    logger: log.logger,
-  });
+const platform = mailingTestPlatform({
+  env: { WEFT_RATE_LIMIT_REGISTER: "10000", WEFT_RATE_LIMIT_CLAIM: "10000" },
+  logger: log.logger,
 });
 
-afterAll(async () => {
-  await weft.stop();
-  await smtp.close();
-});
-
-function nextEmail(): string {
-  emailCounter += 1;
-  return `studio${emailCounter}@example.com`;
-}
+const nextEmail = emailSequence("studio");
 
 function postJson(path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${weft.url}${path}`, {
+  return fetch(`${platform.weft.url}${path}`, {
     method: "POST",
     headers: { "content-type": "application/json", ...headers },
     body: JSON.stringify(body),
@@ -51,11 +35,11 @@ function postJson(path: string, body: unknown, headers: Record<string, string> =
 }
 
 function readSession(cookie: string): Promise<Response> {
-  return fetch(`${weft.url}/studio/api/session`, { headers: { cookie } });
+  return fetch(`${platform.weft.url}/studio/api/session`, { headers: { cookie } });
 }
 
 function studioCall(session: Pick<StudioBrowserSession, "cookie" | "csrfToken">, procedure: string, input: unknown) {
-  return callRpc(`${weft.url}/studio`, procedure, input, {
+  return callRpc(`${platform.weft.url}/studio`, procedure, input, {
     headers: { cookie: session.cookie, "x-weft-csrf": session.csrfToken },
   });
 }
@@ -65,12 +49,12 @@ async function approvedSignIn(email: string): Promise<{ pendingCookie: string; c
   const started = await postJson("/studio/api/sign-in", { email });
   expect(started.status).toBe(202);
   const pending = cookiesOf(started).get("weft_studio_sign_in") ?? "";
-  const approved = await decide(smtp.approvalLinkFor(email), "approve");
+  const approved = await decide(platform.smtp.approvalLinkFor(email), "approve");
   return { pendingCookie: `weft_studio_sign_in=${pending}`, code: claimCodeOf(approved.html) };
 }
 
 async function registrationCount(): Promise<number> {
-  const [row] = await weft.database.db.select({ n: count() }).from(registrations);
+  const [row] = await platform.weft.database.db.select({ n: count() }).from(registrations);
   return row?.n ?? 0;
 }
 
@@ -86,15 +70,15 @@ describe("signing in to Studio by mail", () => {
     const started = await postJson("/studio/api/sign-in", { email });
     expect(started.status).toBe(202);
     const { expiresAt } = (await started.json()) as { expiresAt: string };
-    expect(new Date(expiresAt).getTime()).toBe(weft.clock.now().getTime() + 30 * 60 * 1000);
+    expect(new Date(expiresAt).getTime()).toBe(platform.weft.clock.now().getTime() + 30 * 60 * 1000);
     const pendingHeader = setCookieHeader(started, "weft_studio_sign_in") ?? "";
     expect(pendingHeader).toMatch(/; Path=\/studio(;|$)/);
     expect(pendingHeader).toMatch(/; HttpOnly(;|$)/);
     expect(pendingHeader).toMatch(/; SameSite=Lax(;|$)/);
     expect(pendingHeader).not.toMatch(/; Secure/);
-    expect(smtp.received.findLast((mail) => mail.to.includes(email))?.raw).toContain("Weft Studio");
+    expect(platform.smtp.received.findLast((mail) => mail.to.includes(email))?.raw).toContain("Weft Studio");
 
-    const approved = await decide(smtp.approvalLinkFor(email), "approve");
+    const approved = await decide(platform.smtp.approvalLinkFor(email), "approve");
     const completed = await postJson(
       "/studio/api/sign-in/complete",
       { code: claimCodeOf(approved.html) },
@@ -119,7 +103,7 @@ describe("signing in to Studio by mail", () => {
       email,
       accountId: expect.stringMatching(/^acc_/),
       csrfToken: body.csrfToken,
-      expiresAt: new Date(weft.clock.now().getTime() + 12 * 60 * 60 * 1000).toISOString(),
+      expiresAt: new Date(platform.weft.clock.now().getTime() + 12 * 60 * 60 * 1000).toISOString(),
     });
 
     const agents = await studioAgents({ cookie, csrfToken: body.csrfToken, email });
@@ -141,7 +125,10 @@ describe("signing in to Studio by mail", () => {
       expect(await refused.json()).toMatchObject({ error: "invalid_request" });
       expect(refused.headers.getSetCookie()).toEqual([]);
     }
-    const notJson = await fetch(`${weft.url}/studio/api/sign-in`, { method: "POST", body: "email=a@example.com" });
+    const notJson = await fetch(`${platform.weft.url}/studio/api/sign-in`, {
+      method: "POST",
+      body: "email=a@example.com",
+    });
     expect(notJson.status).toBe(400);
     expect(await registrationCount()).toBe(before);
   });
@@ -183,7 +170,7 @@ describe("signing in to Studio by mail", () => {
     expect(await again.json()).toMatchObject({ error: "invalid_grant" });
 
     const late = await approvedSignIn(nextEmail());
-    weft.clock.advance(30 * 60 * 1000);
+    platform.weft.clock.advance(30 * 60 * 1000);
     const expired = await postJson("/studio/api/sign-in/complete", { code: late.code }, { cookie: late.pendingCookie });
     expect(expired.status).toBe(400);
     expect(await expired.json()).toMatchObject({ error: "invalid_grant" });
@@ -200,17 +187,17 @@ describe("the session", () => {
   });
 
   it("ends after 12 h without a request, and each request moves that end", async () => {
-    const session = await signInToStudio(weft.url, smtp, nextEmail());
+    const session = await signInToStudio(platform.weft.url, platform.smtp, nextEmail());
     registerSecret(session.csrfToken);
-    weft.clock.advance(12 * 60 * 60 * 1000 - 60_000);
+    platform.weft.clock.advance(12 * 60 * 60 * 1000 - 60_000);
     expect((await readSession(session.cookie)).status).toBe(200);
-    weft.clock.advance(12 * 60 * 60 * 1000 - 60_000);
+    platform.weft.clock.advance(12 * 60 * 60 * 1000 - 60_000);
     expect((await studioCall(session, "projects.list", {})).status).toBe(200);
-    weft.clock.advance(12 * 60 * 60 * 1000);
+    platform.weft.clock.advance(12 * 60 * 60 * 1000);
     expect((await readSession(session.cookie)).status).toBe(401);
     expect((await studioCall(session, "projects.list", {})).status).toBe(401);
     // The session's agent ended with it.
-    const other = await signInToStudio(weft.url, smtp, session.email);
+    const other = await signInToStudio(platform.weft.url, platform.smtp, session.email);
     registerSecret(other.csrfToken);
     const revoked = await studioAgents(other, "revoked");
     expect(revoked.map((agent) => agent.agent.userAgent)).toEqual(["Weft Studio"]);
@@ -218,8 +205,8 @@ describe("the session", () => {
 
   it("ends at once when its agent is revoked, alone or with every other agent", async () => {
     const email = nextEmail();
-    const first = await signInToStudio(weft.url, smtp, email);
-    const second = await signInToStudio(weft.url, smtp, email);
+    const first = await signInToStudio(platform.weft.url, platform.smtp, email);
+    const second = await signInToStudio(platform.weft.url, platform.smtp, email);
     registerSecret(first.csrfToken);
     registerSecret(second.csrfToken);
     const agents = await studioAgents(second);
@@ -231,7 +218,7 @@ describe("the session", () => {
     expect((await readSession(second.cookie)).status).toBe(200);
 
     // Revoking every agent spares the caller's own, so a third session responds to the incident.
-    const third = await signInToStudio(weft.url, smtp, email);
+    const third = await signInToStudio(platform.weft.url, platform.smtp, email);
     registerSecret(third.csrfToken);
     const workspaces = await studioCall(third, "access.listWorkspaces", {});
     const personal = (workspaces.json as { results: { id: string; personal: boolean }[] }).results.find(
@@ -244,10 +231,13 @@ describe("the session", () => {
 
   it("signs out with the CSRF header only, revoking its agent", async () => {
     const email = nextEmail();
-    const session = await signInToStudio(weft.url, smtp, email);
+    const session = await signInToStudio(platform.weft.url, platform.smtp, email);
     registerSecret(session.csrfToken);
     const signOut = (headers: Record<string, string>) =>
-      fetch(`${weft.url}/studio/api/sign-out`, { method: "POST", headers: { cookie: session.cookie, ...headers } });
+      fetch(`${platform.weft.url}/studio/api/sign-out`, {
+        method: "POST",
+        headers: { cookie: session.cookie, ...headers },
+      });
     const withoutHeader = await signOut({});
     expect(withoutHeader.status).toBe(403);
     expect(await withoutHeader.json()).toMatchObject({ error: "csrf_failed" });
@@ -260,7 +250,7 @@ describe("the session", () => {
     expect((await readSession(session.cookie)).status).toBe(401);
     expect((await signOut({ "x-weft-csrf": session.csrfToken })).status).toBe(401);
 
-    const other = await signInToStudio(weft.url, smtp, email);
+    const other = await signInToStudio(platform.weft.url, platform.smtp, email);
     registerSecret(other.csrfToken);
     expect((await studioAgents(other, "revoked")).map((agent) => agent.agent.userAgent)).toEqual(["Weft Studio"]);
   });
@@ -268,7 +258,7 @@ describe("the session", () => {
 
 describe("procedures through /studio/rpc", () => {
   it("answers the API's procedures with the session and its CSRF token", async () => {
-    const session = await signInToStudio(weft.url, smtp, nextEmail());
+    const session = await signInToStudio(platform.weft.url, platform.smtp, nextEmail());
     registerSecret(session.csrfToken);
     const created = await studioCall(session, "projects.create", { name: "studio-made" });
     expect(created.status).toBe(200);
@@ -277,13 +267,13 @@ describe("procedures through /studio/rpc", () => {
   });
 
   it("refuses every call without the session's CSRF token, GET included", async () => {
-    const session = await signInToStudio(weft.url, smtp, nextEmail());
-    const other = await signInToStudio(weft.url, smtp, nextEmail());
+    const session = await signInToStudio(platform.weft.url, platform.smtp, nextEmail());
+    const other = await signInToStudio(platform.weft.url, platform.smtp, nextEmail());
     registerSecret(session.csrfToken);
     registerSecret(other.csrfToken);
     const call = (headers: Record<string, string>) =>
       callRpc(
-        `${weft.url}/studio`,
+        `${platform.weft.url}/studio`,
         "projects.create",
         { name: "forged" },
         { headers: { cookie: session.cookie, ...headers } },
@@ -299,7 +289,7 @@ describe("procedures through /studio/rpc", () => {
       expect(refused.status).toBe(403);
       expect(JSON.parse(refused.text)).toMatchObject({ error: "csrf_failed" });
     }
-    const get = await fetch(`${weft.url}/studio/rpc/projects/list?data=${encodeURIComponent("{}")}`, {
+    const get = await fetch(`${platform.weft.url}/studio/rpc/projects/list?data=${encodeURIComponent("{}")}`, {
       headers: { cookie: session.cookie },
     });
     expect(get.status).toBe(403);
@@ -308,24 +298,24 @@ describe("procedures through /studio/rpc", () => {
   });
 
   it("reads no bearer header, and /rpc reads no session cookie", async () => {
-    const session = await signInToStudio(weft.url, smtp, nextEmail());
+    const session = await signInToStudio(platform.weft.url, platform.smtp, nextEmail());
     registerSecret(session.csrfToken);
     const agents = await studioAgents(session);
     expect(agents).toHaveLength(1);
     // A bearer credential of the same person, issued through the claim: worthless on /studio/rpc.
     const { pendingCookie, code } = await approvedSignIn(session.email);
     const claimToken = pendingCookie.slice("weft_studio_sign_in=".length);
-    const claimed = await fetch(`${weft.url}/agent/auth/claim/complete`, {
+    const claimed = await fetch(`${platform.weft.url}/agent/auth/claim/complete`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ claim_token: claimToken, otp: code }),
     });
     const credential = ((await claimed.json()) as { credential: string }).credential;
-    expect((await callRpc(weft.url, "projects.list", {}, { token: credential })).status).toBe(200);
-    const bearerOnly = await callRpc(`${weft.url}/studio`, "projects.list", {}, { token: credential });
+    expect((await callRpc(platform.weft.url, "projects.list", {}, { token: credential })).status).toBe(200);
+    const bearerOnly = await callRpc(`${platform.weft.url}/studio`, "projects.list", {}, { token: credential });
     expect(bearerOnly.status).toBe(401);
     const bearerWithCsrf = await callRpc(
-      `${weft.url}/studio`,
+      `${platform.weft.url}/studio`,
       "projects.list",
       {},
       {
@@ -335,7 +325,7 @@ describe("procedures through /studio/rpc", () => {
     );
     expect(bearerWithCsrf.status).toBe(401);
     const cookieOnRpc = await callRpc(
-      weft.url,
+      platform.weft.url,
       "projects.list",
       {},
       {
@@ -348,12 +338,14 @@ describe("procedures through /studio/rpc", () => {
 
 describe("other origins", () => {
   it("get no CORS answer from Studio's paths, so no other page reads a CSRF token or calls with the cookie", async () => {
-    const session = await signInToStudio(weft.url, smtp, nextEmail());
+    const session = await signInToStudio(platform.weft.url, platform.smtp, nextEmail());
     registerSecret(session.csrfToken);
     const origin = "https://elsewhere.example";
-    const read = await fetch(`${weft.url}/studio/api/session`, { headers: { cookie: session.cookie, origin } });
+    const read = await fetch(`${platform.weft.url}/studio/api/session`, {
+      headers: { cookie: session.cookie, origin },
+    });
     expect(read.headers.get("access-control-allow-origin")).toBeNull();
-    const preflight = await fetch(`${weft.url}/studio/rpc/projects/list`, {
+    const preflight = await fetch(`${platform.weft.url}/studio/rpc/projects/list`, {
       method: "OPTIONS",
       headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "x-weft-csrf" },
     });
@@ -364,7 +356,7 @@ describe("other origins", () => {
 
 describe("the one-time sign-in link", () => {
   async function printedLink(): Promise<string> {
-    const line = await studioStartUpLine(weft.platform.context, true);
+    const line = await studioStartUpLine(platform.weft.platform.context, true);
     const link = /(http\S+\/studio\/api\/sign-in\/link\?token=wsl_[A-Za-z0-9_-]{43})/.exec(line)?.[1];
     if (link === undefined) throw new Error(`no sign-in link in: ${line}`);
     return link;
@@ -388,24 +380,26 @@ describe("the one-time sign-in link", () => {
 
   it("refuses a link past its 15 minutes, or a token that is none", async () => {
     const link = await printedLink();
-    weft.clock.advance(15 * 60 * 1000);
+    platform.weft.clock.advance(15 * 60 * 1000);
     expect((await fetch(link, { redirect: "manual" })).status).toBe(400);
     for (const token of ["", "wsl_short", `wsl_${"a".repeat(43)}`]) {
-      const refused = await fetch(`${weft.url}/studio/api/sign-in/link?token=${token}`, { redirect: "manual" });
+      const refused = await fetch(`${platform.weft.url}/studio/api/sign-in/link?token=${token}`, {
+        redirect: "manual",
+      });
       expect(refused.status).toBe(400);
     }
   });
 
   it("says to sign in by mail when printed anywhere but a terminal", async () => {
-    const line = await studioStartUpLine(weft.platform.context, false);
-    expect(line).toBe(`Weft Studio: ${weft.url}/studio/ (sign in with your email address)`);
+    const line = await studioStartUpLine(platform.weft.platform.context, false);
+    expect(line).toBe(`Weft Studio: ${platform.weft.url}/studio/ (sign in with your email address)`);
   });
 });
 
 describe("behind an https base URL", () => {
   it("marks both cookies Secure", async () => {
     const secure = await startTestPlatform({
-      env: { SMTP_URL: smtp.url },
+      env: { SMTP_URL: platform.smtp.url },
       configure: (config) => ({
         ...config,
         baseUrl: "https://weft.example.test",
@@ -422,7 +416,7 @@ describe("behind an https base URL", () => {
       });
       expect(started.status).toBe(202);
       expect(setCookieHeader(started, "weft_studio_sign_in")).toMatch(/; Secure(;|$)/);
-      const approvalLink = smtp.approvalLinkFor(email).replace("https://weft.example.test", base);
+      const approvalLink = platform.smtp.approvalLinkFor(email).replace("https://weft.example.test", base);
       const approved = await decide(approvalLink, "approve");
       const completed = await fetch(`${base}/studio/api/sign-in/complete`, {
         method: "POST",

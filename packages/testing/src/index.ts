@@ -17,6 +17,7 @@ export * from "./identity-provider.ts";
 export * from "./ingress.ts";
 export * from "./json-schema-arbitrary.ts";
 export * from "./log-capture.ts";
+export * from "./mailing-test-platform.ts";
 export * from "./oauth-client.ts";
 export * from "./rpc-calls.ts";
 export * from "./sandboxed-tenants.ts";

@@ -55,3 +55,12 @@ export async function revokeTestCredential(
   await database.db.update(credentials).set({ revokedAt: clock.now() }).where(eq(credentials.id, credentialId));
   if (options.announce) credentialRevocations.publish([credentialId]);
 }
+
+/** Addresses `${prefix}1@example.com`, `${prefix}2@example.com`, …: a new person at each call. */
+export function emailSequence(prefix: string): () => string {
+  let count = 0;
+  return () => {
+    count += 1;
+    return `${prefix}${count}@example.com`;
+  };
+}
