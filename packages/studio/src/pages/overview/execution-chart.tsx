@@ -1,7 +1,6 @@
 import { type ExecutionStatusValue, type ExecutionTimeline, executionStatuses } from "@weft/contract";
-import { type ReactNode, useEffect, useRef } from "react";
-import uPlot from "uplot";
-import "uplot/dist/uPlot.min.css";
+import { type ReactNode, useCallback } from "react";
+import { type ChartDrawing, type ChartTheme, useChart } from "../../components/use-chart.ts";
 
 /** Executions per minute, one line per status, over the minutes given (buckets without executions count 0). */
 export function ExecutionChart({
@@ -13,43 +12,36 @@ export function ExecutionChart({
   from: Date;
   minutes: number;
 }): ReactNode {
-  const container = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    const element = container.current;
-    if (element === null) return;
-    const start = Math.floor(from.getTime() / 60_000) * 60;
-    const xs = Array.from({ length: minutes }, (_, index) => start + index * 60);
-    const byMinute = new Map(timeline.buckets.map((bucket) => [Date.parse(bucket.start) / 1000, bucket.counts]));
-    const shown = executionStatuses.filter((status) =>
-      timeline.buckets.some((bucket) => (bucket.counts[status] ?? 0) > 0),
-    );
-    const series = shown.length === 0 ? (["succeeded"] as ExecutionStatusValue[]) : shown;
-    const style = getComputedStyle(element);
-    const colour = (status: string): string => style.getPropertyValue(`--status-${status}`).trim() || "#888";
-    const axisColour = style.getPropertyValue("--text-muted").trim();
-    const gridColour = style.getPropertyValue("--border").trim();
-    const axis = { stroke: axisColour, grid: { stroke: gridColour }, ticks: { stroke: gridColour } };
-    const chart = new uPlot(
-      {
-        width: Math.max(element.clientWidth, 280),
-        height: 220,
-        scales: { x: { time: true }, y: { range: (_self, _min, max) => [0, Math.max(max, 1)] } },
-        axes: [axis, { ...axis, size: 40 }],
-        series: [
-          {},
-          ...series.map((status) => ({ label: status, stroke: colour(status), width: 2, points: { show: false } })),
-        ],
-      },
-      [xs, ...series.map((status) => xs.map((x) => byMinute.get(x)?.[status] ?? 0))],
-      element,
-    );
-    const resize = new ResizeObserver(() => chart.setSize({ width: Math.max(element.clientWidth, 280), height: 220 }));
-    resize.observe(element);
-    return () => {
-      resize.disconnect();
-      chart.destroy();
-    };
-  }, [timeline, from, minutes]);
+  const draw = useCallback(
+    ({ colour, axis }: ChartTheme): ChartDrawing => {
+      const start = Math.floor(from.getTime() / 60_000) * 60;
+      const xs = Array.from({ length: minutes }, (_, index) => start + index * 60);
+      const byMinute = new Map(timeline.buckets.map((bucket) => [Date.parse(bucket.start) / 1000, bucket.counts]));
+      const shown = executionStatuses.filter((status) =>
+        timeline.buckets.some((bucket) => (bucket.counts[status] ?? 0) > 0),
+      );
+      const series = shown.length === 0 ? (["succeeded"] as ExecutionStatusValue[]) : shown;
+      const statusColour = (status: string): string => colour(`--status-${status}`) || "#888";
+      return {
+        options: {
+          scales: { x: { time: true }, y: { range: (_self, _min, max) => [0, Math.max(max, 1)] } },
+          axes: [axis, { ...axis, size: 40 }],
+          series: [
+            {},
+            ...series.map((status) => ({
+              label: status,
+              stroke: statusColour(status),
+              width: 2,
+              points: { show: false },
+            })),
+          ],
+        },
+        data: [xs, ...series.map((status) => xs.map((x) => byMinute.get(x)?.[status] ?? 0))],
+      };
+    },
+    [timeline, from, minutes],
+  );
+  const container = useChart(220, draw);
   return <div ref={container} className="chart" role="img" aria-label={describe(timeline)} />;
 }
 
