@@ -1,6 +1,6 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { deployNewProject } from "./support/deployed-project.ts";
-import { parseJson, runCli } from "./support/run-cli.ts";
+import { describe, expect, it } from "vitest";
+import { deployedProject } from "./support/deployed-project.ts";
+import { parseJson } from "./support/run-cli.ts";
 import { signedInPlatform } from "./support/signed-in-platform.ts";
 
 /** The approval workflow of the README, deployed and answered the way the README does it. */
@@ -26,13 +26,7 @@ export default defineConfig({ workflows: [expense] });
 `;
 
 const signedIn = signedInPlatform("approver@example.com");
-let directory: string;
-
-beforeAll(async () => {
-  ({ directory } = await deployNewProject(signedIn.env, "approvals", { "weft.config.ts": config }));
-}, 120_000);
-
-const cli = (args: string[]) => runCli(args, { cwd: directory, env: signedIn.env });
+const { cli } = deployedProject(signedIn, "approvals", { "weft.config.ts": config });
 
 describe("an approval workflow", () => {
   it("waits with its token shown by executions get, and goes on once the token's URL is answered", async () => {

@@ -1,15 +1,12 @@
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
-import { deployNewProject } from "./support/deployed-project.ts";
+import { describe, expect, it } from "vitest";
+import { deployedProject } from "./support/deployed-project.ts";
 import { parseJson, runCli } from "./support/run-cli.ts";
 import { signedInPlatform } from "./support/signed-in-platform.ts";
 
 const signedIn = signedInPlatform("everyday@example.com");
-/** A deployed `weft init` project; commands run in its directory find the pinned project. */
-let directory: string;
-let projectId: string;
 
 const config = `import { defineConfig, webhook, workflow } from "@weft/sdk";
 
@@ -38,12 +35,9 @@ export default defineConfig({
 });
 `;
 
-beforeAll(async () => {
-  ({ directory, projectId } = await deployNewProject(signedIn.env, "everyday", { "weft.config.ts": config }));
-}, 120_000);
-
-const cli = (args: string[], input?: string) =>
-  runCli(args, { cwd: directory, env: signedIn.env, ...(input === undefined ? {} : { input }) });
+/** A deployed project; commands run in its directory find the pinned project. */
+const deployed = deployedProject(signedIn, "everyday", { "weft.config.ts": config });
+const { cli } = deployed;
 
 describe("everyday commands", () => {
   it("workflows run + executions watch show a run to completion; get, list and the trace follow it", async () => {
@@ -107,7 +101,7 @@ describe("everyday commands", () => {
   });
 
   it("workflows run --watch with input from a file, and refuses input that is not JSON as a usage error", async () => {
-    writeFileSync(join(directory, "input.json"), '{"name": "Grace"}');
+    writeFileSync(join(deployed.directory, "input.json"), '{"name": "Grace"}');
     const run = await cli(["workflows", "run", "greet", "--input", "@input.json", "--watch", "--json"]);
     expect(run.code).toBe(0);
     expect(parseJson(run)).toMatchObject({ status: "succeeded", output: { greeting: "Hello, Grace!" } });
@@ -150,7 +144,7 @@ describe("everyday commands", () => {
   });
 
   it("names WEFT_TOKEN in the fix when the platform refuses the credential it holds", async () => {
-    const refused = await runCli(["projects", "list"], { cwd: directory, env: signedIn.envWithRefusedToken });
+    const refused = await runCli(["projects", "list"], { cwd: deployed.directory, env: signedIn.envWithRefusedToken });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("WEFT_TOKEN holds a credential the platform refuses");
     expect(refused.stderr).toContain("unset it");
@@ -159,15 +153,15 @@ describe("everyday commands", () => {
   it("resources list shows the addresses of the active deployment's forms and webhooks", async () => {
     const resources = await cli(["resources", "list", "--json"]);
     expect(parseJson(resources)).toEqual({
-      projectId,
+      projectId: deployed.projectId,
       forms: [
         {
           name: "contact",
           workflow: "greet",
           visibility: "public",
           disabled: false,
-          pageUrl: `${signedIn.weft.url}/triggers/forms/${projectId}/contact`,
-          url: `${signedIn.weft.url}/forms/contact?projectId=${projectId}`,
+          pageUrl: `${signedIn.weft.url}/triggers/forms/${deployed.projectId}/contact`,
+          url: `${signedIn.weft.url}/forms/contact?projectId=${deployed.projectId}`,
         },
       ],
       webhooks: [
@@ -175,18 +169,18 @@ describe("everyday commands", () => {
           name: "incoming",
           workflow: "greet",
           secretHeader: null,
-          url: `${signedIn.weft.url}/triggers/webhooks/${projectId}/incoming`,
+          url: `${signedIn.weft.url}/triggers/webhooks/${deployed.projectId}/incoming`,
         },
       ],
     });
     const text = await cli(["resources", "list"]);
     expect(text.stdout).toContain(
-      `form page     contact   greet     ${signedIn.weft.url}/triggers/forms/${projectId}/contact`,
+      `form page     contact   greet     ${signedIn.weft.url}/triggers/forms/${deployed.projectId}/contact`,
     );
   });
 
   it("a submitted form's execution can be watched to completion", async () => {
-    const response = await fetch(`${signedIn.weft.url}/forms/contact?projectId=${projectId}`, {
+    const response = await fetch(`${signedIn.weft.url}/forms/contact?projectId=${deployed.projectId}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ name: "Form" }),
@@ -219,7 +213,7 @@ describe("everyday commands", () => {
     const elsewhere = await runCli(["workflows", "list"], { cwd: tmpdir(), env: signedIn.env });
     expect(elsewhere.code).toBe(2);
     expect(elsewhere.stderr).toContain("--project");
-    const withFlag = await runCli(["workflows", "list", "--project", projectId, "--json"], {
+    const withFlag = await runCli(["workflows", "list", "--project", deployed.projectId, "--json"], {
       cwd: tmpdir(),
       env: signedIn.env,
     });

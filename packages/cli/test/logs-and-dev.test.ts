@@ -2,16 +2,14 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { callRpc } from "@weft/testing";
-import { beforeAll, describe, expect, it } from "vitest";
-import { deployNewProject } from "./support/deployed-project.ts";
+import { describe, expect, it } from "vitest";
+import { deployedProject } from "./support/deployed-project.ts";
 import { parseJson, runCli, startCli } from "./support/run-cli.ts";
 import { signedInPlatform } from "./support/signed-in-platform.ts";
 
 const signedIn = signedInPlatform("logs@example.com", {
   configure: (parsed) => ({ ...parsed, worker: { ...parsed.worker, pollIntervalMs: 25 } }),
 });
-let directory: string;
-let projectId: string;
 
 const config = `import { defineConfig, workflow } from "@weft/sdk";
 
@@ -43,7 +41,8 @@ const flop = workflow({
 export default defineConfig({ workflows: [greet, nap, flop] });
 `;
 
-const cli = (args: string[]) => runCli(args, { cwd: directory, env: signedIn.env });
+const deployed = deployedProject(signedIn, "logs", { "weft.config.ts": config });
+const { cli } = deployed;
 
 async function run(workflow: string, input: unknown): Promise<string> {
   // A fresh millisecond of the manual clock for each run, as real time gives.
@@ -51,7 +50,7 @@ async function run(workflow: string, input: unknown): Promise<string> {
   const started = await callRpc(
     signedIn.weft.url,
     "workflows.run",
-    { projectId, workflow, input },
+    { projectId: deployed.projectId, workflow, input },
     { token: signedIn.identity.credential },
   );
   return (started.json as { executionId: string }).executionId;
@@ -73,10 +72,6 @@ async function waitForStatus(executionId: string, status: string): Promise<void>
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
-
-beforeAll(async () => {
-  ({ directory, projectId } = await deployNewProject(signedIn.env, "logs", { "weft.config.ts": config }));
-}, 120_000);
 
 describe("weft logs", { timeout: 120_000 }, () => {
   it("prints an execution's logs and steps, as lines or as one JSON object", async () => {
@@ -116,7 +111,10 @@ describe("weft logs", { timeout: 120_000 }, () => {
   it("--follow on an execution prints its events as they happen and exits when it ends", async () => {
     const executionId = await run("nap", {});
     await waitForStatus(executionId, "sleeping");
-    const following = startCli(["logs", "--execution", executionId, "--follow"], { cwd: directory, env: signedIn.env });
+    const following = startCli(["logs", "--execution", executionId, "--follow"], {
+      cwd: deployed.directory,
+      env: signedIn.env,
+    });
     await following.waitFor((output) => output.includes("sleep short until"));
     signedIn.weft.clock.advance(60_000);
     const result = await following.result;
@@ -126,7 +124,7 @@ describe("weft logs", { timeout: 120_000 }, () => {
   });
 
   it("--follow on the project streams new executions until Ctrl-C, one JSON object a line under --json", async () => {
-    const following = startCli(["logs", "--follow", "--json"], { cwd: directory, env: signedIn.env });
+    const following = startCli(["logs", "--follow", "--json"], { cwd: deployed.directory, env: signedIn.env });
     // The history is printed first; the stream then takes over where it ended, so none is missed.
     const executionId = await run("greet", { name: "Grace" });
     await following.waitFor((output) =>
@@ -144,7 +142,7 @@ describe("weft logs", { timeout: 120_000 }, () => {
   });
 
   it("fails with the WEFT_TOKEN fix when the platform refuses the credential", async () => {
-    const refused = await runCli(["logs", "--follow"], { cwd: directory, env: signedIn.envWithRefusedToken });
+    const refused = await runCli(["logs", "--follow"], { cwd: deployed.directory, env: signedIn.envWithRefusedToken });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("WEFT_TOKEN");
   });

@@ -1,13 +1,12 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
-import { deployNewProject } from "./support/deployed-project.ts";
+import { describe, expect, it } from "vitest";
+import { deployedProject } from "./support/deployed-project.ts";
 import { parseJson, runCli } from "./support/run-cli.ts";
 import { signedInPlatform } from "./support/signed-in-platform.ts";
 
 const signedIn = signedInPlatform("schedules@example.com");
-let directory: string;
 
 /** The scheduled workflow of the README, as written there. */
 const readmeConfig = `import { defineConfig, workflow } from "@weft/sdk";
@@ -48,11 +47,7 @@ interface ScheduleJson {
   lastExecutionId: string | null;
 }
 
-beforeAll(async () => {
-  ({ directory } = await deployNewProject(signedIn.env, "scheduled", { "weft.config.ts": readmeConfig }));
-}, 120_000);
-
-const cli = (args: string[]) => runCli(args, { cwd: directory, env: signedIn.env });
+const { cli } = deployedProject(signedIn, "scheduled", { "weft.config.ts": readmeConfig });
 
 describe("weft schedules", () => {
   it("lists the README's schedules, and its every-minute schedule runs the workflow at its tick", async () => {
