@@ -2,11 +2,12 @@ import { randomUUID } from "node:crypto";
 import {
   idJagRegistration,
   postJson,
+  postLogoutToken,
   startTestIdentityProvider,
   startTestPlatform,
   type TestIdentityProvider,
-  type TestPlatform,
   trustedIssuersEnv,
+  trustingTestPlatform,
   whoAmI,
 } from "@weft/testing";
 import { eq } from "drizzle-orm";
@@ -17,41 +18,36 @@ import { accounts, credentials, usedAssertionIds } from "../src/db/schema/index.
 import { startPlatform } from "../src/platform.ts";
 import { createLogger } from "../src/shared/logger.ts";
 
-let idp: TestIdentityProvider;
 let untrusted: TestIdentityProvider;
-let server: TestPlatform;
 const schemaHost = "https://schemas.example.com";
 const revokedEvent = `${schemaHost}/events/agent/auth/identity/assertion/revoked`;
 
+const platform = trustingTestPlatform({
+  env: {
+    WEFT_EVENT_SCHEMA_HOST: schemaHost,
+    WEFT_RATE_LIMIT_REGISTER: "10000",
+    WEFT_RATE_LIMIT_REVOKE: "10000",
+  },
+});
+
 beforeAll(async () => {
-  idp = await startTestIdentityProvider();
   untrusted = await startTestIdentityProvider();
-  server = await startTestPlatform({
-    env: {
-      WEFT_TRUSTED_ISSUERS: trustedIssuersEnv(idp),
-      WEFT_EVENT_SCHEMA_HOST: schemaHost,
-      WEFT_RATE_LIMIT_REGISTER: "10000",
-      WEFT_RATE_LIMIT_REVOKE: "10000",
-    },
-  });
 });
 
 afterAll(async () => {
-  await server.stop();
-  await idp.close();
   await untrusted.close();
 });
 
 function nowSeconds(): number {
-  return Math.floor(server.clock.now().getTime() / 1000);
+  return Math.floor(platform.weft.clock.now().getTime() / 1000);
 }
 
 function idJagClaims(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    iss: idp.issuer,
+    iss: platform.idp.issuer,
     sub: "user-1",
-    aud: server.url,
-    client_id: idp.clientId,
+    aud: platform.weft.url,
+    client_id: platform.idp.clientId,
     jti: randomUUID(),
     iat: nowSeconds(),
     exp: nowSeconds() + 300,
@@ -68,22 +64,22 @@ function withoutClaim(claim: string): Record<string, unknown> {
 }
 
 function register(assertion: string) {
-  return postJson(`${server.url}/agent/auth`, idJagRegistration(assertion));
+  return postJson(`${platform.weft.url}/agent/auth`, idJagRegistration(assertion));
 }
 
 async function expectRefused(assertion: string, error: string) {
-  const before = await server.database.db.select().from(credentials);
+  const before = await platform.weft.database.db.select().from(credentials);
   const response = await register(assertion);
   expect(response.status).toBe(400);
   expect(response.body).toEqual({ error, error_description: expect.any(String) });
-  expect(await server.database.db.select().from(credentials)).toHaveLength(before.length);
+  expect(await platform.weft.database.db.select().from(credentials)).toHaveLength(before.length);
 }
 
 function logoutClaims(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    iss: idp.issuer,
+    iss: platform.idp.issuer,
     sub: "user-1",
-    aud: server.url,
+    aud: platform.weft.url,
     jti: randomUUID(),
     iat: nowSeconds(),
     exp: nowSeconds() + 120,
@@ -92,17 +88,11 @@ function logoutClaims(overrides: Record<string, unknown> = {}): Record<string, u
   };
 }
 
-function revokeWithLogoutToken(token: string) {
-  return fetch(`${server.url}/agent/auth/revoke`, {
-    method: "POST",
-    headers: { "content-type": "application/logout+jwt" },
-    body: token,
-  }).then(async (response) => ({ status: response.status, body: (await response.json()) as Record<string, unknown> }));
-}
-
 describe("ID-JAG registration", () => {
   it("issues a credential at once, creates the account, and records the delegation", async () => {
-    const response = await register(await idp.sign(idJagClaims({ sub: "user-new", email: "New.Person@example.com" })));
+    const response = await register(
+      await platform.idp.sign(idJagClaims({ sub: "user-new", email: "New.Person@example.com" })),
+    );
     expect(response.status).toBe(201);
     expect(response.headers.get("cache-control")).toBe("no-store");
     expect(response.body).toEqual({
@@ -110,48 +100,53 @@ describe("ID-JAG registration", () => {
       registration_type: "agent-provider",
       credential_type: "api_key",
       credential: expect.stringMatching(/^weft_/),
-      credential_expires: new Date(server.clock.now().getTime() + 30 * 24 * 3600 * 1000).toISOString(),
+      credential_expires: new Date(platform.weft.clock.now().getTime() + 30 * 24 * 3600 * 1000).toISOString(),
       scopes: ["projects:read", "projects:write", "deployments:read", "deployments:write"],
     });
-    const me = await whoAmI(server.url, response.body.credential as string);
+    const me = await whoAmI(platform.weft.url, response.body.credential as string);
     expect(me.body).toMatchObject({ email: "new.person@example.com" });
-    const [stored] = await server.database.db
+    const [stored] = await platform.weft.database.db
       .select()
       .from(credentials)
       .where(eq(credentials.registrationId, response.body.registration_id as string));
-    expect(stored).toMatchObject({ issuer: idp.issuer, subject: "user-new" });
+    expect(stored).toMatchObject({ issuer: platform.idp.issuer, subject: "user-new" });
   });
 
   it("reuses the account of a known email", async () => {
-    await register(await idp.sign(idJagClaims({ email: "repeat@example.com" })));
-    await register(await idp.sign(idJagClaims({ email: "repeat@example.com" })));
+    await register(await platform.idp.sign(idJagClaims({ email: "repeat@example.com" })));
+    await register(await platform.idp.sign(idJagClaims({ email: "repeat@example.com" })));
     expect(
-      await server.database.db.select().from(accounts).where(eq(accounts.email, "repeat@example.com")),
+      await platform.weft.database.db.select().from(accounts).where(eq(accounts.email, "repeat@example.com")),
     ).toHaveLength(1);
   });
 
   it("grants at most the scopes of a scope claim", async () => {
-    const response = await register(await idp.sign(idJagClaims({ scope: "projects:read admin:everything" })));
+    const response = await register(await platform.idp.sign(idJagClaims({ scope: "projects:read admin:everything" })));
     expect(response.body.scopes).toEqual(["projects:read"]);
-    await expectRefused(await idp.sign(idJagClaims({ scope: "admin:everything" })), "invalid_assertion");
+    await expectRefused(await platform.idp.sign(idJagClaims({ scope: "admin:everything" })), "invalid_assertion");
   });
 
   it("accepts typ case-insensitively with an optional application/ prefix", async () => {
-    expect((await register(await idp.sign(idJagClaims(), { typ: "application/OAUTH-ID-JAG+JWT" }))).status).toBe(201);
+    expect(
+      (await register(await platform.idp.sign(idJagClaims(), { typ: "application/OAUTH-ID-JAG+JWT" }))).status,
+    ).toBe(201);
   });
 
   it("detects replay of a jti, recording it only once every other check passed", async () => {
     const jti = randomUUID();
     await expectRefused(
-      await idp.sign(idJagClaims({ jti, aud: "https://elsewhere.example.com" })),
+      await platform.idp.sign(idJagClaims({ jti, aud: "https://elsewhere.example.com" })),
       "invalid_assertion",
     );
-    await expectRefused(await idp.sign(idJagClaims({ jti, client_id: "other" })), "invalid_client_id");
-    const first = await idp.sign(idJagClaims({ jti }));
+    await expectRefused(await platform.idp.sign(idJagClaims({ jti, client_id: "other" })), "invalid_client_id");
+    const first = await platform.idp.sign(idJagClaims({ jti }));
     expect((await register(first)).status).toBe(201);
     await expectRefused(first, "replay_detected");
-    await expectRefused(await idp.sign(idJagClaims({ jti })), "replay_detected");
-    const recorded = await server.database.db.select().from(usedAssertionIds).where(eq(usedAssertionIds.jti, jti));
+    await expectRefused(await platform.idp.sign(idJagClaims({ jti })), "replay_detected");
+    const recorded = await platform.weft.database.db
+      .select()
+      .from(usedAssertionIds)
+      .where(eq(usedAssertionIds.jti, jti));
     expect(recorded).toHaveLength(1);
   });
 
@@ -161,30 +156,33 @@ describe("ID-JAG registration", () => {
   });
 
   it("refuses an untrusted client and an assertion without a verified email", async () => {
-    await expectRefused(await idp.sign(idJagClaims({ client_id: "someone-else" })), "invalid_client_id");
-    await expectRefused(await idp.sign(idJagClaims({ email_verified: false })), "missing_verified_email");
-    await expectRefused(await idp.sign(idJagClaims({ email_verified: "true" })), "missing_verified_email");
-    await expectRefused(await idp.sign(withoutClaim("email")), "missing_verified_email");
+    await expectRefused(await platform.idp.sign(idJagClaims({ client_id: "someone-else" })), "invalid_client_id");
+    await expectRefused(await platform.idp.sign(idJagClaims({ email_verified: false })), "missing_verified_email");
+    await expectRefused(await platform.idp.sign(idJagClaims({ email_verified: "true" })), "missing_verified_email");
+    await expectRefused(await platform.idp.sign(withoutClaim("email")), "missing_verified_email");
   });
 
   it("refuses every other verification failure with invalid_assertion", async () => {
     const forged = await untrusted.sign(idJagClaims());
     await expectRefused(forged, "invalid_assertion");
-    await expectRefused(await idp.sign(idJagClaims({ aud: "https://elsewhere.example.com" })), "invalid_assertion");
     await expectRefused(
-      await idp.sign(idJagClaims({ aud: [server.url, "https://elsewhere.example.com"] })),
+      await platform.idp.sign(idJagClaims({ aud: "https://elsewhere.example.com" })),
       "invalid_assertion",
     );
-    await expectRefused(await idp.sign(idJagClaims(), { typ: "JWT" }), "invalid_assertion");
-    await expectRefused(await idp.sign(idJagClaims(), { typ: "logout+jwt" }), "invalid_assertion");
+    await expectRefused(
+      await platform.idp.sign(idJagClaims({ aud: [platform.weft.url, "https://elsewhere.example.com"] })),
+      "invalid_assertion",
+    );
+    await expectRefused(await platform.idp.sign(idJagClaims(), { typ: "JWT" }), "invalid_assertion");
+    await expectRefused(await platform.idp.sign(idJagClaims(), { typ: "logout+jwt" }), "invalid_assertion");
     for (const claim of ["sub", "aud", "client_id", "jti", "iat", "exp"]) {
-      await expectRefused(await idp.sign(withoutClaim(claim)), "invalid_assertion");
+      await expectRefused(await platform.idp.sign(withoutClaim(claim)), "invalid_assertion");
     }
     await expectRefused("not-a-jwt", "invalid_assertion");
   });
 
   it("accepts an aud array holding exactly this server", async () => {
-    expect((await register(await idp.sign(idJagClaims({ aud: [server.url] })))).status).toBe(201);
+    expect((await register(await platform.idp.sign(idJagClaims({ aud: [platform.weft.url] })))).status).toBe(201);
   });
 
   it("refuses alg none and HMAC", async () => {
@@ -199,40 +197,40 @@ describe("ID-JAG registration", () => {
 
   it("checks exp on both sides of the boundary", async () => {
     const exp = nowSeconds() + 10;
-    const valid = await idp.sign(idJagClaims({ exp }));
-    const expiring = await idp.sign(idJagClaims({ exp }));
-    server.clock.advance(9_999);
+    const valid = await platform.idp.sign(idJagClaims({ exp }));
+    const expiring = await platform.idp.sign(idJagClaims({ exp }));
+    platform.weft.clock.advance(9_999);
     expect((await register(valid)).status).toBe(201);
-    server.clock.advance(1);
+    platform.weft.clock.advance(1);
     await expectRefused(expiring, "invalid_assertion");
   });
 
   it("accepts iat up to 60 s ahead and not more", async () => {
-    expect((await register(await idp.sign(idJagClaims({ iat: nowSeconds() + 60 })))).status).toBe(201);
-    await expectRefused(await idp.sign(idJagClaims({ iat: nowSeconds() + 61 })), "invalid_assertion");
+    expect((await register(await platform.idp.sign(idJagClaims({ iat: nowSeconds() + 60 })))).status).toBe(201);
+    await expectRefused(await platform.idp.sign(idJagClaims({ iat: nowSeconds() + 61 })), "invalid_assertion");
   });
 
   it("refetches the JWKS once for an unknown kid after the cooldown (key rotation)", async () => {
-    await register(await idp.sign(idJagClaims()));
-    const fetchesBefore = idp.jwksFetches();
-    await idp.rotateKey();
-    server.clock.advance(31_000);
-    expect((await register(await idp.sign(idJagClaims()))).status).toBe(201);
-    expect(idp.jwksFetches()).toBe(fetchesBefore + 1);
+    await register(await platform.idp.sign(idJagClaims()));
+    const fetchesBefore = platform.idp.jwksFetches();
+    await platform.idp.rotateKey();
+    platform.weft.clock.advance(31_000);
+    expect((await register(await platform.idp.sign(idJagClaims()))).status).toBe(201);
+    expect(platform.idp.jwksFetches()).toBe(fetchesBefore + 1);
     // A kid nobody published does not cause another fetch within the cooldown.
-    await expectRefused(await idp.sign(idJagClaims(), { kid: "no-such-key" }), "invalid_assertion");
-    expect(idp.jwksFetches()).toBe(fetchesBefore + 1);
+    await expectRefused(await platform.idp.sign(idJagClaims(), { kid: "no-such-key" }), "invalid_assertion");
+    expect(platform.idp.jwksFetches()).toBe(fetchesBefore + 1);
   });
 });
 
 describe("ID-JAG across processes and JWKS caching", () => {
   it("keeps a jti single-use across processes sharing the database", async () => {
     const second = await startPlatform(
-      { ...server.platform.context.config, port: 0 },
-      { clock: server.clock, database: server.database, logger: createLogger({ level: "silent" }) },
+      { ...platform.weft.platform.context.config, port: 0 },
+      { clock: platform.weft.clock, database: platform.weft.database, logger: createLogger({ level: "silent" }) },
     );
     try {
-      const token = await idp.sign(idJagClaims());
+      const token = await platform.idp.sign(idJagClaims());
       expect((await register(token)).status).toBe(201);
       const replayed = await postJson(`${second.listenUrl}/agent/auth`, idJagRegistration(token));
       expect(replayed).toMatchObject({ status: 400, body: { error: "replay_detected" } });
@@ -283,37 +281,46 @@ describe("logout-token revocation", () => {
   it("revokes every credential of the (iss, sub), and only those", async () => {
     const ofUser = [];
     for (let index = 0; index < 3; index += 1) {
-      const response = await register(await idp.sign(idJagClaims({ sub: "leaver", email: "leaver@example.com" })));
+      const response = await register(
+        await platform.idp.sign(idJagClaims({ sub: "leaver", email: "leaver@example.com" })),
+      );
       ofUser.push(response.body.credential as string);
     }
-    const other = (await register(await idp.sign(idJagClaims({ sub: "stayer", email: "stayer@example.com" })))).body
-      .credential as string;
+    const other = (await register(await platform.idp.sign(idJagClaims({ sub: "stayer", email: "stayer@example.com" }))))
+      .body.credential as string;
     const announced: string[] = [];
-    const unsubscribe = server.platform.context.credentialRevocations.subscribe((ids) => announced.push(...ids));
-    const token = await idp.sign(logoutClaims({ sub: "leaver" }), { typ: "logout+jwt" });
-    expect(await revokeWithLogoutToken(token)).toEqual({ status: 200, body: {} });
+    const unsubscribe = platform.weft.platform.context.credentialRevocations.subscribe((ids) => announced.push(...ids));
+    const token = await platform.idp.sign(logoutClaims({ sub: "leaver" }), { typ: "logout+jwt" });
+    expect(await postLogoutToken(platform.weft.url, token)).toEqual({ status: 200, body: {} });
     unsubscribe();
     // Credential caches in this process hear of each revoked credential (from this process at once,
     // and again through the database's notification, as every other process does).
     expect(new Set(announced).size).toBe(3);
-    for (const credential of ofUser) expect((await whoAmI(server.url, credential)).status).toBe(401);
-    expect((await whoAmI(server.url, other)).status).toBe(200);
+    for (const credential of ofUser) expect((await whoAmI(platform.weft.url, credential)).status).toBe(401);
+    expect((await whoAmI(platform.weft.url, other)).status).toBe(200);
 
-    expect(await revokeWithLogoutToken(token)).toMatchObject({ status: 400, body: { error: "replay_detected" } });
+    expect(await postLogoutToken(platform.weft.url, token)).toMatchObject({
+      status: 400,
+      body: { error: "replay_detected" },
+    });
   });
 
   it("refuses invalid logout tokens and revokes nothing", async () => {
-    const credential = (await register(await idp.sign(idJagClaims({ sub: "keeper", email: "keeper@example.com" }))))
-      .body.credential as string;
+    const credential = (
+      await register(await platform.idp.sign(idJagClaims({ sub: "keeper", email: "keeper@example.com" })))
+    ).body.credential as string;
     const cases: [Promise<string>, string][] = [
-      [idp.sign(logoutClaims({ sub: "keeper" })), "invalid_assertion"],
-      [idp.sign(logoutClaims({ sub: "keeper", events: {} }), { typ: "logout+jwt" }), "invalid_assertion"],
-      [idp.sign(logoutClaims({ sub: "keeper", nonce: "n" }), { typ: "logout+jwt" }), "invalid_assertion"],
+      [platform.idp.sign(logoutClaims({ sub: "keeper" })), "invalid_assertion"],
+      [platform.idp.sign(logoutClaims({ sub: "keeper", events: {} }), { typ: "logout+jwt" }), "invalid_assertion"],
+      [platform.idp.sign(logoutClaims({ sub: "keeper", nonce: "n" }), { typ: "logout+jwt" }), "invalid_assertion"],
       [
-        idp.sign(logoutClaims({ sub: "keeper", aud: "https://elsewhere.example.com" }), { typ: "logout+jwt" }),
+        platform.idp.sign(logoutClaims({ sub: "keeper", aud: "https://elsewhere.example.com" }), { typ: "logout+jwt" }),
         "invalid_assertion",
       ],
-      [idp.sign(logoutClaims({ sub: "keeper", exp: nowSeconds() - 1 }), { typ: "logout+jwt" }), "invalid_assertion"],
+      [
+        platform.idp.sign(logoutClaims({ sub: "keeper", exp: nowSeconds() - 1 }), { typ: "logout+jwt" }),
+        "invalid_assertion",
+      ],
       [
         untrusted.sign(logoutClaims({ sub: "keeper", iss: untrusted.issuer }), { typ: "logout+jwt" }),
         "issuer_not_enabled",
@@ -321,19 +328,24 @@ describe("logout-token revocation", () => {
       [untrusted.sign(logoutClaims({ sub: "keeper" }), { typ: "logout+jwt" }), "invalid_assertion"],
     ];
     for (const [token, error] of cases) {
-      expect(await revokeWithLogoutToken(await token)).toMatchObject({ status: 400, body: { error } });
+      expect(await postLogoutToken(platform.weft.url, await token)).toMatchObject({ status: 400, body: { error } });
     }
     const noSub = logoutClaims();
     delete noSub.sub;
-    expect(await revokeWithLogoutToken(await idp.sign(noSub, { typ: "logout+jwt" }))).toMatchObject({
+    expect(
+      await postLogoutToken(platform.weft.url, await platform.idp.sign(noSub, { typ: "logout+jwt" })),
+    ).toMatchObject({
       status: 400,
       body: { error: "invalid_assertion" },
     });
-    expect(await revokeWithLogoutToken("")).toMatchObject({ status: 400, body: { error: "invalid_request" } });
-    expect((await whoAmI(server.url, credential)).status).toBe(200);
+    expect(await postLogoutToken(platform.weft.url, "")).toMatchObject({
+      status: 400,
+      body: { error: "invalid_request" },
+    });
+    expect((await whoAmI(platform.weft.url, credential)).status).toBe(200);
   });
 
   it("refuses a logout token sent to the registration endpoint", async () => {
-    await expectRefused(await idp.sign(logoutClaims(), { typ: "logout+jwt" }), "invalid_assertion");
+    await expectRefused(await platform.idp.sign(logoutClaims(), { typ: "logout+jwt" }), "invalid_assertion");
   });
 });

@@ -1,74 +1,52 @@
 import { randomUUID } from "node:crypto";
-import {
-  idJagRegistration,
-  postJson,
-  startTestIdentityProvider,
-  startTestPlatform,
-  type TestIdentityProvider,
-  type TestPlatform,
-  trustedIssuersEnv,
-  whoAmI,
-} from "@weft/testing";
+import { idJagRegistration, postJson, postLogoutToken, trustingTestPlatform, whoAmI } from "@weft/testing";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { usedAssertionIds } from "../src/db/schema/index.ts";
 
-let idp: TestIdentityProvider;
-let server: TestPlatform;
 const schemaHost = "https://schemas.example.com";
 const revokedEvent = `${schemaHost}/events/agent/auth/identity/assertion/revoked`;
 
-beforeAll(async () => {
-  idp = await startTestIdentityProvider();
-  server = await startTestPlatform({
-    env: {
-      WEFT_TRUSTED_ISSUERS: trustedIssuersEnv(idp),
-      WEFT_EVENT_SCHEMA_HOST: schemaHost,
-      WEFT_RATE_LIMIT_REGISTER: "10000",
-      WEFT_RATE_LIMIT_REVOKE: "10000",
-    },
-  });
-});
-
-afterAll(async () => {
-  await server.stop();
-  await idp.close();
+const platform = trustingTestPlatform({
+  env: {
+    WEFT_EVENT_SCHEMA_HOST: schemaHost,
+    WEFT_RATE_LIMIT_REGISTER: "10000",
+    WEFT_RATE_LIMIT_REVOKE: "10000",
+  },
 });
 
 function nowSeconds(): number {
-  return Math.floor(server.clock.now().getTime() / 1000);
+  return Math.floor(platform.weft.clock.now().getTime() / 1000);
 }
 
 /** A credential of `sub` at the identity provider, registered with an ID-JAG. */
 async function credentialOf(sub: string): Promise<string> {
-  const assertion = await idp.sign({
-    iss: idp.issuer,
+  const assertion = await platform.idp.sign({
+    iss: platform.idp.issuer,
     sub,
-    aud: server.url,
-    client_id: idp.clientId,
+    aud: platform.weft.url,
+    client_id: platform.idp.clientId,
     jti: randomUUID(),
     iat: nowSeconds(),
     exp: nowSeconds() + 300,
     email: `${sub}@example.com`,
     email_verified: true,
   });
-  const response = await postJson(`${server.url}/agent/auth`, idJagRegistration(assertion));
+  const response = await postJson(`${platform.weft.url}/agent/auth`, idJagRegistration(assertion));
   expect(response.status).toBe(201);
   return response.body.credential as string;
 }
 
 /** Exactly the claims the auth.md reference provider puts in a logout token: no `exp`. */
 function referenceLogoutClaims(sub: string, iat: number = nowSeconds()) {
-  return { iss: idp.issuer, sub, aud: server.url, iat, jti: randomUUID(), events: { [revokedEvent]: {} } };
-}
-
-async function revoke(token: string) {
-  const response = await fetch(`${server.url}/agent/auth/revoke`, {
-    method: "POST",
-    headers: { "content-type": "application/logout+jwt" },
-    body: token,
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  return {
+    iss: platform.idp.issuer,
+    sub,
+    aud: platform.weft.url,
+    iat,
+    jti: randomUUID(),
+    events: { [revokedEvent]: {} },
+  };
 }
 
 let sub: string;
@@ -82,79 +60,88 @@ beforeEach(async () => {
 describe("a logout token without exp", () => {
   it("revokes the delegation when issued within the last 5 minutes, and remembers its jti that long", async () => {
     const claims = referenceLogoutClaims(sub, nowSeconds() - 299);
-    const token = await idp.sign(claims, { typ: "logout+jwt" });
-    expect(await revoke(token)).toEqual({ status: 200, body: {} });
-    expect((await whoAmI(server.url, credential)).status).toBe(401);
+    const token = await platform.idp.sign(claims, { typ: "logout+jwt" });
+    expect(await postLogoutToken(platform.weft.url, token)).toEqual({ status: 200, body: {} });
+    expect((await whoAmI(platform.weft.url, credential)).status).toBe(401);
 
-    const [kept] = await server.database.db.select().from(usedAssertionIds).where(eq(usedAssertionIds.jti, claims.jti));
+    const [kept] = await platform.weft.database.db
+      .select()
+      .from(usedAssertionIds)
+      .where(eq(usedAssertionIds.jti, claims.jti));
     // iat + 5 minutes, plus the minute of clock skew every used assertion id is kept beyond its expiry.
     expect(kept?.expiresAt).toEqual(new Date((claims.iat + 300 + 60) * 1000));
-    expect(await revoke(token)).toMatchObject({ status: 400, body: { error: "replay_detected" } });
+    expect(await postLogoutToken(platform.weft.url, token)).toMatchObject({
+      status: 400,
+      body: { error: "replay_detected" },
+    });
   });
 
   it("refuses a replay for as long as the token would verify", async () => {
-    const token = await idp.sign(referenceLogoutClaims(sub), { typ: "logout+jwt" });
-    expect((await revoke(token)).status).toBe(200);
-    server.clock.advance(300 * 1000);
-    expect(await revoke(token)).toMatchObject({ status: 400, body: { error: "replay_detected" } });
-    server.clock.advance(1000);
-    expect(await revoke(token)).toMatchObject({
+    const token = await platform.idp.sign(referenceLogoutClaims(sub), { typ: "logout+jwt" });
+    expect((await postLogoutToken(platform.weft.url, token)).status).toBe(200);
+    platform.weft.clock.advance(300 * 1000);
+    expect(await postLogoutToken(platform.weft.url, token)).toMatchObject({
+      status: 400,
+      body: { error: "replay_detected" },
+    });
+    platform.weft.clock.advance(1000);
+    expect(await postLogoutToken(platform.weft.url, token)).toMatchObject({
       status: 400,
       body: { error: "invalid_assertion", error_description: expect.stringContaining("more than 5 minutes ago") },
     });
   });
 
   it("refuses one issued more than 5 minutes ago, revoking nothing", async () => {
-    const token = await idp.sign(referenceLogoutClaims(sub, nowSeconds() - 301), { typ: "logout+jwt" });
-    expect(await revoke(token)).toMatchObject({
+    const token = await platform.idp.sign(referenceLogoutClaims(sub, nowSeconds() - 301), { typ: "logout+jwt" });
+    expect(await postLogoutToken(platform.weft.url, token)).toMatchObject({
       status: 400,
       body: { error: "invalid_assertion", error_description: expect.stringContaining("more than 5 minutes ago") },
     });
-    expect((await whoAmI(server.url, credential)).status).toBe(200);
+    expect((await whoAmI(platform.weft.url, credential)).status).toBe(200);
   });
 
   it("refuses one issued in the future beyond the allowed clock skew, revoking nothing", async () => {
-    const token = await idp.sign(referenceLogoutClaims(sub, nowSeconds() + 61), { typ: "logout+jwt" });
-    expect(await revoke(token)).toMatchObject({
+    const token = await platform.idp.sign(referenceLogoutClaims(sub, nowSeconds() + 61), { typ: "logout+jwt" });
+    expect(await postLogoutToken(platform.weft.url, token)).toMatchObject({
       status: 400,
       body: { error: "invalid_assertion", error_description: "The JWT iat claim is in the future." },
     });
-    expect((await whoAmI(server.url, credential)).status).toBe(200);
+    expect((await whoAmI(platform.weft.url, credential)).status).toBe(200);
   });
 
   it("accepts one issued within the allowed clock skew ahead of us", async () => {
-    const token = await idp.sign(referenceLogoutClaims(sub, nowSeconds() + 60), { typ: "logout+jwt" });
-    expect(await revoke(token)).toEqual({ status: 200, body: {} });
-    expect((await whoAmI(server.url, credential)).status).toBe(401);
+    const token = await platform.idp.sign(referenceLogoutClaims(sub, nowSeconds() + 60), { typ: "logout+jwt" });
+    expect(await postLogoutToken(platform.weft.url, token)).toEqual({ status: 200, body: {} });
+    expect((await whoAmI(platform.weft.url, credential)).status).toBe(401);
   });
 });
 
 describe("a logout token with exp", () => {
   it("is honoured until its exp even when issued long ago", async () => {
-    const token = await idp.sign(
+    const token = await platform.idp.sign(
       { ...referenceLogoutClaims(sub, nowSeconds() - 3600), exp: nowSeconds() + 10 },
       { typ: "logout+jwt" },
     );
-    expect(await revoke(token)).toEqual({ status: 200, body: {} });
-    expect((await whoAmI(server.url, credential)).status).toBe(401);
+    expect(await postLogoutToken(platform.weft.url, token)).toEqual({ status: 200, body: {} });
+    expect((await whoAmI(platform.weft.url, credential)).status).toBe(401);
   });
 
   it("is refused once its exp has passed, even when issued a moment ago", async () => {
-    const token = await idp.sign(
+    const token = await platform.idp.sign(
       { ...referenceLogoutClaims(sub, nowSeconds() - 10), exp: nowSeconds() - 1 },
       { typ: "logout+jwt" },
     );
-    expect(await revoke(token)).toMatchObject({
+    expect(await postLogoutToken(platform.weft.url, token)).toMatchObject({
       status: 400,
       body: { error: "invalid_assertion", error_description: "The JWT has expired." },
     });
-    expect((await whoAmI(server.url, credential)).status).toBe(200);
+    expect((await whoAmI(platform.weft.url, credential)).status).toBe(200);
   });
 });
 
 describe("/auth.md", () => {
   it("states the logout-token rule", async () => {
-    const guide = await (await fetch(`${server.url}/auth.md`)).text();
+    const guide = await (await fetch(`${platform.weft.url}/auth.md`)).text();
     expect(guide).toContain("`iat`, a unique `jti` and `events`");
     expect(guide).toContain(
       "With an `exp`, it is accepted until then. Without one, it is accepted for\n5 minutes after its `iat`",

@@ -90,3 +90,16 @@ export async function whoAmI(baseUrl: string, credential: string): Promise<JsonR
     body: (await response.json()) as Record<string, unknown>,
   };
 }
+
+/** A logout token posted to `{url}/agent/auth/revoke` as `application/logout+jwt`, as an identity provider sends it. */
+export async function postLogoutToken(
+  url: string,
+  token: string,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${url}/agent/auth/revoke`, {
+    method: "POST",
+    headers: { "content-type": "application/logout+jwt" },
+    body: token,
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll } from "vitest";
+import { fileScoped } from "./file-scoped.ts";
 import { callRpc, type RpcCallResult } from "./rpc-calls.ts";
 import { createTestIdentity, type TestIdentity } from "./test-identities.ts";
 import { startTestPlatform, type TestPlatform, type TestPlatformOptions } from "./test-platform.ts";
@@ -18,36 +18,22 @@ export interface SignedInTestPlatformOptions extends TestPlatformOptions {
 
 /**
  * Starts a platform before the file's tests, signs `email` up on it, and stops it after them: the
- * set-up of every test file that calls one platform as one person. Its fields can be read from the
- * file's tests and from the hooks registered after it.
+ * set-up of every test file that calls one platform as one person.
  */
 export function signedInTestPlatform(email: string, options: SignedInTestPlatformOptions = {}): SignedInTestPlatform {
   const { startsAt, ...platformOptions } = options;
-  let weft: TestPlatform | undefined;
-  let identity: TestIdentity | undefined;
-  beforeAll(async () => {
-    weft = await startTestPlatform(platformOptions);
-    if (startsAt !== undefined) weft.clock.set(startsAt);
-    identity = await createTestIdentity(weft, email);
-  });
-  afterAll(async () => {
-    await weft?.stop();
-  });
-  const started = () => {
-    if (weft === undefined || identity === undefined) throw new Error("the platform starts in the file's beforeAll");
-    return { weft, identity };
+  const signedIn = fileScoped(
+    ["weft", "identity"],
+    async () => {
+      const weft = await startTestPlatform(platformOptions);
+      if (startsAt !== undefined) weft.clock.set(startsAt);
+      return { weft, identity: await createTestIdentity(weft, email) };
+    },
+    ({ weft }) => weft.stop(),
+  );
+  const call: SignedInTestPlatform["call"] = async <T>(procedure: string, input: unknown) => {
+    const result = await callRpc(signedIn.weft.url, procedure, input, { token: signedIn.identity.credential });
+    return { ...result, json: result.json as T };
   };
-  return {
-    get weft() {
-      return started().weft;
-    },
-    get identity() {
-      return started().identity;
-    },
-    async call<T>(procedure: string, input: unknown) {
-      const { weft, identity } = started();
-      const result = await callRpc(weft.url, procedure, input, { token: identity.credential });
-      return { ...result, json: result.json as T };
-    },
-  };
+  return Object.assign(signedIn, { call });
 }
