@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import {
+  assertionRevokedEvent,
   idJagRegistration,
+  logoutTokenPlatformEnv,
   postJson,
   postLogoutToken,
   startTestIdentityProvider,
@@ -19,16 +21,7 @@ import { startPlatform } from "../src/platform.ts";
 import { createLogger } from "../src/shared/logger.ts";
 
 let untrusted: TestIdentityProvider;
-const schemaHost = "https://schemas.example.com";
-const revokedEvent = `${schemaHost}/events/agent/auth/identity/assertion/revoked`;
-
-const platform = trustingTestPlatform({
-  env: {
-    WEFT_EVENT_SCHEMA_HOST: schemaHost,
-    WEFT_RATE_LIMIT_REGISTER: "10000",
-    WEFT_RATE_LIMIT_REVOKE: "10000",
-  },
-});
+const platform = trustingTestPlatform({ env: logoutTokenPlatformEnv });
 
 beforeAll(async () => {
   untrusted = await startTestIdentityProvider();
@@ -83,7 +76,7 @@ function logoutClaims(overrides: Record<string, unknown> = {}): Record<string, u
     jti: randomUUID(),
     iat: nowSeconds(),
     exp: nowSeconds() + 120,
-    events: { [revokedEvent]: {} },
+    events: { [assertionRevokedEvent]: {} },
     ...overrides,
   };
 }

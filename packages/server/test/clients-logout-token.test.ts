@@ -1,19 +1,18 @@
 import { randomUUID } from "node:crypto";
-import { idJagRegistration, postJson, postLogoutToken, trustingTestPlatform, whoAmI } from "@weft/testing";
+import {
+  assertionRevokedEvent,
+  idJagRegistration,
+  logoutTokenPlatformEnv,
+  postJson,
+  postLogoutToken,
+  trustingTestPlatform,
+  whoAmI,
+} from "@weft/testing";
 import { eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
 import { usedAssertionIds } from "../src/db/schema/index.ts";
 
-const schemaHost = "https://schemas.example.com";
-const revokedEvent = `${schemaHost}/events/agent/auth/identity/assertion/revoked`;
-
-const platform = trustingTestPlatform({
-  env: {
-    WEFT_EVENT_SCHEMA_HOST: schemaHost,
-    WEFT_RATE_LIMIT_REGISTER: "10000",
-    WEFT_RATE_LIMIT_REVOKE: "10000",
-  },
-});
+const platform = trustingTestPlatform({ env: logoutTokenPlatformEnv });
 
 function nowSeconds(): number {
   return Math.floor(platform.weft.clock.now().getTime() / 1000);
@@ -45,7 +44,7 @@ function referenceLogoutClaims(sub: string, iat: number = nowSeconds()) {
     aud: platform.weft.url,
     iat,
     jti: randomUUID(),
-    events: { [revokedEvent]: {} },
+    events: { [assertionRevokedEvent]: {} },
   };
 }
 

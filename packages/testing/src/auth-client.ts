@@ -91,6 +91,19 @@ export async function whoAmI(baseUrl: string, credential: string): Promise<JsonR
   };
 }
 
+/** The event schema host of the platforms that logout-token tests start (WEFT_EVENT_SCHEMA_HOST). */
+export const testEventSchemaHost = "https://schemas.example.com";
+
+/** The event a logout token carries to revoke an identity assertion's delegation, under `testEventSchemaHost`. */
+export const assertionRevokedEvent = `${testEventSchemaHost}/events/agent/auth/identity/assertion/revoked`;
+
+/** The environment of a platform that takes logout tokens, with no rate limit on registering or revoking in the tests' way. */
+export const logoutTokenPlatformEnv: Record<string, string> = {
+  WEFT_EVENT_SCHEMA_HOST: testEventSchemaHost,
+  WEFT_RATE_LIMIT_REGISTER: "10000",
+  WEFT_RATE_LIMIT_REVOKE: "10000",
+};
+
 /** A logout token posted to `{url}/agent/auth/revoke` as `application/logout+jwt`, as an identity provider sends it. */
 export async function postLogoutToken(
   url: string,
