@@ -65,10 +65,6 @@ async function waitForStatus(executionId: string, status: string): Promise<void>
       { token: signedIn.identity.credential },
     );
     if ((got.json as { status: string }).status === status) return;
-    (await import("node:fs")).appendFileSync(
-      "/tmp/dbg.log",
-      `${new Date().toISOString()} ${executionId} ${(got.json as { status: string }).status}\n`,
-    );
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
