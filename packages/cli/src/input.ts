@@ -63,12 +63,26 @@ export async function choose<T>(
   return answer as T;
 }
 
-/** Reads standard input line by line (for scripts that pipe answers in). */
+/**
+ * Reads standard input line by line (for scripts that pipe answers in). It reads only while a line
+ * is awaited: a standard input that stays open after the last answer (a shell's, running the
+ * command among others) would otherwise keep the command from ending once it is done.
+ */
 export function stdinLines(stream: NodeJS.ReadStream): () => Promise<string | undefined> {
-  const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY })[Symbol.asyncIterator]();
+  const reader = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
+  const lines = reader[Symbol.asyncIterator]();
+  let closed = false;
+  reader.once("close", () => {
+    closed = true;
+  });
   return async () => {
-    const next = await lines.next();
-    return next.done ? undefined : next.value.trim();
+    if (!closed) reader.resume();
+    try {
+      const next = await lines.next();
+      return next.done ? undefined : next.value.trim();
+    } finally {
+      if (!closed) reader.pause();
+    }
   };
 }
 

@@ -84,6 +84,17 @@ describe("weft login with a verified email", () => {
     expect(whoami.stdout).toMatch(/account\s+grace@example\.com/);
   });
 
+  it("ends once logged in while its standard input stays open, as a shell's does that runs it among other commands", async () => {
+    const home = tempDir("weft-home-");
+    const cli = startCli(["login", "--email", "kathleen@example.com", "--api-url", apiUrl], { env: { HOME: home } });
+    const code = await approveFromMail(platform.smtp, "kathleen@example.com");
+    await cli.waitFor((output) => output.includes("standard input"));
+    cli.write(`${code}\n`);
+    const result = await cli.result;
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("Logged in as kathleen@example.com");
+  });
+
   it("says how many tries remain after a wrong code, and accepts the right one next", async () => {
     const home = tempDir("weft-home-");
     const result = await login("alan@example.com", { HOME: home }, (code) => [otherCode(code), code]);
