@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -24,10 +25,12 @@ import {
 } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { headerParameterText } from "../src/http/response-headers.ts";
+import { unreadBodyDiscardBytes } from "../src/http/unread-body.ts";
 import { devMailboxStartUpLine } from "../src/mail/dev-mailbox-line.ts";
 import { rateLimitClientKey } from "../src/rate-limit/client-key.ts";
 import { hasIdShape } from "../src/shared/ids.ts";
 import { isLoopbackAddress } from "../src/shared/loopback.ts";
+import { createManualTimers } from "../src/shared/timers.ts";
 
 let weft: TestPlatform;
 const logs = capturedLogger("info");
@@ -173,6 +176,30 @@ describe("hostile tenant: the dev mailbox", () => {
       const link = readFileSync(file, "utf8").trim();
       expect(link).toMatch(/^http:\/\/\S+\/dev\/mailbox\?key=[A-Za-z0-9_-]{43}$/);
       expect((await fetch(link)).status).toBe(200);
+    } finally {
+      server.child.kill("SIGTERM");
+      await server.exited;
+    }
+  }, 90_000);
+
+  it("prints, under a base URL with a path, a link that opens the mailbox", async () => {
+    const port = await freePort();
+    const dataDir = mkdtempSync(join(tmpdir(), "weft-mailbox-"));
+    const server = spawnServer({ ...localPlatformEnv(port, dataDir), WEFT_BASE_URL: `http://127.0.0.1:${port}/weft` });
+    try {
+      await waitUntilServing(server, 80_000);
+      const mailboxLine = /Dev mailbox: (http:\/\/\S+) \(its link with the key is in (\S+),/;
+      await vi.waitFor(() => expect(server.stdout()).toMatch(mailboxLine), { timeout: 10_000 });
+      const [, printed, file] = mailboxLine.exec(server.stdout()) ?? [];
+      expect(printed).toBe(`http://127.0.0.1:${port}/weft/dev/mailbox`);
+      const link = readFileSync(file ?? "", "utf8").trim();
+      expect(link.startsWith(`${printed}?key=`)).toBe(true);
+      const page = await fetch(link);
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      expect(html).toContain("Dev mailbox");
+      expect(html).toContain(`href="/weft/dev/mailbox?key=`);
+      expect((await fetch(`${printed}?key=wrong`)).status).toBe(401);
     } finally {
       server.child.kill("SIGTERM");
       await server.exited;
@@ -629,4 +656,72 @@ describe("hostile tenant: control characters in project and workspace names", ()
     const listed = await callRpc(weft.url, "projects.list", {}, { token: owner.credential });
     expect((listed.json as { totalCount: number }).totalCount).toBe(1);
   });
+});
+
+/** A raw connection that has sent a chunked POST's head; `write` sends one body chunk. */
+async function openChunkedPost(url: string, path: string) {
+  const target = new URL(url);
+  const socket = connect(Number(target.port), target.hostname);
+  await new Promise((resolve) => socket.once("connect", resolve));
+  const seen = { answer: "", ended: false };
+  socket.on("data", (data: Buffer) => {
+    seen.answer += data.toString();
+  });
+  socket.on("end", () => {
+    seen.ended = true;
+  });
+  socket.on("error", () => undefined);
+  socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n`);
+  const chunk = Buffer.alloc(64 * 1024, 120);
+  return {
+    socket,
+    seen,
+    write: () => socket.write(`${chunk.length.toString(16)}\r\n${chunk.toString()}\r\n`),
+    chunkBytes: chunk.length,
+  };
+}
+
+describe("hostile tenant: bodies left unread by an early answer", () => {
+  it("an endless body is read up to the discard bound, then answered and its connection closed", async () => {
+    const post = await openChunkedPost(weft.url, "/triggers/tokens/wtk_unknown");
+    let sent = 0;
+    while (!post.seen.ended && !post.socket.destroyed) {
+      if (!post.write()) {
+        await new Promise((resolve) => {
+          post.socket.once("drain", resolve);
+          post.socket.once("close", resolve);
+        });
+      }
+      sent += post.chunkBytes;
+    }
+    expect(post.seen.answer.split("\r\n")[0]).toBe("HTTP/1.1 415 Unsupported Media Type");
+    expect(post.seen.answer.toLowerCase()).toContain("connection: close");
+    // The bound, the lingering close's as much again, and what the sockets' buffers held.
+    expect(sent).toBeLessThan(2 * unreadBodyDiscardBytes + 16 * 1024 * 1024);
+    expect((await fetch(`${weft.url}/healthz`)).status).toBe(200);
+  }, 60_000);
+
+  it("a body that trickles forever holds its connection only until the discard time passes", async () => {
+    const timers = createManualTimers();
+    const slow = await startTestPlatform({ timers, env: { WEFT_ROLES: "auth,api,ingress" } });
+    try {
+      const post = await openChunkedPost(slow.url, "/triggers/tokens/wtk_unknown");
+      post.write();
+      // The 415 is held while the rest is read; the discard time is the only timer waiting.
+      await vi.waitFor(() => expect(timers.pending()).toBe(1));
+      expect(post.seen.answer).toBe("");
+      timers.fireAll();
+      await vi.waitFor(() => expect(post.seen.answer).toContain("\r\n\r\n"));
+      expect(post.seen.answer.split("\r\n")[0]).toBe("HTTP/1.1 415 Unsupported Media Type");
+      expect(post.seen.answer.toLowerCase()).toContain("connection: close");
+      post.write();
+      // The lingering close waits for the client to read the answer, no longer than its own time.
+      await vi.waitFor(() => expect(post.seen.ended).toBe(true));
+      timers.fireAll();
+      await vi.waitFor(() => expect(post.socket.destroyed || post.socket.readyState === "closed").toBe(true));
+      expect((await fetch(`${slow.url}/healthz`)).status).toBe(200);
+    } finally {
+      await slow.stop();
+    }
+  }, 60_000);
 });

@@ -50,11 +50,9 @@ export function createApp(context: PlatformContext, headers: SecurityHeaderList)
   );
   const platformBodyLimit = bodyLimit({
     maxSize: defaultBodyLimitBytes,
-    onError: (c) => {
-      // The unread rest of the body is still on the socket: close it rather than reuse it.
-      c.header("Connection", "close");
-      return jsonError(c, 413, "payload_too_large", `The request body is larger than ${defaultBodyLimitBytes} bytes.`);
-    },
+    // The unread rest of the body is read before the answer goes out (http/unread-body.ts).
+    onError: (c) =>
+      jsonError(c, 413, "payload_too_large", `The request body is larger than ${defaultBodyLimitBytes} bytes.`),
   });
   // GET and HEAD carry no body to limit (and asking the request for one would make a Web Request of it).
   app.use((c, next) => {
@@ -74,7 +72,7 @@ export function createApp(context: PlatformContext, headers: SecurityHeaderList)
     }
   }
   const outbox = context.mailer.outbox;
-  if (outbox !== undefined) app.route("/", mailboxRoutes(outbox));
+  if (outbox !== undefined) app.route("/", mailboxRoutes(outbox, context.config.baseUrl));
   if (context.config.roles.has("ingress")) mountIngressRoutes(app, context);
   if (api !== undefined) {
     app.route("/", resourceDocumentRoutes(context)).route("/", api.routes).route("/", studioRoutes(context));

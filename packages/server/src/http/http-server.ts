@@ -1,4 +1,5 @@
 import { createServer, type RequestListener, type Server } from "node:http";
+import { DiscardableRequest } from "./unread-body.ts";
 
 export interface RunningHttpServer {
   server: Server;
@@ -16,7 +17,7 @@ export interface RunningHttpServer {
 export const keepAliveTimeoutMs = 65_000;
 
 export async function listen(listener: RequestListener, port: number, host: string): Promise<RunningHttpServer> {
-  const server = createServer({ keepAliveTimeout: keepAliveTimeoutMs }, listener);
+  const server = createServer({ keepAliveTimeout: keepAliveTimeoutMs, IncomingMessage: DiscardableRequest }, listener);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {

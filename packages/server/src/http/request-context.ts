@@ -4,6 +4,7 @@ import type { AppEnv } from "./app-env.ts";
 import { loggablePath } from "./loggable-path.ts";
 import { requestIdFor } from "./request-id.ts";
 import { setResponseHeader } from "./response-headers.ts";
+import { isAnswerHeld } from "./unread-body.ts";
 
 /**
  * Gives every request an id (a caller's `X-Request-Id` when it is sane, else a new one), echoed in
@@ -20,7 +21,8 @@ export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
     await next();
     // A route that answered on Node's response itself (the RPC API) leaves Hono's a placeholder.
     const outgoing = c.env?.outgoing;
-    const status = outgoing?.headersSent === true ? outgoing.statusCode : c.res.status;
+    const answered = outgoing !== undefined && (outgoing.headersSent || isAnswerHeld(outgoing));
+    const status = answered ? outgoing.statusCode : c.res.status;
     logRequestCompleted(requestLogger(c), { method: c.req.method, path: c.req.path, status, startedAt });
   };
 }

@@ -140,8 +140,6 @@ export function tokenRoutes(ingress: IngressContext): Hono<AppEnv> {
     }
     const body = await readBodyText(c, maxTokenDataBytes);
     if (!body.ok) {
-      // The unread rest of the body is still on the socket: close it rather than reuse it.
-      c.header("Connection", "close");
       return fromPage
         ? errorPage(c, 413, "Too large", "The answer is larger than this page can take.")
         : ingressError(c, "payload_too_large", `The body is larger than ${maxTokenDataBytes} bytes.`);

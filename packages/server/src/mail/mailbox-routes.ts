@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { html } from "hono/html";
 import type { AppEnv } from "../http/app-env.ts";
 import { jsonError } from "../http/errors.ts";
+import { basePathOf, resourceRootsOf } from "../shared/base-path.ts";
 import { isLoopbackAddress } from "../shared/loopback.ts";
 import { secretsEqual } from "../shared/secrets.ts";
 import type { Outbox } from "./mailer.ts";
@@ -18,41 +19,45 @@ function withLinks(text: string) {
 }
 
 /**
- * `GET /dev/mailbox?key=…`: the dev outbox, mounted only when no SMTP server is configured. HTML for
+ * `GET /dev/mailbox?key=…`: the dev outbox, mounted only when no SMTP server is configured. Like the
+ * resource server's paths, it answers under the path of `{base_url}`, where the start-up link points,
+ * and at the root (`resourceRootsOf`). HTML for
  * a browser; JSON (`Accept: application/json`) for scripts and agents. Its mail holds approval
  * links, which claim credentials for the addressee: so it answers only clients on this machine
  * (the socket's peer, never `X-Forwarded-For`, which a client writes itself) that present its key.
  */
-export function mailboxRoutes(outbox: Outbox): Hono<AppEnv> {
-  return new Hono<AppEnv>().get("/dev/mailbox", (c) => {
-    const peer = c.env?.incoming?.socket.remoteAddress;
-    if (peer === undefined || !isLoopbackAddress(peer)) {
-      return jsonError(c, 404, "not_found", `No route for ${c.req.method} ${c.req.path}.`);
-    }
-    const presented = c.req.query("key") ?? c.req.header(mailboxKeyHeader) ?? "";
-    if (!secretsEqual(presented, outbox.key)) {
-      return jsonError(
-        c,
-        401,
-        "mailbox_key_required",
-        "The dev mailbox needs its key: open its link (…/dev/mailbox?key=…), printed at start-up to a terminal and otherwise kept in dev-mailbox.link in the data directory, or send the key of dev-mailbox.key there as ?key= or the X-Weft-Mailbox-Key header.",
-      );
-    }
-    c.header("Cache-Control", "no-store");
-    const messages = outbox.list();
-    if ((c.req.header("accept") ?? "").includes("application/json")) {
-      return c.json({
-        messages: messages.map((message) => ({
-          from: message.from,
-          to: message.to,
-          subject: message.subject,
-          text: message.text,
-          sent_at: message.sentAt.toISOString(),
-        })),
-      });
-    }
-    const self = `/dev/mailbox?key=${encodeURIComponent(outbox.key)}`;
-    return c.html(html`<!doctype html>
+export function mailboxRoutes(outbox: Outbox, baseUrl: string): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+  const self = `${basePathOf(baseUrl)}/dev/mailbox?key=${encodeURIComponent(outbox.key)}`;
+  for (const root of resourceRootsOf(baseUrl))
+    routes.get(`${root}/dev/mailbox`, (c) => {
+      const peer = c.env?.incoming?.socket.remoteAddress;
+      if (peer === undefined || !isLoopbackAddress(peer)) {
+        return jsonError(c, 404, "not_found", `No route for ${c.req.method} ${c.req.path}.`);
+      }
+      const presented = c.req.query("key") ?? c.req.header(mailboxKeyHeader) ?? "";
+      if (!secretsEqual(presented, outbox.key)) {
+        return jsonError(
+          c,
+          401,
+          "mailbox_key_required",
+          "The dev mailbox needs its key: open its link (…/dev/mailbox?key=…), printed at start-up to a terminal and otherwise kept in dev-mailbox.link in the data directory, or send the key of dev-mailbox.key there as ?key= or the X-Weft-Mailbox-Key header.",
+        );
+      }
+      c.header("Cache-Control", "no-store");
+      const messages = outbox.list();
+      if ((c.req.header("accept") ?? "").includes("application/json")) {
+        return c.json({
+          messages: messages.map((message) => ({
+            from: message.from,
+            to: message.to,
+            subject: message.subject,
+            text: message.text,
+            sent_at: message.sentAt.toISOString(),
+          })),
+        });
+      }
+      return c.html(html`<!doctype html>
 <html lang="en">
   <head>
     <meta charset="utf-8" />
@@ -75,5 +80,6 @@ export function mailboxRoutes(outbox: Outbox): Hono<AppEnv> {
     }
   </body>
 </html>`);
-  });
+    });
+  return routes;
 }
