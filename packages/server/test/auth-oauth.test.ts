@@ -377,9 +377,7 @@ describe("token endpoint: refresh token", () => {
     const unknownClient = await refresh("cli_nobody", tokens.refresh_token as string);
     expect(unknownClient.body.error).toBe("invalid_client");
     const unknownToken = await refresh(clientId, "wrt_nothing");
-    expect(unknownToken.body).toMatchObject(
-      invalidGrant("No refresh token of this server matches refresh_token."),
-    );
+    expect(unknownToken.body).toMatchObject(invalidGrant("No refresh token of this server matches refresh_token."));
   });
 
   it("refuses a refresh token another client presents", async () => {
