@@ -1,29 +1,19 @@
 import { execFile } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify, stripVTControlCharacters } from "node:util";
 import { createTestIdentity, startTestPlatform } from "@weft/testing";
 import { publint } from "publint";
 import { formatMessage } from "publint/utils";
 import { describe, expect, it } from "vitest";
+import { npmSettingsOfTheMachine, plainNodeDirectory } from "./support/machine-node.ts";
 import { type CliResult, isolatedHome, parseJson } from "./support/run-cli.ts";
 import { callScaffoldedTriggers } from "./support/scaffold-triggers.ts";
 
 const run = promisify(execFile);
 const repository = fileURLToPath(new URL("../../..", import.meta.url));
-/**
- * The machine's own Node, which a user outside this repository has (not the Node 24 of some
- * node_modules/.bin); this one when there is none.
- */
-const plainNodeDirectory =
-  process.env.WEFT_TEST_PLAIN_NODE_DIR ??
-  ["/usr/bin", ...(process.env.PATH ?? "").split(":")].find(
-    (directory) => !directory.includes("node_modules") && existsSync(join(directory, "node")),
-  ) ??
-  dirname(process.execPath);
-
 /** What publint finds wrong with a tarball: files its package.json names but lacks, and the like. */
 async function packagingProblems(tarball: string): Promise<string[]> {
   const bytes = readFileSync(tarball);
@@ -75,25 +65,10 @@ describe.runIf(process.env.WEFT_TEST_PACKED === "1")("the packed packages, insta
     }
     const directory = mkdtempSync(join(tmpdir(), "weft-packed-"));
     for (const tarball of readdirSync(packs)) copyFileSync(join(packs, tarball), join(directory, tarball));
-    const cache = (
-      await succeeds("npm", ["config", "get", "cache"], repository, { ...process.env } as Record<string, string>)
-    ).stdout.trim();
     const env: Record<string, string> = {
       PATH: `${plainNodeDirectory}:${process.env.PATH ?? ""}`,
       HOME: isolatedHome(),
-      // Only the registry is reachable: packages it has already served come from the cache.
-      npm_config_cache: cache,
-      npm_config_prefer_offline: "true",
-      npm_config_audit: "false",
-      npm_config_fund: "false",
-      npm_config_update_notifier: "false",
-      // The machine's trust in its network's certificates, for what the cache does not hold yet.
-      ...Object.fromEntries(
-        ["NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "HTTPS_PROXY", "https_proxy"].flatMap((name) => {
-          const value = process.env[name];
-          return value === undefined ? [] : [[name, value]];
-        }),
-      ),
+      ...npmSettingsOfTheMachine(),
     };
     const plainNode = (await succeeds("node", ["--version"], directory, env)).stdout.trim();
     console.log(`the packed CLI runs under Node ${plainNode}`);
