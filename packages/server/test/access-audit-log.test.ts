@@ -8,15 +8,11 @@ import {
   postJson,
   registerEmailAgent,
   registerIdJagAgent,
-  startTestIdentityProvider,
-  startTestPlatform,
   type TestAgent,
   type TestIdentity,
-  type TestIdentityProvider,
-  type TestPlatform,
-  trustedIssuersEnv,
+  trustingTestPlatform,
 } from "@weft/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { auditEvents } from "../src/db/schema/index.ts";
 
 interface LoggedEvent {
@@ -36,15 +32,16 @@ interface LoggedEvent {
   createdAt: string;
 }
 
-let idp: TestIdentityProvider;
-let weft: TestPlatform;
+const platform = trustingTestPlatform({
+  env: { WEFT_ROLES: "auth,api" },
+});
 let olgaAgent: TestAgent;
 let olga: { accountId: string; personalWorkspaceId: string };
 let bob: TestIdentity;
 let teamId: string;
 
 async function auditLog(token: string, input: Record<string, unknown>) {
-  return callRpc(weft.url, "access.auditLog", input, { token });
+  return callRpc(platform.weft.url, "access.auditLog", input, { token });
 }
 
 /** The newest event of `action` in a workspace's log, read through the API as its owner. */
@@ -57,15 +54,11 @@ async function eventOf(token: string, workspaceId: string, action: string): Prom
 }
 
 const olgaCall = (procedure: string, input: unknown) =>
-  callRpc(weft.url, procedure, input, { token: olgaAgent.credential });
+  callRpc(platform.weft.url, procedure, input, { token: olgaAgent.credential });
 
 beforeAll(async () => {
-  idp = await startTestIdentityProvider();
   // No worker: executions stay queued, so one can be cancelled.
-  weft = await startTestPlatform({
-    env: { WEFT_TRUSTED_ISSUERS: trustedIssuersEnv(idp), WEFT_ROLES: "auth,api" },
-  });
-  olgaAgent = await registerIdJagAgent(weft, idp, "olga@example.com");
+  olgaAgent = await registerIdJagAgent(platform.weft, platform.idp, "olga@example.com");
   const workspaces = await olgaCall("access.listWorkspaces", {});
   const personal = (workspaces.json as { results: { id: string }[] }).results[0];
   const members = await olgaCall("access.listMembers", { workspaceId: personal?.id });
@@ -73,12 +66,7 @@ beforeAll(async () => {
     accountId: (members.json as { results: { accountId: string }[] }).results[0]?.accountId ?? "",
     personalWorkspaceId: personal?.id ?? "",
   };
-  bob = await createTestIdentity(weft, "bob@example.com");
-});
-
-afterAll(async () => {
-  await weft.stop();
-  await idp.close();
+  bob = await createTestIdentity(platform.weft, "bob@example.com");
 });
 
 describe("every change is an audit event naming the agent that made it", () => {
@@ -92,7 +80,7 @@ describe("every change is an audit event naming the agent that made it", () => {
       email: "olga@example.com",
       credentialId: expect.stringMatching(/^cred_/),
       agentId: olgaAgent.agentId,
-      agent: { clientId: idp.clientId, issuer: idp.issuer, userAgent: null },
+      agent: { clientId: platform.idp.clientId, issuer: platform.idp.issuer, userAgent: null },
       via,
     });
   }
@@ -117,7 +105,7 @@ describe("every change is an audit event naming the agent that made it", () => {
     expect(invitation).toMatchObject({ targetType: "invitation", targetId: (invited.json as { id: string }).id });
     expectOlgaAgent(invitation);
 
-    await acceptInvitationLink(outboxInvitationLink(weft, bob.email));
+    await acceptInvitationLink(outboxInvitationLink(platform.weft, bob.email));
     const joined = await eventOf(olgaAgent.credential, teamId, "member.joined");
     expect(joined).toMatchObject({ targetType: "account", targetId: bob.accountId });
     expect(joined.actor).toMatchObject({ accountId: bob.accountId, email: bob.email });
@@ -171,7 +159,7 @@ describe("every change is an audit event naming the agent that made it", () => {
   });
 
   it("registration claimed, denied and revoked (email)", async () => {
-    const claimed = await registerEmailAgent(weft, bob.email, { userAgent: "bob-bot/2" });
+    const claimed = await registerEmailAgent(platform.weft, bob.email, { userAgent: "bob-bot/2" });
     const claim = await eventOf(bob.credential, bob.personalWorkspaceId, "registration.claimed");
     expect(claim).toMatchObject({ targetType: "registration", targetId: claimed.agentId });
     expect(claim.actor).toMatchObject({
@@ -182,8 +170,8 @@ describe("every change is an audit event naming the agent that made it", () => {
     });
 
     for (const decision of ["deny", "revoke"] as const) {
-      const registered = await postJson(`${weft.url}/agent/auth`, emailRegistration(bob.email));
-      const mail = weft.platform.context.mailer.outbox?.list().find((message) => message.to === bob.email);
+      const registered = await postJson(`${platform.weft.url}/agent/auth`, emailRegistration(bob.email));
+      const mail = platform.weft.platform.context.mailer.outbox?.list().find((message) => message.to === bob.email);
       const link = mail?.text.match(/https?:\/\/\S+\/agent\/auth\/approve\?token=apv_[A-Za-z0-9_-]{43}/)?.[0] ?? "";
       if (decision === "revoke") await decide(link, "approve");
       await decide(link, decision);
@@ -194,14 +182,14 @@ describe("every change is an audit event naming the agent that made it", () => {
   });
 
   it("credential revoked by its holder", async () => {
-    const agent = await registerEmailAgent(weft, bob.email);
-    await postJson(`${weft.url}/agent/auth/revoke`, { credential: agent.credential });
+    const agent = await registerEmailAgent(platform.weft, bob.email);
+    await postJson(`${platform.weft.url}/agent/auth/revoke`, { credential: agent.credential });
     const event = await eventOf(bob.credential, bob.personalWorkspaceId, "credential.revoked");
     expect(event).toMatchObject({ targetType: "credential", actor: { accountId: bob.accountId } });
   });
 
   it("agent revoked, and all agents revoked", async () => {
-    const other = await registerIdJagAgent(weft, idp, "olga@example.com");
+    const other = await registerIdJagAgent(platform.weft, platform.idp, "olga@example.com");
     expect((await olgaCall("agents.revoke", { agentId: other.agentId })).status).toBe(200);
     const revoked = await eventOf(olgaAgent.credential, olga.personalWorkspaceId, "agent.revoked");
     expect(revoked).toMatchObject({ targetType: "agent", targetId: other.agentId });
@@ -214,7 +202,7 @@ describe("every change is an audit event naming the agent that made it", () => {
   });
 
   it("never stores a secret in an event", async () => {
-    const stored = JSON.stringify(await weft.database.db.select().from(auditEvents));
+    const stored = JSON.stringify(await platform.weft.database.db.select().from(auditEvents));
     for (const prefix of ["weft_", "clm_", "apv_", "ivt_"]) expect(stored).not.toContain(prefix);
     expect(stored).not.toContain(olgaAgent.credential);
   });
@@ -262,7 +250,7 @@ describe("access.auditLog", () => {
       "member.role_changed",
       "member.joined",
     ]);
-    const later = new Date(weft.clock.now().getTime() + 60_000).toISOString();
+    const later = new Date(platform.weft.clock.now().getTime() + 60_000).toISOString();
     const none = await auditLog(olgaAgent.credential, { workspaceId: teamId, filter: { since: later } });
     expect((none.json as { data: unknown[] }).data).toEqual([]);
     const until = await auditLog(olgaAgent.credential, { workspaceId: teamId, filter: { until: later }, limit: 200 });
@@ -270,11 +258,11 @@ describe("access.auditLog", () => {
   });
 
   it("is read by owners and admins only; NOT_FOUND outside the workspace; at most 200 a page", async () => {
-    const member = await createTestIdentity(weft, "member@example.com");
+    const member = await createTestIdentity(platform.weft, "member@example.com");
     const stranger = await auditLog(member.credential, { workspaceId: teamId });
     expect(stranger.status).toBe(404);
     await olgaCall("access.invite", { workspaceId: teamId, email: member.email, role: "member" });
-    await acceptInvitationLink(outboxInvitationLink(weft, member.email));
+    await acceptInvitationLink(outboxInvitationLink(platform.weft, member.email));
     const refused = await auditLog(member.credential, { workspaceId: teamId });
     expect(refused.status).toBe(403);
     expect(refused.json).toMatchObject({

@@ -5,16 +5,12 @@ import {
   joinWorkspace,
   registerEmailAgent,
   registerIdJagAgent,
-  startTestIdentityProvider,
-  startTestPlatform,
   type TestAgent,
   type TestIdentity,
-  type TestIdentityProvider,
-  type TestPlatform,
-  trustedIssuersEnv,
+  trustingTestPlatform,
 } from "@weft/testing";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { credentials } from "../src/db/schema/index.ts";
 import { credentialLifetimeMs } from "../src/identity/credentials.ts";
 import { startPlatform } from "../src/platform.ts";
@@ -33,8 +29,10 @@ interface AgentView {
 }
 
 const timers = createManualTimers();
-let idp: TestIdentityProvider;
-let weft: TestPlatform;
+const platform = trustingTestPlatform({
+  timers,
+  env: { WEFT_ROLES: "auth,api" },
+});
 let adminPerson: TestIdentity;
 let memberPerson: TestIdentity;
 let ownerPerson: TestIdentity;
@@ -44,30 +42,21 @@ let memberIdJag: TestAgent;
 let memberEmailAgent: TestAgent;
 let ownerAgent: TestAgent;
 
-const call = (token: string, procedure: string, input: unknown) => callRpc(weft.url, procedure, input, { token });
+const call = (token: string, procedure: string, input: unknown) =>
+  callRpc(platform.weft.url, procedure, input, { token });
 
 beforeAll(async () => {
-  idp = await startTestIdentityProvider();
-  weft = await startTestPlatform({
-    timers,
-    env: { WEFT_TRUSTED_ISSUERS: trustedIssuersEnv(idp), WEFT_ROLES: "auth,api" },
-  });
-  ownerPerson = await createTestIdentity(weft, "owner@example.com");
-  adminPerson = await createTestIdentity(weft, "admin@example.com");
-  memberPerson = await createTestIdentity(weft, "member@example.com");
-  stranger = await createTestIdentity(weft, "stranger@example.com");
-  teamId = await createTeamWorkspace(weft, ownerPerson, "Agents Inc");
-  await joinWorkspace(weft, { workspaceId: teamId, by: ownerPerson, member: adminPerson, role: "admin" });
-  await joinWorkspace(weft, { workspaceId: teamId, by: ownerPerson, member: memberPerson, role: "member" });
-  memberIdJag = await registerIdJagAgent(weft, idp, memberPerson.email);
-  memberEmailAgent = await registerEmailAgent(weft, memberPerson.email, { userAgent: "helper-bot/3" });
-  ownerAgent = await registerEmailAgent(weft, ownerPerson.email);
-  await registerEmailAgent(weft, stranger.email);
-});
-
-afterAll(async () => {
-  await weft.stop();
-  await idp.close();
+  ownerPerson = await createTestIdentity(platform.weft, "owner@example.com");
+  adminPerson = await createTestIdentity(platform.weft, "admin@example.com");
+  memberPerson = await createTestIdentity(platform.weft, "member@example.com");
+  stranger = await createTestIdentity(platform.weft, "stranger@example.com");
+  teamId = await createTeamWorkspace(platform.weft, ownerPerson, "Agents Inc");
+  await joinWorkspace(platform.weft, { workspaceId: teamId, by: ownerPerson, member: adminPerson, role: "admin" });
+  await joinWorkspace(platform.weft, { workspaceId: teamId, by: ownerPerson, member: memberPerson, role: "member" });
+  memberIdJag = await registerIdJagAgent(platform.weft, platform.idp, memberPerson.email);
+  memberEmailAgent = await registerEmailAgent(platform.weft, memberPerson.email, { userAgent: "helper-bot/3" });
+  ownerAgent = await registerEmailAgent(platform.weft, ownerPerson.email);
+  await registerEmailAgent(platform.weft, stranger.email);
 });
 
 describe("agents.list and agents.get", () => {
@@ -82,7 +71,7 @@ describe("agents.list and agents.get", () => {
         type: "agent-provider",
         accountId: memberPerson.accountId,
         email: memberPerson.email,
-        agent: { clientId: idp.clientId, issuer: idp.issuer, userAgent: null },
+        agent: { clientId: platform.idp.clientId, issuer: platform.idp.issuer, userAgent: null },
         status: "active",
       }),
       expect.objectContaining({
@@ -116,10 +105,10 @@ describe("agents.list and agents.get", () => {
   it("keeps lastUsedAt without a write per request: stored at the next flush", async () => {
     const before = await call(memberPerson.credential, "agents.get", { agentId: memberEmailAgent.agentId });
     expect((before.json as AgentView).lastUsedAt).toBeNull();
-    weft.clock.advance(1000);
-    const usedAt = weft.clock.now().toISOString();
+    platform.weft.clock.advance(1000);
+    const usedAt = platform.weft.clock.now().toISOString();
     await call(memberEmailAgent.credential, "projects.list", {});
-    const [unflushed] = await weft.database.db
+    const [unflushed] = await platform.weft.database.db
       .select({ lastUsedAt: credentials.lastUsedAt })
       .from(credentials)
       .where(eq(credentials.registrationId, memberEmailAgent.agentId));
@@ -136,7 +125,7 @@ describe("agents.list and agents.get", () => {
 
 describe("agents.revoke and agents.revokeAll", () => {
   it("revokes one's own agent: refused with invalid_token on its very next request", async () => {
-    const agent = await registerEmailAgent(weft, memberPerson.email);
+    const agent = await registerEmailAgent(platform.weft, memberPerson.email);
     expect((await call(agent.credential, "projects.list", {})).status).toBe(200);
     const revoked = await call(memberPerson.credential, "agents.revoke", { agentId: agent.agentId });
     expect(revoked.status).toBe(200);
@@ -150,11 +139,11 @@ describe("agents.revoke and agents.revokeAll", () => {
 
   it("is refused by another process too, once the revoking transaction commits", async () => {
     const second = await startPlatform(
-      { ...weft.platform.context.config, port: 0 },
-      { clock: weft.clock, database: weft.database, logger: createLogger({ level: "silent" }) },
+      { ...platform.weft.platform.context.config, port: 0 },
+      { clock: platform.weft.clock, database: platform.weft.database, logger: createLogger({ level: "silent" }) },
     );
     try {
-      const agent = await registerEmailAgent(weft, memberPerson.email);
+      const agent = await registerEmailAgent(platform.weft, memberPerson.email);
       const elsewhere = (procedure: string) => callRpc(second.listenUrl, procedure, {}, { token: agent.credential });
       // The other process has the credential in its cache.
       expect((await elsewhere("projects.list")).status).toBe(200);
@@ -166,7 +155,7 @@ describe("agents.revoke and agents.revokeAll", () => {
   });
 
   it("lets an admin revoke a member's agent but not an owner's, nor a stranger anyone's", async () => {
-    const agent = await registerEmailAgent(weft, memberPerson.email);
+    const agent = await registerEmailAgent(platform.weft, memberPerson.email);
     expect((await call(stranger.credential, "agents.revoke", { agentId: agent.agentId })).status).toBe(404);
     expect((await call(adminPerson.credential, "agents.revoke", { agentId: ownerAgent.agentId })).status).toBe(404);
     expect((await call(ownerAgent.credential, "projects.list", {})).status).toBe(200);
@@ -177,13 +166,13 @@ describe("agents.revoke and agents.revokeAll", () => {
   it("revokeAll is for owners and admins, and revokes every other active credential of every member", async () => {
     expect((await call(memberPerson.credential, "agents.revokeAll", { workspaceId: teamId })).status).toBe(403);
     expect((await call(stranger.credential, "agents.revokeAll", { workspaceId: teamId })).status).toBe(404);
-    const active = await weft.database.db.select().from(credentials);
+    const active = await platform.weft.database.db.select().from(credentials);
     const members = [ownerPerson, adminPerson, memberPerson].map((person) => person.accountId);
     const expected = active.filter(
       (row) =>
         members.includes(row.accountId) &&
         row.revokedAt === null &&
-        row.expiresAt > weft.clock.now() &&
+        row.expiresAt > platform.weft.clock.now() &&
         row.id !== adminPerson.credentialId,
     ).length;
     const all = await call(adminPerson.credential, "agents.revokeAll", { workspaceId: teamId });
@@ -204,9 +193,9 @@ describe("agents.revoke and agents.revokeAll", () => {
 
 describe("expiry", () => {
   it("shows an agent past its 30 days as expired", async () => {
-    const agent = await registerEmailAgent(weft, stranger.email);
-    weft.clock.advance(credentialLifetimeMs);
-    const fresh = await createTestIdentity(weft, stranger.email);
+    const agent = await registerEmailAgent(platform.weft, stranger.email);
+    platform.weft.clock.advance(credentialLifetimeMs);
+    const fresh = await createTestIdentity(platform.weft, stranger.email);
     const listed = await call(fresh.credential, "agents.list", { status: "expired" });
     expect((listed.json as { results: AgentView[] }).results.map((a) => a.id)).toContain(agent.agentId);
     const active = await call(fresh.credential, "agents.list", { status: "active" });

@@ -2,37 +2,30 @@ import {
   emailRegistration,
   idJagRegistration,
   postJson,
-  startTestIdentityProvider,
   startTestPlatform,
-  type TestIdentityProvider,
   type TestPlatform,
-  trustedIssuersEnv,
+  trustingTestPlatform,
 } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const idJagType = "urn:ietf:params:oauth:token-type:id-jag";
 let plain: TestPlatform;
-let withIssuer: TestPlatform;
-let idp: TestIdentityProvider;
+const withIssuer = trustingTestPlatform();
 
 beforeAll(async () => {
-  idp = await startTestIdentityProvider();
   plain = await startTestPlatform();
-  withIssuer = await startTestPlatform({ env: { WEFT_TRUSTED_ISSUERS: trustedIssuersEnv(idp) } });
 });
 
 afterAll(async () => {
   await plain.stop();
-  await withIssuer.stop();
-  await idp.close();
 });
 
 describe("authorization server metadata", () => {
   it("describes the agent registration endpoints of this instance", async () => {
-    const response = await fetch(`${withIssuer.url}/.well-known/oauth-authorization-server`);
+    const response = await fetch(`${withIssuer.weft.url}/.well-known/oauth-authorization-server`);
     expect(response.status).toBe(200);
     const metadata = (await response.json()) as Record<string, unknown>;
-    const url = withIssuer.url;
+    const url = withIssuer.weft.url;
     expect(metadata).toMatchObject({
       issuer: url,
       revocation_endpoint: `${url}/oauth2/revoke`,
@@ -64,15 +57,15 @@ describe("authorization server metadata", () => {
   });
 
   it("serves /auth.md with this instance's real addresses", async () => {
-    const response = await fetch(`${withIssuer.url}/auth.md`);
+    const response = await fetch(`${withIssuer.weft.url}/auth.md`);
     expect(response.headers.get("content-type")).toContain("text/markdown");
     const guide = await response.text();
-    expect(guide).toContain(`curl -s -X POST ${withIssuer.url}/agent/auth `);
-    expect(guide).toContain(`${withIssuer.url}/agent/auth/claim/complete`);
-    expect(guide).toContain(`\`claim_uri\` (${withIssuer.url}/agent/auth/claim/complete)`);
-    expect(guide).toContain(`curl -s -X POST ${withIssuer.url}/oauth2/token`);
-    expect(guide).toContain(`curl -s -X POST ${withIssuer.url}/oauth2/revoke -d token=`);
-    expect(guide).toContain(idp.issuer);
+    expect(guide).toContain(`curl -s -X POST ${withIssuer.weft.url}/agent/auth `);
+    expect(guide).toContain(`${withIssuer.weft.url}/agent/auth/claim/complete`);
+    expect(guide).toContain(`\`claim_uri\` (${withIssuer.weft.url}/agent/auth/claim/complete)`);
+    expect(guide).toContain(`curl -s -X POST ${withIssuer.weft.url}/oauth2/token`);
+    expect(guide).toContain(`curl -s -X POST ${withIssuer.weft.url}/oauth2/revoke -d token=`);
+    expect(guide).toContain(withIssuer.idp.issuer);
     const plainGuide = await (await fetch(`${plain.url}/auth.md`)).text();
     expect(plainGuide).toContain("ID-JAG registration is not enabled on this instance");
   });
@@ -138,7 +131,7 @@ describe("registration request validation", () => {
   });
 
   it("refuses ID-JAG with issuer_not_enabled while no issuer is trusted", async () => {
-    const assertion = await idp.sign({ iss: idp.issuer, sub: "u", aud: plain.url });
+    const assertion = await withIssuer.idp.sign({ iss: withIssuer.idp.issuer, sub: "u", aud: plain.url });
     expect(await register(idJagRegistration(assertion))).toMatchObject({
       status: 400,
       body: { error: "issuer_not_enabled" },
@@ -149,7 +142,7 @@ describe("registration request validation", () => {
       body: assertion,
     });
     expect(await logout.json()).toMatchObject({ error: "issuer_not_enabled" });
-    expect(idp.jwksFetches()).toBe(0);
+    expect(withIssuer.idp.jwksFetches()).toBe(0);
   });
 });
 
