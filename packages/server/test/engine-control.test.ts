@@ -1,6 +1,4 @@
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { type EngineHarness, startEngineHarness } from "@weft/testing";
+import { type EngineHarness, gatedConfigPreamble, openGate, startEngineHarness } from "@weft/testing";
 import { and, count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executionSteps, executions } from "../src/db/schema/index.ts";
@@ -11,17 +9,8 @@ import { cancelExecution } from "../src/workflows/cancel-execution.ts";
 let engine: EngineHarness;
 let deploymentId: string;
 
-const source = `
-import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+const source = `${gatedConfigPreamble}
 import { defineConfig, workflow } from "@weft/sdk";
-
-const here = dirname(fileURLToPath(import.meta.url));
-/** Resolves once the test opens the gate by writing a file beside the bundle. */
-async function gate(name: string): Promise<void> {
-  while (!existsSync(join(here, "gate-" + name))) await new Promise((resolve) => setTimeout(resolve, 10));
-}
 
 export default defineConfig({
   workflows: [
@@ -72,10 +61,6 @@ const manifest = {
   ],
 };
 
-function openGate(name: string): void {
-  writeFileSync(join(engine.dataDir, "bundles", deploymentId, `gate-${name}`), "open");
-}
-
 async function storedSteps(id: string): Promise<string[]> {
   const rows = await engine.database.db
     .select({ name: executionSteps.name })
@@ -108,7 +93,7 @@ describe("cancellation", () => {
     expect(valueOrThrow(await cancelExecution(engine.database.db, engine, { executionId: id }))).toEqual({
       status: "running",
     });
-    openGate("cancel");
+    openGate(engine.dataDir, deploymentId, "cancel");
     const cancelled = await engine.waitFor(id, (row) => row.status === "cancelled");
     expect(cancelled.finishedAt).not.toBeNull();
     expect(await storedSteps(id)).toEqual(["first", "wait"]);
@@ -153,7 +138,7 @@ describe("concurrency", () => {
         { status: "queued", n: 2 },
       ]),
     );
-    openGate("solo");
+    openGate(engine.dataDir, deploymentId, "solo");
     let succeeded = 0;
     const deadline = Date.now() + 20_000;
     while (succeeded < 3) {

@@ -1,6 +1,10 @@
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { type EngineHarness, type ExecutionRow, startEngineHarness } from "@weft/testing";
+import {
+  type EngineHarness,
+  type ExecutionRow,
+  gatedConfigPreamble,
+  openGate,
+  startEngineHarness,
+} from "@weft/testing";
 import { and, count, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executionSteps, executions, spans } from "../src/db/schema/index.ts";
@@ -21,17 +25,9 @@ function configSource(bodies: Bodies, timeouts: Record<string, string> = {}): st
         timeouts[name] === undefined ? "" : ` timeout: ${JSON.stringify(timeouts[name])},`
       } async run(input: any, ctx: any) {\n${body}\n} })`,
   );
-  return `
-import { existsSync, writeSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+  return `${gatedConfigPreamble}
+import { writeSync } from "node:fs";
 import { defineConfig, workflow } from "@weft/sdk";
-
-const here = dirname(fileURLToPath(import.meta.url));
-/** Resolves once the test writes a file named gate-<name> beside the bundle. */
-async function gate(name: string): Promise<void> {
-  while (!existsSync(join(here, "gate-" + name))) await new Promise((resolve) => setTimeout(resolve, 10));
-}
 const forever = () => new Promise(() => undefined);
 /** Writes a message to the worker as the runtime frames it (channel-frames.ts), bypassing the runtime. */
 function forge(message: unknown): void {
@@ -417,7 +413,7 @@ describe("hostile tenant: a channel broken beside an innocent execution", () => 
     await waitForStep(engine, sibling, "where");
     const breaker = await engine.run("prj_channel", "breaker", {});
     await waitForStep(engine, breaker, "where");
-    writeFileSync(join(engine.dataDir, "bundles", deploymentId, "gate-breaker"), "open");
+    openGate(engine.dataDir, deploymentId, "breaker");
 
     // Nothing tells which of the two wrote the bytes: both go back to the queue, an attempt kept, and
     // each runs next in a child of its own. The breaker breaks that one too and fails, named.
@@ -427,7 +423,7 @@ describe("hostile tenant: a channel broken beside an innocent execution", () => 
       name: "SandboxProtocolError",
       message: expect.stringMatching(/broke its channel to the worker: it sent bytes that are not a frame \(7d 0a\)/),
     });
-    writeFileSync(join(engine.dataDir, "bundles", deploymentId, "gate-sibling"), "open");
+    openGate(engine.dataDir, deploymentId, "sibling");
     const done = await engine.waitFor(sibling, (row) => row.status === "succeeded", 10_000);
     expect(done.attempt).toBe(1);
     expect(done.error).toBeNull();
@@ -476,7 +472,7 @@ describe("hostile tenant: an infinite loop that is cancelled", () => {
     expect(cancelled.status).toBe("cancelled");
     expect(cancelled.error?.name).toBe("CancelledError");
 
-    writeFileSync(join(engine.dataDir, "bundles", deploymentId, "gate-sibling"), "open");
+    openGate(engine.dataDir, deploymentId, "sibling");
     const done = await engine.waitFor(sibling, (row) => row.status !== "running" && row.status !== "queued", 10_000);
     expect(done.status).toBe("succeeded");
     expect(done.attempt).toBe(1);

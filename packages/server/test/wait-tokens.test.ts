@@ -1,5 +1,3 @@
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import {
   bundleConfig,
   callRpc,
@@ -7,8 +5,10 @@ import {
   createTestIdentity,
   executionRow,
   formCsrfTokenOf,
+  gatedConfigPreamble,
   hasChromium,
   launchChromium,
+  openGate,
   randomTokenId,
   signedInTestPlatform,
   type TestIdentity,
@@ -32,17 +32,8 @@ let stranger: TestIdentity;
 let projectId: string;
 let deploymentId: string;
 
-const source = `
-import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+const source = `${gatedConfigPreamble}
 import { defineConfig, workflow } from "@weft/sdk";
-
-const here = dirname(fileURLToPath(import.meta.url));
-/** Resolves once the test opens the gate by writing a file beside the bundle. */
-async function gate(name: string): Promise<void> {
-  while (!existsSync(join(here, "gate-" + name))) await new Promise((resolve) => setTimeout(resolve, 10));
-}
 
 export default defineConfig({
   workflows: [
@@ -284,7 +275,7 @@ describe("a token completed before the workflow waits for it", () => {
     }
     expect((await execution(executionId)).status).toBe("running");
     expect((await postJson(String(url), '{"early": true}')).status).toBe(202);
-    writeFileSync(join(signedIn.weft.platform.context.config.dataDir, "bundles", deploymentId, "gate-early"), "open");
+    openGate(signedIn.weft.platform.context.config.dataDir, deploymentId, "early");
     const done = await until(executionId, ["succeeded", "failed"]);
     expect(done.output).toEqual({ ok: true, data: { early: true } });
     expect(done.attempts.map((attempt) => [attempt.number, attempt.resumed])).toEqual([[1, false]]);

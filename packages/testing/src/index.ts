@@ -13,6 +13,7 @@ export * from "./engine-harness.ts";
 export * from "./event-stream.ts";
 export * from "./file-scoped.ts";
 export * from "./fuzz-surface.ts";
+export * from "./gated-workflows.ts";
 export * from "./hostile-input.ts";
 export * from "./identity-provider.ts";
 export * from "./ingress.ts";
