@@ -325,51 +325,34 @@ async function call(procedure: string, input: Record<string, unknown>): Promise<
   return result.json;
 }
 
-/** Pages forward with `first/after` until the end, checking the envelope of every page. */
-async function walkForward(
+/**
+ * Pages through the list to its end, forward with `first/after` or backward with `last/before`,
+ * checking the envelope of every page; returns the rows in list order.
+ */
+async function walk(
+  direction: "forward" | "backward",
   procedure: string,
   input: Record<string, unknown>,
   size: number,
   keyOf: (result: Record<string, unknown>) => string,
 ): Promise<string[]> {
+  const forward = direction === "forward";
   const seen: string[] = [];
-  let after: string | undefined;
+  let cursor: string | undefined;
   for (;;) {
-    const page = (await call(procedure, {
-      ...input,
-      pagination: after === undefined ? { first: size } : { first: size, after },
-    })) as Envelope;
+    // An undefined cursor leaves the JSON body, as on the first page.
+    const pagination = forward ? { first: size, after: cursor } : { last: size, before: cursor };
+    const page = (await call(procedure, { ...input, pagination })) as Envelope;
     expect(page.totalCount).toBe(rowCount);
     expect(page.results.length).toBe(Math.min(size, rowCount - seen.length));
-    expect(page.pagination.hasPreviousPage).toBe(seen.length > 0);
-    seen.push(...page.results.map(keyOf));
-    if (!page.pagination.hasNextPage) return seen;
-    expect(page.pagination.endCursor).toBeDefined();
-    after = page.pagination.endCursor;
-  }
-}
-
-/** Pages backward with `last/before` from the end to the start; returns the rows in list order. */
-async function walkBackward(
-  procedure: string,
-  input: Record<string, unknown>,
-  size: number,
-  keyOf: (result: Record<string, unknown>) => string,
-): Promise<string[]> {
-  const seen: string[] = [];
-  let before: string | undefined;
-  for (;;) {
-    const page = (await call(procedure, {
-      ...input,
-      pagination: before === undefined ? { last: size } : { last: size, before },
-    })) as Envelope;
-    expect(page.totalCount).toBe(rowCount);
-    expect(page.results.length).toBe(Math.min(size, rowCount - seen.length));
-    expect(page.pagination.hasNextPage).toBe(seen.length > 0);
-    seen.unshift(...page.results.map(keyOf));
-    if (!page.pagination.hasPreviousPage) return seen;
-    expect(page.pagination.startCursor).toBeDefined();
-    before = page.pagination.startCursor;
+    const { hasNextPage, hasPreviousPage, startCursor, endCursor } = page.pagination;
+    expect(forward ? hasPreviousPage : hasNextPage).toBe(seen.length > 0);
+    const keys = page.results.map(keyOf);
+    if (forward) seen.push(...keys);
+    else seen.unshift(...keys);
+    if (!(forward ? hasNextPage : hasPreviousPage)) return seen;
+    cursor = forward ? endCursor : startCursor;
+    expect(cursor).toBeDefined();
   }
 }
 
@@ -423,8 +406,8 @@ describe("every standard list walks 250 rows with many sharing one instant", () 
     const expected = list.expected();
     expect(new Set(expected).size).toBe(rowCount);
     for (const size of [7, 100]) {
-      expect(await walkForward(list.procedure, list.input(), size, list.keyOf)).toEqual(expected);
-      expect(await walkBackward(list.procedure, list.input(), size, list.keyOf)).toEqual(expected);
+      expect(await walk("forward", list.procedure, list.input(), size, list.keyOf)).toEqual(expected);
+      expect(await walk("backward", list.procedure, list.input(), size, list.keyOf)).toEqual(expected);
     }
   });
 });
