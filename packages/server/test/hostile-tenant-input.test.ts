@@ -307,21 +307,26 @@ const hostileBodies: [string, string, RegExp][] = [
   ["5 000 levels", deep, /nested more than 64 levels deep/],
 ];
 
+/** Posts `body` as JSON to `path` and expects 400 invalid_body naming `message`, with no execution enqueued. */
+async function expectBodyRefused(path: string, body: string, message: RegExp): Promise<void> {
+  const before = await executionCount(weft, projectId);
+  const response = await fetch(`${weft.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body,
+  });
+  expect(response.status).toBe(400);
+  const answer = (await response.json()) as { error: string; message: string };
+  expect(answer.error).toBe("invalid_body");
+  expect(answer.message).toMatch(message);
+  expect(await executionCount(weft, projectId)).toBe(before);
+}
+
 describe("hostile tenant: request bodies", () => {
   it.each(hostileBodies)(
     "a webhook refuses %s with 400 naming the field, enqueuing nothing",
     async (_, body, message) => {
-      const before = await executionCount(weft, projectId);
-      const response = await fetch(`${weft.url}/triggers/webhooks/${projectId}/hook`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body,
-      });
-      expect(response.status).toBe(400);
-      const answer = (await response.json()) as { error: string; message: string };
-      expect(answer.error).toBe("invalid_body");
-      expect(answer.message).toMatch(message);
-      expect(await executionCount(weft, projectId)).toBe(before);
+      await expectBodyRefused(`/triggers/webhooks/${projectId}/hook`, body, message);
     },
   );
 
@@ -339,17 +344,7 @@ describe("hostile tenant: request bodies", () => {
   });
 
   it.each(hostileBodies)("a programmatic form refuses %s with 400 naming the field", async (_, body, message) => {
-    const before = await executionCount(weft, projectId);
-    const response = await fetch(`${weft.url}/forms/plain?projectId=${projectId}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body,
-    });
-    expect(response.status).toBe(400);
-    const answer = (await response.json()) as { error: string; message: string };
-    expect(answer.error).toBe("invalid_body");
-    expect(answer.message).toMatch(message);
-    expect(await executionCount(weft, projectId)).toBe(before);
+    await expectBodyRefused(`/forms/plain?projectId=${projectId}`, body, message);
   });
 
   it.each(hostileBodies)("the authorization server refuses %s with invalid_request", async (_, body, message) => {
