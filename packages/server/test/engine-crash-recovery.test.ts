@@ -1,5 +1,6 @@
 import {
   attemptSpanNames,
+  countedStepsWorkflow,
   createTestDatabase,
   deployTestProject,
   enqueueTestExecution,
@@ -20,13 +21,7 @@ const source = `
 import { defineConfig, workflow } from "@weft/sdk";
 export default defineConfig({
   workflows: [
-    workflow({
-      name: "counted",
-      async run(input: { base: string }, ctx) {
-        const hit = (path: string) => ctx.step(path, async () => (await fetch(input.base + "/" + path)).text());
-        return [await hit("first"), await hit("block"), await hit("last")];
-      },
-    }),
+    ${countedStepsWorkflow},
     workflow({
       name: "approved",
       async run(input: { base: string }, ctx) {

@@ -3,7 +3,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { deployTestProject, enqueueTestExecution, readExecution, startStepCounter } from "@weft/testing";
+import {
+  countedStepsWorkflow,
+  deployTestProject,
+  enqueueTestExecution,
+  readExecution,
+  startStepCounter,
+} from "@weft/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../src/db/database.ts";
@@ -17,13 +23,7 @@ const source = `
 import { defineConfig, workflow } from "@weft/sdk";
 export default defineConfig({
   workflows: [
-    workflow({
-      name: "counted",
-      async run(input: { base: string }, ctx) {
-        const hit = (path: string) => ctx.step(path, async () => (await fetch(input.base + "/" + path)).text());
-        return [await hit("first"), await hit("block"), await hit("last")];
-      },
-    }),
+    ${countedStepsWorkflow},
   ],
 });
 `;

@@ -43,3 +43,16 @@ export function startStepCounter(): Promise<StepCounter> {
     });
   });
 }
+
+/**
+ * A workflow, "counted", that runs the steps "first", "block" and "last", each fetching its name
+ * from the step counter at `input.base`: the counter tells which ran again, and holds the run at
+ * "block". A `workflow({…})` expression for a test's `weft.config.ts`.
+ */
+export const countedStepsWorkflow = `workflow({
+  name: "counted",
+  async run(input: { base: string }, ctx) {
+    const hit = (path: string) => ctx.step(path, async () => (await fetch(input.base + "/" + path)).text());
+    return [await hit("first"), await hit("block"), await hit("last")];
+  },
+})`;
