@@ -18,7 +18,11 @@ import { announcedAccounts } from "./claimable-accounts.ts";
 import { defaultCrashAttempts } from "./crash-attempts.ts";
 import { createDueWakeups } from "./due-wakeups.ts";
 import type { ResolveHost } from "./egress/resolve-host.ts";
-import { createEmbeddedMaintenance, defaultVacuumEveryClaims } from "./embedded-maintenance.ts";
+import {
+  createEmbeddedMaintenance,
+  defaultVacuumEveryClaims,
+  type EmbeddedMaintenance,
+} from "./embedded-maintenance.ts";
 import type { EndStatementParts } from "./execution-state/end-statement-parts.ts";
 import { defaultSandboxIdleMs } from "./limits.ts";
 import type { LocalStarts } from "./local-starts.ts";
@@ -175,8 +179,31 @@ function startPolling(claims: ClaimLoop, leases: WorkerLeaseDependencies, pollIn
       });
   }, pollIntervalMs);
   tick.unref();
-  void claims.poke();
   return { stop: () => clearInterval(tick) };
+}
+
+/** On the embedded database, the vacuums of the tables the engine churns, every so many claims. */
+function embeddedMaintenanceOf(
+  database: DatabaseHandle,
+  logger: Logger,
+  options: WorkerOptions,
+): EmbeddedMaintenance | undefined {
+  if (database.kind !== "embedded") return undefined;
+  return createEmbeddedMaintenance(
+    { db: database.db, logger },
+    { everyClaims: options.vacuumEveryClaims ?? defaultVacuumEveryClaims },
+  );
+}
+
+/** On stop: the attempts still running are abandoned and handed back to the queue, and their ends awaited. */
+async function handBackRunning(running: ReadonlyMap<string, RunningAttempt>, context: AttemptContext): Promise<void> {
+  const left = [...running.values()].filter((run) => !run.done);
+  for (const run of left) {
+    run.done = true;
+    run.sandbox?.abandon();
+  }
+  await Promise.all(left.map((run) => requeueOnStop(context, run).catch(() => undefined)));
+  await Promise.all([...context.finishing]);
 }
 
 /**
@@ -194,13 +221,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     defaultTimeoutMs: options.defaultTimeoutMs ?? defaultAttemptTimeoutMs,
     maxTimeoutMs: options.maxTimeoutMs,
   };
-  const maintenance =
-    database.kind === "embedded"
-      ? createEmbeddedMaintenance(
-          { db, logger },
-          { everyClaims: options.vacuumEveryClaims ?? defaultVacuumEveryClaims },
-        )
-      : undefined;
+  const maintenance = embeddedMaintenanceOf(database, logger, options);
   /** On the embedded database this is the only worker: every change to the queue is this process's. */
   const soleWorker = database.kind === "embedded";
   const slotsPerAccount = workspaceSlots(options.concurrency, options.workspaceShare ?? defaultWorkspaceShare);
@@ -275,13 +296,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
       wakeups.stop();
       await unlisten();
       await claimsStopped;
-      const left = [...running.values()].filter((run) => !run.done);
-      for (const run of left) {
-        run.done = true;
-        run.sandbox?.abandon();
-      }
-      await Promise.all(left.map((run) => requeueOnStop(context, run).catch(() => undefined)));
-      await Promise.all([...context.finishing]);
+      await handBackRunning(running, context);
       await forgetWorker(db, workerId).catch(() => undefined);
       await maintenance?.settled();
       running.clear();
