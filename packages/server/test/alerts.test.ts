@@ -5,6 +5,7 @@ import {
   bundleConfig,
   callRpc,
   createTestIdentity,
+  expectInputIssue,
   type SmtpSink,
   startSmtpSink,
   startTestPlatform,
@@ -349,13 +350,7 @@ describe("failure notices", () => {
       const projectId = await newProject(`Refused ${_what}`);
       const before = await weft.database.db.select({ id: deployments.id }).from(deployments);
       const refused = await deploy(projectId, alerts);
-      expect(refused.status).toBe(400);
-      const body = refused.json as unknown as {
-        code: string;
-        data: { issues: { path: unknown[]; message: string }[] };
-      };
-      expect(body.code).toBe("BAD_REQUEST");
-      expect(body.data.issues).toContainEqual({ path, message: expect.stringMatching(message) });
+      expectInputIssue(refused, path, message);
       expect(await weft.database.db.select({ id: deployments.id }).from(deployments)).toEqual(before);
       expect(
         await weft.database.db.select().from(alertWebhookSecrets).where(eq(alertWebhookSecrets.projectId, projectId)),

@@ -1,4 +1,4 @@
-import { bundleConfig, signedInTestPlatform } from "@weft/testing";
+import { bundleConfig, expectInputIssue, signedInTestPlatform } from "@weft/testing";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditEvents, deployments, schedules } from "../src/db/schema/index.ts";
@@ -302,13 +302,7 @@ describe("schedules namespace", () => {
         schedules: await signedIn.weft.database.db.select().from(schedules).where(eq(schedules.projectId, projectId)),
       };
       const refused = await deploy(projectId, [schedule]);
-      expect(refused.status).toBe(400);
-      const body = refused.json as unknown as {
-        code: string;
-        data: { issues: { path: unknown[]; message: string }[] };
-      };
-      expect(body.code).toBe("BAD_REQUEST");
-      expect(body.data.issues).toContainEqual({ path, message: expect.stringMatching(message) });
+      expectInputIssue(refused, path, message);
       expect(await signedIn.weft.database.db.select({ id: deployments.id }).from(deployments)).toEqual(
         before.deployments,
       );

@@ -22,6 +22,7 @@ export * from "./log-capture.ts";
 export * from "./mailing-test-platform.ts";
 export * from "./oauth-client.ts";
 export * from "./rpc-calls.ts";
+export * from "./rpc-refusals.ts";
 export * from "./sandboxed-tenants.ts";
 export * from "./secret-scanner.ts";
 export * from "./signed-in-test-platform.ts";
