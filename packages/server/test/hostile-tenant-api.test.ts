@@ -6,11 +6,12 @@ import {
   contractCalls,
   createTestIdentity,
   idJagRegistration,
+  missingAccountId,
+  missingCallTarget,
   postJson,
   probeCalls,
   procedureOf,
   proceduresWithoutCall,
-  randomTokenId,
   registerEmailAgent,
   startTestIdentityProvider,
   startTestPlatform,
@@ -407,22 +408,9 @@ describe("hostile tenant: extreme dates in filters and cursors", () => {
   });
 });
 
-/** Ids of the right shape that name nothing. */
+/** Ids of the right shape that name nothing, called for by mallory. */
 function missingTarget(): CallTarget {
-  const suffix = () => randomUUID().replaceAll("-", "").slice(0, 26);
-  return {
-    workspaceId: `wsp_${suffix()}`,
-    ownerAccountId: `acc_${suffix()}`,
-    callerAccountId: mallory.tenant.accountId,
-    projectId: `prj_${suffix()}`,
-    deploymentId: `dep_${suffix()}`,
-    executionId: `exe_${suffix()}`,
-    traceId: randomUUID().replaceAll("-", ""),
-    invitationId: `inv_${suffix()}`,
-    agentId: `reg_${suffix()}`,
-    tokenId: randomTokenId(),
-    policyId: `fed_${suffix()}`,
-  };
+  return missingCallTarget({ ownerAccountId: missingAccountId(), callerAccountId: mallory.tenant.accountId });
 }
 
 /**

@@ -6,12 +6,12 @@ import {
   contractProcedures,
   createContractFixture,
   createTestIdentity,
+  missingCallTarget,
   type ProbeCall,
   postTokenRequest,
   probeCalls,
   procedureOf,
   proceduresWithoutCall,
-  randomTokenId,
   startTestIdentityProvider,
   startTestPlatform,
   type TestIdentity,
@@ -33,21 +33,9 @@ import {
   waitTokens,
 } from "../src/db/schema/index.ts";
 
-/** Ids of the right shape that name nothing. */
+/** Ids of the right shape that name nothing, called for by the outsider. */
 function missingTarget(): CallTarget {
-  const suffix = () => randomUUID().replaceAll("-", "").slice(0, 26);
-  return {
-    ...outsiderTarget(),
-    workspaceId: `wsp_${suffix()}`,
-    projectId: `prj_${suffix()}`,
-    deploymentId: `dep_${suffix()}`,
-    executionId: `exe_${suffix()}`,
-    traceId: randomUUID().replaceAll("-", ""),
-    invitationId: `inv_${suffix()}`,
-    agentId: `reg_${suffix()}`,
-    tokenId: randomTokenId(),
-    policyId: `fed_${suffix()}`,
-  };
+  return missingCallTarget(outsiderTarget());
 }
 
 function outsiderTarget(): CallTarget {

@@ -20,6 +20,7 @@ export * from "./ingress.ts";
 export * from "./json-schema-arbitrary.ts";
 export * from "./log-capture.ts";
 export * from "./mailing-test-platform.ts";
+export * from "./missing-call-target.ts";
 export * from "./oauth-client.ts";
 export * from "./rpc-calls.ts";
 export * from "./rpc-refusals.ts";
