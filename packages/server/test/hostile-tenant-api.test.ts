@@ -6,6 +6,7 @@ import {
   contractCalls,
   createTestIdentity,
   idJagRegistration,
+  internalErrorBody,
   missingAccountId,
   missingCallTarget,
   postJson,
@@ -529,12 +530,7 @@ describe("hostile tenant: errors that leak nothing", () => {
         { token: mallory.tenant.credential, headers: { "x-request-id": "req-500-rpc" } },
       );
       expect(rpc.status).toBe(500);
-      expect(rpc.json).toEqual({
-        defined: true,
-        code: "INTERNAL_SERVER_ERROR",
-        status: 500,
-        message: "Unexpected server error; quote request id req-500-rpc.",
-      });
+      expect(rpc.json).toEqual(internalErrorBody("req-500-rpc"));
       const api = await fetch(`${weft.url}/api/deployments/list`, {
         method: "POST",
         headers: {
@@ -545,12 +541,7 @@ describe("hostile tenant: errors that leak nothing", () => {
         body: JSON.stringify({ projectId: mallory.projectId }),
       });
       expect(api.status).toBe(500);
-      expect(await api.json()).toEqual({
-        defined: true,
-        code: "INTERNAL_SERVER_ERROR",
-        status: 500,
-        message: "Unexpected server error; quote request id req-500-api.",
-      });
+      expect(await api.json()).toEqual(internalErrorBody("req-500-api"));
     } finally {
       await weft.database.db.execute(sql`alter table deployments_gone rename to deployments`);
     }

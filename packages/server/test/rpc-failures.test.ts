@@ -1,4 +1,4 @@
-import { callRpc, capturedLogger, signedInTestPlatform } from "@weft/testing";
+import { callRpc, capturedLogger, internalErrorBody, signedInTestPlatform } from "@weft/testing";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { defaultBodyLimitBytes as rpcBodyLimitBytes } from "../src/http/body-limit.ts";
@@ -90,12 +90,7 @@ describe("RPC failures", () => {
         },
       );
       expect(result.status).toBe(500);
-      expect(result.json).toEqual({
-        defined: true,
-        code: "INTERNAL_SERVER_ERROR",
-        status: 500,
-        message: "Unexpected server error; quote request id req-broken-1.",
-      });
+      expect(result.json).toEqual(internalErrorBody("req-broken-1"));
       const logged = logLines.find((line) => line.requestId === "req-broken-1");
       expect(logged).toMatchObject({ level: 50, msg: "RPC procedure failed" });
       expect(JSON.stringify(logged?.err)).toContain("projects");

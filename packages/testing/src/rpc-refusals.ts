@@ -11,3 +11,13 @@ export function expectInputIssue(
   expect(body.code).toBe("BAD_REQUEST");
   expect(body.data.issues).toContainEqual({ path, message: expect.stringMatching(message) });
 }
+
+/** The body of the 500 that answers an unexpected failure: it quotes the request's id. */
+export function internalErrorBody(requestId: string) {
+  return {
+    defined: true,
+    code: "INTERNAL_SERVER_ERROR",
+    status: 500,
+    message: `Unexpected server error; quote request id ${requestId}.`,
+  };
+}
