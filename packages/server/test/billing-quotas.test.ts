@@ -1,5 +1,5 @@
 import {
-  callRpc,
+  callRpcAs,
   createTeamWorkspace,
   createTestIdentity,
   deployManifest,
@@ -41,7 +41,7 @@ afterAll(async () => {
 });
 
 async function newProject(who: TestIdentity, name: string, workspaceId = who.personalWorkspaceId) {
-  return callRpc(weft.url, "projects.create", { name, workspaceId }, { token: who.credential });
+  return callRpcAs(weft, who, "projects.create", { name, workspaceId });
 }
 
 async function deployedProject(who: TestIdentity, name: string): Promise<string> {
@@ -61,7 +61,7 @@ function webhook(projectId: string, body: unknown = { n: 1 }): Promise<Response>
 }
 
 function run(who: TestIdentity, projectId: string) {
-  return callRpc(weft.url, "workflows.run", { projectId, workflow: "echo", input: {} }, { token: who.credential });
+  return callRpcAs(weft, who, "workflows.run", { projectId, workflow: "echo", input: {} });
 }
 
 describe("quotas", () => {
@@ -157,12 +157,7 @@ describe("the billing namespace", () => {
   });
 
   it("getPlan answers the plan, its quotas and this month's use", async () => {
-    const plan = await callRpc(
-      weft.url,
-      "billing.getPlan",
-      { workspaceId: eve.personalWorkspaceId },
-      { token: eve.credential },
-    );
+    const plan = await callRpcAs(weft, eve, "billing.getPlan", { workspaceId: eve.personalWorkspaceId });
     expect(plan.status).toBe(200);
     expect(plan.json).toMatchObject({
       plan: { name: "small", executionsPerMonth: 3, projects: 2 },
@@ -178,7 +173,7 @@ describe("the billing namespace", () => {
       from: "2026-03-01T00:00:00.000Z",
       to: "2026-03-31T23:59:59.000Z",
     };
-    const byDay = await callRpc(weft.url, "billing.getUsage", { ...range, groupBy: "day" }, { token: eve.credential });
+    const byDay = await callRpcAs(weft, eve, "billing.getUsage", { ...range, groupBy: "day" });
     expect(byDay.status).toBe(200);
     const usage = byDay.json as { totals: Record<string, unknown>; rows: { day: string; executions: number }[] };
     expect(usage.totals).toMatchObject({
@@ -190,12 +185,7 @@ describe("the billing namespace", () => {
       ["2026-03-30", 1],
       ["2026-03-31", 2],
     ]);
-    const byProject = await callRpc(
-      weft.url,
-      "billing.getUsage",
-      { ...range, groupBy: "project" },
-      { token: eve.credential },
-    );
+    const byProject = await callRpcAs(weft, eve, "billing.getUsage", { ...range, groupBy: "project" });
     expect((byProject.json as { rows: unknown[] }).rows).toEqual([
       expect.objectContaining({ projectId, executions: 3, bytes: expect.any(Number) }),
     ]);
@@ -203,35 +193,28 @@ describe("the billing namespace", () => {
 
   it("refuses from after to, a range over 400 days, another workspace and a member", async () => {
     const base = { workspaceId: eve.personalWorkspaceId, groupBy: "day" };
-    const backwards = await callRpc(
-      weft.url,
-      "billing.getUsage",
-      { ...base, from: "2026-03-02T00:00:00.000Z", to: "2026-03-01T00:00:00.000Z" },
-      { token: eve.credential },
-    );
+    const backwards = await callRpcAs(weft, eve, "billing.getUsage", {
+      ...base,
+      from: "2026-03-02T00:00:00.000Z",
+      to: "2026-03-01T00:00:00.000Z",
+    });
     expect(backwards.status).toBe(400);
-    const long = await callRpc(
-      weft.url,
-      "billing.getUsage",
-      { ...base, from: "2025-01-01T00:00:00.000Z", to: "2026-03-01T00:00:00.000Z" },
-      { token: eve.credential },
-    );
+    const long = await callRpcAs(weft, eve, "billing.getUsage", {
+      ...base,
+      from: "2025-01-01T00:00:00.000Z",
+      to: "2026-03-01T00:00:00.000Z",
+    });
     expect(long.status).toBe(400);
     const stranger = await createTestIdentity(weft, "stranger@billing.test");
-    const foreign = await callRpc(
-      weft.url,
-      "billing.getPlan",
-      { workspaceId: eve.personalWorkspaceId },
-      { token: stranger.credential },
-    );
+    const foreign = await callRpcAs(weft, stranger, "billing.getPlan", { workspaceId: eve.personalWorkspaceId });
     expect(foreign.status).toBe(404);
 
     const team = await createTeamWorkspace(weft, eve, "Team");
     const member = await createTestIdentity(weft, "member@billing.test");
     await joinWorkspace(weft, { workspaceId: team, by: eve, member, role: "member" });
-    const asMember = await callRpc(weft.url, "billing.getPlan", { workspaceId: team }, { token: member.credential });
+    const asMember = await callRpcAs(weft, member, "billing.getPlan", { workspaceId: team });
     expect(asMember.status).toBe(403);
-    const asOwner = await callRpc(weft.url, "billing.getPlan", { workspaceId: team }, { token: eve.credential });
+    const asOwner = await callRpcAs(weft, eve, "billing.getPlan", { workspaceId: team });
     expect(asOwner.status).toBe(200);
   });
 
@@ -250,12 +233,7 @@ describe("the billing namespace", () => {
     expect(written.reduce((a, b) => a + b, 0)).toBe(1);
     expect(await closePreviousMonth(weft.database.db, { catalogue, now })).toBe(0);
 
-    const listed = await callRpc(
-      weft.url,
-      "billing.listStatements",
-      { workspaceId: eve.personalWorkspaceId },
-      { token: eve.credential },
-    );
+    const listed = await callRpcAs(weft, eve, "billing.listStatements", { workspaceId: eve.personalWorkspaceId });
     expect(listed.status).toBe(200);
     expect(listed.json).toMatchObject({
       data: [
@@ -279,20 +257,15 @@ describe("usage of a deleted project", () => {
     const projectId = await deployedProject(fay, "gone");
     expect((await webhook(projectId)).status).toBe(202);
     expect((await webhook(projectId)).status).toBe(202);
-    const deleted = await callRpc(weft.url, "projects.delete", { projectId }, { token: fay.credential });
+    const deleted = await callRpcAs(weft, fay, "projects.delete", { projectId });
     expect(deleted.status).toBe(200);
 
-    const usage = await callRpc(
-      weft.url,
-      "billing.getUsage",
-      {
-        workspaceId: fay.personalWorkspaceId,
-        from: "2026-05-01T00:00:00.000Z",
-        to: "2026-05-31T23:59:59.000Z",
-        groupBy: "project",
-      },
-      { token: fay.credential },
-    );
+    const usage = await callRpcAs(weft, fay, "billing.getUsage", {
+      workspaceId: fay.personalWorkspaceId,
+      from: "2026-05-01T00:00:00.000Z",
+      to: "2026-05-31T23:59:59.000Z",
+      groupBy: "project",
+    });
     expect(usage.status).toBe(200);
     expect((usage.json as { rows: unknown[] }).rows).toEqual([
       expect.objectContaining({ projectId, executions: 2, executionsByTrigger: { webhook: 2 } }),

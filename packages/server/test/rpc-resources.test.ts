@@ -1,6 +1,7 @@
 import {
   basicAuthorization,
   callRpc,
+  callRpcAs,
   createTestIdentity,
   deployManifest,
   startTestPlatform,
@@ -18,7 +19,7 @@ let emptyProjectId: string;
 const schema = { type: "object", properties: { email: { type: "string" } }, required: ["email"] };
 
 async function createProject(identity: TestIdentity, name: string): Promise<string> {
-  const created = await callRpc(weft.url, "projects.create", { name }, { token: identity.credential });
+  const created = await callRpcAs(weft, identity, "projects.create", { name });
   expect(created.status).toBe(200);
   return (created.json as { id: string }).id;
 }
@@ -49,7 +50,7 @@ afterAll(() => weft.stop());
 
 describe("resources namespace", () => {
   it("lists the active deployment's workflows, forms and webhooks with their public addresses, no secrets", async () => {
-    const listed = await callRpc(weft.url, "resources.list", { projectId }, { token: ada.credential });
+    const listed = await callRpcAs(weft, ada, "resources.list", { projectId });
     expect(listed.status).toBe(200);
     const page = listed.json as { totalCount: number; results: Record<string, unknown>[] };
     expect(page.totalCount).toBe(5);
@@ -88,12 +89,7 @@ describe("resources namespace", () => {
   });
 
   it("gives addresses that work", async () => {
-    const form = await callRpc(
-      weft.url,
-      "resources.get",
-      { projectId, kind: "form", name: "contact" },
-      { token: ada.credential },
-    );
+    const form = await callRpcAs(weft, ada, "resources.get", { projectId, kind: "form", name: "contact" });
     const urls = (form.json as { urls: { page: string; programmatic: string } }).urls;
     const authorization = basicAuthorization("ann", "open sesame");
     expect((await fetch(urls.page, { headers: { authorization } })).status).toBe(200);
@@ -103,12 +99,7 @@ describe("resources namespace", () => {
       body: JSON.stringify({ email: "ada@example.com" }),
     });
     expect(submitted.status).toBe(202);
-    const hook = await callRpc(
-      weft.url,
-      "resources.get",
-      { projectId, kind: "webhook", name: "orders" },
-      { token: ada.credential },
-    );
+    const hook = await callRpcAs(weft, ada, "resources.get", { projectId, kind: "webhook", name: "orders" });
     const called = await fetch((hook.json as { urls: { webhook: string } }).urls.webhook, {
       method: "POST",
       headers: { "x-shop-secret": "hook-secret-value" },
@@ -118,78 +109,54 @@ describe("resources namespace", () => {
   });
 
   it("filters by kind and pages with opaque cursors", async () => {
-    const forms = await callRpc(weft.url, "resources.list", { projectId, kind: "form" }, { token: ada.credential });
+    const forms = await callRpcAs(weft, ada, "resources.list", { projectId, kind: "form" });
     expect((forms.json as { results: { name: string }[] }).results.map((resource) => resource.name)).toEqual([
       "contact",
       "staff",
     ]);
-    const first = await callRpc(
-      weft.url,
-      "resources.list",
-      { projectId, pagination: { first: 2 } },
-      { token: ada.credential },
-    );
+    const first = await callRpcAs(weft, ada, "resources.list", { projectId, pagination: { first: 2 } });
     const firstPage = first.json as {
       pagination: { hasNextPage: boolean; hasPreviousPage: boolean; endCursor: string };
       results: { name: string }[];
     };
     expect(firstPage.results.map((resource) => resource.name)).toEqual(["fulfil", "notify"]);
     expect(firstPage.pagination).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
-    const second = await callRpc(
-      weft.url,
-      "resources.list",
-      { projectId, pagination: { first: 2, after: firstPage.pagination.endCursor } },
-      { token: ada.credential },
-    );
+    const second = await callRpcAs(weft, ada, "resources.list", {
+      projectId,
+      pagination: { first: 2, after: firstPage.pagination.endCursor },
+    });
     const secondPage = second.json as {
       pagination: { hasPreviousPage: boolean; startCursor: string };
       results: { name: string }[];
     };
     expect(secondPage.results.map((resource) => resource.name)).toEqual(["contact", "staff"]);
     expect(secondPage.pagination.hasPreviousPage).toBe(true);
-    const back = await callRpc(
-      weft.url,
-      "resources.list",
-      { projectId, pagination: { last: 2, before: secondPage.pagination.startCursor } },
-      { token: ada.credential },
-    );
+    const back = await callRpcAs(weft, ada, "resources.list", {
+      projectId,
+      pagination: { last: 2, before: secondPage.pagination.startCursor },
+    });
     expect((back.json as { results: { name: string }[] }).results.map((resource) => resource.name)).toEqual([
       "fulfil",
       "notify",
     ]);
-    const bad = await callRpc(
-      weft.url,
-      "resources.list",
-      { projectId, pagination: { after: "nope" } },
-      { token: ada.credential },
-    );
+    const bad = await callRpcAs(weft, ada, "resources.list", { projectId, pagination: { after: "nope" } });
     expect(bad.status).toBe(400);
   });
 
   it("answers an empty list before any deployment, and NOT_FOUND for an unknown definition", async () => {
-    const empty = await callRpc(weft.url, "resources.list", { projectId: emptyProjectId }, { token: ada.credential });
+    const empty = await callRpcAs(weft, ada, "resources.list", { projectId: emptyProjectId });
     expect(empty.json).toMatchObject({ totalCount: 0, results: [] });
-    const missing = await callRpc(
-      weft.url,
-      "resources.get",
-      { projectId, kind: "webhook", name: "contact" },
-      { token: ada.credential },
-    );
+    const missing = await callRpcAs(weft, ada, "resources.get", { projectId, kind: "webhook", name: "contact" });
     expect(missing.status).toBe(404);
   });
 
   it("hides other people's projects and needs projects:read", async () => {
-    const foreign = await callRpc(weft.url, "resources.list", { projectId }, { token: bob.credential });
+    const foreign = await callRpcAs(weft, bob, "resources.list", { projectId });
     expect(foreign.status).toBe(404);
-    const foreignGet = await callRpc(
-      weft.url,
-      "resources.get",
-      { projectId, kind: "form", name: "contact" },
-      { token: bob.credential },
-    );
+    const foreignGet = await callRpcAs(weft, bob, "resources.get", { projectId, kind: "form", name: "contact" });
     expect(foreignGet.status).toBe(404);
     const narrow = await createTestIdentity(weft, "ada@example.com", { scopes: ["deployments:read"] });
-    const refused = await callRpc(weft.url, "resources.list", { projectId }, { token: narrow.credential });
+    const refused = await callRpcAs(weft, narrow, "resources.list", { projectId });
     expect(refused.status).toBe(403);
     const anonymous = await callRpc(weft.url, "resources.list", { projectId });
     expect(anonymous.status).toBe(401);
@@ -199,12 +166,7 @@ describe("resources namespace", () => {
 describe("workflows.list", () => {
   it("answers the standard envelope, by name, and pages with opaque cursors", async () => {
     const list = (pagination?: Record<string, unknown>) =>
-      callRpc(
-        weft.url,
-        "workflows.list",
-        { projectId, ...(pagination ? { pagination } : {}) },
-        { token: ada.credential },
-      );
+      callRpcAs(weft, ada, "workflows.list", { projectId, ...(pagination ? { pagination } : {}) });
     const whole = await list();
     expect(whole.status).toBe(200);
     expect(whole.json).toMatchObject({
@@ -232,7 +194,7 @@ describe("workflows.list", () => {
   });
 
   it("answers an empty page without cursors before any deployment", async () => {
-    const empty = await callRpc(weft.url, "workflows.list", { projectId: emptyProjectId }, { token: ada.credential });
+    const empty = await callRpcAs(weft, ada, "workflows.list", { projectId: emptyProjectId });
     expect(empty.json).toEqual({
       pagination: { hasNextPage: false, hasPreviousPage: false },
       results: [],

@@ -35,3 +35,13 @@ export async function callRpc(
   const body = text === "" ? undefined : (JSON.parse(text) as { json?: unknown });
   return { status: response.status, headers: response.headers, json: body?.json, text };
 }
+
+/** `callRpc` on `weft` as `caller`, with its credential. */
+export function callRpcAs(
+  weft: { url: string },
+  caller: { credential: string },
+  procedure: string,
+  input: unknown,
+): Promise<RpcCallResult> {
+  return callRpc(weft.url, procedure, input, { token: caller.credential });
+}
