@@ -17,6 +17,7 @@ import {
   createTestIdentity,
   decide,
   freePort,
+  idJagClaimsFor,
   type SmtpSink,
   startSmtpSink,
   startTestIdentityProvider,
@@ -62,18 +63,7 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 }
 
 function idJag(email: string): Promise<string> {
-  const now = Math.floor(weft.clock.now().getTime() / 1000);
-  return idp.sign({
-    iss: idp.issuer,
-    sub: `user-${email}`,
-    aud: found.authUrl,
-    client_id: idp.clientId,
-    jti: randomUUID(),
-    iat: now,
-    exp: now + 300,
-    email,
-    email_verified: true,
-  });
+  return idp.sign(idJagClaimsFor(idp, found.authUrl, weft.clock.now(), { sub: `user-${email}`, email }));
 }
 
 /** What every agent should be able to do with its credential: the whole projects namespace. */

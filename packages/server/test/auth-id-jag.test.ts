@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import {
   assertionRevokedEvent,
+  idJagClaimsFor,
   idJagRegistration,
   logoutTokenPlatformEnv,
   postJson,
@@ -36,18 +37,8 @@ function nowSeconds(): number {
 }
 
 function idJagClaims(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    iss: platform.idp.issuer,
-    sub: "user-1",
-    aud: platform.weft.url,
-    client_id: platform.idp.clientId,
-    jti: randomUUID(),
-    iat: nowSeconds(),
-    exp: nowSeconds() + 300,
-    email: "ada@example.com",
-    email_verified: true,
-    ...overrides,
-  };
+  const subject = { sub: "user-1", email: "ada@example.com" };
+  return idJagClaimsFor(platform.idp, platform.weft.url, platform.weft.clock.now(), subject, overrides);
 }
 
 function withoutClaim(claim: string): Record<string, unknown> {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import {
   assertionRevokedEvent,
+  idJagClaimsFor,
   idJagRegistration,
   logoutTokenPlatformEnv,
   postJson,
@@ -20,17 +21,10 @@ function nowSeconds(): number {
 
 /** A credential of `sub` at the identity provider, registered with an ID-JAG. */
 async function credentialOf(sub: string): Promise<string> {
-  const assertion = await platform.idp.sign({
-    iss: platform.idp.issuer,
-    sub,
-    aud: platform.weft.url,
-    client_id: platform.idp.clientId,
-    jti: randomUUID(),
-    iat: nowSeconds(),
-    exp: nowSeconds() + 300,
-    email: `${sub}@example.com`,
-    email_verified: true,
-  });
+  const subject = { sub, email: `${sub}@example.com` };
+  const assertion = await platform.idp.sign(
+    idJagClaimsFor(platform.idp, platform.weft.url, platform.weft.clock.now(), subject),
+  );
   const response = await postJson(`${platform.weft.url}/agent/auth`, idJagRegistration(assertion));
   expect(response.status).toBe(201);
   return response.body.credential as string;

@@ -5,6 +5,7 @@ import {
   capturedLogger,
   contractCalls,
   createTestIdentity,
+  idJagClaimsFor,
   idJagRegistration,
   internalErrorBody,
   missingAccountId,
@@ -587,18 +588,7 @@ describe("hostile tenant: errors that leak nothing", () => {
 });
 
 function idJagClaims(overrides: Record<string, unknown>): Record<string, unknown> {
-  const now = Math.floor(weft.clock.now().getTime() / 1000);
-  return {
-    iss: idp.issuer,
-    sub: `user-${randomUUID()}`,
-    aud: weft.url,
-    client_id: idp.clientId,
-    jti: randomUUID(),
-    iat: now,
-    exp: now + 300,
-    email_verified: true,
-    ...overrides,
-  };
+  return idJagClaimsFor(idp, weft.url, weft.clock.now(), { sub: `user-${randomUUID()}` }, overrides);
 }
 
 describe("hostile tenant: ID-JAG email claims", () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from "jose";
@@ -83,4 +84,30 @@ export function trustedIssuersEnv(...providers: TestIdentityProvider[]): string 
       client_ids: [provider.clientId],
     })),
   );
+}
+
+/**
+ * The claims of an ID-JAG that `idp` issues to `audience` for `subject`, issued at `issuedAt` and
+ * valid five minutes, its email (when given) verified; `overrides` replace or add claims.
+ */
+export function idJagClaimsFor(
+  idp: TestIdentityProvider,
+  audience: string,
+  issuedAt: Date,
+  subject: { sub: string; email?: string },
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const now = Math.floor(issuedAt.getTime() / 1000);
+  return {
+    iss: idp.issuer,
+    sub: subject.sub,
+    aud: audience,
+    client_id: idp.clientId,
+    jti: randomUUID(),
+    iat: now,
+    exp: now + 300,
+    ...(subject.email === undefined ? {} : { email: subject.email }),
+    email_verified: true,
+    ...overrides,
+  };
 }

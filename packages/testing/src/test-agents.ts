@@ -1,6 +1,5 @@
-import { randomUUID } from "node:crypto";
 import { claimCodeOf, decide, emailRegistration, idJagRegistration, postJson } from "./auth-client.ts";
-import type { TestIdentityProvider } from "./identity-provider.ts";
+import { idJagClaimsFor, type TestIdentityProvider } from "./identity-provider.ts";
 import type { SmtpSink } from "./smtp-sink.ts";
 import type { TestPlatform } from "./test-platform.ts";
 
@@ -48,18 +47,9 @@ export async function registerIdJagAgent(
   idp: TestIdentityProvider,
   email: string,
 ): Promise<TestAgent> {
-  const now = Math.floor(weft.clock.now().getTime() / 1000);
-  const assertion = await idp.sign({
-    iss: idp.issuer,
-    sub: `subject-of-${email}`,
-    aud: weft.url,
-    client_id: idp.clientId,
-    jti: randomUUID(),
-    iat: now,
-    exp: now + 300,
-    email,
-    email_verified: true,
-  });
+  const assertion = await idp.sign(
+    idJagClaimsFor(idp, weft.url, weft.clock.now(), { sub: `subject-of-${email}`, email }),
+  );
   const registered = await postJson(`${weft.url}/agent/auth`, idJagRegistration(assertion));
   if (registered.status !== 201) throw new Error(`registration answered ${registered.status}`);
   return { agentId: registered.body.registration_id as string, credential: registered.body.credential as string };
