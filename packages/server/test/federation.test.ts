@@ -34,6 +34,19 @@ async function createProject(token: string, name: string, workspaceId?: string):
   return (created.json as { id: string }).id;
 }
 
+/** A policy of the team's project with the least in it, for the tests that change one thing of it. */
+function plainPolicy(input: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    workspaceId: teamId,
+    projectId,
+    issuer: idp.issuer,
+    audience: "weft",
+    subject: "x",
+    scopes: ["projects:read"],
+    ...input,
+  };
+}
+
 async function createPolicy(input: Record<string, unknown> = {}): Promise<{ id: string }> {
   const created = await call(owner.credential, "access.createFederationPolicy", {
     workspaceId: teamId,
@@ -162,36 +175,18 @@ describe("federation policies", () => {
     ["an unknown scope", { scopes: ["projects:admin"] }],
     ["no scope", { scopes: [] }],
   ])("refuses %s", async (_what, input) => {
-    const refused = await call(owner.credential, "access.createFederationPolicy", {
-      workspaceId: teamId,
-      projectId,
-      issuer: idp.issuer,
-      audience: "weft",
-      subject: "x",
-      scopes: ["projects:read"],
-      ...input,
-    });
+    const refused = await call(owner.credential, "access.createFederationPolicy", plainPolicy(input));
     expect(refused.status).toBe(400);
   });
 
   it("are managed by owners and admins only", async () => {
-    const refused = await call(member.credential, "access.createFederationPolicy", {
-      workspaceId: teamId,
-      projectId,
-      issuer: idp.issuer,
-      audience: "weft",
-      subject: "x",
-      scopes: ["projects:read"],
-    });
+    const refused = await call(member.credential, "access.createFederationPolicy", plainPolicy());
     expect(refused.status).toBe(403);
-    const foreign = await call(owner.credential, "access.createFederationPolicy", {
-      workspaceId: teamId,
-      projectId: strangerProjectId,
-      issuer: idp.issuer,
-      audience: "weft",
-      subject: "x",
-      scopes: ["projects:read"],
-    });
+    const foreign = await call(
+      owner.credential,
+      "access.createFederationPolicy",
+      plainPolicy({ projectId: strangerProjectId }),
+    );
     expect(foreign.status).toBe(404);
   });
 });
