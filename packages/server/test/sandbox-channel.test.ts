@@ -179,27 +179,39 @@ describe("the worker's end of a child's channel", () => {
   });
 });
 
+/**
+ * A child's output read at 100 bytes a second in pieces of 10 at most, a flood after 3 seconds in a
+ * row over that; its time passes only when the test says.
+ */
+function budgetedOutput() {
+  const stream = new PassThrough();
+  const timers = createManualTimers();
+  let now = 0;
+  const texts: string[] = [];
+  const floods: number[] = [];
+  readChildOutput(stream, {
+    maxBytesPerSecond: 100,
+    maxPieceBytes: 10,
+    maxSecondsOverBudget: 3,
+    now: () => now,
+    timers,
+    onText: (text) => texts.push(text),
+    onFlood: () => floods.push(now),
+  });
+  const passTime = (ms: number) => {
+    now += ms;
+  };
+  return { stream, timers, texts, floods, passTime };
+}
+
 describe("a child's stdout and stderr", () => {
   it("hands on at most the piece size, and pauses past the second's budget until it is over", () => {
-    const stream = new PassThrough();
-    const timers = createManualTimers();
-    let now = 0;
-    const texts: string[] = [];
-    const floods: number[] = [];
-    readChildOutput(stream, {
-      maxBytesPerSecond: 100,
-      maxPieceBytes: 10,
-      maxSecondsOverBudget: 3,
-      now: () => now,
-      timers,
-      onText: (text) => texts.push(text),
-      onFlood: () => floods.push(now),
-    });
+    const { stream, timers, texts, floods, passTime } = budgetedOutput();
     stream.emit("data", Buffer.from("short"));
     stream.emit("data", Buffer.from("x".repeat(150)));
     expect(texts).toEqual(["short", "xxxxxxxxxx… (140 bytes more)"]);
     expect(stream.isPaused()).toBe(true);
-    now = 1000;
+    passTime(1000);
     timers.fireAll();
     expect(stream.isPaused()).toBe(false);
     stream.emit("error", new Error("EPIPE"));
@@ -207,29 +219,17 @@ describe("a child's stdout and stderr", () => {
   });
 
   it("reports a flood once the output is over its budget for the seconds in a row allowed", () => {
-    const stream = new PassThrough();
-    const timers = createManualTimers();
-    let now = 0;
-    const floods: number[] = [];
-    readChildOutput(stream, {
-      maxBytesPerSecond: 100,
-      maxPieceBytes: 10,
-      maxSecondsOverBudget: 3,
-      now: () => now,
-      timers,
-      onText: () => undefined,
-      onFlood: () => floods.push(now),
-    });
+    const { stream, timers, floods, passTime } = budgetedOutput();
     const overSecond = () => {
       stream.emit("data", Buffer.alloc(101));
-      now += 1000;
+      passTime(1000);
       timers.fireAll();
     };
     overSecond();
     overSecond();
     // A quiet second breaks the run.
     stream.emit("data", Buffer.alloc(10));
-    now += 1000;
+    passTime(1000);
     overSecond();
     overSecond();
     expect(floods).toEqual([]);
