@@ -8,6 +8,7 @@ import {
   mailingTestPlatform,
   postJson,
   submitDecision,
+  unthrottledSignUpEnv,
   whoAmI,
 } from "@weft/testing";
 import { eq } from "drizzle-orm";
@@ -15,13 +16,7 @@ import { describe, expect, it } from "vitest";
 import { accounts, auditEvents, credentials, registrations } from "../src/db/schema/index.ts";
 
 const minute = 60 * 1000;
-const platform = mailingTestPlatform({
-  env: {
-    WEFT_RATE_LIMIT_REGISTER: "10000",
-    WEFT_RATE_LIMIT_CLAIM: "10000",
-    WEFT_RATE_LIMIT_REVOKE: "10000",
-  },
-});
+const platform = mailingTestPlatform({ env: { ...unthrottledSignUpEnv, WEFT_RATE_LIMIT_REVOKE: "10000" } });
 
 const nextEmail = emailSequence("person");
 

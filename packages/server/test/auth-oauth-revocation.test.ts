@@ -8,16 +8,11 @@ import {
   registerOAuthClient,
   requestToken,
   revokeToken,
+  unthrottledSignUpEnv,
 } from "@weft/testing";
 import { describe, expect, it } from "vitest";
 
-const platform = mailingTestPlatform({
-  env: {
-    WEFT_RATE_LIMIT_REGISTER: "10000",
-    WEFT_RATE_LIMIT_CLAIM: "10000",
-    WEFT_RATE_LIMIT_REVOKE: "10000",
-  },
-});
+const platform = mailingTestPlatform({ env: { ...unthrottledSignUpEnv, WEFT_RATE_LIMIT_REVOKE: "10000" } });
 const redirectUri = "http://127.0.0.1:8765/callback";
 
 const nextEmail = emailSequence("revoke");

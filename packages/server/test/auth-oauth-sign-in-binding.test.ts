@@ -15,15 +15,14 @@ import {
   signInCodeOf,
   startSignIn,
   typeSignInCode,
+  unthrottledSignUpEnv,
 } from "@weft/testing";
 import { count, eq } from "drizzle-orm";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { oauthAuthorizationCodes, registrations } from "../src/db/schema/index.ts";
 
-const platform = mailingTestPlatform({
-  env: { WEFT_RATE_LIMIT_REGISTER: "10000", WEFT_RATE_LIMIT_CLAIM: "10000" },
-});
+const platform = mailingTestPlatform({ env: unthrottledSignUpEnv });
 let browser: Browser;
 /** The client's loopback listener: every answer the authorize page sends a client lands here. */
 let listener: Server;

@@ -13,14 +13,13 @@ import {
   registerOAuthClient,
   requestToken,
   signInForAuthorization,
+  unthrottledSignUpEnv,
 } from "@weft/testing";
 import { count } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { oauthAuthorizationCodes, registrations } from "../src/db/schema/index.ts";
 
-const platform = mailingTestPlatform({
-  env: { WEFT_RATE_LIMIT_REGISTER: "10000", WEFT_RATE_LIMIT_CLAIM: "10000" },
-});
+const platform = mailingTestPlatform({ env: unthrottledSignUpEnv });
 const redirectUri = "http://127.0.0.1:8765/callback";
 
 const nextEmail = emailSequence("oauth");

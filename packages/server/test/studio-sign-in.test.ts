@@ -12,6 +12,7 @@ import {
   setCookieHeader,
   signInToStudio,
   startTestPlatform,
+  unthrottledSignUpEnv,
 } from "@weft/testing";
 import { count } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -20,7 +21,7 @@ import { studioStartUpLine } from "../src/studio/studio-start-up-line.ts";
 
 const log = capturedLogger("debug");
 const platform = mailingTestPlatform({
-  env: { WEFT_RATE_LIMIT_REGISTER: "10000", WEFT_RATE_LIMIT_CLAIM: "10000" },
+  env: unthrottledSignUpEnv,
   logger: log.logger,
 });
 

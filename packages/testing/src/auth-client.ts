@@ -91,6 +91,12 @@ export async function whoAmI(baseUrl: string, credential: string): Promise<JsonR
   };
 }
 
+/** The environment of a platform that signs many people up in its tests: no rate limit on registering or claiming. */
+export const unthrottledSignUpEnv: Record<string, string> = {
+  WEFT_RATE_LIMIT_REGISTER: "10000",
+  WEFT_RATE_LIMIT_CLAIM: "10000",
+};
+
 /** The event schema host of the platforms that logout-token tests start (WEFT_EVENT_SCHEMA_HOST). */
 export const testEventSchemaHost = "https://schemas.example.com";
 
