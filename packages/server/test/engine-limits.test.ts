@@ -184,9 +184,14 @@ describe("the memory watchdog", () => {
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
         expect(tmpfsBytes()).toBeLessThan(17 * 1024 * 1024);
-        expect(sandboxMemoryBytes(child.pid ?? -1)).toBeGreaterThan(
-          (processTreeRssBytes(child.pid ?? -1) ?? 0) + 16 * 1024 * 1024 - 1,
-        );
+        // Until `sh` has become `sleep` the tree's resident memory moves between two reads: wait
+        // until it holds still, so that the watchdog's count and the RSS below are of one tree.
+        const rss = () => processTreeRssBytes(child.pid ?? -1) ?? 0;
+        for (let last = -1; rss() !== last; await new Promise((resolve) => setTimeout(resolve, 50))) {
+          if (Date.now() > deadline) throw new Error("the sandbox's resident memory never held still");
+          last = rss();
+        }
+        expect(sandboxMemoryBytes(child.pid ?? -1)).toBeGreaterThan(rss() + 16 * 1024 * 1024 - 1);
         expect(processTreeTmpfsBytes(process.pid)).toBe(tmpfsBytes());
         expect(processTreeTmpfsBytes(process.pid, "/nonexistent")).toBe(0);
       } finally {
