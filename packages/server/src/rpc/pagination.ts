@@ -171,15 +171,6 @@ export async function pageOfSortedList<T, TKey>(
   );
 }
 
-/** The cursor of a list ordered by a unique name (a deployment's workflows). */
-export const nameCursor: CursorCodec<string> = {
-  encode: (name) => opaqueCursor({ name }),
-  decode: (cursor) => {
-    const name = openCursor(cursor)?.name;
-    return typeof name === "string" && name.length <= 200 ? name : undefined;
-  },
-};
-
 /** Orders by name, in code-unit order (the order a keyset of names compares in). */
 export function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

@@ -1,6 +1,6 @@
 import { getActiveDeployment } from "../../deployments/read-deployments.ts";
 import { rpc } from "../implementer.ts";
-import { compareNames, nameCursor, pageOfSortedList } from "../pagination.ts";
+import { compareNames, pageOfSortedList, stringKeyCursor } from "../pagination.ts";
 import { requireProjectAccess } from "../project-access.ts";
 
 /** `workflows.list`: the workflows of the project's active deployment by name (none before the first deploy). */
@@ -18,7 +18,7 @@ export const list = rpc.workflows.list.handler(async ({ input, context }) => {
     {
       compare: (workflow, name) => compareNames(workflow.name, name),
       keyOf: (workflow) => workflow.name,
-      cursor: nameCursor,
+      cursor: stringKeyCursor("name"),
     },
     input.pagination,
   );
