@@ -46,13 +46,21 @@ describe("resolveSandboxIsolation", () => {
     });
   });
 
-  it("refuses WEFT_SANDBOX=bwrap when bwrap exists but cannot run Node, quoting its error", async () => {
+  it("refuses WEFT_SANDBOX=bwrap when bwrap exists but cannot run Node, quoting its error and naming the container's fix", async () => {
     const resolution = await resolveSandboxIsolation(config("bwrap"), { searchPath: broken });
     expect(resolution.kind).toBe("refused");
     if (resolution.kind !== "refused") return;
     expect(resolution.message).toContain(`${join(broken, "bwrap")} did not run Node (exit code 1)`);
     expect(resolution.message).toContain("bwrap: setting up uid map: Permission denied");
     expect(resolution.message).not.toContain("\n");
+    // Installed already: the fix is the container's flags, or running NOT isolated on purpose.
+    expect(resolution.message).not.toContain("apt-get install");
+    expect(resolution.message).toContain(
+      "--security-opt seccomp=seccomp-weft.json --security-opt systempaths=unconfined",
+    );
+    expect(resolution.message).toContain("--security-opt unmask=/proc/*");
+    expect(resolution.message).toContain('"Self-hosting"');
+    expect(resolution.message).toMatch(/or set WEFT_SANDBOX=process to run workflow code NOT isolated$/);
   });
 
   it("falls back under auto with a warning of several lines that says why and how to fix it", async () => {

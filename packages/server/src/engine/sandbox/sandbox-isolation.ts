@@ -134,6 +134,19 @@ function fallbackWarning(reason: string): string {
   ].join("\n");
 }
 
+/**
+ * Why WEFT_SANDBOX=bwrap stops the process, and the fix. A bwrap that is installed but fails is
+ * almost always a container that forbids what it needs (the image sets WEFT_SANDBOX=bwrap so that
+ * it says so instead of running tenants unisolated); the way out without isolation is named, never
+ * taken.
+ */
+function refusal(missing: boolean, failure: string | undefined): string {
+  const fix = missing
+    ? "install it (apt-get install bubblewrap) or set WEFT_SANDBOX=auto"
+    : `it needs unprivileged user namespaces and a /proc of its own: in a container, run it with the seccomp profile deploy/seccomp-weft.json and /proc unmasked (Docker: --security-opt seccomp=seccomp-weft.json --security-opt systempaths=unconfined; Podman: --security-opt seccomp=seccomp-weft.json --security-opt unmask=/proc/*; Kubernetes: see the README's "Self-hosting"), or set WEFT_SANDBOX=process to run workflow code NOT isolated`;
+  return `WEFT_SANDBOX=bwrap but bubblewrap does not work here (${failure}): ${fix}`;
+}
+
 /** Decides the isolation for WEFT_SANDBOX: probes bubblewrap once unless `process` is asked for. */
 export async function resolveSandboxIsolation(
   config: Omit<SandboxConfig, "cgroups" | "egressLimits">,
@@ -158,10 +171,7 @@ export async function resolveSandboxIsolation(
     };
   }
   if (config.mode === "bwrap") {
-    return {
-      kind: "refused",
-      message: `WEFT_SANDBOX=bwrap but bubblewrap does not work here (${failure}): install it (apt-get install bubblewrap) or set WEFT_SANDBOX=auto`,
-    };
+    return { kind: "refused", message: refusal(bwrapPath === undefined, failure) };
   }
   return { kind: "fallback", isolation: processIsolation, warning: fallbackWarning(`Reason: ${failure}.`) };
 }
