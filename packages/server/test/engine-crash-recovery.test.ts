@@ -12,7 +12,7 @@ import {
 } from "@weft/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executionSteps } from "../src/db/schema/index.ts";
+import { executionSteps, executions } from "../src/db/schema/index.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
 import { completeWaitToken } from "../src/wait-tokens/complete-wait-token.ts";
@@ -96,6 +96,38 @@ describe.skipIf(testServerUrl() === undefined)("a worker killed mid-execution (P
       counter.close();
     }
   });
+});
+
+// What a container's stop does: SIGTERM, then SIGKILL once its stop timeout is over.
+describe.skipIf(testServerUrl() === undefined)("a worker stopped with SIGTERM mid-execution (PostgreSQL only)", () => {
+  it("hands the execution back before it exits: queued, no lease, resumed by the next worker from the last stored step", async () => {
+    const { database, databaseUrl, counter, executionId } = await startRun("prj_stopped", "counted");
+    // A lease far longer than the test: only the hand-back can free the execution.
+    const lease = { ...egressToCounter, WEFT_WORKER_LEASE_SECONDS: "3600" };
+    const first = spawnWorker(databaseUrl, lease);
+    await counter.blocked;
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toBe(0);
+    const [handedBack] = await database.db
+      .select({ status: executions.status, leaseOwner: executions.leaseOwner, leaseExpiries: executions.leaseExpiries })
+      .from(executions)
+      .where(eq(executions.id, executionId));
+    expect(handedBack).toEqual({ status: "queued", leaseOwner: null, leaseExpiries: 0 });
+
+    const second = spawnWorker(databaseUrl, lease);
+    try {
+      const row = await waitForExecution(database.db, executionId, inStatus("succeeded"), {
+        timeoutMs: 30_000,
+        intervalMs: 100,
+      });
+      expect(row.output).toEqual(["first#1", "block#2", "last#1"]);
+      expect(Object.fromEntries(counter.hits)).toEqual({ first: 1, block: 2, last: 1 });
+    } finally {
+      second.child.kill("SIGTERM");
+      await second.exited;
+      counter.close();
+    }
+  }, 90_000);
 });
 
 describe.skipIf(testServerUrl() === undefined)(
