@@ -9,6 +9,7 @@ import { defaultAttemptTimeoutMs } from "./attempt-timeout.ts";
 import { requeueOnStop } from "./attempts/attempt-ending.ts";
 import { createAttemptLauncher } from "./attempts/attempt-launch.ts";
 import { createBatchedEnds } from "./attempts/batched-ends.ts";
+import { createBatchedSteps } from "./attempts/batched-steps.ts";
 import type { ReadIntegrations } from "./attempts/project-integrations.ts";
 import type { AttemptContext, RunningAttempt } from "./attempts/running-attempt.ts";
 import type { StepQuota } from "./attempts/step-quota.ts";
@@ -247,6 +248,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     },
     fallsDue: (accountId, at) => wakeups.add(accountId, at),
     ends: createBatchedEnds(db, workerId, deps.features.endStatementParts),
+    steps: createBatchedSteps(db, workerId),
     finishing: new Set(),
     stepQuota: deps.features.stepQuota,
   };

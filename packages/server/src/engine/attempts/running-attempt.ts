@@ -8,6 +8,7 @@ import type { SpanExport } from "../span-export.ts";
 import type { StoredHistory } from "../stored-steps.ts";
 import type { TokenIssuer } from "../wait-token-ids.ts";
 import type { BatchedEnds } from "./batched-ends.ts";
+import type { BatchedSteps } from "./batched-steps.ts";
 import type { Scrub } from "./secret-scrubber.ts";
 import type { StepQuota } from "./step-quota.ts";
 
@@ -77,6 +78,8 @@ export interface AttemptContext {
   fallsDue(accountId: string, at: Date): void;
   /** Ends attempts, grouped with the ends of the same transition that come together. */
   ends: BatchedEnds;
+  /** Records the steps attempts report, grouped with the steps that come together. */
+  steps: BatchedSteps;
   /** Attempt ends under way; stopping waits for them. */
   finishing: Set<Promise<void>>;
   /** Whether the workspace of an attempt has step time left under its plan; without it, none is asked. */

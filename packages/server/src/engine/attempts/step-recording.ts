@@ -1,5 +1,5 @@
 import { sqlStateOf } from "../../db/sql-state.ts";
-import { recordStep, type StepRecord, type StepRecorded, stepSpanOf } from "../execution-state/index.ts";
+import { type StepRecord, type StepRecorded, stepSpanOf } from "../execution-state/index.ts";
 import type { ChildMessage, SerializedError } from "../sandbox/protocol.ts";
 import { newSpanId } from "../trace-ids.ts";
 import { endAttempt } from "./attempt-ending.ts";
@@ -42,7 +42,7 @@ export async function onStep(
   };
   let recorded: StepRecorded;
   try {
-    recorded = await recordStep(context.db, { executionId: run.execution.id, workerId: context.workerId }, step);
+    recorded = await context.steps({ executionId: run.execution.id, step });
   } catch (error) {
     const sqlState = sqlStateOf(error);
     context.logger.error({ executionId: run.execution.id, sqlState }, "could not record a step");

@@ -21,7 +21,14 @@ export {
 export { type ClaimedExecution, type ClaimRequest, claim, limitedGroupsPerClaim } from "./claim.ts";
 export type { EndStatementPart, EndStatementParts } from "./end-statement-parts.ts";
 export * from "./execution-states.ts";
-export { recordStep, type StepRecord, type StepRecorded, stepSpanOf } from "./record-step.ts";
+export {
+  recordStep,
+  recordSteps,
+  type StepRecord,
+  type StepRecorded,
+  type StepToRecord,
+  stepSpanOf,
+} from "./record-step.ts";
 export { endOrphanedLeases, renewLeases } from "./renew-leases.ts";
 export type { SpanRow, SpanStatus } from "./span-writes.ts";
 export {

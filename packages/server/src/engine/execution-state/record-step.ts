@@ -48,55 +48,72 @@ export function stepSpanOf(executionId: string, step: StepRecord): SpanRow {
   };
 }
 
-/** The statement of `recordStep`, for a step that stores its result or one that threw: it runs at every step. */
-function recordStepStatement(stores: boolean) {
-  return preparedSql<{ owned: number; cancel_requested: boolean }>(
-    stores ? "record_step" : "record_failed_step",
-    () => {
-      const held = sql`id = ${sql.placeholder("executionId")} and ${allowedBy("recordStep", { workerId: sql.placeholder("workerId") })}`;
-      const storeResult = stores
-        ? sql`, stored as (insert into execution_steps
-          (execution_id, name, kind, result, attempt, started_at, finished_at, wake_at, logs, sequence)
-          select owner.id, ${sql.placeholder("name")}, 'step', ${sql.placeholder("result")}::jsonb,
-            ${sql.placeholder("attempt")}::int, ${sql.placeholder("startedAt")}::timestamptz,
-            ${sql.placeholder("finishedAt")}::timestamptz, null, ${sql.placeholder("logs")}::jsonb,
-            ${sql.placeholder("sequence")}::int
-          from owner on conflict do nothing returning 1)`
-        : sql``;
-      return sql`${genericPlan}with owner as (select id, cancel_requested_at from executions where ${held})${storeResult}
-      select (select count(*)::int from owner) as owned,
-        coalesce((select cancel_requested_at is not null from owner), false) as cancel_requested`;
-    },
-  );
+/** One step to record for an execution this worker holds. */
+export interface StepToRecord {
+  executionId: string;
+  step: StepRecord;
 }
 
-const recordStepStatements = { stores: recordStepStatement(true), threw: recordStepStatement(false) };
+/**
+ * The statement of `recordSteps`: the steps arrive as one JSON array (in the order of `n`), each
+ * stored when its execution is still this worker's and the step did not throw. It runs at every
+ * step. The array is read as jsonb, so that a result is parsed once: read as json, each result
+ * would be parsed again into its jsonb column, doubling the cost of a large one.
+ */
+const recordStepsStatement = preparedSql<{ owned: boolean; cancel_requested: boolean }>("record_steps", () => {
+  const held = allowedBy("recordStep", { workerId: sql.placeholder("workerId") });
+  return sql`${genericPlan}with input as (select * from jsonb_to_recordset(${sql.placeholder("steps")}::jsonb)
+      as i(n int, execution_id text, stores boolean, name text, result jsonb, attempt int, started_at timestamptz,
+        finished_at timestamptz, logs jsonb, sequence int)),
+    owner as (select id, cancel_requested_at from executions
+      where id in (select execution_id from input) and ${held}),
+    stored as (insert into execution_steps
+        (execution_id, name, kind, result, attempt, started_at, finished_at, wake_at, logs, sequence)
+      select i.execution_id, i.name, 'step', i.result, i.attempt, i.started_at, i.finished_at, null, i.logs, i.sequence
+      from input i join owner on owner.id = i.execution_id where i.stores
+      on conflict do nothing returning 1)
+    select owner.id is not null as owned, coalesce(owner.cancel_requested_at is not null, false) as cancel_requested
+    from input i left join owner on owner.id = i.execution_id order by i.n`;
+});
 
 /** `refused`: the lease is no longer this worker's; nothing was stored. */
 export type StepRecorded = { outcome: "taken"; cancelRequested: boolean } | { outcome: "refused" };
 
 /**
- * The `recordStep` transition (running → running): stores a completed step (a step that threw
- * stores nothing) in one prepared statement, and answers whether cancellation was requested
- * meanwhile. Its commit waits for the WAL flush, unlike the worker's other writes: the child hears
- * "stored" only then, so a step reported stored is never run again, even after a crash of the
- * database (on the embedded one, a SIGKILL of the process is one). The step's span is written when the attempt ends (see `stepSpanOf`), keeping each
- * step to one small insert.
+ * The `recordStep` transition (running → running) of several steps in one prepared statement: each
+ * completed step is stored (a step that threw stores nothing), and the answer says for each whether
+ * cancellation was requested meanwhile. Its commit waits for the WAL flush, unlike the worker's
+ * other writes: the child hears "stored" only then, so a step reported stored is never run again,
+ * even after a crash of the database (on the embedded one, a SIGKILL of the process is one). The
+ * steps' spans are written when their attempts end (see `stepSpanOf`), keeping each step to one
+ * small row. The steps of many executions share the statement and its commit (`createBatchedSteps`).
  */
+export async function recordSteps(
+  db: Database,
+  workerId: string,
+  steps: readonly StepToRecord[],
+): Promise<StepRecorded[]> {
+  const rows = steps.map(({ executionId, step }, n) => ({
+    n,
+    execution_id: executionId,
+    stores: step.outcome.ok,
+    name: step.name,
+    result: step.outcome.ok ? step.outcome.result : null,
+    attempt: step.attempt,
+    started_at: step.startedAt.toISOString(),
+    finished_at: step.finishedAt.toISOString(),
+    logs: step.logs,
+    sequence: step.sequence,
+  }));
+  const answers = await recordStepsStatement.execute(db, { workerId, steps: jsonParam(rows) });
+  if (answers.length !== steps.length) throw new Error(`${steps.length} steps recorded, ${answers.length} answered`);
+  return answers.map((answer) =>
+    answer.owned ? { outcome: "taken", cancelRequested: answer.cancel_requested } : { outcome: "refused" },
+  );
+}
+
+/** `recordSteps` of one step. */
 export async function recordStep(db: Database, lease: Lease, step: StepRecord): Promise<StepRecorded> {
-  const owner = { executionId: lease.executionId, workerId: lease.workerId };
-  const [row] = step.outcome.ok
-    ? await recordStepStatements.stores.execute(db, {
-        ...owner,
-        name: step.name,
-        result: jsonParam(step.outcome.result),
-        attempt: step.attempt,
-        startedAt: step.startedAt.toISOString(),
-        finishedAt: step.finishedAt.toISOString(),
-        logs: jsonParam(step.logs),
-        sequence: step.sequence,
-      })
-    : await recordStepStatements.threw.execute(db, owner);
-  if ((row?.owned ?? 0) === 0) return { outcome: "refused" };
-  return { outcome: "taken", cancelRequested: row?.cancel_requested === true };
+  const [recorded] = await recordSteps(db, lease.workerId, [{ executionId: lease.executionId, step }]);
+  return recorded ?? { outcome: "refused" };
 }
