@@ -2,6 +2,7 @@ import { createLocalJWKSet, errors, type JSONWebKeySet, type JWSHeaderParameters
 import type { Clock } from "../shared/clock.ts";
 import { type GuardedFetch, OutboundError, type OutboundResponse } from "../shared/guarded-fetch.ts";
 import type { Logger } from "../shared/logger.ts";
+import { singleFlight } from "../shared/single-flight.ts";
 
 /** Cache lifetimes honour the issuer's `Cache-Control: max-age`, kept within these bounds. */
 const minCacheMs = 10 * 60 * 1000;
@@ -103,25 +104,13 @@ const keySetDocument: IssuerDocument<JSONWebKeySet> = {
  */
 export function createJwksCache(clock: Clock, fetchDocument: FetchIssuerDocument): JwksCache {
   const cache = new Map<string, CachedKeySet>();
-  const inFlight = new Map<string, Promise<CachedKeySet>>();
-
-  const refresh = (jwksUri: string): Promise<CachedKeySet> => {
-    const pending = inFlight.get(jwksUri);
-    if (pending !== undefined) return pending;
-    const started = (async () => {
-      try {
-        const { value: keys, lifetimeMs } = await fetchDocument(jwksUri, keySetDocument);
-        const now = clock.now().getTime();
-        const entry = { resolve: createLocalJWKSet(keys), fetchedAt: now, expiresAt: now + lifetimeMs };
-        cache.set(jwksUri, entry);
-        return entry;
-      } finally {
-        inFlight.delete(jwksUri);
-      }
-    })();
-    inFlight.set(jwksUri, started);
-    return started;
-  };
+  const refresh = singleFlight(async (jwksUri: string): Promise<CachedKeySet> => {
+    const { value: keys, lifetimeMs } = await fetchDocument(jwksUri, keySetDocument);
+    const now = clock.now().getTime();
+    const entry = { resolve: createLocalJWKSet(keys), fetchedAt: now, expiresAt: now + lifetimeMs };
+    cache.set(jwksUri, entry);
+    return entry;
+  });
 
   return {
     keyFor: async (jwksUri, header) => {

@@ -1,5 +1,6 @@
 import { issuerUrlSchema } from "@weft/contract";
 import type { Clock } from "../shared/clock.ts";
+import { singleFlight } from "../shared/single-flight.ts";
 import type { FetchIssuerDocument, IssuerDocument } from "./jwks-cache.ts";
 
 export interface OidcDiscovery {
@@ -36,26 +37,16 @@ function configurationOf(issuer: string): IssuerDocument<string> {
  */
 export function createOidcDiscovery(clock: Clock, fetchDocument: FetchIssuerDocument): OidcDiscovery {
   const cache = new Map<string, { jwksUri: string; expiresAt: number }>();
-  const inFlight = new Map<string, Promise<string>>();
-  const discover = async (issuer: string): Promise<string> => {
-    try {
-      const { value: jwksUri, lifetimeMs } = await fetchDocument(
-        openIdConfigurationUrl(issuer),
-        configurationOf(issuer),
-      );
-      cache.set(issuer, { jwksUri, expiresAt: clock.now().getTime() + lifetimeMs });
-      return jwksUri;
-    } finally {
-      inFlight.delete(issuer);
-    }
-  };
+  const discover = singleFlight(async (issuer: string): Promise<string> => {
+    const { value: jwksUri, lifetimeMs } = await fetchDocument(openIdConfigurationUrl(issuer), configurationOf(issuer));
+    cache.set(issuer, { jwksUri, expiresAt: clock.now().getTime() + lifetimeMs });
+    return jwksUri;
+  });
   return {
     jwksUriOf: (issuer) => {
       const cached = cache.get(issuer);
       if (cached !== undefined && cached.expiresAt > clock.now().getTime()) return Promise.resolve(cached.jwksUri);
-      const pending = inFlight.get(issuer) ?? discover(issuer);
-      inFlight.set(issuer, pending);
-      return pending;
+      return discover(issuer);
     },
   };
 }

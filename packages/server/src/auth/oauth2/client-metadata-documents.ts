@@ -1,4 +1,5 @@
 import type { Clock } from "../../shared/clock.ts";
+import { singleFlight } from "../../shared/single-flight.ts";
 import { checkMetadata, checkRedirectUris, type OAuthClient } from "./client-metadata.ts";
 
 /** A failed or invalid document is not fetched again for this long, so a bad client_id cannot make Weft a relay. */
@@ -42,9 +43,8 @@ export function createClientMetadataDocuments(deps: {
   fetchDocument: (url: URL) => Promise<{ body: unknown; lifetimeMs: number }>;
 }): ClientMetadataDocuments {
   const cache = new Map<string, { client: OAuthClient | undefined; expiresAt: number }>();
-  const inFlight = new Map<string, Promise<OAuthClient | undefined>>();
 
-  const load = async (clientId: string): Promise<OAuthClient | undefined> => {
+  const load = singleFlight(async (clientId: string): Promise<OAuthClient | undefined> => {
     let entry: { client: OAuthClient | undefined; expiresAt: number };
     try {
       const { body, lifetimeMs } = await deps.fetchDocument(new URL(clientId));
@@ -57,15 +57,13 @@ export function createClientMetadataDocuments(deps: {
     if (cache.size >= maxCachedDocuments) cache.delete(cache.keys().next().value as string);
     cache.set(clientId, entry);
     return entry.client;
-  };
+  });
 
   return {
     find: (clientId) => {
       const cached = cache.get(clientId);
       if (cached !== undefined && cached.expiresAt > deps.clock.now().getTime()) return Promise.resolve(cached.client);
-      const pending = inFlight.get(clientId) ?? load(clientId).finally(() => inFlight.delete(clientId));
-      inFlight.set(clientId, pending);
-      return pending;
+      return load(clientId);
     },
   };
 }

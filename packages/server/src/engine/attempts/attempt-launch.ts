@@ -1,5 +1,6 @@
 import { sqlStateOf } from "../../db/sql-state.ts";
 import { ok } from "../../shared/service-result.ts";
+import { singleFlight } from "../../shared/single-flight.ts";
 import type { TimeoutPolicy } from "../attempt-timeout.ts";
 import { workerCrashError } from "../crash-attempts.ts";
 import type { ClaimedExecution } from "../execution-state/index.ts";
@@ -118,8 +119,11 @@ export function createAttemptLauncher(deps: AttemptLaunchDependencies): AttemptL
     );
   }
 
+  // The attempts of one project that start together (a claim takes several) share one read: each
+  // read still follows every change committed before it began.
+  const readIntegrations = deps.integrations === undefined ? undefined : singleFlight(deps.integrations);
   function readIntegrationsOf(execution: ClaimedExecution) {
-    const read = deps.integrations;
+    const read = readIntegrations;
     if (read === undefined) return Promise.resolve(ok({ values: {}, secrets: [] }));
     return readBeforeStart(() => read(execution.projectId), "could not read integrations", {
       executionId: execution.id,
