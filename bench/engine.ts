@@ -199,15 +199,6 @@ async function withBench<T>(serverUrl: string | undefined, use: (bench: Bench) =
   }
 }
 
-/** The drain of `BENCH_DRAIN_EXECUTIONS` queued single-step executions on a fresh database. */
-export function benchDrain(serverUrl: string | undefined): Promise<Drain & { line: string }> {
-  return withBench(serverUrl, async (bench) => {
-    await finishedOne(bench);
-    const drain = await measureDrain(bench);
-    return { ...drain, line: formatDrain(drain) };
-  });
-}
-
 /** One execution run to its end by a worker started for it: the sandbox and the plans are warm afterwards. */
 export async function finishedOne(bench: Bench): Promise<void> {
   const worker = await start(bench);

@@ -20,6 +20,8 @@ export interface LoadResult {
   /** Responses with a 2xx status. */
   ok: number;
   non2xx: number;
+  /** Responses that told the caller to slow down: 503 and 429. */
+  refused: number;
   errors: number;
   cpu: CpuPerRequest;
 }
@@ -77,6 +79,7 @@ export async function measureLoad(options: LoadOptions): Promise<LoadResult> {
     p99Ms: result.latency.p99,
     ok: result["2xx"],
     non2xx: result.non2xx,
+    refused: (result.statusCodeStats?.["503"]?.count ?? 0) + (result.statusCodeStats?.["429"]?.count ?? 0),
     errors: result.errors,
     cpu: {
       machineMicros: (busyMs * 1000) / requests,

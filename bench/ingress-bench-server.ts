@@ -15,6 +15,7 @@ import { and, count, eq, inArray } from "drizzle-orm";
 import { startBaselineServer } from "./baseline-server.ts";
 import { startDurableFloor } from "./durable-floor.ts";
 import { pruneContinuously, seedFinishedHistory } from "./history-backlog.ts";
+import { finishedBetween, sampleOldestWait, type WaitSampler } from "./queue-readings.ts";
 
 /**
  * The server side of the ingress benchmark, in its own process so that the load generator does not
@@ -22,18 +23,23 @@ import { pruneContinuously, seedFinishedHistory } from "./history-backlog.ts";
  * `floor-postgres <url>` the durable floor (`durable-floor.ts`); `embedded` and `postgres <url>`
  * serve Weft (ingress and API roles, no worker, so the executions stay as rows to count) with one
  * webhook deployed; `embedded-worker` serves Weft as `npm start` does (every role, the embedded
- * database it opens itself) with a webhook whose workflow runs one short step. Prints one JSON line
+ * database it opens itself, the default configuration) with a webhook whose workflow runs one short
+ * step, and `postgres-worker <url>` the same on a fresh database of that server. Prints one JSON line
  * `{url}` once it serves. Over IPC it answers `{ids}` with `{committed, acknowledgedCommitted}`: rows
  * in total, and how many of those ids exist; `{seed}` by inserting that many expired executions (or,
  * with `history`, executions finished yesterday that went through the queue); `{prune: "start" |
  * "stop"}` by starting or stopping their deletion, answering how many went; `{settle}` once no
- * execution is queued or running.
+ * execution is queued or running; `{finished: [from, to]}` with how many ended between those epoch
+ * milliseconds; `{waits: "start" | "stop"}` by sampling the oldest ready execution's wait, answering
+ * the longest and the last.
  */
 export type BenchServerMessage =
   | { ids: string[] }
   | { seed: number; history?: boolean }
   | { prune: "start" | "stop" }
-  | { settle: true };
+  | { settle: true }
+  | { finished: [number, number] }
+  | { waits: "start" | "stop" };
 const [mode = "baseline", postgresUrl] = process.argv.slice(2);
 export const benchProjectId = "prj_01jbenchingress0000000000000";
 
@@ -77,17 +83,18 @@ if (mode === "baseline") {
 } else {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "weft-bench-"));
-  const withWorker = mode === "embedded-worker";
+  const withWorker = mode === "embedded-worker" || mode === "postgres-worker";
   const config = loadConfig({
     ...localPlatformEnv(port, dataDir),
     WEFT_LOG_LEVEL: "warn",
     ...(withWorker ? {} : { WEFT_ROLES: "api,ingress" }),
   });
-  const ownDatabase = withWorker
-    ? undefined
-    : await createTestDatabase(mode === "postgres" ? postgresUrl : false, {
-        embeddedDirectory: join(dataDir, "pgdata"),
-      });
+  const ownDatabase =
+    mode === "embedded-worker"
+      ? undefined
+      : await createTestDatabase(mode.startsWith("postgres") ? postgresUrl : false, {
+          embeddedDirectory: join(dataDir, "pgdata"),
+        });
   const platform = await startPlatform(config, ownDatabase === undefined ? {} : { database: ownDatabase });
   const database = platform.context.database;
   const weft = { platform, database };
@@ -99,6 +106,7 @@ if (mode === "baseline") {
   );
   process.stdout.write(`${JSON.stringify({ url: `${config.baseUrl}/triggers/webhooks/${benchProjectId}/orders` })}\n`);
   let pruning: ReturnType<typeof pruneContinuously> | undefined;
+  let waits: WaitSampler | undefined;
   process.on("message", (message: BenchServerMessage) => {
     void (async () => {
       if ("seed" in message) {
@@ -112,6 +120,11 @@ if (mode === "baseline") {
       } else if ("settle" in message) {
         await settled(database.db);
         process.send?.({ settled: true });
+      } else if ("finished" in message) {
+        process.send?.({ finished: await finishedBetween(database.db, benchProjectId, ...message.finished) });
+      } else if ("waits" in message) {
+        if (message.waits === "start") waits = sampleOldestWait(database.db, benchProjectId);
+        process.send?.(message.waits === "stop" && waits !== undefined ? await waits.stop() : {});
       } else if ("prune" in message) {
         if (message.prune === "start") pruning = pruneContinuously(database.db);
         process.send?.(message.prune === "stop" && pruning !== undefined ? await pruning.stop() : {});
