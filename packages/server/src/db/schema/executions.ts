@@ -85,6 +85,11 @@ export const executions = pgTable(
     index("executions_limited_ready_idx")
       .on(table.runAt)
       .where(sql`${table.status} in ('queued', 'sleeping', 'waiting') and ${table.concurrencyLimit} is not null`),
+    // The queue's reading (`backpressure/`): the oldest ready execution of each concurrency-limited
+    // workflow, one probe per workflow, so that a long queue behind a limit costs it nothing.
+    index("executions_limited_groups_idx")
+      .on(table.projectId, table.workflow, table.runAt)
+      .where(sql`${table.status} in ('queued', 'sleeping', 'waiting') and ${table.concurrencyLimit} is not null`),
     index().on(table.projectId, table.workflow, table.status),
     // With status, the ends of a range Studio counts (finer than a minute) are index-only scans.
     index().on(table.projectId, table.createdAt, table.status),

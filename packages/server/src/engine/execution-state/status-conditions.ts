@@ -2,7 +2,8 @@ import { type SQL, sql } from "drizzle-orm";
 import { type ExecutionState, executionStates, finalStates, leasedState, transitions } from "./execution-states.ts";
 import { statusIn } from "./transition-condition.ts";
 
-const readyStates: readonly ExecutionState[] = [...transitions.claim.from, ...transitions.wake.from];
+/** The states of an execution that waits for a worker once its `run_at` comes: `claim` and `wake` lease it. */
+export const readyStates: readonly ExecutionState[] = [...transitions.claim.from, ...transitions.wake.from];
 
 /**
  * The condition of an execution in one of `states`, on a row of `executions` (unqualified columns:

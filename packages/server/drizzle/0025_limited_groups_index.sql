@@ -1,0 +1,1 @@
+CREATE INDEX "executions_limited_groups_idx" ON "executions" USING btree ("project_id","workflow","run_at") WHERE "executions"."status" in ('queued', 'sleeping', 'waiting') and "executions"."concurrency_limit" is not null;

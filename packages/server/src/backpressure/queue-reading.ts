@@ -1,0 +1,111 @@
+import { type SQL, sql } from "drizzle-orm";
+import type { Database } from "../db/database.ts";
+import { genericPlanRows } from "../db/generic-plan.ts";
+import { leasedState } from "../engine/execution-state/execution-states.ts";
+import { readyStates } from "../engine/execution-state/status-conditions.ts";
+import { statusIn } from "../engine/execution-state/transition-condition.ts";
+
+/**
+ * Executions of workflows without a concurrency limit that one reading looks at, oldest first.
+ * Past them it sees no further: a backlog this long of one account hides the others' until it
+ * drains, which errs towards refusing nobody (docs/decisions/0108-backpressure-before-the-queue-grows.md).
+ */
+export const unlimitedExecutionsRead = 10_000;
+
+/** Concurrency-limited workflows (project, workflow) with ready executions that one reading looks at. */
+export const limitedWorkflowsRead = 1_000;
+
+/** What one reading of the queue found waiting past the bound. */
+export interface QueueReading {
+  /**
+   * The projects of every workspace whose oldest ready execution has waited past the bound, unless
+   * its own workflow's concurrency limit is what holds it.
+   */
+  backlogged: ReadonlySet<string>;
+  /**
+   * The longest wait past the bound of an execution the claim loop could start now (its account
+   * below its share of a worker, its workflow below its limit), if one has waited that long.
+   */
+  saturatedWaitMs: number | undefined;
+}
+
+export const emptyQueueReading: QueueReading = { backlogged: new Set(), saturatedWaitMs: undefined };
+
+interface BackloggedRow {
+  project_id: string;
+  oldest: Date | string;
+  at_share: boolean;
+}
+
+interface QueueReadingRequest {
+  now: Date;
+  maxDelayMs: number;
+  slotsPerAccount: number;
+}
+
+/**
+ * The statement that reads which workspaces have a ready execution (queued, sleeping or waiting,
+ * its `run_at` come) that has waited longer than `maxDelayMs`, and whether such an execution could
+ * start now. Through the queue's partial indexes only, so what finished (any amount of it) is never
+ * read:
+ * - workflows without a limit: `executions_ready_idx` from its oldest entry to the bound, at most
+ *   `unlimitedExecutionsRead` entries; nothing at all while the queue turns over within the bound;
+ * - limited workflows: the oldest entry of each in `executions_limited_groups_idx`, one probe per
+ *   workflow, kept only when the workflow runs fewer executions than its limit: a queue that waits
+ *   for its own limit is what its owner asked for, however long;
+ * - running executions per account (`executions_leased_idx`), to tell the backlogs an account's
+ *   share holds back (at least `slotsPerAccount` running, on any worker) from those that could start.
+ */
+export function queueReadingStatement(request: QueueReadingRequest): SQL {
+  const bound = new Date(request.now.getTime() - request.maxDelayMs).toISOString();
+  const ready = statusIn(readyStates, "e.status");
+  return sql`with recursive limited as (
+      (select e.project_id, e.workflow, e.run_at, e.concurrency_limit, 1 as probes from executions e
+        where ${ready} and e.concurrency_limit is not null
+        order by e.project_id, e.workflow, e.run_at limit 1)
+      union all
+      select later.project_id, later.workflow, later.run_at, later.concurrency_limit, limited.probes + 1
+      from limited cross join lateral (
+        select e.project_id, e.workflow, e.run_at, e.concurrency_limit from executions e
+        where ${ready} and e.concurrency_limit is not null
+          and (e.project_id, e.workflow) > (limited.project_id, limited.workflow)
+        order by e.project_id, e.workflow, e.run_at limit 1) later
+      where limited.probes < ${limitedWorkflowsRead}::int
+    ),
+    waited as (
+      (select e.project_id, e.run_at from executions e
+        where ${ready} and e.concurrency_limit is null and e.run_at < ${bound}::timestamptz
+        order by e.run_at limit ${unlimitedExecutionsRead}::int)
+      union all
+      select limited.project_id, limited.run_at from limited
+      where limited.run_at < ${bound}::timestamptz and limited.concurrency_limit > (
+        select count(*) from executions r
+        where r.project_id = limited.project_id and r.workflow = limited.workflow and ${statusIn([leasedState], "r.status")})
+    ),
+    backlogged as (
+      select p.workspace_id, min(waited.run_at) as oldest from waited join projects p on p.id = waited.project_id
+      group by p.workspace_id
+    ),
+    busy as (
+      select w.billing_account_id as account_id, count(*)::int as running from executions r
+        join projects p on p.id = r.project_id join workspaces w on w.id = p.workspace_id
+      where ${statusIn([leasedState], "r.status")} group by w.billing_account_id
+    )
+    select p.id as project_id, backlogged.oldest, coalesce(busy.running, 0) >= ${request.slotsPerAccount}::int as at_share
+    from backlogged join workspaces w on w.id = backlogged.workspace_id
+      join projects p on p.workspace_id = backlogged.workspace_id
+      left join busy on busy.account_id = w.billing_account_id`;
+}
+
+/** Reads the queue (`queueReadingStatement`): the backlogged projects, and whether one could start now. */
+export async function readQueue(db: Database, request: QueueReadingRequest): Promise<QueueReading> {
+  const rows = await genericPlanRows<BackloggedRow>(db, queueReadingStatement(request));
+  const backlogged = new Set<string>();
+  let saturatedWaitMs: number | undefined;
+  for (const row of rows) {
+    backlogged.add(row.project_id);
+    const waitedMs = request.now.getTime() - new Date(row.oldest).getTime();
+    if (!row.at_share) saturatedWaitMs = Math.max(saturatedWaitMs ?? 0, waitedMs);
+  }
+  return { backlogged, saturatedWaitMs };
+}
