@@ -12,6 +12,7 @@ const rpcFixes: Record<string, string> = {
     "check the current state (the matching `get` or `list` command shows it), then choose another name or retry",
   TOO_MANY_REQUESTS: "wait a little and try again",
   INTERNAL_SERVER_ERROR: "try again; if it keeps failing, check the platform's log",
+  SERVICE_UNAVAILABLE: "wait a little and try again",
 };
 
 function networkCode(error: unknown): string | undefined {
@@ -67,10 +68,15 @@ function quotaFix(quota: QuotaRefusal): string {
   return `delete ${quota.name === "projects" ? "a project" : "what"} you no longer need, ${raise}`;
 }
 
-/** The fix for an RPC refusal: a credential from `WEFT_TOKEN` is not replaced by `weft login`. */
+/**
+ * The fix for an RPC refusal: a credential from `WEFT_TOKEN` is not replaced by `weft login`; a
+ * refusal that says when to retry (a backlogged queue, the database unreachable) is told in seconds.
+ */
 function rpcFix(code: string, data: unknown, env: NodeJS.ProcessEnv): string {
-  const quota = quotaRefusalSchema.safeParse((data as { quota?: unknown } | undefined)?.quota);
+  const given = data as { quota?: unknown; retryAfterSeconds?: unknown } | undefined;
+  const quota = quotaRefusalSchema.safeParse(given?.quota);
   if (quota.success) return quotaFix(quota.data);
+  if (typeof given?.retryAfterSeconds === "number") return `wait ${given.retryAfterSeconds} seconds and try again`;
   if (code === "UNAUTHORIZED" && (env.WEFT_TOKEN?.trim() ?? "") !== "") {
     return "WEFT_TOKEN holds a credential the platform refuses (missing, expired or revoked): set it to a valid one, or unset it and run `weft login`";
   }

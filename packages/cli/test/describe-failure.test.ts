@@ -32,3 +32,21 @@ describe("the fix line of a quota refusal", () => {
     expect(describeFailure(refused, context).fix).toBe("wait a little and try again");
   });
 });
+
+describe("the fix line of a refusal that says when to retry", () => {
+  it.each([
+    [
+      "SERVICE_UNAVAILABLE",
+      "The platform is saturated: an execution ready to start has waited more than 5 s for a worker.",
+    ],
+    [
+      "TOO_MANY_REQUESTS",
+      "This workspace's queue is backlogged: its oldest execution ready to start has waited more than 5 s.",
+    ],
+  ])("turns %s's data.retryAfterSeconds into the seconds to wait, after the server's message", (code, message) => {
+    const failure = describeFailure(new RpcError(code, { message, data: { retryAfterSeconds: 5 } }), context);
+    expect(failure.message).toBe(message);
+    expect(failure.fix).toBe("wait 5 seconds and try again");
+    expect(failure.code).toBe(code.toLowerCase());
+  });
+});
