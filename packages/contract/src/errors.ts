@@ -47,11 +47,24 @@ export const rpcErrors = {
     data: z.object({
       /** The exhausted quota, when a quota is why (`workflows.run`). */
       quota: quotaRefusalSchema.optional(),
+      /** Seconds to wait before retrying, as the `Retry-After` header says: the workspace's queue is backlogged. */
+      retryAfterSeconds: z.number().int().positive().optional(),
     }),
   },
   INTERNAL_SERVER_ERROR: {
     status: 500,
     message: "Unexpected server error.",
+  },
+  SERVICE_UNAVAILABLE: {
+    status: 503,
+    message: "The service cannot take the request now; retry after the time it names.",
+    data: z.object({
+      /**
+       * Seconds to wait before retrying, as the `Retry-After` header says: the database cannot be
+       * reached, or executions already queued wait too long for a worker (`workflows.run`).
+       */
+      retryAfterSeconds: z.number().int().positive(),
+    }),
   },
 } as const;
 

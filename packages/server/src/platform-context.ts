@@ -1,3 +1,4 @@
+import type { Backpressure } from "./backpressure/backpressure.ts";
 import type { QuotaGate } from "./billing/quota-gate.ts";
 import type { Config } from "./config/config.ts";
 import type { DatabaseHandle } from "./db/database.ts";
@@ -44,6 +45,11 @@ export interface PlatformContext {
   sandbox: SandboxIsolation | undefined;
   /** Whether a project may start another execution under its workspace's plan (cached counters). */
   quotas: QuotaGate;
+  /**
+   * Whether a project may queue another execution while executions already queued wait for a
+   * worker (a cached reading of the queue), in a process that ingests: the `ingress` or `api` role.
+   */
+  backpressure: Backpressure | undefined;
   /** The link a fresh embedded server prints to make its first account (held in this process only). */
   firstAccountLinks: FirstAccountLinks;
   /** On the embedded database, this process's worker, which ingress may hand a new execution to at once. */

@@ -1,4 +1,5 @@
 import { defaultAlertPacing } from "./alerts/alert-policy.ts";
+import { queueReadingIntervalMs, startBackpressure } from "./backpressure/backpressure.ts";
 import { createQuotaGate } from "./billing/quota-gate.ts";
 import { findUnconfiguredPlans, unconfiguredPlansWarning } from "./billing/unconfigured-plans.ts";
 import type { Config } from "./config/config.ts";
@@ -13,6 +14,7 @@ import { type ResolveHost, resolveWithSystem } from "./engine/egress/resolve-hos
 import { decideSandbox } from "./engine/sandbox/sandbox-isolation.ts";
 import { waitTokenIssuer } from "./engine/wait-token-ids.ts";
 import { startWorker, type Worker } from "./engine/worker.ts";
+import { workspaceSlots } from "./engine/workspace-share.ts";
 import { endStatementParts, workerFeatures } from "./engine-features.ts";
 import { listen } from "./http/http-server.ts";
 import { createRequestListener } from "./http/request-listener.ts";
@@ -39,6 +41,11 @@ export interface PlatformOptions {
   database?: DatabaseHandle;
   /** How the sandboxes' egress proxy resolves host names (tests map names to loopback with it). */
   resolveHost?: ResolveHost;
+  /**
+   * When the ingesting roles read the queue for backpressure: every second (by default), or only
+   * when `backpressure.refresh()` is called, for tests whose manual clock jumps ahead of the queue.
+   */
+  queueReading?: "periodic" | "on request";
 }
 
 export interface RunningPlatform {
@@ -112,6 +119,17 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
           },
           { intervalMs: config.worker.pollIntervalMs, retention: config.worker.retention },
         );
+  const backpressure =
+    config.roles.has("ingress") || config.roles.has("api")
+      ? startBackpressure(
+          { db: database.db, clock, logger },
+          {
+            maxQueueDelaySeconds: config.maxQueueDelaySeconds,
+            slotsPerAccount: workspaceSlots(config.worker.concurrency, config.worker.workspaceShare),
+            intervalMs: options.queueReading === "on request" ? undefined : queueReadingIntervalMs,
+          },
+        )
+      : undefined;
   const context: PlatformContext = {
     config,
     database,
@@ -129,6 +147,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     outbound,
     sandbox,
     quotas: createQuotaGate({ db: database.db, clock, catalogue: config.billing }),
+    backpressure,
     firstAccountLinks: createFirstAccountLinks(clock),
     localStarts: worker?.localStarts,
   };
@@ -156,6 +175,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
         await stopRelayingAccess().catch(() => undefined);
         // The database may be closed already, as when its server went away.
         await stopRelaying?.().catch(() => undefined);
+        await backpressure?.stop();
         await worker?.stop();
         await periodicJobs?.stop();
         await spanExport?.shutdown();

@@ -344,6 +344,25 @@ describe("parseConfig: attempt timeouts and the workspace share", () => {
   });
 });
 
+describe("parseConfig: the bound on the queue's delay", () => {
+  it("defaults to 5 seconds and reads a whole number of seconds", () => {
+    expect(parseConfig({}, "/srv/weft").maxQueueDelaySeconds).toBe(5);
+    expect(parseConfig({ WEFT_MAX_QUEUE_DELAY: "30" }, "/srv/weft").maxQueueDelaySeconds).toBe(30);
+  });
+
+  it.each([
+    [{ WEFT_MAX_QUEUE_DELAY: "0" }, /WEFT_MAX_QUEUE_DELAY="0" is not an integer from 1 to 3600/],
+    [{ WEFT_MAX_QUEUE_DELAY: "5s" }, /is not an integer from 1 to 3600: expected for example WEFT_MAX_QUEUE_DELAY=5/],
+    [{ WEFT_MAX_QUEUE_DELAY: "2.5" }, /is not an integer from 1 to 3600/],
+    [{ WEFT_MAX_QUEUE_DELAY: "3601" }, /is not an integer from 1 to 3600/],
+  ])("refuses %o", (env, message) => {
+    const error = configError(env);
+    expect(error.variable).toBe("WEFT_MAX_QUEUE_DELAY");
+    expect(error.message).toMatch(message);
+    expect(error.message).not.toContain("\n");
+  });
+});
+
 describe("loadConfig: the keys of the data dir", () => {
   it("generates the secret key and the dev mailbox's key once into the data dir, then loads them", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "weft-keys-"));

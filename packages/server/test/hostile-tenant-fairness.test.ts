@@ -1,8 +1,11 @@
 import {
   callRpc,
+  callRpcAs,
   createTeamWorkspace,
   createTestIdentity,
+  deployManifest,
   type EngineHarness,
+  executionCount,
   startEngineHarness,
   startTestPlatform,
   type TestIdentity,
@@ -158,5 +161,85 @@ describe("the number of workspaces an account pays for is a plan limit", () => {
     });
     expect((refused.json as { message: string }).message).toContain(`The plan "trio"`);
     expect(await workspacesPaidBy(bob)).toBe(3);
+  });
+});
+
+describe("hostile tenant: one account's flood of webhooks refuses its own workspaces, never another tenant", () => {
+  let weft: TestPlatform;
+  /** The flooder's projects, one in its personal workspace and one in a team workspace it pays for. */
+  const flooded: string[] = [];
+  let victim: TestIdentity;
+  let victimProject: string;
+
+  /** A project of `owner`'s (in `workspaceId`) whose webhook `hook` starts `workflow`. */
+  async function projectWithWebhook(
+    owner: TestIdentity,
+    name: string,
+    workflow: "stuck" | "quick",
+    workspaceId?: string,
+  ) {
+    const created = await callRpcAs(weft, owner, "projects.create", { name, workspaceId });
+    const projectId = (created.json as { id: string }).id;
+    await deployManifest(
+      weft,
+      projectId,
+      { ...manifestOf(workflow), version: 1, webhooks: [{ name: "hook", workflow }] },
+      { configSource: configSource(workflow) },
+    );
+    return projectId;
+  }
+
+  const webhook = (projectId: string) =>
+    fetch(`${weft.url}/triggers/webhooks/${projectId}/hook`, { method: "POST", body: "{}" });
+
+  beforeAll(async () => {
+    // Two slots per account of a worker of four; a queued execution may wait 5 s.
+    weft = await startTestPlatform({
+      env: { WEFT_WORKER_CONCURRENCY: "4", WEFT_WORKSPACE_SHARE: "0.5", WEFT_MAX_QUEUE_DELAY: "5" },
+    });
+    const flooder = await createTestIdentity(weft, "flood@tenants.weft.invalid");
+    const team = await createTeamWorkspace(weft, flooder, "flood-team");
+    flooded.push(await projectWithWebhook(flooder, "flood-personal", "stuck"));
+    flooded.push(await projectWithWebhook(flooder, "flood-team", "stuck", team));
+    victim = await createTestIdentity(weft, "victim@tenants.weft.invalid");
+    victimProject = await projectWithWebhook(victim, "victim", "quick");
+  });
+  afterAll(async () => {
+    await weft.stop();
+  });
+
+  it("answers the flooder 429 in each of its workspaces once its backlog waits past the bound, and the victim 2xx", async () => {
+    for (let n = 0; n < 20; n++) expect((await webhook(flooded[n % 2] ?? "")).status).toBe(202);
+    const deadline = Date.now() + 20_000;
+    const running = async () => {
+      const [row] = await weft.database.db
+        .select({ n: count() })
+        .from(executions)
+        .where(and(inArray(executions.projectId, flooded), eq(executions.status, "running")));
+      return row?.n ?? 0;
+    };
+    while ((await running()) < 2) {
+      if (Date.now() > deadline) throw new Error("the flooder's executions were never claimed");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    weft.clock.advance(60_000);
+    await weft.platform.context.backpressure?.refresh();
+
+    for (const projectId of flooded) {
+      const refused = await webhook(projectId);
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get("retry-after")).toBe("5");
+      expect(await refused.json()).toMatchObject({ error: "backlogged" });
+    }
+    expect((await executionCount(weft, flooded[0] ?? "")) + (await executionCount(weft, flooded[1] ?? ""))).toBe(20);
+    // The flooder's backlog waits behind its own share: the platform is not saturated for anyone else.
+    expect((await webhook(victimProject)).status).toBe(202);
+    const run = await callRpcAs(weft, victim, "workflows.run", {
+      projectId: victimProject,
+      workflow: "quick",
+      input: {},
+    });
+    expect(run.status).toBe(200);
+    expect(await running()).toBe(2);
   });
 });

@@ -1,3 +1,4 @@
+import { defaultMaxQueueDelaySeconds } from "../backpressure/backpressure.ts";
 import { defaultAttemptTimeoutMs } from "../engine/attempt-timeout.ts";
 import { defaultCrashAttempts } from "../engine/crash-attempts.ts";
 import { bytesPerMiB, defaultEgressLimits } from "../engine/egress/egress-limits.ts";
@@ -86,6 +87,11 @@ export const configVariables = {
   WEFT_DEFAULT_TIMEOUT: { schema: duration, default: `${defaultAttemptTimeoutMs / 60_000}m`, example: "15m" },
   WEFT_MAX_TIMEOUT: { schema: duration, unset: "none", example: "2h" },
   WEFT_WORKSPACE_SHARE: { schema: slotShare, default: String(defaultWorkspaceShare), example: "0.5" },
+  WEFT_MAX_QUEUE_DELAY: {
+    schema: integerBetween(1, 3600),
+    default: String(defaultMaxQueueDelaySeconds),
+    example: "5",
+  },
   WEFT_RETENTION_DAYS: {
     schema: integerBetween(1, 36500),
     default: String(defaultRetentionPeriods.executionDays),

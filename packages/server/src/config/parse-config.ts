@@ -173,6 +173,11 @@ export function parseConfig(env: Environment, cwd: string = process.cwd()) {
       /** `auto` bounds each sandbox's CPU, memory and tasks with cgroups where the machine allows, else warns. */
       cgroups: settings.WEFT_SANDBOX_CGROUPS,
     } satisfies SandboxConfig,
+    /**
+     * Seconds the oldest execution ready to start may wait before ingress refuses new ones: 503 for
+     * everyone when it could start now, 429 for its own workspace when its account's share holds it.
+     */
+    maxQueueDelaySeconds: settings.WEFT_MAX_QUEUE_DELAY,
     /** The plans workspaces may be on (quotas per month) and the one they start on. */
     billing: plansOf(settings),
     /** The prebuilt Studio app served at `{base_url}/studio`; `undefined` for the one in the server package. */

@@ -25,8 +25,9 @@ export function validateSubmission(
 }
 
 /**
- * Enqueues the execution that a form or webhook of the active deployment starts, unless the
- * workspace's plan has no room left (quota_exceeded, nothing queued). A submission with
+ * Enqueues the execution that a form or webhook of the active deployment starts, unless executions
+ * already queued wait too long (backlogged) or the workspace's plan has no room left
+ * (quota_exceeded); either way nothing is queued. A submission with
  * an idempotency key gets a transaction of its own (the key is looked up and claimed under a lock);
  * any other joins the group commit of the ingress's batcher. Either way the budget is checked just
  * before the commit: a submission whose caller has already been told 503 rolls back rather than
@@ -44,6 +45,8 @@ export async function enqueueSubmission(
     rawBody?: string | undefined;
   },
 ): Promise<ServiceResult<{ executionId: string; created: boolean }>> {
+  const backlogged = ingress.platform.backpressure?.refusal(definition.projectId);
+  if (backlogged !== undefined) return fail.backlogged(backlogged);
   const exceeded = await ingress.platform.quotas.admit(definition.projectId);
   if (exceeded !== undefined) return fail.quotaExceeded(exceeded);
   const request = {

@@ -18,7 +18,7 @@ import { formFieldsFromSchema, humanize } from "./form-fields.ts";
 import { renderConfirmationPage, renderErrorPage, renderFormPage } from "./form-page.ts";
 import { type Budget, budgetRetryAfterSeconds } from "./hot-path-budget.ts";
 import { type IngressContext, runHotPath } from "./ingress-context.ts";
-import { ingressCodeOf, ingressErrorStatus } from "./ingress-errors.ts";
+import { ingressCodeOf, ingressErrorStatus, ingressFailureHeaders } from "./ingress-errors.ts";
 
 /** Largest hosted form submission accepted (413 above), the platform's default. */
 export const hostedFormBodyLimitBytes = 1024 * 1024;
@@ -173,8 +173,15 @@ async function acceptForm(
     trigger: { kind: "form", name: form.definition.name },
   });
   if (!enqueued.ok) {
-    const code = ingressCodeOf(enqueued.failure);
-    return errorPage(c, ingressErrorStatus[code], "This submission was not accepted", enqueued.failure.message);
+    const { failure } = enqueued;
+    const code = ingressCodeOf(failure);
+    return errorPage(
+      c,
+      ingressErrorStatus[code],
+      "This submission was not accepted",
+      failure.message,
+      ingressFailureHeaders(failure),
+    );
   }
   const ref = encodeURIComponent(enqueued.value.executionId);
   const confirmation = `${formPath(form.projectId, form.definition.name)}/submitted?ref=${ref}`;

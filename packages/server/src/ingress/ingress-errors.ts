@@ -25,6 +25,9 @@ export const ingressErrorStatus = {
   rate_limited: 429,
   /** The workspace's plan has no room for another execution this month. */
   quota_exceeded: 429,
+  /** The workspace's oldest ready execution has waited past `WEFT_MAX_QUEUE_DELAY`. */
+  backlogged: 429,
+  /** Over the hot-path budget, the database unreachable, or the platform's queue saturated. */
   unavailable: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;
 
@@ -53,7 +56,14 @@ export function ingressCodeOf(failure: ServiceFailure): IngressErrorCode {
       return "forbidden";
     case "quota_exceeded":
       return "quota_exceeded";
+    case "backlogged":
+      return failure.scope === "platform" ? "unavailable" : "backlogged";
   }
+}
+
+/** The headers a refusal carries: `Retry-After` when the caller is to send it again later. */
+export function ingressFailureHeaders(failure: ServiceFailure): Record<string, string> {
+  return failure.kind === "backlogged" ? { "Retry-After": String(failure.retryAfterSeconds) } : {};
 }
 
 /**
@@ -61,12 +71,10 @@ export function ingressCodeOf(failure: ServiceFailure): IngressErrorCode {
  * quota and the instant it resets.
  */
 export function ingressFailure(c: Context<AppEnv>, failure: ServiceFailure): Response {
-  return ingressError(
-    c,
-    ingressCodeOf(failure),
-    failure.message,
-    failure.kind === "invalid" ? { issues: failure.issues } : {},
-  );
+  return ingressError(c, ingressCodeOf(failure), failure.message, {
+    ...(failure.kind === "invalid" ? { issues: failure.issues } : {}),
+    headers: ingressFailureHeaders(failure),
+  });
 }
 
 export const overBudgetMessage = "The submission could not be recorded in time and nothing was saved; retry shortly.";

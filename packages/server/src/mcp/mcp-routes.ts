@@ -88,6 +88,7 @@ export function mcpRoutes(context: PlatformContext, resolver: PrincipalResolver)
         authentication,
         via: "mcp",
         refusedScope: {},
+        retryAfter: {},
       }));
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,

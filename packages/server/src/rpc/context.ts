@@ -47,6 +47,8 @@ export interface RpcInitialContext {
    * its challenge. An object rather than a field: oRPC hands procedures copies of this context.
    */
   refusedScope: { scope?: string };
+  /** Filled when a refusal tells the caller when to try again (429, 503), for its `Retry-After`; an object for the same reason. */
+  retryAfter: { seconds?: number };
 }
 
 /** What procedures see once the authentication middleware has let the call through. */

@@ -58,6 +58,7 @@ export function eventStreamRoute(context: PlatformContext, resolver: PrincipalRe
       authentication,
       via: "api",
       refusedScope: {},
+      retryAfter: {},
       principal,
     } satisfies RpcInitialContext & { principal: typeof principal };
     try {

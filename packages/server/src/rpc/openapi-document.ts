@@ -36,13 +36,21 @@ const responseDescriptions: Record<string, string> = {
     "The credential may not do this: `data.missingScope` names the scope it lacks, which the `WWW-Authenticate` challenge repeats; otherwise its role does not allow it.",
   "404": "The resource does not exist, or this credential cannot see it.",
   "409": "The request is valid but the resource's state forbids it: a name already in use, or a change made meanwhile.",
-  "429": "Too many requests; back off and retry later.",
+  "429":
+    "Too many requests; back off and retry later: `data.quota` names an exhausted monthly quota, `data.retryAfterSeconds` (and `Retry-After`) when to retry a start refused because the workspace's queue is backlogged.",
   "500": "Unexpected server error; the message quotes the request id.",
+  "503":
+    "The request cannot be taken now and nothing was done: the database cannot be reached, or executions already queued wait too long for a worker. Retry after `data.retryAfterSeconds` (and `Retry-After`).",
 };
 
 function challengeHeader(description: string): OpenAPI.HeaderObject {
   return { description, schema: { type: "string" } };
 }
+
+const retryAfterHeader: OpenAPI.HeaderObject = {
+  description: "Seconds to wait before sending the request again, when the refusal says (as `data.retryAfterSeconds`).",
+  schema: { type: "integer" },
+};
 
 function payloadTooLarge(limitBytes: number): OpenAPI.ResponseObject {
   return {
@@ -86,6 +94,12 @@ function describeResponses(operation: OpenAPI.OperationObject, metadataUrl: stri
         `When a scope is missing: \`Bearer error="insufficient_scope", scope="<the scope>", resource_metadata="${metadataUrl}"\` (RFC 6750 §3.1).`,
       ),
     };
+  }
+  for (const status of ["429", "503"]) {
+    const response = responses[status];
+    if (response !== undefined && !("$ref" in response)) {
+      response.headers = { "Retry-After": retryAfterHeader };
+    }
   }
   if (operation.operationId !== undefined) {
     responses["413"] = payloadTooLarge(procedureBodyLimitBytes(operation.operationId));

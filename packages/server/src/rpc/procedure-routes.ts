@@ -115,6 +115,7 @@ export function procedureRoutes(context: PlatformContext): ProcedureRoutes {
             authentication,
             via: protocol,
             refusedScope: {},
+            retryAfter: {},
           },
         });
         if (!matched) return jsonError(c, 404, "not_found", `No procedure at ${path}.`);

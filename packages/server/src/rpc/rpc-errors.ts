@@ -21,8 +21,12 @@ export function forbidden(message: string, data: { missingScope?: string; quota?
   return new ORPCError("FORBIDDEN", { status: 403, message, data });
 }
 
-export function tooManyRequests(message: string, data: { quota?: QuotaRefusal } = {}) {
+export function tooManyRequests(message: string, data: { quota?: QuotaRefusal; retryAfterSeconds?: number } = {}) {
   return new ORPCError("TOO_MANY_REQUESTS", { status: 429, message, data });
+}
+
+export function serviceUnavailable(message: string, data: { retryAfterSeconds: number }) {
+  return new ORPCError("SERVICE_UNAVAILABLE", { status: 503, message, data });
 }
 
 export function unauthorized(message: string): ORPCError<"UNAUTHORIZED", undefined> {

@@ -7,6 +7,7 @@ import { databaseUnavailableRetryAfterSeconds, isDatabaseUnavailable } from "../
 import { bearerChallenge, insufficientScopeChallenge } from "./bearer-authentication.ts";
 import type { RpcInitialContext } from "./context.ts";
 import { router } from "./router.ts";
+import { serviceUnavailable } from "./rpc-errors.ts";
 import { refuseUnstorableInput } from "./storable-input.ts";
 
 function toInputIssues(validation: ValidationError): InputIssue[] {
@@ -21,14 +22,12 @@ function toInputIssues(validation: ValidationError): InputIssue[] {
 
 /**
  * What a client may see of an error thrown by a procedure: our own ORPCErrors as they are (an
- * input validation failure gains its field issues, and a missing scope is noted for the 403's
- * challenge); a database that cannot be reached makes a SERVICE_UNAVAILABLE (503, `Retry-After`);
- * anything else is logged with the request id and becomes a bare INTERNAL_SERVER_ERROR.
+ * input validation failure gains its field issues); a database that cannot be reached makes a
+ * SERVICE_UNAVAILABLE (503); anything else is logged with the request id and becomes a bare
+ * INTERNAL_SERVER_ERROR.
  */
-function toPublicError(error: unknown, context: RpcInitialContext): unknown {
+function publicErrorOf(error: unknown, context: RpcInitialContext): ORPCError<string, unknown> {
   if (error instanceof ORPCError) {
-    const missingScope = (error.data as { missingScope?: unknown } | undefined)?.missingScope;
-    if (error.code === "FORBIDDEN" && typeof missingScope === "string") context.refusedScope.scope = missingScope;
     if (error.code === "BAD_REQUEST" && error.cause instanceof ValidationError) {
       return new ORPCError("BAD_REQUEST", {
         status: 400,
@@ -37,17 +36,32 @@ function toPublicError(error: unknown, context: RpcInitialContext): unknown {
         cause: error.cause,
       });
     }
-    if (error.status < 500) return error;
+    // A refusal to retry later (a backlogged queue) is ours to answer; other 5xx hide what broke.
+    if (error.status < 500 || error.code === "SERVICE_UNAVAILABLE") return error;
   }
   if (isDatabaseUnavailable(error)) {
     context.requestLogger().warn({ err: error }, "RPC procedure refused: the database is unavailable");
-    return new ORPCError("SERVICE_UNAVAILABLE", {
-      status: 503,
-      message: "The service is briefly unavailable; send the request again shortly.",
+    return serviceUnavailable("The service is briefly unavailable; send the request again shortly.", {
+      retryAfterSeconds: databaseUnavailableRetryAfterSeconds,
     });
   }
   context.requestLogger().error({ err: error }, "RPC procedure failed");
   return new ORPCError("INTERNAL_SERVER_ERROR", { status: 500, message: internalErrorMessage(context.requestId) });
+}
+
+/**
+ * The public error of what a procedure threw (`publicErrorOf`), with what its answer's headers
+ * need noted on the context: a missing scope for the 403's challenge, `data.retryAfterSeconds` for
+ * `Retry-After`.
+ */
+function toPublicError(error: unknown, context: RpcInitialContext): ORPCError<string, unknown> {
+  const shaped = publicErrorOf(error, context);
+  const data = shaped.data as { missingScope?: unknown; retryAfterSeconds?: unknown } | undefined;
+  if (shaped.code === "FORBIDDEN" && typeof data?.missingScope === "string") {
+    context.refusedScope.scope = data.missingScope;
+  }
+  if (typeof data?.retryAfterSeconds === "number") context.retryAfter.seconds = data.retryAfterSeconds;
+  return shaped;
 }
 
 /** The one wording of a 500 on `/rpc` and `/api`: the request id to quote, and nothing of what went wrong. */
@@ -96,9 +110,8 @@ function handlerOptions(options: RpcHandlerOptions) {
         if (result.matched) {
           const challenge = challengeFor(result.response.status, context, options.protectedResourceMetadataUrl);
           if (challenge !== undefined) result.response.headers["www-authenticate"] = challenge;
-          if (result.response.status === 503) {
-            result.response.headers["retry-after"] = String(databaseUnavailableRetryAfterSeconds);
-          }
+          const retryAfter = context.retryAfter.seconds;
+          if (retryAfter !== undefined) result.response.headers["retry-after"] = String(retryAfter);
         }
         return result;
       },

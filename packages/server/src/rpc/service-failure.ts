@@ -1,6 +1,6 @@
 import type { ORPCError } from "@orpc/server";
 import type { ServiceFailure, ServiceResult } from "../shared/service-result.ts";
-import { badRequest, conflict, forbidden, notFound, tooManyRequests } from "./rpc-errors.ts";
+import { badRequest, conflict, forbidden, notFound, serviceUnavailable, tooManyRequests } from "./rpc-errors.ts";
 
 /** Issue paths of services are dotted strings; RPC issues carry them as arrays. */
 function toPath(path: string): (string | number)[] {
@@ -10,7 +10,9 @@ function toPath(path: string): (string | number)[] {
 /**
  * The RPC error of a service failure: invalid → BAD_REQUEST (its issues under `prefix`, the input
  * field the service was given), not_found → NOT_FOUND, conflict → CONFLICT, forbidden → FORBIDDEN,
- * quota_exceeded → TOO_MANY_REQUESTS (a monthly quota) or FORBIDDEN (the project count), with `data.quota`.
+ * quota_exceeded → TOO_MANY_REQUESTS (a monthly quota) or FORBIDDEN (the project count), with `data.quota`,
+ * backlogged → SERVICE_UNAVAILABLE (the platform's queue) or TOO_MANY_REQUESTS (the workspace's), with
+ * `data.retryAfterSeconds`.
  */
 export function toRpcError(
   failure: ServiceFailure,
@@ -36,6 +38,12 @@ export function toRpcError(
       return failure.quota.resetsAt === null
         ? forbidden(failure.message, { quota: failure.quota })
         : tooManyRequests(failure.message, { quota: failure.quota });
+    case "backlogged": {
+      const data = { retryAfterSeconds: failure.retryAfterSeconds };
+      return failure.scope === "platform"
+        ? serviceUnavailable(failure.message, data)
+        : tooManyRequests(failure.message, data);
+    }
   }
 }
 

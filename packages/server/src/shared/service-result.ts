@@ -19,7 +19,21 @@ export type ServiceFailure =
   /** The caller sees the target but their role does not allow this change. */
   | { kind: "forbidden"; message: string }
   /** The workspace's plan has no room left: a monthly quota until it resets, or its project count. */
-  | { kind: "quota_exceeded"; message: string; quota: QuotaRefusal };
+  | { kind: "quota_exceeded"; message: string; quota: QuotaRefusal }
+  /** Executions wait too long for a worker (`backpressure/`): nothing was queued; try again later. */
+  | ({ kind: "backlogged" } & BacklogRefusal);
+
+/**
+ * Why a new execution is not queued while executions already queued wait too long: `platform`,
+ * one the workers could start now has waited past the bound (everyone is refused); `workspace`,
+ * the workspace's own oldest has (only it is refused).
+ */
+export interface BacklogRefusal {
+  scope: "platform" | "workspace";
+  message: string;
+  /** When to send the request again, in seconds: the `Retry-After` of the answer. */
+  retryAfterSeconds: number;
+}
 
 /**
  * A conflict that a client must tell apart from the others, so that ingress names it in its `error`
@@ -76,6 +90,9 @@ export const fail = {
   },
   quotaExceeded(exceeded: { message: string; quota: QuotaRefusal }): { ok: false; failure: ServiceFailure } {
     return { ok: false, failure: { kind: "quota_exceeded", message: exceeded.message, quota: exceeded.quota } };
+  },
+  backlogged(refusal: BacklogRefusal): { ok: false; failure: ServiceFailure } {
+    return { ok: false, failure: { kind: "backlogged", ...refusal } };
   },
 };
 

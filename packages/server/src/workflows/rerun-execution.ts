@@ -1,4 +1,5 @@
 import type { AuditedChange } from "../audit/record-audit-event.ts";
+import type { Backpressure } from "../backpressure/backpressure.ts";
 import type { QuotaGate } from "../billing/quota-gate.ts";
 import type { Database } from "../db/database.ts";
 import type { Clock } from "../shared/clock.ts";
@@ -10,7 +11,7 @@ import { runWorkflow } from "./run-workflow.ts";
 /** Starts a new execution of the same workflow with the same input, on the active deployment. */
 export async function rerunExecution(
   db: Database,
-  deps: { clock: Clock; ids: IdGenerator; quotas?: QuotaGate | undefined },
+  deps: { clock: Clock; ids: IdGenerator; quotas?: QuotaGate | undefined; backpressure?: Backpressure | undefined },
   request: { executionId: string; projectId?: string | undefined; audit?: AuditedChange | undefined },
 ): Promise<ServiceResult<{ executionId: string }>> {
   const found = await getExecution(db, request);

@@ -1,5 +1,6 @@
 import type { WorkflowManifest } from "@weft/contract";
 import { type AuditedChange, recordAuditEvent } from "../audit/record-audit-event.ts";
+import type { Backpressure } from "../backpressure/backpressure.ts";
 import type { QuotaGate } from "../billing/quota-gate.ts";
 import type { Database } from "../db/database.ts";
 import type { TriggerKind } from "../db/schema/index.ts";
@@ -40,12 +41,13 @@ export async function findActiveWorkflow(
 
 /**
  * Starts a workflow of the project's active deployment: the input is validated against the
- * workflow's schema (invalid, with one issue per problem), the workspace's plan must have room
- * (`quotas`; left out by the engine's own callers, which no quota limits) and an execution is queued.
+ * workflow's schema (invalid, with one issue per problem), the queue must not be backlogged
+ * (`backpressure`) and the workspace's plan must have room (`quotas`; both left out by the engine's
+ * own callers, which neither limits), then an execution is queued.
  */
 export async function runWorkflow(
   db: Database,
-  deps: { clock: Clock; ids: IdGenerator; quotas?: QuotaGate | undefined },
+  deps: { clock: Clock; ids: IdGenerator; quotas?: QuotaGate | undefined; backpressure?: Backpressure | undefined },
   request: RunWorkflowRequest,
 ): Promise<ServiceResult<{ executionId: string; created: boolean }>> {
   const found = await findActiveWorkflow(db, request.projectId, request.workflow);
@@ -60,6 +62,8 @@ export async function runWorkflow(
     if (!validation.ok) return fail.invalid("the input does not match the workflow's schema", validation.issues);
     input = validation.value;
   }
+  const backlogged = deps.backpressure?.refusal(request.projectId);
+  if (backlogged !== undefined) return fail.backlogged(backlogged);
   // Last of the checks, so that only a start that is otherwise good is counted against the quota.
   const exceeded = await deps.quotas?.admit(request.projectId);
   if (exceeded !== undefined) return fail.quotaExceeded(exceeded);

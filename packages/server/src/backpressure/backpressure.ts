@@ -1,0 +1,112 @@
+import type { Database } from "../db/database.ts";
+import { chainedPasses } from "../shared/chained-passes.ts";
+import type { Clock } from "../shared/clock.ts";
+import type { Logger } from "../shared/logger.ts";
+import type { BacklogRefusal } from "../shared/service-result.ts";
+import { emptyQueueReading, type QueueReading, readQueue } from "./queue-reading.ts";
+
+/** How long, in seconds, the oldest ready execution may wait before ingress refuses, unless `WEFT_MAX_QUEUE_DELAY` says otherwise. */
+export const defaultMaxQueueDelaySeconds = 5;
+
+/** How often each process that ingests reads the queue again. */
+export const queueReadingIntervalMs = 1000;
+
+/**
+ * Whether a new execution may be queued, decided on the hot path from a reading of the queue that
+ * this process refreshes every `queueReadingIntervalMs` (no query per request). Every process that
+ * ingests (the `ingress` and `api` roles) reads the database itself, so API processes apart from the
+ * workers see the same queue they do.
+ */
+export interface Backpressure {
+  /**
+   * Why `projectId` may not queue an execution now, or `undefined`: `platform` when an execution
+   * the workers could start now has waited past the bound, else `workspace` when the oldest ready
+   * execution of the project's workspace has.
+   */
+  refusal(projectId: string): BacklogRefusal | undefined;
+  /** Reads the queue now (as every interval does); resolves once a reading begun after the call is in force. */
+  refresh(): Promise<void>;
+  /** Stops reading; resolves once the reading under way is over. */
+  stop(): Promise<void>;
+}
+
+export interface BackpressureDependencies {
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+}
+
+export interface BackpressureOptions {
+  /** `WEFT_MAX_QUEUE_DELAY`. */
+  maxQueueDelaySeconds: number;
+  /** Of a worker's slots, those one account may hold (`workspaceSlots`): an account running as many is at its share. */
+  slotsPerAccount: number;
+  /** How often to read the queue; `undefined` to read it only when asked (`refresh`). */
+  intervalMs: number | undefined;
+}
+
+function refusalOf(scope: BacklogRefusal["scope"], maxQueueDelaySeconds: number): BacklogRefusal {
+  const waited = `waited more than ${maxQueueDelaySeconds} s for a worker`;
+  const retry = `Nothing was queued; retry in ${maxQueueDelaySeconds} seconds.`;
+  return {
+    scope,
+    retryAfterSeconds: maxQueueDelaySeconds,
+    message:
+      scope === "platform"
+        ? `The platform is saturated: an execution ready to start has ${waited}. ${retry}`
+        : `This workspace's queue is backlogged: its oldest execution ready to start has ${waited}. ${retry}`,
+  };
+}
+
+/**
+ * Starts reading the queue every `intervalMs`. A reading that fails (the database unreachable) is
+ * logged and refuses nothing: the enqueue that follows meets the database itself.
+ */
+export function startBackpressure(deps: BackpressureDependencies, options: BackpressureOptions): Backpressure {
+  const { db, clock, logger } = deps;
+  const { maxQueueDelaySeconds, slotsPerAccount } = options;
+  const platformRefusal = refusalOf("platform", maxQueueDelaySeconds);
+  const workspaceRefusal = refusalOf("workspace", maxQueueDelaySeconds);
+  let reading: QueueReading = emptyQueueReading;
+  let stopped = false;
+
+  function take(next: QueueReading): void {
+    const was = reading.saturatedWaitMs !== undefined;
+    if (!was && next.saturatedWaitMs !== undefined) {
+      logger.warn(
+        { waitedMs: next.saturatedWaitMs, maxQueueDelaySeconds },
+        "ingress refuses new executions with 503: an execution ready to start has waited past WEFT_MAX_QUEUE_DELAY",
+      );
+    } else if (was && next.saturatedWaitMs === undefined) {
+      logger.info("ingress accepts new executions again: the queue is back within WEFT_MAX_QUEUE_DELAY");
+    }
+    reading = next;
+  }
+
+  const passes = chainedPasses(
+    async () => {
+      try {
+        take(await readQueue(db, { now: clock.now(), maxDelayMs: maxQueueDelaySeconds * 1000, slotsPerAccount }));
+      } catch (error) {
+        take(emptyQueueReading);
+        throw error;
+      }
+    },
+    { stopped: () => stopped, onError: (error) => logger.error({ err: error }, "reading the queue failed") },
+  );
+  const tick = options.intervalMs === undefined ? undefined : setInterval(() => void passes.run(), options.intervalMs);
+  tick?.unref();
+
+  return {
+    refusal: (projectId) => {
+      if (reading.saturatedWaitMs !== undefined) return platformRefusal;
+      return reading.backlogged.has(projectId) ? workspaceRefusal : undefined;
+    },
+    refresh: passes.run,
+    stop: async () => {
+      stopped = true;
+      clearInterval(tick);
+      await passes.settled();
+    },
+  };
+}
