@@ -24,7 +24,7 @@ describe("parseConfig", () => {
       baseUrl: "http://localhost:3000",
       authUrl: "http://localhost:3000",
       dataDir: "/srv/weft/.weft",
-      database: { kind: "embedded", dataDir: "/srv/weft/.weft" },
+      database: { kind: "embedded", dataDir: "/srv/weft/.weft", durability: "full" },
       mail: { kind: "outbox" },
       mailFrom: "Weft <no-reply@localhost>",
       trustedIssuers: [],
@@ -36,6 +36,14 @@ describe("parseConfig", () => {
       otlpEndpoint: undefined,
     });
     expect([...config.roles]).toEqual(["auth", "api", "ingress", "worker"]);
+  });
+
+  it("reads the embedded database's durability", () => {
+    expect(parseConfig({ WEFT_EMBEDDED_DURABILITY: "relaxed" }, "/srv/weft").database).toEqual({
+      kind: "embedded",
+      dataDir: "/srv/weft/.weft",
+      durability: "relaxed",
+    });
   });
 
   it("derives the base URL from PORT and the auth URL from the base URL", () => {
@@ -153,6 +161,11 @@ describe("parseConfig", () => {
     [{ PORT: "70000" }, "PORT", /PORT="70000" is not a port number/],
     [{ DATABASE_URL: "mysql://x" }, "DATABASE_URL", /unsupported scheme "mysql": expected a PostgreSQL URL/],
     [{ DATABASE_URL: "not a url" }, "DATABASE_URL", /DATABASE_URL is not a URL/],
+    [
+      { WEFT_EMBEDDED_DURABILITY: "fast" },
+      "WEFT_EMBEDDED_DURABILITY",
+      /WEFT_EMBEDDED_DURABILITY="fast" is not a durability: expected full or relaxed/,
+    ],
     [
       { WEFT_TRUSTED_ISSUERS: "not-json" },
       "WEFT_TRUSTED_ISSUERS",

@@ -21,6 +21,15 @@ export function testServerUrl(): string | undefined {
   return url === undefined || url === "" ? undefined : url;
 }
 
+/**
+ * The migrated PGlite data directory the run's global setup dumped, as PGlite's `loadDataDir`;
+ * undefined outside a test run.
+ */
+export function embeddedTemplate(): Blob | undefined {
+  const template = process.env[pgliteTemplateVariable];
+  return template === undefined || template === "" ? undefined : new Blob([readFileSync(template)]);
+}
+
 export interface TestDatabase extends DatabaseHandle {
   /** The URL of the fresh server database, or undefined for PGlite. */
   url: string | undefined;
@@ -49,11 +58,11 @@ export async function createTestDatabase(
   options: { embeddedDirectory?: string } = {},
 ): Promise<TestDatabase> {
   if (serverUrl === undefined || serverUrl === false) {
-    const template = options.embeddedDirectory === undefined ? process.env[pgliteTemplateVariable] : undefined;
+    const template = options.embeddedDirectory === undefined ? embeddedTemplate() : undefined;
     const client =
-      template === undefined || template === ""
+      template === undefined
         ? await PGlite.create(options.embeddedDirectory)
-        : await PGlite.create({ loadDataDir: new Blob([readFileSync(template)]) });
+        : await PGlite.create({ loadDataDir: template });
     const handle = await useEmbedded(client);
     return { ...handle, url: undefined, destroy: () => handle.close() };
   }

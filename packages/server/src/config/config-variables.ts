@@ -1,4 +1,5 @@
 import { defaultMaxQueueDelaySeconds } from "../backpressure/backpressure.ts";
+import { embeddedDurabilities } from "../db/embedded-durability.ts";
 import { defaultAttemptTimeoutMs } from "../engine/attempt-timeout.ts";
 import { defaultCrashAttempts } from "../engine/crash-attempts.ts";
 import { bytesPerMiB, defaultEgressLimits } from "../engine/egress/egress-limits.ts";
@@ -55,6 +56,11 @@ export const configVariables = {
     schema: postgresUrl,
     unset: "unset → embedded",
     example: "postgres://user:password@host:5432/database",
+  },
+  WEFT_EMBEDDED_DURABILITY: {
+    schema: choice(embeddedDurabilities, "a durability"),
+    default: "full",
+    example: "relaxed",
   },
   SMTP_URL: { schema: smtpUrl, unset: "unset → dev outbox", example: "smtp://user:password@host:587" },
   WEFT_DEV_MAILBOX: { schema: choice(devMailboxModes, "a mode"), default: "auto", example: "on" },

@@ -112,7 +112,7 @@ export function parseConfig(env: Environment, cwd: string = process.cwd()) {
     dataDir,
     database:
       settings.DATABASE_URL === undefined
-        ? ({ kind: "embedded", dataDir } as const)
+        ? ({ kind: "embedded", dataDir, durability: settings.WEFT_EMBEDDED_DURABILITY } as const)
         : ({ kind: "postgres", url: settings.DATABASE_URL } as const),
     mail: mailOf(settings, roles),
     mailFrom: settings.WEFT_MAIL_FROM,

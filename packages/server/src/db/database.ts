@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/node-postgres";
@@ -6,14 +6,21 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import pg from "pg";
 import { lockDataDir } from "./data-dir-lock.ts";
+import { DurableNodeFS } from "./durable-node-fs.ts";
+import { type EmbeddedDurability, embeddedStartParams } from "./embedded-durability.ts";
 import { withStatementCache } from "./embedded-statement-cache.ts";
 import { migrateEmbedded, migratePostgres } from "./migrate.ts";
 import * as schema from "./schema/index.ts";
 
 export type Schema = typeof schema;
 
-/** Where the platform's data lives (DATABASE_URL): the embedded database in the data dir, or a PostgreSQL server. */
-export type DatabaseConfig = { kind: "embedded"; dataDir: string } | { kind: "postgres"; url: string };
+/**
+ * Where the platform's data lives (DATABASE_URL): the embedded database in the data dir, committing
+ * with `durability` (`full` when left out), or a PostgreSQL server.
+ */
+export type DatabaseConfig =
+  | { kind: "embedded"; dataDir: string; durability?: EmbeddedDurability }
+  | { kind: "postgres"; url: string };
 
 /** The Drizzle database, the same type whichever driver is underneath. */
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;
@@ -30,6 +37,8 @@ export interface DatabaseHandle {
    * (a dropped connection loses notifications until it is re-established), so listeners also poll.
    */
   listen(channel: string, onNotification: (payload: string) => void): Promise<() => Promise<void>>;
+  /** Flushes to the disk the embedded database in a data dir has made since it opened; absent for any other. */
+  syncs?(): number;
   close(): Promise<void>;
 }
 
@@ -159,7 +168,8 @@ const embeddedSharedBuffers = "shared_buffers=16MB";
 /**
  * Opens the configured database (the embedded one lives in `<dataDir>/pgdata`) and migrates it. The
  * embedded database belongs to one process: another live process on the same data directory is
- * refused with `DataDirLockedError`.
+ * refused with `DataDirLockedError`. With `full` durability its commits reach the disk before they
+ * are acknowledged (`DurableNodeFS`, `embeddedStartParams`).
  */
 export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHandle> {
   if (config.kind === "postgres") return usePostgres(config.url);
@@ -167,11 +177,21 @@ export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHand
   mkdirSync(directory, { recursive: true });
   const lock = lockDataDir(config.dataDir);
   try {
-    // PostgreSQL's 128 MB of shared buffers are resident in PGlite's WebAssembly memory (about 120 MB
-    // of an idle platform's); its files are read through the operating system's cache anyway.
-    const handle = await useEmbedded(await PGlite.create(directory, { postgresqlconf: [embeddedSharedBuffers] }));
+    const durability = config.durability ?? "full";
+    const created = !existsSync(join(directory, "PG_VERSION"));
+    const fs = new DurableNodeFS(directory);
+    const client = await PGlite.create({
+      fs,
+      // PostgreSQL's 128 MB of shared buffers are resident in PGlite's WebAssembly memory (about 120 MB
+      // of an idle platform's); its files are read through the operating system's cache anyway.
+      postgresqlconf: [embeddedSharedBuffers],
+      startParams: embeddedStartParams(durability),
+    });
+    if (created && durability === "full") fs.flushAll();
+    const handle = await useEmbedded(client);
     return {
       ...handle,
+      syncs: () => fs.syncs,
       close: async () => {
         await handle.close();
         lock.release();

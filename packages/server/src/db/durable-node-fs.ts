@@ -1,0 +1,78 @@
+import { closeSync, constants, fdatasyncSync, openSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { NodeFS } from "@electric-sql/pglite/nodefs";
+
+type ModuleOptions = Parameters<NodeFS["init"]>[1];
+type PreRun = NonNullable<ModuleOptions["preRun"]>[number];
+
+/** What the flush uses of Emscripten's NODEFS, which PGlite's types leave untyped. */
+interface NodeFsStreams {
+  stream_ops: { fsync?: (stream: { nfd: number }) => void };
+  /** Runs a host file operation, turning a Node error with a `code` into an `FS.ErrnoError`. */
+  tryFSOperation<T>(operation: () => T): T;
+}
+
+/**
+ * PGlite's file system on the host's disk (`NodeFS`), with the flush it lacks. PostgreSQL's
+ * `fsync()` reaches Emscripten's `fd_sync`, which calls the open file's `fsync` operation, and
+ * NODEFS has none: every flush returned at once, nothing reached the disk. This adds it to the
+ * NODEFS of this database's own module: an `fdatasync` of the host file, its failure turned into
+ * an errno by NODEFS's own `tryFSOperation`, so that PostgreSQL sees a failed fsync (and stops, as
+ * it does on any server) rather than a JavaScript exception.
+ */
+export class DurableNodeFS extends NodeFS {
+  #syncs = 0;
+  readonly #fdatasync: (fd: number) => void;
+
+  /** `fdatasync` is the host's unless a test hands in one that fails. */
+  constructor(directory: string, fdatasync: (fd: number) => void = fdatasyncSync) {
+    super(directory);
+    this.#fdatasync = fdatasync;
+  }
+
+  /** Flushes to the disk made so far, those that failed left out. */
+  get syncs(): number {
+    return this.#syncs;
+  }
+
+  override async init(pg: Parameters<NodeFS["init"]>[0], options: ModuleOptions) {
+    const { emscriptenOpts } = await super.init(pg, options);
+    const addFlush: PreRun = (module) => {
+      const nodefs = module.NODEFS as unknown as NodeFsStreams;
+      nodefs.stream_ops.fsync = (stream) => nodefs.tryFSOperation(() => this.#flush(stream.nfd));
+    };
+    return { emscriptenOpts: { ...emscriptenOpts, preRun: [...(emscriptenOpts.preRun ?? []), addFlush] } };
+  }
+
+  /**
+   * Flushes every file and directory of the data directory, as initdb does when it has written
+   * one: PGlite unpacks a new data directory from initdb's output without that flush, and its
+   * files, the catalog and the control file among them, would otherwise wait for the operating
+   * system's writeback while the commits that depend on them were already on the disk.
+   */
+  flushAll(): void {
+    const flushTree = (directory: string) => {
+      for (const entry of readdirSync(directory, { withFileTypes: true })) {
+        const path = join(directory, entry.name);
+        if (entry.isDirectory()) flushTree(path);
+        else if (entry.isFile()) this.#flushPath(path);
+      }
+      this.#flushPath(directory);
+    };
+    flushTree(this.rootDir);
+  }
+
+  #flushPath(path: string): void {
+    const fd = openSync(path, constants.O_RDONLY);
+    try {
+      this.#flush(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  #flush(fd: number): void {
+    this.#fdatasync(fd);
+    this.#syncs += 1;
+  }
+}
