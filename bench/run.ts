@@ -4,6 +4,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { testServerUrl } from "@weft/testing";
 import { runBigTablesBench } from "./big-tables.ts";
+import { runDurabilityBench } from "./durability-bench.ts";
 import { benchEngine } from "./engine.ts";
 import { graphileDrain } from "./graphile-drain.ts";
 import { runGroupCommitBench } from "./group-commit-cost.ts";
@@ -21,7 +22,8 @@ import { runStudioBench } from "./studio.ts";
  * and of an authenticated `projects.list` RPC at the same concurrency. The RPC path should stay
  * within 2x of /healthz. Then the workflow engine (see engine.ts) on each database; then the ingress
  * benchmark (`ingress-bench.ts`): webhooks against a bare node:http baseline on each database; then
- * what one webhook's group commit costs in CPU (`group-commit-cost.ts`); then one tenant's latency
+ * what one webhook's group commit costs in CPU (`group-commit-cost.ts`); then webhooks with the embedded
+ * database's commits flushed to disk and without (`durability-bench.ts`); then one tenant's latency
  * while another attacks the sandbox's host side (`neighbours.ts`); then one tenant's
  * `workflows.run` between minute ticks and at a tick of 1 000 schedules (`schedules.ts`).
  *
@@ -45,6 +47,7 @@ const benchParts = [
   "engine",
   "ingress",
   "commit",
+  "durability",
   "worker",
   "drain",
   "big",
@@ -139,6 +142,15 @@ await benchPart("ingress", async () => {
 
 await benchPart("commit", async () => {
   await runGroupCommitBench({ commits: Number(process.env.BENCH_COMMITS ?? 3000), write });
+});
+
+await benchPart("durability", async () => {
+  await runDurabilityBench({
+    concurrencies: (process.env.BENCH_DURABILITY_CONCURRENCY ?? "1,32").split(",").map(Number),
+    workerConnections: 8,
+    durationSeconds,
+    write,
+  });
 });
 
 await benchPart("worker", async () => {
