@@ -187,7 +187,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHand
       postgresqlconf: [embeddedSharedBuffers],
       startParams: embeddedStartParams(durability),
     });
-    if (created && durability === "full") fs.flushAll();
+    if (created && durability === "full") await fs.flushAll();
     const handle = await useEmbedded(client);
     return {
       ...handle,
