@@ -56,9 +56,8 @@ describe("resolveSandboxIsolation", () => {
     // Installed already: the fix is the container's flags, or running NOT isolated on purpose.
     expect(resolution.message).not.toContain("apt-get install");
     expect(resolution.message).toContain(
-      "--security-opt seccomp=seccomp-weft.json --security-opt systempaths=unconfined",
+      "Docker or Podman: --security-opt seccomp=seccomp-weft.json --security-opt systempaths=unconfined",
     );
-    expect(resolution.message).toContain("--security-opt unmask=/proc/*");
     expect(resolution.message).toContain('"Self-hosting"');
     expect(resolution.message).toMatch(/or set WEFT_SANDBOX=process to run workflow code NOT isolated$/);
   });

@@ -143,7 +143,7 @@ function fallbackWarning(reason: string): string {
 function refusal(missing: boolean, failure: string | undefined): string {
   const fix = missing
     ? "install it (apt-get install bubblewrap) or set WEFT_SANDBOX=auto"
-    : `it needs unprivileged user namespaces and a /proc of its own: in a container, run it with the seccomp profile deploy/seccomp-weft.json and /proc unmasked (Docker: --security-opt seccomp=seccomp-weft.json --security-opt systempaths=unconfined; Podman: --security-opt seccomp=seccomp-weft.json --security-opt unmask=/proc/*; Kubernetes: see the README's "Self-hosting"), or set WEFT_SANDBOX=process to run workflow code NOT isolated`;
+    : `it needs unprivileged user namespaces and a /proc of its own: in a container, run it with the seccomp profile deploy/seccomp-weft.json and /proc unmasked (Docker or Podman: --security-opt seccomp=seccomp-weft.json --security-opt systempaths=unconfined; Kubernetes: see the README's "Self-hosting"), or set WEFT_SANDBOX=process to run workflow code NOT isolated`;
   return `WEFT_SANDBOX=bwrap but bubblewrap does not work here (${failure}): ${fix}`;
 }
 
