@@ -100,11 +100,11 @@ describe.runIf(process.env.WEFT_TEST_IMAGE === "1")("the container image", () =>
     expect(inspected?.Config.Cmd).toEqual(["node", "packages/server/src/main.ts"]);
     expect(Object.keys(inspected?.Config.Volumes ?? {})).toEqual(["/var/lib/weft"]);
     // The sources are in, the repository's tests and tools are not.
-    const listed = await podmanOk(["run", "--rm", "--entrypoint", "ls", image, "packages", "packages/server"]);
-    expect(listed.split(/\s+/)).toEqual(
-      expect.arrayContaining(["contract", "server", "src", "drizzle", "studio-dist"]),
-    );
-    expect(listed).not.toMatch(/\b(test|cli|studio|testing)\b/);
+    const listing = async (directory: string) =>
+      (await podmanOk(["run", "--rm", "--entrypoint", "ls", image, directory])).trim().split("\n");
+    expect(await listing("packages")).toEqual(["contract", "server"]);
+    expect(await listing("packages/server")).toEqual(["drizzle", "package.json", "src", "studio-dist"]);
+    expect(await listing("packages/contract")).toEqual(["package.json", "src"]);
   }, 1_800_000);
 
   it("refuses to start without the sandbox's flags, naming them and WEFT_SANDBOX=process", async () => {
@@ -141,13 +141,18 @@ describe.runIf(process.env.WEFT_TEST_IMAGE === "1")("the container image", () =>
       "WEFT_DEV_MAILBOX=on",
       image,
     ]);
-    figures["cold start, embedded"] = `${((await waitUntilHealthy(name, started)) / 1000).toFixed(1)} s`;
+    figures["cold start, embedded"] = `${((await waitUntilHealthy(name, port, started)) / 1000).toFixed(1)} s`;
     expect(await health(port)).toMatchObject({ status: "ok", sandbox: { mode: "bwrap", egress: "public" } });
     expect(await containerLogs(name)).toContain("data: embedded database in /var/lib/weft; sandbox: bubblewrap");
     const stopping = Date.now();
     expect(await stopContainer(name, stopTimeoutSeconds)).toBe(0);
     figures["stop, embedded"] = `${((Date.now() - stopping) / 1000).toFixed(1)} s`;
-  }, 300_000);
+    // Again on the same volume: the database is there, only the process starts.
+    const restarted = Date.now();
+    await podmanOk(["start", name]);
+    figures["restart, embedded"] = `${((await waitUntilHealthy(name, port, restarted)) / 1000).toFixed(1)} s`;
+    expect(await stopContainer(name, stopTimeoutSeconds)).toBe(0);
+  }, 400_000);
 
   it("runs compose.yaml's two roles on PostgreSQL: an agent deploys with the CLI, a webhook's workflow succeeds in the worker's sandbox", async () => {
     const compose = readFileSync(join(repository, "compose.yaml"), "utf8");
@@ -196,9 +201,9 @@ describe.runIf(process.env.WEFT_TEST_IMAGE === "1")("the container image", () =>
       const api = await start("api", "api,auth,ingress", apiPort);
       const worker = await start("worker", "worker", workerPort);
       figures["cold start, api on PostgreSQL"] =
-        `${((await waitUntilHealthy(api.name, api.started)) / 1000).toFixed(1)} s`;
+        `${((await waitUntilHealthy(api.name, apiPort, api.started)) / 1000).toFixed(1)} s`;
       figures["cold start, worker on PostgreSQL"] =
-        `${((await waitUntilHealthy(worker.name, worker.started)) / 1000).toFixed(1)} s`;
+        `${((await waitUntilHealthy(worker.name, workerPort, worker.started)) / 1000).toFixed(1)} s`;
       expect(await health(apiPort)).toEqual({ status: "ok" });
       expect(await health(workerPort)).toMatchObject({ status: "ok", sandbox: { mode: "bwrap", egress: "public" } });
 
