@@ -13,13 +13,14 @@ import { percentile } from "./percentile.ts";
  * The durability benchmark: what flushing each commit of the embedded database to the disk costs.
  * Webhook POSTs against two platforms started side by side as `npm start` runs them, one with
  * `WEFT_EMBEDDED_DURABILITY=full` (the default) and one `relaxed`, taking turns at each concurrency;
- * with the flushes their database made per 202 read. Then each with its worker: the flushes per
- * execution a webhook starts, its one step run and its end included.
+ * with the flushes their database made per 202 read. Then each with its worker, at a rate it keeps
+ * up with: the flushes per execution a webhook starts, its one step and its end included.
  */
 export interface DurabilityBenchOptions {
   concurrencies: number[];
-  /** Connections of the run with the worker. */
+  /** Connections of the run with the worker, and the webhooks a second they send: a rate its worker keeps up with. */
   workerConnections: number;
+  workerRate: number;
   durationSeconds: number;
   write: (line: string) => void;
 }
@@ -62,12 +63,12 @@ async function startServer(args: string[]): Promise<DurabilityServer> {
   };
 }
 
-/** One run of webhooks; the flushes it caused, counted from before it to after `settle`, per 202 read. */
+/** One run of webhooks; the flushes it caused per 202 read, counted until its executions ended when it ran `worker`. */
 async function measure(
   server: DurabilityServer,
   connections: number,
   options: DurabilityBenchOptions,
-  settle = false,
+  worker?: { rate: number },
 ): Promise<{ result: LoadResult; acknowledged: number; syncsPerWebhook: number }> {
   let acknowledged = 0;
   const before = await server.syncs();
@@ -78,11 +79,12 @@ async function measure(
     durationSeconds: options.durationSeconds,
     headers: { "content-type": "application/json" },
     body: webhookBody,
+    ...(worker === undefined ? {} : { overallRate: worker.rate }),
     onBody: (body) => {
       acknowledged += (JSON.parse(body) as { executionIds?: string[] }).executionIds?.length ?? 0;
     },
   });
-  const syncs = (await server.syncs(settle)) - before;
+  const syncs = (await server.syncs(worker !== undefined)) - before;
   return { result, acknowledged, syncsPerWebhook: syncs / Math.max(1, acknowledged) };
 }
 
@@ -148,7 +150,7 @@ export async function runDurabilityBench(options: DurabilityBenchOptions): Promi
     await Promise.all(durabilities.map((durability) => servers[durability].stop()));
   }
   options.write(
-    `With the worker (every role, a workflow of one step), c=${options.workerConnections}, flushes counted until every execution ended`,
+    `With the worker (every role, a workflow of one step), c=${options.workerConnections} at ${options.workerRate} webhooks/s, flushes counted until every execution ended`,
   );
   const workers = await startPair("worker");
   try {
@@ -157,7 +159,7 @@ export async function runDurabilityBench(options: DurabilityBenchOptions): Promi
         workers[durability],
         options.workerConnections,
         options,
-        true,
+        { rate: options.workerRate },
       );
       options.write(formatLoad(`webhook+run ${durability} c=${options.workerConnections}`, result));
       options.write(

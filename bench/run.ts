@@ -148,6 +148,7 @@ await benchPart("durability", async () => {
   await runDurabilityBench({
     concurrencies: (process.env.BENCH_DURABILITY_CONCURRENCY ?? "1,32").split(",").map(Number),
     workerConnections: 8,
+    workerRate: 100,
     durationSeconds,
     write,
   });
