@@ -8,6 +8,7 @@ import {
   createLogger,
   enqueueExecution,
   executions,
+  openDatabase,
   resolveSandboxIsolation,
   spans,
   startWorker,
@@ -139,11 +140,14 @@ async function runOnce(bench: Bench, workflow: string): Promise<{ totalMs: numbe
 /** The median of several executions of one workflow, one after the other. */
 async function measureOne(bench: Bench, workflow: string, steps: number): Promise<string> {
   const runs: { totalMs: number; userMs: number }[] = [];
+  const syncsBefore = bench.database.syncs?.();
   for (let run = 0; run < engineRuns; run += 1) runs.push(await runOnce(bench, workflow));
+  const syncs = syncsBefore === undefined ? undefined : (bench.database.syncs?.() ?? 0) - syncsBefore;
+  const flushes = syncs === undefined ? "" : `, ${(syncs / (engineRuns * steps)).toFixed(2)} flushes to disk per step`;
   const totalMs = median(runs.map((run) => run.totalMs));
   const userMs = median(runs.map((run) => run.userMs));
   const overhead = median(runs.map((run) => (run.totalMs - run.userMs) / steps));
-  return `${workflow.padEnd(10)} total ${totalMs.toFixed(0).padStart(6)} ms, in user code ${userMs.toFixed(1).padStart(8)} ms, overhead ${overhead.toFixed(2)} ms/step (medians of ${engineRuns} runs)`;
+  return `${workflow.padEnd(10)} total ${totalMs.toFixed(0).padStart(6)} ms, in user code ${userMs.toFixed(1).padStart(8)} ms, overhead ${overhead.toFixed(2)} ms/step (medians of ${engineRuns} runs${flushes}; target < 1 ms)`;
 }
 
 export interface Drain {
@@ -183,10 +187,20 @@ export async function measureDrain(bench: Bench): Promise<Drain> {
   }
 }
 
+/**
+ * The database of a run: on PostgreSQL a fresh one of the server, else the embedded database as the
+ * platform opens it in its data directory, committing durably (its default).
+ */
+async function benchDatabase(serverUrl: string | undefined, dataDir: string): Promise<TestDatabase> {
+  if (serverUrl !== undefined) return createTestDatabase(serverUrl);
+  const handle = await openDatabase({ kind: "embedded", dataDir });
+  return { ...handle, url: undefined, destroy: () => handle.close() };
+}
+
 /** A fresh database with the bench project and its deployment, for `use`; removed afterwards. */
 async function withBench<T>(serverUrl: string | undefined, use: (bench: Bench) => Promise<T>): Promise<T> {
-  const database = await createTestDatabase(serverUrl ?? false);
   const dataDir = mkdtempSync(join(tmpdir(), "weft-bench-"));
+  const database = await benchDatabase(serverUrl, dataDir);
   try {
     await ensureTestProject(database.db, deps, projectId);
     const deployment = valueOrThrow(
