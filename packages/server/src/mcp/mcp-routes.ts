@@ -1,4 +1,3 @@
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Hono } from "hono";
 import type { AppEnv } from "../http/app-env.ts";
 import { defaultBodyLimitBytes } from "../http/body-limit.ts";
@@ -9,12 +8,28 @@ import { authenticateBearer, bearerChallenge, insufficientScopeChallenge } from 
 import type { PrincipalResolver } from "../rpc/principal-cache.ts";
 import { protectedResourceMetadataUrl } from "../rpc/protected-resource-metadata.ts";
 import { resourceRootsOf } from "../shared/base-path.ts";
-import { insufficientScopeOf } from "./insufficient-scope.ts";
-import { createMcpServer } from "./mcp-server.ts";
 
 /** Where the MCP endpoint answers: `/mcp` under each resource root. */
 export function mcpPaths(baseUrl: string): `/${string}`[] {
   return resourceRootsOf(baseUrl).map((root) => `${root}/mcp` as const);
+}
+
+/**
+ * The MCP SDK, the tool catalogue and the server, loaded with the first request that gets past the
+ * credential check: a platform that never serves MCP never loads them, and the others start without
+ * waiting for them.
+ */
+async function mcpModules() {
+  const [transport, scopes, server] = await Promise.all([
+    import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+    import("./insufficient-scope.ts"),
+    import("./mcp-server.ts"),
+  ]);
+  return {
+    WebStandardStreamableHTTPServerTransport: transport.WebStandardStreamableHTTPServerTransport,
+    insufficientScopeOf: scopes.insufficientScopeOf,
+    createMcpServer: server.createMcpServer,
+  };
 }
 
 /**
@@ -74,6 +89,7 @@ export function mcpRoutes(context: PlatformContext, resolver: PrincipalResolver)
           405,
         );
       }
+      const { WebStandardStreamableHTTPServerTransport, insufficientScopeOf, createMcpServer } = await mcpModules();
       const body = await jsonBodyOf(c.req.raw);
       const insufficient =
         body === undefined ? undefined : insufficientScopeOf(body.parsedBody, authentication.principal);
