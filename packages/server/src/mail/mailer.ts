@@ -1,4 +1,4 @@
-import { createTransport } from "nodemailer";
+import type { Transporter } from "nodemailer";
 import type { MailConfig } from "../config/config.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { Logger } from "../shared/logger.ts";
@@ -61,11 +61,13 @@ function createDroppingMailer(logger: Logger): Mailer {
   };
 }
 
+/** nodemailer is loaded with the first mail: most processes send none, and start without it. */
 function createSmtpMailer(url: string, from: string): Mailer {
-  const transport = createTransport(url);
+  let transport: Promise<Transporter> | undefined;
   return {
     send: async (message) => {
-      await transport.sendMail({ from, ...message });
+      transport ??= import("nodemailer").then(({ createTransport }) => createTransport(url));
+      await (await transport).sendMail({ from, ...message });
     },
     outbox: undefined,
   };
