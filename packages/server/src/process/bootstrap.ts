@@ -28,6 +28,7 @@ import { systemTimers } from "../shared/timers.ts";
 import { studioStartUpLine } from "../studio/studio-start-up-line.ts";
 import { createOtlpSpanExport } from "../traces/otlp-export.ts";
 import { stopOnSignals } from "./process-lifecycle.ts";
+import { releaseStartUpMemory } from "./release-start-up-memory.ts";
 
 /**
  * What a process runs: `platform` serves every role WEFT_ROLES names (`npm start`, `weft server`);
@@ -152,6 +153,7 @@ async function runPlatform(config: Config): Promise<void> {
   // Before announcing readiness: whoever waits for the line below may signal at once, and a signal
   // that arrives before a handler exists ends the process without a graceful stop.
   stopOnSignals(platform.context.logger, () => platform.stop(), "platform");
+  releaseStartUpMemory();
   const where = config.database.kind === "embedded" ? `embedded database in ${config.dataDir}` : "PostgreSQL server";
   const sandbox = platform.context.sandbox;
   const isolation =
@@ -236,6 +238,7 @@ async function runWorker(config: ParsedConfig): Promise<void> {
     },
     "worker",
   );
+  releaseStartUpMemory();
   process.stdout.write(
     `Weft worker ${worker.id} is running (concurrency ${config.worker.concurrency}; sandbox: ${sandbox.mode}, egress ${sandbox.egress}, cgroups ${cgroupsInForce(sandbox)})\n`,
   );
