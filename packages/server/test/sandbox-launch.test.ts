@@ -4,6 +4,7 @@ import {
   buildSandboxLaunch,
   type SandboxLaunchRequest,
   sandboxSeccompFd,
+  sandboxSemiSpaceMb,
   sandboxTmpBytes,
 } from "../src/engine/sandbox/sandbox-launch.ts";
 
@@ -36,6 +37,7 @@ describe("buildSandboxLaunch", () => {
         "--allow-fs-read=/srv/weft/sandbox/child-runtime.ts",
         "--allow-fs-read=/srv/weft/sandbox/channel-frames.ts",
         "--max-old-space-size=128",
+        "--max-semi-space-size=4",
         "--enable-source-maps",
         "--disable-warning=ExperimentalWarning",
         "/srv/weft/sandbox/child-runtime.ts",
@@ -107,6 +109,7 @@ describe("buildSandboxLaunch", () => {
       "--allow-fs-read=/weft/runtime/channel-frames.ts",
       "--allow-fs-read=/weft/runtime/egress-forwarder.ts",
       "--max-old-space-size=128",
+      "--max-semi-space-size=4",
       "--enable-source-maps",
       "--disable-warning=ExperimentalWarning",
       "--import",
@@ -145,5 +148,11 @@ describe("buildSandboxLaunch", () => {
     expect(valuesOf(filtered.args, "--seccomp")).toEqual([[String(sandboxSeccompFd)]]);
     expect(sandboxSeccompFd).toBe(4);
     expect(buildSandboxLaunch(request(isolation)).args).not.toContain("--seccomp");
+  });
+});
+
+describe("sandboxSemiSpaceMb", () => {
+  it("gives a child's young generation a 32nd of its memory cap, at least 1 MiB and at most 16 MiB per semi-space", () => {
+    expect([32, 63, 64, 256, 512, 1024, 65536].map(sandboxSemiSpaceMb)).toEqual([1, 1, 2, 8, 16, 16, 16]);
   });
 });
