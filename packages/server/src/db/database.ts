@@ -8,6 +8,7 @@ import pg from "pg";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { DurableNodeFS } from "./durable-node-fs.ts";
 import { type EmbeddedDurability, embeddedStartParams } from "./embedded-durability.ts";
+import { createEmbeddedCluster } from "./embedded-initdb.ts";
 import { withStatementCache } from "./embedded-statement-cache.ts";
 import { migrateEmbedded, migratePostgres } from "./migrate.ts";
 import * as schema from "./schema/index.ts";
@@ -179,6 +180,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHand
   try {
     const durability = config.durability ?? "full";
     const created = !existsSync(join(directory, "PG_VERSION"));
+    if (created) await createEmbeddedCluster(directory);
     const fs = new DurableNodeFS(directory);
     const client = await PGlite.create({
       fs,
