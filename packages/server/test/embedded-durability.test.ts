@@ -155,17 +155,18 @@ describe("DurableNodeFS", () => {
     }
   });
 
-  it("flushes every file and directory of a data directory it was handed", async () => {
-    const directory = mkdtempSync(join(tmpdir(), "weft-flush-all-"));
-    mkdirSync(join(directory, "base"));
+  it("flushes every file and directory of a data directory it was handed, and the directory that holds it", async () => {
+    const parent = mkdtempSync(join(tmpdir(), "weft-flush-all-"));
+    const directory = join(parent, "pgdata");
+    mkdirSync(join(directory, "base"), { recursive: true });
     writeFileSync(join(directory, "PG_VERSION"), "17\n");
     writeFileSync(join(directory, "base", "1"), "");
     const fs = new DurableNodeFS(directory);
     try {
       await fs.flushAll();
-      expect(fs.syncs).toBe(4);
+      expect(fs.syncs).toBe(5);
     } finally {
-      rmSync(directory, { recursive: true, force: true });
+      rmSync(parent, { recursive: true, force: true });
     }
   });
 });

@@ -1,6 +1,6 @@
 import { fdatasyncSync } from "node:fs";
 import { open, readdir } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { NodeFS } from "@electric-sql/pglite/nodefs";
 
 type ModuleOptions = Parameters<NodeFS["init"]>[1];
@@ -49,8 +49,9 @@ export class DurableNodeFS extends NodeFS {
    * Flushes every file and directory of the data directory, as initdb does when it has written
    * one: PGlite unpacks a new data directory from initdb's output without that flush, and its
    * files, the catalog and the control file among them, would otherwise wait for the operating
-   * system's writeback while the commits that depend on them were already on the disk. Several at
-   * once (libuv's threads): the disk serves concurrent flushes together.
+   * system's writeback while the commits that depend on them were already on the disk. The
+   * directory that holds it too: its entry for the data directory is new (a rename, for one). Several
+   * at once (libuv's threads): the disk serves concurrent flushes together.
    */
   async flushAll(): Promise<void> {
     const entries = await readdir(this.rootDir, { recursive: true, withFileTypes: true });
@@ -58,7 +59,7 @@ export class DurableNodeFS extends NodeFS {
       .filter((entry) => entry.isFile() || entry.isDirectory())
       .map((entry) => join(entry.parentPath, entry.name));
     await Promise.all(
-      [this.rootDir, ...paths].map(async (path) => {
+      [dirname(this.rootDir), this.rootDir, ...paths].map(async (path) => {
         const file = await open(path, "r");
         try {
           await file.datasync();
