@@ -219,16 +219,23 @@ export async function collectFigures(
   };
 }
 
-/** The answers to requests sent while PostgreSQL restarted: refusals must be 503 with Retry-After, none late. */
+/**
+ * The answers to requests sent while PostgreSQL restarted: refusals must say when to send again (503
+ * with Retry-After, or 429 with Retry-After once the backlog the restart held back waits past
+ * `WEFT_MAX_QUEUE_DELAY`), none late.
+ */
 export function restartWindowFigures(record: LoadRecord, window: { from: number; to: number }) {
   const during = record.answers.filter((answer) => answer.sentAt >= window.from && answer.sentAt <= window.to);
   const refused = during.filter((answer) => answer.status >= 300);
+  const retryLater = (answer: (typeof refused)[number]) =>
+    (answer.status === 503 || answer.status === 429) && answer.retryAfter;
   return {
     answered: during.length,
     accepted: during.length - refused.length,
     refused503WithRetryAfter: refused.filter((answer) => answer.status === 503 && answer.retryAfter).length,
-    refusedOtherwise: refused.filter((answer) => !(answer.status === 503 && answer.retryAfter)).length,
-    otherStatuses: [...new Set(refused.map((answer) => answer.status))].filter((status) => status !== 503),
+    refusedBacklogged: refused.filter((answer) => answer.status === 429 && answer.retryAfter).length,
+    refusedOtherwise: refused.filter((answer) => !retryLater(answer)).length,
+    otherStatuses: [...new Set(refused.filter((answer) => !retryLater(answer)).map((answer) => answer.status))],
     overBudget: during.filter((answer) => answer.answeredAt - answer.sentAt > hangMs).length,
   };
 }

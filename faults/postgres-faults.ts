@@ -153,7 +153,7 @@ export async function runPostgresFaults(binDir: string, options: ScenarioOptions
     const lateAnswers = record.answers.filter((answer) => answer.answeredAt - answer.sentAt > hangMs).length;
     write(
       `  during the PostgreSQL restart (${restartWindow.to - restartWindow.from} ms): ${restart.answered} answered, ${restart.accepted} accepted, ` +
-        `${restart.refused503WithRetryAfter} refused 503 with Retry-After, ${restart.refusedOtherwise} refused otherwise` +
+        `${restart.refused503WithRetryAfter} refused 503 with Retry-After, ${restart.refusedBacklogged} refused 429 with Retry-After (backlogged), ${restart.refusedOtherwise} refused otherwise` +
         `${restart.otherStatuses.length > 0 ? ` (${restart.otherStatuses.join(", ")})` : ""}, ${restart.overBudget} answered after 5 s`,
     );
     for (const sample of samples) write(`  ! ${sample}`);

@@ -69,7 +69,7 @@ function printFigures(scenario: string, report: ScenarioReport) {
   if (report.restart !== undefined) {
     expectCount(
       scenario,
-      "refusals during the PostgreSQL restart other than 503 with Retry-After",
+      "refusals during the PostgreSQL restart other than 503 or 429 with Retry-After",
       report.restart.refusedOtherwise,
       0,
     );
