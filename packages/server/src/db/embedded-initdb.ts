@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { renameSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { reduceMemory } from "../shared/reduce-memory.ts";
 
 const initdbProcess = fileURLToPath(new URL("./embedded-initdb-process.ts", import.meta.url));
 
@@ -20,6 +21,8 @@ const stderrTailBytes = 4096;
 export async function createEmbeddedCluster(directory: string): Promise<void> {
   const work = `${directory}.initdb`;
   rmSync(work, { recursive: true, force: true });
+  // The two processes' memory adds up while initdb runs: what loading this one's modules left goes back first.
+  reduceMemory();
   try {
     const child = spawn(process.execPath, ["--liftoff-only", initdbProcess, work], {
       stdio: ["ignore", "ignore", "pipe"],

@@ -24,11 +24,11 @@ import { startPlatform } from "../platform.ts";
 import { systemClock } from "../shared/clock.ts";
 import { createGuardedFetch } from "../shared/guarded-fetch.ts";
 import { createLogger } from "../shared/logger.ts";
+import { reduceMemory } from "../shared/reduce-memory.ts";
 import { systemTimers } from "../shared/timers.ts";
 import { studioStartUpLine } from "../studio/studio-start-up-line.ts";
 import { createOtlpSpanExport } from "../traces/otlp-export.ts";
 import { stopOnSignals } from "./process-lifecycle.ts";
-import { releaseStartUpMemory } from "./release-start-up-memory.ts";
 
 /**
  * What a process runs: `platform` serves every role WEFT_ROLES names (`npm start`, `weft server`);
@@ -153,7 +153,7 @@ async function runPlatform(config: Config): Promise<void> {
   // Before announcing readiness: whoever waits for the line below may signal at once, and a signal
   // that arrives before a handler exists ends the process without a graceful stop.
   stopOnSignals(platform.context.logger, () => platform.stop(), "platform");
-  releaseStartUpMemory();
+  reduceMemory();
   const where = config.database.kind === "embedded" ? `embedded database in ${config.dataDir}` : "PostgreSQL server";
   const sandbox = platform.context.sandbox;
   const isolation =
@@ -238,7 +238,7 @@ async function runWorker(config: ParsedConfig): Promise<void> {
     },
     "worker",
   );
-  releaseStartUpMemory();
+  reduceMemory();
   process.stdout.write(
     `Weft worker ${worker.id} is running (concurrency ${config.worker.concurrency}; sandbox: ${sandbox.mode}, egress ${sandbox.egress}, cgroups ${cgroupsInForce(sandbox)})\n`,
   );
