@@ -10,6 +10,7 @@ import { graphileDrain } from "./graphile-drain.ts";
 import { runGroupCommitBench } from "./group-commit-cost.ts";
 import { formatLoad, measureLoad } from "./http-load.ts";
 import { runIngressBench, runWorkerWebhookBench } from "./ingress-bench.ts";
+import { runMemoryBench } from "./memory-bench.ts";
 import { runNeighboursBench } from "./neighbours.ts";
 import { platformDrain } from "./platform-drain.ts";
 import { defaultResultsPath, describeRun, recordPartResults } from "./results-file.ts";
@@ -22,6 +23,7 @@ import { runStudioBench } from "./studio.ts";
  * and of an authenticated `projects.list` RPC at the same concurrency. The RPC path should stay
  * within 2x of /healthz. Then the workflow engine (see engine.ts) on each database; then the ingress
  * benchmark (`ingress-bench.ts`): webhooks against a bare node:http baseline on each database; then
+ * the start-up and memory of `npm start` on a fresh data directory and again (`memory-bench.ts`); then
  * what one webhook's group commit costs in CPU (`group-commit-cost.ts`); then webhooks with the embedded
  * database's commits flushed to disk and without (`durability-bench.ts`); then one tenant's latency
  * while another attacks the sandbox's host side (`neighbours.ts`); then one tenant's
@@ -46,6 +48,7 @@ const benchParts = [
   "api",
   "engine",
   "ingress",
+  "memory",
   "commit",
   "durability",
   "worker",
@@ -138,6 +141,10 @@ await benchPart("ingress", async () => {
     retentionBacklog: Number(process.env.BENCH_RETENTION_BACKLOG ?? 200_000),
     write,
   });
+});
+
+await benchPart("memory", async () => {
+  await runMemoryBench({ write });
 });
 
 await benchPart("commit", async () => {
