@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, startPlatform } from "@weft/server";
-import { type Database, executions } from "@weft/server/internals";
+import { type Database, executions, reduceMemory } from "@weft/server/internals";
 import {
   createTestDatabase,
   deployManifest,
@@ -96,6 +96,8 @@ if (mode === "baseline") {
           embeddedDirectory: join(dataDir, "pgdata"),
         });
   const platform = await startPlatform(config, ownDatabase === undefined ? {} : { database: ownDatabase });
+  // As npm start's bootstrap does once the platform serves.
+  if (withWorker) reduceMemory();
   const database = platform.context.database;
   const weft = { platform, database };
   const deploymentId = await deployManifest(

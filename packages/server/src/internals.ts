@@ -31,6 +31,7 @@ export { defaultRetentionPeriods, pruneHistory, retentionPacing } from "./retent
 export { type Clock, createManualClock, type ManualClock, systemClock } from "./shared/clock.ts";
 export { createIdGenerator, type IdGenerator } from "./shared/ids.ts";
 export { createLogger, type Logger } from "./shared/logger.ts";
+export { reduceMemory } from "./shared/reduce-memory.ts";
 export { type ServiceResult, valueOrThrow } from "./shared/service-result.ts";
 export { systemTimers, type Timers } from "./shared/timers.ts";
 export { rollUpExecutionCounts } from "./studio/execution-count-roll-up.ts";
