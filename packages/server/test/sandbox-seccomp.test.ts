@@ -355,8 +355,10 @@ print(json.dumps(results))
         expect(unfiltered["x32 getpid"]).not.toBe("EPERM");
         expect(filtered["x32 getpid"]).toBe("EPERM");
         // Without it the i386 entry answers, or the kernel has none (ENOSYS, SIGSEGV); with it, SIGSYS.
+        // A kernel built with the i386 entry but booted with it off faults the instruction with SIGSEGV
+        // before any filter runs, so there the call is refused either way.
         expect(unfiltered["int 0x80"]).not.toBe("signal 31");
-        expect(filtered["int 0x80"]).toBe("signal 31");
+        expect(filtered["int 0x80"]).toBe(unfiltered["int 0x80"] === "signal 11" ? "signal 11" : "signal 31");
       }
     },
   );
