@@ -8,7 +8,7 @@ import { projects } from "./projects.ts";
 // The states are the contract's, which the state machine (`engine/execution-state`) moves between; the column accepts exactly those.
 export type { ExecutionStatusValue as ExecutionStatus } from "@weft/contract";
 
-export const triggerKinds = ["api", "form", "webhook", "rerun", "schedule"] as const;
+export const triggerKinds = ["api", "form", "webhook", "rerun", "schedule", "event"] as const;
 export type TriggerKind = (typeof triggerKinds)[number];
 
 export interface ExecutionError {
@@ -195,8 +195,23 @@ export const waitTokens = pgTable(
     createdAt: timestamptz("created_at").notNull(),
     expiresAt: timestamptz("expires_at").notNull(),
     finishedAt: timestamptz("finished_at"),
+    /**
+     * Set for a wait on an event (`ctx.waitForEvent`): the event's name, and the JSON path (as
+     * `#>` segments, `{}` for none) and value the event must hold. A send completes the pending
+     * waits of its name whose value is the event's at their path.
+     */
+    eventName: text("event_name"),
+    eventMatchPath: text("event_match_path").array(),
+    eventMatchValue: jsonb("event_match_value").$type<unknown>(),
   },
-  (table) => [primaryKey({ columns: [table.executionId, table.name] })],
+  (table) => [
+    primaryKey({ columns: [table.executionId, table.name] }),
+    // A send's lookup: one probe per distinct path among the pending waits of its name, then the
+    // waits holding the event's value there (`events/resolve-event-waits.ts`).
+    index("wait_tokens_event_waits_idx")
+      .on(table.projectId, table.eventName, table.eventMatchPath, table.eventMatchValue)
+      .where(sql`${table.status} = 'pending' and ${table.eventName} is not null`),
+  ],
 );
 
 /**

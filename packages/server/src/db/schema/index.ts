@@ -2,6 +2,7 @@ export * from "./alerts.ts";
 export * from "./auth.ts";
 export * from "./billing.ts";
 export * from "./deployments.ts";
+export * from "./events.ts";
 export * from "./executions.ts";
 export * from "./federation.ts";
 export * from "./identity.ts";
