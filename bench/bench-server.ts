@@ -16,7 +16,7 @@ const config = loadConfig({
   ...localPlatformEnv(port, dataDir),
   WEFT_LOG_LEVEL: "warn",
 });
-const database = await createTestDatabase(false, { embeddedDirectory: join(dataDir, "pgdata") });
+const database = await createTestDatabase(false, { embeddedDataDir: dataDir });
 const platform = await startPlatform(config, { database });
 const identity = await createTestIdentity({ platform }, "bench@example.com");
 for (let index = 0; index < 50; index += 1) {

@@ -1,14 +1,16 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { createServer } from "node:http";
-import { PGlite } from "@electric-sql/pglite";
+import { startEmbeddedCluster } from "@weft/server/internals";
 import pg from "pg";
 
 /**
  * The durable floor of the ingress benchmark: the least a server must do to acknowledge a webhook
  * durably. It reads the body, inserts an execution row and its two spans (trigger and execution)
  * like Weft's, with the same group commit (requests that arrive while a statement is written go
- * into the next one, at most 500), and answers 202 once that statement has committed. No Weft code:
- * its own tables, created here with the columns and indexes of Weft's, and the drivers directly.
+ * into the next one, at most 500), and answers 202 once that statement has committed. No Weft code
+ * above the storage: its own tables, created here with the columns and indexes of Weft's, and the
+ * drivers directly; the embedded one is PostgreSQL as the platform starts it, flushing each commit to
+ * the disk.
  */
 export interface DurableFloor {
   url: string;
@@ -74,7 +76,7 @@ export async function startDurableFloor(target: { dataDir: string } | { postgres
   let query: (text: string, values?: unknown[]) => Promise<unknown>;
   let closeDatabase: () => Promise<void>;
   if ("dataDir" in target) {
-    const db = new PGlite(target.dataDir);
+    const { client: db } = await startEmbeddedCluster(target.dataDir, "full");
     await db.exec(schema);
     query = (text, values) => db.query(text, values);
     closeDatabase = () => db.close();

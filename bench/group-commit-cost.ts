@@ -27,7 +27,7 @@ const warmUpCommits = 500;
  */
 export async function runGroupCommitBench(options: GroupCommitBenchOptions): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), "weft-bench-commit-"));
-  const database = await createTestDatabase(false, { embeddedDirectory: join(dataDir, "pgdata") });
+  const database = await createTestDatabase(false, { embeddedDataDir: dataDir });
   try {
     const deps = { clock: systemClock, ids: createIdGenerator(systemClock) };
     const projectId = "prj_01jbenchcommit000000000000000";

@@ -93,7 +93,7 @@ if (mode === "baseline") {
     mode === "embedded-worker"
       ? undefined
       : await createTestDatabase(mode.startsWith("postgres") ? postgresUrl : false, {
-          embeddedDirectory: join(dataDir, "pgdata"),
+          embeddedDataDir: dataDir,
         });
   const platform = await startPlatform(config, ownDatabase === undefined ? {} : { database: ownDatabase });
   // As npm start's bootstrap does once the platform serves.

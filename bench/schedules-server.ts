@@ -47,7 +47,7 @@ const port = await freePort();
 const dataDir = mkdtempSync(join(tmpdir(), "weft-bench-schedules-"));
 const config = loadConfig({ ...localPlatformEnv(port, dataDir), WEFT_LOG_LEVEL: "warn" });
 const database = await createTestDatabase(process.argv[2] === "postgres" ? undefined : false, {
-  embeddedDirectory: join(dataDir, "pgdata"),
+  embeddedDataDir: dataDir,
 });
 const platform = await startPlatform(config, { database });
 const bundle = await bundleConfig(source);

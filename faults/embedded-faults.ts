@@ -10,7 +10,7 @@ import { elapsedSeconds, killAndRestart, type ScenarioOptions, type ScenarioRepo
 
 /** The platform's embedded database, opened here while no platform process runs. */
 function openEmbedded(dataDir: string): Promise<TestDatabase> {
-  return createTestDatabase(false, { embeddedDirectory: join(dataDir, "pgdata") });
+  return createTestDatabase(false, { embeddedDataDir: dataDir });
 }
 
 /** Whether an execution of the project is not yet final (1) or none is (0), asked through `workflows.listExecutions`. */

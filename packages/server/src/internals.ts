@@ -5,7 +5,14 @@
  */
 export { allScopes, type Scope } from "@weft/contract";
 export { unlimitedPlan } from "./billing/plans.ts";
-export { type Database, type DatabaseHandle, openDatabase, useEmbedded, usePostgres } from "./db/database.ts";
+export {
+  type Database,
+  type DatabaseHandle,
+  openDatabase,
+  startEmbeddedCluster,
+  useEmbedded,
+  usePostgres,
+} from "./db/database.ts";
 export { credentials, executions, projects, spans, waitTokens } from "./db/schema/index.ts";
 export { createDeployment } from "./deployments/create-deployment.ts";
 export { getActiveDeployment } from "./deployments/read-deployments.ts";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
-import { type DatabaseHandle, useEmbedded, usePostgres } from "@weft/server/internals";
+import { type DatabaseHandle, openDatabase, useEmbedded, usePostgres } from "@weft/server/internals";
 import pg from "pg";
 
 /**
@@ -47,23 +47,28 @@ async function runAsAdmin(serverUrl: string, statement: string): Promise<void> {
   }
 }
 
+/** An in-memory PGlite, a copy of the run's migrated template when there is one. */
+function newInMemoryPGlite(): Promise<PGlite> {
+  const template = embeddedTemplate();
+  return template === undefined ? PGlite.create() : PGlite.create({ loadDataDir: template });
+}
+
 /**
  * Creates an empty, migrated database of its own for one test file: on the server named by
  * `serverUrl` (by default WEFT_TEST_DATABASE_URL), or a PGlite when there is none or `serverUrl` is
- * `false`: in memory, or in `embeddedDirectory` on disk as `npm start` keeps it (benchmarks measure
- * that one: an in-memory PGlite stalls whenever one of its growing files is copied to a larger buffer).
+ * `false`: in memory, or in the data directory `embeddedDataDir` opened as `npm start` opens it, its
+ * commits flushed to the disk (benchmarks measure that one: it is what a user runs, and an in-memory
+ * PGlite stalls whenever one of its growing files is copied to a larger buffer).
  */
 export async function createTestDatabase(
   serverUrl: string | false | undefined = testServerUrl(),
-  options: { embeddedDirectory?: string } = {},
+  options: { embeddedDataDir?: string } = {},
 ): Promise<TestDatabase> {
   if (serverUrl === undefined || serverUrl === false) {
-    const template = options.embeddedDirectory === undefined ? embeddedTemplate() : undefined;
-    const client =
-      template === undefined
-        ? await PGlite.create(options.embeddedDirectory)
-        : await PGlite.create({ loadDataDir: template });
-    const handle = await useEmbedded(client);
+    const handle =
+      options.embeddedDataDir === undefined
+        ? await useEmbedded(await newInMemoryPGlite())
+        : await openDatabase({ kind: "embedded", dataDir: options.embeddedDataDir });
     return { ...handle, url: undefined, destroy: () => handle.close() };
   }
   const template = serverUrl === testServerUrl() ? process.env[serverTemplateVariable] : undefined;

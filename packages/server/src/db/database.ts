@@ -167,6 +167,28 @@ function createNotificationListener(url: string) {
 const embeddedSharedBuffers = "shared_buffers=16MB";
 
 /**
+ * PostgreSQL in `directory` as the platform runs it embedded (the cluster created first when there
+ * is none), committing with `durability`; not migrated, not locked.
+ */
+export async function startEmbeddedCluster(
+  directory: string,
+  durability: EmbeddedDurability,
+): Promise<{ client: PGlite; fs: DurableNodeFS }> {
+  const created = !existsSync(join(directory, "PG_VERSION"));
+  if (created) await createEmbeddedCluster(directory);
+  const fs = new DurableNodeFS(directory);
+  const client = await PGlite.create({
+    fs,
+    // PostgreSQL's 128 MB of shared buffers are resident in PGlite's WebAssembly memory (about 120 MB
+    // of an idle platform's); its files are read through the operating system's cache anyway.
+    postgresqlconf: [embeddedSharedBuffers],
+    startParams: embeddedStartParams(durability),
+  });
+  if (created && durability === "full") await fs.flushAll();
+  return { client, fs };
+}
+
+/**
  * Opens the configured database (the embedded one lives in `<dataDir>/pgdata`) and migrates it. The
  * embedded database belongs to one process: another live process on the same data directory is
  * refused with `DataDirLockedError`. With `full` durability its commits reach the disk before they
@@ -178,18 +200,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHand
   mkdirSync(directory, { recursive: true });
   const lock = lockDataDir(config.dataDir);
   try {
-    const durability = config.durability ?? "full";
-    const created = !existsSync(join(directory, "PG_VERSION"));
-    if (created) await createEmbeddedCluster(directory);
-    const fs = new DurableNodeFS(directory);
-    const client = await PGlite.create({
-      fs,
-      // PostgreSQL's 128 MB of shared buffers are resident in PGlite's WebAssembly memory (about 120 MB
-      // of an idle platform's); its files are read through the operating system's cache anyway.
-      postgresqlconf: [embeddedSharedBuffers],
-      startParams: embeddedStartParams(durability),
-    });
-    if (created && durability === "full") await fs.flushAll();
+    const { client, fs } = await startEmbeddedCluster(directory, config.durability ?? "full");
     const handle = await useEmbedded(client);
     return {
       ...handle,
