@@ -174,6 +174,24 @@ export const spans = pgTable(
 export const waitTokenStatuses = ["pending", "completed", "timed_out", "closed"] as const;
 export type WaitTokenStatus = (typeof waitTokenStatuses)[number];
 
+/** Who may answer a token: whoever holds its URL, or only a signed-in member of its workspace who may change the project. */
+export const waitTokenApprovers = ["anyone", "members"] as const;
+export type WaitTokenApprovers = (typeof waitTokenApprovers)[number];
+
+/** One labelled value a token shows its approver (an amount, a requester, a link). */
+export interface WaitTokenField {
+  label: string;
+  value: string;
+}
+
+/** What `TokenOptions` says of a token beside its timeout. */
+export interface WaitTokenDetails {
+  title?: string | undefined;
+  description?: string | undefined;
+  fields?: WaitTokenField[] | undefined;
+  approvers?: WaitTokenApprovers | undefined;
+}
+
 /**
  * A wait token (`ctx.createToken`, `ctx.waitForToken`): one per (execution, name). Its id is a
  * secret that is never stored: it is the HMAC of `nonce` under a key derived from WEFT_SECRET_KEY
@@ -203,9 +221,18 @@ export const waitTokens = pgTable(
     eventName: text("event_name"),
     eventMatchPath: text("event_match_path").array(),
     eventMatchValue: jsonb("event_match_value").$type<unknown>(),
+    /** What the person who answers sees (escaped wherever shown); null when the workflow gave none. */
+    title: text("title"),
+    description: text("description"),
+    fields: jsonb("fields").$type<WaitTokenField[]>(),
+    approvers: text("approvers", { enum: waitTokenApprovers }).notNull().default("anyone"),
+    /** The account that completed it when signed in (Studio, the API); null for a completion through its URL. */
+    completedByAccountId: text("completed_by_account_id"),
   },
   (table) => [
     primaryKey({ columns: [table.executionId, table.name] }),
+    // The workspace's Approvals list reads the pending tokens of its projects.
+    index("wait_tokens_pending_idx").on(table.projectId, table.createdAt).where(sql`${table.status} = 'pending'`),
     // A send's lookup: one probe per distinct path among the pending waits of its name, then the
     // waits holding the event's value there (`events/resolve-event-waits.ts`).
     index("wait_tokens_event_waits_idx")
