@@ -1,6 +1,6 @@
 import { executionStatuses } from "@weft/contract";
 import { sql } from "drizzle-orm";
-import { index, integer, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { ownedBy, timestamptz } from "./columns.ts";
 import { deployments } from "./deployments.ts";
 import { projects } from "./projects.ts";
@@ -51,6 +51,15 @@ export const executions = pgTable(
     retryMaxDelayMs: integer("retry_max_delay_ms").notNull(),
     timeoutMs: integer("timeout_ms"),
     concurrencyLimit: integer("concurrency_limit"),
+    /**
+     * The value of the workflow's concurrency key in the input (as JSON text, or its digest when
+     * long), computed at enqueue: the limit holds per value. Null for a limit without a key.
+     */
+    concurrencyKey: text("concurrency_key"),
+    /** Higher is claimed first among the flow-controlled executions of a workspace (`flow-control/`). */
+    priority: integer("priority").notNull().default(0),
+    /** The debounce key's value: at most one queued execution per value takes the triggers of a burst. */
+    debounceKey: text("debounce_key"),
     runAt: timestamptz("run_at").notNull(),
     leaseOwner: text("lease_owner"),
     leaseExpiresAt: timestamptz("lease_expires_at"),
@@ -90,6 +99,15 @@ export const executions = pgTable(
     index("executions_limited_groups_idx")
       .on(table.projectId, table.workflow, table.runAt)
       .where(sql`${table.status} in ('queued', 'sleeping', 'waiting') and ${table.concurrencyLimit} is not null`),
+    // A claim of a workflow whose concurrency limit holds per key: the keys with ready executions,
+    // one probe each, and each key's next ones in priority order.
+    index("executions_keyed_ready_idx")
+      .on(table.projectId, table.workflow, table.concurrencyKey, table.priority.desc(), table.runAt)
+      .where(sql`${table.status} in ('queued', 'sleeping', 'waiting') and ${table.concurrencyKey} is not null`),
+    // Debounce: the one queued execution of a key, which each trigger of a burst moves.
+    uniqueIndex("executions_debounce_idx")
+      .on(table.projectId, table.workflow, table.debounceKey)
+      .where(sql`${table.status} = 'queued' and ${table.debounceKey} is not null`),
     index().on(table.projectId, table.workflow, table.status),
     // With status, the ends of a range Studio counts (finer than a minute) are index-only scans.
     index().on(table.projectId, table.createdAt, table.status),

@@ -5,6 +5,7 @@ export * from "./deployments.ts";
 export * from "./events.ts";
 export * from "./executions.ts";
 export * from "./federation.ts";
+export * from "./flow-control.ts";
 export * from "./identity.ts";
 export * from "./integrations.ts";
 export * from "./oauth.ts";
