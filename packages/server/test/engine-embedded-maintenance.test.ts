@@ -151,7 +151,7 @@ describe.skipIf(testServerUrl() !== undefined)("the embedded database's upkeep",
     const engineStatements = [
       "candidates as (",
       "changed as (update executions",
-      "with owner as (select id, cancel_requested_at from executions",
+      "owner as (select id, cancel_requested_at from executions",
     ].map((opening) => statements.filter((entry) => entry.statement.includes(opening)));
     for (const kind of engineStatements) {
       expect(kind.length).toBeGreaterThan(0);
