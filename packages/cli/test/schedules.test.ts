@@ -81,6 +81,16 @@ describe("weft schedules", () => {
     expect(resumed.stdout).toMatch(/state\s+enabled/);
   });
 
+  it("runs a schedule now and prints the execution it started", async () => {
+    const ran = await cli(["schedules", "run", "weekday-mornings", "--json"]);
+    expect(ran.code).toBe(0);
+    const started = parseJson<{ executionId: string; schedule: ScheduleJson }>(ran);
+    expect(started.executionId).toMatch(/^exe_/);
+    expect(started.schedule).toMatchObject({ name: "weekday-mornings", lastExecutionId: started.executionId });
+    const plain = await cli(["schedules", "run", "weekday-mornings"]);
+    expect(plain.stdout).toMatch(/execution\s+exe_/);
+  });
+
   it("pausing a schedule that does not exist fails with exit code 1 and a fix", async () => {
     const missing = await cli(["schedules", "pause", "nope", "--json"]);
     expect(missing.code).toBe(1);

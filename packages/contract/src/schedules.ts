@@ -44,4 +44,13 @@ export const schedulesContract = {
     .route({ summary: "Resume a schedule (until a deploy re-applies its config)", tags: ["schedules"] })
     .input(scheduleTarget)
     .output(scheduleSchema),
+  runNow: procedure({ scope: "projects:write", mutates: true, mcp: { tool: true } })
+    .route({
+      summary: "Start a schedule's workflow now, as a tick would, paused or not",
+      description:
+        "The execution gets the schedule's input with `scheduledFor` set to now, and counts against the plan's quotas like any start. The schedule's next tick is unchanged.",
+      tags: ["schedules"],
+    })
+    .input(scheduleTarget)
+    .output(z.object({ executionId: z.string(), schedule: scheduleSchema })),
 };

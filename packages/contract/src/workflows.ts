@@ -143,6 +143,8 @@ export const workflowsContract = {
         .object({
           projectId: projectIdSchema,
           workflow: definitionNameSchema.optional(),
+          /** Only the executions the schedule of this name started (its ticks and its runs now). */
+          schedule: definitionNameSchema.optional(),
           status: z.union([executionStatusSchema, z.array(executionStatusSchema).min(1)]).optional(),
           createdFrom: instantInputSchema.optional(),
           createdTo: instantInputSchema.optional(),

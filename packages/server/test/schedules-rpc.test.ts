@@ -248,6 +248,71 @@ describe("schedules namespace", () => {
     expect((await listed(projectId)).map((schedule) => schedule.name)).toEqual(["first"]);
   });
 
+  it("runs a paused schedule now: audited, its last run, the executions it started; its next tick unchanged", async () => {
+    const projectId = await newProject("Run now");
+    await deploy(projectId, [
+      { name: "daily", workflow: "report", cron: "0 6 * * *", input: { region: "eu" } },
+      { name: "other", workflow: "report", cron: "0 7 * * *", input: { region: "us" } },
+    ]);
+    await signedIn.call("schedules.pause", { projectId, name: "daily" });
+    const ran = await signedIn.call<{ executionId: string; schedule: ScheduleJson }>("schedules.runNow", {
+      projectId,
+      name: "daily",
+    });
+    expect(ran.status).toBe(200);
+    expect(ran.json.schedule).toMatchObject({
+      name: "daily",
+      enabled: false,
+      pausedThroughApi: true,
+      nextRunAt: null,
+      lastRunAt: "2026-06-01T08:59:00.000Z",
+      lastExecutionId: ran.json.executionId,
+    });
+    const execution = await signedIn.call<{ input: unknown; trigger: unknown }>("workflows.getExecution", {
+      executionId: ran.json.executionId,
+    });
+    expect(execution.json).toMatchObject({
+      input: { scheduledFor: "2026-06-01T08:59:00.000Z", region: "eu" },
+      trigger: { kind: "schedule", name: "daily" },
+    });
+    await signedIn.call("schedules.runNow", { projectId, name: "other" });
+    await signedIn.call("workflows.run", {
+      projectId,
+      workflow: "report",
+      input: { scheduledFor: "2026-06-01T00:00:00.000Z", region: "eu" },
+    });
+    const started = await signedIn.call<{ results: { id: string }[]; totalCount: number }>("workflows.listExecutions", {
+      projectId,
+      schedule: "daily",
+    });
+    expect(started.json.results.map((row) => row.id)).toEqual([ran.json.executionId]);
+    expect(started.json.totalCount).toBe(1);
+
+    const audited = await signedIn.weft.database.db
+      .select({ action: auditEvents.action, targetId: auditEvents.targetId, data: auditEvents.data })
+      .from(auditEvents)
+      .where(eq(auditEvents.action, "schedule.run"))
+      .orderBy(auditEvents.id);
+    expect(audited[0]).toEqual({
+      action: "schedule.run",
+      targetId: `${projectId}/daily`,
+      data: { projectId, name: "daily", workflow: "report", executionId: ran.json.executionId },
+    });
+  });
+
+  it("running a schedule the project does not have is NOT_FOUND and starts nothing", async () => {
+    const projectId = await newProject("Run unknown");
+    await deploy(projectId, [{ name: "daily", workflow: "report", cron: "0 6 * * *", input: { region: "eu" } }]);
+    const missing = await signedIn.call<{ code: string; message: string }>("schedules.runNow", {
+      projectId,
+      name: "weekly",
+    });
+    expect(missing.status).toBe(404);
+    expect(missing.json).toMatchObject({ code: "NOT_FOUND", message: 'The project has no schedule "weekly".' });
+    const executions = await signedIn.call<{ totalCount: number }>("workflows.listExecutions", { projectId });
+    expect(executions.json.totalCount).toBe(0);
+  });
+
   describe("a deploy with a bad schedule is refused (400) naming the schedule, and changes nothing", () => {
     const refusals: [string, ScheduleInput, (string | number)[], RegExp][] = [
       [

@@ -398,6 +398,12 @@ export const contractCalls: Record<ProcedureName, ContractCall> = {
     asViewer: "refused",
     hostileFields: ["name"],
   },
+  "schedules.runNow": {
+    input: ({ projectId }) => ({ projectId, name: "nightly" }),
+    asOutsider: "refused",
+    asViewer: "refused",
+    hostileFields: ["name"],
+  },
   "integrations.list": {
     input: ({ projectId }) => ({ projectId }),
     asOutsider: "refused",

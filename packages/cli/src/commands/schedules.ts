@@ -31,10 +31,15 @@ function showSchedule(context: CommandContext, schedule: Schedule): void {
 export function registerSchedules(program: Command): void {
   const schedules = program
     .command("schedules")
-    .description("List, pause and resume a project's cron schedules")
+    .description("List, pause, resume and run a project's cron schedules")
     .addHelpText(
       "after",
-      examples("weft schedules list", "weft schedules pause nightly", "weft schedules resume nightly"),
+      examples(
+        "weft schedules list",
+        "weft schedules pause nightly",
+        "weft schedules resume nightly",
+        "weft schedules run nightly",
+      ),
     );
 
   withProjectOption(
@@ -96,4 +101,25 @@ export function registerSchedules(program: Command): void {
         }),
       );
   }
+
+  withProjectOption(
+    schedules
+      .command("run")
+      .description("Start a schedule's workflow now, as a tick would (paused or not); the next tick is unchanged")
+      .argument("<name>", "the schedule's name, as `weft schedules list` shows it"),
+  )
+    .addHelpText("after", examples("weft schedules run nightly", "weft schedules run nightly --json"))
+    .action(
+      runCommand(async (context, name: string, options: { project?: string }) => {
+        const projectId = resolveProject(context, options.project);
+        const started = await connect(context).schedules.runNow({ projectId, name });
+        context.output.result(started, () =>
+          context.output.fields([
+            ["execution", started.executionId],
+            ["schedule", started.schedule.name],
+            ["next run", started.schedule.nextRunAt ?? "-"],
+          ]),
+        );
+      }),
+    );
 }

@@ -12,13 +12,31 @@ import {
   type ExecutionStatus,
   executionSteps,
   executions,
+  accounts,
   type LogEntry,
   spans,
+  type WaitTokenApprovers,
+  type WaitTokenField,
   type WaitTokenStatus,
   waitTokens,
 } from "../db/schema/index.ts";
 import { statusAmong } from "../engine/execution-state/status-conditions.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
+
+/** A wait token of an execution as a reader sees it: what it asks, who may answer, and who did. */
+export interface ExecutionToken {
+  name: string;
+  status: WaitTokenStatus;
+  createdAt: Date;
+  expiresAt: Date;
+  finishedAt: Date | null;
+  title: string | null;
+  description: string | null;
+  fields: WaitTokenField[] | null;
+  approvers: WaitTokenApprovers;
+  /** The signed-in account that completed it; null when it was completed through its URL, or is not completed. */
+  completedBy: { accountId: string; email: string | null } | null;
+}
 
 export interface ExecutionSummary {
   id: string;
@@ -68,7 +86,7 @@ export interface ExecutionDetail extends ExecutionSummary {
   steps: ExecutionStep[];
   failedSteps: FailedStep[];
   /** Its wait tokens, without their ids (secrets). */
-  tokens: { name: string; status: WaitTokenStatus; createdAt: Date; expiresAt: Date; finishedAt: Date | null }[];
+  tokens: ExecutionToken[];
   attempts: {
     number: number;
     resumed: boolean;
@@ -116,6 +134,8 @@ function toSummary(row: SummaryRow): ExecutionSummary {
 export interface ListExecutionsRequest {
   projectId: string;
   workflow?: string | undefined;
+  /** The name of the schedule that started them. */
+  schedule?: string | undefined;
   status?: ExecutionStatus[] | undefined;
   createdFrom?: Date | undefined;
   createdTo?: Date | undefined;
@@ -132,6 +152,9 @@ export async function listExecutions(
   const filters: (SQL | undefined)[] = [
     eq(executions.projectId, request.projectId),
     request.workflow === undefined ? undefined : eq(executions.workflow, request.workflow),
+    request.schedule === undefined
+      ? undefined
+      : and(eq(executions.triggerKind, "schedule"), eq(executions.triggerName, request.schedule)),
     request.status === undefined || request.status.length === 0 ? undefined : statusAmong(request.status),
     request.createdFrom === undefined ? undefined : gte(executions.createdAt, request.createdFrom),
     request.createdTo === undefined ? undefined : lte(executions.createdAt, request.createdTo),
@@ -188,15 +211,22 @@ export async function getExecution(
     .from(executionSteps)
     .where(eq(executionSteps.executionId, row.id))
     .orderBy(asc(executionSteps.startedAt), asc(executionSteps.sequence));
-  const tokens = await db
+  const tokenRows = await db
     .select({
       name: waitTokens.name,
       status: waitTokens.status,
       createdAt: waitTokens.createdAt,
       expiresAt: waitTokens.expiresAt,
       finishedAt: waitTokens.finishedAt,
+      title: waitTokens.title,
+      description: waitTokens.description,
+      fields: waitTokens.fields,
+      approvers: waitTokens.approvers,
+      completedByAccountId: waitTokens.completedByAccountId,
+      completedByEmail: accounts.email,
     })
     .from(waitTokens)
+    .leftJoin(accounts, eq(accounts.id, waitTokens.completedByAccountId))
     .where(eq(waitTokens.executionId, row.id))
     .orderBy(asc(waitTokens.createdAt), asc(waitTokens.name));
   const attemptSpans = await db

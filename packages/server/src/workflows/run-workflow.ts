@@ -2,7 +2,7 @@ import type { WorkflowManifest } from "@weft/contract";
 import { type AuditedChange, recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Backpressure } from "../backpressure/backpressure.ts";
 import type { QuotaGate } from "../billing/quota-gate.ts";
-import type { Database } from "../db/database.ts";
+import type { Database, Transaction } from "../db/database.ts";
 import type { TriggerKind } from "../db/schema/index.ts";
 import { getActiveDeployment } from "../deployments/read-deployments.ts";
 import { enqueueExecution, requestDigestOf, storableInputFailure } from "../engine/enqueue-execution.ts";
@@ -20,6 +20,8 @@ export interface RunWorkflowRequest {
   rerunOf?: string | undefined;
   /** Set when a person or agent starts it through the API: the start is then an audit event. */
   audit?: AuditedChange | undefined;
+  /** More of the same change, in the transaction that queues the execution (run only when it is new). */
+  alsoOnStart?: ((tx: Transaction, executionId: string) => Promise<void>) | undefined;
 }
 
 /** The workflow of a project's active deployment, or not_found naming what is missing. */
@@ -89,6 +91,8 @@ export async function runWorkflow(
         data: { projectId: request.projectId, workflow: request.workflow, rerunOf: request.rerunOf },
       });
     }
+    if (queued.ok && queued.value.created && request.alsoOnStart !== undefined)
+      await request.alsoOnStart(tx, queued.value.executionId);
     return queued;
   });
 }

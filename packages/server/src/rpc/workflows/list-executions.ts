@@ -12,6 +12,7 @@ export const listExecutions = rpc.workflows.listExecutions.handler(async ({ inpu
   const result = await listExecutionsService(context.platform.database.db, {
     projectId: project.id,
     workflow: input.workflow,
+    schedule: input.schedule,
     status,
     createdFrom: input.createdFrom === undefined ? undefined : new Date(input.createdFrom),
     createdTo: input.createdTo === undefined ? undefined : new Date(input.createdTo),
