@@ -38,6 +38,14 @@ export const studioRouter = createBrowserRouter(
           lazy: () => import("../pages/trace/trace-page.tsx").then((m) => ({ Component: m.TracePage })),
         },
         {
+          path: "schedules",
+          lazy: () => import("../pages/schedules/schedules-page.tsx").then((m) => ({ Component: m.SchedulesPage })),
+        },
+        {
+          path: "projects/:projectId/schedules",
+          lazy: () => import("../pages/schedules/schedules-page.tsx").then((m) => ({ Component: m.SchedulesPage })),
+        },
+        {
           path: "agents",
           lazy: () => import("../pages/agents/agents-page.tsx").then((m) => ({ Component: m.AgentsPage })),
         },

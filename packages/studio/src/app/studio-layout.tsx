@@ -27,6 +27,9 @@ export function StudioLayout(): ReactNode {
                 <NavLink to="/projects">Projects</NavLink>
               </li>
               <li>
+                <NavLink to="/schedules">Schedules</NavLink>
+              </li>
+              <li>
                 <NavLink to="/agents">Agents</NavLink>
               </li>
               <li>

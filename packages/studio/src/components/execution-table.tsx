@@ -7,10 +7,17 @@ import { formatDuration, TimeText } from "./time-text.tsx";
 
 export type ExecutionSummary = Awaited<ReturnType<WeftClient["workflows"]["listExecutions"]>>["results"][number];
 
-export function ExecutionTable({ executions }: { executions: ExecutionSummary[] }): ReactNode {
+export function ExecutionTable({
+  executions,
+  label = "Executions",
+}: {
+  executions: ExecutionSummary[];
+  /** Names the table to screen readers; two tables of a page need two names. */
+  label?: string;
+}): ReactNode {
   return (
     <DataTable
-      label="Executions"
+      label={label}
       rows={executions}
       rowKey={(execution) => execution.id}
       columns={[

@@ -9,6 +9,7 @@ import { StatusBadge } from "../../components/status-badge.tsx";
 import { TimeText } from "../../components/time-text.tsx";
 import { useWorkspace } from "../../components/workspace.tsx";
 import { ExecutionChart } from "./execution-chart.tsx";
+import { NextRuns } from "./next-runs.tsx";
 
 const chartMinutes = 60;
 
@@ -67,6 +68,7 @@ function Overview({ overview, workspaceId }: { overview: StudioOverview; workspa
           </ul>
         )}
       </section>
+      <NextRuns projects={overview.projects} />
       <section className="card" aria-labelledby="failures-heading">
         <h2 id="failures-heading">Recent failures</h2>
         {overview.recentFailures.length === 0 ? (

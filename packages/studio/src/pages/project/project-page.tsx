@@ -21,7 +21,8 @@ export function ProjectPage(): ReactNode {
         <>
           <PageTitle title={name}>
             <p className="muted">
-              <code>{id}</code> · <Link to={`/projects/${projectId}/executions`}>All executions</Link>
+              <code>{id}</code> · <Link to={`/projects/${projectId}/executions`}>All executions</Link> ·{" "}
+              <Link to={`/projects/${projectId}/schedules`}>Schedules</Link>
               {writable ? null : " · You can look but not change anything (viewer)."}
             </p>
           </PageTitle>
