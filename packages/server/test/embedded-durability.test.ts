@@ -128,9 +128,13 @@ describe("DurableNodeFS", () => {
   it("reports a failing fdatasync to PostgreSQL as an errno, which it stops on as any PostgreSQL does", async () => {
     const directory = mkdtempSync(join(tmpdir(), "weft-failing-disk-"));
     let failing = false;
-    const fs = new DurableNodeFS(directory, (fd) => {
-      if (failing) throw Object.assign(new Error("EIO: i/o error, fdatasync"), { code: "EIO" });
-      fdatasyncSync(fd);
+    const failures: unknown[] = [];
+    const fs = new DurableNodeFS(directory, {
+      fdatasync: (fd) => {
+        if (failing) throw Object.assign(new Error("EIO: i/o error, fdatasync"), { code: "EIO" });
+        fdatasyncSync(fd);
+      },
+      onFlushFailed: (error) => failures.push(error),
     });
     const template = embeddedTemplate();
     const client = await PGlite.create({
@@ -149,6 +153,7 @@ describe("DurableNodeFS", () => {
         message: expect.stringMatching(/^could not fsync file ".+": I\/O error$/),
       });
       expect(fs.syncs).toBe(flushed);
+      expect(failures).toEqual([expect.objectContaining({ code: "EIO" })]);
     } finally {
       await client.close();
       rmSync(directory, { recursive: true, force: true });

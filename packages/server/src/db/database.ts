@@ -167,16 +167,31 @@ function createNotificationListener(url: string) {
 const embeddedSharedBuffers = "shared_buffers=16MB";
 
 /**
+ * After a failed flush PostgreSQL PANICs and PGlite answers nothing more: every later request would
+ * hang. A PostgreSQL server restarts and replays its WAL then; the embedded one can only do that in
+ * a new process, so this one ends, for its supervisor (systemd, the container's restart policy) to
+ * start it again. Nothing was acknowledged that the failed flush was to make durable.
+ */
+function exitOnFailedFlush(error: unknown): void {
+  const reason = error instanceof Error ? error.message : String(error);
+  process.stderr.write(
+    `The embedded database could not flush a commit to the disk (${reason}); exiting, so that a restart recovers it from its write-ahead log.\n`,
+  );
+  process.exit(1);
+}
+
+/**
  * PostgreSQL in `directory` as the platform runs it embedded (the cluster created first when there
  * is none), committing with `durability`; not migrated, not locked.
  */
 export async function startEmbeddedCluster(
   directory: string,
   durability: EmbeddedDurability,
+  onFlushFailed: (error: unknown) => void = exitOnFailedFlush,
 ): Promise<{ client: PGlite; fs: DurableNodeFS }> {
   const created = !existsSync(join(directory, "PG_VERSION"));
   if (created) await createEmbeddedCluster(directory);
-  const fs = new DurableNodeFS(directory);
+  const fs = new DurableNodeFS(directory, { onFlushFailed });
   const client = await PGlite.create({
     fs,
     // PostgreSQL's 128 MB of shared buffers are resident in PGlite's WebAssembly memory (about 120 MB

@@ -25,10 +25,19 @@ export class DurableNodeFS extends NodeFS {
   #syncs = 0;
   readonly #fdatasync: (fd: number) => void;
 
-  /** `fdatasync` is the host's unless a test hands in one that fails. */
-  constructor(directory: string, fdatasync: (fd: number) => void = fdatasyncSync) {
+  readonly #onFlushFailed: (error: unknown) => void;
+
+  /**
+   * `fdatasync` is the host's unless a test hands in one that fails. `onFlushFailed` hears each
+   * failed flush after PostgreSQL has been told: it PANICs then, and PGlite answers no further query.
+   */
+  constructor(
+    directory: string,
+    options: { fdatasync?: (fd: number) => void; onFlushFailed?: (error: unknown) => void } = {},
+  ) {
     super(directory);
-    this.#fdatasync = fdatasync;
+    this.#fdatasync = options.fdatasync ?? fdatasyncSync;
+    this.#onFlushFailed = options.onFlushFailed ?? (() => undefined);
   }
 
   /** Flushes to the disk made so far, those that failed left out. */
@@ -72,7 +81,12 @@ export class DurableNodeFS extends NodeFS {
   }
 
   #flush(fd: number): void {
-    this.#fdatasync(fd);
+    try {
+      this.#fdatasync(fd);
+    } catch (error) {
+      queueMicrotask(() => this.#onFlushFailed(error));
+      throw error;
+    }
     this.#syncs += 1;
   }
 }
