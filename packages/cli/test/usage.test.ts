@@ -30,13 +30,20 @@ describe("weft usage and weft plan", () => {
     expect(parseJson(byDay)).toMatchObject({
       groupBy: "day",
       totals: { executions: 3, executionsByTrigger: { api: 3 }, activeProjects: 1 },
-      rows: [
-        { day: "2026-11-02", executions: 1 },
-        { day: "2026-11-03", executions: 2 },
-      ],
     });
+    // Every UTC day of the range, the days without usage with zeros.
+    const rows = (parseJson(byDay) as { rows: { day: string; executions: number }[] }).rows;
+    expect(rows).toHaveLength(30);
+    expect(rows.slice(0, 4)).toMatchObject([
+      { day: "2026-11-01", executions: 0 },
+      { day: "2026-11-02", executions: 1 },
+      { day: "2026-11-03", executions: 2 },
+      { day: "2026-11-04", executions: 0 },
+    ]);
     const text = await runCli(["usage", ...range], { env: signedIn.env });
-    expect(text.stdout).toMatch(/^DAY\s+EXECUTIONS\s+STEP-SECONDS\s+STORED\n2026-11-02\s+1\s+0\.00\s+\d+ B\n/);
+    expect(text.stdout).toMatch(
+      /^DAY\s+EXECUTIONS\s+STEP-SECONDS\s+STORED\n2026-11-01\s+0\s+0\.00\s+0 B\n2026-11-02\s+1\s+0\.00\s+\d+ B\n/,
+    );
     expect(text.stdout).toMatch(/total: 3 executions/);
     const byProject = await runCli(["usage", ...range, "--by", "project"], { env: signedIn.env });
     expect(byProject.stdout).toMatch(new RegExp(`PROJECT.*\\n${projectId}\\s+3\\s`));

@@ -181,10 +181,22 @@ describe("the billing namespace", () => {
       executionsByTrigger: { webhook: 2, api: 1 },
       activeProjects: 1,
     });
-    expect(usage.rows.map((row) => [row.day, row.executions])).toEqual([
+    // Every UTC day of the range, in order, the days without usage with zeros.
+    expect(usage.rows).toHaveLength(31);
+    expect(usage.rows[0]).toEqual({
+      day: "2026-03-01",
+      executions: 0,
+      executionsByTrigger: {},
+      stepSeconds: 0,
+      bytes: 0,
+    });
+    expect(usage.rows.filter((row) => row.executions > 0).map((row) => [row.day, row.executions])).toEqual([
       ["2026-03-30", 1],
       ["2026-03-31", 2],
     ]);
+    expect(usage.rows.map((row) => row.day)).toEqual(
+      Array.from({ length: 31 }, (_, index) => `2026-03-${String(index + 1).padStart(2, "0")}`),
+    );
     const byProject = await callRpcAs(weft, eve, "billing.getUsage", { ...range, groupBy: "project" });
     expect((byProject.json as { rows: unknown[] }).rows).toEqual([
       expect.objectContaining({ projectId, executions: 3, bytes: expect.any(Number) }),

@@ -38,6 +38,21 @@ describe("GET /", () => {
     expect(page).toContain(`href="${weft.url}/openapi.json"`);
     expect(page).toContain(`href="${weft.url}/auth.md"`);
     expect(page).toContain('href="/healthz"');
+    expect(page).toContain(`<a href="${weft.url}/studio">Open Weft Studio</a>`);
+    expect(response.headers.get("vary")).toMatch(/Accept/);
+  });
+
+  it("sends a browser, which asks for text/html, to Studio", async () => {
+    const browser = await fetch(`${weft.url}/`, {
+      redirect: "manual",
+      headers: { accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8" },
+    });
+    expect(browser.status).toBe(302);
+    expect(browser.headers.get("location")).toBe(`${weft.url}/studio`);
+    for (const accept of ["*/*", "application/json", "text/html;q=0"]) {
+      const client = await fetch(`${weft.url}/`, { redirect: "manual", headers: { accept } });
+      expect(client.status, accept).toBe(200);
+    }
   });
 });
 

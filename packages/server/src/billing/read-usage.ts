@@ -116,6 +116,18 @@ export async function readUsage(db: Database, request: UsageRequest): Promise<Us
   });
   const byDay = request.groupBy === "day";
   const { totals, groups } = summarise(rows, (row) => (byDay ? row.day : row.projectId));
+  if (byDay) {
+    // Every day of the range, in order, those without usage with zeros: a chart's axis needs no gaps filled.
+    const days = utcDaysFrom(utcDayOf(request.from), utcDayOf(request.to));
+    return {
+      workspaceId: request.workspaceId,
+      from: request.from.toISOString(),
+      to: request.to.toISOString(),
+      groupBy: request.groupBy,
+      totals,
+      rows: days.map((day) => ({ day, ...(groups.get(day) ?? emptyFigures()) })),
+    };
+  }
   return {
     workspaceId: request.workspaceId,
     from: request.from.toISOString(),
@@ -124,4 +136,14 @@ export async function readUsage(db: Database, request: UsageRequest): Promise<Us
     totals,
     rows: [...groups].map(([key, figures]) => (byDay ? { day: key, ...figures } : { projectId: key, ...figures })),
   };
+}
+
+/** The UTC days (`YYYY-MM-DD`) from `fromDay` to `toDay`, both included (the contract bounds a range to 400). */
+function utcDaysFrom(fromDay: string, toDay: string): string[] {
+  const days: string[] = [];
+  for (let day = Date.parse(`${fromDay}T00:00:00.000Z`); ; day += 86_400_000) {
+    const iso = new Date(day).toISOString().slice(0, 10);
+    if (iso > toDay) return days;
+    days.push(iso);
+  }
 }

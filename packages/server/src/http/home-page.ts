@@ -9,6 +9,8 @@ import type { AppEnv } from "./app-env.ts";
  * by role, so that nobody meets a bare 404 JSON body first.
  */
 export function homePageRoutes(config: Pick<Config, "roles" | "baseUrl" | "authUrl">): Hono<AppEnv> {
+  // Studio is served wherever the API is (studio-routes.ts).
+  const studioUrl = config.roles.has("api") ? `${config.baseUrl}/studio` : undefined;
   const links = [
     ...(config.roles.has("api")
       ? [
@@ -25,10 +27,26 @@ export function homePageRoutes(config: Pick<Config, "roles" | "baseUrl" | "authU
   const body = page(
     "Weft is running",
     html`<h1>Weft is running</h1>
+      ${studioUrl === undefined ? "" : html`<p><strong><a href="${studioUrl}">Open Weft Studio</a></strong>: your projects, executions, schedules and team, in the browser.</p>`}
       <p>Deploy workflows, forms and webhooks with the <code>weft</code> CLI: <code>weft login</code>, then <code>weft init</code> and <code>weft deploy</code> in a project directory. The README of the Weft repository walks through it.</p>
       <ul>
         ${links}
       </ul>`,
   );
-  return new Hono<AppEnv>().get("/", (c) => c.html(body));
+  return new Hono<AppEnv>().get("/", (c) => {
+    // The answer depends on Accept: a cache must not give a browser's redirect to a script, or the reverse.
+    c.header("Vary", "Accept");
+    // A browser asking for a page is a person: they go to Studio. Scripts and API clients (no
+    // text/html in Accept) keep getting this page as before.
+    if (studioUrl !== undefined && acceptsHtml(c.req.header("accept"))) return c.redirect(studioUrl, 302);
+    return c.html(body);
+  });
+}
+
+/** Whether an Accept header asks for HTML by name (browsers' navigations do; "any type" alone does not). */
+function acceptsHtml(accept: string | undefined): boolean {
+  return (accept ?? "").split(",").some((range) => {
+    const [type = "", ...parameters] = range.split(";").map((part) => part.trim().toLowerCase());
+    return type === "text/html" && !parameters.some((parameter) => /^q=0(\.0*)?$/.test(parameter));
+  });
 }

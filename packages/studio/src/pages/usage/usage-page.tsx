@@ -16,9 +16,11 @@ const days = 30;
 export function UsagePage(): ReactNode {
   const { workspace } = useWorkspace();
   const manager = canManage(workspace.role);
+  // Today and the 29 UTC days before it: getUsage answers each day of the range, with zeros.
   const range = useMemo(() => {
     const to = new Date();
-    return { from: new Date(to.getTime() - days * 86_400_000).toISOString(), to: to.toISOString() };
+    const today = Date.UTC(to.getUTCFullYear(), to.getUTCMonth(), to.getUTCDate());
+    return { from: new Date(today - (days - 1) * 86_400_000).toISOString(), to: to.toISOString() };
   }, []);
   const plan = useQuery(
     weftQuery.billing.getPlan.queryOptions({ input: { workspaceId: workspace.id }, enabled: manager }),
@@ -35,6 +37,13 @@ export function UsagePage(): ReactNode {
       enabled: manager,
     }),
   );
+  const projects = useQuery(
+    weftQuery.projects.list.queryOptions({
+      input: { workspaceId: workspace.id, pagination: { first: 100 } },
+      enabled: manager,
+    }),
+  );
+  const projectNames = new Map((projects.data?.results ?? []).map((project) => [project.id, project.name]));
   if (!manager) {
     return (
       <>
@@ -54,7 +63,7 @@ export function UsagePage(): ReactNode {
         <QueryState
           query={byDay}
           loading="usage per day"
-          isEmpty={(data) => daysOf(data).length === 0}
+          isEmpty={(data) => data.totals.executions === 0}
           empty={`No executions in the last ${days} days.`}
         >
           {(data) => <PerDay rows={daysOf(data)} />}
@@ -68,7 +77,7 @@ export function UsagePage(): ReactNode {
           isEmpty={(data) => data.rows.length === 0}
           empty={`No project used anything in the last ${days} days.`}
         >
-          {(data) => <PerProject usage={data} />}
+          {(data) => <PerProject usage={data} names={projectNames} />}
         </QueryState>
       </section>
     </>
@@ -126,7 +135,9 @@ function PerDay({ rows }: { rows: Usage["rows"] }): ReactNode {
   );
 }
 
-function PerProject({ usage }: { usage: Usage }): ReactNode {
+/** `names` by project id; a project deleted since (or beyond the first 100) shows its id. */
+function PerProject({ usage, names }: { usage: Usage; names: ReadonlyMap<string, string> }): ReactNode {
+  const nameOf = (projectId: string | undefined): string => names.get(projectId ?? "") ?? projectId ?? "";
   const most = Math.max(1, ...usage.rows.map((row) => row.executions));
   return (
     <DataTable
@@ -136,11 +147,7 @@ function PerProject({ usage }: { usage: Usage }): ReactNode {
       columns={[
         {
           name: "Project",
-          cell: (row) => (
-            <Link to={`/projects/${row.projectId}`}>
-              <code>{row.projectId}</code>
-            </Link>
-          ),
+          cell: (row) => <Link to={`/projects/${row.projectId}`}>{nameOf(row.projectId)}</Link>,
         },
         {
           name: "Share of executions",
@@ -150,7 +157,7 @@ function PerProject({ usage }: { usage: Usage }): ReactNode {
               min={0}
               max={most}
               value={row.executions}
-              aria-label={`Executions of ${row.projectId}`}
+              aria-label={`Executions of ${nameOf(row.projectId)}`}
             />
           ),
         },
