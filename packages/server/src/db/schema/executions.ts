@@ -8,7 +8,7 @@ import { projects } from "./projects.ts";
 // The states are the contract's, which the state machine (`engine/execution-state`) moves between; the column accepts exactly those.
 export type { ExecutionStatusValue as ExecutionStatus } from "@weft/contract";
 
-export const triggerKinds = ["api", "form", "webhook", "rerun", "schedule", "event"] as const;
+export const triggerKinds = ["api", "form", "webhook", "rerun", "schedule", "event", "workflow"] as const;
 export type TriggerKind = (typeof triggerKinds)[number];
 
 export interface ExecutionError {
@@ -72,6 +72,17 @@ export const executions = pgTable(
     triggerKind: text("trigger_kind", { enum: triggerKinds }).notNull(),
     triggerName: text("trigger_name"),
     rerunOf: text("rerun_of"),
+    /** The execution that started this one (`ctx.invoke`, `ctx.start`); null for any other trigger. */
+    parentExecutionId: text("parent_execution_id"),
+    /**
+     * For `ctx.invoke`: the name of the parent's wait that this execution's end completes (with its
+     * output or error), in the statement that ends it. Null for `ctx.start` and other triggers.
+     */
+    parentWaitName: text("parent_wait_name"),
+    /** Labels given at the start (`workflows.run`'s `tags`), for listing; at most a few short ones. */
+    tags: text("tags").array().notNull().default(sql`'{}'::text[]`),
+    /** A queued execution not started by then ends `expired` (`workflows.run`'s `ttl`). */
+    expiresAt: timestamptz("expires_at"),
     traceId: text("trace_id").notNull(),
     /** The span of the execution itself; attempt spans are its children. */
     executionSpanId: text("execution_span_id").notNull(),
@@ -113,6 +124,12 @@ export const executions = pgTable(
     index().on(table.projectId, table.createdAt, table.status),
     // Retention walks finished executions oldest first; unfinished ones are never in its way.
     index("executions_finished_idx").on(table.finishedAt).where(sql`${table.finishedAt} is not null`),
+    // An execution's children, and the cancellation of a cancelled parent's unfinished ones.
+    index("executions_parent_idx")
+      .on(table.parentExecutionId)
+      .where(sql`${table.parentExecutionId} is not null`),
+    // listExecutions' filter on tags (`tags @> array[...]`).
+    index("executions_tags_idx").using("gin", table.tags),
     // Studio's recent failures of a workspace: per project, newest first, failed rows only.
     index("executions_failures_idx").on(table.projectId, table.finishedAt).where(sql`${table.status} = 'failed'`),
   ],
@@ -246,6 +263,8 @@ export const waitTokens = pgTable(
     approvers: text("approvers", { enum: waitTokenApprovers }).notNull().default("anyone"),
     /** The account that completed it when signed in (Studio, the API); null for a completion through its URL. */
     completedByAccountId: text("completed_by_account_id"),
+    /** Set for the wait of `ctx.invoke`: the child execution whose end completes it (never an approval). */
+    childExecutionId: text("child_execution_id"),
   },
   (table) => [
     primaryKey({ columns: [table.executionId, table.name] }),
