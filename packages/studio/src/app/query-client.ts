@@ -5,12 +5,13 @@ import { describeError } from "../api/studio-error.ts";
 /**
  * One cache for the whole app. A call answered 401 means the session is gone (expired, signed out
  * elsewhere, its agent revoked): the session is read again, and the guard sends the person to
- * sign-in with the page they wanted.
+ * sign-in with the page they wanted. Only failures that may pass (the network, a 5xx) are retried.
  */
 export const studioQueryClient: QueryClient = new QueryClient({
   defaultOptions: {
     queries: {
-      retry: (failures, error) => !describeError(error).signedOut && failures < 2,
+      // A refusal (an unknown id's 404, a 403) is shown at once: asking again changes nothing.
+      retry: (failures, error) => !describeError(error).final && failures < 2,
       refetchOnWindowFocus: false,
     },
   },

@@ -2,6 +2,7 @@ import { skipToken, useMutation, useQuery, useQueryClient } from "@tanstack/reac
 import { type Execution, type ExecutionStatusValue, finalExecutionStatuses } from "@weft/contract";
 import type { ReactNode } from "react";
 import { Link, useNavigate, useParams } from "react-router";
+import { describeError } from "../../api/studio-error.ts";
 import { weftQuery } from "../../api/weft-query.ts";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { JsonView } from "../../components/json-view.tsx";
@@ -21,7 +22,10 @@ export function ExecutionPage(): ReactNode {
     weftQuery.workflows.getExecution.queryOptions({
       input: { executionId },
       refetchInterval: (query) =>
-        query.state.data !== undefined && finished.has(query.state.data.status) ? false : 1_000,
+        (query.state.data !== undefined && finished.has(query.state.data.status)) ||
+        (query.state.data === undefined && query.state.error !== null && describeError(query.state.error).final)
+          ? false
+          : 1_000,
     }),
   );
   const projectId = execution.data?.projectId;
@@ -148,30 +152,12 @@ function ExecutionView({ execution, writable }: { execution: Execution; writable
       </div>
       <section className="card" aria-labelledby="steps-heading">
         <h2 id="steps-heading">Steps</h2>
-        {execution.steps.length === 0 ? (
+        {execution.steps.length === 0 && execution.failedSteps.length === 0 ? (
           <p className="muted">{done ? "This execution ran no steps." : "No step has finished yet."}</p>
         ) : (
           <ol className="steps">
-            {execution.steps.map((step) => (
-              <li key={`${step.name}-${step.attempt}-${step.startedAt}`} className="step">
-                <div className="row">
-                  <h3>
-                    {step.kind === "sleep" ? "Sleep " : ""}
-                    {step.name}
-                  </h3>
-                  <span className="muted">
-                    {formatDuration(step.durationMs)}
-                    {step.attempt > 1 ? ` · attempt ${step.attempt}` : ""}
-                  </span>
-                </div>
-                {step.output === undefined ? null : (
-                  <details>
-                    <summary>Result</summary>
-                    <JsonView value={step.output} label={`Result of step ${step.name}`} />
-                  </details>
-                )}
-                <LogList logs={step.logs} />
-              </li>
+            {stepsInOrder(execution).map((step) => (
+              <StepItem key={`${step.kind}-${step.name}-${step.attempt}-${step.startedAt}`} step={step} />
             ))}
           </ol>
         )}
@@ -187,8 +173,9 @@ function ExecutionView({ execution, writable }: { execution: Execution; writable
           <h2 id="attempts-heading">Attempts</h2>
           <ol className="plain-list">
             {execution.attempts.map((attempt) => (
-              <li key={attempt.number}>
-                #{attempt.number} {attempt.status}
+              <li key={`${attempt.number}-${attempt.startedAt}`}>
+                #{attempt.number}
+                {attempt.resumed ? " resumed after a wait," : ""} {attempt.status}
                 {attempt.error === null ? "" : `: ${attempt.error}`} · <TimeText at={attempt.startedAt} />
               </li>
             ))}
@@ -196,5 +183,52 @@ function ExecutionView({ execution, writable }: { execution: Execution; writable
         </section>
       ) : null}
     </>
+  );
+}
+
+type StepEntry = Execution["steps"][number] | (Execution["failedSteps"][number] & { kind: "failed" });
+
+/** The steps that completed and those that threw (kept only in the trace's spans), in the order they started. */
+function stepsInOrder(execution: Execution): StepEntry[] {
+  const failed = execution.failedSteps.map((step) => ({ ...step, kind: "failed" as const }));
+  return [...execution.steps, ...failed].sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+}
+
+function StepItem({ step }: { step: StepEntry }): ReactNode {
+  return (
+    <li className="step">
+      <div className="row">
+        <h3>
+          {step.kind === "sleep" ? "Sleep " : ""}
+          {step.name}
+        </h3>
+        <span className="muted">
+          {step.kind === "failed" ? (
+            <>
+              <StatusBadge status="failed" />{" "}
+            </>
+          ) : null}
+          {formatDuration(step.durationMs)}
+          {step.attempt > 1 ? ` · attempt ${step.attempt}` : ""}
+        </span>
+      </div>
+      {step.kind === "failed" ? (
+        <div className="notice error">
+          <p>
+            <strong>{step.error.name}</strong>: {step.error.message}
+          </p>
+        </div>
+      ) : (
+        <>
+          {step.output === undefined ? null : (
+            <details>
+              <summary>Result</summary>
+              <JsonView value={step.output} label={`Result of step ${step.name}`} />
+            </details>
+          )}
+          <LogList logs={step.logs} />
+        </>
+      )}
+    </li>
   );
 }
