@@ -34,7 +34,7 @@ export const planSchema = z
   .strict();
 export type Plan = z.infer<typeof planSchema>;
 
-export const triggerKindSchema = z.enum(["api", "form", "webhook", "rerun", "schedule"]);
+export const triggerKindSchema = z.enum(["api", "form", "webhook", "rerun", "schedule", "event"]);
 
 /** The meters of a period (or of one day, or one project). */
 export const usageFiguresSchema = z.object({

@@ -3,6 +3,7 @@ import { accessContract } from "./access.ts";
 import { agentsContract } from "./agents.ts";
 import { billingContract } from "./billing.ts";
 import { deploymentsContract } from "./deployments.ts";
+import { eventsContract } from "./events.ts";
 import { integrationsContract } from "./integrations.ts";
 import type { ProcedureMeta } from "./procedure.ts";
 import { projectsContract } from "./projects.ts";
@@ -21,10 +22,12 @@ export * from "./deployments.ts";
 export * from "./duration.ts";
 export * from "./error-location.ts";
 export * from "./errors.ts";
+export * from "./events.ts";
 export * from "./execution-events.ts";
 export * from "./execution-status.ts";
 export * from "./instants.ts";
 export * from "./integrations.ts";
+export * from "./json-path.ts";
 export * from "./manifest.ts";
 export * from "./pagination.ts";
 export * from "./plain-text.ts";
@@ -55,6 +58,7 @@ export const contract = {
   schedules: schedulesContract,
   integrations: integrationsContract,
   billing: billingContract,
+  events: eventsContract,
   studio: studioContract,
 };
 

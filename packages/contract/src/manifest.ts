@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { alertIssues, alertLimits, alertManifestSchema } from "./alerts.ts";
 import { cronProblem, isKnownTimezone, nextTick } from "./cron-schedule.ts";
+import { cancelOnSchema, eventLimits, eventSubscriptionSchema } from "./events.ts";
 import { integrationKinds, integrationNameSchema } from "./integrations.ts";
 
 /**
@@ -45,6 +46,10 @@ export const workflowManifestSchema = z.strictObject({
   concurrency: z.int().min(1).max(1000).optional(),
   /** The integrations its code reads, with their kinds: a deployment is refused while the project lacks one. */
   integrations: z.record(integrationNameSchema, z.enum(integrationKinds)).optional(),
+  /** The events that start it, each with the event as input (`on: [{ event, if? }]`). */
+  on: z.array(eventSubscriptionSchema).max(eventLimits.subscriptionsPerWorkflow).optional(),
+  /** The events that cancel its unfinished executions. */
+  cancelOn: z.array(cancelOnSchema).max(eventLimits.cancelOnPerWorkflow).optional(),
 });
 
 const httpHeaderName = z

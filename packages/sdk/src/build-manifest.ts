@@ -47,6 +47,8 @@ export function buildManifest(config: WeftConfig): Manifest {
       ...(definition.timeout === undefined ? {} : { timeoutMs: durationToMs(definition.timeout) }),
       ...(definition.concurrency === undefined ? {} : { concurrency: definition.concurrency }),
       ...(definition.integrations === undefined ? {} : { integrations: definition.integrations }),
+      ...(definition.on === undefined ? {} : { on: definition.on }),
+      ...(definition.cancelOn === undefined ? {} : { cancelOn: definition.cancelOn }),
     })),
     forms: (config.forms ?? []).map(
       ({ name, workflow, title, description, visibility, schema, basicAuth, disabled, globalName }) => ({

@@ -35,6 +35,56 @@ export interface TokenOptions {
   timeout: Duration;
 }
 
+/** `{ path, equals }`: true when the value at the JSON path `path` (like `"$.data.orderId"`) is `equals`. */
+export interface JsonPathEquality {
+  path: string;
+  equals: string | number | boolean | null;
+}
+
+/** An event as a workflow receives it: as the input of a subscribed workflow, or from `waitForEvent`. */
+export interface WeftEvent<TData = unknown> {
+  id: string;
+  name: string;
+  data: TData;
+  sentAt: string;
+}
+
+/** What `ctx.sendEvent` sends; `id` makes the send idempotent for 24 hours (it defaults to one per execution and name). */
+export interface EventToSend {
+  name: string;
+  data?: unknown;
+  id?: string;
+}
+
+/** What a send did: the executions its subscriptions started. */
+export interface EventSent {
+  eventId: string;
+  executions: { workflow: string; executionId: string }[];
+}
+
+export interface WaitForEventOptions {
+  /** The event's name. */
+  event: string;
+  /** Only an event holding `equals` at `path` resumes the wait. */
+  match?: JsonPathEquality;
+  /** At most 30 days. */
+  timeout: Duration;
+}
+
+export type EventWaitResult<TData = unknown> = { ok: true; event: WeftEvent<TData> } | { ok: false; reason: "timeout" };
+
+/** `on: [{ event, if? }]`: each send of `event` (that passes `if`) starts the workflow with the event as input. */
+export interface EventSubscription {
+  event: string;
+  if?: JsonPathEquality;
+}
+
+/** An event that cancels the workflow's unfinished executions: with `match`, those whose input holds at `match.input` what the event holds at `match.event`. */
+export interface CancelOn {
+  event: string;
+  match?: { event: string; input: string };
+}
+
 export type IntegrationKind = "secret" | "http" | "smtp";
 
 /** An `http` integration: its base URL and headers, and `fetch`, which calls under the one with the others. */
@@ -88,6 +138,17 @@ export interface WorkflowContext<TIntegrations extends IntegrationDeclarations =
    * keeps its own timeout (`options` may then be left out).
    */
   waitForToken<TData = unknown>(name: string, options?: TokenOptions): Promise<TokenResult<TData>>;
+  /**
+   * Sends an event, once: stored like a step named `name` (step names), so a replay does not send
+   * it again. It starts, resumes and cancels as `events.send` does.
+   */
+  sendEvent(name: string, event: EventToSend): Promise<EventSent>;
+  /**
+   * Waits for the first event named `options.event` (matching `options.match`) sent after the wait
+   * began: the execution is `waiting` and releases its worker meanwhile. Its name shares the token
+   * namespace.
+   */
+  waitForEvent<TData = unknown>(name: string, options: WaitForEventOptions): Promise<EventWaitResult<TData>>;
   log: WorkflowLogger;
   execution: { id: string; attempt: number };
   /**
@@ -116,6 +177,10 @@ export interface WorkflowOptions<
   concurrency?: number;
   /** The integrations `run` reads, with their kinds; deploying is refused while the project lacks one. */
   integrations?: TIntegrations;
+  /** The events that start it, with the event (a `WeftEvent`) as input. */
+  on?: EventSubscription[];
+  /** The events that cancel its queued, running and waiting executions. */
+  cancelOn?: CancelOn[];
   run(input: TInput, ctx: WorkflowContext<TIntegrations>): Promise<TOutput>;
 }
 

@@ -236,6 +236,18 @@ export const contractCalls: Record<ProcedureName, ContractCall> = {
     hostileFields: ["traceId"],
     crossed: { "own-project": ({ traceId }, own) => ({ projectId: own.projectId, traceId }) },
   },
+  "events.send": {
+    input: ({ projectId }) => ({ projectId, name: "order.created", data: { orderId: "o-1" } }),
+    asOutsider: "refused",
+    asViewer: "refused",
+    hostileFields: ["name", "data", "id"],
+  },
+  "events.list": {
+    input: ({ projectId }) => ({ projectId }),
+    asOutsider: "refused",
+    asViewer: "reads",
+    hostileFields: ["cursor", "name"],
+  },
   "resources.list": {
     input: ({ projectId }) => ({ projectId }),
     asOutsider: "refused",

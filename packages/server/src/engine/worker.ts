@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { DatabaseHandle } from "../db/database.ts";
 import { retryWhileUnavailable } from "../db/database-unavailable.ts";
 import type { Clock } from "../shared/clock.ts";
+import { createIdGenerator } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
 import { systemTimers, type Timers } from "../shared/timers.ts";
 import { defaultAttemptTimeoutMs } from "./attempt-timeout.ts";
@@ -251,6 +252,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     steps: createBatchedSteps(db, workerId),
     finishing: new Set(),
     stepQuota: deps.features.stepQuota,
+    events: { ids: createIdGenerator(clock), endStatementParts: deps.features.endStatementParts },
   };
   const launcher = createAttemptLauncher({
     context,

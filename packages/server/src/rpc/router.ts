@@ -2,6 +2,7 @@ import { accessRouter } from "./access/index.ts";
 import { agentsRouter } from "./agents/index.ts";
 import { billingRouter } from "./billing/index.ts";
 import { deploymentsRouter } from "./deployments/index.ts";
+import { eventsRouter } from "./events/index.ts";
 import { rpc } from "./implementer.ts";
 import { integrationsRouter } from "./integrations/index.ts";
 import { projectsRouter } from "./projects/index.ts";
@@ -23,6 +24,7 @@ export const router = rpc.router({
   schedules: schedulesRouter,
   integrations: integrationsRouter,
   billing: billingRouter,
+  events: eventsRouter,
   studio: studioRouter,
 });
 

@@ -23,6 +23,7 @@ export const idPrefixes = {
   oauthClient: "cli",
   studioSession: "sts",
   alertDelivery: "alr",
+  event: "evn",
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

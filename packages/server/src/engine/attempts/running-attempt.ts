@@ -1,8 +1,9 @@
 import type { Database } from "../../db/database.ts";
 import type { Clock } from "../../shared/clock.ts";
+import type { IdGenerator } from "../../shared/ids.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { type AttemptTimeout, attemptTimeout, type TimeoutPolicy } from "../attempt-timeout.ts";
-import type { ClaimedExecution, SpanRow } from "../execution-state/index.ts";
+import type { ClaimedExecution, EndStatementParts, SpanRow } from "../execution-state/index.ts";
 import type { SandboxRun } from "../sandbox/sandbox-pool.ts";
 import type { SpanExport } from "../span-export.ts";
 import type { StoredHistory } from "../stored-steps.ts";
@@ -84,6 +85,14 @@ export interface AttemptContext {
   finishing: Set<Promise<void>>;
   /** Whether the workspace of an attempt has step time left under its plan; without it, none is asked. */
   stepQuota: StepQuota | undefined;
+  /** What `ctx.sendEvent` needs to send; without it, a send fails the step. */
+  events?: EventDependencies | undefined;
+}
+
+/** What a worker needs beside its attempt context to send events: ids, and the cancel's end statement parts. */
+export interface EventDependencies {
+  ids: IdGenerator;
+  endStatementParts: EndStatementParts;
 }
 
 /** Lets go of an execution another worker took over (or will): nothing more is written for it. */

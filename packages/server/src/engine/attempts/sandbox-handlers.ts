@@ -2,6 +2,7 @@ import type { ExecutionHandlers } from "../sandbox/execution-handlers.ts";
 import type { SandboxLogEntry, SerializedError } from "../sandbox/protocol.ts";
 import { endAttempt } from "./attempt-ending.ts";
 import { exitEnding, finishedEnding, malformedEnding, sleepEnding } from "./child-outcomes.ts";
+import { onEventWait, onSendEvent } from "./event-handling.ts";
 import type { AttemptContext, RunningAttempt } from "./running-attempt.ts";
 import { type Scrub, scrubJson } from "./secret-scrubber.ts";
 import { onStep } from "./step-recording.ts";
@@ -37,6 +38,8 @@ export function sandboxHandlers(context: AttemptContext, run: RunningAttempt): E
         outcome: message.outcome.ok ? message.outcome : { ok: false, error: scrubError(message.outcome.error, scrub) },
       }),
     token: (message) => onToken(context, run, { ...message, logs: scrubLogs(message.logs, scrub) }),
+    eventWait: (message) => onEventWait(context, run, { ...message, logs: scrubLogs(message.logs, scrub) }),
+    sendEvent: (message) => onSendEvent(context, run, message),
     sleep: (message) =>
       endAttempt(
         context,

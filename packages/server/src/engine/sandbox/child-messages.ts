@@ -66,6 +66,25 @@ export function routeChildMessage(
     );
     return;
   }
+  if (message.type === "eventWait") {
+    const address = { type: "tokenAnswer", executionId: message.executionId, sequence: message.sequence } as const;
+    handlers.eventWait(message).then(
+      (answer) => {
+        if (answer.stop === "waiting") release(sandbox, message.executionId);
+        send(sandbox, { ...address, ...answer });
+      },
+      () => send(sandbox, { ...address, stop: "abandoned" }),
+    );
+    return;
+  }
+  if (message.type === "sendEvent") {
+    const address = { type: "eventSent", executionId: message.executionId, sequence: message.sequence } as const;
+    handlers.sendEvent(message).then(
+      (answer) => send(sandbox, { ...address, ...answer }),
+      () => send(sandbox, { ...address, stop: "abandoned" }),
+    );
+    return;
+  }
   release(sandbox, message.executionId);
   if (message.type === "sleep") handlers.sleep(message);
   else handlers.finished(message);

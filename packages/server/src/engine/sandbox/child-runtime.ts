@@ -64,7 +64,15 @@ interface TokenAnswerMessage {
   stop?: "cancelled" | "abandoned" | "waiting";
   error?: SerializedError;
 }
-type Reply = StepStoredMessage | TokenAnswerMessage;
+interface EventSentMessage {
+  type: "eventSent";
+  executionId: string;
+  sequence: number;
+  sent?: { eventId: string; executions: { workflow: string; executionId: string }[] };
+  stop?: "cancelled" | "abandoned";
+  error?: SerializedError;
+}
+type Reply = StepStoredMessage | TokenAnswerMessage | EventSentMessage;
 type Incoming = RunMessage | Reply | { type: "abandon"; executionId: string };
 type Outcome = { ok: true; result: { value?: unknown } } | { ok: false; error: SerializedError };
 
@@ -535,6 +543,94 @@ async function runStep<T>(
   return outcome.result.value as T;
 }
 
+/** How a wait for an event ended, as `ctx.waitForEvent` returns it: the wait's token carries the event. */
+function eventWaitResult(result: TokenResult): unknown {
+  return result.ok ? { ok: true, event: result.data } : result;
+}
+
+type EventMatch = { path: string; equals: string | number | boolean | null };
+
+/** `waitForEvent`'s `event` and `match`, in the shapes the worker checks further (the name's and the path's rules). */
+function eventWaitOptions(name: string, options: unknown): { name: string; match?: EventMatch } {
+  const read = (key: string): unknown => attempt<unknown>(() => (options as Record<string, unknown>)?.[key], undefined);
+  const event = read("event");
+  if (typeof event !== "string") {
+    throw new TypeError(`the wait "${name}" needs the event's name, like { event: "order.paid", timeout: "1d" }`);
+  }
+  const match = read("match");
+  if (match === undefined) return { name: event };
+  const path = attempt<unknown>(() => (match as Record<string, unknown>)?.path, undefined);
+  const equals = attempt<unknown>(() => (match as Record<string, unknown>)?.equals, undefined);
+  const scalar = equals === null || ["string", "number", "boolean"].includes(typeof equals);
+  if (typeof path !== "string" || !scalar || (typeof equals === "number" && !Number.isFinite(equals))) {
+    throw new TypeError(
+      `the wait "${name}": match must be { path, equals } with a JSON path and a string, number, boolean or null`,
+    );
+  }
+  if (typeof equals === "string" && equals.length > 1000) {
+    throw namedError("EventWaitError", `the wait "${name}": match.equals is over 1000 characters`);
+  }
+  return { name: event, match: { path, equals: equals as EventMatch["equals"] } };
+}
+
+/** Asks the worker to wait for an event; the execution halts here while it waits. */
+async function askEventWait(
+  message: RunMessage,
+  state: ExecutionState,
+  asked: { name: string; timeoutMs: number; event: { name: string; match?: EventMatch } },
+): Promise<TokenAnswerMessage> {
+  if (state.abandoned) return halt();
+  state.sequence += 1;
+  const sequence = state.sequence;
+  const answer = new Promise<Reply>((resolve) => state.waiting.set(sequence, resolve));
+  const request = { type: "eventWait", executionId: message.executionId, sequence, ...asked };
+  report({ ...request, logs: [...state.logs] }, { ...request, logs: [] });
+  const reply = await answer;
+  if (reply.stop !== undefined || state.abandoned) {
+    state.abandoned = true;
+    return halt();
+  }
+  if (reply.error !== undefined) throw errorFrom(reply.error);
+  if (reply.type !== "tokenAnswer" || reply.result === undefined) {
+    throw namedError("SandboxProtocolError", "the worker answered a wait for an event without its result");
+  }
+  return reply;
+}
+
+/** Asks the worker to send an event, from inside the step `step` that stores the answer. */
+async function askSendEvent(
+  message: RunMessage,
+  state: ExecutionState,
+  step: string,
+  event: unknown,
+): Promise<unknown> {
+  const read = (key: string): unknown => attempt<unknown>(() => (event as Record<string, unknown>)?.[key], undefined);
+  const name = read("name");
+  if (typeof name !== "string") {
+    throw new TypeError('ctx.sendEvent needs an event with a name, like { name: "order.created", data: {} }');
+  }
+  const id = read("id");
+  if (id !== undefined && typeof id !== "string") throw new TypeError("an event's id must be a string");
+  const data = toStored(read("data"), "the event's data", limits.stepResultBytes, "EventDataTooLargeError");
+  if (!data.ok) throw errorFrom(data.error);
+  if (state.abandoned) return halt();
+  state.sequence += 1;
+  const sequence = state.sequence;
+  const answer = new Promise<Reply>((resolve) => state.waiting.set(sequence, resolve));
+  const sent = { name, data: data.result.value ?? null, ...(id === undefined ? {} : { id }) };
+  report({ type: "sendEvent", executionId: message.executionId, sequence, step, event: sent });
+  const reply = await answer;
+  if (reply.stop !== undefined || state.abandoned) {
+    state.abandoned = true;
+    return halt();
+  }
+  if (reply.error !== undefined) throw errorFrom(reply.error);
+  if (reply.type !== "eventSent" || reply.sent === undefined) {
+    throw namedError("SandboxProtocolError", "the worker answered a sent event without its result");
+  }
+  return reply.sent;
+}
+
 function createContext(message: RunMessage, state: ExecutionState) {
   return {
     execution: { id: message.executionId, attempt: message.attempt },
@@ -582,6 +678,24 @@ function createContext(message: RunMessage, state: ExecutionState) {
         throw namedError("SandboxProtocolError", "the worker answered a wait without the token's result");
       }
       return reply.result;
+    },
+    sendEvent: (rawName: string, event: unknown): Promise<unknown> =>
+      runStep(message, state, rawName, () => askSendEvent(message, state, rawName, event)),
+    waitForEvent: async (rawName: string, options: unknown): Promise<unknown> => {
+      const name = checkedName("token", rawName);
+      if (state.waitedTokens.has(name) || state.tokenNames.has(name)) {
+        throw new Error(`the name "${name}" is used twice in this execution (waits and tokens share names)`);
+      }
+      state.waitedTokens.add(name);
+      state.tokenNames.add(name);
+      const stored = Object.hasOwn(message.tokens, name) ? message.tokens[name] : undefined;
+      if (stored?.result !== undefined) {
+        state.replaysLeft = Math.max(0, state.replaysLeft - 1);
+        return eventWaitResult(stored.result);
+      }
+      const event = eventWaitOptions(name, options);
+      const reply = await askEventWait(message, state, { name, timeoutMs: tokenTimeout(name, options), event });
+      return eventWaitResult(reply.result as TokenResult);
     },
   };
 }

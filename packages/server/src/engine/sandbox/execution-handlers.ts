@@ -1,4 +1,4 @@
-import type { ChildMessage, SerializedError, TokenAnswer } from "./protocol.ts";
+import type { ChildMessage, EventSentAnswer, SerializedError, TokenAnswer } from "./protocol.ts";
 
 type StepMessage = Extract<ChildMessage, { type: "step" }>;
 
@@ -12,6 +12,10 @@ export interface ExecutionHandlers {
   sleep(message: Extract<ChildMessage, { type: "sleep" }>): void;
   /** Create a wait token or wait for one; `stop: "waiting"` means the execution left this child. */
   token(message: Extract<ChildMessage, { type: "token" }>): Promise<TokenAnswer>;
+  /** Wait for an event (answered as a token wait); `stop: "waiting"` means the execution left this child. */
+  eventWait(message: Extract<ChildMessage, { type: "eventWait" }>): Promise<TokenAnswer>;
+  /** Send an event for `ctx.sendEvent`. */
+  sendEvent(message: Extract<ChildMessage, { type: "sendEvent" }>): Promise<EventSentAnswer>;
   finished(message: Extract<ChildMessage, { type: "finished" }>): void;
   /** The child sent a malformed message naming this execution, which the child no longer runs. */
   malformed(error: SerializedError): void;

@@ -70,10 +70,22 @@ export type ParentMessage =
       stop?: "cancelled" | "abandoned" | "waiting" | undefined;
       error?: SerializedError | undefined;
     }
+  | {
+      type: "eventSent";
+      executionId: string;
+      sequence: number;
+      /** What `ctx.sendEvent` returns, which the step it runs in stores. */
+      sent?: { eventId: string; executions: { workflow: string; executionId: string }[] } | undefined;
+      stop?: "cancelled" | "abandoned" | undefined;
+      error?: SerializedError | undefined;
+    }
   | { type: "abandon"; executionId: string };
 
 /** The answer to `ctx.createToken` or `ctx.waitForToken`, before the pool addresses it. */
 export type TokenAnswer = Omit<Extract<ParentMessage, { type: "tokenAnswer" }>, "type" | "executionId" | "sequence">;
+
+/** The answer to `ctx.sendEvent`, before the pool addresses it. */
+export type EventSentAnswer = Omit<Extract<ParentMessage, { type: "eventSent" }>, "type" | "executionId" | "sequence">;
 
 /** Long enough for any id the platform issues; a longer one is not ours. */
 const executionIdSchema = z.string().min(1).max(100);
@@ -124,6 +136,33 @@ export const childMessageSchema = z.discriminatedUnion("type", [
     timeoutMs: z.int().min(0).max(maxTokenTimeoutMs),
     wait: z.boolean(),
     logs: z.array(logEntrySchema),
+  }),
+  z.object({
+    /** `ctx.waitForEvent`: waits, as for a token, for the first matching event sent from now on (with the logs so far). */
+    type: z.literal("eventWait"),
+    executionId: executionIdSchema,
+    sequence: z.int().min(1),
+    name: z.string().min(1).max(maxStepNameLength),
+    timeoutMs: z.int().min(0).max(maxTokenTimeoutMs),
+    // Checked against the contract's rules by the worker, which answers a bad one as the workflow's error.
+    event: z.object({
+      name: z.string().max(1000),
+      match: z
+        .object({
+          path: z.string().max(1000),
+          equals: z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]),
+        })
+        .optional(),
+    }),
+    logs: z.array(logEntrySchema),
+  }),
+  z.object({
+    /** `ctx.sendEvent`, asked from inside the step (named `step`) that stores its answer. */
+    type: z.literal("sendEvent"),
+    executionId: executionIdSchema,
+    sequence: z.int().min(1),
+    step: z.string().min(1).max(maxStepNameLength),
+    event: z.object({ name: z.string().max(1000), data: z.unknown(), id: z.string().max(1000).optional() }),
   }),
   z.object({
     type: z.literal("finished"),

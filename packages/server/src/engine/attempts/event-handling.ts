@@ -1,0 +1,150 @@
+import { createHash } from "node:crypto";
+import { eventNameSchema, isJsonPath, jsonPathMessage, parseJsonPath } from "@weft/contract";
+import type { ExecutionError } from "../../db/schema/index.ts";
+import { sqlStateOf } from "../../db/sql-state.ts";
+import { sendEvent } from "../../events/send-event.ts";
+import { type EventWaitToken, waitForEvent } from "../execution-state/event-wait-transitions.ts";
+import type { Lease } from "../execution-state/index.ts";
+import type { ChildMessage, EventSentAnswer, TokenAnswer } from "../sandbox/protocol.ts";
+import { replayedToken, tokenResultOf } from "../stored-tokens.ts";
+import { checkLogs, checkStepName, storageBudgetError } from "../stored-values.ts";
+import { newSpanId } from "../trace-ids.ts";
+import { newTokenNonce, tokenHashOf, tokenIdOf } from "../wait-token-ids.ts";
+import { endAttempt } from "./attempt-ending.ts";
+import { type AttemptContext, abandon, type RunningAttempt } from "./running-attempt.ts";
+
+type EventWaitMessage = Extract<ChildMessage, { type: "eventWait" }>;
+type SendEventMessage = Extract<ChildMessage, { type: "sendEvent" }>;
+
+const refused = (message: string): ExecutionError => ({ name: "EventWaitError", message });
+
+/** A name, event name, match path or logs the limits refuse: `waitForEvent` throws it in the workflow. */
+function waitRefusal(storedBytes: number, message: EventWaitMessage): ExecutionError | undefined {
+  const name = checkStepName(message.name);
+  if (!name.ok) return name.error;
+  const eventName = eventNameSchema.safeParse(message.event.name);
+  if (!eventName.success) return refused(`the event name ${eventName.error.issues[0]?.message ?? "is invalid"}`);
+  if (message.event.match !== undefined && !isJsonPath(message.event.match.path)) {
+    return refused(`match.path ${jsonPathMessage}`);
+  }
+  const logs = checkLogs(message.logs);
+  if (!logs.ok) return logs.error;
+  return storageBudgetError(storedBytes, logs.bytes, "the attempt's logs");
+}
+
+/**
+ * `ctx.waitForEvent`: stores the wait and ends the attempt (the execution lets go of its worker
+ * until a send completes the wait or it times out), or answers at once a wait that has already
+ * ended (a replay). A cancel requested meanwhile is honoured here, as at a step.
+ */
+export async function onEventWait(
+  context: AttemptContext,
+  run: RunningAttempt,
+  message: EventWaitMessage,
+): Promise<TokenAnswer> {
+  if (run.done) return { stop: "abandoned" };
+  const refusal = waitRefusal(run.storedBytes, message);
+  if (refusal !== undefined) return { error: refusal };
+  if (run.cancelRequested) {
+    run.sandbox?.abandon();
+    endAttempt(context, run, { kind: "cancel" });
+    return { stop: "cancelled" };
+  }
+  const lease: Lease = { executionId: run.execution.id, workerId: context.workerId };
+  const now = context.clock.now();
+  const nonce = newTokenNonce();
+  const token: EventWaitToken = {
+    name: message.name,
+    nonce,
+    tokenHash: tokenHashOf(tokenIdOf(context.tokens.key, nonce)),
+    spanId: newSpanId(),
+    now,
+    expiresAt: new Date(now.getTime() + message.timeoutMs),
+  };
+  const match = message.event.match;
+  run.done = true;
+  const deciding = waitForEvent(
+    context.db,
+    lease,
+    {
+      now,
+      attemptSpanId: run.attemptSpanId,
+      attemptStatus: { code: "ok", message: `waiting for ${message.event.name} (${message.name})` },
+      logs: message.logs,
+      stepSpans: run.stepSpans,
+    },
+    token,
+    {
+      name: message.event.name,
+      matchPath: match === undefined ? [] : (parseJsonPath(match.path) ?? []),
+      matchValue: match === undefined ? null : match.equals,
+    },
+  );
+  const settled: Promise<void> = deciding.then(noop, noop).finally(() => context.finishing.delete(settled));
+  context.finishing.add(settled);
+  try {
+    const outcome = await deciding;
+    if (outcome.outcome === "refused") {
+      abandon(context, run);
+      return { stop: "abandoned" };
+    }
+    if (outcome.outcome === "waiting") {
+      context.fallsDue(run.execution.accountId, new Date(outcome.token.expires_at));
+      context.release(run.execution.id, false);
+      return { stop: "waiting" };
+    }
+    run.done = false;
+    const { id, url } = replayedToken(context.tokens, outcome.token);
+    return { token: { id, url }, result: tokenResultOf(outcome.token) };
+  } catch (error) {
+    run.done = false;
+    const sqlState = sqlStateOf(error);
+    context.logger.error({ executionId: run.execution.id, sqlState }, "could not store an event wait");
+    return { error: { name: "StorageError", message: "the wait could not be stored" } };
+  }
+}
+
+/**
+ * The idempotency id of a workflow's send without one: one per execution and step name, so that a
+ * send the step could not store before a crash is answered, not repeated, when the step runs again.
+ */
+function defaultEventId(executionId: string, step: string): string {
+  return `${executionId}:${createHash("sha256").update(step).digest("base64url")}`;
+}
+
+/** `ctx.sendEvent`: sends the event as `events.send` does (without a quota: an execution's sends are its own work). */
+export async function onSendEvent(
+  context: AttemptContext,
+  run: RunningAttempt,
+  message: SendEventMessage,
+): Promise<EventSentAnswer> {
+  if (run.done) return { stop: "abandoned" };
+  const events = context.events;
+  if (events === undefined) return { error: { name: "EventSendError", message: "this worker cannot send events" } };
+  try {
+    const sent = await sendEvent(
+      context.db,
+      {
+        clock: context.clock,
+        ids: events.ids,
+        endStatementParts: events.endStatementParts,
+        spanExport: context.spanExport,
+      },
+      {
+        projectId: run.execution.projectId,
+        name: message.event.name,
+        data: message.event.data,
+        id: message.event.id ?? defaultEventId(run.execution.id, message.step),
+        source: { kind: "workflow", name: run.execution.id },
+      },
+    );
+    if (!sent.ok) return { error: { name: "EventSendError", message: sent.failure.message } };
+    return { sent: { eventId: sent.value.id, executions: sent.value.executions } };
+  } catch (error) {
+    const sqlState = sqlStateOf(error);
+    context.logger.error({ executionId: run.execution.id, sqlState }, "could not send an event");
+    return { error: { name: "StorageError", message: "the event could not be sent" } };
+  }
+}
+
+function noop(): void {}

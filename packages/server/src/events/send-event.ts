@@ -1,0 +1,224 @@
+import { eventLimits, type WorkflowManifest } from "@weft/contract";
+import { and, desc, eq, gt, sql } from "drizzle-orm";
+import type { Backpressure } from "../backpressure/backpressure.ts";
+import type { QuotaGate } from "../billing/quota-gate.ts";
+import type { Database, Transaction } from "../db/database.ts";
+import { type EventSourceKind, events, projects } from "../db/schema/index.ts";
+import { getActiveDeployment } from "../deployments/read-deployments.ts";
+import { idempotencyWindowMs, insertNewExecutions, queuedExecutionRows } from "../engine/enqueue-execution.ts";
+import type { EndStatementParts } from "../engine/execution-state/index.ts";
+import type { SpanExport } from "../engine/span-export.ts";
+import { validateJsonSchema } from "../schemas/validate-json-schema.ts";
+import type { Clock } from "../shared/clock.ts";
+import type { IdGenerator } from "../shared/ids.ts";
+import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
+import { cancelOnEvent, cancelTargets } from "./cancel-on-event.ts";
+import { checkEvent } from "./check-event.ts";
+import type { EventAsInput } from "./event-input.ts";
+import { subscribedWorkflows } from "./event-subscriptions.ts";
+import { resolveEventWaits } from "./resolve-event-waits.ts";
+
+export interface SendEventRequest {
+  projectId: string;
+  name: string;
+  data: unknown;
+  /** The idempotency id: the same one within 24 hours is answered with the first send's result. */
+  id?: string | undefined;
+  source: { kind: EventSourceKind; name?: string | undefined };
+}
+
+export interface SendEventDependencies {
+  clock: Clock;
+  ids: IdGenerator;
+  endStatementParts: EndStatementParts;
+  /** Left out by the engine's own callers (`ctx.sendEvent`), which neither limits, as for runs. */
+  quotas?: QuotaGate | undefined;
+  backpressure?: Backpressure | undefined;
+  spanExport?: SpanExport | undefined;
+}
+
+export interface SentEvent {
+  id: string;
+  projectId: string;
+  name: string;
+  data: unknown;
+  idempotencyId: string | null;
+  source: { kind: EventSourceKind; name: string | null };
+  sentAt: Date;
+  executions: { workflow: string; executionId: string }[];
+  resumed: number;
+  cancelled: number;
+}
+
+export interface SendEventResult extends SentEvent {
+  /** An earlier send with the same idempotency id, answered as it was: this one did nothing. */
+  duplicate: boolean;
+  /** Subscribed workflows the event did not start, as their input schema refuses it. */
+  skipped: { workflow: string; message: string }[];
+}
+
+/** What a send does, planned from the active deployment's manifest before its transaction. */
+interface SendPlan {
+  deploymentId: string | undefined;
+  workflows: readonly WorkflowManifest[];
+}
+
+/**
+ * Sends an event: in one transaction it completes the waits for it (`ctx.waitForEvent`), cancels
+ * the executions its `cancelOn` entries select, starts every workflow of the active deployment
+ * subscribed to it (`on`, `if`) with the event as input, and stores it with what it did. A refusal
+ * (the name, the id, the data, an unknown project, the plan's quota, a backlog) changes nothing.
+ */
+export async function sendEvent(
+  db: Database,
+  deps: SendEventDependencies,
+  request: SendEventRequest,
+): Promise<ServiceResult<SendEventResult>> {
+  const checked = checkEvent(request);
+  if (!checked.ok) return checked;
+  const deployment = await getActiveDeployment(db, request.projectId);
+  const plan: SendPlan = { deploymentId: deployment?.id, workflows: deployment?.manifest.workflows ?? [] };
+  const now = deps.clock.now();
+  const starts = subscribedWorkflows(plan.workflows, {
+    id: "",
+    name: request.name,
+    data: checked.value.data,
+    sentAt: "",
+  });
+  if (starts.length > 0 && (request.id === undefined || (await earlierSend(db, request, now)) === undefined)) {
+    const backlogged = deps.backpressure?.refusal(request.projectId);
+    if (backlogged !== undefined) return fail.backlogged(backlogged);
+    const exceeded = await deps.quotas?.admit(request.projectId, starts.length);
+    if (exceeded !== undefined) return fail.quotaExceeded(exceeded);
+  }
+  const sent = await db.transaction((tx) =>
+    sendEventInTransaction(tx, deps, { ...request, data: checked.value.data }, plan, now),
+  );
+  if (sent.ok) for (const executionId of sent.value.endedNow) deps.spanExport?.exportExecution(executionId);
+  if (!sent.ok) return sent;
+  const { endedNow: _endedNow, ...result } = sent.value;
+  return ok(result);
+}
+
+/** The send the idempotency id names, if it was sent within 24 hours. */
+async function earlierSend(
+  db: Database | Transaction,
+  request: Pick<SendEventRequest, "projectId" | "id">,
+  now: Date,
+): Promise<SentEvent | undefined> {
+  if (request.id === undefined) return undefined;
+  const [row] = await db
+    .select()
+    .from(events)
+    .where(
+      and(
+        eq(events.projectId, request.projectId),
+        eq(events.idempotencyId, request.id),
+        gt(events.sentAt, new Date(now.getTime() - idempotencyWindowMs)),
+      ),
+    )
+    .orderBy(desc(events.sentAt))
+    .limit(1);
+  return row === undefined ? undefined : toSentEvent(row);
+}
+
+export function toSentEvent(row: typeof events.$inferSelect): SentEvent {
+  return {
+    id: row.id,
+    projectId: row.projectId,
+    name: row.name,
+    data: row.data,
+    idempotencyId: row.idempotencyId,
+    source: { kind: row.sourceKind, name: row.sourceName },
+    sentAt: row.sentAt,
+    executions: row.executions,
+    resumed: row.resumed,
+    cancelled: row.cancelled,
+  };
+}
+
+async function sendEventInTransaction(
+  tx: Transaction,
+  deps: SendEventDependencies,
+  request: SendEventRequest,
+  plan: SendPlan,
+  now: Date,
+): Promise<ServiceResult<SendEventResult & { endedNow: string[] }>> {
+  const [project] = await tx.select({ id: projects.id }).from(projects).where(eq(projects.id, request.projectId));
+  if (project === undefined) return fail.notFound("project");
+  if (request.id !== undefined) {
+    // Serialises sends carrying the same id, so that two at once cannot both act.
+    await tx.execute(
+      sql`select pg_advisory_xact_lock(hashtextextended(${JSON.stringify(["event", request.projectId, request.id])}, 0))`,
+    );
+    const earlier = await earlierSend(tx, request, now);
+    if (earlier !== undefined) return ok({ ...earlier, duplicate: true, skipped: [], endedNow: [] });
+  }
+  const event: EventAsInput = {
+    id: deps.ids("event"),
+    name: request.name,
+    data: request.data,
+    sentAt: now.toISOString(),
+  };
+  const resumed = await resolveEventWaits(tx, { projectId: request.projectId, event, now });
+  const { cancelled, endedNow } = await cancelOnEvent(tx, deps, {
+    projectId: request.projectId,
+    targets: cancelTargets(plan.workflows, event),
+    now,
+    limit: eventLimits.cancelledPerSend,
+  });
+  const skipped: SendEventResult["skipped"] = [];
+  const rows = [];
+  for (const workflow of subscribedWorkflows(plan.workflows, event)) {
+    let input: unknown = event;
+    if (workflow.inputSchema !== undefined) {
+      const validation = validateJsonSchema(workflow.inputSchema, event);
+      if (!validation.ok) {
+        skipped.push({ workflow: workflow.name, message: validation.issues.map((issue) => issue.message).join("; ") });
+        continue;
+      }
+      input = validation.value;
+    }
+    rows.push(
+      queuedExecutionRows(
+        deps,
+        {
+          projectId: request.projectId,
+          deploymentId: plan.deploymentId ?? "",
+          workflow: workflow.name,
+          input,
+          trigger: { kind: "event", name: event.name },
+        },
+        workflow,
+      ),
+    );
+  }
+  if (rows.length > 0) await insertNewExecutions(tx, rows);
+  const started = rows.map((row) => ({ workflow: row.execution.workflow, executionId: row.execution.id }));
+  const stored: SentEvent = {
+    id: event.id,
+    projectId: request.projectId,
+    name: event.name,
+    data: event.data,
+    idempotencyId: request.id ?? null,
+    source: { kind: request.source.kind, name: request.source.name ?? null },
+    sentAt: now,
+    executions: started,
+    resumed,
+    cancelled,
+  };
+  await tx.insert(events).values({
+    id: stored.id,
+    projectId: stored.projectId,
+    name: stored.name,
+    data: stored.data,
+    idempotencyId: stored.idempotencyId,
+    sourceKind: stored.source.kind,
+    sourceName: stored.source.name,
+    sentAt: now,
+    executions: started,
+    resumed,
+    cancelled,
+  });
+  return ok({ ...stored, duplicate: false, skipped, endedNow });
+}

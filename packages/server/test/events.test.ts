@@ -1,0 +1,344 @@
+import { bundleConfig, callRpc, signedInTestPlatform } from "@weft/testing";
+import { beforeAll, describe, expect, it } from "vitest";
+
+/**
+ * Events end to end through the RPC API of a started platform: a send starts the subscribed
+ * workflows (`on`, `if`), is idempotent by id, resumes only the waits it matches (never one that
+ * began after it was sent), cancels as `cancelOn` says, and is refused naming the field. Time
+ * passes on the platform's manual clock only.
+ */
+
+const signedIn = signedInTestPlatform("owner@example.com", {
+  configure: (parsed) => ({ ...parsed, worker: { ...parsed.worker, pollIntervalMs: 25 } }),
+});
+
+const source = `
+import { defineConfig, workflow } from "@weft/sdk";
+
+export default defineConfig({
+  workflows: [
+    workflow({ name: "on-created", on: [{ event: "order.created" }], run: async (event: unknown) => event }),
+    workflow({
+      name: "on-pro",
+      on: [{ event: "order.created", if: { path: "$.data.plan", equals: "pro" } }],
+      run: async (event: unknown) => event,
+    }),
+    workflow({ name: "on-shipped", on: [{ event: "order.shipped" }], run: async (event: unknown) => event }),
+    workflow({
+      name: "awaits-payment",
+      async run(input: { orderId: string }, ctx) {
+        ctx.log.info("waiting for the payment");
+        return ctx.waitForEvent("paid", {
+          event: "order.paid",
+          match: { path: "$.data.orderId", equals: input.orderId },
+          timeout: "1h",
+        });
+      },
+    }),
+    workflow({
+      name: "cancellable",
+      cancelOn: [{ event: "order.cancelled", match: { event: "$.data.orderId", input: "$.orderId" } }],
+      async run(_input: { orderId: string }, ctx) {
+        await ctx.sleep("nap", "7d");
+        return "woke";
+      },
+    }),
+    workflow({
+      name: "sender",
+      async run(input: { orderId: string }, ctx) {
+        const sent = await ctx.sendEvent("announce", { name: "order.shipped", data: { orderId: input.orderId } });
+        const again = await ctx.step("count", () => 1);
+        return { sent, again };
+      },
+    }),
+  ],
+});
+`;
+
+const manifest = {
+  version: 1,
+  workflows: [
+    { name: "on-created", on: [{ event: "order.created" }] },
+    { name: "on-pro", on: [{ event: "order.created", if: { path: "$.data.plan", equals: "pro" } }] },
+    { name: "on-shipped", on: [{ event: "order.shipped" }] },
+    { name: "awaits-payment" },
+    {
+      name: "cancellable",
+      cancelOn: [{ event: "order.cancelled", match: { event: "$.data.orderId", input: "$.orderId" } }],
+    },
+    { name: "sender" },
+  ],
+};
+
+interface SentJson {
+  id: string;
+  name: string;
+  data: unknown;
+  duplicate: boolean;
+  executions: { workflow: string; executionId: string }[];
+  resumed: number;
+  cancelled: number;
+  source: { kind: string; name: string | null };
+}
+
+interface ExecutionJson {
+  id: string;
+  workflow: string;
+  status: string;
+  input: unknown;
+  output: unknown;
+  trigger: { kind: string; name: string | null };
+  tokens: { name: string; status: string }[];
+}
+
+let projectId: string;
+
+async function send(input: Record<string, unknown>) {
+  return signedIn.call<SentJson>("events.send", { projectId, ...input });
+}
+
+async function execution(executionId: string): Promise<ExecutionJson> {
+  return (await signedIn.call<ExecutionJson>("workflows.getExecution", { executionId })).json;
+}
+
+async function until(executionId: string, statuses: string[]): Promise<ExecutionJson> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const found = await execution(executionId);
+    if (statuses.includes(found.status)) return found;
+    if (Date.now() > deadline) throw new Error(`execution did not reach ${statuses}: ${JSON.stringify(found)}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+async function run(workflow: string, input: unknown): Promise<string> {
+  const ran = await signedIn.call<{ executionId: string }>("workflows.run", { projectId, workflow, input });
+  expect(ran.status).toBe(200);
+  return ran.json.executionId;
+}
+
+async function executionsOf(workflow: string): Promise<number> {
+  const page = await signedIn.call<{ totalCount: number }>("workflows.listExecutions", { projectId, workflow });
+  return page.json.totalCount;
+}
+
+beforeAll(async () => {
+  projectId = (await signedIn.call<{ id: string }>("projects.create", { name: "Orders" })).json.id;
+  const deployed = await signedIn.call("deployments.create", {
+    projectId,
+    manifest,
+    bundle: await bundleConfig(source),
+  });
+  expect(deployed.status).toBe(200);
+});
+
+describe("events.send and subscriptions", () => {
+  it("starts every subscribed workflow with the event as input; `if` skips those it does not hold for", async () => {
+    const free = await send({ name: "order.created", data: { orderId: "o-1", plan: "free" } });
+    expect(free.status).toBe(200);
+    expect(free.json.executions.map((started) => started.workflow)).toEqual(["on-created"]);
+    const pro = await send({ name: "order.created", data: { orderId: "o-2", plan: "pro" } });
+    expect(pro.json.executions.map((started) => started.workflow).sort()).toEqual(["on-created", "on-pro"]);
+    expect(pro.json.duplicate).toBe(false);
+
+    for (const started of pro.json.executions) {
+      const done = await until(started.executionId, ["succeeded", "failed"]);
+      expect(done.status).toBe("succeeded");
+      expect(done.trigger).toEqual({ kind: "event", name: "order.created" });
+      expect(done.output).toEqual({
+        id: pro.json.id,
+        name: "order.created",
+        data: { orderId: "o-2", plan: "pro" },
+        sentAt: expect.any(String),
+      });
+    }
+    expect(await executionsOf("on-shipped")).toBe(0);
+  });
+
+  it("answers a second send with the same id with the first one's result, starting nothing", async () => {
+    const first = await send({ name: "order.created", data: { orderId: "o-3", plan: "pro" }, id: "order-o-3" });
+    const before = await executionsOf("on-created");
+    const second = await send({ name: "order.created", data: { orderId: "o-3", plan: "pro" }, id: "order-o-3" });
+    expect(second.status).toBe(200);
+    expect(second.json).toMatchObject({ id: first.json.id, duplicate: true, executions: first.json.executions });
+    expect(await executionsOf("on-created")).toBe(before);
+
+    // Past 24 hours the id is free again.
+    signedIn.weft.clock.advance(24 * 60 * 60 * 1000 + 1);
+    const later = await send({ name: "order.created", data: { orderId: "o-3", plan: "pro" }, id: "order-o-3" });
+    expect(later.json.duplicate).toBe(false);
+    expect(later.json.id).not.toBe(first.json.id);
+  });
+});
+
+describe("ctx.waitForEvent", () => {
+  it("resumes only the execution waiting for the event's order", async () => {
+    const first = await run("awaits-payment", { orderId: "o-10" });
+    const second = await run("awaits-payment", { orderId: "o-11" });
+    await until(first, ["waiting"]);
+    await until(second, ["waiting"]);
+
+    const paid = await send({ name: "order.paid", data: { orderId: "o-11", amount: 12 } });
+    expect(paid.json.resumed).toBe(1);
+    const done = await until(second, ["succeeded", "failed"]);
+    expect(done.output).toEqual({
+      ok: true,
+      event: {
+        id: paid.json.id,
+        name: "order.paid",
+        data: { orderId: "o-11", amount: 12 },
+        sentAt: expect.any(String),
+      },
+    });
+    expect((await execution(first)).status).toBe("waiting");
+
+    // The first matching event wins; a second one finds no wait left.
+    const again = await send({ name: "order.paid", data: { orderId: "o-11" } });
+    expect(again.json.resumed).toBe(0);
+    const other = await send({ name: "order.paid", data: { orderId: "o-10" } });
+    expect(other.json.resumed).toBe(1);
+    expect((await until(first, ["succeeded", "failed"])).output).toMatchObject({
+      ok: true,
+      event: { id: other.json.id },
+    });
+  });
+
+  it("is not met by an event sent before it began, and times out on the clock", async () => {
+    const early = await send({ name: "order.paid", data: { orderId: "o-20" } });
+    expect(early.json.resumed).toBe(0);
+    const executionId = await run("awaits-payment", { orderId: "o-20" });
+    const waiting = await until(executionId, ["waiting", "succeeded"]);
+    expect(waiting.status).toBe("waiting");
+    expect(waiting.tokens).toEqual([expect.objectContaining({ name: "paid", status: "pending" })]);
+
+    signedIn.weft.clock.advance(60 * 60 * 1000 + 1000);
+    const done = await until(executionId, ["succeeded", "failed"]);
+    expect(done.output).toEqual({ ok: false, reason: "timeout" });
+    // A timed-out wait is not resumed by a late event.
+    expect((await send({ name: "order.paid", data: { orderId: "o-20" } })).json.resumed).toBe(0);
+  });
+});
+
+describe("cancelOn", () => {
+  it("cancels the unfinished executions whose input matches the event, and no other", async () => {
+    const doomed = await run("cancellable", { orderId: "o-30" });
+    const spared = await run("cancellable", { orderId: "o-31" });
+    await until(doomed, ["sleeping"]);
+    await until(spared, ["sleeping"]);
+
+    const cancelled = await send({ name: "order.cancelled", data: { orderId: "o-30" } });
+    expect(cancelled.json.cancelled).toBe(1);
+    expect((await execution(doomed)).status).toBe("cancelled");
+    expect((await execution(spared)).status).toBe("sleeping");
+    expect((await send({ name: "order.cancelled", data: { other: "o-31" } })).json.cancelled).toBe(0);
+  });
+});
+
+describe("ctx.sendEvent", () => {
+  it("sends once, starting the subscribed workflows, and replays the stored answer", async () => {
+    const executionId = await run("sender", { orderId: "o-40" });
+    const done = await until(executionId, ["succeeded", "failed"]);
+    expect(done.status).toBe("succeeded");
+    const output = done.output as { sent: { eventId: string; executions: { workflow: string }[] } };
+    expect(output.sent.executions.map((started) => started.workflow)).toEqual(["on-shipped"]);
+
+    const listed = await signedIn.call<{ data: SentJson[] }>("events.list", { projectId, name: "order.shipped" });
+    expect(listed.json.data).toEqual([
+      expect.objectContaining({
+        id: output.sent.eventId,
+        data: { orderId: "o-40" },
+        source: { kind: "workflow", name: executionId },
+      }),
+    ]);
+  });
+});
+
+describe("events.list", () => {
+  it("lists a project's events newest first, page by page", async () => {
+    const all = await signedIn.call<{ data: SentJson[] }>("events.list", { projectId, limit: 100 });
+    const first = await signedIn.call<{ data: SentJson[]; nextCursor?: string }>("events.list", {
+      projectId,
+      limit: 2,
+    });
+    expect(first.json.data.map((event) => event.id)).toEqual(all.json.data.slice(0, 2).map((event) => event.id));
+    const next = await signedIn.call<{ data: SentJson[] }>("events.list", {
+      projectId,
+      limit: 2,
+      cursor: first.json.nextCursor,
+    });
+    expect(next.json.data.map((event) => event.id)).toEqual(all.json.data.slice(2, 4).map((event) => event.id));
+  });
+});
+
+describe("refusals", () => {
+  it.each([
+    ["a bad event name", { name: "order created!" }, ["name"]],
+    ["data over 256 KiB", { name: "order.created", data: { blob: "x".repeat(300 * 1024) } }, ["data"]],
+    ["an id with spaces", { name: "order.created", id: "not an id" }, ["id"]],
+  ])("refuses %s with BAD_REQUEST naming the field, storing nothing", async (_what, input, path) => {
+    const before = await signedIn.call<{ data: SentJson[] }>("events.list", { projectId, limit: 100 });
+    const refused = await send(input);
+    expect(refused.status).toBe(400);
+    expect(refused.json).toMatchObject({
+      code: "BAD_REQUEST",
+      data: { issues: expect.arrayContaining([expect.objectContaining({ path })]) },
+    });
+    expect((await signedIn.call<{ data: SentJson[] }>("events.list", { projectId, limit: 100 })).json).toEqual(
+      before.json,
+    );
+  });
+
+  it("answers NOT_FOUND for an unknown project", async () => {
+    const refused = await callRpc(
+      signedIn.weft.url,
+      "events.send",
+      { projectId: "prj_01kdvdna00r1yb5ajdaj0w7jrt", name: "order.created" },
+      { token: signedIn.identity.credential },
+    );
+    expect(refused.status).toBe(404);
+  });
+
+  it.each([
+    [{ event: "bad name!" }, ["manifest", "workflows", 0, "on", 0, "event"]],
+    [
+      { event: "order.created", if: { path: "data.plan", equals: "pro" } },
+      ["manifest", "workflows", 0, "on", 0, "if", "path"],
+    ],
+    [
+      { event: "order.created", if: { path: "$.data.plan", equals: { plan: "pro" } } },
+      ["manifest", "workflows", 0, "on", 0, "if", "equals"],
+    ],
+  ])("refuses a deployment whose `on` is %j, naming the field", async (subscription, path) => {
+    const refused = await signedIn.call("deployments.create", {
+      projectId,
+      manifest: { version: 1, workflows: [{ name: "bad", on: [subscription] }] },
+      bundle: "export default {}",
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.json).toMatchObject({
+      code: "BAD_REQUEST",
+      data: { issues: expect.arrayContaining([expect.objectContaining({ path })]) },
+    });
+  });
+
+  it("refuses a deployment whose cancelOn match is not a JSON path, naming the field", async () => {
+    const refused = await signedIn.call("deployments.create", {
+      projectId,
+      manifest: {
+        version: 1,
+        workflows: [
+          { name: "bad", cancelOn: [{ event: "order.cancelled", match: { event: "$.data.id", input: "$" } }] },
+        ],
+      },
+      bundle: "export default {}",
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.json).toMatchObject({
+      data: {
+        issues: expect.arrayContaining([
+          expect.objectContaining({ path: ["manifest", "workflows", 0, "cancelOn", 0, "match", "input"] }),
+        ]),
+      },
+    });
+  });
+});
