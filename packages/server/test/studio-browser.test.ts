@@ -234,7 +234,8 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
     await page.getByRole("link", { name: "Usage", exact: true }).click();
     await page.getByRole("heading", { name: /^This month on the/ }).waitFor();
     await page.getByRole("heading", { name: /^Per project/ }).waitFor();
-    await page.getByRole("meter", { name: /^Executions of prj_/ }).waitFor();
+    await page.getByRole("meter", { name: "Executions of Greetings" }).waitFor();
+    await page.getByRole("link", { name: "Greetings" }).first().waitFor();
     await checkPage(page, "usage");
   });
 
@@ -324,6 +325,12 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
     await page.getByRole("link", { name: "Agents", exact: true }).click();
     await page
       .getByRole("button", { name: /^Revoke Weft Studio/ })
+      .first()
+      .click();
+    // The first click only asks: nothing is revoked until the second, explicit button.
+    expect(new URL(page.url()).pathname).toBe("/studio/agents");
+    await page
+      .getByRole("button", { name: /^Yes, revoke Weft Studio/ })
       .first()
       .click();
     await page.getByLabel("Email").waitFor();

@@ -25,6 +25,8 @@ export function AgentsPage(): ReactNode {
   const revoke = useMutation(weftQuery.agents.revoke.mutationOptions({ onSuccess: refresh }));
   const revokeAll = useMutation(weftQuery.agents.revokeAll.mutationOptions({ onSuccess: refresh }));
   const [confirming, setConfirming] = useState(false);
+  // The agent whose Revoke was pressed once: a second, explicit button revokes it.
+  const [confirmingAgent, setConfirmingAgent] = useState<string | null>(null);
   return (
     <>
       <PageTitle title="Agents">
@@ -57,6 +59,12 @@ export function AgentsPage(): ReactNode {
             cell: (agent) => (
               <>
                 {agentName(agent)} <span className="muted">({agent.type})</span>
+                {agent.federation === null ? null : (
+                  <span className="muted">
+                    {" "}
+                    · policy <code>{agent.federation.policyId}</code>
+                  </span>
+                )}
               </>
             ),
           },
@@ -67,17 +75,38 @@ export function AgentsPage(): ReactNode {
           {
             name: "Actions",
             nameHidden: true,
-            cell: (agent) => (
-              <button
-                type="button"
-                className="button danger small"
-                disabled={revoke.isPending}
-                onClick={() => revoke.mutate({ agentId: agent.id })}
-                aria-label={`Revoke ${agentName(agent)} for ${agent.email}`}
-              >
-                Revoke
-              </button>
-            ),
+            cell: (agent) =>
+              confirmingAgent === agent.id ? (
+                <div className="row">
+                  <button
+                    type="button"
+                    className="button danger small"
+                    disabled={revoke.isPending}
+                    onClick={() => revoke.mutate({ agentId: agent.id }, { onSettled: () => setConfirmingAgent(null) })}
+                    aria-label={`Yes, revoke ${agentName(agent)} for ${agent.email}`}
+                  >
+                    Yes, revoke
+                  </button>
+                  <button
+                    type="button"
+                    className="button secondary small"
+                    onClick={() => setConfirmingAgent(null)}
+                    aria-label={`Keep ${agentName(agent)} for ${agent.email}`}
+                  >
+                    Keep
+                  </button>
+                </div>
+              ) : (
+                <button
+                  type="button"
+                  className="button danger small"
+                  disabled={revoke.isPending}
+                  onClick={() => setConfirmingAgent(agent.id)}
+                  aria-label={`Revoke ${agentName(agent)} for ${agent.email}…`}
+                >
+                  Revoke…
+                </button>
+              ),
           },
         ]}
       />
@@ -112,6 +141,11 @@ export function AgentsPage(): ReactNode {
   );
 }
 
+/** What names an agent: its client, else its User-Agent, else for a federated one the subject its token vouched for. */
 function agentName(agent: Agent): string {
-  return agent.agent.clientId ?? agent.agent.userAgent ?? "unnamed agent";
+  return (
+    agent.agent.clientId ??
+    agent.agent.userAgent ??
+    (agent.federation === null ? "unnamed agent" : `subject ${agent.federation.subject}`)
+  );
 }

@@ -1,4 +1,4 @@
-import { useInfiniteQuery } from "@tanstack/react-query";
+import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import type { AuditEvent } from "@weft/contract";
 import { type FormEvent, type ReactNode, useId, useState } from "react";
 import { weftQuery } from "../../api/weft-query.ts";
@@ -27,6 +27,14 @@ export function AuditLogPage(): ReactNode {
       enabled: canManage(workspace.role),
     }),
   );
+  // Events name some actors by account id alone: the members' list gives their addresses.
+  const members = useQuery(
+    weftQuery.access.listMembers.queryOptions({
+      input: { workspaceId: workspace.id, pagination: { first: 100 } },
+      enabled: canManage(workspace.role),
+    }),
+  );
+  const emails = new Map((members.data?.results ?? []).map((member) => [member.accountId, member.email]));
   const sentinel = useLoadOnScroll(events);
   const rows = events.data?.pages.flatMap((page) => page.data) ?? [];
   const submit = (event: FormEvent<HTMLFormElement>): void => {
@@ -72,7 +80,7 @@ export function AuditLogPage(): ReactNode {
         columns={[
           { name: "When", cell: (event) => <TimeText at={event.createdAt} /> },
           { name: "Action", cell: (event) => <code>{event.action}</code> },
-          { name: "Who", cell: actorOf },
+          { name: "Who", cell: (event) => actorOf(event, emails) },
           {
             name: "Target",
             cell: (event) => (
@@ -98,8 +106,13 @@ export function AuditLogPage(): ReactNode {
   );
 }
 
-function actorOf(event: AuditEvent): string {
-  const who = event.actor.email ?? event.actor.accountId ?? "the platform";
+/** Who acted, by address (from the event, else the members' list; a former member keeps their id). */
+function actorOf(event: AuditEvent, emails: ReadonlyMap<string, string>): string {
+  const { accountId } = event.actor;
+  const who =
+    event.actor.email ??
+    (accountId === undefined || accountId === null ? undefined : (emails.get(accountId) ?? accountId)) ??
+    "the platform";
   const through = event.actor.agent?.clientId ?? event.actor.agent?.userAgent;
   return through === undefined || through === null ? who : `${who} through ${through}`;
 }
