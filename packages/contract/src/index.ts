@@ -25,6 +25,7 @@ export * from "./errors.ts";
 export * from "./events.ts";
 export * from "./execution-events.ts";
 export * from "./execution-status.ts";
+export * from "./flow-control.ts";
 export * from "./instants.ts";
 export * from "./integrations.ts";
 export * from "./json-path.ts";

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { alertIssues, alertLimits, alertManifestSchema } from "./alerts.ts";
 import { cronProblem, isKnownTimezone, nextTick } from "./cron-schedule.ts";
+import { flowControlFields } from "./flow-control.ts";
 import { cancelOnSchema, eventLimits, eventSubscriptionSchema } from "./events.ts";
 import { integrationKinds, integrationNameSchema } from "./integrations.ts";
 
@@ -44,6 +45,8 @@ export const workflowManifestSchema = z.strictObject({
   retries: retryPolicySchema.optional(),
   timeoutMs: z.int().min(1).max(maxDurationMs).optional(),
   concurrency: z.int().min(1).max(1000).optional(),
+  /** Keyed concurrency, throttle, rate limit, debounce and priority (`flow-control.ts`). */
+  ...flowControlFields,
   /** The integrations its code reads, with their kinds: a deployment is refused while the project lacks one. */
   integrations: z.record(integrationNameSchema, z.enum(integrationKinds)).optional(),
   /** The events that start it, each with the event as input (`on: [{ event, if? }]`). */
@@ -129,6 +132,15 @@ export const manifestSchema = z
   })
   .superRefine((manifest, ctx) => {
     const workflowNames = manifest.workflows.map((workflow) => workflow.name);
+    manifest.workflows.forEach((workflow, index) => {
+      if (workflow.concurrencyKey !== undefined && workflow.concurrency === undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["workflows", index, "concurrencyKey"],
+          message: `workflow "${workflow.name}": a concurrency key needs a concurrency limit`,
+        });
+      }
+    });
     for (const [kind, names] of [
       ["workflows", workflowNames],
       ["forms", manifest.forms.map((form) => form.name)],

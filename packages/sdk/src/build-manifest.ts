@@ -1,6 +1,7 @@
 import { durationToMs, type JsonSchema, type Manifest, manifestSchema } from "@weft/contract";
 import { z } from "zod";
 import type { SchemaDefinition, WeftConfig } from "./definitions.ts";
+import { flowControlManifest } from "./flow-control-manifest.ts";
 
 function isStandardSchema(schema: SchemaDefinition): schema is Exclude<SchemaDefinition, JsonSchema> {
   return typeof schema === "object" && schema !== null && "~standard" in schema;
@@ -45,7 +46,7 @@ export function buildManifest(config: WeftConfig): Manifest {
             },
           }),
       ...(definition.timeout === undefined ? {} : { timeoutMs: durationToMs(definition.timeout) }),
-      ...(definition.concurrency === undefined ? {} : { concurrency: definition.concurrency }),
+      ...flowControlManifest(definition).fields,
       ...(definition.integrations === undefined ? {} : { integrations: definition.integrations }),
       ...(definition.on === undefined ? {} : { on: definition.on }),
       ...(definition.cancelOn === undefined ? {} : { cancelOn: definition.cancelOn }),
@@ -78,11 +79,21 @@ export function buildManifest(config: WeftConfig): Manifest {
     })),
     alerts: config.alerts ?? [],
   };
-  const parsed = manifestSchema.safeParse(input);
-  if (parsed.success) return parsed.data;
-  throw new ManifestError(
-    parsed.error.issues.map((issue) => ({ path: describePath(input, issue.path), message: issue.message })),
+  const periodIssues = config.workflows.flatMap((definition) =>
+    flowControlManifest(definition).issues.map((issue) => ({
+      path: `workflows[${definition.name}].${issue.field}`,
+      message: issue.message,
+    })),
   );
+  const parsed = manifestSchema.safeParse(input);
+  if (parsed.success && periodIssues.length === 0) return parsed.data;
+  throw new ManifestError([
+    ...periodIssues,
+    ...(parsed.success ? [] : parsed.error.issues).map((issue) => ({
+      path: describePath(input, issue.path),
+      message: issue.message,
+    })),
+  ]);
 }
 
 function describePath(input: Record<string, unknown>, path: PropertyKey[]): string {

@@ -158,6 +158,27 @@ export interface WorkflowContext<TIntegrations extends IntegrationDeclarations =
   integrations: IntegrationValues<TIntegrations>;
 }
 
+/** `concurrency: { limit, key }`: at most `limit` running per distinct value of `key`. */
+export interface ConcurrencyOptions {
+  limit: number;
+  /** A JSON path into the input, such as `"$.customerId"`. */
+  key?: string;
+}
+
+/** `throttle` and `rateLimit`: `limit` starts per `period`, counted per distinct value of `key`. */
+export interface StartRateOptions {
+  limit: number;
+  period: Duration;
+  /** A JSON path into the input, such as `"$.customerId"`. */
+  key?: string;
+}
+
+export interface DebounceOptions {
+  period: Duration;
+  /** A JSON path into the input, such as `"$.customerId"`. */
+  key?: string;
+}
+
 export interface RetryOptions {
   maxAttempts: number;
   minDelay?: Duration;
@@ -173,8 +194,22 @@ export interface WorkflowOptions<
   input?: SchemaDefinition<TInput>;
   retries?: RetryOptions;
   timeout?: Duration;
-  /** Most executions of this workflow running at once per project. */
-  concurrency?: number;
+  /**
+   * Most executions of this workflow running at once per project: a number, or `{ limit, key }`
+   * to hold the limit per distinct value of `key`, a JSON path into the input (`"$.customerId"`).
+   */
+  concurrency?: number | ConcurrencyOptions;
+  /** Starts beyond `limit` per `period` (per `key`) wait their turn: queued and delayed, never dropped. */
+  throttle?: StartRateOptions;
+  /** Starts beyond `limit` per `period` (per `key`) are skipped: recorded as cancelled, never run. */
+  rateLimit?: StartRateOptions;
+  /** A burst of triggers (per `key`) starts one execution, with the last input, `period` after the last trigger. */
+  debounce?: DebounceOptions;
+  /**
+   * Higher runs first among the queued executions of the workspace's workflows that declare flow
+   * control: a whole number from -1000 to 1000, or a JSON path to one in the input (`"$.priority"`).
+   */
+  priority?: number | string;
   /** The integrations `run` reads, with their kinds; deploying is refused while the project lacks one. */
   integrations?: TIntegrations;
   /** The events that start it, with the event (a `WeftEvent`) as input. */

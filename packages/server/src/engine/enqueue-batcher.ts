@@ -7,11 +7,13 @@ import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 import {
   type EnqueueExecutionRequest,
+  type EnqueueOutcome,
   insertNewExecutions,
   type NewExecutionRows,
   queuedExecutionRows,
 } from "./enqueue-execution.ts";
 import { startLocally } from "./execution-state/local-start.ts";
+import { hasFlowControl } from "./flow-control/flow-keys.ts";
 import type { LocalStarts } from "./local-starts.ts";
 
 /** Says, just before a commit, whether the caller still wants the row (its deadline has not passed). */
@@ -65,7 +67,7 @@ export function createEnqueueBatcher(deps: {
 }): EnqueueBatcher {
   /** The first execution of the batch that the local worker takes at once, leased to it; one at most. */
   function startOneLocally(live: { index: number; item: BatchedEnqueueRequest; row: NewExecutionRows }[]) {
-    const entry = live.find((candidate) => candidate.item.workflow.concurrency === undefined);
+    const entry = live.find((candidate) => !hasFlowControl(candidate.item.workflow));
     const slot = entry === undefined ? undefined : deps.localStarts?.reserve(entry.item.request.projectId);
     if (entry === undefined || slot === undefined) return undefined;
     const started = startLocally(entry.row, slot);
@@ -81,12 +83,13 @@ export function createEnqueueBatcher(deps: {
     );
     let late = new Set<number>();
     let leasedInputs: ReadonlyMap<string, unknown> = new Map();
+    let outcomes: ReadonlyMap<string, EnqueueOutcome> = new Map();
     let local: ReturnType<typeof startOneLocally>;
     try {
       local = startOneLocally(live);
       if (live.length > 0)
         await deps.db.transaction(async (tx) => {
-          ({ leasedInputs } = await insertNewExecutions(
+          ({ leasedInputs, outcomes } = await insertNewExecutions(
             tx,
             live.map((entry) => entry.row),
           ));
@@ -106,7 +109,10 @@ export function createEnqueueBatcher(deps: {
       if (late.has(local.index)) local.slot.cancel();
       else local.slot.begin({ ...local.execution, input: leasedInputs.get(local.execution.id) });
     }
-    const written = new Map(live.map((entry) => [entry.index, entry.row.execution.id]));
+    // A debounced trigger is answered with the queued execution it moved.
+    const written = new Map(
+      live.map((entry) => [entry.index, outcomes.get(entry.row.execution.id)?.executionId ?? entry.row.execution.id]),
+    );
     return batch.map((_, index): Written => {
       const executionId = written.get(index);
       if (executionId === undefined) return { expired: "the deadline passed before the execution was written" };

@@ -12,6 +12,8 @@ import { executionsChannel } from "./channels.ts";
 import { announcedProjects } from "./claimable-accounts.ts";
 import { initialState, leasedState } from "./execution-state/execution-states.ts";
 import { insertSpans, type SpanRow, spansFromJson } from "./execution-state/span-writes.ts";
+import { type AdmissionOutcome, admit, rateLimitedErrorName } from "./flow-control/admit.ts";
+import { type Admission, admissionOf, claimColumnsOf, keyValue } from "./flow-control/flow-keys.ts";
 import { retryPolicyOf } from "./retry-policy.ts";
 import { checkInput } from "./stored-values.ts";
 import { newSpanId, newTraceId } from "./trace-ids.ts";
@@ -66,7 +68,7 @@ export async function enqueueExecution(
   tx: Transaction,
   deps: { clock: Clock; ids: IdGenerator },
   request: EnqueueExecutionRequest,
-): Promise<ServiceResult<{ executionId: string; created: boolean }>> {
+): Promise<ServiceResult<{ executionId: string; created: boolean; flowControl?: EnqueueOutcome["flowControl"] }>> {
   const unstorable = storableInputFailure(request.input);
   if (unstorable !== undefined) return unstorable;
   const now = deps.clock.now();
@@ -108,8 +110,9 @@ export async function enqueueExecution(
     return fail.notFound({ message: `The deployment defines no workflow "${request.workflow}".` });
   }
   const rows = queuedExecutionRows(deps, request, workflow);
-  await insertNewExecutions(tx, [rows]);
-  const executionId = rows.execution.id;
+  const { outcomes } = await insertNewExecutions(tx, [rows]);
+  const outcome = outcomes.get(rows.execution.id) ?? { executionId: rows.execution.id };
+  const { executionId } = outcome;
   if (request.idempotencyKey !== undefined) {
     const expiresAt = new Date(now.getTime() + idempotencyWindowMs);
     const requestDigest = request.requestDigest ?? null;
@@ -128,7 +131,11 @@ export async function enqueueExecution(
         set: { executionId, requestDigest, expiresAt },
       });
   }
-  return ok({ executionId, created: true });
+  return ok({
+    executionId,
+    created: true,
+    ...(outcome.flowControl === undefined ? {} : { flowControl: outcome.flowControl }),
+  });
 }
 
 export const idempotencyKeyReusedMessage =
@@ -159,6 +166,9 @@ const newExecutionKeys = [
   "retryMaxDelayMs",
   "timeoutMs",
   "concurrencyLimit",
+  "concurrencyKey",
+  "priority",
+  "debounceKey",
   "runAt",
   "triggerKind",
   "triggerName",
@@ -170,6 +180,8 @@ const newExecutionKeys = [
   "leaseOwner",
   "leaseExpiresAt",
   "startedAt",
+  "finishedAt",
+  "error",
 ] as const;
 type NewExecution = Required<Pick<typeof executions.$inferInsert, (typeof newExecutionKeys)[number]>> & {
   id: string;
@@ -201,8 +213,9 @@ const insertNewStatement = preparedSql<{ leased_inputs: Record<string, unknown> 
  */
 export async function insertNewExecutions(
   tx: Transaction,
-  rows: readonly NewExecutionRows[],
-): Promise<{ leasedInputs: ReadonlyMap<string, unknown> }> {
+  given: readonly NewExecutionRows[],
+): Promise<{ leasedInputs: ReadonlyMap<string, unknown>; outcomes: ReadonlyMap<string, EnqueueOutcome> }> {
+  const { rows, outcomes } = await admitted(tx, given);
   const queued = rows.filter((row) => row.execution.status === initialState);
   // Named by account, so that a worker running that account at its share skips the claim,
   // which would read the whole backlog to find nothing (see `claimable-accounts.ts`).
@@ -212,7 +225,83 @@ export async function insertNewExecutions(
     executions: executionRows.json(rows.map((row) => row.execution)),
     spans: JSON.stringify(rows.flatMap((row) => row.spans)),
   });
-  return { leasedInputs: new Map(Object.entries(result?.leased_inputs ?? {})) };
+  return { leasedInputs: new Map(Object.entries(result?.leased_inputs ?? {})), outcomes };
+}
+
+/** What one enqueue came to: its execution, and how flow control (`flow-control/`) dealt with it. */
+export interface EnqueueOutcome {
+  /** Its own new execution's id, or for a debounced trigger the queued execution it moved. */
+  executionId: string;
+  /** `debounced`: folded into a queued execution; `skipped`: over the rate limit, written cancelled, never to run. */
+  flowControl?: "debounced" | "skipped";
+}
+
+/**
+ * New executions' rows as their workflows' throttles, rate limits and debounces admit them (`admit`),
+ * with each one's outcome by the id it was made with. A skipped execution is written as it ends,
+ * `cancelled` with a `RateLimitedError`, so that listing executions shows it; a debounced one is
+ * not written, the queued execution it moved standing for it.
+ */
+async function admitted(
+  tx: Transaction,
+  rows: readonly NewExecutionRows[],
+): Promise<{ rows: NewExecutionRows[]; outcomes: Map<string, EnqueueOutcome> }> {
+  const outcomes = new Map<string, EnqueueOutcome>();
+  if (rows.every((row) => row.admission === undefined)) {
+    for (const row of rows) outcomes.set(row.execution.id, { executionId: row.execution.id });
+    return { rows: [...rows], outcomes };
+  }
+  const candidates = rows.map((row) => ({
+    id: row.execution.id,
+    projectId: row.execution.projectId,
+    workflow: row.execution.workflow,
+    input: row.execution.input,
+    runAt: row.execution.runAt,
+    deploymentId: row.execution.deploymentId,
+    admission: row.admission,
+  }));
+  const now = rows[0]?.execution.createdAt ?? new Date();
+  const decided = await admit(tx, now, candidates);
+  const kept: NewExecutionRows[] = [];
+  rows.forEach((row, index) => {
+    const candidate = candidates[index];
+    const outcome: AdmissionOutcome = decided.get(row.execution.id) ?? { kind: "insert" };
+    if (candidate === undefined || outcome.kind === "debounced") {
+      outcomes.set(row.execution.id, {
+        executionId: outcome.kind === "debounced" ? outcome.executionId : row.execution.id,
+        flowControl: "debounced",
+      });
+      return;
+    }
+    if (outcome.kind === "skip") {
+      kept.push(skippedRows(row, outcome.reason));
+      outcomes.set(row.execution.id, { executionId: row.execution.id, flowControl: "skipped" });
+      return;
+    }
+    kept.push({ ...row, execution: { ...row.execution, input: candidate.input, runAt: candidate.runAt } });
+    outcomes.set(row.execution.id, { executionId: row.execution.id });
+  });
+  return { rows: kept, outcomes };
+}
+
+/** A new execution's rows as a skip writes them: ended, cancelled by the rate limit, its execution span closed. */
+function skippedRows(row: NewExecutionRows, reason: string): NewExecutionRows {
+  const at = row.execution.createdAt;
+  return {
+    ...row,
+    execution: {
+      ...row.execution,
+      status: "cancelled",
+      finishedAt: at,
+      error: { name: rateLimitedErrorName, message: reason },
+      debounceKey: null,
+    },
+    spans: row.spans.map((span) =>
+      span.span_id === row.execution.executionSpanId
+        ? { ...span, end_time: at.toISOString(), status_code: "error", status_message: reason }
+        : span,
+    ),
+  };
 }
 
 /** The rows a queued execution starts with: the execution itself, and its trigger and execution spans. */
@@ -220,8 +309,10 @@ export function queuedExecutionRows(
   deps: { clock: Clock; ids: IdGenerator },
   request: EnqueueExecutionRequest,
   workflow: WorkflowManifest,
-): { execution: NewExecution; spans: SpanRow[] } {
+): { execution: NewExecution; spans: SpanRow[]; admission?: Admission | undefined } {
   const now = deps.clock.now();
+  const input = request.input ?? null;
+  const admission = admissionOf(workflow, input);
   const retries = retryPolicyOf(workflow);
   const executionId = deps.ids("execution");
   const traceId = newTraceId();
@@ -241,14 +332,16 @@ export function queuedExecutionRows(
       deploymentId: request.deploymentId,
       workflow: request.workflow,
       status: initialState,
-      input: request.input ?? null,
+      input,
       attempt: 1,
       maxAttempts: retries.maxAttempts,
       retryMinDelayMs: retries.minDelayMs,
       retryMaxDelayMs: retries.maxDelayMs,
       timeoutMs: workflow.timeoutMs ?? null,
-      concurrencyLimit: workflow.concurrency ?? null,
-      runAt: now,
+      ...claimColumnsOf(workflow, input),
+      debounceKey: workflow.debounce === undefined ? null : keyValue(workflow.debounce.key, input),
+      // A debounced trigger runs a period after it, unless another moves it on.
+      runAt: workflow.debounce === undefined ? now : new Date(now.getTime() + workflow.debounce.periodMs),
       triggerKind: request.trigger.kind,
       triggerName: request.trigger.name ?? null,
       rerunOf: request.rerunOf ?? null,
@@ -259,7 +352,10 @@ export function queuedExecutionRows(
       leaseOwner: null,
       leaseExpiresAt: null,
       startedAt: null,
+      finishedAt: null,
+      error: null,
     },
+    admission,
     spans: [
       {
         ...common,

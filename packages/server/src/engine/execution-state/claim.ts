@@ -12,6 +12,7 @@ import {
   leasedState,
   transitions,
 } from "./execution-states.ts";
+import { readyStates } from "./status-conditions.ts";
 import { setStatusOf, statusIn } from "./transition-condition.ts";
 
 /** An execution a worker has just leased, with what it needs to run it. */
@@ -74,6 +75,10 @@ interface LimitedGroupRow {
   project_id: string;
   workflow: string;
   concurrency_limit: number;
+  /** Whether its limit holds per concurrency key. */
+  keyed: boolean;
+  /** Whether its claimable executions differ in priority: only then is the order by priority worth a sort. */
+  prioritised: boolean;
 }
 
 export interface ClaimRequest {
@@ -259,12 +264,17 @@ async function claimUnlimited(
       left join busy on busy.account_id = ranked.account_id
     where ranked.rank <= ${request.workspaceSlots}::int - coalesce(busy.running, 0)`;
   const limited = parts.map(
-    (part) => sql`select e.project_id, e.workflow, e.concurrency_limit from executions e
-      where e.concurrency_limit is not null and ${part.condition}`,
+    (part) => sql`select e.project_id, e.workflow, e.concurrency_limit, e.concurrency_key, e.priority, e.run_at
+      from executions e where e.concurrency_limit is not null and ${part.condition}`,
   );
-  const groups = sql`select project_id, workflow, min(concurrency_limit)::int as concurrency_limit
-    from (${sql.join(limited, sql` union all `)}) claimable
-    group by project_id, workflow limit ${limitedGroupsPerClaim}`;
+  // Each workspace's groups in priority order, the workspaces' turns interleaved by age: a
+  // priority orders the work of its own workspace, never one workspace's before another's.
+  const groups = sql`select claimable.project_id, claimable.workflow, min(claimable.concurrency_limit)::int as concurrency_limit,
+      bool_or(claimable.concurrency_key is not null) as keyed, min(claimable.priority) <> max(claimable.priority) as prioritised
+    from (${sql.join(limited, sql` union all `)}) claimable join projects p on p.id = claimable.project_id
+    group by claimable.project_id, claimable.workflow, p.workspace_id
+    order by dense_rank() over (partition by p.workspace_id order by max(claimable.priority) desc), min(claimable.run_at)
+    limit ${limitedGroupsPerClaim}`;
   const rows = await genericPlanRows<(ClaimRow | NoClaimRow) & { alongside: LimitedGroupRow[] | null }>(
     db,
     leaseAndReturn(request, candidates, groups),
@@ -294,29 +304,100 @@ function claimable(request: ClaimRequest): SQL {
 async function claimLimitedGroup(
   db: Database,
   request: ClaimRequest,
-  group: { projectId: string; workflow: string; concurrencyLimit: number },
+  group: LimitedGroup,
 ): Promise<ClaimedExecution[]> {
-  const now = request.now.toISOString();
   return db.transaction(async (tx) => {
     if (request.durable !== true) await tx.execute(relaxTransactionCommit);
     await tx.execute(
       sql`select pg_advisory_xact_lock(hashtextextended(${`concurrency:${group.projectId}:${group.workflow}`}, 0))`,
     );
-    const candidates = sql`select e.id, e.started_at as previous_started_at, e.status as previous_status from executions e
-      where e.project_id = ${group.projectId} and e.workflow = ${group.workflow}
-        and e.concurrency_limit is not null and ${claimable(request)}
-      order by e.run_at
-      limit greatest(0, least(${request.limit}::int, ${group.concurrencyLimit}::int - (
-        select count(*)::int from executions r
-        where r.project_id = ${group.projectId} and r.workflow = ${group.workflow} and ${statusIn([leasedState], "r.status")}
-          and (r.lease_expires_at >= ${now}::timestamptz or r.lease_owner = ${request.workerId})
-      ), ${request.workspaceSlots}::int - coalesce((
-        select busy.running from (${busyAccounts(request)}) busy
-        where busy.account_id = ${accountOfProject(sql`${group.projectId}`)}
-      ), 0)))
-      for update skip locked`;
+    const candidates = group.keyed ? keyedCandidates(request, group) : groupCandidates(request, group);
     return (await genericPlanRows<ClaimRow>(tx, leaseAndReturn(request, candidates))).map(toClaimed);
   });
+}
+
+interface LimitedGroup {
+  projectId: string;
+  workflow: string;
+  concurrencyLimit: number;
+  keyed: boolean;
+  prioritised: boolean;
+}
+
+/** Running executions of the group (whose lease is live, or this worker's), of one concurrency key if `key` is given. */
+function runningOfGroup(request: ClaimRequest, group: LimitedGroup, key?: SQL): SQL {
+  return sql`(select count(*)::int from executions r
+    where r.project_id = ${group.projectId} and r.workflow = ${group.workflow} and ${statusIn([leasedState], "r.status")}
+      ${key === undefined ? sql`` : sql`and r.concurrency_key = ${key}`}
+      and (r.lease_expires_at >= ${request.now.toISOString()}::timestamptz or r.lease_owner = ${request.workerId}))`;
+}
+
+/** What the workspace share leaves this worker of the group's account. */
+function slotsLeftOfGroup(request: ClaimRequest, group: LimitedGroup): SQL {
+  return sql`${request.workspaceSlots}::int - coalesce((
+    select busy.running from (${busyAccounts(request)}) busy
+    where busy.account_id = ${accountOfProject(sql`${group.projectId}`)}
+  ), 0)`;
+}
+
+/** The order a group's executions are claimed in: by priority only where they differ, which costs a sort. */
+function groupOrder(group: LimitedGroup): SQL {
+  return group.prioritised ? sql`e.priority desc, e.run_at` : sql`e.run_at`;
+}
+
+/** A group whose limit holds for the workflow as a whole: its next executions up to what the limit leaves. */
+function groupCandidates(request: ClaimRequest, group: LimitedGroup): SQL {
+  return sql`select e.id, e.started_at as previous_started_at, e.status as previous_status from executions e
+      where e.project_id = ${group.projectId} and e.workflow = ${group.workflow}
+        and e.concurrency_limit is not null and ${claimable(request)}
+      order by ${groupOrder(group)}
+      limit greatest(0, least(${request.limit}::int, ${group.concurrencyLimit}::int - ${runningOfGroup(request, group)},
+        ${slotsLeftOfGroup(request, group)}))
+      for update skip locked`;
+}
+
+/** Keys of one keyed group one claim looks at; past them, the keys after them in text order wait for a later claim. */
+export const keysPerClaim = 1000;
+
+/**
+ * A group whose limit holds per concurrency key. The keys with ready executions are found by a skip
+ * scan of `executions_keyed_ready_idx` (one probe per key, however long each key's queue), with the
+ * keys of lapsed leases beside them; for each key, its next executions in priority order, as many
+ * as its running ones leave of the limit; of those, the first in priority order up to the claim's
+ * limit and the account's share. The rows are locked once chosen: the group's advisory lock keeps
+ * other claims of it away, so only rows some other statement holds are skipped.
+ */
+function keyedCandidates(request: ClaimRequest, group: LimitedGroup): SQL {
+  const ofGroup = sql`e.project_id = ${group.projectId} and e.workflow = ${group.workflow}`;
+  const ready = statusIn(readyStates, "e.status");
+  const perKey = claimableParts(request).map(
+    (part) => sql`(select e.id, e.priority, e.run_at from executions e
+      where ${ofGroup} and e.concurrency_key = all_keys.key and ${part.condition}
+      order by e.priority desc, e.run_at limit greatest(0, ${group.concurrencyLimit}::int - ${runningOfGroup(request, group, sql`all_keys.key`)}))`,
+  );
+  const lapsed = transitions.expireLease.from;
+  return sql`with recursive keys as (
+      (select e.concurrency_key as key, 1 as probes from executions e
+        where ${ofGroup} and ${ready} and e.concurrency_key is not null
+        order by e.concurrency_key limit 1)
+      union all
+      select later.key, keys.probes + 1 from keys cross join lateral (
+        select e.concurrency_key as key from executions e
+        where ${ofGroup} and ${ready} and e.concurrency_key is not null and e.concurrency_key > keys.key
+        order by e.concurrency_key limit 1) later
+      where keys.probes < ${keysPerClaim}::int
+    ),
+    all_keys as (select key from keys union select e.concurrency_key from executions e
+      where ${ofGroup} and ${statusIn(lapsed, "e.status")} and e.concurrency_key is not null
+        and e.lease_expires_at < ${request.now.toISOString()}::timestamptz),
+    picked as (select c.id, c.priority, c.run_at from all_keys
+      cross join lateral (select * from (${sql.join(perKey, sql` union all `)}) found
+        order by found.priority desc, found.run_at
+        limit greatest(0, ${group.concurrencyLimit}::int - ${runningOfGroup(request, group, sql`all_keys.key`)})) c)
+    select e.id, e.started_at as previous_started_at, e.status as previous_status from executions e
+    where e.id in (select picked.id from picked order by picked.priority desc, picked.run_at
+      limit greatest(0, least(${request.limit}::int, ${slotsLeftOfGroup(request, group)})))
+    for update of e skip locked`;
 }
 
 /** Groups of concurrency-limited executions one claim looks at; a claim that sees this many may have left some. */
@@ -342,7 +423,13 @@ export async function claim(db: Database, request: ClaimRequest): Promise<ClaimO
     const more = await claimLimitedGroup(
       db,
       { ...request, limit: left },
-      { projectId: group.project_id, workflow: group.workflow, concurrencyLimit: group.concurrency_limit },
+      {
+        projectId: group.project_id,
+        workflow: group.workflow,
+        concurrencyLimit: group.concurrency_limit,
+        keyed: group.keyed,
+        prioritised: group.prioritised,
+      },
     );
     claimed.push(...more);
     left -= more.length;
