@@ -10,13 +10,14 @@ const expense = workflow({
   name: "expense",
   input: { type: "object", properties: { amount: { type: "number" } }, required: ["amount"] },
   async run(input: { amount: number }, ctx) {
-    const approval = await ctx.createToken("approval", { timeout: "3d" });
-    // Send the link to whoever decides: here it is only logged and stored with the step.
-    await ctx.step("ask", async () => {
-      ctx.log.info(\`approve or reject \${input.amount} at \${approval.url}\`);
-      return approval.url;
+    const answer = await ctx.waitForToken<{ approved?: boolean }>("approval", {
+      timeout: "3d",
+      title: \`Expense of \${input.amount} EUR\`,
+      description: "Approve it if it was agreed beforehand.",
+      fields: [{ label: "Amount", value: \`\${input.amount} EUR\` }],
+      // Answered in Studio (Approvals) or with \`weft executions answer\`, never by whoever finds the URL.
+      approvers: "members",
     });
-    const answer = await ctx.waitForToken<{ approved?: boolean }>("approval");
     if (!answer.ok) return { status: "expired" };
     return { status: answer.data.approved === true ? "approved" : "rejected" };
   },
@@ -29,7 +30,7 @@ const signedIn = signedInPlatform("approver@example.com");
 const { cli } = deployedProject(signedIn, "approvals", { "weft.config.ts": config });
 
 describe("an approval workflow", () => {
-  it("waits with its token shown by executions get, and goes on once the token's URL is answered", async () => {
+  it("waits with its token's title and approvers shown by executions get, and goes on once a member answers", async () => {
     const started = await cli(["workflows", "run", "expense", "--input", '{"amount": 120}', "--json"]);
     expect(started.code).toBe(0);
     const { executionId } = parseJson<{ executionId: string }>(started);
@@ -40,20 +41,24 @@ describe("an approval workflow", () => {
     }
     const shown = await cli(["executions", "get", executionId]);
     expect(shown.stdout).toMatch(/status\s+waiting/);
-    expect(shown.stdout).toMatch(/TOKEN\s+STATUS\s+EXPIRES\s+FINISHED\napproval\s+pending\s+\S+/);
+    expect(shown.stdout).toMatch(
+      /TOKEN\s+TITLE\s+STATUS\s+APPROVERS\s+ANSWERED BY\s+EXPIRES\s+FINISHED\napproval\s+Expense of 120 EUR\s+pending\s+members\s+\S+/,
+    );
+    expect(shown.stdout).toContain("token approval: Approve it if it was agreed beforehand.\n  Amount: 120 EUR");
+    // No URL is logged or stored anywhere a reader of the project sees.
+    expect((await cli(["executions", "get", executionId, "--json"])).stdout).not.toContain("/triggers/tokens/");
 
-    const json = (await cli(["executions", "get", executionId, "--json"])).stdout;
-    const url = /http[^"]*\/triggers\/tokens\/wtk_[A-Za-z0-9_-]*/.exec(json)?.[0];
-    if (url === undefined) throw new Error("no token URL in the execution");
-    const answered = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: '{"approved": true}',
-    });
-    expect(answered.status).toBe(202);
+    const neither = await cli(["executions", "answer", executionId, "approval"]);
+    expect(neither.code).not.toBe(0);
+    expect(neither.stderr).toContain("--approve or --reject");
+    const answered = await cli(["executions", "answer", executionId, "approval", "--approve"]);
+    expect(answered.code).toBe(0);
+    expect(answered.stdout).toContain(`Approved approval of ${executionId}.`);
 
     const watched = await cli(["executions", "watch", executionId, "--json"]);
     expect(watched.code).toBe(0);
     expect(parseJson(watched)).toMatchObject({ status: "succeeded", output: { status: "approved" } });
+    const after = await cli(["executions", "get", executionId]);
+    expect(after.stdout).toMatch(/approval\s+Expense of 120 EUR\s+completed\s+members\s+approver@example.com/);
   });
 });

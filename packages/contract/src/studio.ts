@@ -4,7 +4,7 @@ import { checkRange, maxUsageRangeDays, planInForceSchema } from "./billing.ts";
 import { instantInputSchema } from "./instants.ts";
 import { procedure } from "./procedure.ts";
 import { projectIdSchema, workspaceIdSchema } from "./projects.ts";
-import { executionStatusSchema } from "./workflows.ts";
+import { executionStatusSchema, waitTokenSchema } from "./workflows.ts";
 
 /** Most buckets one timeline answers: a day of minutes, 62 days of hours, 400 days of days. */
 export const timelineRangeDays = { minute: 1, hour: 62, day: maxUsageRangeDays } as const;
@@ -46,6 +46,22 @@ export const executionTimelineSchema = z.object({
 });
 export type ExecutionTimeline = z.infer<typeof executionTimelineSchema>;
 
+/** Most waiting tokens one Approvals view lists, oldest first; `more` tells that others wait beyond them. */
+export const approvalsLimit = 200;
+
+export const approvalsSchema = z.object({
+  approvals: z.array(
+    waitTokenSchema.extend({
+      executionId: z.string(),
+      projectId: z.string(),
+      projectName: z.string(),
+      workflow: z.string(),
+    }),
+  ),
+  more: z.boolean(),
+});
+export type Approvals = z.infer<typeof approvalsSchema>;
+
 /** The `studio` namespace: one call per dashboard view. */
 export const studioContract = {
   overview: procedure({ scope: "projects:read", mutates: false, mcp: { tool: true } })
@@ -55,6 +71,13 @@ export const studioContract = {
     })
     .input(z.object({ workspaceId: workspaceIdSchema }).strict())
     .output(studioOverviewSchema),
+  approvals: procedure({ scope: "projects:read", mutates: false, mcp: { tool: true } })
+    .route({
+      summary: "The wait tokens waiting for an answer in a workspace, oldest first, with what each asks",
+      tags: ["studio"],
+    })
+    .input(z.object({ workspaceId: workspaceIdSchema }).strict())
+    .output(approvalsSchema),
   executionTimeline: procedure({
     scope: "projects:read",
     mutates: false,

@@ -42,6 +42,25 @@ export const executionSummarySchema = z.object({
   finishedAt: z.iso.datetime().nullable(),
 });
 
+/**
+ * A wait token as a reader sees it (its id, a secret, is never shown): what it asks (`TokenOptions`),
+ * who may answer it (`anyone` holding its URL, or signed-in `members`), and who did.
+ */
+export const waitTokenSchema = z.object({
+  name: z.string(),
+  status: z.enum(["pending", "completed", "timed_out", "closed"]),
+  createdAt: z.iso.datetime(),
+  expiresAt: z.iso.datetime(),
+  finishedAt: z.iso.datetime().nullable(),
+  title: z.string().nullable(),
+  description: z.string().nullable(),
+  fields: z.array(z.object({ label: z.string(), value: z.string() })),
+  approvers: z.enum(["anyone", "members"]),
+  /** The signed-in account that completed it; null when completed through its URL, or not completed. */
+  completedBy: z.object({ accountId: z.string(), email: z.string().nullable() }).nullable(),
+});
+export type WaitTokenView = z.infer<typeof waitTokenSchema>;
+
 export const executionSchema = executionSummarySchema.extend({
   input: z.unknown(),
   output: z.unknown(),
@@ -88,15 +107,7 @@ export const executionSchema = executionSummarySchema.extend({
     }),
   ),
   /** Wait tokens of the execution, oldest first; their ids are secrets and are not shown. */
-  tokens: z.array(
-    z.object({
-      name: z.string(),
-      status: z.enum(["pending", "completed", "timed_out", "closed"]),
-      createdAt: z.iso.datetime(),
-      expiresAt: z.iso.datetime(),
-      finishedAt: z.iso.datetime().nullable(),
-    }),
-  ),
+  tokens: z.array(waitTokenSchema),
   attempts: z.array(
     z.object({
       number: z.int(),
@@ -164,6 +175,17 @@ export const workflowsContract = {
   completeToken: procedure({ scope: "projects:write", mutates: true, mcp: { tool: true } })
     .route({ summary: "Complete a wait token: its waiting execution resumes with `data`", tags: ["workflows"] })
     .input(z.object({ tokenId: waitTokenIdSchema, data: z.unknown() }).strict())
+    .output(z.object({ executionId: z.string(), status: z.literal("completed") })),
+  answerToken: procedure({
+    scope: "projects:write",
+    mutates: true,
+    mcp: { tool: false, reason: "a person's decision, asked of a member in Studio; an agent uses completeToken" },
+  })
+    .route({
+      summary: "Approve or reject a wait token of an execution, as a signed-in member; the answer is recorded",
+      tags: ["workflows"],
+    })
+    .input(executionRef.extend({ name: z.string().min(1).max(200), decision: z.enum(["approve", "reject"]) }).strict())
     .output(z.object({ executionId: z.string(), status: z.literal("completed") })),
   rerunExecution: procedure({ scope: "projects:write", mutates: true, mcp: { tool: true } })
     .route({ summary: "Start a new execution with the same input", tags: ["workflows"] })

@@ -33,6 +33,18 @@ export type TokenResult<TData = unknown> = { ok: true; data: TData } | { ok: fal
 export interface TokenOptions {
   /** At most 30 days, counted from the token's creation. */
   timeout: Duration;
+  /** What is being approved, as its page and Studio title it: at most 200 characters. */
+  title?: string;
+  /** A few sentences more: at most 2,000 characters. */
+  description?: string;
+  /** At most 20 labelled values (an amount, a requester, a link): labels up to 100 characters, values up to 1,000. */
+  fields?: { label: string; value: string | number | boolean }[];
+  /**
+   * `"anyone"` (the default): whoever holds the URL may answer. `"members"`: only a signed-in member
+   * of the workspace who may change the project, from Studio or the API; the URL's page then only
+   * shows the request and where to answer it. An answer from Studio or the API records its account.
+   */
+  approvers?: "anyone" | "members";
 }
 
 /** `{ path, equals }`: true when the value at the JSON path `path` (like `"$.data.orderId"`) is `equals`. */

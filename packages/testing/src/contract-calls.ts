@@ -208,6 +208,12 @@ export const contractCalls: Record<ProcedureName, ContractCall> = {
     asViewer: "refused",
     hostileFields: ["data"],
   },
+  "workflows.answerToken": {
+    input: ({ executionId }) => ({ executionId, name: "approval", decision: "approve" }),
+    asOutsider: "refused",
+    asViewer: "refused",
+    hostileFields: ["name"],
+  },
   "workflows.rerunExecution": {
     input: ({ executionId }) => ({ executionId }),
     asOutsider: "refused",
@@ -470,6 +476,12 @@ export const contractCalls: Record<ProcedureName, ContractCall> = {
     hostileFields: ["cursor"],
   },
   "studio.overview": {
+    input: ({ workspaceId }) => ({ workspaceId }),
+    asOutsider: "refused",
+    asViewer: "reads",
+    hostileFields: ["workspaceId"],
+  },
+  "studio.approvals": {
     input: ({ workspaceId }) => ({ workspaceId }),
     asOutsider: "refused",
     asViewer: "reads",

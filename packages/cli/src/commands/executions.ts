@@ -52,10 +52,23 @@ function showExecution(context: CommandContext, execution: Execution): void {
   output.line();
   // The token's URL is a secret: the workflow has it, the execution's record does not.
   output.table(
-    ["TOKEN", "STATUS", "EXPIRES", "FINISHED"],
-    execution.tokens.map((token) => [token.name, token.status, token.expiresAt, token.finishedAt ?? ""]),
+    ["TOKEN", "TITLE", "STATUS", "APPROVERS", "ANSWERED BY", "EXPIRES", "FINISHED"],
+    execution.tokens.map((token) => [
+      token.name,
+      token.title ?? "",
+      token.status,
+      token.approvers,
+      token.completedBy === null ? "" : (token.completedBy.email ?? token.completedBy.accountId),
+      token.expiresAt,
+      token.finishedAt ?? "",
+    ]),
     "No wait tokens.",
   );
+  for (const token of execution.tokens) {
+    if (token.description === null && token.fields.length === 0) continue;
+    output.line(`token ${token.name}:${token.description === null ? "" : ` ${token.description}`}`);
+    for (const field of token.fields) output.line(`  ${field.label}: ${field.value}`);
+  }
 }
 
 export function registerExecutions(program: Command): void {
@@ -134,6 +147,30 @@ export function registerExecutions(program: Command): void {
         });
         context.output.result(cancelled, () =>
           context.output.line(`Cancelled ${executionId}: it is ${cancelled.status} now.`),
+        );
+      }),
+    );
+
+  executions
+    .command("answer")
+    .description("Approve or reject a wait token of an execution, as a member who may change its project")
+    .argument("<executionId>", "the execution's id (exe_…)")
+    .argument("<token>", "the token's name, as `weft executions get` lists it")
+    .option("--approve", "approve it: the workflow receives { approved: true }")
+    .option("--reject", "reject it: the workflow receives { approved: false }")
+    .addHelpText("after", examples("weft executions answer exe_01j... approval --approve"))
+    .action(
+      runCommand(async (context, executionId: string, name: string, options: { approve?: true; reject?: true }) => {
+        if ((options.approve === true) === (options.reject === true)) {
+          throw new CliError("say --approve or --reject (one of the two)", {
+            code: "invalid_input",
+            fix: `weft executions answer ${executionId} ${name} --approve`,
+          });
+        }
+        const decision = options.approve === true ? "approve" : "reject";
+        const answered = await connect(context).workflows.answerToken({ executionId, name, decision });
+        context.output.result(answered, () =>
+          context.output.line(`${decision === "approve" ? "Approved" : "Rejected"} ${name} of ${executionId}.`),
         );
       }),
     );

@@ -27,6 +27,16 @@ export const maxSleepMs = 365 * 24 * 60 * 60 * 1000;
 /** Longest timeout of a wait token: a person answers within a month or not at all. */
 export const maxTokenTimeoutMs = 30 * 24 * 60 * 60 * 1000;
 
+/**
+ * What a wait token shows the person who answers it: a title, a description and a few labelled
+ * values, in characters. Small enough to read on one page, and to list many waiting tokens.
+ */
+export const maxTokenTitleLength = 200;
+export const maxTokenDescriptionLength = 2000;
+export const maxTokenFields = 20;
+export const maxTokenFieldLabelLength = 100;
+export const maxTokenFieldValueLength = 1000;
+
 /** Bytes of the JSON body that completes a wait token (what the workflow receives as `data`). */
 export const maxTokenDataBytes = 256 * KiB;
 

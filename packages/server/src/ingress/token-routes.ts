@@ -9,12 +9,13 @@ import type { ServiceFailure, ServiceResult } from "../shared/service-result.ts"
 import { parseStorableJson } from "../shared/storable-json.ts";
 import { completeWaitToken } from "../wait-tokens/complete-wait-token.ts";
 import { type FoundWaitToken, findWaitToken } from "../wait-tokens/find-wait-token.ts";
+import { tokenDecisions } from "../wait-tokens/token-decisions.ts";
 import { type CsrfBinding, checkCsrfTokenUnderKeys, csrfFieldName, issueCsrfToken } from "./csrf-token.ts";
 import { renderErrorPage } from "./form-page.ts";
 import type { Budget } from "./hot-path-budget.ts";
 import { type IngressContext, runHotPath } from "./ingress-context.ts";
 import { ingressError, ingressFailure, overBudgetMessage } from "./ingress-errors.ts";
-import { renderTokenAnsweredPage, renderTokenPage, tokenDecisions } from "./token-page.ts";
+import { renderMembersOnlyTokenPage, renderTokenAnsweredPage, renderTokenPage } from "./token-page.ts";
 import { isJsonContentType } from "./webhook-input.ts";
 
 /** Pages carry a CSRF token, and the URL a secret: never cache them anywhere. */
@@ -37,6 +38,9 @@ function unanswerablePage(c: Context<AppEnv>, failure: ServiceFailure): Response
   if (failure.kind === "conflict") {
     return errorPage(c, 409, "Already answered", "Someone has already answered this request; nothing was changed.");
   }
+  if (failure.kind === "forbidden") {
+    return errorPage(c, 403, "Members only", "Only a signed-in member of the workspace can answer this request.");
+  }
   return errorPage(c, 404, "Link not valid", "This link has expired or does not exist. Nothing was changed.");
 }
 
@@ -46,9 +50,19 @@ async function showPage(c: Context<AppEnv>, ingress: IngressContext, tokenId: st
   if (!found.ok) return unanswerablePage(c, found.failure);
   const token = found.value;
   if (token.status === "completed") return unanswerablePage(c, { kind: "conflict", message: "" });
-  const page = renderTokenPage({
+  const request = {
     name: token.name,
     expiresAt: token.expiresAt,
+    title: token.title,
+    description: token.description,
+    fields: token.fields,
+  };
+  if (token.approvers === "members") {
+    const studioUrl = `${platform.config.baseUrl.replace(/\/$/, "")}/studio/executions/${token.executionId}`;
+    return c.html(renderMembersOnlyTokenPage({ ...request, studioUrl }), 200, noStore);
+  }
+  const page = renderTokenPage({
+    ...request,
     action: `/triggers/tokens/${tokenId}`,
     csrfToken: issueCsrfToken(ingress.csrfKey, csrfBindingOf(token, tokenId), platform.clock.now()),
   });

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
-import { type WaitTokenStatus, waitTokens } from "../db/schema/index.ts";
+import { type WaitTokenApprovers, type WaitTokenField, type WaitTokenStatus, waitTokens } from "../db/schema/index.ts";
 import { tokenHashOf, tokenIdPattern } from "../engine/wait-token-ids.ts";
 import type { Clock } from "../shared/clock.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
@@ -14,6 +14,10 @@ export interface FoundWaitToken {
   name: string;
   status: WaitTokenStatus;
   expiresAt: Date;
+  title: string | null;
+  description: string | null;
+  fields: WaitTokenField[] | null;
+  approvers: WaitTokenApprovers;
 }
 
 /**
@@ -34,6 +38,10 @@ export async function findWaitToken(
       name: waitTokens.name,
       status: waitTokens.status,
       expiresAt: waitTokens.expiresAt,
+      title: waitTokens.title,
+      description: waitTokens.description,
+      fields: waitTokens.fields,
+      approvers: waitTokens.approvers,
     })
     .from(waitTokens)
     .where(eq(waitTokens.tokenHash, tokenHashOf(tokenId)));

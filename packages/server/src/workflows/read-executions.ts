@@ -9,10 +9,10 @@ import {
   sliceOrder,
 } from "../db/keyset-page.ts";
 import {
+  accounts,
   type ExecutionStatus,
   executionSteps,
   executions,
-  accounts,
   type LogEntry,
   spans,
   type WaitTokenApprovers,
@@ -229,6 +229,12 @@ export async function getExecution(
     .leftJoin(accounts, eq(accounts.id, waitTokens.completedByAccountId))
     .where(eq(waitTokens.executionId, row.id))
     .orderBy(asc(waitTokens.createdAt), asc(waitTokens.name));
+  const tokens = tokenRows.map(
+    ({ completedByAccountId, completedByEmail, ...token }): ExecutionToken => ({
+      ...token,
+      completedBy: completedByAccountId === null ? null : { accountId: completedByAccountId, email: completedByEmail },
+    }),
+  );
   const attemptSpans = await db
     .select()
     .from(spans)

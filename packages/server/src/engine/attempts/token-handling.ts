@@ -1,5 +1,6 @@
 import type { ExecutionError } from "../../db/schema/index.ts";
 import { sqlStateOf } from "../../db/sql-state.ts";
+import { checkStorableJson, describeUnstorable } from "../../shared/storable-json.ts";
 import { createToken, type Lease, type NewToken, wait } from "../execution-state/index.ts";
 import type { ChildMessage, TokenAnswer } from "../sandbox/protocol.ts";
 import { replayedToken, tokenResultOf } from "../stored-tokens.ts";
@@ -15,6 +16,9 @@ type TokenMessage = Extract<ChildMessage, { type: "token" }>;
 function refusalOf(storedBytes: number, message: TokenMessage): ExecutionError | undefined {
   const name = checkStepName(message.name);
   if (!name.ok) return name.error;
+  // The child checks these too; a forged message is refused here before PostgreSQL sees it.
+  const details = checkStorableJson(message.details ?? null);
+  if (!details.ok) return { name: "UnstorableValueError", message: `the token's ${describeUnstorable(details)}` };
   if (!message.wait) return undefined;
   const logs = checkLogs(message.logs);
   if (!logs.ok) return logs.error;
@@ -30,6 +34,7 @@ function newToken(message: TokenMessage, issuer: TokenIssuer, now: Date): NewTok
     spanId: newSpanId(),
     now,
     expiresAt: new Date(now.getTime() + message.timeoutMs),
+    details: message.details ?? {},
   };
 }
 

@@ -1,8 +1,8 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Database, Transaction } from "../../db/database.ts";
-import type { WaitTokenStatus } from "../../db/schema/index.ts";
+import type { WaitTokenDetails, WaitTokenStatus } from "../../db/schema/index.ts";
 import { executionsChannel } from "../channels.ts";
-import { relaxTransactionCommit, sqlRows } from "../sql-rows.ts";
+import { jsonParam, relaxTransactionCommit, sqlRows } from "../sql-rows.ts";
 import { type AttemptClose, endAttempt, type Lease } from "./attempt-transitions.ts";
 import { type TransitionName, transitions } from "./execution-states.ts";
 import { closeSpans, endedWith, insertSpans, spanEnds } from "./span-writes.ts";
@@ -26,6 +26,8 @@ export interface NewToken {
   spanId: string;
   now: Date;
   expiresAt: Date;
+  /** What it shows its approver, and whether only a signed-in member of the workspace may answer it. */
+  details?: WaitTokenDetails | undefined;
 }
 
 /** A token of the execution as stored. */
@@ -67,9 +69,13 @@ async function insertToken(tx: Transaction, lease: Lease, transition: Transition
     sql`with owner as (select id, project_id, workflow, trace_id, execution_span_id from executions
         where id = ${lease.executionId} and ${allowedBy(transition, holderOf(lease))}),
       inserted as (insert into wait_tokens
-          (execution_id, name, project_id, token_hash, nonce, status, data, span_id, created_at, expires_at, finished_at)
+          (execution_id, name, project_id, token_hash, nonce, status, data, span_id, created_at, expires_at, finished_at,
+            title, description, fields, approvers)
         select id, ${token.name}, project_id, ${token.tokenHash}, ${token.nonce}, 'pending', null, ${token.spanId},
-          ${now}::timestamptz, ${token.expiresAt.toISOString()}::timestamptz, null
+          ${now}::timestamptz, ${token.expiresAt.toISOString()}::timestamptz, null,
+          ${token.details?.title ?? null}, ${token.details?.description ?? null},
+          ${token.details?.fields === undefined ? null : jsonParam(token.details.fields)}::jsonb,
+          ${token.details?.approvers ?? "anyone"}
         from owner on conflict do nothing returning 1),
       token_span as (${insertSpans(sql`select ${token.spanId}, trace_id, execution_span_id, project_id, id, workflow,
           ${`token ${token.name}`}, 'token', ${now}::timestamptz, null,

@@ -101,6 +101,11 @@ const limits = {
   stepNameLength: 200,
   sleepMs: 365 * 24 * 60 * 60 * 1000,
   tokenTimeoutMs: 30 * 24 * 60 * 60 * 1000,
+  tokenTitleLength: 200,
+  tokenDescriptionLength: 2000,
+  tokenFields: 20,
+  tokenFieldLabelLength: 100,
+  tokenFieldValueLength: 1000,
   jsonDepth: 64,
   errorNameLength: 200,
   errorTextLength: 16 * KiB,
@@ -416,6 +421,65 @@ function tokenTimeout(name: string, options: unknown): number {
   return timeoutMs;
 }
 
+/** What a token shows the person who answers it, and who may: checked here to throw where the workflow asked. */
+interface TokenDetails {
+  title?: string;
+  description?: string;
+  fields?: { label: string; value: string }[];
+  approvers?: "anyone" | "members";
+}
+
+function detailText(name: string, what: string, value: unknown, maxLength: number): string {
+  if (typeof value !== "string") throw new TypeError(`the token "${name}": ${what} must be a string`);
+  if (value.length > maxLength) {
+    throw namedError(
+      "TokenDetailsError",
+      `the token "${name}": ${what} is ${value.length} characters long; the limit is ${maxLength}`,
+    );
+  }
+  const problem = stringProblem(value);
+  if (problem !== undefined) throw namedError("UnstorableValueError", `the token "${name}": ${what} ${problem}`);
+  return value;
+}
+
+function tokenDetails(name: string, options: unknown): TokenDetails {
+  const read = (key: string): unknown => attempt<unknown>(() => (options as Record<string, unknown>)?.[key], undefined);
+  const details: TokenDetails = {};
+  const title = read("title");
+  if (title !== undefined) details.title = detailText(name, "title", title, limits.tokenTitleLength);
+  const description = read("description");
+  if (description !== undefined) {
+    details.description = detailText(name, "description", description, limits.tokenDescriptionLength);
+  }
+  const fields = read("fields");
+  if (fields !== undefined) {
+    if (!Array.isArray(fields)) throw new TypeError(`the token "${name}": fields must be a list of { label, value }`);
+    if (fields.length > limits.tokenFields) {
+      throw namedError(
+        "TokenDetailsError",
+        `the token "${name}" has ${fields.length} fields; the limit is ${limits.tokenFields}`,
+      );
+    }
+    details.fields = fields.map((field: unknown, index) => {
+      const entry = (field ?? {}) as { label?: unknown; value?: unknown };
+      const value =
+        typeof entry.value === "number" || typeof entry.value === "boolean" ? String(entry.value) : entry.value;
+      return {
+        label: detailText(name, `fields[${index}].label`, entry.label, limits.tokenFieldLabelLength),
+        value: detailText(name, `fields[${index}].value`, value, limits.tokenFieldValueLength),
+      };
+    });
+  }
+  const approvers = read("approvers");
+  if (approvers !== undefined) {
+    if (approvers !== "anyone" && approvers !== "members") {
+      throw new TypeError(`the token "${name}": approvers must be "anyone" or "members"`);
+    }
+    details.approvers = approvers;
+  }
+  return details;
+}
+
 function reportError(what: string): SerializedError {
   return {
     name: "SandboxReportError",
@@ -474,16 +538,16 @@ function createIntegrations(available: Record<string, IntegrationValues>): Recor
 async function askWorker(
   message: RunMessage,
   state: ExecutionState,
-  asked: { name: string; timeoutMs: number; wait: boolean },
+  asked: { name: string; timeoutMs: number; wait: boolean; details?: TokenDetails | undefined },
 ): Promise<TokenAnswerMessage> {
-  const { name, timeoutMs, wait } = asked;
+  const { name, timeoutMs, wait, details } = asked;
   if (state.abandoned) return halt();
   state.sequence += 1;
   const sequence = state.sequence;
   const answer = new Promise<Reply>((resolve) => state.waiting.set(sequence, resolve));
   // A wait's logs are stored with it if the execution waits (and it halts); otherwise they stay for the next end.
   const logs = wait ? [...state.logs] : [];
-  const request = { type: "token", executionId: message.executionId, sequence, name, timeoutMs, wait };
+  const request = { type: "token", executionId: message.executionId, sequence, name, timeoutMs, wait, details };
   report({ ...request, logs }, { ...request, logs: [] });
   const reply = await answer;
   if (reply.stop !== undefined || state.abandoned) {
@@ -657,7 +721,9 @@ function createContext(message: RunMessage, state: ExecutionState) {
       state.tokenNames.add(name);
       const stored = Object.hasOwn(message.tokens, name) ? message.tokens[name] : undefined;
       if (stored !== undefined) return { id: stored.id, url: stored.url };
-      const reply = await askWorker(message, state, { name, timeoutMs: tokenTimeout(name, options), wait: false });
+      const timeoutMs = tokenTimeout(name, options);
+      const details = tokenDetails(name, options);
+      const reply = await askWorker(message, state, { name, timeoutMs, wait: false, details });
       return { id: reply.token?.id ?? "", url: reply.token?.url ?? "" };
     },
     waitForToken: async (rawName: string, options?: unknown): Promise<TokenResult> => {
@@ -673,7 +739,8 @@ function createContext(message: RunMessage, state: ExecutionState) {
       const created = stored !== undefined || state.tokenNames.has(name);
       state.tokenNames.add(name);
       const timeoutMs = created ? 0 : tokenTimeout(name, options);
-      const reply = await askWorker(message, state, { name, timeoutMs, wait: true });
+      const details = created ? undefined : tokenDetails(name, options);
+      const reply = await askWorker(message, state, { name, timeoutMs, wait: true, details });
       if (reply.result === undefined) {
         throw namedError("SandboxProtocolError", "the worker answered a wait without the token's result");
       }

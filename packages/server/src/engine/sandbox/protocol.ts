@@ -1,5 +1,14 @@
 import { z } from "zod";
-import { maxSleepMs, maxStepNameLength, maxTokenTimeoutMs } from "../limits.ts";
+import {
+  maxSleepMs,
+  maxStepNameLength,
+  maxTokenDescriptionLength,
+  maxTokenFieldLabelLength,
+  maxTokenFields,
+  maxTokenFieldValueLength,
+  maxTokenTimeoutMs,
+  maxTokenTitleLength,
+} from "../limits.ts";
 
 /**
  * Messages between a worker (parent) and a sandbox child process running one deployment's bundle.
@@ -150,6 +159,23 @@ export const childMessageSchema = z.discriminatedUnion("type", [
       match: z
         .object({
           path: z.string().max(1000),
+    /** What the token shows its approver, and who may answer it (`TokenOptions`). */
+    details: z
+      .object({
+        title: z.string().max(maxTokenTitleLength).optional(),
+        description: z.string().max(maxTokenDescriptionLength).optional(),
+        fields: z
+          .array(
+            z.object({
+              label: z.string().max(maxTokenFieldLabelLength),
+              value: z.string().max(maxTokenFieldValueLength),
+            }),
+          )
+          .max(maxTokenFields)
+          .optional(),
+        approvers: z.enum(["anyone", "members"]).optional(),
+      })
+      .optional(),
           equals: z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]),
         })
         .optional(),

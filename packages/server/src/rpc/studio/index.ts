@@ -1,4 +1,5 @@
+import { approvals } from "./approvals.ts";
 import { executionTimeline } from "./execution-timeline.ts";
 import { overview } from "./overview.ts";
 
-export const studioRouter = { overview, executionTimeline };
+export const studioRouter = { overview, executionTimeline, approvals };

@@ -1,3 +1,4 @@
+import { answerToken } from "./answer-token.ts";
 import { cancelExecution } from "./cancel-execution.ts";
 import { completeToken } from "./complete-token.ts";
 import { get } from "./get.ts";
@@ -18,5 +19,6 @@ export const workflowsRouter = {
   cancelExecution,
   rerunExecution,
   completeToken,
+  answerToken,
   listEvents,
 };

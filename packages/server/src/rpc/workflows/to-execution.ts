@@ -1,5 +1,5 @@
-import { type Execution, errorSourceLocation } from "@weft/contract";
-import type { ExecutionDetail, ExecutionSummary } from "../../workflows/read-executions.ts";
+import { type Execution, errorSourceLocation, type WaitTokenView } from "@weft/contract";
+import type { ExecutionDetail, ExecutionSummary, ExecutionToken } from "../../workflows/read-executions.ts";
 
 const iso = (date: Date | null) => (date === null ? null : date.toISOString());
 
@@ -9,6 +9,22 @@ export function toExecutionSummary(summary: ExecutionSummary) {
     createdAt: summary.createdAt.toISOString(),
     startedAt: iso(summary.startedAt),
     finishedAt: iso(summary.finishedAt),
+  };
+}
+
+/** The wire shape of a wait token (never its id). */
+export function toWaitToken(token: ExecutionToken): WaitTokenView {
+  return {
+    name: token.name,
+    status: token.status,
+    createdAt: token.createdAt.toISOString(),
+    expiresAt: token.expiresAt.toISOString(),
+    finishedAt: iso(token.finishedAt),
+    title: token.title,
+    description: token.description,
+    fields: token.fields ?? [],
+    approvers: token.approvers,
+    completedBy: token.completedBy,
   };
 }
 
@@ -44,12 +60,7 @@ export function toExecution(detail: ExecutionDetail): Execution {
       startedAt: step.startedAt.toISOString(),
       finishedAt: step.finishedAt.toISOString(),
     })),
-    tokens: detail.tokens.map((token) => ({
-      ...token,
-      createdAt: token.createdAt.toISOString(),
-      expiresAt: token.expiresAt.toISOString(),
-      finishedAt: iso(token.finishedAt),
-    })),
+    tokens: detail.tokens.map(toWaitToken),
     attempts: detail.attempts.map((attempt) => ({
       ...attempt,
       startedAt: attempt.startedAt.toISOString(),
