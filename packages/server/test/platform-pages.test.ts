@@ -56,6 +56,17 @@ describe("GET /", () => {
   });
 });
 
+describe("GET /favicon.ico", () => {
+  it("answers the platform's icon, so no page logs a 404 for it", async () => {
+    for (const path of ["/favicon.ico", "/favicon.svg"]) {
+      const icon = await fetch(`${weft.url}${path}`);
+      expect(icon.status, path).toBe(200);
+      expect(icon.headers.get("content-type")).toBe("image/svg+xml");
+      expect(await icon.text()).toMatch(/^<svg /);
+    }
+  });
+});
+
 describe("the mail a person gets, read in the dev mailbox", () => {
   it("shows the approval link as a link, and the approval page says when the request expires", async () => {
     expect((await postJson(`${weft.url}/agent/auth`, emailRegistration("pages@example.com"))).status).toBe(201);

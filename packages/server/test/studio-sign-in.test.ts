@@ -4,7 +4,9 @@ import {
   capturedLogger,
   claimCodeOf,
   cookiesOf,
+  csrfTokenOf,
   decide,
+  emailRegistration,
   emailSequence,
   mailingTestPlatform,
   registerSecret,
@@ -116,6 +118,64 @@ describe("signing in to Studio by mail", () => {
         status: "active",
       }),
     ]);
+  });
+
+  it("mails Studio's own wording, and the link signs in the browser that asked, with no code", async () => {
+    const email = nextEmail();
+    const started = await postJson("/studio/api/sign-in", { email });
+    const pendingCookie = `weft_studio_sign_in=${cookiesOf(started).get("weft_studio_sign_in")}`;
+    const mail = platform.smtp.received.findLast((message) => message.to.includes(email))?.raw ?? "";
+    expect(mail).toContain("Subject: Sign in to Weft Studio");
+    expect(mail).not.toMatch(/AI agent/);
+    const link = platform.smtp.approvalLinkFor(email);
+    expect(link).toMatch(new RegExp(`^${platform.weft.url}/studio/api/sign-in/approve\\?token=apv_`));
+
+    const shown = await fetch(link, { headers: { cookie: pendingCookie } });
+    const html = await shown.text();
+    expect(html).toContain("Sign in to Weft Studio?");
+    expect(html).not.toMatch(/AI agent/);
+    const approved = await fetch(link, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie: pendingCookie },
+      body: new URLSearchParams({ csrf: csrfTokenOf(html), decision: "approve" }),
+    });
+    expect(approved.status).toBe(303);
+    expect(approved.headers.get("location")).toBe("/studio/");
+    expect(setCookieHeader(approved, "weft_studio_sign_in")).toMatch(/Max-Age=0/);
+    const cookie = `weft_studio_session=${cookiesOf(approved).get("weft_studio_session")}`;
+    const read = await readSession(cookie);
+    expect(read.status).toBe(200);
+    expect(await read.json()).toMatchObject({ email });
+    // The pending cookie is spent: it completes nothing more, with or without a code.
+    const again = await postJson("/studio/api/sign-in/complete", { code: "123456" }, { cookie: pendingCookie });
+    expect(again.status).toBe(400);
+  });
+
+  it("approved in another browser, the link shows a code for the one that asked; the agent's link leads there too", async () => {
+    const email = nextEmail();
+    await postJson("/studio/api/sign-in", { email });
+    const link = platform.smtp.approvalLinkFor(email);
+    const agentLink = link.replace("/studio/api/sign-in/approve", "/agent/auth/approve");
+    const redirected = await fetch(agentLink, { redirect: "manual" });
+    expect(redirected.status).toBe(302);
+    expect(redirected.headers.get("location")).toBe(link);
+    const approved = await decide(link, "approve");
+    expect(approved.html).toContain("Type this code in Weft Studio");
+    expect(claimCodeOf(approved.html)).toMatch(/^\d{6}$/);
+  });
+
+  it("keeps the agents' own wording for an agent's email registration", async () => {
+    const email = nextEmail();
+    const registered = await postJson("/agent/auth", emailRegistration(email));
+    expect(registered.status).toBe(201);
+    const mail = platform.smtp.received.findLast((message) => message.to.includes(email))?.raw ?? "";
+    expect(mail).toContain("Subject: Approve an AI agent's access to Weft");
+    expect(platform.smtp.approvalLinkFor(email)).toContain("/agent/auth/approve?token=");
+    const studioPage = await fetch(
+      platform.smtp.approvalLinkFor(email).replace("/agent/auth/approve", "/studio/api/sign-in/approve"),
+    );
+    expect(studioPage.status).toBe(404);
   });
 
   it("refuses an address that is not one, and starts nothing", async () => {

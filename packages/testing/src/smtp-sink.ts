@@ -43,7 +43,9 @@ export async function startSmtpSink(): Promise<SmtpSink> {
       const mail = received.findLast((message) => message.to.includes(to));
       if (mail === undefined) throw new Error(`no mail to ${to}`);
       const links = new Set(
-        mail.raw.match(/https?:\/\/[^\s"<>]+\/(?:agent\/auth|oauth2)\/approve\?token=apv_[A-Za-z0-9_-]{43}/g) ?? [],
+        mail.raw.match(
+          /https?:\/\/[^\s"<>]+\/(?:agent\/auth|oauth2|studio\/api\/sign-in)\/approve\?token=apv_[A-Za-z0-9_-]{43}/g,
+        ) ?? [],
       );
       if (links.size !== 1) throw new Error(`expected one approval link in the mail, found ${links.size}`);
       return [...links][0] as string;

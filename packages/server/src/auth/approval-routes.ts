@@ -5,12 +5,13 @@ import { tokenPattern } from "../shared/secrets.ts";
 import { issueApprovalCsrfToken } from "./approval-csrf.ts";
 import {
   decideRegistration,
+  isStudioSignIn,
   type PendingRegistrationView,
   viewRegistrationByApprovalToken,
 } from "./decide-registration.ts";
 import { noStorePage, readLinkDecision, type StatusPage, statusMessage } from "./link-page.ts";
 import { alreadyApprovedPage, approvalRequestPage, approvedPage, messagePage } from "./pages/approval-pages.ts";
-import { signInApprovalPageUrl } from "./register-with-email.ts";
+import { signInApprovalPageUrl, studioSignInApprovalUrl } from "./register-with-email.ts";
 
 const approvalTokenPattern = tokenPattern("apv");
 
@@ -47,7 +48,7 @@ function statePage(registration: PendingRegistrationView, csrfToken: string, now
  * `GET|POST /agent/auth/approve?token=apv_…`: the page the approval mail links to. GET never changes
  * anything. The token travels in the query so that access logs, which record the path, never hold it.
  * An OAuth sign-in is decided on its own page, where the browser that started it is recognised, so
- * its token is sent there (a link of a mail sent before that page existed).
+ * its token is sent there (a link of a mail sent before that page existed), and so is a Studio sign-in's.
  */
 export function approvalRoutes(context: PlatformContext): Hono<AppEnv> {
   const { database, clock, ids } = context;
@@ -58,6 +59,11 @@ export function approvalRoutes(context: PlatformContext): Hono<AppEnv> {
     return c.redirect(signInApprovalPageUrl(context.config.authUrl, token), status);
   };
 
+  const toStudioPage = (c: Context<AppEnv>, token: string, status: 302 | 303) => {
+    c.header("Cache-Control", "no-store");
+    return c.redirect(studioSignInApprovalUrl(`${context.config.baseUrl}/studio`, token), status);
+  };
+
   app.get("/agent/auth/approve", async (c) => {
     const token = c.req.query("token") ?? "";
     const registration = approvalTokenPattern.test(token)
@@ -65,6 +71,7 @@ export function approvalRoutes(context: PlatformContext): Hono<AppEnv> {
       : undefined;
     if (registration === undefined) return noStorePage(c, unknownLink(), 404);
     if (registration.type === "oauth-client") return toSignInPage(c, token, 302);
+    if (isStudioSignIn(registration)) return toStudioPage(c, token, 302);
     const now = clock.now();
     const { html, status } = statePage(registration, issueApprovalCsrfToken(key, token, now), now);
     return noStorePage(c, html, status);
@@ -84,6 +91,7 @@ export function approvalRoutes(context: PlatformContext): Hono<AppEnv> {
     const registration = await viewRegistrationByApprovalToken(database.db, clock, token);
     if (registration === undefined) return noStorePage(c, unknownLink(), 404);
     if (registration.type === "oauth-client") return toSignInPage(c, token, 303);
+    if (isStudioSignIn(registration)) return toStudioPage(c, token, 303);
     const outcome = await decideRegistration(database.db, { clock, ids, secretKey: key }, token, decision);
     if (outcome === undefined) return noStorePage(c, unknownLink(), 404);
     const now = clock.now();

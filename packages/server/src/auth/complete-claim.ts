@@ -1,5 +1,5 @@
 import type { Scope } from "@weft/contract";
-import { and, eq } from "drizzle-orm";
+import { and, eq, isNotNull, isNull } from "drizzle-orm";
 import { recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
 import { registrations } from "../db/schema/index.ts";
@@ -7,6 +7,7 @@ import { findAccountByEmail } from "../identity/accounts.ts";
 import { issueCredential } from "../identity/credentials.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
+import { hashSecret } from "../shared/secrets.ts";
 import { type AuthResult, refuse } from "./auth-error.ts";
 import { claimCodeMatches, codeIsLive, countCodeAttempt } from "./claim-code.ts";
 
@@ -53,6 +54,48 @@ export async function completeClaim(
   ) {
     return invalidGrant();
   }
+  return claimApproved(db, deps, { ...attempt, accountId: attempt.accountId });
+}
+
+/**
+ * Completes a Studio sign-in approved in the browser that started it (`decideRegistration` issued
+ * no code, having seen that browser's pending cookie, the claim token): the same claim, with the
+ * cookie as the proof the code is otherwise.
+ */
+export async function completeClaimInStartingBrowser(
+  db: Database,
+  deps: { clock: Clock; ids: IdGenerator },
+  claimToken: string,
+): Promise<AuthResult<ClaimedRegistration>> {
+  const [approved] = await db
+    .select()
+    .from(registrations)
+    .where(
+      and(
+        eq(registrations.claimTokenHash, hashSecret(claimToken)),
+        eq(registrations.type, "email-verification"),
+        isNotNull(registrations.returnUrl),
+        eq(registrations.status, "approved"),
+        isNull(registrations.codeHash),
+      ),
+    );
+  if (
+    approved === undefined ||
+    approved.accountId === null ||
+    approved.claimTokenExpiresAt === null ||
+    deps.clock.now().getTime() >= approved.claimTokenExpiresAt.getTime()
+  ) {
+    return invalidGrant();
+  }
+  return claimApproved(db, deps, { ...approved, accountId: approved.accountId });
+}
+
+/** Marks an approved registration claimed, once, and issues its credential, audited. */
+async function claimApproved(
+  db: Database,
+  deps: { clock: Clock; ids: IdGenerator },
+  attempt: typeof registrations.$inferSelect & { accountId: string },
+): Promise<AuthResult<ClaimedRegistration>> {
   const accountId = attempt.accountId;
   return db.transaction(async (tx): Promise<AuthResult<ClaimedRegistration>> => {
     const [claimed] = await tx

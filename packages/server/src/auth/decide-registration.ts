@@ -22,6 +22,14 @@ export interface PendingRegistrationView {
   expired: boolean;
 }
 
+/**
+ * Whether a registration is a Studio sign-in: an email registration with somewhere to return to,
+ * which only Studio's sign-in sets (`registerWithEmail`'s `studio`).
+ */
+export function isStudioSignIn(registration: Pick<PendingRegistrationView, "type" | "returnUrl">): boolean {
+  return registration.type === "email-verification" && registration.returnUrl !== null;
+}
+
 export type Decision = "approve" | "deny" | "revoke";
 
 /** The decision a form's button names; undefined for any other value. */
@@ -31,7 +39,7 @@ export function decisionOf(value: string): Decision | undefined {
 
 export type DecisionOutcome =
   | { kind: "approved"; code: string; codeExpiresAt: Date; registration: PendingRegistrationView }
-  /** An OAuth sign-in approved in the browser that started it: signed in there, no code to type. */
+  /** An OAuth or Studio sign-in approved in the browser that started it: signed in there, no code to type. */
   | { kind: "signed-in"; registration: PendingRegistrationView }
   | { kind: "denied" | "revoked"; registration: PendingRegistrationView }
   /** The decision does not apply to the registration as it stands (expired, decided, claimed). */
@@ -113,7 +121,7 @@ async function approve(
     targetId: registration.registrationId,
     workspaceId: account.personalWorkspaceId,
     actor: { accountId: account.accountId },
-    ...(registration.type === "oauth-client" ? { data: { inStartingBrowser } } : {}),
+    ...(registration.type === "oauth-client" || isStudioSignIn(registration) ? { data: { inStartingBrowser } } : {}),
   });
   const approved = { ...registration, status: "approved" as const };
   if (code === undefined) return { kind: "signed-in", registration: approved };
@@ -148,7 +156,7 @@ async function close(
 /**
  * Applies the person's decision from the approval page. Approve and deny need a registration still
  * awaiting approval within its 30 minutes; revoke withdraws one awaiting approval or approved but
- * not yet claimed. `signInCookie` is the OAuth sign-in cookie the deciding browser sent, if any.
+ * not yet claimed. `signInCookie` is the OAuth or Studio sign-in cookie the deciding browser sent, if any.
  * Undefined for a link that names no registration.
  */
 export function decideRegistration(
@@ -171,7 +179,7 @@ export function decideRegistration(
     if (registration.status !== "pending" || registration.expired) return { kind: "refused", registration };
     if (decision === "deny") return close(tx, deps, registration, "denied");
     const inStartingBrowser =
-      registration.type === "oauth-client" &&
+      (registration.type === "oauth-client" || isStudioSignIn(registration)) &&
       signInCookie !== undefined &&
       loaded.claimTokenHash !== null &&
       secretMatchesHash(signInCookie, loaded.claimTokenHash);

@@ -3,7 +3,7 @@ import { recordAuditEvent } from "../audit/record-audit-event.ts";
 import type { Database } from "../db/database.ts";
 import { registrations } from "../db/schema/index.ts";
 import { normalizeEmail } from "../identity/accounts.ts";
-import type { Mailer } from "../mail/mailer.ts";
+import type { Mailer, MailMessage } from "../mail/mailer.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 import { generateToken, hashSecret } from "../shared/secrets.ts";
@@ -57,6 +57,22 @@ export interface OAuthSignIn {
 }
 
 /**
+ * A Studio sign-in: an agent's email registration in all but its mail and its approval page, which
+ * is Studio's (`{studioUrl}/api/sign-in/approve`, where Studio's pending cookie reaches it). Its
+ * `returnUrl`, which no agent's registration has, is what marks it.
+ */
+export interface StudioSignIn {
+  /** `{base_url}/studio`. */
+  studioUrl: string;
+  mail: (input: { to: string; approvalUrl: string; expiresAt: Date }) => MailMessage;
+}
+
+/** The approval page of a Studio sign-in, under Studio's path so that its pending cookie is sent. */
+export function studioSignInApprovalUrl(studioUrl: string, approvalToken: string): string {
+  return `${studioUrl}/api/sign-in/approve?token=${approvalToken}`;
+}
+
+/**
  * Starts a verified-email registration: stores it awaiting approval with digests of a claim token
  * (for the agent, or the browser's sign-in cookie for an OAuth sign-in) and an approval-link token
  * (for the person, by mail), then sends the mail. No account is created until the person approves.
@@ -64,7 +80,7 @@ export interface OAuthSignIn {
 export async function registerWithEmail(
   db: Database,
   deps: { clock: Clock; ids: IdGenerator; mailer: Mailer; authUrl: string },
-  request: { email: string; agentDescription: string; oauth?: OAuthSignIn },
+  request: { email: string; agentDescription: string; oauth?: OAuthSignIn; studio?: StudioSignIn },
 ): Promise<AuthResult<EmailRegistration>> {
   if (!isDeliverableEmailAddress(request.email.trim())) {
     return refuse("invalid_request", "assertion must be the user's email address, like user@example.com.");
@@ -82,7 +98,8 @@ export async function registerWithEmail(
       id: registrationId,
       type,
       clientId: request.oauth?.clientId,
-      returnUrl: request.oauth?.returnUrl,
+      returnUrl:
+        request.oauth?.returnUrl ?? (request.studio === undefined ? undefined : `${request.studio.studioUrl}/`),
       status: "pending",
       email,
       scopes,
@@ -107,25 +124,31 @@ export async function registerWithEmail(
     });
   });
   await deps.mailer.send(
-    request.oauth === undefined
-      ? approvalMail({
+    request.studio !== undefined
+      ? request.studio.mail({
           to: email,
-          agentDescription: request.agentDescription,
-          scopes,
-          approvalUrl: approvalPageUrl(deps.authUrl, approvalToken),
+          approvalUrl: studioSignInApprovalUrl(request.studio.studioUrl, approvalToken),
           expiresAt: claimTokenExpires,
         })
-      : signInApprovalMail({
-          to: email,
-          clientName: request.agentDescription,
-          clientId: request.oauth.clientId,
-          redirectHost: request.oauth.redirectHost,
-          requester: request.oauth.requester,
-          scopes,
-          approvalUrl: signInApprovalPageUrl(deps.authUrl, approvalToken),
-          cancelUrl: signInCancelPageUrl(deps.authUrl, approvalToken),
-          expiresAt: claimTokenExpires,
-        }),
+      : request.oauth === undefined
+        ? approvalMail({
+            to: email,
+            agentDescription: request.agentDescription,
+            scopes,
+            approvalUrl: approvalPageUrl(deps.authUrl, approvalToken),
+            expiresAt: claimTokenExpires,
+          })
+        : signInApprovalMail({
+            to: email,
+            clientName: request.agentDescription,
+            clientId: request.oauth.clientId,
+            redirectHost: request.oauth.redirectHost,
+            requester: request.oauth.requester,
+            scopes,
+            approvalUrl: signInApprovalPageUrl(deps.authUrl, approvalToken),
+            cancelUrl: signInCancelPageUrl(deps.authUrl, approvalToken),
+            expiresAt: claimTokenExpires,
+          }),
   );
   return { ok: true, value: { registrationId, claimToken, claimTokenExpires, postClaimScopes: scopes } };
 }

@@ -13,6 +13,7 @@ import type { AppEnv } from "./app-env.ts";
 import { defaultBodyLimitBytes } from "./body-limit.ts";
 import { crossOriginAccess } from "./cors.ts";
 import { jsonError } from "./errors.ts";
+import { faviconRoutes } from "./favicon.ts";
 import { healthRoutes } from "./health-routes.ts";
 import { homePageRoutes } from "./home-page.ts";
 import { requestContext, requestLogger } from "./request-context.ts";
@@ -61,7 +62,10 @@ export function createApp(context: PlatformContext, headers: SecurityHeaderList)
       ? next()
       : platformBodyLimit(c, next);
   });
-  app.route("/", healthRoutes(context.database, context.sandbox)).route("/", homePageRoutes(context.config));
+  app
+    .route("/", healthRoutes(context.database, context.sandbox))
+    .route("/", homePageRoutes(context.config))
+    .route("/", faviconRoutes());
   if (context.config.roles.has("auth")) {
     // The authorization server answers under the path of {auth_url}, which may differ from "/";
     // RFC 8414 §3 then places its metadata at the root, suffixed with that path.

@@ -1,8 +1,16 @@
 import { type StudioSessionAnswers, studioCsrfHeader, studioSessionContract } from "@weft/contract";
 import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { issueApprovalCsrfToken } from "../../auth/approval-csrf.ts";
 import { AuthError } from "../../auth/auth-error.ts";
 import { noStore, readJsonObject, requireString } from "../../auth/auth-http.ts";
+import {
+  decideRegistration,
+  isStudioSignIn,
+  type PendingRegistrationView,
+  viewRegistrationByApprovalToken,
+} from "../../auth/decide-registration.ts";
 import { isDeliverableEmailAddress } from "../../auth/email-address.ts";
+import { noStorePage, readLinkDecision, type StatusPage, statusMessage } from "../../auth/link-page.ts";
 import { messagePage, unreadableFormPage } from "../../auth/pages/approval-pages.ts";
 import { claimTokenLifetimeMs } from "../../auth/register-with-email.ts";
 import { acceptedSecretKeys } from "../../config/secret-key.ts";
@@ -11,13 +19,21 @@ import { jsonError } from "../../http/errors.ts";
 import { readFormFields } from "../../http/form-fields.ts";
 import type { PlatformContext } from "../../platform-context.ts";
 import { basePathOf } from "../../shared/base-path.ts";
+import { tokenPattern } from "../../shared/secrets.ts";
 import { hasNoAccount, openFirstAccountSession } from "../session/first-account-link.ts";
 import { redeemSignInLink } from "../session/sign-in-link.ts";
 import { studioCsrfToken, studioCsrfTokenIsValid } from "../session/studio-csrf.ts";
 import { endStudioSession, findStudioSession, type StudioSession } from "../session/studio-sessions.ts";
-import { completeStudioSignIn, startStudioSignIn } from "../session/studio-sign-in.ts";
+import {
+  completeStudioSignIn,
+  completeStudioSignInInStartingBrowser,
+  startStudioSignIn,
+} from "../session/studio-sign-in.ts";
 import { firstAccountPage } from "./first-account-page.ts";
 import { studioCookies, studioSessionCookie, studioSignInCookie } from "./studio-cookies.ts";
+import { studioSignInApprovalPage, studioSignInCancelledPage, studioSignInCodePage } from "./studio-sign-in-pages.ts";
+
+const approvalTokenPattern = tokenPattern("apv");
 
 export interface StudioSignInLimits {
   /** Starting a sign-in sends a mail: held to the registration rate. */
@@ -74,7 +90,7 @@ export function studioSessionRoutes(
     if (email instanceof Response) return email;
     const started = await startStudioSignIn(
       database.db,
-      { clock, ids, mailer: context.mailer, authUrl: config.authUrl },
+      { clock, ids, mailer: context.mailer, authUrl: config.authUrl, studioUrl: `${config.baseUrl}/studio` },
       email,
     );
     if (!started.ok) return jsonError(c, 400, "invalid_request", "Enter your email address, like you@example.com.");
@@ -120,6 +136,77 @@ export function studioSessionRoutes(
     await endStudioSession(database.db, sessionDeps, session.sessionId, "signed out of Weft Studio");
     cookies.clear(c, studioSessionCookie);
     return c.body(null, 204);
+  });
+
+  const approvePath = `${studioPath}/api/sign-in/approve`;
+  const unknownLink = (c: Context<AppEnv>) =>
+    noStorePage(
+      c,
+      messagePage("Link not valid", "This sign-in link is not valid. Open Weft Studio and sign in again."),
+      404,
+    );
+  /** The Studio sign-in a well-formed link names; any other registration is not this page's. */
+  const signInOf = async (token: string) => {
+    if (!approvalTokenPattern.test(token)) return undefined;
+    const registration = await viewRegistrationByApprovalToken(database.db, clock, token);
+    return registration !== undefined && isStudioSignIn(registration) ? registration : undefined;
+  };
+  /** The page a link shows for a sign-in in its current state. */
+  const statePage = (registration: PendingRegistrationView, csrf: string, now: Date): StatusPage => {
+    switch (registration.status) {
+      case "pending":
+        return registration.expired
+          ? statusMessage("Link expired", "This sign-in expired 30 minutes after it was asked for. Sign in again.", 410)
+          : { html: studioSignInApprovalPage(registration.email, registration.linkExpiresAt, csrf, now), status: 200 };
+      case "approved":
+        return statusMessage("Already approved", "You approved this sign-in; its code was shown once.", 200);
+      case "denied":
+      case "revoked":
+        return { html: studioSignInCancelledPage(), status: 200 };
+      default:
+        return statusMessage("Signed in", "This sign-in is complete: open Weft Studio.", 410);
+    }
+  };
+
+  // GET changes nothing (mail scanners open links); the decision is a POST with the page's CSRF token.
+  app.get(approvePath, async (c) => {
+    const token = c.req.query("token") ?? "";
+    const registration = await signInOf(token);
+    if (registration === undefined) return unknownLink(c);
+    const now = clock.now();
+    const { html, status } = statePage(registration, issueApprovalCsrfToken(config.secretKey, token, now), now);
+    return noStorePage(c, html, status);
+  });
+
+  app.post(approvePath, async (c) => {
+    const token = c.req.query("token") ?? "";
+    if (!approvalTokenPattern.test(token)) return unknownLink(c);
+    const decision = await readLinkDecision(c, config, token, clock.now(), "Use the Sign in button on the page.");
+    if (decision instanceof Response) return decision;
+    if ((await signInOf(token)) === undefined) return unknownLink(c);
+    // The pending cookie reaches this path (both are under Studio's): it says whether this browser asked.
+    const pending = cookies.read(c, studioSignInCookie);
+    const outcome = await decideRegistration(
+      database.db,
+      { clock, ids, secretKey: config.secretKey },
+      token,
+      decision,
+      pending,
+    );
+    if (outcome === undefined) return unknownLink(c);
+    const now = clock.now();
+    if (outcome.kind === "signed-in" && pending !== undefined) {
+      const completed = await completeStudioSignInInStartingBrowser(database.db, { clock, ids }, pending);
+      if (completed.ok) {
+        cookies.clear(c, studioSignInCookie);
+        cookies.write(c, studioSessionCookie, completed.value.token);
+        c.header("Cache-Control", "no-store");
+        return c.redirect(`${basePathOf(config.baseUrl)}/studio/`, 303);
+      }
+    }
+    if (outcome.kind === "approved") return noStorePage(c, studioSignInCodePage(outcome, now), 200);
+    const { html, status } = statePage(outcome.registration, issueApprovalCsrfToken(config.secretKey, token, now), now);
+    return noStorePage(c, html, outcome.kind === "refused" && status === 200 ? 409 : status);
   });
 
   const firstAccountPath = `${studioPath}/api/sign-in/first`;
