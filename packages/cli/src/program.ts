@@ -5,6 +5,7 @@ import { registerAudit } from "./commands/audit.ts";
 import { registerDeploy } from "./commands/deploy.ts";
 import { registerDeployments } from "./commands/deployments.ts";
 import { registerDev } from "./commands/dev.ts";
+import { registerEvents } from "./commands/events.ts";
 import { registerExecutions } from "./commands/executions.ts";
 import { registerFederation } from "./commands/federation.ts";
 import { registerInit } from "./commands/init.ts";
@@ -67,6 +68,7 @@ export function createProgram(): Command {
   registerAudit(program);
   registerUsage(program);
   registerSchedules(program);
+  registerEvents(program);
   registerIntegrations(program);
   registerServer(program);
   registerWorker(program);

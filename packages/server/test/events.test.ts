@@ -1,4 +1,4 @@
-import { bundleConfig, callRpc, signedInTestPlatform } from "@weft/testing";
+import { bundleConfig, callRpc, createTestIdentity, signedInTestPlatform } from "@weft/testing";
 import { beforeAll, describe, expect, it } from "vitest";
 
 /**
@@ -340,5 +340,31 @@ describe("refusals", () => {
         ]),
       },
     });
+  });
+});
+
+describe("retention", () => {
+  it("deletes events once they are older than the project's execution retention", async () => {
+    const kept = await send({ name: "order.noted", data: { n: 1 } });
+    expect(kept.status).toBe(200);
+    const jobs = signedIn.weft.platform.periodicJobs;
+    if (jobs === undefined) throw new Error("the test platform runs the periodic jobs");
+    const names = async () => {
+      // A credential valid at the clock's new time.
+      const owner = await createTestIdentity(signedIn.weft, "owner@example.com");
+      const listed = await callRpc(
+        signedIn.weft.url,
+        "events.list",
+        { projectId, limit: 100 },
+        { token: owner.credential },
+      );
+      return (listed.json as { data: SentJson[] }).data.map((event) => event.name);
+    };
+    signedIn.weft.clock.advance(29 * 24 * 60 * 60 * 1000);
+    await jobs.pruneHistory();
+    expect(await names()).toContain("order.noted");
+    signedIn.weft.clock.advance(2 * 24 * 60 * 60 * 1000);
+    expect((await jobs.pruneHistory()).events).toBeGreaterThan(0);
+    expect(await names()).toEqual([]);
   });
 });

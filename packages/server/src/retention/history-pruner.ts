@@ -37,7 +37,7 @@ export function startHistoryPruner(
       .then(() => pruneHistory(deps.db, deps, options.periods, options))
       .then((report) => {
         const deleted = report.executions + report.idempotencyKeys + report.assertionIds + report.registrations;
-        if (deleted + report.scheduleTicks + report.alertDeliveries > 0)
+        if (deleted + report.scheduleTicks + report.alertDeliveries + report.events > 0)
           deps.logger.info({ retention: report }, "deleted expired history");
         return report;
       });

@@ -5,7 +5,7 @@ import type { Clock } from "../shared/clock.ts";
 import type { Timers } from "../shared/timers.ts";
 
 export interface RetentionPeriods {
-  /** Days a finished execution (with its steps, spans, wait tokens and idempotency keys) is kept, unless its project says otherwise. */
+  /** Days a finished execution (with its steps, spans, wait tokens and idempotency keys) and an event are kept, unless its project says otherwise. */
   executionDays: number;
   /** Days expired idempotency keys, used assertion ids, schedule ticks and registrations that issued nothing are kept. */
   bookkeepingDays: number;
@@ -33,6 +33,8 @@ export interface PruneReport {
   registrations: number;
   scheduleTicks: number;
   alertDeliveries: number;
+  /** Events sent before the execution retention period (the project's own, or the default). */
+  events: number;
   /** False when the time budget ran out with rows left to delete. */
   complete: boolean;
 }
@@ -115,6 +117,7 @@ export async function pruneHistory(
     registrations: 0,
     scheduleTicks: 0,
     alertDeliveries: 0,
+    events: 0,
     complete: true,
   };
   try {
@@ -154,6 +157,32 @@ export async function pruneHistory(
         report.executions += batch?.executions ?? 0;
         report.spans += batch?.spans ?? 0;
         if ((batch?.executions ?? 0) < options.batchSize) break;
+      }
+    }
+    // Events are kept as long as executions: the executions they started name them.
+    const eventBatches = [
+      () => sql`select id from events
+        where sent_at < ${cutoffOf(periods.executionDays)}::timestamptz
+          and project_id not in (select id from projects where retention_days is not null)
+        order by sent_at limit ${options.batchSize} for update skip locked`,
+      ...ownPeriods.map(
+        (project) => () => sql`select id from events
+          where project_id = ${project.id} and sent_at < ${cutoffOf(project.days)}::timestamptz
+          order by sent_at limit ${options.batchSize} for update skip locked`,
+      ),
+    ];
+    for (const doomed of eventBatches) {
+      for (;;) {
+        if (outOfTime) return { ...report, complete: false };
+        const [batch] = await paced(() =>
+          sqlRows<{ events: number }>(
+            db,
+            sql`with gone as (delete from events where id in (${doomed()}) returning 1)
+              select count(*)::int as events from gone`,
+          ),
+        );
+        report.events += batch?.events ?? 0;
+        if ((batch?.events ?? 0) < options.batchSize) break;
       }
     }
     const bookkeepingCutoff = new Date(now - periods.bookkeepingDays * dayMs).toISOString();
