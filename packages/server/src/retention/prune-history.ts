@@ -166,7 +166,8 @@ export async function pruneHistory(
           and project_id not in (select id from projects where retention_days is not null)
         order by sent_at limit ${options.batchSize} for update skip locked`,
       ...ownPeriods.map(
-        (project) => () => sql`select id from events
+        (project) => () =>
+          sql`select id from events
           where project_id = ${project.id} and sent_at < ${cutoffOf(project.days)}::timestamptz
           order by sent_at limit ${options.batchSize} for update skip locked`,
       ),
