@@ -1,13 +1,16 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, type ReactNode, useId, useState } from "react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, type ReactNode, useEffect, useId, useState } from "react";
 import { useNavigate, useSearchParams } from "react-router";
-import { sessionQueryKey } from "../../api/session.ts";
+import { readSession, sessionQueryKey } from "../../api/session.ts";
 import { weftQuery } from "../../api/weft-query.ts";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
 import { returnPath } from "./return-path.ts";
 
-/** Email, then the 6-digit code the mailed approval page shows. */
+/**
+ * Email, then a wait: the mailed link, opened in this browser, signs it in (this page notices and
+ * goes on by itself); opened in another, it shows a 6-digit code to enter here.
+ */
 export function SignInPage(): ReactNode {
   const [sentTo, setSentTo] = useState<string | null>(null);
   return (
@@ -65,6 +68,17 @@ function CodeStep({ email, onRestart }: { email: string; onRestart: () => void }
       },
     }),
   );
+  // The link approved in this browser signs it in from its own tab: the session appears here too.
+  // The session query the signed-in pages read, polled while waiting: once it holds a session they go on with it.
+  const signedInElsewhere = useQuery({
+    queryKey: sessionQueryKey,
+    queryFn: readSession,
+    refetchInterval: (query) => (query.state.data === null || query.state.data === undefined ? 2_000 : false),
+  });
+  const arrived = signedInElsewhere.data !== undefined && signedInElsewhere.data !== null;
+  useEffect(() => {
+    if (arrived) void navigate(returnPath(searchParams.get("next")), { replace: true });
+  }, [arrived, navigate, searchParams]);
   const submit = (event: FormEvent): void => {
     event.preventDefault();
     complete.mutate({ code: code.trim() });
@@ -72,8 +86,11 @@ function CodeStep({ email, onRestart }: { email: string; onRestart: () => void }
   return (
     <form className="card stack" onSubmit={submit}>
       <p id={hintId}>
-        Check your mail at <strong>{email}</strong>: open the link, approve the sign-in, and enter the 6-digit code the
-        page shows.
+        Check your mail at <strong>{email}</strong> and open the link. In this browser, choose Sign in there and this
+        page goes on by itself. Opened on another device, the link shows a 6-digit code: enter it here.
+      </p>
+      <p className="muted" role="status">
+        Waiting for the link…
       </p>
       <label htmlFor={id}>6-digit code</label>
       <input
