@@ -79,7 +79,9 @@ describe("the queue's reading, beside 100 000 finished executions and 10 000 que
   it("reads a few pages while the queue is within the bound, however much waits behind a limit", async () => {
     const { reading, pages } = await readingAt(new Date(clock.now().getTime() + maxDelayMs), 4);
     expect(reading).toEqual({ backlogged: new Set(), saturatedWaitMs: undefined });
-    expect(pages).toBeLessThan(20);
+    // Planning it reads a few pages of each small partial index of `executions` (about five each,
+    // however few entries they hold); the scans themselves read fewer than ten.
+    expect(pages).toBeLessThan(30);
   });
 
   it("past the bound, finds the workspace backlogged, saturated only while its account is below its share", async () => {
