@@ -4,6 +4,7 @@ import {
   accounts,
   auditEvents,
   credentials,
+  events,
   integrations,
   invitations,
   memberships,
@@ -563,5 +564,51 @@ describe("billing.listStatements walks 250 months", () => {
       cursor = page.nextCursor;
     }
     expect(seen).toEqual([...statementPeriods].reverse());
+  });
+});
+
+describe("events.list walks 250 events with many sharing one instant", () => {
+  const sent: { id: string; at: Date }[] = [];
+
+  beforeAll(async () => {
+    const ids = weft.platform.context.ids;
+    const rows = Array.from({ length: rowCount }, (_, index) => {
+      const row = { id: ids("event"), at: instantOf(index) };
+      sent.push(row);
+      return {
+        id: row.id,
+        projectId,
+        name: "order.created",
+        data: { index },
+        idempotencyId: null,
+        sourceKind: "api" as const,
+        sourceName: null,
+        sentAt: row.at,
+        executions: [],
+        resumed: 0,
+        cancelled: 0,
+      };
+    });
+    await weft.platform.context.database.db.insert(events).values(rows);
+  });
+
+  it.each([2, 7, 100])("in pages of %i, newest first, with no gap and no duplicate", async (limit) => {
+    const expected = [...sent]
+      .sort((a, b) => b.at.getTime() - a.at.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+      .map((event) => event.id);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (;;) {
+      const page = (await call("events.list", {
+        projectId,
+        limit,
+        ...(cursor === null ? {} : { cursor }),
+      })) as { data: { id: string }[]; nextCursor?: string };
+      seen.push(...page.data.map((event) => event.id));
+      if (page.nextCursor === undefined) break;
+      expect(page.data.length).toBe(limit);
+      cursor = page.nextCursor;
+    }
+    expect(seen).toEqual(expected);
   });
 });
