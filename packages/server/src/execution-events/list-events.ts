@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gte, inArray, isNull, or } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
-import { executionSteps, executions, spans } from "../db/schema/index.ts";
+import { executionSteps, executions, projects, spans } from "../db/schema/index.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import { deriveEvents, type ExecutionEventRecord, type StoredExecution } from "./derive-events.ts";
 import { comparePositions, type EventPosition, encodePosition } from "./event-position.ts";
@@ -12,7 +12,8 @@ import { comparePositions, type EventPosition, encodePosition } from "./event-po
 export const followedExecutionsLimit = 200;
 
 export interface ListEventsRequest {
-  scope: { executionId: string } | { projectId: string };
+  /** One execution, a project's executions, or those of every project of a workspace (Studio's pages). */
+  scope: { executionId: string } | { projectId: string } | { workspaceId: string };
   after: EventPosition;
   limit: number;
 }
@@ -73,7 +74,12 @@ export async function listEvents(db: Database, request: ListEventsRequest): Prom
           .from(executions)
           .where(
             and(
-              eq(executions.projectId, scope.projectId),
+              "projectId" in scope
+                ? eq(executions.projectId, scope.projectId)
+                : inArray(
+                    executions.projectId,
+                    db.select({ id: projects.id }).from(projects).where(eq(projects.workspaceId, scope.workspaceId)),
+                  ),
               or(isNull(executions.finishedAt), gte(executions.finishedAt, after.recordedAt)),
             ),
           )

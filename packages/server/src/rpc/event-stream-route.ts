@@ -8,7 +8,7 @@ import {
   type EventPosition,
   positionAt,
 } from "../execution-events/event-position.ts";
-import { listEvents } from "../execution-events/index.ts";
+import { type ListEventsRequest, listEvents } from "../execution-events/index.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { jsonError } from "../http/errors.ts";
 import { requestLogger } from "../http/request-context.ts";
@@ -69,7 +69,7 @@ export function eventStreamRoute(context: PlatformContext, resolver: PrincipalRe
       }
       throw error;
     }
-    return streamSSE(c, (stream) => follow(context, stream, { projectId, after: start }));
+    return streamSSE(c, (stream) => followEvents(context, stream, { scope: { projectId }, after: start }));
   };
 }
 
@@ -80,10 +80,11 @@ export function eventStreamRoute(context: PlatformContext, resolver: PrincipalRe
  */
 export const recheckMs = 5000;
 
-async function follow(
+/** Writes the scope's events to the stream from `after` on, until the client goes away. */
+export async function followEvents(
   context: PlatformContext,
   stream: SSEStreamingApi,
-  request: { projectId: string; after: EventPosition },
+  request: { scope: ListEventsRequest["scope"]; after: EventPosition },
 ): Promise<void> {
   const stopped = new AbortController();
   stream.onAbort(() => stopped.abort());
@@ -96,7 +97,7 @@ async function follow(
     let wrote = false;
     for (;;) {
       const page = await listEvents(context.database.db, {
-        scope: { projectId: request.projectId },
+        scope: request.scope,
         after: cursor,
         limit: pageSize,
       });

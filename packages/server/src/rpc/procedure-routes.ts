@@ -19,6 +19,7 @@ import {
   internalErrorMessage,
   type RpcHandlerOptions,
 } from "./rpc-handlers.ts";
+import { studioEventStreamRoute } from "./studio-event-stream-route.ts";
 import { studioSessionAuthenticator } from "./studio-session-authentication.ts";
 
 type Protocol = "rpc" | "api";
@@ -78,6 +79,8 @@ export function procedureRoutes(context: PlatformContext): ProcedureRoutes {
   routes.route("/", mcpRoutes(context, resolver));
   const eventStream = eventStreamRoute(context, resolver, metadataUrl);
   const authenticateStudioSession = studioSessionAuthenticator(context, lastUsed);
+  const studioEvents = studioEventStreamRoute(context, studioSessionAuthenticator(context, lastUsed, { csrf: false }));
+  for (const root of resourceRootsOf(context.config.baseUrl)) routes.get(`${root}/studio/events`, studioEvents);
   const mounts = [
     ...procedurePathPrefixes(context.config.baseUrl).map((mount) => ({ ...mount, studio: false })),
     ...studioProcedurePathPrefixes(context.config.baseUrl).map((prefix) => ({

@@ -46,6 +46,10 @@ export const studioRouter = createBrowserRouter(
           lazy: () => import("../pages/schedules/schedules-page.tsx").then((m) => ({ Component: m.SchedulesPage })),
         },
         {
+          path: "approvals",
+          lazy: () => import("../pages/approvals/approvals-page.tsx").then((m) => ({ Component: m.ApprovalsPage })),
+        },
+        {
           path: "agents",
           lazy: () => import("../pages/agents/agents-page.tsx").then((m) => ({ Component: m.AgentsPage })),
         },

@@ -2,6 +2,7 @@ import { skipToken, useMutation, useQuery, useQueryClient } from "@tanstack/reac
 import { type Execution, type ExecutionStatusValue, finalExecutionStatuses } from "@weft/contract";
 import type { ReactNode } from "react";
 import { Link, useNavigate, useParams } from "react-router";
+import { useLiveUpdates } from "../../api/live-updates.ts";
 import { describeError } from "../../api/studio-error.ts";
 import { weftQuery } from "../../api/weft-query.ts";
 import { ErrorNotice } from "../../components/error-notice.tsx";
@@ -10,24 +11,23 @@ import { PageTitle } from "../../components/page-title.tsx";
 import { QueryState } from "../../components/query-state.tsx";
 import { StatusBadge } from "../../components/status-badge.tsx";
 import { formatDuration, TimeText } from "../../components/time-text.tsx";
+import { WaitTokenCard } from "../../components/wait-token-card.tsx";
 import { canWrite, useRoleIn } from "../../components/workspace.tsx";
 import { LogList } from "./log-list.tsx";
 
 const finished = new Set<ExecutionStatusValue>(finalExecutionStatuses);
 
-/** One execution; polled every second until it finishes. */
+/** One execution, refreshed by its live event stream until it finishes. */
 export function ExecutionPage(): ReactNode {
   const { executionId = "" } = useParams();
-  const execution = useQuery(
-    weftQuery.workflows.getExecution.queryOptions({
-      input: { executionId },
-      refetchInterval: (query) =>
-        (query.state.data !== undefined && finished.has(query.state.data.status)) ||
-        (query.state.data === undefined && query.state.error !== null && describeError(query.state.error).final)
-          ? false
-          : 1_000,
-    }),
-  );
+  const execution = useQuery(weftQuery.workflows.getExecution.queryOptions({ input: { executionId } }));
+  // A finished execution changes no more; one that cannot be read (an unknown id, a 403) has nothing to follow.
+  const settled =
+    (execution.data !== undefined && finished.has(execution.data.status)) ||
+    (execution.data === undefined && execution.error !== null && describeError(execution.error).final);
+  useLiveUpdates(settled ? undefined : { executionId }, [
+    weftQuery.workflows.getExecution.queryKey({ input: { executionId } }),
+  ]);
   const projectId = execution.data?.projectId;
   const project = useQuery(
     weftQuery.projects.get.queryOptions({ input: projectId === undefined ? skipToken : { projectId } }),
@@ -131,6 +131,14 @@ function ExecutionView({ execution, writable }: { execution: Execution; writable
           )}
         </dl>
       </section>
+      {execution.tokens.length === 0 ? null : (
+        <section className="card" aria-labelledby="tokens-heading">
+          <h2 id="tokens-heading">Wait tokens</h2>
+          {execution.tokens.map((token) => (
+            <WaitTokenCard key={token.name} executionId={execution.id} token={token} writable={writable} />
+          ))}
+        </section>
+      )}
       <div className="grid">
         <section className="card" aria-labelledby="input-heading">
           <h2 id="input-heading">Input</h2>
@@ -188,10 +196,14 @@ function ExecutionView({ execution, writable }: { execution: Execution; writable
 
 type StepEntry = Execution["steps"][number] | (Execution["failedSteps"][number] & { kind: "failed" });
 
-/** The steps that completed and those that threw (kept only in the trace's spans), in the order they started. */
+/**
+ * The steps that completed and those that threw (kept only in the trace's spans), attempt by
+ * attempt; within one, a throw ends the attempt unless the workflow catches it, so the step that
+ * threw comes after those that completed.
+ */
 function stepsInOrder(execution: Execution): StepEntry[] {
   const failed = execution.failedSteps.map((step) => ({ ...step, kind: "failed" as const }));
-  return [...execution.steps, ...failed].sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+  return [...execution.steps, ...failed].sort((a, b) => a.attempt - b.attempt);
 }
 
 function StepItem({ step }: { step: StepEntry }): ReactNode {

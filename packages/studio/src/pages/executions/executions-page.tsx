@@ -2,6 +2,7 @@ import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { type ExecutionStatusValue, executionStatuses } from "@weft/contract";
 import { type ReactNode, useId } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
+import { useLiveUpdates } from "../../api/live-updates.ts";
 import { weftQuery } from "../../api/weft-query.ts";
 import { ExecutionTable } from "../../components/execution-table.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
@@ -36,6 +37,7 @@ export function ExecutionsPage(): ReactNode {
       getNextPageParam: (page) => (page.pagination.hasPreviousPage ? page.pagination.startCursor : undefined),
     }),
   );
+  useLiveUpdates({ projectId }, [weftQuery.workflows.listExecutions.key()]);
   const rows = executions.data?.pages.flatMap((page) => [...page.results].reverse()) ?? [];
   const setFilter = (name: string, value: string): void => {
     const next = new URLSearchParams(searchParams);

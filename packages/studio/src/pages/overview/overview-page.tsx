@@ -2,6 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import type { StudioOverview } from "@weft/contract";
 import { type ReactNode, useMemo } from "react";
 import { Link } from "react-router";
+import { useLiveUpdates } from "../../api/live-updates.ts";
 import { weftQuery } from "../../api/weft-query.ts";
 import { PageTitle } from "../../components/page-title.tsx";
 import { EmptyState, QueryState } from "../../components/query-state.tsx";
@@ -15,9 +16,11 @@ const chartMinutes = 60;
 
 export function OverviewPage(): ReactNode {
   const { workspace } = useWorkspace();
-  const overview = useQuery(
-    weftQuery.studio.overview.queryOptions({ input: { workspaceId: workspace.id }, refetchInterval: 10_000 }),
-  );
+  const overview = useQuery(weftQuery.studio.overview.queryOptions({ input: { workspaceId: workspace.id } }));
+  useLiveUpdates({ workspaceId: workspace.id }, [
+    weftQuery.studio.overview.key(),
+    weftQuery.studio.executionTimeline.key(),
+  ]);
   return (
     <>
       <PageTitle title="Overview" />
@@ -148,7 +151,6 @@ function Timeline({ workspaceId }: { workspaceId: string }): ReactNode {
         to: new Date(from.getTime() + chartMinutes * 60_000).toISOString(),
         bucket: "minute",
       },
-      refetchInterval: 10_000,
     }),
   );
   return (
