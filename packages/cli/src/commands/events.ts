@@ -58,7 +58,7 @@ export function registerEvents(program: Command): void {
           context.output.line(`${verb} ${sent.id} (${sent.name}).`);
           for (const started of sent.executions)
             context.output.line(`Started ${started.executionId} (${started.workflow}).`);
-          if (sent.executions.length === 0) context.output.line("No workflow is subscribed to it.");
+          if (sent.executions.length === 0) context.output.line("It started no execution.");
           if (sent.resumed > 0) context.output.line(`Resumed ${sent.resumed} waiting execution(s).`);
           if (sent.cancelled > 0) context.output.line(`Cancelled ${sent.cancelled} execution(s).`);
           for (const skipped of sent.skipped) {
