@@ -1,1 +1,0 @@
-import{z as e}from"./error-notice-BGKMZPNz.js";var t=e();function n({status:e}){return(0,t.jsx)(`span`,{className:`badge status-${e}`,children:e})}export{n as t};
