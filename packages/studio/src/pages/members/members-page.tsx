@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { WorkspaceRole } from "@weft/contract";
+import type { Member, WorkspaceRole } from "@weft/contract";
 import { type FormEvent, type ReactNode, useId, useState } from "react";
 import { weftQuery } from "../../api/weft-query.ts";
 import { ErrorNotice } from "../../components/error-notice.tsx";
@@ -11,7 +11,10 @@ import { canManage, useWorkspace } from "../../components/workspace.tsx";
 
 const roles: WorkspaceRole[] = ["viewer", "member", "admin", "owner"];
 
-/** A workspace's members, and for its owners and admins, its invitations and the invite form. */
+/**
+ * A workspace's members, and for its owners and admins, each member's role and removal, its
+ * invitations and the invite form; and for everyone, a new team workspace.
+ */
 export function MembersPage(): ReactNode {
   const { workspace } = useWorkspace();
   const manager = canManage(workspace.role);
@@ -29,12 +32,128 @@ export function MembersPage(): ReactNode {
         rowKey={(member) => member.accountId}
         columns={[
           { name: "Email", cell: (member) => member.email },
-          { name: "Role", cell: (member) => member.role },
+          {
+            name: "Role",
+            cell: (member) =>
+              manager && !workspace.personal ? <RoleChange workspaceId={workspace.id} member={member} /> : member.role,
+          },
           { name: "Joined", cell: (member) => <TimeText at={member.joinedAt} /> },
+          ...(manager && !workspace.personal
+            ? [
+                {
+                  name: "Remove",
+                  cell: (member: Member) => <RemoveMember workspaceId={workspace.id} member={member} />,
+                },
+              ]
+            : []),
         ]}
       />
       {manager ? <Invitations workspaceId={workspace.id} personal={workspace.personal} /> : null}
+      <NewTeamWorkspace />
     </>
+  );
+}
+
+/** A member's role, changed as soon as another is chosen; the server's refusal (the last owner) shows beside it. */
+function RoleChange({ workspaceId, member }: { workspaceId: string; member: Member }): ReactNode {
+  const queryClient = useQueryClient();
+  const update = useMutation(
+    weftQuery.access.updateRole.mutationOptions({
+      onSettled: () => queryClient.invalidateQueries({ queryKey: weftQuery.access.listMembers.key() }),
+    }),
+  );
+  return (
+    <div className="stack">
+      <select
+        aria-label={`Role of ${member.email}`}
+        value={member.role}
+        disabled={update.isPending}
+        onChange={(event) =>
+          update.mutate({ workspaceId, accountId: member.accountId, role: event.target.value as WorkspaceRole })
+        }
+      >
+        {roles.map((candidate) => (
+          <option key={candidate} value={candidate}>
+            {candidate}
+          </option>
+        ))}
+      </select>
+      <ErrorNotice error={update.error} />
+    </div>
+  );
+}
+
+/** Remove, after a confirmation: the member loses the workspace at their next call. */
+function RemoveMember({ workspaceId, member }: { workspaceId: string; member: Member }): ReactNode {
+  const [confirming, setConfirming] = useState(false);
+  const queryClient = useQueryClient();
+  const remove = useMutation(
+    weftQuery.access.removeMember.mutationOptions({
+      onSuccess: () => queryClient.invalidateQueries({ queryKey: weftQuery.access.listMembers.key() }),
+    }),
+  );
+  return (
+    <div className="row">
+      {confirming ? (
+        <>
+          <button
+            type="button"
+            className="button danger small"
+            disabled={remove.isPending}
+            onClick={() => remove.mutate({ workspaceId, accountId: member.accountId })}
+          >
+            Yes, remove {member.email}
+          </button>
+          <button type="button" className="button secondary small" onClick={() => setConfirming(false)}>
+            Keep {member.email}
+          </button>
+        </>
+      ) : (
+        <button type="button" className="button secondary small" onClick={() => setConfirming(true)}>
+          Remove {member.email}…
+        </button>
+      )}
+      <ErrorNotice error={remove.error} />
+    </div>
+  );
+}
+
+/** A team workspace of one's own, with oneself as owner; the picker switches to it. */
+function NewTeamWorkspace(): ReactNode {
+  const { choose } = useWorkspace();
+  const [name, setName] = useState("");
+  const nameId = useId();
+  const queryClient = useQueryClient();
+  const create = useMutation(
+    weftQuery.access.createWorkspace.mutationOptions({
+      onSuccess: async (created) => {
+        setName("");
+        await queryClient.invalidateQueries({ queryKey: weftQuery.access.listWorkspaces.key() });
+        choose(created.id);
+      },
+    }),
+  );
+  const submit = (event: FormEvent): void => {
+    event.preventDefault();
+    create.mutate({ name: name.trim() });
+  };
+  return (
+    <section className="card stack" aria-labelledby="new-team-heading">
+      <h2 id="new-team-heading">New team workspace</h2>
+      <p className="muted">A team workspace has members you invite, each with a role; you are its owner.</p>
+      <form className="filters" onSubmit={submit} aria-label="Create a team workspace">
+        <div>
+          <label htmlFor={nameId}>Team name</label>
+          <input id={nameId} required maxLength={64} value={name} onChange={(event) => setName(event.target.value)} />
+        </div>
+        <div className="form-end">
+          <button type="submit" className="button" disabled={create.isPending}>
+            Create team workspace
+          </button>
+        </div>
+        <ErrorNotice error={create.error} />
+      </form>
+    </section>
   );
 }
 
@@ -51,7 +170,9 @@ function Invitations({ workspaceId, personal }: { workspaceId: string; personal:
     <section className="card stack" aria-labelledby="invitations-heading">
       <h2 id="invitations-heading">Invitations</h2>
       {personal ? (
-        <p className="muted">A personal workspace has no other members: create a team workspace to invite people.</p>
+        <p className="muted">
+          A personal workspace has no other members: create a team workspace below to invite people.
+        </p>
       ) : (
         <InviteForm workspaceId={workspaceId} onInvited={refresh} />
       )}
