@@ -1,6 +1,15 @@
+import type { ReactNode } from "react";
 import { createBrowserRouter } from "react-router";
 import { NotFoundPage } from "../pages/not-found-page.tsx";
 import { StudioLayout } from "./studio-layout.tsx";
+
+function StartingUp(): ReactNode {
+  return (
+    <p className="muted page" role="status">
+      Loading Weft Studio…
+    </p>
+  );
+}
 
 /** Every page but the shell is its own chunk, loaded when first visited. */
 export const studioRouter = createBrowserRouter(
@@ -8,10 +17,13 @@ export const studioRouter = createBrowserRouter(
     {
       path: "/sign-in",
       lazy: () => import("../pages/sign-in/sign-in-page.tsx").then((m) => ({ Component: m.SignInPage })),
+      HydrateFallback: StartingUp,
     },
     {
       path: "/",
       Component: StudioLayout,
+      // Shown while the first page's chunk loads: without one, the router warns on every first load.
+      HydrateFallback: StartingUp,
       children: [
         {
           index: true,

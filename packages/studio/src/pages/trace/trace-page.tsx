@@ -56,7 +56,7 @@ export function TracePage(): ReactNode {
             </div>
             <ol className="waterfall" aria-label="Spans">
               {rows.map((row) => (
-                <li key={row.span.spanId} className={`span span-${row.span.status.code}`}>
+                <li key={row.span.spanId} className={`span span-${row.span.status.code}`} data-depth={row.depth}>
                   <details>
                     <summary>
                       <span className="span-name" style={{ paddingInlineStart: `${row.depth * 1.25}rem` }}>

@@ -1,0 +1,336 @@
+import { copyFile, mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  bundleConfig,
+  callRpc,
+  createTestIdentity,
+  hasChromium,
+  launchChromium,
+  type SmtpSink,
+  seriousAccessibilityViolations,
+  signInToStudio,
+  startSmtpSink,
+  startTestPlatform,
+  type TestIdentity,
+  type TestPlatform,
+} from "@weft/testing";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+/**
+ * Studio's schedules, traces and the details a person notices, in Chromium: pausing and running a
+ * schedule, a trace whose bars sit inside their parents' on one time axis, usage by day with its
+ * zeros, the failed step among the steps, an unknown execution, the top bar at 1280 px, and `/`.
+ */
+
+const screenshots = fileURLToPath(new URL("../../../test-results/studio", import.meta.url));
+const readmeImage = fileURLToPath(new URL("../../../docs/images/studio-schedules.png", import.meta.url));
+const email = "ada@example.com";
+
+const configSource = `
+import { defineConfig, workflow } from "@weft/sdk";
+
+const report = workflow({
+  name: "report",
+  async run(input: { scheduledFor: string; team: string }, ctx) {
+    const rows = await ctx.step("gather", async () => {
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      return 3;
+    });
+    const summary = await ctx.step("summarise", async () => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return input.team + ": " + rows + " rows";
+    });
+    return { summary };
+  },
+});
+
+const flaky = workflow({
+  name: "flaky",
+  retries: { maxAttempts: 1 },
+  async run(_input: unknown, ctx) {
+    await ctx.step("prepare", async () => "ready");
+    await ctx.step("charge", async () => {
+      throw new Error("the card was declined");
+    });
+  },
+});
+
+export default defineConfig({ workflows: [report, flaky] });
+`;
+
+const manifest = {
+  version: 1,
+  workflows: [{ name: "report" }, { name: "flaky", retries: { maxAttempts: 1, minDelayMs: 1000, maxDelayMs: 60000 } }],
+  schedules: [
+    {
+      name: "weekday-mornings",
+      workflow: "report",
+      cron: "0 9 * * 1-5",
+      timezone: "Europe/Paris",
+      input: { team: "sales" },
+    },
+    { name: "hourly", workflow: "report", cron: "0 * * * *", input: { team: "ops" } },
+  ],
+};
+
+/** Screenshots at desktop width (light and dark) and 375 px, with the serious accessibility violations of each (none). */
+async function checkPage(page: Page, name: string): Promise<void> {
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.screenshot({ path: join(screenshots, `${name}-desktop.png`), fullPage: true });
+  expect(await seriousAccessibilityViolations(page), `${name} at 1280 px`).toEqual([]);
+  await page.emulateMedia({ colorScheme: "dark" });
+  await page.screenshot({ path: join(screenshots, `${name}-dark.png`), fullPage: true });
+  expect(await seriousAccessibilityViolations(page), `${name} in the dark theme`).toEqual([]);
+  await page.emulateMedia({ colorScheme: "light" });
+  await page.setViewportSize({ width: 375, height: 812 });
+  await page.screenshot({ path: join(screenshots, `${name}-375px.png`), fullPage: true });
+  expect(await seriousAccessibilityViolations(page), `${name} at 375 px`).toEqual([]);
+  await page.emulateMedia({ colorScheme: "dark" });
+  expect(await seriousAccessibilityViolations(page), `${name} at 375 px in the dark theme`).toEqual([]);
+  await page.emulateMedia({ colorScheme: "light" });
+  const overflow = await page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth");
+  expect(overflow, `${name} is wider than 375 px`).toBeLessThanOrEqual(0);
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+describe.skipIf(!hasChromium)("Schedules, traces and details in Studio", () => {
+  let smtp: SmtpSink;
+  let weft: TestPlatform;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let ada: TestIdentity;
+  let projectId: string;
+  const problems: string[] = [];
+
+  async function executionOf(executionId: string): Promise<{ status: string; traceId: string }> {
+    const read = await callRpc(weft.url, "workflows.getExecution", { executionId }, { token: ada.credential });
+    return read.json as { status: string; traceId: string };
+  }
+
+  async function finished(executionId: string, status: string): Promise<{ traceId: string }> {
+    await expect.poll(async () => (await executionOf(executionId)).status, { timeout: 30_000 }).toBe(status);
+    return executionOf(executionId);
+  }
+
+  beforeAll(async () => {
+    await mkdir(screenshots, { recursive: true });
+    smtp = await startSmtpSink();
+    weft = await startTestPlatform({ env: { SMTP_URL: smtp.url } });
+    // Studio reads ranges (usage per day) from the browser's clock: the platform's keeps to it.
+    weft.clock.set(new Date());
+    browser = await launchChromium();
+    const session = await signInToStudio(weft.url, smtp, email);
+    const [name = "", value = ""] = session.cookie.split("=");
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    context.setDefaultTimeout(15_000);
+    await context.addCookies([{ name, value, url: `${weft.url}/studio` }]);
+    page = await context.newPage();
+    page.on("console", (message) => {
+      const text = message.text();
+      // A refused call is expected (the unknown execution's 404); a thrown error or a warning is not.
+      if (message.type() === "error" && !text.startsWith("Failed to load resource")) problems.push(text);
+      if (message.type() === "warning") problems.push(`warning: ${text}`);
+    });
+    page.on("pageerror", (error) => problems.push(error.message));
+    page.on("response", (response) => {
+      // A page, script, style or icon that is missing (a refused call is a fetch, and expected).
+      const kind = response.request().resourceType();
+      if (response.status() === 404 && ["document", "script", "stylesheet", "image", "font"].includes(kind))
+        problems.push(`404 ${response.url()}`);
+    });
+    ada = await createTestIdentity(weft, email);
+    const created = await callRpc(weft.url, "projects.create", { name: "Reports" }, { token: ada.credential });
+    projectId = (created.json as { id: string }).id;
+    const deployed = await callRpc(
+      weft.url,
+      "deployments.create",
+      { projectId, manifest, bundle: await bundleConfig(configSource) },
+      { token: ada.credential },
+    );
+    expect(deployed.status).toBe(200);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await weft?.stop();
+    await smtp?.close();
+  });
+
+  it("leads a browser from / to Studio, with the header on one row at 1280 px", { timeout: 60_000 }, async () => {
+    await page.goto(`${weft.url}/`);
+    await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).toBe("/studio");
+    const tops = await page
+      .locator(".top-bar > *:not(.skip-link), .top-bar .nav-list a")
+      .evaluateAll((elements) => elements.map((element) => element.getBoundingClientRect()));
+    const bar = await page.locator(".top-bar").boundingBox();
+    // One row: every item of the bar overlaps the bar's middle line.
+    const middle = (bar?.y ?? 0) + (bar?.height ?? 0) / 2;
+    for (const box of tops) expect(box.top <= middle && box.bottom >= middle).toBe(true);
+    expect(bar?.height ?? 0).toBeLessThan(80);
+    await page.getByRole("heading", { name: "Next scheduled runs" }).waitFor();
+    await page.getByRole("link", { name: "hourly" }).waitFor();
+  });
+
+  it("lists the schedules in words, pauses one, runs it now, sees what it started, and resumes it", {
+    timeout: 180_000,
+  }, async () => {
+    await page.getByRole("link", { name: "Schedules", exact: true }).click();
+    await page.getByRole("heading", { name: "Schedules", level: 1 }).waitFor();
+    const card = page.getByRole("article", { name: "weekday-mornings" });
+    await card.getByText("At 09:00, Monday through Friday (Europe/Paris)").waitFor();
+    await card.getByText("active", { exact: true }).waitFor();
+    expect(await card.locator("time").count()).toBeGreaterThan(0);
+
+    await card.getByRole("button", { name: "Pause weekday-mornings" }).click();
+    await card.getByText("paused", { exact: true }).waitFor();
+    await card.getByText("none while paused").waitFor();
+    const listed = await callRpc(weft.url, "schedules.list", { projectId }, { token: ada.credential });
+    expect((listed.json as { results: { name: string; pausedThroughApi: boolean }[] }).results).toContainEqual(
+      expect.objectContaining({ name: "weekday-mornings", pausedThroughApi: true }),
+    );
+
+    await card.getByRole("button", { name: "Run weekday-mornings now" }).click();
+    const started = card.getByRole("status").getByRole("link");
+    await started.waitFor();
+    const executionId = (await started.textContent()) ?? "";
+    expect(executionId).toMatch(/^exe_/);
+    await finished(executionId, "succeeded");
+    await card.getByRole("region", { name: "Executions started by weekday-mornings" }).waitFor();
+    await card.locator(".badge.status-succeeded").waitFor({ timeout: 20_000 });
+    const audit = await callRpc(
+      weft.url,
+      "access.auditLog",
+      { workspaceId: ada.personalWorkspaceId, filter: { action: "schedule.run" } },
+      { token: ada.credential },
+    );
+    expect((audit.json as { data: { targetId: string }[] }).data).toEqual([
+      expect.objectContaining({ targetId: `${projectId}/weekday-mornings` }),
+    ]);
+    await checkPage(page, "schedules");
+    await copyFile(join(screenshots, "schedules-desktop.png"), readmeImage);
+
+    await card.getByRole("button", { name: "Resume weekday-mornings" }).click();
+    await card.getByText("active", { exact: true }).waitFor();
+
+    await page.goto(`${weft.url}/studio/projects/${projectId}/schedules`);
+    await page.getByRole("heading", { name: "Schedules of Reports", level: 1 }).waitFor();
+    await page.getByRole("article", { name: "hourly" }).getByText("Every hour (UTC)").waitFor();
+    await checkPage(page, "project-schedules");
+  });
+
+  it("draws a trace's spans on one time axis, each child inside its parent, and opens a span", {
+    timeout: 120_000,
+  }, async () => {
+    const ran = await callRpc(
+      weft.url,
+      "workflows.run",
+      { projectId, workflow: "report", input: { scheduledFor: new Date().toISOString(), team: "eu" } },
+      { token: ada.credential },
+    );
+    const { executionId } = ran.json as { executionId: string };
+    const { traceId } = await finished(executionId, "succeeded");
+    await page.goto(`${weft.url}/studio/projects/${projectId}/traces/${traceId}`);
+    await page.getByRole("list", { name: "Spans" }).waitFor();
+    await page.locator(".waterfall-axis .axis-tick").first().waitFor();
+    expect(await page.locator(".waterfall-axis .axis-tick").count()).toBe(5);
+
+    const measure = () =>
+      page.locator(".waterfall > li").evaluateAll((items) =>
+        items.map((item) => {
+          const box = (selector: string) => {
+            const rect = item.querySelector(selector)?.getBoundingClientRect();
+            return { x: rect?.x ?? 0, y: rect?.y ?? 0, width: rect?.width ?? 0, height: rect?.height ?? 0 };
+          };
+          return {
+            name: item.querySelector(".span-name")?.textContent ?? "",
+            indent: Number(item.getAttribute("data-depth")),
+            track: box(".span-track"),
+            bar: box(".span-bar"),
+          };
+        }),
+      );
+    for (const width of [1280, 375]) {
+      await page.setViewportSize({ width, height: 900 });
+      const rows = await measure();
+      expect(rows.length, `spans at ${width} px`).toBeGreaterThanOrEqual(4);
+      const [first] = rows;
+      // Every track is the same width at the same place: one axis for all rows.
+      for (const row of rows) {
+        expect(row.track.x, `${row.name} at ${width} px`).toBeCloseTo(first?.track.x ?? 0, 0);
+        expect(row.track.width, `${row.name} at ${width} px`).toBeCloseTo(first?.track.width ?? 0, 0);
+      }
+      // Each bar lies within the bar of the nearest row above it that is less indented: its parent.
+      rows.forEach((row, index) => {
+        const parent = rows
+          .slice(0, index)
+          .reverse()
+          .find((candidate) => candidate.indent < row.indent);
+        if (parent === undefined) return;
+        const inside = (outer: Box, inner: Box) =>
+          inner.x >= outer.x - 0.5 && inner.x + inner.width <= outer.x + outer.width + 0.5;
+        expect(inside(parent.bar, row.bar), `${row.name} inside ${parent.name} at ${width} px`).toBe(true);
+      });
+      const steps = rows.filter((row) => /gather|summarise/.test(row.name));
+      expect(steps).toHaveLength(2);
+      // gather ends before summarise starts: the second bar begins at or after the first one's end.
+      const [gather, summarise] = steps;
+      expect((summarise?.bar.x ?? 0) + 0.5).toBeGreaterThanOrEqual((gather?.bar.x ?? 0) + (gather?.bar.width ?? 0));
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    await page.locator(".waterfall summary", { hasText: "summarise" }).click();
+    await page.locator(".waterfall details[open]").getByText("weft.step.name").waitFor();
+    await checkPage(page, "trace-axis");
+  });
+
+  it("lists the step that threw among the steps, and says at once that an unknown execution is not found", {
+    timeout: 90_000,
+  }, async () => {
+    const ran = await callRpc(
+      weft.url,
+      "workflows.run",
+      { projectId, workflow: "flaky", input: {} },
+      { token: ada.credential },
+    );
+    const { executionId } = ran.json as { executionId: string };
+    await finished(executionId, "failed");
+    await page.goto(`${weft.url}/studio/executions/${executionId}`);
+    const steps = page
+      .getByRole("region", { name: "Steps" })
+      .or(page.locator("section[aria-labelledby=steps-heading]"));
+    await steps.getByRole("heading", { name: "charge", level: 3 }).waitFor();
+    expect(await steps.getByRole("heading", { level: 3 }).allTextContents()).toEqual(["prepare", "charge"]);
+    expect(await steps.textContent()).toContain("the card was declined");
+
+    const unknown = "exe_00000000000000000000000000";
+    const startedAt = Date.now();
+    await page.goto(`${weft.url}/studio/executions/${unknown}`);
+    await page.getByRole("alert").getByText("No execution with this id.").waitFor({ timeout: 5_000 });
+    // Shown from the first answer: no retries of the 404 while "Loading…" stays up.
+    expect(Date.now() - startedAt).toBeLessThan(5_000);
+    expect(await page.getByText(/^Loading/).count()).toBe(0);
+  });
+
+  it("shows usage for each of the last 30 days, zeros included, and names the projects", {
+    timeout: 90_000,
+  }, async () => {
+    await page.goto(`${weft.url}/studio/usage`);
+    const chart = page.getByRole("img", { name: /^Executions per day: \d+ over 30 days$/ });
+    await chart.waitFor();
+    await page.getByRole("meter", { name: "Executions of Reports" }).waitFor();
+    await page.getByRole("link", { name: "Reports" }).first().waitFor();
+    await checkPage(page, "usage-30-days");
+    expect(problems.join("\n")).toBe("");
+  });
+});
