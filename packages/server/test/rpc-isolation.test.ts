@@ -52,7 +52,12 @@ type Expectation = ProbeCall["asOutsider"] | "forbidden";
  */
 function projectScopedExpectation(name: string, call: ProbeCall): Expectation {
   const management = ["access.", "agents.", "integrations.", "billing."];
-  const wholeWorkspace = ["projects.create", "studio.overview", "studio.executionTimeline#workspace"];
+  const wholeWorkspace = [
+    "projects.create",
+    "studio.overview",
+    "studio.approvals",
+    "studio.executionTimeline#workspace",
+  ];
   if (management.some((prefix) => name.startsWith(prefix)) || wholeWorkspace.includes(name)) return "forbidden";
   if (name === "projects.list#workspace") return "sees-nothing";
   if (call.asOutsider === "creates-own") return "forbidden";
