@@ -36,6 +36,7 @@ export function ingressSummary(ingress: { forms: FormResource[]; webhooks: Webho
     webhooks: ingress.webhooks.map((webhook) => ({
       name: webhook.name,
       workflow: webhook.workflow,
+      ...(webhook.event === null ? {} : { event: webhook.event }),
       secretHeader: webhook.secretHeader,
       url: webhook.urls.webhook,
     })),

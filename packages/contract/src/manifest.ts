@@ -2,7 +2,7 @@ import { z } from "zod";
 import { alertIssues, alertLimits, alertManifestSchema } from "./alerts.ts";
 import { cronProblem, isKnownTimezone, nextTick } from "./cron-schedule.ts";
 import { flowControlFields } from "./flow-control.ts";
-import { cancelOnSchema, eventLimits, eventSubscriptionSchema } from "./events.ts";
+import { cancelOnSchema, eventLimits, eventNameSchema, eventSubscriptionSchema } from "./events.ts";
 import { integrationKinds, integrationNameSchema } from "./integrations.ts";
 
 /**
@@ -79,7 +79,9 @@ export const formManifestSchema = z.strictObject({
 
 export const webhookManifestSchema = z.strictObject({
   name: definitionNameSchema,
-  workflow: definitionNameSchema,
+  /** The workflow a call starts; or, with `event` instead, the event a call sends (with the call as its data). */
+  workflow: definitionNameSchema.optional(),
+  event: eventNameSchema.optional(),
   secret: z
     .strictObject({
       header: httpHeaderName,
@@ -157,7 +159,7 @@ export const manifestSchema = z
       ["schedules", "schedule", manifest.schedules],
     ] as const) {
       entries.forEach((entry, index) => {
-        if (!workflowNames.includes(entry.workflow)) {
+        if (entry.workflow !== undefined && !workflowNames.includes(entry.workflow)) {
           ctx.addIssue({
             code: "custom",
             path: [kind, index, "workflow"],
@@ -166,6 +168,15 @@ export const manifestSchema = z
         }
       });
     }
+    manifest.webhooks.forEach((webhook, index) => {
+      if ((webhook.workflow === undefined) === (webhook.event === undefined)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["webhooks", index, "workflow"],
+          message: `webhook "${webhook.name}" needs either a workflow to start or an event to send, not both`,
+        });
+      }
+    });
     manifest.alerts.forEach((alert, index) => {
       for (const issue of alertIssues(alert, index)) {
         ctx.addIssue({ code: "custom", path: ["alerts", index, ...issue.path], message: issue.message });

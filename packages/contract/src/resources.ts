@@ -45,7 +45,9 @@ export const formResourceSchema = z.object({
 export const webhookResourceSchema = z.object({
   kind: z.literal("webhook"),
   ...common,
-  workflow: z.string(),
+  /** The workflow a call starts, or null for a webhook that sends `event`. */
+  workflow: z.string().nullable(),
+  event: z.string().nullable(),
   /** The header that must carry the shared secret, or null when the webhook has none. */
   secretHeader: z.string().nullable(),
   urls: z.object({ webhook: z.string() }),

@@ -64,9 +64,10 @@ export function buildManifest(config: WeftConfig): Manifest {
         ...(globalName === undefined ? {} : { globalName }),
       }),
     ),
-    webhooks: (config.webhooks ?? []).map(({ name, workflow, secret }) => ({
+    webhooks: (config.webhooks ?? []).map(({ name, workflow, event, secret }) => ({
       name,
-      workflow,
+      ...(workflow === undefined ? {} : { workflow }),
+      ...(event === undefined ? {} : { event }),
       ...(secret === undefined ? {} : { secret }),
     })),
     schedules: (config.schedules ?? []).map(({ name, workflow, cron, timezone, input, enabled }) => ({

@@ -264,16 +264,17 @@ export interface FormDefinition extends FormOptions {
   readonly kind: "form";
 }
 
-export interface WebhookOptions {
+/**
+ * A webhook starts `workflow` with the call as input, or sends `event` with the call as its data
+ * (starting every workflow subscribed to it, resuming the executions waiting for it).
+ */
+export type WebhookOptions = {
   name: string;
-  workflow: string;
   /** The header the caller must send, and the value it must carry (compared in constant time). */
   secret?: { header: string; value: string | undefined } | undefined;
-}
+} & ({ workflow: string; event?: undefined } | { event: string; workflow?: undefined });
 
-export interface WebhookDefinition extends WebhookOptions {
-  readonly kind: "webhook";
-}
+export type WebhookDefinition = WebhookOptions & { readonly kind: "webhook" };
 
 /**
  * Starts `workflow` at each tick of `cron` (5 fields: minute hour day-of-month month day-of-week),

@@ -343,6 +343,63 @@ describe("refusals", () => {
   });
 });
 
+describe("a webhook that sends an event", () => {
+  it("sends the call as the event's data, idempotent by Idempotency-Key, and starts the subscribed workflows", async () => {
+    const hookProject = (await signedIn.call<{ id: string }>("projects.create", { name: "Shop hooks" })).json.id;
+    const deployed = await signedIn.call("deployments.create", {
+      projectId: hookProject,
+      manifest: {
+        version: 1,
+        workflows: [{ name: "on-created", on: [{ event: "order.created" }] }],
+        webhooks: [{ name: "shop", event: "order.created", secret: { header: "x-shop-secret", value: "s3cret" } }],
+      },
+      bundle: await bundleConfig(source),
+    });
+    expect(deployed.status).toBe(200);
+    const url = `${signedIn.weft.url}/triggers/webhooks/${hookProject}/shop`;
+    const post = (headers: Record<string, string>) =>
+      fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-shop-secret": "s3cret", ...headers },
+        body: JSON.stringify({ orderId: "o-50" }),
+      });
+
+    expect((await post({ "x-shop-secret": "wrong" })).status).toBe(401);
+    const first = await post({ "idempotency-key": "hook-o-50" });
+    expect(first.status).toBe(202);
+    const sent = (await first.json()) as { eventId: string; executionIds: string[] };
+    expect(sent.executionIds).toHaveLength(1);
+    const done = await until(sent.executionIds[0] ?? "", ["succeeded", "failed"]);
+    expect(done.output).toMatchObject({ id: sent.eventId, name: "order.created", data: { body: { orderId: "o-50" } } });
+
+    const again = await post({ "idempotency-key": "hook-o-50" });
+    expect(await again.json()).toMatchObject({
+      eventId: sent.eventId,
+      message: "Event already sent with this Idempotency-Key.",
+    });
+    const listed = await signedIn.call<{ data: SentJson[] }>("events.list", { projectId: hookProject });
+    expect(listed.json.data).toEqual([
+      expect.objectContaining({ id: sent.eventId, source: { kind: "webhook", name: "shop" } }),
+    ]);
+  });
+
+  it("refuses a webhook naming both a workflow and an event, or neither, naming the field", async () => {
+    for (const hook of [{ name: "both", workflow: "w", event: "a" }, { name: "neither" }]) {
+      const refused = await signedIn.call("deployments.create", {
+        projectId,
+        manifest: { version: 1, workflows: [{ name: "w" }], webhooks: [hook] },
+        bundle: "export default {}",
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.json).toMatchObject({
+        data: {
+          issues: expect.arrayContaining([expect.objectContaining({ path: ["manifest", "webhooks", 0, "workflow"] })]),
+        },
+      });
+    }
+  });
+});
+
 describe("retention", () => {
   it("deletes events once they are older than the project's execution retention", async () => {
     const kept = await send({ name: "order.noted", data: { n: 1 } });

@@ -35,7 +35,7 @@ export function registerResources(program: Command): void {
               ...webhooks.map((webhook) => [
                 "webhook POST",
                 webhook.name,
-                webhook.workflow,
+                webhook.workflow ?? `event ${webhook.event}`,
                 `${webhook.url}${webhook.secretHeader === null ? "" : `  (header ${webhook.secretHeader})`}`,
               ]),
             ],

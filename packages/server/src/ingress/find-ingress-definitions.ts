@@ -87,3 +87,23 @@ export async function findActiveDefinition<K extends "forms" | "webhooks">(
   if (definition === undefined || workflow === undefined) return undefined;
   return { projectId, deploymentId: active.deploymentId, definition, workflow };
 }
+
+/** A webhook of a project's active deployment that sends an event rather than starting a workflow. */
+export interface ActiveEventWebhook {
+  projectId: string;
+  definition: StoredManifest["webhooks"][number];
+  event: string;
+}
+
+/** The webhook of that name in the project's active deployment, if it sends an event (`webhook({ name, event })`). */
+export async function findActiveEventWebhook(
+  lookup: DefinitionLookup,
+  projectId: string,
+  name: string,
+): Promise<ActiveEventWebhook | undefined> {
+  if (!hasIdShape(projectId, "project") || !definitionNamePattern.test(name)) return undefined;
+  const active = await activeManifest(lookup, projectId);
+  const definition = active?.manifest.webhooks.find((entry) => entry.name === name);
+  if (definition?.event === undefined) return undefined;
+  return { projectId, definition, event: definition.event };
+}

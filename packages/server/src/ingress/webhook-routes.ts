@@ -4,11 +4,12 @@ import type { AppEnv } from "../http/app-env.ts";
 import { readBodyText, requestHeaderEntries } from "../http/request-body.ts";
 import { secretMatchesHash } from "../shared/secrets.ts";
 import { acceptJsonSubmission } from "./accept-json-submission.ts";
-import { findActiveDefinition } from "./find-ingress-definitions.ts";
+import { findActiveDefinition, findActiveEventWebhook } from "./find-ingress-definitions.ts";
 import type { Budget } from "./hot-path-budget.ts";
 import { readIdempotencyKey } from "./idempotency-key.ts";
 import { type IngressContext, runHotPath } from "./ingress-context.ts";
 import { ingressError, overBudgetMessage } from "./ingress-errors.ts";
+import { sendWebhookEvent } from "./webhook-event.ts";
 import { buildWebhookInput } from "./webhook-input.ts";
 
 /** Largest webhook body accepted (413 above): senders' events are small, and each is stored as input. */
@@ -23,7 +24,11 @@ async function receive(
   const projectId = c.req.param("projectId") ?? "";
   const webhookName = c.req.param("webhookName") ?? "";
   const webhook = await findActiveDefinition(ingress.definitions, projectId, "webhooks", webhookName);
-  if (webhook === undefined) return ingressError(c, "not_found", `No webhook named "${webhookName}" in that project.`);
+  if (webhook === undefined) {
+    const sending = await findActiveEventWebhook(ingress.definitions, projectId, webhookName);
+    if (sending !== undefined) return sendWebhookEvent(c, ingress, budget, sending, rawBody);
+    return ingressError(c, "not_found", `No webhook named "${webhookName}" in that project.`);
+  }
   const secret = webhook.definition.secret;
   if (secret !== undefined && !secretMatchesHash(c.req.header(secret.header) ?? "", secret.valueHash)) {
     return ingressError(c, "unauthorized", `The ${secret.header} header does not carry this webhook's secret.`);

@@ -49,7 +49,7 @@ export function EndpointsSection({ projectId }: { projectId: string }): ReactNod
                   <h3>
                     Webhook {resource.name}{" "}
                     <span className="muted">
-                      → {resource.workflow}
+                      → {resource.workflow ?? `event ${resource.event}`}
                       {resource.secretHeader === null ? "" : ` · secret in ${resource.secretHeader}`}
                     </span>
                   </h3>
