@@ -15,8 +15,10 @@ export const usageDaily = pgTable(
     executions: integer("executions").notNull().default(0),
     /** Wall time of steps, each rounded up to 10 ms. */
     stepMs: bigint("step_ms", { mode: "number" }).notNull().default(0),
-    /** Execution input, output and step results, as stored JSON text. */
+    /** Execution input, output and step results, and events' data, as stored JSON text. */
     bytes: bigint("bytes", { mode: "number" }).notNull().default(0),
+    /** Events sent (their trigger kind is `event`). */
+    events: integer("events").notNull().default(0),
   },
   (table) => [
     primaryKey({ columns: [table.projectId, table.day, table.triggerKind] }),
@@ -42,6 +44,7 @@ export const usageDeltas = pgTable("usage_deltas", {
   executions: integer("executions").notNull().default(0),
   stepMs: bigint("step_ms", { mode: "number" }).notNull().default(0),
   bytes: bigint("bytes", { mode: "number" }).notNull().default(0),
+  events: integer("events").notNull().default(0),
 });
 
 export interface StatementPlan {
