@@ -36,6 +36,7 @@ export * from "./procedure.ts";
 export * from "./projects.ts";
 export * from "./quota-refusal.ts";
 export * from "./resources.ts";
+export * from "./run-options.ts";
 export * from "./schedules.ts";
 export * from "./scopes.ts";
 export * from "./studio.ts";

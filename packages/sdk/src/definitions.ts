@@ -161,6 +161,37 @@ export interface WorkflowContext<TIntegrations extends IntegrationDeclarations =
    * namespace.
    */
   waitForEvent<TData = unknown>(name: string, options: WaitForEventOptions): Promise<EventWaitResult<TData>>;
+  /**
+   * Starts an execution of another workflow of the project (the same deployment) and waits for its
+   * end: the execution is `waiting` meanwhile and releases its worker. Returns the child's output,
+   * typed from the workflow value when one is given; a child that fails or is cancelled
+   * throws a `ChildWorkflowError` naming the child's execution id, and one that outlives `timeout`
+   * (30 days at most, and by default) a `ChildWorkflowTimeoutError`. `name` is unique in the
+   * execution among steps, sleeps, invokes and starts (and tokens): a replay returns the stored
+   * end and never starts the child again. `Promise.all` over invokes and steps runs them at once.
+   */
+  invoke<TChildInput, TChildOutput>(
+    name: string,
+    workflow: WorkflowDefinition<TChildInput, TChildOutput, never>,
+    input: TChildInput,
+    options?: InvokeOptions,
+  ): Promise<TChildOutput>;
+  invoke<TChildOutput = unknown>(
+    name: string,
+    workflow: string,
+    input: unknown,
+    options?: InvokeOptions,
+  ): Promise<TChildOutput>;
+  /**
+   * Starts an execution of another workflow of the project without waiting for it, and returns its
+   * id (stored like a step's result: a replay returns the same id and starts nothing).
+   */
+  start<TChildInput>(
+    name: string,
+    workflow: WorkflowDefinition<TChildInput, unknown, never> | string,
+    input: TChildInput,
+    options?: StartOptions,
+  ): Promise<string>;
   log: WorkflowLogger;
   execution: { id: string; attempt: number };
   /**
@@ -168,6 +199,21 @@ export interface WorkflowContext<TIntegrations extends IntegrationDeclarations =
    * replaced by `[redacted]` in stored logs and step errors.
    */
   integrations: IntegrationValues<TIntegrations>;
+}
+
+/** How a child execution is started (`ctx.start`, `ctx.invoke`), as `workflows.run` takes them. */
+export interface StartOptions {
+  /** Queued to start this long from now: at most a year. */
+  delay?: Duration;
+  /** From 1 second to 30 days: stored as the run's expiry (a run not started by then is to end `expired`). */
+  ttl?: Duration;
+  /** At most 10 tags of up to 64 characters (letters, digits and `_ . : / = -`), to list executions by. */
+  tags?: string[];
+}
+
+export interface InvokeOptions extends StartOptions {
+  /** How long to wait for the child's end: at most 30 days, the default. */
+  timeout?: Duration;
 }
 
 /** `concurrency: { limit, key }`: at most `limit` running per distinct value of `key`. */

@@ -7,6 +7,7 @@ import type { EndStatementParts } from "./engine/execution-state/end-statement-p
 import type { WorkerFeatures } from "./engine/worker.ts";
 import { readIntegrationValues } from "./integrations/read-integration-values.ts";
 import type { SecretKeyring } from "./integrations/secret-sealing.ts";
+import { validateJsonSchema } from "./schemas/validate-json-schema.ts";
 import type { Clock } from "./shared/clock.ts";
 import { countEndedExecution } from "./studio/count-ended-execution.ts";
 
@@ -37,5 +38,6 @@ export function workerFeatures(deps: { db: Database; clock: Clock }, settings: W
     endStatementParts,
     stepQuota: createStepQuota({ db, clock, catalogue }),
     integrations: keyring === undefined ? undefined : (projectId) => readIntegrationValues(db, keyring, projectId),
+    validateInput: validateJsonSchema,
   };
 }

@@ -38,6 +38,11 @@ export interface EnqueueExecutionRequest {
   trigger: { kind: TriggerKind; name?: string };
   /** For reruns: the execution whose input is reused. */
   rerunOf?: string;
+  /** Labels to list it by (`tags` of `workflows.run`), already checked against their limits. */
+  tags?: readonly string[] | undefined;
+  /** Queued to start this long from now (`delay`); with `ttlMs`, it ends `expired` if not started that long after it was due. */
+  delayMs?: number | undefined;
+  ttlMs?: number | undefined;
 }
 
 /** Refuses an input over the 4 MiB limit (or one PostgreSQL cannot store) as the caller's mistake, naming the limit. */
@@ -173,6 +178,10 @@ const newExecutionKeys = [
   "triggerKind",
   "triggerName",
   "rerunOf",
+  "parentExecutionId",
+  "parentWaitName",
+  "tags",
+  "expiresAt",
   "traceId",
   "executionSpanId",
   "logs",
@@ -319,6 +328,10 @@ export function queuedExecutionRows(
   const triggerSpanId = newSpanId();
   const executionSpanId = newSpanId();
   const nowText = now.toISOString();
+  // A debounced trigger runs a period after it, unless another moves it on; a delayed run, its delay after it.
+  const runAt = new Date(
+    now.getTime() + (workflow.debounce === undefined ? 0 : workflow.debounce.periodMs) + (request.delayMs ?? 0),
+  );
   const common = {
     trace_id: traceId,
     project_id: request.projectId,
@@ -340,11 +353,14 @@ export function queuedExecutionRows(
       timeoutMs: workflow.timeoutMs ?? null,
       ...claimColumnsOf(workflow, input),
       debounceKey: workflow.debounce === undefined ? null : keyValue(workflow.debounce.key, input),
-      // A debounced trigger runs a period after it, unless another moves it on.
-      runAt: workflow.debounce === undefined ? now : new Date(now.getTime() + workflow.debounce.periodMs),
+      runAt,
       triggerKind: request.trigger.kind,
       triggerName: request.trigger.name ?? null,
       rerunOf: request.rerunOf ?? null,
+      parentExecutionId: null,
+      parentWaitName: null,
+      tags: [...(request.tags ?? [])],
+      expiresAt: request.ttlMs === undefined ? null : new Date(runAt.getTime() + request.ttlMs),
       traceId,
       executionSpanId,
       logs: [],

@@ -12,7 +12,7 @@ import { createAttemptLauncher } from "./attempts/attempt-launch.ts";
 import { createBatchedEnds } from "./attempts/batched-ends.ts";
 import { createBatchedSteps } from "./attempts/batched-steps.ts";
 import type { ReadIntegrations } from "./attempts/project-integrations.ts";
-import type { AttemptContext, RunningAttempt } from "./attempts/running-attempt.ts";
+import type { AttemptContext, InputValidator, RunningAttempt } from "./attempts/running-attempt.ts";
 import type { StepQuota } from "./attempts/step-quota.ts";
 import { cancellationsChannel, executionsChannel } from "./channels.ts";
 import { type ClaimLoop, createClaimLoop } from "./claim-loop.ts";
@@ -84,6 +84,8 @@ export interface WorkerFeatures {
   stepQuota?: StepQuota | undefined;
   /** The integrations an attempt's workflow sees; without it, none. */
   integrations?: ReadIntegrations | undefined;
+  /** Checks a child's input against its workflow's schema (`ctx.invoke`, `ctx.start`); without it, a child with a schema is refused. */
+  validateInput?: InputValidator | undefined;
 }
 
 export interface WorkerDependencies {
@@ -252,6 +254,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     steps: createBatchedSteps(db, workerId),
     finishing: new Set(),
     stepQuota: deps.features.stepQuota,
+    validateInput: deps.features.validateInput,
     events: { ids: createIdGenerator(clock), endStatementParts: deps.features.endStatementParts },
   };
   const launcher = createAttemptLauncher({

@@ -1,3 +1,4 @@
+import type { JsonSchema } from "@weft/contract";
 import type { Database } from "../../db/database.ts";
 import type { Clock } from "../../shared/clock.ts";
 import type { IdGenerator } from "../../shared/ids.ts";
@@ -85,6 +86,8 @@ export interface AttemptContext {
   finishing: Set<Promise<void>>;
   /** Whether the workspace of an attempt has step time left under its plan; without it, none is asked. */
   stepQuota: StepQuota | undefined;
+  /** Checks a child's input against its workflow's schema (`ctx.invoke`, `ctx.start`). */
+  validateInput?: InputValidator | undefined;
   /** What `ctx.sendEvent` needs to send; without it, a send fails the step. */
   events?: EventDependencies | undefined;
 }
@@ -94,6 +97,12 @@ export interface EventDependencies {
   ids: IdGenerator;
   endStatementParts: EndStatementParts;
 }
+
+/** An input as a JSON schema reads it (defaults applied), or the issues naming what is wrong. */
+export type InputValidator = (
+  schema: JsonSchema,
+  value: unknown,
+) => { ok: true; value: unknown } | { ok: false; issues: { path: string; message: string }[] };
 
 /** Lets go of an execution another worker took over (or will): nothing more is written for it. */
 export function abandon(context: AttemptContext, run: RunningAttempt): void {

@@ -4,6 +4,7 @@ import { genericPlanRows } from "../../db/generic-plan.ts";
 import type { ExecutionError, LogEntry } from "../../db/schema/index.ts";
 import { cancellationsChannel } from "../channels.ts";
 import { jsonParam, relaxedCommit, relaxedCommitUsed, sqlRows } from "../sql-rows.ts";
+import { childEndCtes } from "./child-writes.ts";
 import type { EndStatementPart, EndStatementParts } from "./end-statement-parts.ts";
 import type { FinalTransition } from "./execution-states.ts";
 import {
@@ -157,7 +158,8 @@ export interface EndTarget<Name extends EndingTransition> {
 /**
  * Ends the current attempt of each of `ends` by one transition, in one statement: the rows' new
  * state, the attempt spans closed, the buffered step spans written and, for a final state, the
- * execution spans closed and their pending wait tokens closed (their spans too), and what
+ * execution spans closed and their pending wait tokens closed (their spans too), the waits of
+ * invoking parents completed and, for a cancel, the children asked to cancel (`child-writes.ts`), and what
  * `target.parts` record of the ends they join (the meters, the counts, the failures to notify of):
  * the only statement that ends an execution, so all of it moves exactly when an end commits. The rows come as one JSON recordset, so the statement's text (and,
  * on PostgreSQL, its prepared plan) is the same for one end or a batch. A refused end changes
@@ -184,7 +186,8 @@ export async function endAttempts<Name extends EndingTransition>(
     message: sql`attempt_message`,
   });
   const tokens = closeTokensOfEnded();
-  const closedTokens = ending.final === undefined ? sql`` : sql`, ${tokens.cte}`;
+  const children = childEndCtes(target.transition === "cancel");
+  const closedTokens = ending.final === undefined ? sql`` : sql`, ${tokens.cte}${children.ctes}`;
   const parts = partsJoining(target.parts, target.transition, ending.final !== undefined);
   const partCtes = sql.join(
     parts.map((part) => sql`, ${part.cte}`),
@@ -200,6 +203,7 @@ export async function endAttempts<Name extends EndingTransition>(
           attemptSpans,
           spanEnds(sql`changed`, { spanId: sql`execution_span_id`, endTime: sql`ended_at`, ...ending.final }),
           tokens.spans,
+          children.spans,
         ],
   );
   const set =
@@ -218,9 +222,9 @@ export async function endAttempts<Name extends EndingTransition>(
         from json_to_recordset(${jsonParam(rows)}::json) as e(${sql.raw(columns)})
         where id = e.execution_id and ${allowedBy(target.transition, target.holder)}
         returning id, project_id, workflow, deployment_id, attempt, execution_span_id, trigger_kind, created_at, status,
-          input, output, error, e.ended_at, e.attempt_span_id, e.attempt_code, e.attempt_message${sql.raw(writtenColumns)})${flushSpans}${closedTokens},
+          input, output, error, parent_execution_id, parent_wait_name, e.ended_at, e.attempt_span_id, e.attempt_code, e.attempt_message${sql.raw(writtenColumns)})${flushSpans}${closedTokens},
       closed_spans as (${closedSpans} returning 1)${partCtes}
-      select array(select id from changed) as taken${relaxed ? sql`, ${relaxedCommitUsed} as relaxed` : sql``}`,
+      select array(select id from changed) as taken${ending.final === undefined ? sql`` : children.selects}${relaxed ? sql`, ${relaxedCommitUsed} as relaxed` : sql``}`,
   );
   const taken = new Set(row?.taken ?? []);
   return ends.map((end) => (taken.has(end.executionId) ? "taken" : "refused"));

@@ -85,6 +85,14 @@ export function routeChildMessage(
     );
     return;
   }
+  if (message.type === "startChild") {
+    const address = { type: "childStarted", executionId: message.executionId, sequence: message.sequence } as const;
+    handlers.startChild(message).then(
+      (answer) => send(sandbox, { ...address, ...answer }),
+      () => send(sandbox, { ...address, stop: "abandoned" }),
+    );
+    return;
+  }
   release(sandbox, message.executionId);
   if (message.type === "sleep") handlers.sleep(message);
   else handlers.finished(message);

@@ -72,7 +72,15 @@ interface EventSentMessage {
   stop?: "cancelled" | "abandoned";
   error?: SerializedError;
 }
-type Reply = StepStoredMessage | TokenAnswerMessage | EventSentMessage;
+interface ChildStartedMessage {
+  type: "childStarted";
+  executionId: string;
+  sequence: number;
+  childExecutionId?: string;
+  stop?: "cancelled" | "abandoned";
+  error?: SerializedError;
+}
+type Reply = StepStoredMessage | TokenAnswerMessage | EventSentMessage | ChildStartedMessage;
 type Incoming = RunMessage | Reply | { type: "abandon"; executionId: string };
 type Outcome = { ok: true; result: { value?: unknown } } | { ok: false; error: SerializedError };
 
@@ -90,6 +98,16 @@ interface ExecutionState {
    * is replaying what an earlier attempt ran, whose log lines outside steps are stored already.
    */
   replaysLeft: number;
+  /** Steps and child starts under way: an invoke waits (and the execution may let go of its worker) only once none is. */
+  busy: number;
+  /** Invokes waiting for `busy` to come back to 0. */
+  idle: (() => void)[];
+  /**
+   * The invokes' waits, one at a time in call order: the worker decides one wait at a time (one
+   * asked while another is decided is refused, stopping the execution), and the first whose child
+   * has not ended makes the execution wait.
+   */
+  waitTurn: Promise<unknown>;
 }
 
 const KiB = 1024;
@@ -695,12 +713,196 @@ async function askSendEvent(
   return reply.sent;
 }
 
+/** Counts `run` as under way until it settles (one that halts stays so: its execution has stopped). */
+function tracked<T>(state: ExecutionState, run: () => Promise<T>): Promise<T> {
+  state.busy += 1;
+  let promise: Promise<T>;
+  try {
+    promise = run();
+  } catch (error) {
+    promise = Promise.reject(error);
+  }
+  const done = () => {
+    state.busy -= 1;
+    if (state.busy === 0) for (const resume of state.idle.splice(0)) setImmediate(resume);
+  };
+  promise.then(done, done);
+  return promise;
+}
+
+/**
+ * Resolves once no step or child start is under way, a turn of the event loop later: the other
+ * calls of a `Promise.all` are started (and their steps stored) before an invoke's wait may end
+ * the attempt, so a fan-out starts every child in one attempt and loses no finished step.
+ */
+function settled(state: ExecutionState): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (state.busy === 0) resolve();
+      else state.idle.push(check);
+    };
+    setImmediate(check);
+  });
+}
+
+/** The callee's name: a workflow's name, or the workflow value (`defineWorkflow`'s) holding it. */
+function calleeName(workflow: unknown): string {
+  const name =
+    typeof workflow === "string" ? workflow : attempt(() => (workflow as { name?: unknown })?.name, undefined);
+  if (typeof name !== "string" || name === "") {
+    throw new TypeError("a child workflow is named by its name or given as the workflow value");
+  }
+  return name;
+}
+
+/** `ctx.start`'s and `ctx.invoke`'s options the worker checks (delay, ttl, tags), read without trusting getters. */
+function startOptionsOf(options: unknown): Record<string, unknown> {
+  const picked: Record<string, unknown> = {};
+  for (const key of ["delay", "ttl", "tags"]) {
+    const value = attempt<unknown>(() => (options as Record<string, unknown> | undefined)?.[key], undefined);
+    if (value !== undefined) picked[key] = value;
+  }
+  return picked;
+}
+
+/** Asks the worker to start a child execution; the answer is its id. */
+async function askStartChild(
+  message: RunMessage,
+  state: ExecutionState,
+  asked: { name: string; workflow: string; input: unknown; wait: boolean; timeoutMs: number; options: unknown },
+): Promise<string> {
+  const input = toStored(
+    asked.input,
+    `the input of the child "${asked.name}"`,
+    limits.outputBytes,
+    "InputTooLargeError",
+  );
+  if (!input.ok) throw errorFrom(input.error);
+  const options = toStored(
+    startOptionsOf(asked.options),
+    `the options of "${asked.name}"`,
+    limits.logLineBytes,
+    "OptionsTooLargeError",
+  );
+  if (!options.ok) throw errorFrom(options.error);
+  if (state.abandoned) return halt();
+  state.sequence += 1;
+  const sequence = state.sequence;
+  const answer = new Promise<Reply>((resolve) => state.waiting.set(sequence, resolve));
+  report({
+    type: "startChild",
+    executionId: message.executionId,
+    sequence,
+    name: asked.name,
+    workflow: asked.workflow,
+    input: input.result.value ?? null,
+    wait: asked.wait,
+    timeoutMs: asked.timeoutMs,
+    options: options.result.value,
+  });
+  const reply = await answer;
+  if (reply.stop !== undefined || state.abandoned) {
+    state.abandoned = true;
+    return halt();
+  }
+  if (reply.error !== undefined) throw errorFrom(reply.error);
+  if (reply.type !== "childStarted" || reply.childExecutionId === undefined) {
+    throw namedError("SandboxProtocolError", "the worker answered a child's start without its execution id");
+  }
+  return reply.childExecutionId;
+}
+
+/** What an invoke returns for the child's end: its output, or a thrown error naming the child's execution. */
+function childResult(name: string, workflow: string, result: TokenResult): unknown {
+  if (!result.ok) {
+    throw namedError(
+      "ChildWorkflowTimeoutError",
+      `the child workflow "${workflow}" invoked as "${name}" did not end within its timeout`,
+    );
+  }
+  const end = (result.data ?? {}) as {
+    executionId?: string;
+    status?: string;
+    output?: unknown;
+    error?: SerializedError;
+  };
+  if (end.status === "succeeded") return end.output ?? undefined;
+  const error = namedError(
+    "ChildWorkflowError",
+    `the child execution ${end.executionId ?? "(unknown)"} of "${workflow}" (invoked as "${name}") ${end.status ?? "ended"}${
+      end.error === undefined || end.error === null ? "" : `: ${end.error.name}: ${end.error.message}`
+    }`,
+  );
+  throw error;
+}
+
+/**
+ * `ctx.invoke`: starts the child (once: a replay finds its wait) and waits for its end, which the
+ * child's end statement stores in the parent's wait of the same name. Its name is a step's and a
+ * token's: unique among both.
+ */
+async function invokeChild(
+  message: RunMessage,
+  state: ExecutionState,
+  call: { rawName: string; workflow: unknown; input: unknown; options: unknown },
+): Promise<unknown> {
+  const name = claimName(state, call.rawName);
+  if (state.tokenNames.has(name) || state.waitedTokens.has(name)) {
+    throw new Error(`the name "${name}" is used twice in this execution (invokes, steps and tokens share names)`);
+  }
+  state.tokenNames.add(name);
+  state.waitedTokens.add(name);
+  const workflow = calleeName(call.workflow);
+  const stored = Object.hasOwn(message.tokens, name) ? message.tokens[name] : undefined;
+  if (stored?.result !== undefined) {
+    state.replaysLeft = Math.max(0, state.replaysLeft - 1);
+    return childResult(name, workflow, stored.result);
+  }
+  if (stored === undefined) {
+    const hasTimeout =
+      attempt<unknown>(() => (call.options as { timeout?: unknown })?.timeout, undefined) !== undefined;
+    const timeoutMs = hasTimeout ? tokenTimeout(name, call.options) : limits.tokenTimeoutMs;
+    await tracked(state, () =>
+      askStartChild(message, state, {
+        name,
+        workflow,
+        input: call.input,
+        wait: true,
+        timeoutMs,
+        options: call.options,
+      }),
+    );
+  }
+  await settled(state);
+  const turn = state.waitTurn.then(() => askWorker(message, state, { name, timeoutMs: 0, wait: true }));
+  state.waitTurn = turn.catch(() => undefined);
+  const reply = await turn;
+  if (reply.result === undefined) {
+    throw namedError("SandboxProtocolError", "the worker answered a wait without the child's end");
+  }
+  return childResult(name, workflow, reply.result);
+}
+
 function createContext(message: RunMessage, state: ExecutionState) {
   return {
     execution: { id: message.executionId, attempt: message.attempt },
     integrations: createIntegrations(message.integrations),
     log: createLogger(state),
-    step: <T>(rawName: string, fn: () => T | Promise<T>): Promise<T> => runStep(message, state, rawName, fn),
+    step: <T>(rawName: string, fn: () => T | Promise<T>): Promise<T> =>
+      tracked(state, () => runStep(message, state, rawName, fn)),
+    invoke: (rawName: string, workflow: unknown, input: unknown, options?: unknown): Promise<unknown> =>
+      invokeChild(message, state, { rawName, workflow, input, options }),
+    start: async (rawName: string, workflow: unknown, input: unknown, options?: unknown): Promise<unknown> => {
+      const name = claimName(state, rawName);
+      if (Object.hasOwn(message.steps, name)) {
+        state.replaysLeft = Math.max(0, state.replaysLeft - 1);
+        return message.steps[name]?.result.value;
+      }
+      const callee = calleeName(workflow);
+      return tracked(state, () =>
+        askStartChild(message, state, { name, workflow: callee, input, wait: false, timeoutMs: 0, options }),
+      );
+    },
     sleep: async (rawName: string, duration: unknown): Promise<void> => {
       const name = claimName(state, rawName);
       if (Object.hasOwn(message.steps, name)) {
@@ -776,6 +978,9 @@ async function run(message: RunMessage): Promise<void> {
     waitedTokens: new Set(),
     sequence: 0,
     waiting: new Map(),
+    busy: 0,
+    idle: [],
+    waitTurn: Promise.resolve(),
     replaysLeft:
       Object.keys(message.steps).length +
       Object.values(message.tokens).filter((token) => token.result !== undefined).length,

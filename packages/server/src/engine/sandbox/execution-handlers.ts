@@ -1,4 +1,4 @@
-import type { ChildMessage, EventSentAnswer, SerializedError, TokenAnswer } from "./protocol.ts";
+import type { ChildMessage, ChildStartedAnswer, EventSentAnswer, SerializedError, TokenAnswer } from "./protocol.ts";
 
 type StepMessage = Extract<ChildMessage, { type: "step" }>;
 
@@ -16,6 +16,8 @@ export interface ExecutionHandlers {
   eventWait(message: Extract<ChildMessage, { type: "eventWait" }>): Promise<TokenAnswer>;
   /** Send an event for `ctx.sendEvent`. */
   sendEvent(message: Extract<ChildMessage, { type: "sendEvent" }>): Promise<EventSentAnswer>;
+  /** Start a child execution for `ctx.invoke` or `ctx.start`. */
+  startChild(message: Extract<ChildMessage, { type: "startChild" }>): Promise<ChildStartedAnswer>;
   finished(message: Extract<ChildMessage, { type: "finished" }>): void;
   /** The child sent a malformed message naming this execution, which the child no longer runs. */
   malformed(error: SerializedError): void;

@@ -88,7 +88,22 @@ export type ParentMessage =
       stop?: "cancelled" | "abandoned" | undefined;
       error?: SerializedError | undefined;
     }
+  | {
+      type: "childStarted";
+      executionId: string;
+      sequence: number;
+      /** The child execution `ctx.invoke` or `ctx.start` started (or had started before this attempt). */
+      childExecutionId?: string | undefined;
+      stop?: "cancelled" | "abandoned" | undefined;
+      error?: SerializedError | undefined;
+    }
   | { type: "abandon"; executionId: string };
+
+/** The answer to `ctx.invoke`'s or `ctx.start`'s start of a child, before the pool addresses it. */
+export type ChildStartedAnswer = Omit<
+  Extract<ParentMessage, { type: "childStarted" }>,
+  "type" | "executionId" | "sequence"
+>;
 
 /** The answer to `ctx.createToken` or `ctx.waitForToken`, before the pool addresses it. */
 export type TokenAnswer = Omit<Extract<ParentMessage, { type: "tokenAnswer" }>, "type" | "executionId" | "sequence">;
@@ -144,21 +159,6 @@ export const childMessageSchema = z.discriminatedUnion("type", [
     name: z.string().min(1).max(maxStepNameLength),
     timeoutMs: z.int().min(0).max(maxTokenTimeoutMs),
     wait: z.boolean(),
-    logs: z.array(logEntrySchema),
-  }),
-  z.object({
-    /** `ctx.waitForEvent`: waits, as for a token, for the first matching event sent from now on (with the logs so far). */
-    type: z.literal("eventWait"),
-    executionId: executionIdSchema,
-    sequence: z.int().min(1),
-    name: z.string().min(1).max(maxStepNameLength),
-    timeoutMs: z.int().min(0).max(maxTokenTimeoutMs),
-    // Checked against the contract's rules by the worker, which answers a bad one as the workflow's error.
-    event: z.object({
-      name: z.string().max(1000),
-      match: z
-        .object({
-          path: z.string().max(1000),
     /** What the token shows its approver, and who may answer it (`TokenOptions`). */
     details: z
       .object({
@@ -176,6 +176,21 @@ export const childMessageSchema = z.discriminatedUnion("type", [
         approvers: z.enum(["anyone", "members"]).optional(),
       })
       .optional(),
+    logs: z.array(logEntrySchema),
+  }),
+  z.object({
+    /** `ctx.waitForEvent`: waits, as for a token, for the first matching event sent from now on (with the logs so far). */
+    type: z.literal("eventWait"),
+    executionId: executionIdSchema,
+    sequence: z.int().min(1),
+    name: z.string().min(1).max(maxStepNameLength),
+    timeoutMs: z.int().min(0).max(maxTokenTimeoutMs),
+    // Checked against the contract's rules by the worker, which answers a bad one as the workflow's error.
+    event: z.object({
+      name: z.string().max(1000),
+      match: z
+        .object({
+          path: z.string().max(1000),
           equals: z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]),
         })
         .optional(),
@@ -189,6 +204,22 @@ export const childMessageSchema = z.discriminatedUnion("type", [
     sequence: z.int().min(1),
     step: z.string().min(1).max(maxStepNameLength),
     event: z.object({ name: z.string().max(1000), data: z.unknown(), id: z.string().max(1000).optional() }),
+  }),
+  z.object({
+    /**
+     * `ctx.invoke` (`wait`: the result is then waited for as a token of the same name) or `ctx.start`
+     * (stored as a step of that name): starts a child execution of a workflow of the deployment.
+     */
+    type: z.literal("startChild"),
+    executionId: executionIdSchema,
+    sequence: z.int().min(1),
+    name: z.string().min(1).max(maxStepNameLength),
+    // Checked against the deployment's workflows and the callee's input schema by the worker.
+    workflow: z.string().max(1000),
+    input: z.unknown(),
+    wait: z.boolean(),
+    timeoutMs: z.int().min(0).max(maxTokenTimeoutMs),
+    options: z.unknown().optional(),
   }),
   z.object({
     type: z.literal("finished"),

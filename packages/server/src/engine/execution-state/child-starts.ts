@@ -1,0 +1,80 @@
+import { sql } from "drizzle-orm";
+import type { Database } from "../../db/database.ts";
+import { insertNewExecutions, type NewExecutionRows } from "../enqueue-execution.ts";
+import { sqlRows } from "../sql-rows.ts";
+import type { Lease } from "./attempt-transitions.ts";
+import { insertSpans } from "./span-writes.ts";
+import { allowedBy } from "./transition-condition.ts";
+
+/**
+ * A child execution started by a running one, with what makes the start happen once whatever
+ * replays it: for `ctx.invoke` the parent's wait of that name (a wait token naming the child, which
+ * the child's end completes), for `ctx.start` a step of that name whose result is the child's id.
+ * The mark and the child are written in one transaction under the parent's lease (like a step:
+ * `recordStep`, running → running); a mark that exists already names the child started before.
+ */
+export interface ChildStart {
+  name: string;
+  /** `ctx.invoke`: the wait's token (its id is never handed out: only the child's end completes it). */
+  wait?: { nonce: string; tokenHash: string; spanId: string; expiresAt: Date } | undefined;
+  /** `ctx.start`: the step's attempt and sequence. */
+  step?: { attempt: number; sequence: number } | undefined;
+  /** The parent's attempt span: the child's trigger span (or the invoke's wait span) hangs under it. */
+  attemptSpanId: string;
+  now: Date;
+  /** The child's rows, made for its workflow (`queuedExecutionRows`); written only when the start is new. */
+  child: NewExecutionRows;
+}
+
+export type ChildStarted =
+  | { outcome: "refused" }
+  /** The name is taken by a token or a step that started no child. */
+  | { outcome: "nameTaken" }
+  | { outcome: "started"; childExecutionId: string; created: boolean };
+
+export function startChild(db: Database, lease: Lease, start: ChildStart): Promise<ChildStarted> {
+  // A synchronous commit, as a step's: a child another worker ran must not vanish with its parent's record of it.
+  return db.transaction(async (tx): Promise<ChildStarted> => {
+    const now = start.now.toISOString();
+    const childId = start.child.execution.id;
+    const owner = sql`select id, project_id, workflow, trace_id from executions
+      where id = ${lease.executionId} and ${allowedBy("recordStep", { workerId: lease.workerId })}`;
+    const mark =
+      start.wait !== undefined
+        ? sql`inserted as (insert into wait_tokens
+              (execution_id, name, project_id, token_hash, nonce, status, data, span_id, created_at, expires_at,
+                finished_at, child_execution_id)
+            select id, ${start.name}, project_id, ${start.wait.tokenHash}, ${start.wait.nonce}, 'pending', null,
+              ${start.wait.spanId}, ${now}::timestamptz, ${start.wait.expiresAt.toISOString()}::timestamptz, null, ${childId}
+            from owner on conflict do nothing returning 1),
+          wait_span as (${insertSpans(sql`select ${start.wait.spanId}, trace_id, ${start.attemptSpanId}, project_id, id, workflow,
+              ${`invoke ${start.name}`}, 'token', ${now}::timestamptz, null,
+              jsonb_build_object('weft.token.name', ${start.name}::text, 'weft.child.execution_id', ${childId}::text,
+                'weft.child.workflow', ${start.child.execution.workflow}::text), 'unset', null
+            from owner where exists (select 1 from inserted)`)} returning 1)`
+        : sql`inserted as (insert into execution_steps
+              (execution_id, name, kind, result, attempt, started_at, finished_at, wake_at, logs, sequence)
+            select id, ${start.name}, 'step', jsonb_build_object('value', ${childId}::text), ${start.step?.attempt ?? 1},
+              ${now}::timestamptz, ${now}::timestamptz, null, '[]'::jsonb, ${start.step?.sequence ?? 0}
+            from owner on conflict do nothing returning 1)`;
+    // The subquery reads the snapshot before the insert: a name taken earlier shows its child.
+    const earlier =
+      start.wait !== undefined
+        ? sql`(select child_execution_id from wait_tokens where execution_id = ${lease.executionId} and name = ${start.name})`
+        : sql`(select result ->> 'value' from execution_steps where execution_id = ${lease.executionId} and name = ${start.name}
+            and kind = 'step')`;
+    const [row] = await sqlRows<{ owned: number; created: number; earlier: string | null }>(
+      tx,
+      sql`with owner as (${owner}), ${mark}
+        select (select count(*)::int from owner) as owned, (select count(*)::int from inserted) as created,
+          ${earlier} as earlier`,
+    );
+    if (row === undefined || row.owned === 0) return { outcome: "refused" };
+    if (row.created === 0) {
+      if (row.earlier === null) return { outcome: "nameTaken" };
+      return { outcome: "started", childExecutionId: row.earlier, created: false };
+    }
+    await insertNewExecutions(tx, [start.child]);
+    return { outcome: "started", childExecutionId: childId, created: true };
+  });
+}

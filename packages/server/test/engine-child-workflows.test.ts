@@ -1,0 +1,267 @@
+import { type EngineHarness, startEngineHarness } from "@weft/testing";
+import { and, eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { executionSteps, executions, spans, waitTokens } from "../src/db/schema/index.ts";
+import { valueOrThrow } from "../src/shared/service-result.ts";
+import { cancelExecution } from "../src/workflows/cancel-execution.ts";
+
+/**
+ * Child workflows (`ctx.invoke`, `ctx.start`) through a deployed project on a real worker: the
+ * parent waits without a worker slot, the child's end resumes it, and a replay starts no child and
+ * runs no stored step again (on PGlite, and on PostgreSQL with WEFT_TEST_DATABASE_URL).
+ */
+
+let engine: EngineHarness;
+const project = "prj_children";
+
+const source = `
+import { defineConfig, workflow } from "@weft/sdk";
+
+const double = workflow({
+  name: "double",
+  input: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+  async run(input: { n: number }, ctx) {
+    return ctx.step("double", () => input.n * 2);
+  },
+});
+
+export default defineConfig({
+  workflows: [
+    double,
+    workflow({
+      name: "parent",
+      async run(input: { n: number }, ctx) {
+        const before = await ctx.step("before", () => Math.random());
+        const doubled = await ctx.invoke("child", double, { n: input.n });
+        return { before, doubled };
+      },
+    }),
+    workflow({
+      name: "broken",
+      retries: { maxAttempts: 1 },
+      async run() {
+        throw new Error("the child broke");
+      },
+    }),
+    workflow({
+      name: "calls-broken",
+      async run(_input: unknown, ctx) {
+        try {
+          await ctx.invoke("child", "broken", {});
+          return "no error";
+        } catch (error) {
+          return { name: (error as Error).name, message: (error as Error).message };
+        }
+      },
+    }),
+    workflow({
+      name: "refused",
+      async run(input: { case: string }, ctx) {
+        try {
+          if (input.case === "unknown") await ctx.invoke("child", "no-such-workflow", {});
+          if (input.case === "input") await ctx.invoke("child", "double", { n: "two" });
+          if (input.case === "delay") await ctx.start("child", "double", { n: 1 }, { delay: "400d" });
+          if (input.case === "ttl") await ctx.start("child", "double", { n: 1 }, { ttl: "10ms" });
+          if (input.case === "tags") await ctx.start("child", "double", { n: 1 }, { tags: Array.from({ length: 11 }, (_, i) => "t" + i) });
+          return "no error";
+        } catch (error) {
+          return { name: (error as Error).name, message: (error as Error).message };
+        }
+      },
+    }),
+    workflow({
+      name: "waits-long",
+      async run(_input: unknown, ctx) {
+        await ctx.sleep("long", "1d");
+        return "woke";
+      },
+    }),
+    workflow({
+      name: "cascade",
+      async run(_input: unknown, ctx) {
+        const started = await ctx.start("background", "waits-long", {});
+        await ctx.step("started", () => started);
+        return ctx.invoke("child", "waits-long", {});
+      },
+    }),
+    workflow({
+      name: "starter",
+      async run(_input: unknown, ctx) {
+        const first = await ctx.start("child", double, { n: 21 }, { tags: ["from-start"] });
+        const again = await ctx.step("random", () => Math.random());
+        if (ctx.execution.attempt === 1) throw new Error("retry once");
+        return { first, again };
+      },
+      retries: { maxAttempts: 2, minDelay: 0, maxDelay: 0 },
+    }),
+    workflow({
+      name: "fan-out",
+      async run(input: { count: number }, ctx) {
+        const results = await Promise.all([
+          ...Array.from({ length: input.count }, (_, i) => ctx.invoke("child-" + i, double, { n: i })),
+          ctx.step("beside", () => Math.random()),
+        ]);
+        return results;
+      },
+    }),
+  ],
+});
+`;
+
+const manifest = {
+  version: 1,
+  workflows: [
+    { name: "double", inputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] } },
+    { name: "parent" },
+    { name: "broken", retries: { maxAttempts: 1, minDelayMs: 0, maxDelayMs: 0 } },
+    { name: "calls-broken" },
+    { name: "refused" },
+    { name: "waits-long" },
+    { name: "cascade" },
+    { name: "starter", retries: { maxAttempts: 2, minDelayMs: 0, maxDelayMs: 0 } },
+    { name: "fan-out" },
+  ],
+};
+
+beforeAll(async () => {
+  engine = await startEngineHarness({ concurrency: 8 });
+  await engine.deploy(project, source, manifest);
+});
+
+afterAll(async () => {
+  await engine.stop();
+});
+
+const ended = (row: { status: string }) => ["succeeded", "failed", "cancelled", "expired"].includes(row.status);
+
+async function childrenOf(parentId: string) {
+  return engine.database.db
+    .select({ id: executions.id, workflow: executions.workflow, status: executions.status, tags: executions.tags })
+    .from(executions)
+    .where(eq(executions.parentExecutionId, parentId));
+}
+
+describe("ctx.invoke", () => {
+  it("returns the child's output; the parent waited without its worker, and the child joins its trace", async () => {
+    const id = await engine.run(project, "parent", { n: 21 });
+    const done = await engine.waitFor(id, ended);
+    expect(done.status).toBe("succeeded");
+    const output = done.output as { before: number; doubled: number };
+    expect(output.doubled).toBe(42);
+    const [child] = await childrenOf(id);
+    expect(child).toMatchObject({ workflow: "double", status: "succeeded" });
+    const childRow = await engine.execution(child?.id ?? "");
+    expect(childRow.traceId).toBe(done.traceId);
+    // The parent's stored step was replayed, not run again, when the child's end resumed it.
+    const [before] = await engine.database.db
+      .select()
+      .from(executionSteps)
+      .where(and(eq(executionSteps.executionId, id), eq(executionSteps.name, "before")));
+    expect(before?.result.value).toBe(output.before);
+    const attempts = await engine.database.db
+      .select({ name: spans.name })
+      .from(spans)
+      .where(and(eq(spans.executionId, id), eq(spans.kind, "attempt")));
+    expect(attempts.map((span) => span.name).sort()).toEqual(["attempt 1", "attempt 1 (resumed)"]);
+    // The child's trigger span hangs under the parent's invoke span, in the parent's trace.
+    const [invokeSpan] = await engine.database.db
+      .select()
+      .from(spans)
+      .where(and(eq(spans.executionId, id), eq(spans.name, "invoke child")));
+    const [trigger] = await engine.database.db
+      .select()
+      .from(spans)
+      .where(and(eq(spans.executionId, child?.id ?? ""), eq(spans.kind, "trigger")));
+    expect(trigger?.parentSpanId).toBe(invokeSpan?.spanId);
+    expect(trigger?.traceId).toBe(done.traceId);
+    const [wait] = await engine.database.db.select().from(waitTokens).where(eq(waitTokens.executionId, id));
+    expect(wait).toMatchObject({ name: "child", status: "completed", childExecutionId: child?.id });
+  });
+
+  it("throws in the parent an error naming the failed child's execution", async () => {
+    const id = await engine.run(project, "calls-broken", {});
+    const done = await engine.waitFor(id, ended);
+    const [child] = await childrenOf(id);
+    expect(child?.status).toBe("failed");
+    expect(done.output).toEqual({
+      name: "ChildWorkflowError",
+      message: `the child execution ${child?.id} of "broken" (invoked as "child") failed: Error: the child broke`,
+    });
+  });
+
+  it.each([
+    ["unknown", 'workflow: the deployment defines no workflow "no-such-workflow"'],
+    ["input", 'input: the input does not match the schema of "double"'],
+    ["delay", "options.delay must be between"],
+    ["ttl", "options.ttl must be between"],
+    ["tags", "options.tags"],
+  ])("refuses a start with a bad %s, naming the field, and starts nothing", async (which, message) => {
+    const id = await engine.run(project, "refused", { case: which });
+    const done = await engine.waitFor(id, ended);
+    expect(done.status).toBe("succeeded");
+    expect(done.output).toMatchObject({ name: "ChildWorkflowStartError" });
+    expect((done.output as { message: string }).message).toContain(message);
+    expect(await childrenOf(id)).toEqual([]);
+  });
+});
+
+describe("ctx.start", () => {
+  it("returns the child's id, the same one when the attempt is replayed, and starts one child", async () => {
+    const id = await engine.run(project, "starter", {});
+    const done = await engine.waitFor(id, ended);
+    expect(done.status).toBe("succeeded");
+    const children = await childrenOf(id);
+    expect(children).toHaveLength(1);
+    expect((done.output as { first: string }).first).toBe(children[0]?.id);
+    expect(children[0]?.tags).toEqual(["from-start"]);
+    const child = await engine.waitFor(children[0]?.id ?? "", ended);
+    expect(child.output).toBe(42);
+    expect(child.parentExecutionId).toBe(id);
+  });
+});
+
+describe("cancelling a parent", () => {
+  it("cancels its unfinished children, started and invoked", async () => {
+    const id = await engine.run(project, "cascade", {});
+    await engine.waitFor(id, (row) => row.status === "waiting");
+    const children = await childrenOf(id);
+    expect(children.map((child) => child.workflow)).toEqual(["waits-long", "waits-long"]);
+    for (const child of children) await engine.waitFor(child.id, (row) => row.status === "sleeping");
+    valueOrThrow(await cancelExecution(engine.database.db, engine, { executionId: id }));
+    for (const child of children) {
+      const row = await engine.waitFor(child.id, ended);
+      expect(row.status).toBe("cancelled");
+    }
+    expect((await engine.execution(id)).status).toBe("cancelled");
+  });
+});
+
+describe("a fan-out with Promise.all", () => {
+  it("starts 50 children in one attempt, completes with every output in order, and runs no step twice", async () => {
+    const id = await engine.run(project, "fan-out", { count: 50 });
+    const done = await engine.waitFor(id, ended, 120_000);
+    expect(done.status).toBe("succeeded");
+    const output = done.output as number[];
+    expect(output.slice(0, 50)).toEqual(Array.from({ length: 50 }, (_, i) => i * 2));
+    const [beside] = await engine.database.db
+      .select()
+      .from(executionSteps)
+      .where(and(eq(executionSteps.executionId, id), eq(executionSteps.name, "beside")));
+    expect(output[50]).toBe(beside?.result.value);
+    const children = await childrenOf(id);
+    expect(children).toHaveLength(50);
+    expect(children.every((child) => child.status === "succeeded")).toBe(true);
+    // Every child was started by the first attempt: none waited for a resumption to be started.
+    const [firstAttempt] = await engine.database.db
+      .select({ spanId: spans.spanId })
+      .from(spans)
+      .where(and(eq(spans.executionId, id), eq(spans.name, "attempt 1")));
+    const [{ count } = { count: 0 }] = await engine.database.db
+      .select({ count: sql<number>`count(*)::int` })
+      .from(spans)
+      .where(
+        and(eq(spans.executionId, id), eq(spans.parentSpanId, firstAttempt?.spanId ?? ""), eq(spans.kind, "token")),
+      );
+    expect(count).toBe(50);
+  }, 180_000);
+});
