@@ -97,7 +97,11 @@ function Overview({ overview, workspaceId }: { overview: StudioOverview; workspa
           <ul className="plain-list">
             {overview.activeAgents.map((agent) => (
               <li key={agent.id}>
-                {agent.agent.clientId ?? agent.agent.userAgent ?? agent.type}{" "}
+                {agent.agent.clientId ??
+                  agent.agent.userAgent ??
+                  (agent.federation === null
+                    ? agent.type
+                    : `subject ${agent.federation.subject} (policy ${agent.federation.policyId})`)}{" "}
                 <span className="muted">
                   for {agent.email} · last used <TimeText at={agent.lastUsedAt} />
                 </span>
