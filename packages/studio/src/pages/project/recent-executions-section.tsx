@@ -1,17 +1,16 @@
 import { useQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { Link } from "react-router";
+import { useLiveUpdates } from "../../api/live-updates.ts";
 import { weftQuery } from "../../api/weft-query.ts";
 import { ExecutionTable } from "../../components/execution-table.tsx";
 import { QueryState } from "../../components/query-state.tsx";
 
 export function RecentExecutionsSection({ projectId }: { projectId: string }): ReactNode {
   const executions = useQuery(
-    weftQuery.workflows.listExecutions.queryOptions({
-      input: { projectId, pagination: { last: 10 } },
-      refetchInterval: 5_000,
-    }),
+    weftQuery.workflows.listExecutions.queryOptions({ input: { projectId, pagination: { last: 10 } } }),
   );
+  useLiveUpdates({ projectId }, [weftQuery.workflows.listExecutions.key()]);
   const rows = [...(executions.data?.results ?? [])].reverse();
   return (
     <section className="card" aria-labelledby="recent-heading">
