@@ -57,12 +57,25 @@ const flaky = workflow({
   },
 });
 
-export default defineConfig({ workflows: [report, flaky] });
+const napper = workflow({
+  name: "napper",
+  async run(_input: unknown, ctx) {
+    await ctx.step("before", async () => "awake");
+    await ctx.sleep("nap", "1m");
+    return ctx.step("after", async () => "rested");
+  },
+});
+
+export default defineConfig({ workflows: [report, flaky, napper] });
 `;
 
 const manifest = {
   version: 1,
-  workflows: [{ name: "report" }, { name: "flaky", retries: { maxAttempts: 1, minDelayMs: 1000, maxDelayMs: 60000 } }],
+  workflows: [
+    { name: "report" },
+    { name: "flaky", retries: { maxAttempts: 1, minDelayMs: 1000, maxDelayMs: 60000 } },
+    { name: "napper" },
+  ],
   schedules: [
     {
       name: "weekday-mornings",
@@ -320,6 +333,52 @@ describe.skipIf(!hasChromium)("Schedules, traces and details in Studio", () => {
     // Shown from the first answer: no retries of the 404 while "Loading…" stays up.
     expect(Date.now() - startedAt).toBeLessThan(5_000);
     expect(await page.getByText(/^Loading/).count()).toBe(0);
+  });
+
+  it("tells a resumed attempt from the first run of its number", { timeout: 90_000 }, async () => {
+    const ran = await callRpc(
+      weft.url,
+      "workflows.run",
+      { projectId, workflow: "napper", input: {} },
+      { token: ada.credential },
+    );
+    const { executionId } = ran.json as { executionId: string };
+    await expect.poll(async () => (await executionOf(executionId)).status, { timeout: 30_000 }).toBe("sleeping");
+    const before = weft.clock.now();
+    weft.clock.set(new Date(before.getTime() + 2 * 60_000));
+    await finished(executionId, "succeeded");
+    weft.clock.set(before);
+    await page.goto(`${weft.url}/studio/executions/${executionId}`);
+    const attempts = page.locator("section[aria-labelledby=attempts-heading] li");
+    await attempts.first().waitFor();
+    const lines = (await attempts.allTextContents()).map((line) => line.split(" · ")[0]?.trim());
+    expect(lines).toEqual(["#1 ok", "#1 resumed after a wait, ok"]);
+  });
+
+  it("names the actors of the audit log by address, never by a raw account id", { timeout: 60_000 }, async () => {
+    await page.goto(`${weft.url}/studio/audit-log`);
+    await page.getByRole("cell", { name: "schedule.run" }).waitFor();
+    const who = await page.locator("table tbody tr td:nth-child(3)").allTextContents();
+    expect(who.length).toBeGreaterThan(0);
+    expect(who.filter((cell) => /acc_/.test(cell))).toEqual([]);
+    expect(who.some((cell) => cell.startsWith(email))).toBe(true);
+  });
+
+  it("keeps a table's times and badges on one line at 375 px, scrolling the table instead", {
+    timeout: 60_000,
+  }, async () => {
+    await page.goto(`${weft.url}/studio/projects/${projectId}/schedules`);
+    const region = page.getByRole("region", { name: "Executions started by weekday-mornings" });
+    await region.waitFor();
+    await page.setViewportSize({ width: 375, height: 812 });
+    const boxes = await region
+      .locator("td time, td .badge")
+      .evaluateAll((elements) => elements.map((element) => element.getClientRects().length));
+    expect(boxes.length).toBeGreaterThan(0);
+    // One box per element: an inline element broken over lines has one per line.
+    expect(boxes.every((count) => count === 1)).toBe(true);
+    expect(await region.evaluate((element) => element.scrollWidth > element.clientWidth)).toBe(true);
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 
   it("shows usage for each of the last 30 days, zeros included, and names the projects", {
