@@ -34,7 +34,7 @@ export const planSchema = z
   .strict();
 export type Plan = z.infer<typeof planSchema>;
 
-export const triggerKindSchema = z.enum(["api", "form", "webhook", "rerun", "schedule", "event"]);
+export const triggerKindSchema = z.enum(["api", "form", "webhook", "rerun", "schedule", "event", "workflow"]);
 
 /** The meters of a period (or of one day, or one project). */
 export const usageFiguresSchema = z.object({
@@ -42,8 +42,10 @@ export const usageFiguresSchema = z.object({
   executionsByTrigger: z.partialRecord(triggerKindSchema, z.number()),
   /** Wall time of steps, each rounded up to 10 ms. */
   stepSeconds: z.number(),
-  /** Execution input, output and step results written. */
+  /** Execution input, output and step results written, and the data of events sent. */
   bytes: z.number(),
+  /** Events sent (`events.send`, `ctx.sendEvent`, webhooks that send one). */
+  events: z.number(),
 });
 export type UsageFigures = z.infer<typeof usageFiguresSchema>;
 

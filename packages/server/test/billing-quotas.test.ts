@@ -189,6 +189,7 @@ describe("the billing namespace", () => {
       executionsByTrigger: {},
       stepSeconds: 0,
       bytes: 0,
+      events: 0,
     });
     expect(usage.rows.filter((row) => row.executions > 0).map((row) => [row.day, row.executions])).toEqual([
       ["2026-03-30", 1],

@@ -50,7 +50,7 @@ function expectedRows(count: number): MeterRow[] {
     const projectId = projectIds[i % 3] ?? "";
     const triggerKind = kinds[i % 2] ?? "";
     const key = `${day} ${projectId} ${triggerKind}`;
-    const row = rows.get(key) ?? { day, projectId, triggerKind, executions: 0, stepMs: 0, bytes: 0 };
+    const row = rows.get(key) ?? { day, projectId, triggerKind, executions: 0, stepMs: 0, bytes: 0, events: 0 };
     row.executions += 1;
     row.stepMs += (i % 7) * 10;
     row.bytes += i % 100;
@@ -67,7 +67,7 @@ async function rolledUpRows(): Promise<MeterRow[]> {
   return sqlRows<MeterRow>(
     database.db,
     sql`select day::text as day, project_id as "projectId", trigger_kind as "triggerKind", executions,
-          step_ms::float8 as "stepMs", bytes::float8 as bytes
+          step_ms::float8 as "stepMs", bytes::float8 as bytes, events
         from usage_daily order by day, project_id, trigger_kind`,
   );
 }

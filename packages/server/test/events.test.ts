@@ -400,6 +400,40 @@ describe("a webhook that sends an event", () => {
   });
 });
 
+/** The 30 days around the platform's clock (a usage range is at most 400 days). */
+function usageRange() {
+  const now = signedIn.weft.clock.now().getTime();
+  const day = 24 * 60 * 60 * 1000;
+  return { from: new Date(now - 30 * day).toISOString(), to: new Date(now + day).toISOString() };
+}
+
+describe("usage", () => {
+  it("counts every event sent, with its data's bytes", async () => {
+    const before = await signedIn.call<{ totals: { events: number; bytes: number } }>("billing.getUsage", {
+      workspaceId: signedIn.identity.personalWorkspaceId,
+      ...usageRange(),
+      groupBy: "project",
+    });
+    expect(before.status).toBe(200);
+    await send({ name: "order.metered", data: { n: "x".repeat(1000) } });
+    const after = await signedIn.call<{ totals: { events: number; bytes: number } }>("billing.getUsage", {
+      workspaceId: signedIn.identity.personalWorkspaceId,
+      ...usageRange(),
+      groupBy: "project",
+    });
+    expect(after.json.totals.events).toBe(before.json.totals.events + 1);
+    expect(after.json.totals.bytes - before.json.totals.bytes).toBe(JSON.stringify({ n: "x".repeat(1000) }).length);
+    // Every event this workspace sent is counted, whichever way it came (API, workflow, webhook).
+    const projects = await signedIn.call<{ results: { id: string }[] }>("projects.list", {});
+    let listed = 0;
+    for (const project of projects.json.results) {
+      const page = await signedIn.call<{ data: unknown[] }>("events.list", { projectId: project.id, limit: 100 });
+      listed += page.json.data.length;
+    }
+    expect(after.json.totals.events).toBe(listed);
+  });
+});
+
 describe("retention", () => {
   it("deletes events once they are older than the project's execution retention", async () => {
     const kept = await send({ name: "order.noted", data: { n: 1 } });

@@ -20,6 +20,7 @@ export interface MeterRow {
   executions: number;
   stepMs: number;
   bytes: number;
+  events: number;
 }
 
 export interface MeterRange {
@@ -31,7 +32,7 @@ export interface MeterRange {
 }
 
 /**
- * The meters as rows (workspace_id, project_id, day, trigger_kind, executions, step_ms, bytes):
+ * The meters as rows (workspace_id, project_id, day, trigger_kind, executions, step_ms, bytes, events):
  * `usage_daily`, plus the deltas no worker has rolled up yet, plus the executions that have not
  * ended, each one started with its input's bytes (its deltas are appended when it ends). Read in
  * one statement, it is exact at any time: a roll-up moves deltas into `usage_daily` in one
@@ -45,17 +46,18 @@ export function meterSource(range: MeterRange): SQL {
   const pendingIn = range.workspaceId === undefined ? sql`true` : sql`p.workspace_id = ${range.workspaceId}`;
   return sql`(select ${usageDaily.workspaceId} as workspace_id, ${usageDaily.projectId} as project_id,
       ${usageDaily.day} as day, ${usageDaily.triggerKind} as trigger_kind, ${usageDaily.executions} as executions,
-      ${usageDaily.stepMs} as step_ms, ${usageDaily.bytes} as bytes
+      ${usageDaily.stepMs} as step_ms, ${usageDaily.bytes} as bytes, ${usageDaily.events} as events
     from ${usageDaily}
     where ${rolledUpIn} and ${usageDaily.day} >= ${range.fromDay}::date and ${usageDaily.day} <= ${range.toDay}::date
     union all
-    select p.workspace_id, d.project_id, (d.at at time zone 'UTC')::date, d.trigger_kind, d.executions, d.step_ms, d.bytes
+    select p.workspace_id, d.project_id, (d.at at time zone 'UTC')::date, d.trigger_kind, d.executions, d.step_ms, d.bytes,
+      d.events
     from ${usageDeltas} d join ${projects} p on p.id = d.project_id
     where ${pendingIn} and d.at >= ${range.fromDay}::date::timestamp at time zone 'UTC'
       and d.at < (${range.toDay}::date + 1)::timestamp at time zone 'UTC'
     union all
     select p.workspace_id, e.project_id, (e.created_at at time zone 'UTC')::date, e.trigger_kind, 1, 0,
-      coalesce(octet_length(e.input::text), 0)
+      coalesce(octet_length(e.input::text), 0), 0
     from ${executions} e join ${projects} p on p.id = e.project_id
     where ${pendingIn} and ${unfinishedCondition} and e.created_at >= ${range.fromDay}::date::timestamp at time zone 'UTC'
       and e.created_at < (${range.toDay}::date + 1)::timestamp at time zone 'UTC')`;
@@ -69,7 +71,8 @@ export async function readMeterRows(
   return sqlRows<MeterRow>(
     db,
     sql`select m.day::text as day, m.project_id as "projectId", m.trigger_kind as "triggerKind",
-        sum(m.executions)::int as executions, sum(m.step_ms)::float8 as "stepMs", sum(m.bytes)::float8 as bytes
+        sum(m.executions)::int as executions, sum(m.step_ms)::float8 as "stepMs", sum(m.bytes)::float8 as bytes,
+        sum(m.events)::int as events
       from ${meterSource(range)} m
       group by m.day, m.project_id, m.trigger_kind
       order by m.day, m.project_id, m.trigger_kind`,
@@ -77,7 +80,7 @@ export async function readMeterRows(
 }
 
 function emptyFigures(): UsageFigures {
-  return { executions: 0, executionsByTrigger: {}, stepSeconds: 0, bytes: 0 };
+  return { executions: 0, executionsByTrigger: {}, stepSeconds: 0, bytes: 0, events: 0 };
 }
 
 /** Adds a meter row to figures; step time is summed in milliseconds and shown in seconds. */
@@ -87,6 +90,7 @@ function add(figures: UsageFigures, row: MeterRow): void {
   figures.executionsByTrigger[kind] = (figures.executionsByTrigger[kind] ?? 0) + row.executions;
   figures.stepSeconds = (Math.round(figures.stepSeconds * 1000) + row.stepMs) / 1000;
   figures.bytes += row.bytes;
+  figures.events += row.events;
 }
 
 /** Totals and groups of meter rows; a project is active when it started an execution. */

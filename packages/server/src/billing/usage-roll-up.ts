@@ -23,28 +23,30 @@ async function rollUpOnce(db: Database | Transaction, scope: RollUpScope, limit:
   const relaxed = scope.kind === "any";
   const summed: SQL =
     scope.kind === "any"
-      ? sql`select p.workspace_id, t.project_id, t.day, t.trigger_kind, t.executions, t.step_ms, t.bytes
+      ? sql`select p.workspace_id, t.project_id, t.day, t.trigger_kind, t.executions, t.step_ms, t.bytes, t.events
           from sums t join ${projects} p on p.id = t.project_id`
-      : sql`select ${scope.workspaceId}::text, t.project_id, t.day, t.trigger_kind, t.executions, t.step_ms, t.bytes
+      : sql`select ${scope.workspaceId}::text, t.project_id, t.day, t.trigger_kind, t.executions, t.step_ms, t.bytes, t.events
           from sums t`;
   const [row] = await sqlRows<{ taken: number }>(
     db,
     sql`with ${relaxed ? sql`${relaxedCommit},` : sql``} taken as (
         delete from ${usageDeltas} where id in (
           select id from ${usageDeltas} ${ofProject} order by id limit ${limit} for update skip locked)
-        returning project_id, at, trigger_kind, executions, step_ms, bytes),
+        returning project_id, at, trigger_kind, executions, step_ms, bytes, events),
       sums as (
         select project_id, (at at time zone 'UTC')::date as day, trigger_kind, sum(executions)::int as executions,
-          sum(step_ms)::bigint as step_ms, sum(bytes)::bigint as bytes
+          sum(step_ms)::bigint as step_ms, sum(bytes)::bigint as bytes,
+          sum(events)::int as events
         from taken group by 1, 2, 3),
       folded as (
-        insert into ${usageDaily} (workspace_id, project_id, day, trigger_kind, executions, step_ms, bytes)
+        insert into ${usageDaily} (workspace_id, project_id, day, trigger_kind, executions, step_ms, bytes, events)
         ${summed}
         order by t.project_id, t.day, t.trigger_kind
         on conflict (project_id, day, trigger_kind) do update set
           executions = ${usageDaily}.executions + excluded.executions,
           step_ms = ${usageDaily}.step_ms + excluded.step_ms,
-          bytes = ${usageDaily}.bytes + excluded.bytes
+          bytes = ${usageDaily}.bytes + excluded.bytes,
+          events = ${usageDaily}.events + excluded.events
         returning 1)
       select (select count(*) from taken)::int as taken${relaxed ? sql`, ${relaxedCommitUsed} as relaxed` : sql``}`,
   );

@@ -3,7 +3,7 @@ import { and, desc, eq, gt, sql } from "drizzle-orm";
 import type { Backpressure } from "../backpressure/backpressure.ts";
 import type { QuotaGate } from "../billing/quota-gate.ts";
 import type { Database, Transaction } from "../db/database.ts";
-import { type EventSourceKind, events, projects } from "../db/schema/index.ts";
+import { type EventSourceKind, events, projects, usageDeltas } from "../db/schema/index.ts";
 import { getActiveDeployment } from "../deployments/read-deployments.ts";
 import { idempotencyWindowMs, insertNewExecutions, queuedExecutionRows } from "../engine/enqueue-execution.ts";
 import type { EndStatementParts } from "../engine/execution-state/index.ts";
@@ -207,6 +207,14 @@ async function sendEventInTransaction(
     resumed,
     cancelled,
   };
+  // Metered as a delta, as an execution's end is: no row lock on the day's counter for a burst of sends.
+  await tx.insert(usageDeltas).values({
+    projectId: request.projectId,
+    at: now,
+    triggerKind: "event",
+    events: 1,
+    bytes: Buffer.byteLength(JSON.stringify(event.data)),
+  });
   await tx.insert(events).values({
     id: stored.id,
     projectId: stored.projectId,
