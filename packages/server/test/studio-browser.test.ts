@@ -267,7 +267,7 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
     expect(await page.locator("input[type=email]:invalid").count()).toBe(1);
     expect(await page.getByRole("button", { name: /^Cancel invitation/ }).count()).toBe(0);
     await page.getByLabel("Email to invite").fill("grace@example.com");
-    await page.getByLabel("Role").selectOption("viewer");
+    await page.getByLabel("Role", { exact: true }).selectOption("viewer");
     await page.getByRole("button", { name: "Invite" }).click();
     await page.getByRole("button", { name: "Cancel invitation of grace@example.com" }).waitFor();
     await checkPage(page, "members");
