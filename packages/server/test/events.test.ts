@@ -47,6 +47,8 @@ export default defineConfig({
       name: "sender",
       async run(input: { orderId: string }, ctx) {
         const sent = await ctx.sendEvent("announce", { name: "order.shipped", data: { orderId: input.orderId } });
+        // The execution is replayed after the sleep: the send must come back from its stored step.
+        await ctx.sleep("pause", "1m");
         const again = await ctx.step("count", () => 1);
         return { sent, again };
       },
@@ -237,10 +239,13 @@ describe("cancelOn", () => {
 describe("ctx.sendEvent", () => {
   it("sends once, starting the subscribed workflows, and replays the stored answer", async () => {
     const executionId = await run("sender", { orderId: "o-40" });
+    await until(executionId, ["sleeping"]);
+    signedIn.weft.clock.advance(61_000);
     const done = await until(executionId, ["succeeded", "failed"]);
     expect(done.status).toBe("succeeded");
     const output = done.output as { sent: { eventId: string; executions: { workflow: string }[] } };
     expect(output.sent.executions.map((started) => started.workflow)).toEqual(["on-shipped"]);
+    expect(await executionsOf("on-shipped")).toBe(1);
 
     const listed = await signedIn.call<{ data: SentJson[] }>("events.list", { projectId, name: "order.shipped" });
     expect(listed.json.data).toEqual([
