@@ -6,10 +6,12 @@ import {
   createDeployment,
   createIdGenerator,
   createLogger,
+  endStatementParts,
   enqueueExecution,
   executions,
   openDatabase,
   resolveSandboxIsolation,
+  sendEvent,
   spans,
   startWorker,
   systemClock,
@@ -46,14 +48,27 @@ export default defineConfig({
     workflow({ name: "single", retries: { maxAttempts: 1 }, async run(_input: unknown, ctx) {
       return ctx.step("only", () => 1);
     } }),
+    ...Array.from({ length: 10 }, (_, i) => workflow({
+      name: "fan" + i,
+      retries: { maxAttempts: 1 },
+      on: [{ event: "bench.fanout" }],
+      async run(_input: unknown, ctx) {
+        return ctx.step("only", () => 1);
+      },
+    })),
   ],
 });
 `;
 
 const once = { maxAttempts: 1, minDelayMs: 0, maxDelayMs: 0 };
+const fanOut = 10;
 export const manifest = {
   version: 1 as const,
-  workflows: ["trivial40", "fib10", "single"].map((name) => ({ name, retries: once })),
+  workflows: [
+    ...["trivial40", "fib10", "single"].map((name) => ({ name, retries: once })),
+    // An event's fan-out: ten workflows of one step each, subscribed to the same event.
+    ...Array.from({ length: fanOut }, (_, i) => ({ name: `fan${i}`, retries: once, on: [{ event: "bench.fanout" }] })),
+  ],
 };
 /** A project id the API accepts, so that the big-tables bench can list its executions over RPC. */
 export const projectId = "prj_01jbenchengine000000000000";
@@ -213,6 +228,32 @@ async function withBench<T>(serverUrl: string | undefined, use: (bench: Bench) =
   }
 }
 
+/**
+ * An event sent to ten subscribed workflows of one step each, beside one single-step execution
+ * started by a run: the send's own time (its transaction starts all ten), and the time until the
+ * last of the ten has finished, medians of `engineRuns`.
+ */
+async function measureFanOut(bench: Bench): Promise<string> {
+  const sends: number[] = [];
+  const fanned: number[] = [];
+  const singles: number[] = [];
+  for (let run = 0; run < engineRuns; run++) {
+    const started = performance.now();
+    const sent = valueOrThrow(
+      await sendEvent(
+        bench.database.db,
+        { ...deps, endStatementParts },
+        { projectId, name: "bench.fanout", data: { run }, source: { kind: "api" } },
+      ),
+    );
+    sends.push(performance.now() - started);
+    for (const execution of sent.executions) await finished(bench, execution.executionId);
+    fanned.push(performance.now() - started);
+    singles.push((await runOnce(bench, "single")).totalMs);
+  }
+  return `event fan-out to ${fanOut} workflows: send ${median(sends).toFixed(2)} ms, all ${fanOut} finished ${median(fanned).toFixed(0)} ms; one single-step execution ${median(singles).toFixed(0)} ms (medians of ${engineRuns} runs)`;
+}
+
 /** One execution run to its end by a worker started for it: the sandbox and the plans are warm afterwards. */
 export async function finishedOne(bench: Bench): Promise<void> {
   const worker = await start(bench);
@@ -232,6 +273,7 @@ export function benchEngine(serverUrl: string | undefined): Promise<string[]> {
       await finished(bench, (await enqueue(bench, "single", 1))[0] ?? "");
       lines.push(await measureOne(bench, "trivial40", 40));
       lines.push(await measureOne(bench, "fib10", 10));
+      lines.push(await measureFanOut(bench));
     } finally {
       await worker.stop();
     }

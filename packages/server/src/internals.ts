@@ -31,6 +31,7 @@ export { newSpanId } from "./engine/trace-ids.ts";
 export { tokenHashOf, waitTokenIssuer } from "./engine/wait-token-ids.ts";
 export { startWorker, type Worker, type WorkerDependencies, type WorkerOptions } from "./engine/worker.ts";
 export { endStatementParts, type WorkerFeatureSettings, workerFeatures } from "./engine-features.ts";
+export { sendEvent } from "./events/send-event.ts";
 export { findOrCreateAccount } from "./identity/accounts.ts";
 export { issueCredential } from "./identity/credentials.ts";
 export { type PeriodicJobs, startPeriodicJobs } from "./periodic-jobs/periodic-jobs.ts";
