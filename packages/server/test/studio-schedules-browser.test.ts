@@ -17,6 +17,7 @@ import {
 } from "@weft/testing";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ManualClock } from "../src/shared/clock.ts";
 
 /**
  * Studio's schedules, traces and the details a person notices, in Chromium: pausing and running a
@@ -138,9 +139,20 @@ describe.skipIf(!hasChromium)("Schedules, traces and details in Studio", () => {
   beforeAll(async () => {
     await mkdir(screenshots, { recursive: true });
     smtp = await startSmtpSink();
-    weft = await startTestPlatform({ env: { SMTP_URL: smtp.url } });
-    // Studio reads ranges (usage per day) from the browser's clock: the platform's keeps to it.
-    weft.clock.set(new Date());
+    // A clock that runs with real time, so that a trace's spans last what they took, and that a
+    // test can still move ahead (a sleep's end). Studio reads ranges (usage per day) from the
+    // browser's clock, which it keeps to.
+    let offsetMs = 0;
+    const clock: ManualClock = {
+      now: () => new Date(Date.now() + offsetMs),
+      set: (to) => {
+        offsetMs = to.getTime() - Date.now();
+      },
+      advance: (milliseconds) => {
+        offsetMs += milliseconds;
+      },
+    };
+    weft = await startTestPlatform({ env: { SMTP_URL: smtp.url }, clock });
     browser = await launchChromium();
     const session = await signInToStudio(weft.url, smtp, email);
     const [name = "", value = ""] = session.cookie.split("=");
@@ -284,18 +296,25 @@ describe.skipIf(!hasChromium)("Schedules, traces and details in Studio", () => {
         expect(row.track.width, `${row.name} at ${width} px`).toBeCloseTo(first?.track.width ?? 0, 0);
       }
       // Each bar lies within the bar of the nearest row above it that is less indented: its parent.
+      // The trigger, an instant the execution follows, holds no span in time and is left out.
+      let nested = 0;
       rows.forEach((row, index) => {
         const parent = rows
           .slice(0, index)
           .reverse()
           .find((candidate) => candidate.indent < row.indent);
-        if (parent === undefined) return;
+        if (parent === undefined || parent.name.startsWith("trigger")) return;
+        nested += 1;
         const inside = (outer: Box, inner: Box) =>
           inner.x >= outer.x - 0.5 && inner.x + inner.width <= outer.x + outer.width + 0.5;
         expect(inside(parent.bar, row.bar), `${row.name} inside ${parent.name} at ${width} px`).toBe(true);
       });
+      // The attempt within the execution, and each step within the attempt.
+      expect(nested, `nested spans at ${width} px`).toBeGreaterThanOrEqual(3);
       const steps = rows.filter((row) => /gather|summarise/.test(row.name));
       expect(steps).toHaveLength(2);
+      // The steps' bars are drawn (a clipped bar would be nothing), in the order the steps ran.
+      for (const step of steps) expect(step.bar.width, step.name).toBeGreaterThanOrEqual(0.5);
       // gather ends before summarise starts: the second bar begins at or after the first one's end.
       const [gather, summarise] = steps;
       expect((summarise?.bar.x ?? 0) + 0.5).toBeGreaterThanOrEqual((gather?.bar.x ?? 0) + (gather?.bar.width ?? 0));
@@ -344,10 +363,9 @@ describe.skipIf(!hasChromium)("Schedules, traces and details in Studio", () => {
     );
     const { executionId } = ran.json as { executionId: string };
     await expect.poll(async () => (await executionOf(executionId)).status, { timeout: 30_000 }).toBe("sleeping");
-    const before = weft.clock.now();
-    weft.clock.set(new Date(before.getTime() + 2 * 60_000));
+    weft.clock.advance(2 * 60_000);
     await finished(executionId, "succeeded");
-    weft.clock.set(before);
+    weft.clock.advance(-2 * 60_000);
     await page.goto(`${weft.url}/studio/executions/${executionId}`);
     const attempts = page.locator("section[aria-labelledby=attempts-heading] li");
     await attempts.first().waitFor();

@@ -13,9 +13,9 @@ export interface SpanRow {
 const narrowest = 0.002;
 
 /**
- * The spans of a trace in depth-first order, each placed on the trace's one time line. A bar is
- * kept inside its parent's: a child that outlasts its parent on the clock (an unfinished child, a
- * bar widened to be visible) is clipped to it, so a step is never drawn outside its attempt.
+ * The spans of a trace in depth-first order, each placed on the trace's one time line. A child
+ * that lies within its parent in time is drawn within its parent's bar: one widened to be seen is
+ * clipped to it, so a step is never drawn outside its attempt.
  */
 export function spanRows(roots: SpanOutput[], now: number): SpanRow[] {
   const flat: { span: SpanOutput; depth: number; parent: number | undefined }[] = [];
@@ -35,7 +35,12 @@ export function spanRows(roots: SpanOutput[], now: number): SpanRow[] {
     const from = Date.parse(span.startTime);
     let offset = (from - start) / total;
     let right = offset + Math.max((endOf(span) - from) / total, narrowest);
-    const outer = parent === undefined ? undefined : rows[parent];
+    const outerSpan = parent === undefined ? undefined : flat[parent]?.span;
+    // Only a parent that lasts across its child holds it (an attempt its steps); a trigger is an
+    // instant that the execution follows, and its child is drawn where it is.
+    const contains =
+      outerSpan !== undefined && Date.parse(outerSpan.startTime) <= from && endOf(span) <= endOf(outerSpan);
+    const outer = parent === undefined || !contains ? undefined : rows[parent];
     if (outer !== undefined) {
       offset = Math.min(Math.max(offset, outer.offset), outer.offset + outer.width);
       right = Math.min(Math.max(right, offset), outer.offset + outer.width);

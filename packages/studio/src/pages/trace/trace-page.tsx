@@ -60,7 +60,11 @@ export function TracePage(): ReactNode {
                   <details>
                     <summary>
                       <span className="span-name" style={{ paddingInlineStart: `${row.depth * 1.25}rem` }}>
-                        <span className="span-kind">{row.span.kind}</span> {row.span.name}
+                        {/* A span named after its kind ("step gather") says it once. */}
+                        {row.span.name.startsWith(`${row.span.kind} `) ? null : (
+                          <span className="span-kind">{row.span.kind} </span>
+                        )}
+                        {row.span.name}
                       </span>
                       <span className="span-track" aria-hidden="true">
                         <span
