@@ -36,6 +36,17 @@ export default defineConfig({
       },
     }),
     workflow({
+      name: "bad-wait",
+      async run(input: { event: string; path: string }, ctx) {
+        try {
+          await ctx.waitForEvent("bad", { event: input.event, match: { path: input.path, equals: 1 }, timeout: "1h" });
+          return "waited";
+        } catch (error) {
+          return \`\${(error as Error).name}: \${(error as Error).message}\`;
+        }
+      },
+    }),
+    workflow({
       name: "cancellable",
       cancelOn: [{ event: "order.cancelled", match: { event: "$.data.orderId", input: "$.orderId" } }],
       async run(_input: { orderId: string }, ctx) {
@@ -64,6 +75,7 @@ const manifest = {
     { name: "on-pro", on: [{ event: "order.created", if: { path: "$.data.plan", equals: "pro" } }] },
     { name: "on-shipped", on: [{ event: "order.shipped" }] },
     { name: "awaits-payment" },
+    { name: "bad-wait", retries: { maxAttempts: 1, minDelayMs: 0, maxDelayMs: 0 } },
     {
       name: "cancellable",
       cancelOn: [{ event: "order.cancelled", match: { event: "$.data.orderId", input: "$.orderId" } }],
@@ -218,6 +230,18 @@ describe("ctx.waitForEvent", () => {
     expect(done.output).toEqual({ ok: false, reason: "timeout" });
     // A timed-out wait is not resumed by a late event.
     expect((await send({ name: "order.paid", data: { orderId: "o-20" } })).json.resumed).toBe(0);
+  });
+});
+
+describe("ctx.waitForEvent's refusals", () => {
+  it.each([
+    [{ event: "bad name!", path: "$.data.id" }, "EventWaitError: the event name must start with a letter or digit"],
+    [{ event: "order.paid", path: "data.id" }, 'EventWaitError: match.path must be a JSON path like "$.data.orderId"'],
+  ])("throws in the workflow for %j, naming what is wrong", async (input, message) => {
+    const executionId = await run("bad-wait", input);
+    const done = await until(executionId, ["succeeded", "failed"]);
+    expect(done.output).toEqual(expect.stringContaining(message));
+    expect(done.tokens).toEqual([]);
   });
 });
 

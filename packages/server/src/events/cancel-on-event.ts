@@ -5,8 +5,8 @@ import { executions } from "../db/schema/index.ts";
 import { cancel, type EndStatementParts, leasedState, requestCancel } from "../engine/execution-state/index.ts";
 import { unfinishedCondition } from "../engine/execution-state/status-conditions.ts";
 import { jsonParam } from "../engine/sql-rows.ts";
+import { textArray } from "../engine/sql-text-array.ts";
 import type { EventAsInput } from "./event-input.ts";
-import { textArray } from "./text-array.ts";
 
 /** One workflow's executions an event cancels: all its unfinished ones, or those whose input holds `value` at `inputPath`. */
 interface CancelTarget {

@@ -3,6 +3,7 @@ import { and, desc, eq, gt, sql } from "drizzle-orm";
 import type { Backpressure } from "../backpressure/backpressure.ts";
 import type { QuotaGate } from "../billing/quota-gate.ts";
 import type { Database, Transaction } from "../db/database.ts";
+import { retryOnDeadlock } from "../db/deadlock-retry.ts";
 import { type EventSourceKind, events, projects, usageDeltas } from "../db/schema/index.ts";
 import { getActiveDeployment } from "../deployments/read-deployments.ts";
 import { idempotencyWindowMs, insertNewExecutions, queuedExecutionRows } from "../engine/enqueue-execution.ts";
@@ -91,8 +92,10 @@ export async function sendEvent(
     const exceeded = await deps.quotas?.admit(request.projectId, starts.length);
     if (exceeded !== undefined) return fail.quotaExceeded(exceeded);
   }
-  const sent = await db.transaction((tx) =>
-    sendEventInTransaction(tx, deps, { ...request, data: checked.value.data }, plan, now),
+  // A waiting execution's token is locked before its row here, the other way round in a cancel:
+  // PostgreSQL may pick this transaction as a deadlock's victim, and it runs again whole.
+  const sent = await retryOnDeadlock(() =>
+    db.transaction((tx) => sendEventInTransaction(tx, deps, { ...request, data: checked.value.data }, plan, now)),
   );
   if (sent.ok) for (const executionId of sent.value.endedNow) deps.spanExport?.exportExecution(executionId);
   if (!sent.ok) return sent;

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Database, Transaction } from "../../db/database.ts";
 import { jsonParam, sqlRows } from "../sql-rows.ts";
+import { textArray } from "../sql-text-array.ts";
 import { type AttemptClose, endAttempt, type Lease } from "./attempt-transitions.ts";
 import { insertSpans } from "./span-writes.ts";
 import { allowedBy } from "./transition-condition.ts";
@@ -26,15 +27,6 @@ export type EventWaitToken = Pick<NewToken, "name" | "nonce" | "tokenHash" | "sp
 
 const holderOf = (lease: Lease) => ({ workerId: lease.workerId });
 
-function pathArray(segments: readonly string[]) {
-  return segments.length === 0
-    ? sql`'{}'::text[]`
-    : sql`array[${sql.join(
-        segments.map((segment) => sql`${segment}::text`),
-        sql`, `,
-      )}]`;
-}
-
 /** Inserts the wait (and its span) unless one of that name exists; `false` when the lease is not held. */
 async function insertEventWait(
   tx: Transaction,
@@ -52,7 +44,7 @@ async function insertEventWait(
             event_name, event_match_path, event_match_value)
         select id, ${token.name}, project_id, ${token.tokenHash}, ${token.nonce}, 'pending', null, ${token.spanId},
           ${now}::timestamptz, ${token.expiresAt.toISOString()}::timestamptz, null,
-          ${event.name}, ${pathArray(event.matchPath)}, ${jsonParam(event.matchValue)}::jsonb
+          ${event.name}, ${textArray(event.matchPath)}, ${jsonParam(event.matchValue)}::jsonb
         from owner on conflict do nothing returning 1),
       token_span as (${insertSpans(sql`select ${token.spanId}, trace_id, execution_span_id, project_id, id, workflow,
           ${`event ${token.name}`}, 'token', ${now}::timestamptz, null,
