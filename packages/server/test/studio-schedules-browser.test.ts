@@ -205,6 +205,69 @@ describe.skipIf(!hasChromium)("Schedules, traces and details in Studio", () => {
     expect(bar?.height ?? 0).toBeLessThan(80);
     await page.getByRole("heading", { name: "Next scheduled runs" }).waitFor();
     await page.getByRole("link", { name: "hourly" }).waitFor();
+    await checkPage(page, "overview-schedules");
+  });
+
+  it("signs in with Studio's own mail and page: the same browser goes on by itself, another gets a code", {
+    timeout: 120_000,
+  }, async () => {
+    const newcomer = "grace@example.com";
+    const asking = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    asking.setDefaultTimeout(15_000);
+    const studio = await asking.newPage();
+    await studio.goto(`${weft.url}/studio/schedules`);
+    await studio.getByLabel("Email").fill(newcomer);
+    await studio.getByRole("button", { name: "Email me a sign-in link" }).click();
+    await studio.getByText("Waiting for the link…").waitFor();
+    await expect.poll(() => smtp.received.some((mail) => mail.to.includes(newcomer)), { timeout: 30_000 }).toBe(true);
+    const mail = smtp.received.findLast((message) => message.to.includes(newcomer))?.raw ?? "";
+    expect(mail).toContain("Subject: Sign in to Weft Studio");
+    expect(mail).not.toContain("AI agent");
+
+    // Opened on another device first: the page offers a code for the browser that asked.
+    const phone = await browser.newContext({ viewport: { width: 375, height: 812 } });
+    const onPhone = await phone.newPage();
+    await onPhone.goto(smtp.approvalLinkFor(newcomer));
+    await onPhone.getByRole("heading", { name: "Sign in to Weft Studio?" }).waitFor();
+    expect(await onPhone.locator("#sign-in-email").textContent()).toBe(newcomer);
+    await checkPage(onPhone, "sign-in-approval");
+    await phone.close();
+
+    // Opened in the browser that asked: one click, and the Studio tab goes on to the page it wanted.
+    const approval = await asking.newPage();
+    await approval.goto(smtp.approvalLinkFor(newcomer));
+    await approval.getByRole("button", { name: "Sign in" }).click();
+    await approval.waitForURL(`${weft.url}/studio/`);
+    await studio.getByRole("heading", { name: "Schedules", level: 1 }).waitFor({ timeout: 20_000 });
+    expect(new URL(studio.url()).pathname).toBe("/studio/schedules");
+    await asking.close();
+  });
+
+  it("approved in another browser, the link shows the code to type where the person asked", {
+    timeout: 90_000,
+  }, async () => {
+    const traveller = "hedy@example.com";
+    const asking = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    asking.setDefaultTimeout(15_000);
+    const studio = await asking.newPage();
+    await studio.goto(`${weft.url}/studio/`);
+    await studio.getByLabel("Email").fill(traveller);
+    await studio.getByRole("button", { name: "Email me a sign-in link" }).click();
+    await studio.getByLabel("6-digit code").waitFor();
+    await expect.poll(() => smtp.received.some((mail) => mail.to.includes(traveller)), { timeout: 30_000 }).toBe(true);
+    const phone = await browser.newContext({ viewport: { width: 375, height: 812 } });
+    const onPhone = await phone.newPage();
+    await onPhone.goto(smtp.approvalLinkFor(traveller));
+    await onPhone.getByRole("button", { name: "Sign in" }).click();
+    await onPhone.getByRole("heading", { name: "Type this code in Weft Studio" }).waitFor();
+    const code = (await onPhone.locator("#claim-code").textContent())?.trim() ?? "";
+    expect(code).toMatch(/^\d{6}$/);
+    await checkPage(onPhone, "sign-in-code");
+    await phone.close();
+    await studio.getByLabel("6-digit code").fill(code);
+    await studio.getByRole("button", { name: "Sign in" }).click();
+    await studio.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
+    await asking.close();
   });
 
   it("lists the schedules in words, pauses one, runs it now, sees what it started, and resumes it", {
