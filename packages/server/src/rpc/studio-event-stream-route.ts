@@ -25,7 +25,8 @@ function fromThisOrigin(c: Context<AppEnv>, baseUrl: string): boolean {
   const site = c.req.header("sec-fetch-site");
   if (site !== undefined && site !== "same-origin") return false;
   const origin = c.req.header("origin");
-  return origin === undefined || origin === new URL(baseUrl).origin;
+  // The base URL's origin, or the one the request reached (the same server under another name, as localhost).
+  return origin === undefined || origin === new URL(baseUrl).origin || origin === new URL(c.req.url).origin;
 }
 
 /** The one scope the query names: `executionId`, `projectId` or `workspaceId`. */
