@@ -25,6 +25,12 @@ export default defineConfig({
     }),
     workflow({ name: "on-shipped", on: [{ event: "order.shipped" }], run: async (event: unknown) => event }),
     workflow({
+      name: "debounced",
+      on: [{ event: "order.touched" }],
+      debounce: { period: "1m" },
+      run: async (event: unknown) => event,
+    }),
+    workflow({
       name: "awaits-payment",
       async run(input: { orderId: string }, ctx) {
         ctx.log.info("waiting for the payment");
@@ -74,6 +80,7 @@ const manifest = {
     { name: "on-created", on: [{ event: "order.created" }] },
     { name: "on-pro", on: [{ event: "order.created", if: { path: "$.data.plan", equals: "pro" } }] },
     { name: "on-shipped", on: [{ event: "order.shipped" }] },
+    { name: "debounced", on: [{ event: "order.touched" }], debounce: { periodMs: 60_000 } },
     { name: "awaits-payment" },
     { name: "bad-wait", retries: { maxAttempts: 1, minDelayMs: 0, maxDelayMs: 0 } },
     {
@@ -182,6 +189,17 @@ describe("events.send and subscriptions", () => {
     const later = await send({ name: "order.created", data: { orderId: "o-3", plan: "pro" }, id: "order-o-3" });
     expect(later.json.duplicate).toBe(false);
     expect(later.json.id).not.toBe(first.json.id);
+  });
+});
+
+describe("events and flow control", () => {
+  it("answers the queued execution a debounced workflow's start was folded into", async () => {
+    const first = await send({ name: "order.touched", data: { n: 1 } });
+    const second = await send({ name: "order.touched", data: { n: 2 } });
+    const [started] = first.json.executions;
+    expect(started?.workflow).toBe("debounced");
+    expect(second.json.executions).toEqual([started]);
+    expect(await executionsOf("debounced")).toBe(1);
   });
 });
 

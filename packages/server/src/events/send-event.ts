@@ -196,8 +196,12 @@ async function sendEventInTransaction(
       ),
     );
   }
-  if (rows.length > 0) await insertNewExecutions(tx, rows);
-  const started = rows.map((row) => ({ workflow: row.execution.workflow, executionId: row.execution.id }));
+  const inserted = rows.length === 0 ? undefined : await insertNewExecutions(tx, rows);
+  // Flow control may fold a start into a queued execution (debounce): that one is what the event started.
+  const started = rows.map((row) => ({
+    workflow: row.execution.workflow,
+    executionId: inserted?.outcomes.get(row.execution.id)?.executionId ?? row.execution.id,
+  }));
   const stored: SentEvent = {
     id: event.id,
     projectId: request.projectId,
