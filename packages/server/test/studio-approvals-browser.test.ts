@@ -252,6 +252,22 @@ describe.skipIf(!hasChromium)("Approvals in Studio", () => {
     expect(navigations).toEqual([]);
     expect(reads.length).toBeGreaterThan(0);
     await checkPage(page, "execution-live");
+
+    // A project's executions: a new one appears, and its status changes, without a reload.
+    await page.goto(`${weft.url}/studio/projects/${projectId}/executions`);
+    const rows = page.locator("tbody tr");
+    await rows.first().waitFor();
+    navigations.length = 0;
+    const before = await rows.count();
+    weft.clock.advance(1_000);
+    const started = await startExpense(15);
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(before + 1);
+    const row = page.getByRole("row", { name: new RegExp(started.slice(-8)) });
+    await row.locator(".badge.status-waiting").waitFor();
+    weft.clock.advance(1_000);
+    await callRpc(weft.url, "workflows.cancelExecution", { executionId: started }, { token: ada.credential });
+    await row.locator(".badge.status-cancelled").waitFor({ timeout: 15_000 });
+    expect(navigations).toEqual([]);
     expect(problems).toEqual([]);
   });
 
