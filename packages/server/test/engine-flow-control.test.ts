@@ -5,7 +5,7 @@ import { executions } from "../src/db/schema/index.ts";
 import { createDeployment } from "../src/deployments/create-deployment.ts";
 import { createEnqueueBatcher } from "../src/engine/enqueue-batcher.ts";
 import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
-import { type ClaimedExecution, claim } from "../src/engine/execution-state/claim.ts";
+import { type ClaimedExecution, claim, keysPerClaim } from "../src/engine/execution-state/claim.ts";
 import { createManualClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
 import { valueOrThrow } from "../src/shared/service-result.ts";
@@ -101,7 +101,10 @@ describe("keyed concurrency", () => {
     expect(perCustomer(first)).toEqual({ acme: 2, globex: 2, initech: 2 });
     // Each key's oldest first.
     expect(
-      first.filter((row) => (row.input as { customer: string }).customer === "acme").map((row) => row.input),
+      first
+        .filter((row) => (row.input as { customer: string }).customer === "acme")
+        .map((row) => row.input)
+        .sort((a, b) => (a as { n: number }).n - (b as { n: number }).n),
     ).toEqual([
       { customer: "acme", n: 0 },
       { customer: "acme", n: 1 },
@@ -114,6 +117,23 @@ describe("keyed concurrency", () => {
     const next = await claimNow("wrk_keyed");
     expect(next.map((row) => row.input)).toEqual([{ customer: "acme", n: 2 }]);
     expect(perCustomer(await runningOf(projectId, "per-customer"))).toEqual({ acme: 2, globex: 2, initech: 2 });
+  });
+
+  it("reaches every key in turn when more keys wait than one claim looks at", async () => {
+    const projectId = "prj_keyed_many";
+    const customers = Array.from({ length: keysPerClaim + 18 }, (_, n) => `c${n}`);
+    for (const customer of customers) {
+      for (let n = 0; n < 3; n += 1) await run(projectId, "per-customer", { customer, n });
+    }
+    const running = new Map<string, number>();
+    for (let round = 0; round < 20 && running.size < customers.length; round += 1) {
+      for (const row of await claimNow("wrk_keyed_many", 100)) {
+        const customer = (row.input as { customer: string }).customer;
+        running.set(customer, (running.get(customer) ?? 0) + 1);
+      }
+    }
+    expect(running.size).toBe(customers.length);
+    expect(Math.max(...running.values())).toBeLessThanOrEqual(2);
   });
 
   it("stores a key's value as JSON text, so a number and its string are two keys", async () => {

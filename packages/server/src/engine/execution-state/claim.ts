@@ -1,5 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
-import type { Database } from "../../db/database.ts";
+import type { Database, Transaction } from "../../db/database.ts";
 import { genericPlanRows } from "../../db/generic-plan.ts";
 import { relaxedCommit, relaxedCommitUsed, relaxTransactionCommit } from "../sql-rows.ts";
 import { insertAttemptSpans } from "./attempt-spans.ts";
@@ -32,6 +32,8 @@ export interface ClaimedExecution {
   traceId: string;
   executionSpanId: string;
   cancelRequested: boolean;
+  /** A run claimed at or after this instant (its `ttl`) ends `expired` instead of starting. */
+  expiresAt: Date | null;
   /** False for an execution never started before: it has no stored steps to replay. */
   hasHistory: boolean;
   /** The transition that leased it: `wake` and `expireLease` continue an attempt rather than start one. */
@@ -59,6 +61,7 @@ interface ClaimRow {
   trace_id: string;
   execution_span_id: string;
   cancel_requested_at: Date | null;
+  expires_at: Date | string | null;
   previous_started_at: Date | string | null;
   previous_status: ExecutionState;
   resumed: boolean;
@@ -183,7 +186,7 @@ function leaseAndReturn(request: ClaimRequest, candidates: SQL, alongside?: SQL)
       from candidates c where x.id = c.id
       returning x.id, x.project_id, x.deployment_id, x.workflow, x.input, x.attempt, x.max_attempts,
         x.retry_min_delay_ms, x.retry_max_delay_ms, x.timeout_ms, x.trace_id, x.execution_span_id,
-        x.cancel_requested_at, c.previous_started_at, c.previous_status, ${resumedFrom} as resumed,
+        x.cancel_requested_at, x.expires_at, c.previous_started_at, c.previous_status, ${resumedFrom} as resumed,
         substr(replace(gen_random_uuid()::text, '-', ''), 1, 16) as attempt_span_id,
         octet_length(x.logs::text) as log_bytes, x.lease_expiries,
         ${accountOfProject(sql`x.project_id`)} as account_id),
@@ -213,6 +216,7 @@ function toClaimed(row: ClaimRow): ClaimedExecution {
     traceId: row.trace_id,
     executionSpanId: row.execution_span_id,
     cancelRequested: row.cancel_requested_at !== null,
+    expiresAt: row.expires_at === null ? null : new Date(row.expires_at),
     hasHistory: row.previous_started_at !== null,
     transition: claimTransitionFrom(row.previous_status),
     attemptSpanId: row.attempt_span_id,
@@ -311,7 +315,17 @@ async function claimLimitedGroup(
     await tx.execute(
       sql`select pg_advisory_xact_lock(hashtextextended(${`concurrency:${group.projectId}:${group.workflow}`}, 0))`,
     );
-    const candidates = group.keyed ? keyedCandidates(request, group) : groupCandidates(request, group);
+    let candidates: SQL;
+    if (group.keyed) {
+      const cursor = `${group.projectId}:${group.workflow}`;
+      const keys = await nextKeys(tx, group, keyCursors.get(cursor));
+      const last = keys[keys.length - 1];
+      if (last === undefined) keyCursors.delete(cursor);
+      else keyCursors.set(cursor, last);
+      candidates = keyedCandidates(request, group, keys);
+    } else {
+      candidates = groupCandidates(request, group);
+    }
     return (await genericPlanRows<ClaimRow>(tx, leaseAndReturn(request, candidates))).map(toClaimed);
   });
 }
@@ -356,44 +370,81 @@ function groupCandidates(request: ClaimRequest, group: LimitedGroup): SQL {
       for update skip locked`;
 }
 
-/** Keys of one keyed group one claim looks at; past them, the keys after them in text order wait for a later claim. */
-export const keysPerClaim = 1000;
+/** Keys of one keyed group one claim looks at, at most: each costs an index probe or two. */
+export const keysPerClaim = 32;
 
 /**
- * A group whose limit holds per concurrency key. The keys with ready executions are found by a skip
- * scan of `executions_keyed_ready_idx` (one probe per key, however long each key's queue), with the
- * keys of lapsed leases beside them; for each key, its next executions in priority order, as many
- * as its running ones leave of the limit; of those, the first in priority order up to the claim's
- * limit and the account's share. The rows are locked once chosen: the group's advisory lock keeps
- * other claims of it away, so only rows some other statement holds are skipped.
+ * Where this process's next walk of each keyed group's keys begins: after the last key the walk
+ * before it reached. A walk from the first key every time would favour the keys that sort first
+ * whenever more than `keysPerClaim` keys wait; from where the last one stopped, each key has its
+ * turn. Lost with the process, which only means the next walk starts from the first key.
  */
-function keyedCandidates(request: ClaimRequest, group: LimitedGroup): SQL {
-  const ofGroup = sql`e.project_id = ${group.projectId} and e.workflow = ${group.workflow}`;
+const keyCursors = new Map<string, string>();
+
+/** A skip scan of a keyed group's keys with ready executions that satisfy `bound`, one probe per key. */
+function keyWalk(name: string, ofGroup: SQL, bound: SQL, gate: SQL): SQL {
+  const table = sql.raw(name);
   const ready = statusIn(readyStates, "e.status");
+  return sql`${table} as (
+      (select e.concurrency_key as key, 1 as probes from executions e
+        where ${ofGroup} and ${ready} and e.concurrency_key is not null and ${bound} and ${gate}
+        order by e.concurrency_key limit 1)
+      union all
+      select later.key, ${table}.probes + 1 from ${table} cross join lateral (
+        select e.concurrency_key as key from executions e
+        where ${ofGroup} and ${ready} and e.concurrency_key is not null and e.concurrency_key > ${table}.key and ${bound}
+        order by e.concurrency_key limit 1) later
+      where ${table}.probes < ${keysPerClaim}::int
+    )`;
+}
+
+/**
+ * The next keys of a keyed group with ready executions, at most `keysPerClaim`: a skip scan of
+ * `executions_keyed_ready_idx` (one probe per key, however long each key's queue) from after
+ * `after`, wrapping round to the first key.
+ */
+async function nextKeys(tx: Transaction, group: LimitedGroup, after: string | undefined): Promise<string[]> {
+  const ofGroup = sql`e.project_id = ${group.projectId} and e.workflow = ${group.workflow}`;
+  const from = after === undefined ? sql`true` : sql`e.concurrency_key > ${after}`;
+  const wrapped = after === undefined ? sql`false` : sql`e.concurrency_key <= ${after}`;
+  const rows = await genericPlanRows<{ key: string }>(
+    tx,
+    sql`with recursive ${keyWalk("after_cursor", ofGroup, from, sql`true`)},
+      ${keyWalk("wrapped", ofGroup, wrapped, sql`(select count(*) from after_cursor) < ${keysPerClaim}::int`)}
+    select key from (select key, probes from after_cursor union all
+      select key, ${keysPerClaim}::int + probes from wrapped) walked
+    order by probes limit ${keysPerClaim}::int`,
+  );
+  return rows.map((row) => row.key);
+}
+
+/**
+ * A group whose limit holds per concurrency key, over `keys` (`nextKeys`) and the keys of lapsed
+ * leases: for each key, its next executions in priority order, as many as its running ones leave of
+ * the limit (and no more than the claim takes); of those, the first in priority order, then oldest,
+ * up to the claim's limit and the account's share. The rows are locked once chosen: the group's
+ * advisory lock keeps other claims of it away, so only rows some other statement holds are skipped.
+ */
+function keyedCandidates(request: ClaimRequest, group: LimitedGroup, keys: readonly string[]): SQL {
+  const ofGroup = sql`e.project_id = ${group.projectId} and e.workflow = ${group.workflow}`;
+  const room = sql`least(${request.limit}::int, ${group.concurrencyLimit}::int - coalesce(running.n, 0))`;
   const perKey = claimableParts(request).map(
     (part) => sql`(select e.id, e.priority, e.run_at from executions e
       where ${ofGroup} and e.concurrency_key = all_keys.key and ${part.condition}
-      order by e.priority desc, e.run_at limit greatest(0, ${group.concurrencyLimit}::int - ${runningOfGroup(request, group, sql`all_keys.key`)}))`,
+      order by e.priority desc, e.run_at limit greatest(0, ${room}))`,
   );
   const lapsed = transitions.expireLease.from;
-  return sql`with recursive keys as (
-      (select e.concurrency_key as key, 1 as probes from executions e
-        where ${ofGroup} and ${ready} and e.concurrency_key is not null
-        order by e.concurrency_key limit 1)
-      union all
-      select later.key, keys.probes + 1 from keys cross join lateral (
-        select e.concurrency_key as key from executions e
-        where ${ofGroup} and ${ready} and e.concurrency_key is not null and e.concurrency_key > keys.key
-        order by e.concurrency_key limit 1) later
-      where keys.probes < ${keysPerClaim}::int
-    ),
-    all_keys as (select key from keys union select e.concurrency_key from executions e
+  return sql`with all_keys as (select unnest(${`{${keys.map((key) => JSON.stringify(key)).join(",")}}`}::text[]) as key union
+      select e.concurrency_key from executions e
       where ${ofGroup} and ${statusIn(lapsed, "e.status")} and e.concurrency_key is not null
         and e.lease_expires_at < ${request.now.toISOString()}::timestamptz),
-    picked as (select c.id, c.priority, c.run_at from all_keys
+    running as (select r.concurrency_key as key, count(*)::int as n from executions r
+      where r.project_id = ${group.projectId} and r.workflow = ${group.workflow} and ${statusIn([leasedState], "r.status")}
+        and (r.lease_expires_at >= ${request.now.toISOString()}::timestamptz or r.lease_owner = ${request.workerId})
+      group by r.concurrency_key),
+    picked as (select c.id, c.priority, c.run_at from all_keys left join running on running.key = all_keys.key
       cross join lateral (select * from (${sql.join(perKey, sql` union all `)}) found
-        order by found.priority desc, found.run_at
-        limit greatest(0, ${group.concurrencyLimit}::int - ${runningOfGroup(request, group, sql`all_keys.key`)})) c)
+        order by found.priority desc, found.run_at limit greatest(0, ${room})) c)
     select e.id, e.started_at as previous_started_at, e.status as previous_status from executions e
     where e.id in (select picked.id from picked order by picked.priority desc, picked.run_at
       limit greatest(0, least(${request.limit}::int, ${slotsLeftOfGroup(request, group)})))
