@@ -8,7 +8,7 @@ export interface ExecutionLike {
   error?: { message: string } | null;
 }
 
-export const finalStatuses = new Set(["succeeded", "failed", "cancelled"]);
+export const finalStatuses = new Set(["succeeded", "failed", "cancelled", "expired"]);
 
 /**
  * What changed between two looks at an execution, as lines a person can follow: status changes,

@@ -10,6 +10,7 @@ export const executionStatuses = [
   "succeeded",
   "failed",
   "cancelled",
+  "expired",
 ] as const;
 
 export type ExecutionStatusValue = (typeof executionStatuses)[number];
@@ -19,4 +20,5 @@ export const finalExecutionStatuses = [
   "succeeded",
   "failed",
   "cancelled",
+  "expired",
 ] as const satisfies readonly ExecutionStatusValue[];

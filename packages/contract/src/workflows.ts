@@ -6,6 +6,7 @@ import { definitionNameSchema, workflowManifestSchema } from "./manifest.ts";
 import { cappedCountPageOf, connectionPageInput, pageOf } from "./pagination.ts";
 import { procedure } from "./procedure.ts";
 import { projectIdSchema, projectPageInput } from "./projects.ts";
+import { maxRunTags, runDurationSchema, runTagSchema, runTagsSchema } from "./run-options.ts";
 
 /** Largest page of `workflows.listExecutions`. */
 export const executionsPageLimit = 100;
@@ -77,6 +78,11 @@ export const executionSchema = executionSummarySchema.extend({
   runAt: z.iso.datetime(),
   cancelRequested: z.boolean(),
   rerunOf: z.string().nullable(),
+  /** The execution that started it (`ctx.invoke`, `ctx.start`); null for any other trigger. */
+  parentExecutionId: z.string().nullable(),
+  /** The executions it started, oldest first: at most the first 100. */
+  children: z.array(z.object({ id: z.string(), workflow: z.string(), status: executionStatusSchema })),
+  tags: z.array(z.string()),
   traceId: z.string(),
   logs: z.array(logEntrySchema),
   steps: z.array(
@@ -144,9 +150,25 @@ export const workflowsContract = {
         input: z.unknown(),
         /** The same key with the same input within 24 hours names the same execution; with another input, CONFLICT. */
         idempotencyKey: z.string().min(1).max(200).optional(),
+        /** Queued to start this long from now (milliseconds, or "90s", "5m", "1h", "2d"): at most a year. */
+        delay: runDurationSchema.optional(),
+        /** Not started within this long after it was due, it ends `expired`: from 1 second to 30 days. */
+        ttl: runDurationSchema.optional(),
+        /** At most 10 labels of up to 64 characters, to list executions by. */
+        tags: runTagsSchema.optional(),
       }),
     )
-    .output(z.object({ executionId: z.string() })),
+    .output(
+      z.object({
+        executionId: z.string(),
+        /**
+         * How the workflow's flow control took the start: `debounced`, folded into the queued
+         * execution `executionId` names; `skipped`, over its `rateLimit` (the execution is recorded
+         * `cancelled`, with a `RateLimitedError`, and never runs). Absent when it was queued as asked.
+         */
+        flowControl: z.enum(["debounced", "skipped"]).optional(),
+      }),
+    ),
   listExecutions: procedure({ scope: "projects:read", mutates: false, mcp: { tool: true } })
     .route({ summary: "List a project's executions, oldest first", tags: ["workflows"] })
     .input(
@@ -156,6 +178,8 @@ export const workflowsContract = {
           workflow: definitionNameSchema.optional(),
           /** Only the executions the schedule of this name started (its ticks and its runs now). */
           schedule: definitionNameSchema.optional(),
+          /** Only the executions holding every one of these tags. */
+          tags: z.array(runTagSchema).min(1).max(maxRunTags).optional(),
           status: z.union([executionStatusSchema, z.array(executionStatusSchema).min(1)]).optional(),
           createdFrom: instantInputSchema.optional(),
           createdTo: instantInputSchema.optional(),

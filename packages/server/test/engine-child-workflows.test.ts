@@ -95,6 +95,19 @@ export default defineConfig({
       retries: { maxAttempts: 2, minDelay: 0, maxDelay: 0 },
     }),
     workflow({
+      name: "delayed",
+      async run(_input: unknown, ctx) {
+        const late = await ctx.start("late", double, { n: 1 }, { delay: "10s", ttl: "1s" });
+        const onTime = await ctx.start("on-time", double, { n: 2 }, { delay: "10s", ttl: "1m" });
+        try {
+          await ctx.invoke("invoked", double, { n: 3 }, { delay: "10s", ttl: "1s" });
+          return { late, onTime, invoked: "no error" };
+        } catch (error) {
+          return { late, onTime, invoked: (error as Error).message };
+        }
+      },
+    }),
+    workflow({
       name: "fan-out",
       async run(input: { count: number }, ctx) {
         const results = await Promise.all([
@@ -119,6 +132,7 @@ const manifest = {
     { name: "waits-long" },
     { name: "cascade" },
     { name: "starter", retries: { maxAttempts: 2, minDelayMs: 0, maxDelayMs: 0 } },
+    { name: "delayed" },
     { name: "fan-out" },
   ],
 };
@@ -233,6 +247,39 @@ describe("cancelling a parent", () => {
       expect(row.status).toBe("cancelled");
     }
     expect((await engine.execution(id)).status).toBe("cancelled");
+  });
+});
+
+describe("a delayed child with a time to live", () => {
+  it("waits for its delay, and ends expired when claimed past its ttl (by the injected clock)", async () => {
+    const id = await engine.run(project, "delayed", {});
+    await engine.waitFor(id, (row) => row.status === "waiting");
+    const children = await childrenOf(id);
+    expect(children.map((child) => child.status)).toEqual(["queued", "queued", "queued"]);
+    const rows = await Promise.all(children.map((child) => engine.execution(child.id)));
+    const now = engine.clock.now().getTime();
+    expect(rows.map((row) => row.runAt.getTime() - now)).toEqual([10_000, 10_000, 10_000]);
+    engine.clock.advance(12_000);
+    const done = await engine.waitFor(id, ended);
+    const output = done.output as { late: string; onTime: string; invoked: string };
+    const late = await engine.waitFor(output.late, ended);
+    expect(late.status).toBe("expired");
+    expect(late.error).toEqual({
+      name: "ExpiredError",
+      message: "the run was not started within its time to live (ttl)",
+    });
+    expect(late.startedAt).not.toBeNull();
+    expect((await engine.waitFor(output.onTime, ended)).status).toBe("succeeded");
+    const invoked = children.find((child) => child.id !== output.late && child.id !== output.onTime);
+    expect(output.invoked).toBe(
+      `the child execution ${invoked?.id} of "double" (invoked as "invoked") expired: ExpiredError: the run was not started within its time to live (ttl)`,
+    );
+    // Nothing of the expired run's code ran: it stored no step.
+    const steps = await engine.database.db
+      .select()
+      .from(executionSteps)
+      .where(eq(executionSteps.executionId, output.late));
+    expect(steps).toEqual([]);
   });
 });
 

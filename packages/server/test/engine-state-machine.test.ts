@@ -200,6 +200,7 @@ async function take(transition: RowTransition, executionId: string, from: Execut
           { executionId, close: close(), values: { error: { name: "E", message: "m" }, runAt: clock.now() } },
         ])
       ).includes("taken");
+    case "expire":
     case "requeue":
       return (
         await endAttempts(db, { transition, holder: { workerId: holder }, parts: endStatementParts }, [

@@ -10,6 +10,7 @@ import { printNewestFirstPage } from "../page-output.ts";
 import { type NewestPageOptions, toNewestPagination, withNewestPageOptions } from "../pagination-options.ts";
 import { resolveProject, withProjectOption } from "../project-option.ts";
 import { runCommand } from "../run-command.ts";
+import { collectTag } from "../run-options.ts";
 import { formatDuration } from "../span-tree.ts";
 import { watchExecution } from "../watch-execution.ts";
 import { registerExecutionsRerun } from "./executions-rerun.ts";
@@ -18,6 +19,7 @@ interface ListOptions extends NewestPageOptions {
   project?: string;
   workflow?: string;
   status?: string;
+  tag: string[];
 }
 
 function showExecution(context: CommandContext, execution: Execution): void {
@@ -34,6 +36,14 @@ function showExecution(context: CommandContext, execution: Execution): void {
     ["output", execution.output === undefined ? undefined : JSON.stringify(execution.output)],
     ["error", execution.error === null ? undefined : describeWorkflowError(execution.error)],
     ["trace", execution.traceId],
+    ["parent", execution.parentExecutionId ?? undefined],
+    [
+      "children",
+      execution.children.length === 0
+        ? undefined
+        : execution.children.map((child) => `${child.id} (${child.workflow}, ${child.status})`).join(", "),
+    ],
+    ["tags", execution.tags.length === 0 ? undefined : execution.tags.join(", ")],
   ]);
   output.line();
   const steps = [
@@ -87,9 +97,14 @@ export function registerExecutions(program: Command): void {
   )
     .option("--workflow <name>", "only this workflow's")
     .option("--status <status>", `only these: ${executionStatusSchema.options.join(", ")}`)
+    .option("--tag <tag>", "only those holding this tag (repeat: all of them)", collectTag, [] as string[])
     .addHelpText(
       "after",
-      examples("weft executions list", "weft executions list --workflow greet --status failed --json"),
+      examples(
+        "weft executions list",
+        "weft executions list --workflow greet --status failed --json",
+        "weft executions list --tag nightly",
+      ),
     )
     .action(
       runCommand(async (context, options: ListOptions) => {
@@ -98,6 +113,7 @@ export function registerExecutions(program: Command): void {
           projectId: resolveProject(context, options.project),
           ...(options.workflow === undefined ? {} : { workflow: options.workflow }),
           ...(status === undefined ? {} : { status }),
+          ...(options.tag.length === 0 ? {} : { tags: options.tag }),
           pagination: toNewestPagination(options, executionsPageLimit),
         });
         printNewestFirstPage(context.output, page, {

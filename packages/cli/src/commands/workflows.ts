@@ -7,12 +7,16 @@ import { type PageOptions, toPagination, withPageOptions } from "../pagination-o
 import { parseInputOption } from "../parse-input.ts";
 import { resolveProject, withProjectOption } from "../project-option.ts";
 import { runCommand } from "../run-command.ts";
+import { collectTag, durationOption } from "../run-options.ts";
 import { watchExecution } from "../watch-execution.ts";
 
 interface RunOptions {
   project?: string;
   input: string;
   idempotencyKey?: string;
+  delay?: string;
+  ttl?: string;
+  tag: string[];
   watch?: boolean;
 }
 
@@ -58,6 +62,9 @@ export function registerWorkflows(program: Command): void {
       .argument("<name>", "the workflow's name")
       .option("--input <json|@file>", "the input: JSON text, or @path of a JSON file", "{}")
       .option("--idempotency-key <key>", "the same key within 24 hours starts no second execution")
+      .option("--delay <duration>", 'start it this long from now ("90s", "5m", "1h", "2d"; at most a year)')
+      .option("--ttl <duration>", "end it expired if not started this long after it was due (1s to 30d)")
+      .option("--tag <tag>", "a label to list it by (repeat for more, at most 10)", collectTag, [] as string[])
       .option("--watch", "follow the execution until it ends"),
   )
     .addHelpText(
@@ -65,6 +72,7 @@ export function registerWorkflows(program: Command): void {
       examples(
         `weft workflows run greet --input '{"name": "Ada"}'`,
         "weft workflows run greet --input @input.json --watch",
+        "weft workflows run greet --delay 10m --ttl 1h --tag nightly",
       ),
     )
     .action(
@@ -76,6 +84,9 @@ export function registerWorkflows(program: Command): void {
           workflow: name,
           input,
           ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
+          ...(options.delay === undefined ? {} : { delay: durationOption(options.delay) }),
+          ...(options.ttl === undefined ? {} : { ttl: durationOption(options.ttl) }),
+          ...(options.tag.length === 0 ? {} : { tags: options.tag }),
         });
         if (options.watch) return watchExecution(context, executionId);
         context.output.result({ executionId }, () => {

@@ -67,7 +67,12 @@ export function createEnqueueBatcher(deps: {
 }): EnqueueBatcher {
   /** The first execution of the batch that the local worker takes at once, leased to it; one at most. */
   function startOneLocally(live: { index: number; item: BatchedEnqueueRequest; row: NewExecutionRows }[]) {
-    const entry = live.find((candidate) => !hasFlowControl(candidate.item.workflow));
+    // A delayed run waits for its time in the queue, as a claim would leave it.
+    const entry = live.find(
+      (candidate) =>
+        !hasFlowControl(candidate.item.workflow) &&
+        candidate.row.execution.runAt.getTime() <= candidate.row.execution.createdAt.getTime(),
+    );
     const slot = entry === undefined ? undefined : deps.localStarts?.reserve(entry.item.request.projectId);
     if (entry === undefined || slot === undefined) return undefined;
     const started = startLocally(entry.row, slot);

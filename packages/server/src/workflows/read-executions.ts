@@ -1,5 +1,5 @@
 import { executionsCountCap } from "@weft/contract";
-import { and, asc, count, eq, gte, lte, type SQL } from "drizzle-orm";
+import { and, arrayContains, asc, count, eq, gte, lte, type SQL } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
 import {
   type CappedCountKeysetPage,
@@ -81,6 +81,9 @@ export interface ExecutionDetail extends ExecutionSummary {
   runAt: Date;
   cancelRequested: boolean;
   rerunOf: string | null;
+  parentExecutionId: string | null;
+  children: { id: string; workflow: string; status: ExecutionStatus }[];
+  tags: string[];
   traceId: string;
   logs: LogEntry[];
   steps: ExecutionStep[];
@@ -136,6 +139,8 @@ export interface ListExecutionsRequest {
   workflow?: string | undefined;
   /** The name of the schedule that started them. */
   schedule?: string | undefined;
+  /** Executions holding every one of these tags. */
+  tags?: readonly string[] | undefined;
   status?: ExecutionStatus[] | undefined;
   createdFrom?: Date | undefined;
   createdTo?: Date | undefined;
@@ -155,6 +160,9 @@ export async function listExecutions(
     request.schedule === undefined
       ? undefined
       : and(eq(executions.triggerKind, "schedule"), eq(executions.triggerName, request.schedule)),
+    request.tags === undefined || request.tags.length === 0
+      ? undefined
+      : arrayContains(executions.tags, [...request.tags]),
     request.status === undefined || request.status.length === 0 ? undefined : statusAmong(request.status),
     request.createdFrom === undefined ? undefined : gte(executions.createdAt, request.createdFrom),
     request.createdTo === undefined ? undefined : lte(executions.createdAt, request.createdTo),
@@ -254,6 +262,14 @@ export async function getExecution(
     runAt: row.runAt,
     cancelRequested: row.cancelRequestedAt !== null,
     rerunOf: row.rerunOf,
+    parentExecutionId: row.parentExecutionId,
+    children: await db
+      .select({ id: executions.id, workflow: executions.workflow, status: executions.status })
+      .from(executions)
+      .where(eq(executions.parentExecutionId, row.id))
+      .orderBy(asc(executions.id))
+      .limit(100),
+    tags: row.tags,
     traceId: row.traceId,
     logs: row.logs,
     steps: steps.map((step) => ({

@@ -18,6 +18,10 @@ export interface RunWorkflowRequest {
   idempotencyKey?: string | undefined;
   trigger?: { kind: TriggerKind; name?: string } | undefined;
   rerunOf?: string | undefined;
+  /** Checked by `checkRunOptions`: labels, and the delay and time to live in milliseconds. */
+  tags?: readonly string[] | undefined;
+  delayMs?: number | undefined;
+  ttlMs?: number | undefined;
   /** Set when a person or agent starts it through the API: the start is then an audit event. */
   audit?: AuditedChange | undefined;
   /** More of the same change, in the transaction that queues the execution (run only when it is new). */
@@ -51,7 +55,7 @@ export async function runWorkflow(
   db: Database,
   deps: { clock: Clock; ids: IdGenerator; quotas?: QuotaGate | undefined; backpressure?: Backpressure | undefined },
   request: RunWorkflowRequest,
-): Promise<ServiceResult<{ executionId: string; created: boolean }>> {
+): Promise<ServiceResult<{ executionId: string; created: boolean; flowControl?: "debounced" | "skipped" }>> {
   const found = await findActiveWorkflow(db, request.projectId, request.workflow);
   if (!found.ok) return found;
   const { deploymentId, workflow } = found.value;
@@ -80,6 +84,9 @@ export async function runWorkflow(
         ? {}
         : { idempotencyKey: request.idempotencyKey, requestDigest: requestDigestOf(JSON.stringify(request.input)) }),
       ...(request.rerunOf === undefined ? {} : { rerunOf: request.rerunOf }),
+      tags: request.tags,
+      delayMs: request.delayMs,
+      ttlMs: request.ttlMs,
     });
     if (queued.ok && queued.value.created && request.audit !== undefined) {
       await recordAuditEvent(tx, deps, {

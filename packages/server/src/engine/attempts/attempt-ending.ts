@@ -3,6 +3,7 @@ import { sqlStateOf } from "../../db/sql-state.ts";
 import {
   type AttemptClose,
   cancelledError,
+  expiredError,
   type SpanStatus,
   sleep,
   type TransitionOutcome,
@@ -18,6 +19,8 @@ export type AttemptEnding =
   /** The execution fails whatever attempts it has left: it is not run again. */
   | { kind: "giveUp"; error: ExecutionError }
   | { kind: "cancel" }
+  /** A run claimed past its time to live: it ends `expired`, none of its code run. */
+  | { kind: "expire" }
   /** Back to the queue without using up an attempt (shutdown, the worker stopped the process). */
   | { kind: "requeue"; reason: string }
   | { kind: "sleep"; name: string; wakeAt: Date; logs: LogEntry[] };
@@ -78,6 +81,13 @@ async function takeEnding(context: AttemptContext, run: RunningAttempt, ending: 
       final = await context.ends("cancel", {
         executionId,
         close: closeOf(context, run, { code: "error", message: cancelledError.message }, []),
+        values: {},
+      });
+      break;
+    case "expire":
+      final = await context.ends("expire", {
+        executionId,
+        close: closeOf(context, run, { code: "error", message: expiredError.message }, []),
         values: {},
       });
       break;

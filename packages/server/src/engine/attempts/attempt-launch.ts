@@ -66,6 +66,10 @@ async function refusedBeforeStart(
     endAttempt(context, run, { kind: "cancel" });
     return true;
   }
+  if (execution.transition === "claim" && execution.expiresAt !== null && execution.expiresAt <= run.startedAt) {
+    endAttempt(context, run, { kind: "expire" });
+    return true;
+  }
   const crashed = workerCrashError(execution, deps.crashAttempts);
   if (crashed !== undefined) {
     context.logger.warn(

@@ -47,7 +47,7 @@ export interface AttemptClose {
 }
 
 /** The transitions that end an attempt. */
-export type EndingTransition = "succeed" | "fail" | "retry" | "requeue" | "cancel" | "sleep" | "wait";
+export type EndingTransition = "succeed" | "fail" | "retry" | "requeue" | "cancel" | "expire" | "sleep" | "wait";
 
 /** The ends a worker may group: those that store nothing beside the end (`sleep` and `wait` store a step or a token first). */
 export type BatchedTransition = Exclude<EndingTransition, "sleep" | "wait">;
@@ -60,6 +60,7 @@ export interface EndingValues {
   retry: { error: ExecutionError; runAt: Date };
   requeue: Record<never, never>;
   cancel: Record<never, never>;
+  expire: Record<never, never>;
   sleep: { runAt: Date };
   /** `runAt`: the token's expiry. */
   wait: { runAt: Date };
@@ -73,6 +74,11 @@ export interface AttemptEnd<Name extends EndingTransition> {
 }
 
 export const cancelledError: ExecutionError = { name: "CancelledError", message: "the execution was cancelled" };
+
+export const expiredError: ExecutionError = {
+  name: "ExpiredError",
+  message: "the run was not started within its time to live (ttl)",
+};
 
 /**
  * Each ending transition's assignments to the execution row, beside its status, the lease and the
@@ -102,6 +108,10 @@ const endings: { [Name in EndingTransition]: Ending<Name> } = {
   cancel: {
     set: sql`error = ${jsonParam(cancelledError)}::jsonb, finished_at = e.ended_at`,
     withoutHolder: sql`cancel_requested_at = e.ended_at`,
+    final: endedWithItsError,
+  },
+  expire: {
+    set: sql`error = ${jsonParam(expiredError)}::jsonb, finished_at = e.ended_at`,
     final: endedWithItsError,
   },
   sleep: { set: sql`run_at = e.new_run_at` },

@@ -60,6 +60,11 @@ export const transitions = {
   fail: { from: ["running"], to: "failed" },
   /** A running execution is cancelled by its worker (at a step boundary); others by the API at once. */
   cancel: { from: ["queued", "sleeping", "waiting", "running"], to: "cancelled" },
+  /**
+   * A run claimed after its expiry (`ttl`) ends instead of starting: the claim leased it like any
+   * other, and its worker ends it at once, before any of its code runs (as it does a requested cancel).
+   */
+  expire: { from: ["running"], to: "expired" },
 } as const satisfies Record<string, Transition>;
 
 export type TransitionName = keyof typeof transitions;

@@ -11,6 +11,7 @@ export {
   cancelledError,
   type EndingTransition,
   endAttempts,
+  expiredError,
   fail,
   type Lease,
   requestCancel,

@@ -48,6 +48,7 @@ export function startLocally(
       traceId: queued.traceId,
       executionSpanId: queued.executionSpanId,
       cancelRequested: false,
+      expiresAt: null,
       hasHistory: false,
       transition: "startLocally",
       attemptSpanId,

@@ -13,6 +13,7 @@ export const listExecutions = rpc.workflows.listExecutions.handler(async ({ inpu
     projectId: project.id,
     workflow: input.workflow,
     schedule: input.schedule,
+    tags: input.tags,
     status,
     createdFrom: input.createdFrom === undefined ? undefined : new Date(input.createdFrom),
     createdTo: input.createdTo === undefined ? undefined : new Date(input.createdTo),

@@ -47,6 +47,9 @@ export function toExecution(detail: ExecutionDetail): Execution {
     runAt: detail.runAt.toISOString(),
     cancelRequested: detail.cancelRequested,
     rerunOf: detail.rerunOf,
+    parentExecutionId: detail.parentExecutionId,
+    children: detail.children,
+    tags: detail.tags,
     traceId: detail.traceId,
     logs: detail.logs,
     steps: detail.steps.map((step) => ({
