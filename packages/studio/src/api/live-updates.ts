@@ -6,6 +6,8 @@ export type LiveScope = { executionId: string } | { projectId: string } | { work
 
 /** Bursts of events (a step and its logs) refresh a page once: at most this often. */
 const refreshGapMs = 250;
+/** How often a page whose stream was refused reads again instead. */
+const fallbackRefreshMs = 5_000;
 
 function streamUrl(scope: LiveScope): string {
   const [[name, value] = ["", ""]] = Object.entries(scope);
@@ -40,8 +42,17 @@ export function useLiveUpdates(scope: LiveScope | undefined, keys: QueryKey[]): 
       opened = true;
     });
     source.addEventListener("execution-event", refresh);
+    // The browser gives up on a stream answered with an error (a proxy that refuses it, a 5xx): the
+    // page then reads again now and then, as it did before there was a stream.
+    let fallback: ReturnType<typeof setInterval> | undefined;
+    source.addEventListener("error", () => {
+      if (source.readyState === EventSource.CLOSED && fallback === undefined) {
+        fallback = setInterval(refresh, fallbackRefreshMs);
+      }
+    });
     return () => {
       if (timer !== undefined) clearTimeout(timer);
+      if (fallback !== undefined) clearInterval(fallback);
       source.close();
     };
   }, [url, queryClient]);
