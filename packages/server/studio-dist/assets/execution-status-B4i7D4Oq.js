@@ -1,1 +1,0 @@
-var e=[`queued`,`running`,`sleeping`,`waiting`,`succeeded`,`failed`,`cancelled`],t=[`succeeded`,`failed`,`cancelled`];export{t as n,e as t};

@@ -1,0 +1,1 @@
+var e=[`queued`,`running`,`sleeping`,`waiting`,`succeeded`,`failed`,`cancelled`,`expired`],t=[`succeeded`,`failed`,`cancelled`,`expired`];export{t as n,e as t};
