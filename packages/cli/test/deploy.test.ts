@@ -113,7 +113,7 @@ describe("weft deploy", () => {
       projectCreated: false,
       pinned: false,
       deployment: { number: 2 },
-      workflows: ["greet", "greet-caller"],
+      workflows: ["greet", "greet-caller", "welcome"],
       forms: [
         {
           name: "contact",

@@ -41,7 +41,7 @@ describe("weft init", () => {
     // The directory has no node_modules: the CLI provides @weft/sdk to the bundle.
     expect(existsSync(join(directory, "node_modules"))).toBe(false);
     const loaded = await loadConfig(join(directory, "weft.config.ts"));
-    expect(loaded.manifest.workflows.map((workflow) => workflow.name)).toEqual(["greet", "greet-caller"]);
+    expect(loaded.manifest.workflows.map((workflow) => workflow.name)).toEqual(["greet", "greet-caller", "welcome"]);
     expect(loaded.manifest.forms.map((form) => form.name)).toEqual(["contact"]);
     expect(loaded.manifest.webhooks.map((webhook) => webhook.name)).toEqual(["incoming"]);
     expect(loaded.bundle).toContain("export");
@@ -56,7 +56,13 @@ describe("weft init", () => {
     const result = await runCli(["init", "--json"], { cwd: directory });
     expect(result.code).toBe(0);
     expect(parseJson(result)).toMatchObject({
-      created: ["weft.config.ts", join("workflows", "greet.ts"), join("workflows", "greet-caller.ts"), "tsconfig.json"],
+      created: [
+        "weft.config.ts",
+        join("workflows", "greet.ts"),
+        join("workflows", "greet-caller.ts"),
+        join("workflows", "welcome.ts"),
+        "tsconfig.json",
+      ],
       updated: ["package.json"],
     });
     expect(JSON.parse(readFileSync(join(directory, "package.json"), "utf8"))).toEqual({

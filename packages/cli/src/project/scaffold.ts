@@ -7,9 +7,11 @@ import { configFileName } from "./config-file.ts";
 const configTemplate = `import { defineConfig, form, webhook } from "@weft/sdk";
 import { greet } from "./workflows/greet.ts";
 import { greetCaller } from "./workflows/greet-caller.ts";
+import { welcome } from "./workflows/welcome.ts";
 
 export default defineConfig({
-  workflows: [greet, greetCaller],
+  // "welcome" runs at each user.signed-up event: weft events send user.signed-up --data '{"name": "Lin"}'
+  workflows: [greet, greetCaller, welcome],
   forms: [
     // A hosted form: open GET /triggers/forms/<project>/contact in a browser and submit it; each
     // submission runs "greet" with the form's fields as input.
@@ -70,6 +72,20 @@ export const greetCaller = workflow({
     const name = "name" in body && typeof body.name === "string" ? body.name : "stranger";
     const greeting = await ctx.step("compose", async () => \`Hello, \${name}!\`);
     ctx.log.info("composed a greeting", { greeting, method: request.method });
+    return { greeting };
+  },
+});
+`;
+
+const welcomeTemplate = `import { type WeftEvent, workflow } from "@weft/sdk";
+
+/** Welcomes a new user: it subscribes to the user.signed-up event, which it receives as its input. */
+export const welcome = workflow({
+  name: "welcome",
+  on: [{ event: "user.signed-up" }],
+  async run(event: WeftEvent<{ name?: string }>, ctx) {
+    const name = typeof event.data?.name === "string" ? event.data.name : "stranger";
+    const greeting = await ctx.step("compose", async () => \`Welcome, \${name}!\`);
     return { greeting };
   },
 });
@@ -184,6 +200,7 @@ export async function scaffoldProject(directory: string): Promise<ScaffoldResult
   const files: [string, string][] = [
     [join("workflows", "greet.ts"), greetTemplate],
     [join("workflows", "greet-caller.ts"), greetCallerTemplate],
+    [join("workflows", "welcome.ts"), welcomeTemplate],
   ];
   for (const [file] of files) {
     if (existsSync(join(directory, file))) {
