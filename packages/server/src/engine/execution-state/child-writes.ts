@@ -12,8 +12,10 @@ import { statusIn } from "./transition-condition.ts";
  *   parent's row is updated from `running` too: a parent whose `wait` commits while this statement
  *   waits for the wait's row lock is `running` in this statement's snapshot, and PostgreSQL
  *   re-reads a row changed under it only when the row matched the snapshot; an update of a running
- *   row's `run_at` is overwritten by its next transition. The parent row is locked after its wait
- *   row, as `wait` locks them, so the two cannot deadlock.
+ *   row's `run_at` is overwritten by its next transition. The parents are read through an
+ *   aggregate of `child_results`, which has every wait row locked before the first parent row is:
+ *   `wait` locks a wait row then its parent, and a statement ending two children of one parent
+ *   must not hold the parent while it waits for the other child's wait row.
  * - `cancelled_children`: a cancelled execution asks each unfinished child to cancel: a running one
  *   is told (as the API's cancel tells it), the others become due now and the claim cancels them,
  *   whose own ends cancel their children in turn.
@@ -33,7 +35,8 @@ export function childEndCtes(cancelling: boolean): { ctes: SQL; spans: SpanEnds;
       from changed c where c.parent_wait_name is not null and t.execution_id = c.parent_execution_id
         and t.name = c.parent_wait_name and t.status = 'pending'
       returning t.execution_id, t.span_id, c.ended_at, c.status),
-    resumed_parents as (update executions p set run_at = r.ended_at from child_results r
+    resumed_parents as (update executions p set run_at = r.ended_at
+      from (select execution_id, max(ended_at) as ended_at from child_results group by execution_id) r
       where p.id = r.execution_id and ${statusIn(["waiting", "running"], "p.status")}
       returning p.id, p.project_id)${cascade},
     child_wake_notes as (select pg_notify(${executionsChannel}, coalesce(string_agg(distinct w.billing_account_id, ','), ''))

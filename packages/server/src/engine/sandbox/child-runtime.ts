@@ -108,6 +108,8 @@ interface ExecutionState {
    * has not ended makes the execution wait.
    */
   waitTurn: Promise<unknown>;
+  /** The workflow's `run` has returned or thrown: what its stray calls ask is never sent. */
+  ended: boolean;
 }
 
 const KiB = 1024;
@@ -874,8 +876,13 @@ async function invokeChild(
     );
   }
   await settled(state);
-  const turn = state.waitTurn.then(() => askWorker(message, state, { name, timeoutMs: 0, wait: true }));
-  state.waitTurn = turn.catch(() => undefined);
+  // A wait asked once the workflow has ended (a `Promise.all` rejected by another of its calls) would
+  // hold the attempt the end is reporting: it is never asked.
+  const turn = state.waitTurn.then(() =>
+    state.ended ? halt<TokenAnswerMessage>() : askWorker(message, state, { name, timeoutMs: 0, wait: true }),
+  );
+  // After a refused wait, the next waits a turn of the event loop: the refusal may end the workflow first.
+  state.waitTurn = turn.catch(() => new Promise((resolve) => setImmediate(resolve)));
   const reply = await turn;
   if (reply.result === undefined) {
     throw namedError("SandboxProtocolError", "the worker answered a wait without the child's end");
@@ -981,6 +988,7 @@ async function run(message: RunMessage): Promise<void> {
     busy: 0,
     idle: [],
     waitTurn: Promise.resolve(),
+    ended: false,
     replaysLeft:
       Object.keys(message.steps).length +
       Object.values(message.tokens).filter((token) => token.result !== undefined).length,
@@ -996,6 +1004,7 @@ async function run(message: RunMessage): Promise<void> {
   } catch (error) {
     outcome = { ok: false, error: serializeError(error) };
   }
+  state.ended = true;
   executions.delete(message.executionId);
   if (state.abandoned) return;
   const finished = { type: "finished", executionId: message.executionId };
