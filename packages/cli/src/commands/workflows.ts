@@ -79,7 +79,7 @@ export function registerWorkflows(program: Command): void {
       runCommand(async (context, name: string, options: RunOptions) => {
         const input = parseInputOption(options.input, context.cwd);
         const projectId = resolveProject(context, options.project);
-        const { executionId } = await connect(context).workflows.run({
+        const { executionId, flowControl } = await connect(context).workflows.run({
           projectId,
           workflow: name,
           input,
@@ -88,9 +88,17 @@ export function registerWorkflows(program: Command): void {
           ...(options.ttl === undefined ? {} : { ttl: durationOption(options.ttl) }),
           ...(options.tag.length === 0 ? {} : { tags: options.tag }),
         });
-        if (options.watch) return watchExecution(context, executionId);
-        context.output.result({ executionId }, () => {
-          context.output.line(`Started ${executionId}.`);
+        if (options.watch && flowControl !== "skipped") return watchExecution(context, executionId);
+        context.output.result({ executionId, ...(flowControl === undefined ? {} : { flowControl }) }, () => {
+          if (flowControl === "skipped") {
+            context.output.line(`Skipped: over the workflow's rateLimit. Recorded as ${executionId} (cancelled).`);
+            return;
+          }
+          context.output.line(
+            flowControl === "debounced"
+              ? `Debounced into ${executionId}, which now starts with this input, a period from now.`
+              : `Started ${executionId}.`,
+          );
           context.output.line(`Follow it with: weft executions watch ${executionId}`);
         });
       }),
