@@ -52,6 +52,13 @@ export default defineConfig({
       },
     }),
     workflow({
+      name: "control-title",
+      retries: { maxAttempts: 1 },
+      async run(_input: unknown, ctx) {
+        return ctx.createToken("approval", { timeout: "1h", title: "Pay \\u001b[2J now" });
+      },
+    }),
+    workflow({
       name: "many-fields",
       retries: { maxAttempts: 1 },
       async run(_input: unknown, ctx) {
@@ -69,6 +76,7 @@ const manifest = {
     { name: "expense" },
     { name: "long-title", retries: { maxAttempts: 1, minDelayMs: 0, maxDelayMs: 0 } },
     { name: "many-fields", retries: { maxAttempts: 1, minDelayMs: 0, maxDelayMs: 0 } },
+    { name: "control-title", retries: { maxAttempts: 1, minDelayMs: 0, maxDelayMs: 0 } },
   ],
 };
 
@@ -172,6 +180,19 @@ describe("what a token shows", () => {
     expect(done.status).toBe("failed");
     expect(done.error).toMatchObject({ name: "TokenDetailsError" });
     expect(done.error?.message).toContain("title is 201 characters long; the limit is 200");
+    expect(done.tokens).toEqual([]);
+  });
+
+  it("fails the workflow whose title holds a control character (a terminal's escape), storing no token", async () => {
+    const ran = await call<{ executionId: string }>("workflows.run", {
+      projectId,
+      workflow: "control-title",
+      input: {},
+    });
+    const done = await until(ran.json.executionId, ["succeeded", "failed"]);
+    expect(done.status).toBe("failed");
+    expect(done.error).toMatchObject({ name: "TokenDetailsError" });
+    expect(done.error?.message).toContain("title contains a control character");
     expect(done.tokens).toEqual([]);
   });
 

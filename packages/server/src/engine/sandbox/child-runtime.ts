@@ -459,6 +459,14 @@ function detailText(name: string, what: string, value: unknown, maxLength: numbe
   }
   const problem = stringProblem(value);
   if (problem !== undefined) throw namedError("UnstorableValueError", `the token "${name}": ${what} ${problem}`);
+  // Shown on one line in a terminal and a page: no control characters (a description may break lines).
+  const lineBreaks = what === "description" ? /[\t\n]/g : undefined;
+  if (/\p{Cc}/u.test(lineBreaks === undefined ? value : value.replace(lineBreaks, " "))) {
+    throw namedError(
+      "TokenDetailsError",
+      `the token "${name}": ${what} contains a control character${what === "description" ? " other than a line break or tab" : ""}`,
+    );
+  }
   return value;
 }
 

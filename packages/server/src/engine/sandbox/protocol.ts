@@ -1,3 +1,4 @@
+import { hasControlCharacter } from "@weft/contract";
 import { z } from "zod";
 import {
   maxSleepMs,
@@ -111,6 +112,9 @@ export type TokenAnswer = Omit<Extract<ParentMessage, { type: "tokenAnswer" }>, 
 /** The answer to `ctx.sendEvent`, before the pool addresses it. */
 export type EventSentAnswer = Omit<Extract<ParentMessage, { type: "eventSent" }>, "type" | "executionId" | "sequence">;
 
+/** A wait token's title, field label or value: text without control characters. */
+const oneLine = z.string().refine((text) => !hasControlCharacter(text));
+
 /** Long enough for any id the platform issues; a longer one is not ours. */
 const executionIdSchema = z.string().min(1).max(100);
 
@@ -162,13 +166,17 @@ export const childMessageSchema = z.discriminatedUnion("type", [
     /** What the token shows its approver, and who may answer it (`TokenOptions`). */
     details: z
       .object({
-        title: z.string().max(maxTokenTitleLength).optional(),
-        description: z.string().max(maxTokenDescriptionLength).optional(),
+        title: oneLine.max(maxTokenTitleLength).optional(),
+        description: z
+          .string()
+          .max(maxTokenDescriptionLength)
+          .refine((text) => !hasControlCharacter(text.replace(/[\t\n]/g, " ")))
+          .optional(),
         fields: z
           .array(
             z.object({
-              label: z.string().max(maxTokenFieldLabelLength),
-              value: z.string().max(maxTokenFieldValueLength),
+              label: oneLine.max(maxTokenFieldLabelLength),
+              value: oneLine.max(maxTokenFieldValueLength),
             }),
           )
           .max(maxTokenFields)
