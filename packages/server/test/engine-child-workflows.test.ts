@@ -3,6 +3,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executionSteps, executions, spans, waitTokens } from "../src/db/schema/index.ts";
 import { valueOrThrow } from "../src/shared/service-result.ts";
+import { completeWaitToken } from "../src/wait-tokens/complete-wait-token.ts";
 import { cancelExecution } from "../src/workflows/cancel-execution.ts";
 
 /**
@@ -241,6 +242,9 @@ describe("cancelling a parent", () => {
     const children = await childrenOf(id);
     expect(children.map((child) => child.workflow)).toEqual(["waits-long", "waits-long"]);
     for (const child of children) await engine.waitFor(child.id, (row) => row.status === "sleeping");
+    // Only the child's end completes an invoke's wait: no answer through the API does.
+    const answered = await completeWaitToken(engine.database.db, engine, { executionId: id, name: "child", data: {} });
+    expect(answered).toMatchObject({ ok: false, failure: { kind: "not_found" } });
     valueOrThrow(await cancelExecution(engine.database.db, engine, { executionId: id }));
     for (const child of children) {
       const row = await engine.waitFor(child.id, ended);

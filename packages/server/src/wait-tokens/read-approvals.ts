@@ -45,6 +45,7 @@ export async function readApprovals(
         eq(waitTokens.status, "pending"),
         gt(waitTokens.expiresAt, request.now),
         isNull(waitTokens.eventName),
+        isNull(waitTokens.childExecutionId),
       ),
     )
     .orderBy(asc(waitTokens.createdAt), asc(waitTokens.executionId), asc(waitTokens.name))
