@@ -1,4 +1,4 @@
-import { pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { index, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { ownedBy, timestamptz } from "./columns.ts";
 import { projects } from "./projects.ts";
 
@@ -17,5 +17,9 @@ export const flowControlWindows = pgTable(
     key: text("key").notNull(),
     nextAt: timestamptz("next_at").notNull(),
   },
-  (table) => [primaryKey({ columns: [table.projectId, table.workflow, table.kind, table.key] })],
+  // Retention deletes the rows whose time has long passed, oldest first.
+  (table) => [
+    primaryKey({ columns: [table.projectId, table.workflow, table.kind, table.key] }),
+    index().on(table.nextAt),
+  ],
 );

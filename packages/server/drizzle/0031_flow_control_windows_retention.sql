@@ -1,0 +1,1 @@
+CREATE INDEX "flow_control_windows_next_at_index" ON "flow_control_windows" USING btree ("next_at");
