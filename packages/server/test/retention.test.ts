@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   alertDeliveries,
   executions,
+  flowControlWindows,
   idempotencyKeys,
   registrations,
   scheduleTicks,
@@ -213,6 +214,18 @@ describe("bookkeeping rows", () => {
       .where(eq(registrations.email, "nobody@example.com"));
     expect(unissued?.value).toBe(1);
 
+    // A throttle's window whose time passed, and one whose time is still to come.
+    await db.insert(flowControlWindows).values([
+      { projectId, workflow: "sync", kind: "throttle", key: '"old"', nextAt: now },
+      {
+        projectId,
+        workflow: "sync",
+        kind: "rateLimit",
+        key: '"new"',
+        nextAt: new Date(now.getTime() + 30 * 86_400_000),
+      },
+    ]);
+
     await advanceDays(8);
     const worker = weft.platform.periodicJobs;
     if (worker === undefined) throw new Error("the test platform runs a worker");
@@ -240,6 +253,15 @@ describe("bookkeeping rows", () => {
           .where(eq(alertDeliveries.projectId, projectId))
       ).map((row) => row.id),
     ).toEqual(["alr_pending"]);
+    expect(report.flowControlWindows).toBe(1);
+    expect(
+      (
+        await db
+          .select({ key: flowControlWindows.key })
+          .from(flowControlWindows)
+          .where(eq(flowControlWindows.projectId, projectId))
+      ).map((row) => row.key),
+    ).toEqual(['"new"']);
   });
 });
 

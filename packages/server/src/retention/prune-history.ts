@@ -33,6 +33,8 @@ export interface PruneReport {
   registrations: number;
   scheduleTicks: number;
   alertDeliveries: number;
+  /** Windows of throttles and rate limits whose time had passed (`flow-control/`): such a row says no more than none. */
+  flowControlWindows: number;
   /** Events sent before the execution retention period (the project's own, or the default). */
   events: number;
   /** False when the time budget ran out with rows left to delete. */
@@ -74,6 +76,11 @@ const bookkeeping = [
     delete: (cutoff: string, limit: number) => sql`delete from registrations where id in (
       select id from registrations where credential_id is null and created_at < ${cutoff}::timestamptz
       limit ${limit} for update skip locked)`,
+  },
+  {
+    counted: "flowControlWindows",
+    delete: (cutoff: string, limit: number) => sql`delete from flow_control_windows where ctid = any(array(
+      select ctid from flow_control_windows where next_at < ${cutoff}::timestamptz limit ${limit} for update skip locked))`,
   },
 ] as const satisfies readonly {
   counted: keyof PruneReport;
@@ -117,6 +124,7 @@ export async function pruneHistory(
     registrations: 0,
     scheduleTicks: 0,
     alertDeliveries: 0,
+    flowControlWindows: 0,
     events: 0,
     complete: true,
   };
