@@ -115,19 +115,18 @@ export const executions = pgTable(
     index("executions_keyed_ready_idx")
       .on(table.projectId, table.workflow, table.concurrencyKey, table.priority.desc(), table.runAt)
       .where(sql`${table.status} in ('queued', 'sleeping', 'waiting') and ${table.concurrencyKey} is not null`),
-    // Debounce: the one queued execution of a key, which each trigger of a burst moves.
+    // Debounce: the one queued execution of a key that never started, which each trigger of a
+    // burst moves. One that started and is queued again (a retry) is no longer the burst's.
     uniqueIndex("executions_debounce_idx")
       .on(table.projectId, table.workflow, table.debounceKey)
-      .where(sql`${table.status} = 'queued' and ${table.debounceKey} is not null`),
+      .where(sql`${table.status} = 'queued' and ${table.debounceKey} is not null and ${table.startedAt} is null`),
     index().on(table.projectId, table.workflow, table.status),
     // With status, the ends of a range Studio counts (finer than a minute) are index-only scans.
     index().on(table.projectId, table.createdAt, table.status),
     // Retention walks finished executions oldest first; unfinished ones are never in its way.
     index("executions_finished_idx").on(table.finishedAt).where(sql`${table.finishedAt} is not null`),
     // An execution's children, and the cancellation of a cancelled parent's unfinished ones.
-    index("executions_parent_idx")
-      .on(table.parentExecutionId)
-      .where(sql`${table.parentExecutionId} is not null`),
+    index("executions_parent_idx").on(table.parentExecutionId).where(sql`${table.parentExecutionId} is not null`),
     // listExecutions' filter on tags (`tags @> array[...]`).
     index("executions_tags_idx").using("gin", table.tags),
     // Studio's recent failures of a workspace: per project, newest first, failed rows only.

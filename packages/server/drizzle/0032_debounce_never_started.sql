@@ -1,0 +1,2 @@
+DROP INDEX "executions_debounce_idx";--> statement-breakpoint
+CREATE UNIQUE INDEX "executions_debounce_idx" ON "executions" USING btree ("project_id","workflow","debounce_key") WHERE "executions"."status" = 'queued' and "executions"."debounce_key" is not null and "executions"."started_at" is null;
