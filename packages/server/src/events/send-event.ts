@@ -69,11 +69,13 @@ interface SendPlan {
  * the executions its `cancelOn` entries select, starts every workflow of the active deployment
  * subscribed to it (`on`, `if`) with the event as input, and stores it with what it did. A refusal
  * (the name, the id, the data, an unknown project, the plan's quota, a backlog) changes nothing.
+ * `beforeCommit` may throw to roll everything back (the ingress budget).
  */
 export async function sendEvent(
   db: Database,
   deps: SendEventDependencies,
   request: SendEventRequest,
+  options: { beforeCommit?: () => void } = {},
 ): Promise<ServiceResult<SendEventResult>> {
   const checked = checkEvent(request);
   if (!checked.ok) return checked;
@@ -95,7 +97,12 @@ export async function sendEvent(
   // A waiting execution's token is locked before its row here, the other way round in a cancel:
   // PostgreSQL may pick this transaction as a deadlock's victim, and it runs again whole.
   const sent = await retryOnDeadlock(() =>
-    db.transaction((tx) => sendEventInTransaction(tx, deps, { ...request, data: checked.value.data }, plan, now)),
+    db.transaction(async (tx) => {
+      const result = await sendEventInTransaction(tx, deps, { ...request, data: checked.value.data }, plan, now);
+      // May throw to roll the send back (an ingress request answered 503 meanwhile).
+      options.beforeCommit?.();
+      return result;
+    }),
   );
   if (sent.ok) for (const executionId of sent.value.endedNow) deps.spanExport?.exportExecution(executionId);
   if (!sent.ok) return sent;

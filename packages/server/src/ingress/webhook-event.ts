@@ -37,15 +37,20 @@ export async function sendWebhookEvent(
     secretHeader: secret?.header,
   });
   if (!built.ok) return ingressError(c, "invalid_body", built.message);
-  budget.throwIfExpired();
   const { platform } = ingress;
-  const sent = await sendEvent(platform.database.db, platform, {
-    projectId: webhook.projectId,
-    name: webhook.event,
-    data: built.input,
-    id: idempotency.key,
-    source: { kind: "webhook", name: webhook.definition.name },
-  });
+  const sent = await sendEvent(
+    platform.database.db,
+    platform,
+    {
+      projectId: webhook.projectId,
+      name: webhook.event,
+      data: built.input,
+      id: idempotency.key,
+      source: { kind: "webhook", name: webhook.definition.name },
+    },
+    // A send whose caller was already told 503 rolls back rather than acting unannounced.
+    { beforeCommit: () => budget.throwIfExpired() },
+  );
   if (!sent.ok) return ingressFailure(c, sent.failure);
   const { id, duplicate, executions } = sent.value;
   return c.json(
