@@ -218,6 +218,26 @@ describe("debounce", () => {
     expect(after).not.toBe(claimed[0]?.id);
   });
 
+  it("leaves a started execution queued again for its retry alone, beside the next burst's", async () => {
+    const projectId = "prj_debounce_retry";
+    const first = await run(projectId, "debounced", { user: "ada", n: 1 });
+    clock.advance(1000);
+    expect((await claimNow("wrk_debounce_retry")).map((row) => row.id)).toEqual([first]);
+    const next = await run(projectId, "debounced", { user: "ada", n: 2 });
+    expect(next).not.toBe(first);
+    // The first attempt fails and is queued again, as the retry transition leaves it.
+    await database.db
+      .update(executions)
+      .set({ status: "queued", leaseOwner: null, leaseExpiresAt: null, attempt: 2 })
+      .where(eq(executions.id, first));
+    expect(await run(projectId, "debounced", { user: "ada", n: 3 })).toBe(next);
+    const rows = await database.db.select().from(executions).where(eq(executions.projectId, projectId));
+    expect(Object.fromEntries(rows.map((row) => [row.id, row.input]))).toEqual({
+      [first]: { user: "ada", n: 1 },
+      [next]: { user: "ada", n: 3 },
+    });
+  });
+
   it("folds a burst that arrives in one group commit into one execution too", async () => {
     const projectId = "prj_debounce_batch";
     const deploymentId = await deployed(projectId);
