@@ -9,6 +9,8 @@ export const maxRunDelayMs = 365 * 24 * 60 * 60 * 1000;
 /** The longest `ttl` of a run, and the shortest: a queued run can be claimed within a second. */
 export const maxRunTtlMs = 30 * 24 * 60 * 60 * 1000;
 export const minRunTtlMs = 1000;
+/** The most executions one `workflows.runMany` starts. */
+export const maxRunManyInputs = 1000;
 
 export const runTagSchema = z
   .string()

@@ -6,7 +6,7 @@ import { definitionNameSchema, workflowManifestSchema } from "./manifest.ts";
 import { cappedCountPageOf, connectionPageInput, pageOf } from "./pagination.ts";
 import { procedure } from "./procedure.ts";
 import { projectIdSchema, projectPageInput } from "./projects.ts";
-import { maxRunTags, runDurationSchema, runTagSchema, runTagsSchema } from "./run-options.ts";
+import { maxRunManyInputs, maxRunTags, runDurationSchema, runTagSchema, runTagsSchema } from "./run-options.ts";
 
 /** Largest page of `workflows.listExecutions`. */
 export const executionsPageLimit = 100;
@@ -169,6 +169,22 @@ export const workflowsContract = {
         flowControl: z.enum(["debounced", "skipped"]).optional(),
       }),
     ),
+  runMany: procedure({ scope: "projects:write", mutates: true, mcp: { tool: true } })
+    .route({
+      summary: "Start up to 1,000 executions of a workflow in one transaction, one per input",
+      description:
+        "Every input is validated against the workflow's schema first: one refused input (named `inputs.<index>`) starts none. The executions share `delay`, `ttl` and `tags`.",
+      tags: ["workflows"],
+    })
+    .input(
+      workflowRef.extend({
+        inputs: z.array(z.unknown()).min(1).max(maxRunManyInputs),
+        delay: runDurationSchema.optional(),
+        ttl: runDurationSchema.optional(),
+        tags: runTagsSchema.optional(),
+      }),
+    )
+    .output(z.object({ executionIds: z.array(z.string()) })),
   listExecutions: procedure({ scope: "projects:read", mutates: false, mcp: { tool: true } })
     .route({ summary: "List a project's executions, oldest first", tags: ["workflows"] })
     .input(

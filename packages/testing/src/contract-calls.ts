@@ -180,6 +180,12 @@ export const contractCalls: Record<ProcedureName, ContractCall> = {
     asViewer: "refused",
     hostileFields: ["input", "idempotencyKey"],
   },
+  "workflows.runMany": {
+    input: ({ projectId }) => ({ projectId, workflow: "echo", inputs: [{}, {}] }),
+    asOutsider: "refused",
+    asViewer: "refused",
+    hostileFields: ["inputs"],
+  },
   "workflows.listExecutions": {
     input: ({ projectId }) => ({ projectId }),
     asOutsider: "refused",

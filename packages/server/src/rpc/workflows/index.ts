@@ -8,12 +8,14 @@ import { listEvents } from "./list-events.ts";
 import { listExecutions } from "./list-executions.ts";
 import { rerunExecution } from "./rerun-execution.ts";
 import { run } from "./run.ts";
+import { runMany } from "./run-many.ts";
 
 /** The `workflows` namespace: one file per procedure. */
 export const workflowsRouter = {
   list,
   get,
   run,
+  runMany,
   listExecutions,
   getExecution,
   cancelExecution,
