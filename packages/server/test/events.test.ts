@@ -43,9 +43,10 @@ export default defineConfig({
     }),
     workflow({
       name: "bad-wait",
-      async run(input: { event: string; path: string }, ctx) {
+      async run(input: { event: string; path: string; equals?: string }, ctx) {
         try {
-          await ctx.waitForEvent("bad", { event: input.event, match: { path: input.path, equals: 1 }, timeout: "1h" });
+          const match = { path: input.path, equals: input.equals ?? 1 };
+          await ctx.waitForEvent("bad", { event: input.event, match, timeout: "1h" });
           return "waited";
         } catch (error) {
           return \`\${(error as Error).name}: \${(error as Error).message}\`;
@@ -255,6 +256,7 @@ describe("ctx.waitForEvent's refusals", () => {
   it.each([
     [{ event: "bad name!", path: "$.data.id" }, "EventWaitError: the event name must start with a letter or digit"],
     [{ event: "order.paid", path: "data.id" }, 'EventWaitError: match.path must be a JSON path like "$.data.orderId"'],
+    [{ event: "order.paid", path: "$.data.id", equals: "é".repeat(300) }, "EventWaitError: match.equals is 602 bytes"],
   ])("throws in the workflow for %j, naming what is wrong", async (input, message) => {
     const executionId = await run("bad-wait", input);
     const done = await until(executionId, ["succeeded", "failed"]);

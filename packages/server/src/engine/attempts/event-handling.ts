@@ -18,6 +18,9 @@ type SendEventMessage = Extract<ChildMessage, { type: "sendEvent" }>;
 
 const refused = (message: string): ExecutionError => ({ name: "EventWaitError", message });
 
+/** Bytes of `match.equals` as JSON. */
+const maxMatchValueBytes = 512;
+
 /** A name, event name, match path or logs the limits refuse: `waitForEvent` throws it in the workflow. */
 function waitRefusal(storedBytes: number, message: EventWaitMessage): ExecutionError | undefined {
   const name = checkStepName(message.name);
@@ -26,6 +29,11 @@ function waitRefusal(storedBytes: number, message: EventWaitMessage): ExecutionE
   if (!eventName.success) return refused(`the event name ${eventName.error.issues[0]?.message ?? "is invalid"}`);
   if (message.event.match !== undefined && !isJsonPath(message.event.match.path)) {
     return refused(`match.path ${jsonPathMessage}`);
+  }
+  // The value is a key of the waits' index, whose entries PostgreSQL bounds at about 2.7 kB.
+  const equalsBytes = Buffer.byteLength(JSON.stringify(message.event.match?.equals ?? null));
+  if (equalsBytes > maxMatchValueBytes) {
+    return refused(`match.equals is ${equalsBytes} bytes as JSON; the limit is ${maxMatchValueBytes}`);
   }
   const logs = checkLogs(message.logs);
   if (!logs.ok) return logs.error;
