@@ -183,6 +183,23 @@ export interface WorkflowContext<TIntegrations extends IntegrationDeclarations =
     options?: InvokeOptions,
   ): Promise<TChildOutput>;
   /**
+   * `invoke` for many inputs at once: starts one child per input (1 to 1,000) in one transaction and
+   * returns their outputs in the inputs' order. The children's waits are named `<name>#<index>`
+   * (the name is unique as an invoke's is); the first child, by index, that does not succeed throws.
+   */
+  invokeMany<TChildInput, TChildOutput>(
+    name: string,
+    workflow: WorkflowDefinition<TChildInput, TChildOutput, never>,
+    inputs: TChildInput[],
+    options?: InvokeOptions,
+  ): Promise<TChildOutput[]>;
+  invokeMany<TChildOutput = unknown>(
+    name: string,
+    workflow: string,
+    inputs: unknown[],
+    options?: InvokeOptions,
+  ): Promise<TChildOutput[]>;
+  /**
    * Starts an execution of another workflow of the project without waiting for it, and returns its
    * id (stored like a step's result: a replay returns the same id and starts nothing).
    */

@@ -109,6 +109,19 @@ export default defineConfig({
       },
     }),
     workflow({
+      name: "many",
+      async run(input: { count: number; bad?: boolean }, ctx) {
+        const before = await ctx.step("before", () => Math.random());
+        const inputs = Array.from({ length: input.count }, (_, n) => (input.bad && n === 2 ? { n: "two" } : { n }));
+        try {
+          const doubled = await ctx.invokeMany("double", double, inputs as { n: number }[]);
+          return { before, doubled };
+        } catch (error) {
+          return { before, error: { name: (error as Error).name, message: (error as Error).message } };
+        }
+      },
+    }),
+    workflow({
       name: "fan-out",
       async run(input: { count: number }, ctx) {
         const results = await Promise.all([
@@ -134,6 +147,7 @@ const manifest = {
     { name: "cascade" },
     { name: "starter", retries: { maxAttempts: 2, minDelayMs: 0, maxDelayMs: 0 } },
     { name: "delayed" },
+    { name: "many" },
     { name: "fan-out" },
   ],
 };
@@ -284,6 +298,32 @@ describe("a delayed child with a time to live", () => {
       .from(executionSteps)
       .where(eq(executionSteps.executionId, output.late));
     expect(steps).toEqual([]);
+  });
+});
+
+describe("ctx.invokeMany", () => {
+  it("starts a child per input in one transaction and returns their outputs in order", async () => {
+    const id = await engine.run(project, "many", { count: 20 });
+    const done = await engine.waitFor(id, ended, 60_000);
+    expect(done.status).toBe("succeeded");
+    expect((done.output as { doubled: number[] }).doubled).toEqual(Array.from({ length: 20 }, (_, n) => n * 2));
+    const children = await childrenOf(id);
+    expect(children).toHaveLength(20);
+    const waits = await engine.database.db
+      .select({ name: waitTokens.name, child: waitTokens.childExecutionId })
+      .from(waitTokens)
+      .where(eq(waitTokens.executionId, id));
+    expect(waits.map((wait) => wait.name).sort()).toEqual(Array.from({ length: 20 }, (_, n) => `double#${n}`).sort());
+    // One transaction wrote them: every child has the one creation instant and one wait.
+    expect(new Set(waits.map((wait) => wait.child)).size).toBe(20);
+  });
+
+  it("refuses a batch with an input the callee's schema refuses, naming it, and starts none", async () => {
+    const id = await engine.run(project, "many", { count: 5, bad: true });
+    const done = await engine.waitFor(id, ended);
+    expect(done.output).toMatchObject({ error: { name: "ChildWorkflowStartError" } });
+    expect((done.output as { error: { message: string } }).error.message).toContain("inputs.2:");
+    expect(await childrenOf(id)).toEqual([]);
   });
 });
 

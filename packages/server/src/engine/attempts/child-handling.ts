@@ -11,7 +11,7 @@ import { deployments, type ExecutionError } from "../../db/schema/index.ts";
 import { sqlStateOf } from "../../db/sql-state.ts";
 import { createIdGenerator } from "../../shared/ids.ts";
 import { queuedExecutionRows, storableInputFailure } from "../enqueue-execution.ts";
-import { startChild } from "../execution-state/child-starts.ts";
+import { startChild, startChildren } from "../execution-state/child-starts.ts";
 import type { Lease } from "../execution-state/index.ts";
 import type { ChildMessage, ChildStartedAnswer } from "../sandbox/protocol.ts";
 import { checkStepName } from "../stored-values.ts";
@@ -21,6 +21,7 @@ import { endAttempt } from "./attempt-ending.ts";
 import { type AttemptContext, abandon, type RunningAttempt } from "./running-attempt.ts";
 
 type StartChildMessage = Extract<ChildMessage, { type: "startChild" }>;
+type StartChildrenMessage = Extract<ChildMessage, { type: "startChildren" }>;
 
 const refusal = (message: string): ExecutionError => ({ name: "ChildWorkflowStartError", message });
 
@@ -49,42 +50,107 @@ function startOptions(
   return result;
 }
 
-/** The callee among the deployment's workflows, with its input as its schema reads it; or the error naming what is wrong. */
-async function checkedCallee(
+/** The callee among the deployment's workflows, or the error naming it. */
+async function calleeOf(
   context: AttemptContext,
   run: RunningAttempt,
-  message: StartChildMessage,
-): Promise<{ ok: true; workflow: WorkflowManifest; input: unknown } | { ok: false; error: ExecutionError }> {
+  name: string,
+): Promise<{ ok: true; workflow: WorkflowManifest } | { ok: false; error: ExecutionError }> {
   const [deployment] = await context.db
     .select({ workflows: sql<unknown>`${deployments.manifest} -> 'workflows'` })
     .from(deployments)
     .where(eq(deployments.id, run.execution.deploymentId));
   const workflows = (deployment?.workflows ?? []) as WorkflowManifest[];
-  const workflow = workflows.find((entry) => entry.name === message.workflow);
+  const workflow = workflows.find((entry) => entry.name === name);
   if (workflow === undefined) {
-    return {
-      ok: false,
-      error: refusal(`workflow: the deployment defines no workflow "${message.workflow.slice(0, 200)}"`),
-    };
+    return { ok: false, error: refusal(`workflow: the deployment defines no workflow "${name.slice(0, 200)}"`) };
   }
-  const unstorable = storableInputFailure(message.input);
+  return { ok: true, workflow };
+}
+
+/** An input as the callee's schema reads it, or the error naming `field` and what is wrong. */
+function checkedInput(
+  context: AttemptContext,
+  workflow: WorkflowManifest,
+  input: unknown,
+  field: string,
+): { ok: true; input: unknown } | { ok: false; error: ExecutionError } {
+  const unstorable = storableInputFailure(input);
   if (unstorable !== undefined && !unstorable.ok) {
-    return { ok: false, error: refusal(`input: ${unstorable.failure.message}`) };
+    return { ok: false, error: refusal(`${field}: ${unstorable.failure.message}`) };
   }
-  if (workflow.inputSchema === undefined) return { ok: true, workflow, input: message.input ?? null };
+  if (workflow.inputSchema === undefined) return { ok: true, input: input ?? null };
   if (context.validateInput === undefined) {
-    return { ok: false, error: refusal("input: this worker cannot check inputs against a workflow's schema") };
+    return { ok: false, error: refusal(`${field}: this worker cannot check inputs against a workflow's schema`) };
   }
-  const validation = context.validateInput(workflow.inputSchema, message.input);
+  const validation = context.validateInput(workflow.inputSchema, input);
   if (!validation.ok) {
     const issues = validation.issues.map((issue) => `${issue.path === "" ? "(root)" : issue.path}: ${issue.message}`);
     return {
       ok: false,
-      error: refusal(`input: the input does not match the schema of "${workflow.name}": ${issues.join("; ")}`),
+      error: refusal(`${field}: the input does not match the schema of "${workflow.name}": ${issues.join("; ")}`),
     };
   }
-  return { ok: true, workflow, input: validation.value };
+  return { ok: true, input: validation.value };
 }
+
+/** The callee and the input checked, for one child. */
+async function checkedCallee(
+  context: AttemptContext,
+  run: RunningAttempt,
+  message: StartChildMessage,
+): Promise<{ ok: true; workflow: WorkflowManifest; input: unknown } | { ok: false; error: ExecutionError }> {
+  const callee = await calleeOf(context, run, message.workflow);
+  if (!callee.ok) return callee;
+  const input = checkedInput(context, callee.workflow, message.input, "input");
+  return input.ok ? { ok: true, workflow: callee.workflow, input: input.input } : input;
+}
+
+/**
+ * A child's rows: queued for `workflow`, started by `run`'s execution, in its trace, its trigger
+ * span under `triggerParent` (the invoke's wait span, or the parent's attempt).
+ */
+function childRows(
+  context: AttemptContext,
+  run: RunningAttempt,
+  child: { workflow: WorkflowManifest; input: unknown; options: StartOptions; waitName: string | null },
+  triggerParent: string,
+) {
+  const parent = run.execution;
+  const { options } = child;
+  const rows = queuedExecutionRows(
+    { clock: context.clock, ids: createIdGenerator(context.clock) },
+    {
+      projectId: parent.projectId,
+      deploymentId: parent.deploymentId,
+      workflow: child.workflow.name,
+      input: child.input,
+      trigger: { kind: "workflow", name: parent.workflow },
+      ...(options.tags === undefined ? {} : { tags: options.tags }),
+      ...(options.delayMs === undefined ? {} : { delayMs: options.delayMs }),
+      ...(options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs }),
+    },
+    child.workflow,
+  );
+  return {
+    ...rows,
+    execution: {
+      ...rows.execution,
+      traceId: parent.traceId,
+      parentExecutionId: parent.id,
+      parentWaitName: child.waitName,
+    },
+    spans: rows.spans.map((span) => ({
+      ...span,
+      trace_id: parent.traceId,
+      ...(span.kind === "trigger"
+        ? { parent_span_id: triggerParent, attributes: { ...span.attributes, "weft.parent.execution_id": parent.id } }
+        : {}),
+    })),
+  };
+}
+
+type StartOptions = { delayMs?: number; ttlMs?: number; tags?: string[] };
 
 /**
  * `ctx.invoke` and `ctx.start`: starts a child execution of a workflow of the parent's deployment,
@@ -112,41 +178,13 @@ export async function onStartChild(
     if (!callee.ok) return { error: callee.error };
     const parent = run.execution;
     const now = context.clock.now();
-    const rows = queuedExecutionRows(
-      { clock: context.clock, ids: createIdGenerator(context.clock) },
-      {
-        projectId: parent.projectId,
-        deploymentId: parent.deploymentId,
-        workflow: callee.workflow.name,
-        input: callee.input,
-        trigger: { kind: "workflow", name: parent.workflow },
-        ...(options.tags === undefined ? {} : { tags: options.tags }),
-        ...(options.delayMs === undefined ? {} : { delayMs: options.delayMs }),
-        ...(options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs }),
-      },
-      callee.workflow,
-    );
     const waitSpanId = newSpanId();
-    const triggerParent = message.wait ? waitSpanId : run.attemptSpanId;
-    const child = {
-      ...rows,
-      execution: {
-        ...rows.execution,
-        traceId: parent.traceId,
-        parentExecutionId: parent.id,
-        parentWaitName: message.wait ? message.name : null,
-      },
-      spans: rows.spans.map((span) => ({
-        ...span,
-        trace_id: parent.traceId,
-        ...(span.kind === "trigger"
-          ? {
-              parent_span_id: triggerParent,
-              attributes: { ...span.attributes, "weft.parent.execution_id": parent.id },
-            }
-          : {}),
-      })),
-    };
+    const child = childRows(
+      context,
+      run,
+      { workflow: callee.workflow, input: callee.input, options, waitName: message.wait ? message.name : null },
+      message.wait ? waitSpanId : run.attemptSpanId,
+    );
     const nonce = newTokenNonce();
     const lease: Lease = { executionId: parent.id, workerId: context.workerId };
     const started = await startChild(context.db, lease, {
@@ -176,5 +214,72 @@ export async function onStartChild(
     const sqlState = sqlStateOf(error);
     context.logger.error({ executionId: run.execution.id, sqlState }, "could not start a child execution");
     return { error: { name: "StorageError", message: "the child execution could not be started" } };
+  }
+}
+
+/**
+ * `ctx.invokeMany`: one child per input, each with its parent's wait `<name>#<index>`, all in one
+ * transaction (or, on replay, the children started before). An input the callee's schema refuses
+ * is named (`inputs.<index>`) and starts none.
+ */
+export async function onStartChildren(
+  context: AttemptContext,
+  run: RunningAttempt,
+  message: StartChildrenMessage,
+): Promise<ChildStartedAnswer> {
+  if (run.done) return { stop: "abandoned" };
+  const name = checkStepName(message.name);
+  if (!name.ok) return { error: name.error };
+  if (run.cancelRequested) {
+    run.sandbox?.abandon();
+    endAttempt(context, run, { kind: "cancel" });
+    return { stop: "cancelled" };
+  }
+  const options = startOptions(message.options);
+  if (!options.ok) return { error: options.error };
+  try {
+    const callee = await calleeOf(context, run, message.workflow);
+    if (!callee.ok) return { error: callee.error };
+    const inputs: unknown[] = [];
+    for (const [index, given] of message.inputs.entries()) {
+      const checked = checkedInput(context, callee.workflow, given, `inputs.${index}`);
+      if (!checked.ok) return { error: checked.error };
+      inputs.push(checked.input);
+    }
+    const now = context.clock.now();
+    const names = inputs.map((_, index) => `${message.name}#${index}`);
+    const waits = names.map(() => {
+      const nonce = newTokenNonce();
+      return { nonce, tokenHash: tokenHashOf(tokenIdOf(context.tokens.key, nonce)), spanId: newSpanId() };
+    });
+    const children = inputs.map((input, index) =>
+      childRows(
+        context,
+        run,
+        { workflow: callee.workflow, input, options, waitName: names[index] ?? null },
+        waits[index]?.spanId ?? run.attemptSpanId,
+      ),
+    );
+    const lease: Lease = { executionId: run.execution.id, workerId: context.workerId };
+    const started = await startChildren(context.db, lease, {
+      names,
+      waits,
+      expiresAt: new Date(now.getTime() + message.timeoutMs),
+      attemptSpanId: run.attemptSpanId,
+      now,
+      children,
+    });
+    if (started.outcome === "refused") {
+      abandon(context, run);
+      return { stop: "abandoned" };
+    }
+    if (started.outcome === "nameTaken") {
+      return { error: refusal(`the names "${message.name}#…" are already used by tokens of this execution`) };
+    }
+    return { childExecutionIds: started.childExecutionIds };
+  } catch (error) {
+    const sqlState = sqlStateOf(error);
+    context.logger.error({ executionId: run.execution.id, sqlState }, "could not start child executions");
+    return { error: { name: "StorageError", message: "the child executions could not be started" } };
   }
 }

@@ -1,7 +1,7 @@
 import type { ExecutionHandlers } from "../sandbox/execution-handlers.ts";
 import type { SandboxLogEntry, SerializedError } from "../sandbox/protocol.ts";
 import { endAttempt } from "./attempt-ending.ts";
-import { onStartChild } from "./child-handling.ts";
+import { onStartChild, onStartChildren } from "./child-handling.ts";
 import { exitEnding, finishedEnding, malformedEnding, sleepEnding } from "./child-outcomes.ts";
 import { onEventWait, onSendEvent } from "./event-handling.ts";
 import type { AttemptContext, RunningAttempt } from "./running-attempt.ts";
@@ -42,6 +42,7 @@ export function sandboxHandlers(context: AttemptContext, run: RunningAttempt): E
     eventWait: (message) => onEventWait(context, run, { ...message, logs: scrubLogs(message.logs, scrub) }),
     sendEvent: (message) => onSendEvent(context, run, message),
     startChild: (message) => onStartChild(context, run, message),
+    startChildren: (message) => onStartChildren(context, run, message),
     sleep: (message) =>
       endAttempt(
         context,

@@ -78,3 +78,85 @@ export function startChild(db: Database, lease: Lease, start: ChildStart): Promi
     return { outcome: "started", childExecutionId: childId, created: true };
   });
 }
+
+/** `ctx.invokeMany`: one wait per child, named `<name>#<index>`, all written with the children. */
+export interface ChildrenStart {
+  names: readonly string[];
+  waits: readonly { nonce: string; tokenHash: string; spanId: string }[];
+  expiresAt: Date;
+  attemptSpanId: string;
+  now: Date;
+  children: readonly NewExecutionRows[];
+}
+
+export type ChildrenStarted =
+  | { outcome: "refused" }
+  | { outcome: "nameTaken" }
+  | { outcome: "started"; childExecutionIds: string[]; created: boolean };
+
+/**
+ * Starts the children of `ctx.invokeMany` and their parent's waits in one transaction under the
+ * parent's lease: all of them or, when the first wait exists already (a replay), none, answering
+ * the children started before in the order of their names.
+ */
+export function startChildren(db: Database, lease: Lease, start: ChildrenStart): Promise<ChildrenStarted> {
+  return db
+    .transaction(async (tx): Promise<ChildrenStarted> => {
+      const now = start.now.toISOString();
+      const given = start.names.map((name, index) => ({
+        name,
+        ordinal: index,
+        token_hash: start.waits[index]?.tokenHash,
+        nonce: start.waits[index]?.nonce,
+        span_id: start.waits[index]?.spanId,
+        child_id: start.children[index]?.execution.id,
+        child_workflow: start.children[index]?.execution.workflow,
+      }));
+      const [row] = await sqlRows<{ owned: number; created: number; earlier: (string | null)[] | null }>(
+        tx,
+        sql`with owner as (select id, project_id, workflow, trace_id from executions
+          where id = ${lease.executionId} and ${allowedBy("recordStep", { workerId: lease.workerId })}),
+        given as (select * from json_to_recordset(${JSON.stringify(given)}::json)
+          as g(name text, ordinal int, token_hash text, nonce text, span_id text, child_id text, child_workflow text)),
+        earlier as (select g.ordinal, t.child_execution_id from given g
+          left join wait_tokens t on t.execution_id = ${lease.executionId} and t.name = g.name),
+        inserted as (insert into wait_tokens
+            (execution_id, name, project_id, token_hash, nonce, status, data, span_id, created_at, expires_at,
+              finished_at, child_execution_id)
+          select owner.id, g.name, owner.project_id, g.token_hash, g.nonce, 'pending', null, g.span_id,
+            ${now}::timestamptz, ${start.expiresAt.toISOString()}::timestamptz, null, g.child_id
+          from owner, given g
+          where not exists (select 1 from earlier where child_execution_id is not null)
+          on conflict do nothing returning name),
+        wait_spans as (${insertSpans(sql`select g.span_id, owner.trace_id, ${start.attemptSpanId}, owner.project_id, owner.id,
+            owner.workflow, 'invoke ' || g.name, 'token', ${now}::timestamptz, null,
+            jsonb_build_object('weft.token.name', g.name, 'weft.child.execution_id', g.child_id,
+              'weft.child.workflow', g.child_workflow), 'unset', null
+          from owner join given g on g.name in (select name from inserted)`)} returning 1)
+      select (select count(*)::int from owner) as owned, (select count(*)::int from inserted) as created,
+        (select count(*) from wait_spans) as spans,
+        (select array_agg(child_execution_id order by ordinal) from earlier) as earlier`,
+      );
+      if (row === undefined || row.owned === 0) return { outcome: "refused" };
+      if (row.created === 0) {
+        const earlier = row.earlier ?? [];
+        if (earlier.length !== start.names.length || earlier.some((id) => id === null)) return { outcome: "nameTaken" };
+        return { outcome: "started", childExecutionIds: earlier as string[], created: false };
+      }
+      // Some names were taken by tokens of another kind: nothing of this start may stay.
+      if (row.created !== start.names.length) throw new NamesTakenError();
+      await insertNewExecutions(tx, start.children);
+      return {
+        outcome: "started",
+        childExecutionIds: start.children.map((child) => child.execution.id),
+        created: true,
+      };
+    })
+    .catch((error: unknown) => {
+      if (error instanceof NamesTakenError) return { outcome: "nameTaken" } as const;
+      throw error;
+    });
+}
+
+/** Rolls back a batch start of which some names were taken. */
+class NamesTakenError extends Error {}

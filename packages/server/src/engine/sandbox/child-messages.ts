@@ -85,9 +85,9 @@ export function routeChildMessage(
     );
     return;
   }
-  if (message.type === "startChild") {
+  if (message.type === "startChild" || message.type === "startChildren") {
     const address = { type: "childStarted", executionId: message.executionId, sequence: message.sequence } as const;
-    handlers.startChild(message).then(
+    (message.type === "startChild" ? handlers.startChild(message) : handlers.startChildren(message)).then(
       (answer) => send(sandbox, { ...address, ...answer }),
       () => send(sandbox, { ...address, stop: "abandoned" }),
     );

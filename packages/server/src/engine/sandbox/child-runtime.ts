@@ -77,6 +77,7 @@ interface ChildStartedMessage {
   executionId: string;
   sequence: number;
   childExecutionId?: string;
+  childExecutionIds?: string[];
   stop?: "cancelled" | "abandoned";
   error?: SerializedError;
 }
@@ -898,6 +899,120 @@ async function invokeChild(
   return childResult(name, workflow, reply.result);
 }
 
+/** The most children one `ctx.invokeMany` starts. */
+const maxInvokeMany = 1000;
+
+/** Asks the worker to start the children of `ctx.invokeMany` in one transaction; the answer is their ids. */
+async function askStartChildren(
+  message: RunMessage,
+  state: ExecutionState,
+  asked: { name: string; workflow: string; inputs: unknown[]; timeoutMs: number; options: unknown },
+): Promise<string[]> {
+  const inputs: unknown[] = [];
+  let bytes = 0;
+  for (const [index, given] of asked.inputs.entries()) {
+    const input = toStored(given, `input ${index} of "${asked.name}"`, limits.outputBytes, "InputTooLargeError");
+    if (!input.ok) throw errorFrom(input.error);
+    bytes += input.bytes;
+    inputs.push(input.result.value ?? null);
+  }
+  if (bytes > limits.outputBytes) {
+    throw namedError(
+      "InputTooLargeError",
+      `the inputs of "${asked.name}" are ${formatBytes(bytes)}; the limit is ${formatLimit(limits.outputBytes)} together`,
+    );
+  }
+  const options = toStored(
+    startOptionsOf(asked.options),
+    `the options of "${asked.name}"`,
+    limits.logLineBytes,
+    "OptionsTooLargeError",
+  );
+  if (!options.ok) throw errorFrom(options.error);
+  if (state.abandoned) return halt();
+  state.sequence += 1;
+  const sequence = state.sequence;
+  const answer = new Promise<Reply>((resolve) => state.waiting.set(sequence, resolve));
+  const { name, workflow, timeoutMs } = asked;
+  report({
+    type: "startChildren",
+    executionId: message.executionId,
+    sequence,
+    name,
+    workflow,
+    inputs,
+    timeoutMs,
+    options: options.result.value,
+  });
+  const reply = await answer;
+  if (reply.stop !== undefined || state.abandoned) {
+    state.abandoned = true;
+    return halt();
+  }
+  if (reply.error !== undefined) throw errorFrom(reply.error);
+  if (reply.type !== "childStarted" || reply.childExecutionIds?.length !== inputs.length) {
+    throw namedError("SandboxProtocolError", "the worker answered the start of children without their ids");
+  }
+  return reply.childExecutionIds;
+}
+
+/**
+ * `ctx.invokeMany`: starts one child per input in one transaction (once: a replay finds their
+ * waits, `<name>#<index>`) and waits for each in turn. The outputs come in the inputs' order; the
+ * first child (by index) that did not succeed throws.
+ */
+async function invokeChildren(
+  message: RunMessage,
+  state: ExecutionState,
+  call: { rawName: string; workflow: unknown; inputs: unknown; options: unknown },
+): Promise<unknown[]> {
+  const name = claimName(state, call.rawName);
+  if (name.length > limits.stepNameLength - 5) {
+    throw namedError("StepNameTooLongError", `an invokeMany name is at most ${limits.stepNameLength - 5} characters`);
+  }
+  const inputs = attempt(() => (Array.isArray(call.inputs) ? [...call.inputs] : undefined), undefined);
+  if (inputs === undefined || inputs.length === 0 || inputs.length > maxInvokeMany) {
+    throw new TypeError(`ctx.invokeMany("${name}", …) takes an array of 1 to ${maxInvokeMany} inputs`);
+  }
+  const names = inputs.map((_, index) => `${name}#${index}`);
+  for (const each of names) {
+    if (state.tokenNames.has(each) || state.waitedTokens.has(each)) {
+      throw new Error(`the name "${each}" is used twice in this execution (invokes, steps and tokens share names)`);
+    }
+    state.tokenNames.add(each);
+    state.waitedTokens.add(each);
+  }
+  const workflow = calleeName(call.workflow);
+  if (!Object.hasOwn(message.tokens, names[0] ?? "")) {
+    const hasTimeout =
+      attempt<unknown>(() => (call.options as { timeout?: unknown })?.timeout, undefined) !== undefined;
+    const timeoutMs = hasTimeout ? tokenTimeout(name, call.options) : limits.tokenTimeoutMs;
+    await tracked(state, () =>
+      askStartChildren(message, state, { name, workflow, inputs, timeoutMs, options: call.options }),
+    );
+  }
+  const outputs: unknown[] = [];
+  for (const each of names) {
+    const stored = Object.hasOwn(message.tokens, each) ? message.tokens[each] : undefined;
+    if (stored?.result !== undefined) {
+      state.replaysLeft = Math.max(0, state.replaysLeft - 1);
+      outputs.push(childResult(each, workflow, stored.result));
+      continue;
+    }
+    await settled(state);
+    const turn = state.waitTurn.then(() =>
+      state.ended ? halt<TokenAnswerMessage>() : askWorker(message, state, { name: each, timeoutMs: 0, wait: true }),
+    );
+    state.waitTurn = turn.catch(() => new Promise((resolve) => setImmediate(resolve)));
+    const reply = await turn;
+    if (reply.result === undefined) {
+      throw namedError("SandboxProtocolError", "the worker answered a wait without the child's end");
+    }
+    outputs.push(childResult(each, workflow, reply.result));
+  }
+  return outputs;
+}
+
 function createContext(message: RunMessage, state: ExecutionState) {
   return {
     execution: { id: message.executionId, attempt: message.attempt },
@@ -907,6 +1022,8 @@ function createContext(message: RunMessage, state: ExecutionState) {
       tracked(state, () => runStep(message, state, rawName, fn)),
     invoke: (rawName: string, workflow: unknown, input: unknown, options?: unknown): Promise<unknown> =>
       invokeChild(message, state, { rawName, workflow, input, options }),
+    invokeMany: (rawName: string, workflow: unknown, inputs: unknown, options?: unknown): Promise<unknown[]> =>
+      invokeChildren(message, state, { rawName, workflow, inputs, options }),
     start: async (rawName: string, workflow: unknown, input: unknown, options?: unknown): Promise<unknown> => {
       const name = claimName(state, rawName);
       if (Object.hasOwn(message.steps, name)) {

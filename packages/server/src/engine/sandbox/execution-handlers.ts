@@ -18,6 +18,8 @@ export interface ExecutionHandlers {
   sendEvent(message: Extract<ChildMessage, { type: "sendEvent" }>): Promise<EventSentAnswer>;
   /** Start a child execution for `ctx.invoke` or `ctx.start`. */
   startChild(message: Extract<ChildMessage, { type: "startChild" }>): Promise<ChildStartedAnswer>;
+  /** Start the children of `ctx.invokeMany`. */
+  startChildren(message: Extract<ChildMessage, { type: "startChildren" }>): Promise<ChildStartedAnswer>;
   finished(message: Extract<ChildMessage, { type: "finished" }>): void;
   /** The child sent a malformed message naming this execution, which the child no longer runs. */
   malformed(error: SerializedError): void;

@@ -95,6 +95,8 @@ export type ParentMessage =
       sequence: number;
       /** The child execution `ctx.invoke` or `ctx.start` started (or had started before this attempt). */
       childExecutionId?: string | undefined;
+      /** Those `ctx.invokeMany` started, in the order of its inputs. */
+      childExecutionIds?: string[] | undefined;
       stop?: "cancelled" | "abandoned" | undefined;
       error?: SerializedError | undefined;
     }
@@ -226,6 +228,20 @@ export const childMessageSchema = z.discriminatedUnion("type", [
     workflow: z.string().max(1000),
     input: z.unknown(),
     wait: z.boolean(),
+    timeoutMs: z.int().min(0).max(maxTokenTimeoutMs),
+    options: z.unknown().optional(),
+  }),
+  z.object({
+    /** `ctx.invokeMany`: one child per input, and the parent's waits `<name>#<index>`, in one transaction. */
+    type: z.literal("startChildren"),
+    executionId: executionIdSchema,
+    sequence: z.int().min(1),
+    name: z
+      .string()
+      .min(1)
+      .max(maxStepNameLength - 5),
+    workflow: z.string().max(1000),
+    inputs: z.array(z.unknown()).min(1).max(1000),
     timeoutMs: z.int().min(0).max(maxTokenTimeoutMs),
     options: z.unknown().optional(),
   }),
