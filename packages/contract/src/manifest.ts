@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { alertIssues, alertLimits, alertManifestSchema } from "./alerts.ts";
 import { cronProblem, isKnownTimezone, nextTick } from "./cron-schedule.ts";
-import { flowControlFields } from "./flow-control.ts";
 import { cancelOnSchema, eventLimits, eventNameSchema, eventSubscriptionSchema } from "./events.ts";
+import { flowControlFields } from "./flow-control.ts";
 import { integrationKinds, integrationNameSchema } from "./integrations.ts";
 
 /**
