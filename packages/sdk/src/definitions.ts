@@ -172,7 +172,7 @@ export interface WorkflowContext<TIntegrations extends IntegrationDeclarations =
    */
   invoke<TChildInput, TChildOutput>(
     name: string,
-    workflow: WorkflowDefinition<TChildInput, TChildOutput, never>,
+    workflow: InvokableWorkflow<TChildInput, TChildOutput>,
     input: TChildInput,
     options?: InvokeOptions,
   ): Promise<TChildOutput>;
@@ -189,7 +189,7 @@ export interface WorkflowContext<TIntegrations extends IntegrationDeclarations =
    */
   invokeMany<TChildInput, TChildOutput>(
     name: string,
-    workflow: WorkflowDefinition<TChildInput, TChildOutput, never>,
+    workflow: InvokableWorkflow<TChildInput, TChildOutput>,
     inputs: TChildInput[],
     options?: InvokeOptions,
   ): Promise<TChildOutput[]>;
@@ -205,7 +205,7 @@ export interface WorkflowContext<TIntegrations extends IntegrationDeclarations =
    */
   start<TChildInput>(
     name: string,
-    workflow: WorkflowDefinition<TChildInput, unknown, never> | string,
+    workflow: InvokableWorkflow<TChildInput, unknown> | string,
     input: TChildInput,
     options?: StartOptions,
   ): Promise<string>;
@@ -216,6 +216,13 @@ export interface WorkflowContext<TIntegrations extends IntegrationDeclarations =
    * replaced by `[redacted]` in stored logs and step errors.
    */
   integrations: IntegrationValues<TIntegrations>;
+}
+
+/** A workflow value as `ctx.invoke`, `ctx.invokeMany` and `ctx.start` read it: its name, and the types of its input and output. */
+export interface InvokableWorkflow<TInput, TOutput> {
+  readonly kind: "workflow";
+  readonly name: string;
+  run(input: TInput, ctx: never): Promise<TOutput>;
 }
 
 /** How a child execution is started (`ctx.start`, `ctx.invoke`), as `workflows.run` takes them. */

@@ -63,14 +63,19 @@ export const greet = workflow({
 `;
 
 const greetCallerTemplate = `import { type WebhookInput, workflow } from "@weft/sdk";
+import { greet } from "./greet.ts";
 
-/** Greets whoever called the webhook: its input is the request, and the JSON body names the caller. */
+/**
+ * Greets whoever called the webhook: its input is the request, and the JSON body names the caller.
+ * The greeting comes from \`greet\`, run as a child workflow: an execution of its own, which this
+ * one waits for (without holding a worker) and whose output it gets.
+ */
 export const greetCaller = workflow({
   name: "greet-caller",
   async run(request: WebhookInput, ctx) {
     const body = typeof request.body === "object" && request.body !== null ? request.body : {};
     const name = "name" in body && typeof body.name === "string" ? body.name : "stranger";
-    const greeting = await ctx.step("compose", async () => \`Hello, \${name}!\`);
+    const { greeting } = await ctx.invoke("greet", greet, { name });
     ctx.log.info("composed a greeting", { greeting, method: request.method });
     return { greeting };
   },
