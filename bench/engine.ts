@@ -48,6 +48,14 @@ export default defineConfig({
     workflow({ name: "single", retries: { maxAttempts: 1 }, async run(_input: unknown, ctx) {
       return ctx.step("only", () => 1);
     } }),
+    // A child invocation as its parent sees it: from before the invoke to after it, each instant
+    // taken in a step (stored, so the resumed attempt reads the first one back).
+    workflow({ name: "invoker", retries: { maxAttempts: 1 }, async run(_input: unknown, ctx) {
+      const before = await ctx.step("before", () => performance.timeOrigin + performance.now());
+      await ctx.invoke("child", "single", {});
+      const after = await ctx.step("after", () => performance.timeOrigin + performance.now());
+      return after - before;
+    } }),
     ...Array.from({ length: 10 }, (_, i) => workflow({
       name: "fan" + i,
       retries: { maxAttempts: 1 },
@@ -65,7 +73,7 @@ const fanOut = 10;
 export const manifest = {
   version: 1 as const,
   workflows: [
-    ...["trivial40", "fib10", "single"].map((name) => ({ name, retries: once })),
+    ...["trivial40", "fib10", "single", "invoker"].map((name) => ({ name, retries: once })),
     // An event's fan-out: ten workflows of one step each, subscribed to the same event.
     ...Array.from({ length: fanOut }, (_, i) => ({ name: `fan${i}`, retries: once, on: [{ event: "bench.fanout" }] })),
   ],
@@ -254,6 +262,23 @@ async function measureFanOut(bench: Bench): Promise<string> {
   return `event fan-out to ${fanOut} workflows: send ${median(sends).toFixed(2)} ms, all ${fanOut} finished ${median(fanned).toFixed(0)} ms; one single-step execution ${median(singles).toFixed(0)} ms (medians of ${engineRuns} runs)`;
 }
 
+/**
+ * A child invocation as its parent sees it (from a step before `ctx.invoke` to a step after it:
+ * the child's start, its one step, its end and the parent's resumption), beside one single-step
+ * execution started by a run, medians of `engineRuns`.
+ */
+async function measureInvoke(bench: Bench): Promise<string> {
+  const invokes: number[] = [];
+  const singles: number[] = [];
+  for (let run = 0; run < engineRuns; run++) {
+    const [id] = await enqueue(bench, "invoker", 1);
+    if (id === undefined) throw new Error("nothing enqueued");
+    invokes.push(Number((await finished(bench, id)).output));
+    singles.push((await runOnce(bench, "single")).totalMs);
+  }
+  return `child invocation (parent's view, invoke to resumed): ${median(invokes).toFixed(1)} ms; one single-step execution ${median(singles).toFixed(0)} ms (medians of ${engineRuns} runs)`;
+}
+
 /** One execution run to its end by a worker started for it: the sandbox and the plans are warm afterwards. */
 export async function finishedOne(bench: Bench): Promise<void> {
   const worker = await start(bench);
@@ -274,6 +299,7 @@ export function benchEngine(serverUrl: string | undefined): Promise<string[]> {
       lines.push(await measureOne(bench, "trivial40", 40));
       lines.push(await measureOne(bench, "fib10", 10));
       lines.push(await measureFanOut(bench));
+      lines.push(await measureInvoke(bench));
     } finally {
       await worker.stop();
     }
