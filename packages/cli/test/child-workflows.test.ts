@@ -19,6 +19,7 @@ const { cli } = deployedProject(signedIn, "children", { "weft.config.ts": readme
 
 interface ExecutionJson {
   id: string;
+  traceId: string;
   status: string;
   output: unknown;
   parentExecutionId: string | null;
@@ -59,6 +60,16 @@ describe("child workflows from the CLI", () => {
     expect(shown.stdout).toMatch(new RegExp(`parent\\s+${checkout.id}`));
     expect(shown.stdout).toMatch(/tags\s+receipt/);
     expect((await cli(["executions", "get", checkout.id])).stdout).toContain(`${output.receiptId} (charge, succeeded)`);
+
+    // One trace holds the parent and its children: listed once, its tree holding every child's execution.
+    const traces = parseJson<{ data: { traceId: string; executionId: string }[] }>(
+      await cli(["traces", "list", "--json"]),
+    );
+    const listedTraces = traces.data.filter((trace) => trace.traceId === checkout.traceId);
+    expect(listedTraces.map((trace) => trace.executionId)).toEqual([checkout.id]);
+    const tree = (await cli(["traces", "get", checkout.traceId])).stdout;
+    expect(tree.match(/execution charge/g)).toHaveLength(4);
+    expect(tree).toContain("invoke charge-first");
 
     const tagged = parseJson<{ results: { id: string }[] }>(
       await cli(["executions", "list", "--tag", "receipt", "--json"]),

@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, isNotNull, lte, type SQL } from "drizzle-orm";
+import { and, asc, eq, gte, isNotNull, isNull, lte, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Database } from "../db/database.ts";
 import { type ExecutionStatus, executions, spans } from "../db/schema/index.ts";
@@ -49,8 +49,8 @@ export interface ListTracesRequest {
 const traceOrder = { at: spans.startTime, id: spans.executionId };
 
 /**
- * A project's traces, newest first, one per execution (its root is the trigger span), paged by a
- * timestamp cursor.
+ * A project's traces, newest first, one per execution that no other started (its root is the
+ * trigger span; a child's execution is in its parent's trace), paged by a timestamp cursor.
  */
 export async function listTraces(
   db: Database,
@@ -60,6 +60,8 @@ export async function listTraces(
   const filters: (SQL | undefined)[] = [
     eq(spans.projectId, request.projectId),
     eq(spans.kind, "trigger"),
+    // A child workflow's trigger hangs in its parent's trace: the trace is listed once, by its root.
+    isNull(spans.parentSpanId),
     // The execution id orders traces of one millisecond; every trigger span has one.
     isNotNull(spans.executionId),
     request.from === undefined ? undefined : gte(spans.startTime, request.from),
