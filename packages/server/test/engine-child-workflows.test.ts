@@ -86,6 +86,19 @@ export default defineConfig({
       },
     }),
     workflow({
+      name: "slow",
+      async run(_input: unknown, ctx) {
+        await ctx.step("slow", () => new Promise((resolve) => setTimeout(resolve, 1500)));
+        return ctx.step("after", () => "not cancelled");
+      },
+    }),
+    workflow({
+      name: "calls-slow",
+      async run(_input: unknown, ctx) {
+        return ctx.invoke("child", "slow", {});
+      },
+    }),
+    workflow({
       name: "starter",
       async run(_input: unknown, ctx) {
         const first = await ctx.start("child", double, { n: 21 }, { tags: ["from-start"] });
@@ -145,6 +158,8 @@ const manifest = {
     { name: "refused" },
     { name: "waits-long" },
     { name: "cascade" },
+    { name: "slow" },
+    { name: "calls-slow" },
     { name: "starter", retries: { maxAttempts: 2, minDelayMs: 0, maxDelayMs: 0 } },
     { name: "delayed" },
     { name: "many" },
@@ -265,6 +280,23 @@ describe("cancelling a parent", () => {
       expect(row.status).toBe("cancelled");
     }
     expect((await engine.execution(id)).status).toBe("cancelled");
+  });
+});
+
+describe("cancelling a parent whose child is running", () => {
+  it("tells the child, which stops at its next step", async () => {
+    const id = await engine.run(project, "calls-slow", {});
+    await engine.waitFor(id, (row) => row.status === "waiting");
+    const [child] = await childrenOf(id);
+    await engine.waitFor(child?.id ?? "", (row) => row.status === "running");
+    valueOrThrow(await cancelExecution(engine.database.db, engine, { executionId: id }));
+    const ended = await engine.waitFor(child?.id ?? "", (row) => ["succeeded", "cancelled"].includes(row.status));
+    expect(ended.status).toBe("cancelled");
+    const steps = await engine.database.db
+      .select({ name: executionSteps.name })
+      .from(executionSteps)
+      .where(eq(executionSteps.executionId, child?.id ?? ""));
+    expect(steps.map((step) => step.name)).not.toContain("after");
   });
 });
 
