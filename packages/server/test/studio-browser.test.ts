@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   acceptInvitationLink,
+  accessibilityViolations,
   bundleConfig,
   callRpc,
   createTestIdentity,
@@ -10,7 +11,6 @@ import {
   invitationLinkIn,
   launchChromium,
   type SmtpSink,
-  seriousAccessibilityViolations,
   signInToStudio,
   startSmtpSink,
   startTestPlatform,
@@ -57,20 +57,23 @@ const manifest = {
 };
 
 /**
- * Screenshots of the page at desktop width (light and dark themes) and phone width, and the serious
- * accessibility violations of each (none expected).
+ * Screenshots of the page at desktop width and phone width, in the light and dark themes, and the
+ * accessibility violations axe finds in each (none expected, of any impact).
  */
 async function checkPage(page: Page, name: string): Promise<void> {
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.screenshot({ path: join(screenshots, `${name}-desktop.png`), fullPage: true });
-  expect(await seriousAccessibilityViolations(page), `${name} at 1280 px`).toEqual([]);
+  expect(await accessibilityViolations(page), `${name} at 1280 px`).toEqual([]);
   await page.emulateMedia({ colorScheme: "dark" });
   await page.screenshot({ path: join(screenshots, `${name}-dark.png`), fullPage: true });
-  expect(await seriousAccessibilityViolations(page), `${name} in the dark theme`).toEqual([]);
+  expect(await accessibilityViolations(page), `${name} in the dark theme`).toEqual([]);
   await page.emulateMedia({ colorScheme: "light" });
   await page.setViewportSize({ width: 375, height: 812 });
   await page.screenshot({ path: join(screenshots, `${name}-375px.png`), fullPage: true });
-  expect(await seriousAccessibilityViolations(page), `${name} at 375 px`).toEqual([]);
+  expect(await accessibilityViolations(page), `${name} at 375 px`).toEqual([]);
+  await page.emulateMedia({ colorScheme: "dark" });
+  expect(await accessibilityViolations(page), `${name} at 375 px in the dark theme`).toEqual([]);
+  await page.emulateMedia({ colorScheme: "light" });
   const overflow = await page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth");
   expect(overflow, `${name} is wider than 375 px`).toBeLessThanOrEqual(0);
   await page.setViewportSize({ width: 1280, height: 900 });
@@ -165,6 +168,9 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
     await checkPage(page, "overview");
 
     await page.getByRole("link", { name: "Projects", exact: true }).click();
+    await page.getByRole("heading", { name: "Projects", level: 1 }).waitFor();
+    await page.getByRole("cell", { name: "Greetings" }).waitFor();
+    await checkPage(page, "projects");
     await page.getByRole("link", { name: "Greetings" }).click();
     await page.getByRole("heading", { name: "Greetings", level: 1 }).waitFor();
     await page.getByRole("heading", { name: "greet", exact: true, level: 3 }).waitFor();
@@ -239,6 +245,17 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
     await page.getByRole("meter", { name: "Executions of Greetings" }).waitFor();
     await page.getByRole("link", { name: "Greetings" }).first().waitFor();
     await checkPage(page, "usage");
+  });
+
+  it("answers an address it has no page for with a page saying so, inside Studio's frame", {
+    timeout: 60_000,
+  }, async () => {
+    await page.goto(`${weft.url}/studio/no-such-page`);
+    await page.getByRole("heading", { name: "Page not found", level: 1 }).waitFor();
+    await page.getByRole("link", { name: "Usage", exact: true }).waitFor();
+    await checkPage(page, "not-found");
+    await page.getByRole("main").getByRole("link", { name: "overview", exact: true }).click();
+    await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
   });
 
   it("lists Studio's own session among the agents", { timeout: 60_000 }, async () => {

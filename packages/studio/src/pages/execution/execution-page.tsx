@@ -142,12 +142,12 @@ function ExecutionView({ execution, writable }: { execution: Execution; writable
       <div className="grid">
         <section className="card" aria-labelledby="input-heading">
           <h2 id="input-heading">Input</h2>
-          <JsonView value={execution.input} label="Input" />
+          <JsonView value={execution.input} label="Input as JSON" />
         </section>
         <section className="card" aria-labelledby="output-heading">
           <h2 id="output-heading">{execution.error === null ? "Output" : "Error"}</h2>
           {execution.error === null ? (
-            <JsonView value={execution.output} label="Output" />
+            <JsonView value={execution.output} label="Output as JSON" />
           ) : (
             <div className="notice error">
               <p>

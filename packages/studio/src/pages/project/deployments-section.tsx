@@ -32,7 +32,7 @@ export function DeploymentsSection({ projectId, writable }: { projectId: string;
             No deployments yet: run <code>weft deploy</code>.
           </>
         }
-        label="Deployments"
+        label="Table of deployments"
         rows={rows}
         rowKey={(deployment) => deployment.id}
         columns={[

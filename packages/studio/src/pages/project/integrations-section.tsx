@@ -30,7 +30,7 @@ export function IntegrationsSection({ projectId, writable }: { projectId: string
             <code>ctx.integrations.&lt;name&gt;</code>.
           </>
         }
-        label="Integrations"
+        label="Table of integrations"
         rows={rows}
         rowKey={(integration) => integration.name}
         columns={[

@@ -4,8 +4,16 @@ import { weftQuery } from "../../api/weft-query.ts";
 import { QueryState } from "../../components/query-state.tsx";
 import { ScheduleCard } from "./schedule-card.tsx";
 
-/** The schedules of a project's active deployment, by name. */
-export function ProjectSchedules({ projectId, writable }: { projectId: string; writable: boolean }): ReactNode {
+/** The schedules of a project's active deployment, by name, each headed at `headingLevel`. */
+export function ProjectSchedules({
+  projectId,
+  writable,
+  headingLevel,
+}: {
+  projectId: string;
+  writable: boolean;
+  headingLevel: 2 | 3;
+}): ReactNode {
   const schedules = useQuery(
     weftQuery.schedules.list.queryOptions({
       input: { projectId, pagination: { first: 200 } },
@@ -26,7 +34,13 @@ export function ProjectSchedules({ projectId, writable }: { projectId: string; w
       {({ results }) => (
         <div className="stack">
           {results.map((schedule) => (
-            <ScheduleCard key={schedule.name} projectId={projectId} schedule={schedule} writable={writable} />
+            <ScheduleCard
+              key={schedule.name}
+              projectId={projectId}
+              schedule={schedule}
+              writable={writable}
+              headingLevel={headingLevel}
+            />
           ))}
         </div>
       )}

@@ -12,16 +12,23 @@ import { scheduleState } from "./schedule-state.ts";
 
 const startedShown = 5;
 
-/** One schedule: when it runs, in words; its next and last runs; what it started; pause, resume, run now. */
+/**
+ * One schedule: when it runs, in words; its next and last runs; what it started; pause, resume, run now.
+ * Its heading is of `headingLevel`, one below the page's or section's, so that no level is skipped.
+ */
 export function ScheduleCard({
   projectId,
   schedule,
   writable,
+  headingLevel,
 }: {
   projectId: string;
   schedule: Schedule;
   writable: boolean;
+  headingLevel: 2 | 3;
 }): ReactNode {
+  const Heading = headingLevel === 2 ? "h2" : "h3";
+  const SubHeading = headingLevel === 2 ? "h3" : "h4";
   const queryClient = useQueryClient();
   const refresh = async (): Promise<void> => {
     await queryClient.invalidateQueries({ queryKey: weftQuery.schedules.list.key({ input: { projectId } }) });
@@ -44,7 +51,9 @@ export function ScheduleCard({
   return (
     <article className="card schedule" aria-labelledby={headingId}>
       <div className="row">
-        <h3 id={headingId}>{schedule.name}</h3>
+        <Heading className="schedule-name" id={headingId}>
+          {schedule.name}
+        </Heading>
         <span className={`badge ${state.className}`}>{state.label}</span>
       </div>
       <p className="schedule-words">{cronInWords(schedule.cron, schedule.timezone)}</p>
@@ -125,7 +134,7 @@ export function ScheduleCard({
         </p>
       )}
       <ErrorNotice error={pause.error ?? resume.error ?? runNow.error} />
-      <h4>Executions it started</h4>
+      <SubHeading className="schedule-started">Executions it started</SubHeading>
       <QueryState
         query={started}
         loading="its executions"

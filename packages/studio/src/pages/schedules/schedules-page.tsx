@@ -25,7 +25,7 @@ function OneProjectSchedules({ projectId }: { projectId: string }): ReactNode {
               <Link to={`/projects/${projectId}`}>{name}</Link> · <Link to="/schedules">All schedules</Link>
             </p>
           </PageTitle>
-          <ProjectSchedules projectId={projectId} writable={writable} />
+          <ProjectSchedules projectId={projectId} writable={writable} headingLevel={2} />
         </>
       )}
     </QueryState>
@@ -58,7 +58,7 @@ function WorkspaceSchedules(): ReactNode {
                 <h2 id={`project-${project.id}`}>
                   <Link to={`/projects/${project.id}/schedules`}>{project.name}</Link>
                 </h2>
-                <ProjectSchedules projectId={project.id} writable={writable} />
+                <ProjectSchedules projectId={project.id} writable={writable} headingLevel={3} />
               </section>
             ))}
           </div>
