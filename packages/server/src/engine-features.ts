@@ -1,6 +1,7 @@
 import { recordAlertFailure } from "./alerts/record-failure.ts";
 import { meterEndedExecution } from "./billing/metering.ts";
 import { type PlanCatalogue, unlimitedPlan } from "./billing/plans.ts";
+import { createQuotaGate } from "./billing/quota-gate.ts";
 import { createStepQuota } from "./billing/step-quota.ts";
 import type { Database } from "./db/database.ts";
 import type { EndStatementParts } from "./engine/execution-state/end-statement-parts.ts";
@@ -34,10 +35,12 @@ export function workerFeatures(deps: { db: Database; clock: Clock }, settings: W
   const { db, clock } = deps;
   const { keyring } = settings;
   const catalogue = settings.billing ?? { plans: [unlimitedPlan], defaultPlan: unlimitedPlan.name };
+  const quotas = createQuotaGate({ db, clock, catalogue });
   return {
     endStatementParts,
     stepQuota: createStepQuota({ db, clock, catalogue }),
     integrations: keyring === undefined ? undefined : (projectId) => readIntegrationValues(db, keyring, projectId),
     validateInput: validateJsonSchema,
+    admitStarts: async (projectId, count) => (await quotas.admit(projectId, count))?.message,
   };
 }

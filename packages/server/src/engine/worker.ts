@@ -12,7 +12,7 @@ import { createAttemptLauncher } from "./attempts/attempt-launch.ts";
 import { createBatchedEnds } from "./attempts/batched-ends.ts";
 import { createBatchedSteps } from "./attempts/batched-steps.ts";
 import type { ReadIntegrations } from "./attempts/project-integrations.ts";
-import type { AttemptContext, InputValidator, RunningAttempt } from "./attempts/running-attempt.ts";
+import type { AdmitStarts, AttemptContext, InputValidator, RunningAttempt } from "./attempts/running-attempt.ts";
 import type { StepQuota } from "./attempts/step-quota.ts";
 import { cancellationsChannel, executionsChannel } from "./channels.ts";
 import { type ClaimLoop, createClaimLoop } from "./claim-loop.ts";
@@ -86,6 +86,8 @@ export interface WorkerFeatures {
   integrations?: ReadIntegrations | undefined;
   /** Checks a child's input against its workflow's schema (`ctx.invoke`, `ctx.start`); without it, a child with a schema is refused. */
   validateInput?: InputValidator | undefined;
+  /** The plan's execution quota, which child workflows pass; without it, none is asked. */
+  admitStarts?: AdmitStarts | undefined;
 }
 
 export interface WorkerDependencies {
@@ -255,6 +257,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     finishing: new Set(),
     stepQuota: deps.features.stepQuota,
     validateInput: deps.features.validateInput,
+    admitStarts: deps.features.admitStarts,
     events: { ids: createIdGenerator(clock), endStatementParts: deps.features.endStatementParts },
   };
   const launcher = createAttemptLauncher({

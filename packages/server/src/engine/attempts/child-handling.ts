@@ -155,8 +155,8 @@ type StartOptions = { delayMs?: number; ttlMs?: number; tags?: string[] };
 /**
  * `ctx.invoke` and `ctx.start`: starts a child execution of a workflow of the parent's deployment,
  * once per name (a replay answers the child started before). The child shares the parent's trace,
- * its trigger span under the parent's attempt (or the invoke's wait). Children pass no quota gate
- * of their own: like an execution's steps, they are work its start was admitted for.
+ * its trigger span under the parent's attempt (or the invoke's wait). A child passes the plan's
+ * execution quota like any start; not the backlog's refusal, since its parent is already running.
  */
 export async function onStartChild(
   context: AttemptContext,
@@ -176,6 +176,8 @@ export async function onStartChild(
   try {
     const callee = await checkedCallee(context, run, message);
     if (!callee.ok) return { error: callee.error };
+    const exceeded = await context.admitStarts?.(run.execution.projectId, 1);
+    if (exceeded !== undefined) return { error: refusal(`quota: ${exceeded}`) };
     const parent = run.execution;
     const now = context.clock.now();
     const waitSpanId = newSpanId();
@@ -246,6 +248,8 @@ export async function onStartChildren(
       if (!checked.ok) return { error: checked.error };
       inputs.push(checked.input);
     }
+    const exceeded = await context.admitStarts?.(run.execution.projectId, inputs.length);
+    if (exceeded !== undefined) return { error: refusal(`quota: ${exceeded}`) };
     const now = context.clock.now();
     const names = inputs.map((_, index) => `${message.name}#${index}`);
     const waits = names.map(() => {

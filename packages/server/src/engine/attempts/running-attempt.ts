@@ -88,6 +88,8 @@ export interface AttemptContext {
   stepQuota: StepQuota | undefined;
   /** Checks a child's input against its workflow's schema (`ctx.invoke`, `ctx.start`). */
   validateInput?: InputValidator | undefined;
+  /** The plan's execution quota for child workflows; without it, none is asked. */
+  admitStarts?: AdmitStarts | undefined;
   /** What `ctx.sendEvent` needs to send; without it, a send fails the step. */
   events?: EventDependencies | undefined;
 }
@@ -103,6 +105,12 @@ export type InputValidator = (
   schema: JsonSchema,
   value: unknown,
 ) => { ok: true; value: unknown } | { ok: false; issues: { path: string; message: string }[] };
+
+/**
+ * Whether a project's plan lets it start `count` more executions (they are then counted): the
+ * refusal's message, or undefined. Child workflows pass it as every other start does.
+ */
+export type AdmitStarts = (projectId: string, count: number) => Promise<string | undefined>;
 
 /** Lets go of an execution another worker took over (or will): nothing more is written for it. */
 export function abandon(context: AttemptContext, run: RunningAttempt): void {
