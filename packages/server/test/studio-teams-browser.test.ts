@@ -135,7 +135,8 @@ describe.skipIf(!hasChromium)("Teams in Studio", () => {
       )?.role;
     };
     await expect.poll(roleOf).toBe("member");
-    expect(await row.getByLabel(`Role of ${invitee}`).inputValue()).toBe("member");
+    // The row shows the role the members list holds, which is read again once the change is made.
+    await expect.poll(() => row.getByLabel(`Role of ${invitee}`).inputValue()).toBe("member");
 
     await row.getByRole("button", { name: `Remove ${invitee}…` }).click();
     await row.getByRole("button", { name: `Keep ${invitee}` }).click();
