@@ -1,14 +1,11 @@
 import type { Context } from "hono";
 import { sendEvent } from "../events/send-event.ts";
 import type { AppEnv } from "../http/app-env.ts";
-import { requestHeaderEntries } from "../http/request-body.ts";
-import { secretMatchesHash } from "../shared/secrets.ts";
 import type { ActiveEventWebhook } from "./find-ingress-definitions.ts";
 import type { Budget } from "./hot-path-budget.ts";
-import { readIdempotencyKey } from "./idempotency-key.ts";
 import type { IngressContext } from "./ingress-context.ts";
-import { ingressError, ingressFailure } from "./ingress-errors.ts";
-import { buildWebhookInput } from "./webhook-input.ts";
+import { ingressFailure } from "./ingress-errors.ts";
+import { readWebhookCall } from "./webhook-call.ts";
 
 /**
  * A call of a webhook that sends an event (`webhook({ name, event })`): the call, read as a
@@ -23,20 +20,8 @@ export async function sendWebhookEvent(
   webhook: ActiveEventWebhook,
   rawBody: string,
 ): Promise<Response> {
-  const secret = webhook.definition.secret;
-  if (secret !== undefined && !secretMatchesHash(c.req.header(secret.header) ?? "", secret.valueHash)) {
-    return ingressError(c, "unauthorized", `The ${secret.header} header does not carry this webhook's secret.`);
-  }
-  const idempotency = readIdempotencyKey(c);
-  if (!idempotency.ok) return ingressError(c, "invalid_body", idempotency.message);
-  const built = buildWebhookInput({
-    method: c.req.method,
-    headers: requestHeaderEntries(c),
-    url: c.req.url,
-    rawBody,
-    secretHeader: secret?.header,
-  });
-  if (!built.ok) return ingressError(c, "invalid_body", built.message);
+  const call = readWebhookCall(c, webhook.definition, rawBody);
+  if (!call.ok) return call.response;
   const { platform } = ingress;
   const sent = await sendEvent(
     platform.database.db,
@@ -44,8 +29,8 @@ export async function sendWebhookEvent(
     {
       projectId: webhook.projectId,
       name: webhook.event,
-      data: built.input,
-      id: idempotency.key,
+      data: call.input,
+      id: call.idempotencyKey,
       source: { kind: "webhook", name: webhook.definition.name },
     },
     // A send whose caller was already told 503 rolls back rather than acting unannounced.

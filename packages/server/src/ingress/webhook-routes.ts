@@ -1,16 +1,14 @@
 import type { Context } from "hono";
 import { Hono } from "hono";
 import type { AppEnv } from "../http/app-env.ts";
-import { readBodyText, requestHeaderEntries } from "../http/request-body.ts";
-import { secretMatchesHash } from "../shared/secrets.ts";
+import { readBodyText } from "../http/request-body.ts";
 import { acceptJsonSubmission } from "./accept-json-submission.ts";
 import { findActiveDefinition, findActiveEventWebhook } from "./find-ingress-definitions.ts";
 import type { Budget } from "./hot-path-budget.ts";
-import { readIdempotencyKey } from "./idempotency-key.ts";
 import { type IngressContext, runHotPath } from "./ingress-context.ts";
 import { ingressError, overBudgetMessage } from "./ingress-errors.ts";
+import { readWebhookCall } from "./webhook-call.ts";
 import { sendWebhookEvent } from "./webhook-event.ts";
-import { buildWebhookInput } from "./webhook-input.ts";
 
 /** Largest webhook body accepted (413 above): senders' events are small, and each is stored as input. */
 export const webhookBodyLimitBytes = 256 * 1024;
@@ -29,25 +27,13 @@ async function receive(
     if (sending !== undefined) return sendWebhookEvent(c, ingress, budget, sending, rawBody);
     return ingressError(c, "not_found", `No webhook named "${webhookName}" in that project.`);
   }
-  const secret = webhook.definition.secret;
-  if (secret !== undefined && !secretMatchesHash(c.req.header(secret.header) ?? "", secret.valueHash)) {
-    return ingressError(c, "unauthorized", `The ${secret.header} header does not carry this webhook's secret.`);
-  }
-  const idempotency = readIdempotencyKey(c);
-  if (!idempotency.ok) return ingressError(c, "invalid_body", idempotency.message);
-  const built = buildWebhookInput({
-    method: c.req.method,
-    headers: requestHeaderEntries(c),
-    url: c.req.url,
-    rawBody,
-    secretHeader: secret?.header,
-  });
-  if (!built.ok) return ingressError(c, "invalid_body", built.message);
+  const call = readWebhookCall(c, webhook.definition, rawBody);
+  if (!call.ok) return call.response;
   return acceptJsonSubmission(c, ingress, budget, webhook, {
-    value: built.input,
+    value: call.input,
     schemas: { definition: undefined, workflow: webhook.workflow.inputSchema },
     trigger: { kind: "webhook", name: webhookName },
-    idempotencyKey: idempotency.key,
+    idempotencyKey: call.idempotencyKey,
     rawBody,
     mismatch: "The call does not match the workflow's input schema.",
     acceptedMessages: { created: "Webhook accepted.", repeated: "Webhook already accepted with this Idempotency-Key." },
