@@ -27,6 +27,9 @@ export const maxSleepMs = 365 * 24 * 60 * 60 * 1000;
 /** Longest timeout of a wait token: a person answers within a month or not at all. */
 export const maxTokenTimeoutMs = 30 * 24 * 60 * 60 * 1000;
 
+/** The most child executions one execution starts (`ctx.invoke`, `ctx.invokeMany`, `ctx.start`), all its attempts together. */
+export const maxChildrenPerExecution = 10_000;
+
 /**
  * What a wait token shows the person who answers it: a title, a description and a few labelled
  * values, in characters. Small enough to read on one page, and to list many waiting tokens.

@@ -13,6 +13,7 @@ import { createIdGenerator } from "../../shared/ids.ts";
 import { queuedExecutionRows, storableInputFailure } from "../enqueue-execution.ts";
 import { startChild, startChildren } from "../execution-state/child-starts.ts";
 import type { Lease } from "../execution-state/index.ts";
+import { maxChildrenPerExecution } from "../limits.ts";
 import type { ChildMessage, ChildStartedAnswer } from "../sandbox/protocol.ts";
 import { checkStepName } from "../stored-values.ts";
 import { newSpanId } from "../trace-ids.ts";
@@ -24,6 +25,10 @@ type StartChildMessage = Extract<ChildMessage, { type: "startChild" }>;
 type StartChildrenMessage = Extract<ChildMessage, { type: "startChildren" }>;
 
 const refusal = (message: string): ExecutionError => ({ name: "ChildWorkflowStartError", message });
+
+const tooManyChildren = refusal(
+  `an execution starts at most ${maxChildrenPerExecution} child executions, all its attempts together`,
+);
 
 /** A start's delay, ttl and tags as the run's are checked, or the error naming the option. */
 function startOptions(
@@ -211,6 +216,7 @@ export async function onStartChild(
     if (started.outcome === "nameTaken") {
       return { error: refusal(`the name "${message.name}" is already used by a step or a token of this execution`) };
     }
+    if (started.outcome === "tooMany") return { error: tooManyChildren };
     return { childExecutionId: started.childExecutionId };
   } catch (error) {
     const sqlState = sqlStateOf(error);
@@ -280,6 +286,7 @@ export async function onStartChildren(
     if (started.outcome === "nameTaken") {
       return { error: refusal(`the names "${message.name}#…" are already used by tokens of this execution`) };
     }
+    if (started.outcome === "tooMany") return { error: tooManyChildren };
     return { childExecutionIds: started.childExecutionIds };
   } catch (error) {
     const sqlState = sqlStateOf(error);

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
-import type { Database } from "../../db/database.ts";
+import type { Database, Transaction } from "../../db/database.ts";
 import { insertNewExecutions, type NewExecutionRows } from "../enqueue-execution.ts";
+import { maxChildrenPerExecution } from "../limits.ts";
 import { sqlRows } from "../sql-rows.ts";
 import type { Lease } from "./attempt-transitions.ts";
 import { insertSpans } from "./span-writes.ts";
@@ -28,20 +29,23 @@ export interface ChildStart {
 
 export type ChildStarted =
   | { outcome: "refused" }
+  /** The parent has started `maxChildrenPerExecution` children already. */
+  | { outcome: "tooMany" }
   /** The name is taken by a token or a step that started no child. */
   | { outcome: "nameTaken" }
   | { outcome: "started"; childExecutionId: string; created: boolean };
 
 export function startChild(db: Database, lease: Lease, start: ChildStart): Promise<ChildStarted> {
   // A synchronous commit, as a step's: a child another worker ran must not vanish with its parent's record of it.
-  return db.transaction(async (tx): Promise<ChildStarted> => {
-    const now = start.now.toISOString();
-    const childId = start.child.execution.id;
-    const owner = sql`select id, project_id, workflow, trace_id from executions
+  return db
+    .transaction(async (tx): Promise<ChildStarted> => {
+      const now = start.now.toISOString();
+      const childId = start.child.execution.id;
+      const owner = sql`select id, project_id, workflow, trace_id from executions
       where id = ${lease.executionId} and ${allowedBy("recordStep", { workerId: lease.workerId })}`;
-    const mark =
-      start.wait !== undefined
-        ? sql`inserted as (insert into wait_tokens
+      const mark =
+        start.wait !== undefined
+          ? sql`inserted as (insert into wait_tokens
               (execution_id, name, project_id, token_hash, nonce, status, data, span_id, created_at, expires_at,
                 finished_at, child_execution_id)
             select id, ${start.name}, project_id, ${start.wait.tokenHash}, ${start.wait.nonce}, 'pending', null,
@@ -52,31 +56,36 @@ export function startChild(db: Database, lease: Lease, start: ChildStart): Promi
               jsonb_build_object('weft.token.name', ${start.name}::text, 'weft.child.execution_id', ${childId}::text,
                 'weft.child.workflow', ${start.child.execution.workflow}::text), 'unset', null
             from owner where exists (select 1 from inserted)`)} returning 1)`
-        : sql`inserted as (insert into execution_steps
+          : sql`inserted as (insert into execution_steps
               (execution_id, name, kind, result, attempt, started_at, finished_at, wake_at, logs, sequence)
             select id, ${start.name}, 'step', jsonb_build_object('value', ${childId}::text), ${start.step?.attempt ?? 1},
               ${now}::timestamptz, ${now}::timestamptz, null, '[]'::jsonb, ${start.step?.sequence ?? 0}
             from owner on conflict do nothing returning 1)`;
-    // The subquery reads the snapshot before the insert: a name taken earlier shows its child.
-    const earlier =
-      start.wait !== undefined
-        ? sql`(select child_execution_id from wait_tokens where execution_id = ${lease.executionId} and name = ${start.name})`
-        : sql`(select result ->> 'value' from execution_steps where execution_id = ${lease.executionId} and name = ${start.name}
+      // The subquery reads the snapshot before the insert: a name taken earlier shows its child.
+      const earlier =
+        start.wait !== undefined
+          ? sql`(select child_execution_id from wait_tokens where execution_id = ${lease.executionId} and name = ${start.name})`
+          : sql`(select result ->> 'value' from execution_steps where execution_id = ${lease.executionId} and name = ${start.name}
             and kind = 'step')`;
-    const [row] = await sqlRows<{ owned: number; created: number; earlier: string | null }>(
-      tx,
-      sql`with owner as (${owner}), ${mark}
+      const [row] = await sqlRows<{ owned: number; created: number; earlier: string | null }>(
+        tx,
+        sql`with owner as (${owner}), ${mark}
         select (select count(*)::int from owner) as owned, (select count(*)::int from inserted) as created,
           ${earlier} as earlier`,
-    );
-    if (row === undefined || row.owned === 0) return { outcome: "refused" };
-    if (row.created === 0) {
-      if (row.earlier === null) return { outcome: "nameTaken" };
-      return { outcome: "started", childExecutionId: row.earlier, created: false };
-    }
-    await insertNewExecutions(tx, [start.child]);
-    return { outcome: "started", childExecutionId: childId, created: true };
-  });
+      );
+      if (row === undefined || row.owned === 0) return { outcome: "refused" };
+      if (row.created === 0) {
+        if (row.earlier === null) return { outcome: "nameTaken" };
+        return { outcome: "started", childExecutionId: row.earlier, created: false };
+      }
+      if (await startedTooMany(tx, lease.executionId, 1)) throw new TooManyChildrenError();
+      await insertNewExecutions(tx, [start.child]);
+      return { outcome: "started", childExecutionId: childId, created: true };
+    })
+    .catch((error: unknown) => {
+      if (error instanceof TooManyChildrenError) return { outcome: "tooMany" } as const;
+      throw error;
+    });
 }
 
 /** `ctx.invokeMany`: one wait per child, named `<name>#<index>`, all written with the children. */
@@ -91,6 +100,7 @@ export interface ChildrenStart {
 
 export type ChildrenStarted =
   | { outcome: "refused" }
+  | { outcome: "tooMany" }
   | { outcome: "nameTaken" }
   | { outcome: "started"; childExecutionIds: string[]; created: boolean };
 
@@ -145,6 +155,7 @@ export function startChildren(db: Database, lease: Lease, start: ChildrenStart):
       }
       // Some names were taken by tokens of another kind: nothing of this start may stay.
       if (row.created !== start.names.length) throw new NamesTakenError();
+      if (await startedTooMany(tx, lease.executionId, start.children.length)) throw new TooManyChildrenError();
       await insertNewExecutions(tx, start.children);
       return {
         outcome: "started",
@@ -154,9 +165,31 @@ export function startChildren(db: Database, lease: Lease, start: ChildrenStart):
     })
     .catch((error: unknown) => {
       if (error instanceof NamesTakenError) return { outcome: "nameTaken" } as const;
+      if (error instanceof TooManyChildrenError) return { outcome: "tooMany" } as const;
       throw error;
     });
 }
 
 /** Rolls back a batch start of which some names were taken. */
 class NamesTakenError extends Error {}
+
+/** Rolls back a start past `maxChildrenPerExecution`. */
+class TooManyChildrenError extends Error {}
+
+/**
+ * Whether `adding` more children would take the parent past `maxChildrenPerExecution`: its
+ * children counted through `executions_parent_idx`, no further than the bound, with the parent's
+ * row locked so that the starts of one parent (a fan-out's, answered at once) count one after the
+ * other. The wait rows each start writes are new: no end statement or wait holds them, so this
+ * lock waits behind those (wait row, then parent) and never the other way round.
+ */
+async function startedTooMany(tx: Transaction, parentId: string, adding: number): Promise<boolean> {
+  await tx.execute(sql`select 1 from executions where id = ${parentId} for no key update`);
+  // A statement of its own, after the lock: its snapshot holds the children of the starts before.
+  const [row] = await sqlRows<{ started: number }>(
+    tx,
+    sql`select count(*)::int as started from (select 1 from executions where parent_execution_id = ${parentId}
+      limit ${maxChildrenPerExecution}) children`,
+  );
+  return (row?.started ?? 0) + adding > maxChildrenPerExecution;
+}
