@@ -1,22 +1,21 @@
-import { copyFile, mkdir } from "node:fs/promises";
+import { copyFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
-  accessibilityViolations,
   bundleConfig,
   callRpc,
+  checkStudioPage,
+  collectPageProblems,
   createTestIdentity,
   hasChromium,
-  launchChromium,
-  type SmtpSink,
+  signedInStudioContext,
   signInToStudio,
-  startSmtpSink,
-  startTestPlatform,
+  studioInBrowser,
+  studioScreenshots,
   type TestIdentity,
-  type TestPlatform,
 } from "@weft/testing";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BrowserContext, Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
 
 /**
  * Approvals in Studio, in Chromium: a members-only wait token on the Approvals page and the
@@ -24,7 +23,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
  * workspace; and an execution page that follows its execution's status live, with no polling.
  */
 
-const screenshots = fileURLToPath(new URL("../../../test-results/studio", import.meta.url));
 const readmeImage = fileURLToPath(new URL("../../../docs/images/studio-approvals.png", import.meta.url));
 const email = "ada@example.com";
 
@@ -53,30 +51,8 @@ export default defineConfig({ workflows: [expense] });
 
 const manifest = { version: 1, workflows: [{ name: "expense" }] };
 
-/** Screenshots at desktop width (light and dark) and 375 px, with the accessibility violations axe finds in each (none, of any impact). */
-async function checkPage(page: Page, name: string): Promise<void> {
-  await page.setViewportSize({ width: 1280, height: 900 });
-  await page.screenshot({ path: join(screenshots, `${name}-desktop.png`), fullPage: true });
-  expect(await accessibilityViolations(page), `${name} at 1280 px`).toEqual([]);
-  await page.emulateMedia({ colorScheme: "dark" });
-  await page.screenshot({ path: join(screenshots, `${name}-dark.png`), fullPage: true });
-  expect(await accessibilityViolations(page), `${name} in the dark theme`).toEqual([]);
-  await page.emulateMedia({ colorScheme: "light" });
-  await page.setViewportSize({ width: 375, height: 812 });
-  await page.screenshot({ path: join(screenshots, `${name}-375px.png`), fullPage: true });
-  expect(await accessibilityViolations(page), `${name} at 375 px`).toEqual([]);
-  await page.emulateMedia({ colorScheme: "dark" });
-  expect(await accessibilityViolations(page), `${name} at 375 px in the dark theme`).toEqual([]);
-  await page.emulateMedia({ colorScheme: "light" });
-  const overflow = await page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth");
-  expect(overflow, `${name} is wider than 375 px`).toBeLessThanOrEqual(0);
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
-
 describe.skipIf(!hasChromium)("Approvals in Studio", () => {
-  let smtp: SmtpSink;
-  let weft: TestPlatform;
-  let browser: Browser;
+  const platform = studioInBrowser();
   let context: BrowserContext;
   let page: Page;
   let ada: TestIdentity;
@@ -85,7 +61,7 @@ describe.skipIf(!hasChromium)("Approvals in Studio", () => {
 
   async function startExpense(amount: number): Promise<string> {
     const ran = await callRpc(
-      weft.url,
+      platform.weft.url,
       "workflows.run",
       { projectId, workflow: "expense", input: { amount, requester: "grace@example.com" } },
       { token: ada.credential },
@@ -95,7 +71,8 @@ describe.skipIf(!hasChromium)("Approvals in Studio", () => {
       .poll(
         async () =>
           (
-            (await callRpc(weft.url, "workflows.getExecution", { executionId }, { token: ada.credential })).json as {
+            (await callRpc(platform.weft.url, "workflows.getExecution", { executionId }, { token: ada.credential }))
+              .json as {
               status: string;
             }
           ).status,
@@ -105,53 +82,34 @@ describe.skipIf(!hasChromium)("Approvals in Studio", () => {
     return executionId;
   }
 
-  async function browserSession(who: string): Promise<BrowserContext> {
-    const session = await signInToStudio(weft.url, smtp, who);
-    const [name = "", value = ""] = session.cookie.split("=");
-    const signedIn = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    signedIn.setDefaultTimeout(15_000);
-    await signedIn.addCookies([{ name, value, url: `${weft.url}/studio` }]);
-    return signedIn;
-  }
-
   beforeAll(async () => {
-    await mkdir(screenshots, { recursive: true });
-    smtp = await startSmtpSink();
-    weft = await startTestPlatform({ env: { SMTP_URL: smtp.url } });
-    weft.clock.set(new Date());
-    browser = await launchChromium();
-    context = await browserSession(email);
-    ada = await createTestIdentity(weft, email);
-    const created = await callRpc(weft.url, "projects.create", { name: "Expenses" }, { token: ada.credential });
+    context = await signedInStudioContext(platform, email);
+    ada = await createTestIdentity(platform.weft, email);
+    const created = await callRpc(
+      platform.weft.url,
+      "projects.create",
+      { name: "Expenses" },
+      { token: ada.credential },
+    );
     projectId = (created.json as { id: string }).id;
     const deployed = await callRpc(
-      weft.url,
+      platform.weft.url,
       "deployments.create",
       { projectId, manifest, bundle: await bundleConfig(configSource) },
       { token: ada.credential },
     );
     expect(deployed.status).toBe(200);
     page = await context.newPage();
-    page.on("console", (message) => {
-      if (message.type() === "error" && !message.text().startsWith("Failed to load resource"))
-        problems.push(message.text());
-    });
-    page.on("pageerror", (error) => problems.push(error.message));
+    collectPageProblems(page, problems);
   }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await weft?.stop();
-    await smtp?.close();
-  });
 
   it("lists what waits on the Approvals page, and a member approves it from the execution's page", {
     timeout: 120_000,
   }, async () => {
-    await page.goto(`${weft.url}/studio/approvals`);
+    await page.goto(`${platform.weft.url}/studio/approvals`);
     await page.getByRole("heading", { name: "Approvals", level: 1 }).waitFor();
     await page.getByText(/^Nothing waits for an answer/).waitFor();
-    await checkPage(page, "approvals-empty");
+    await checkStudioPage(page, "approvals-empty");
 
     const first = await startExpense(120);
     const second = await startExpense(4800);
@@ -161,14 +119,14 @@ describe.skipIf(!hasChromium)("Approvals in Studio", () => {
     await page.getByRole("article", { name: "Expense of 4800 EUR" }).waitFor();
     expect(await card.textContent()).toContain("Requested bygrace@example.com");
     expect(await card.textContent()).toContain("members of the workspace");
-    await checkPage(page, "approvals");
-    await copyFile(join(screenshots, "approvals-desktop.png"), readmeImage);
+    await checkStudioPage(page, "approvals");
+    await copyFile(join(studioScreenshots, "approvals-desktop.png"), readmeImage);
 
     await page.getByRole("link", { name: "Execution of expense" }).first().click();
-    await page.waitForURL(`${weft.url}/studio/executions/${first}`);
+    await page.waitForURL(`${platform.weft.url}/studio/executions/${first}`);
     await page.getByRole("heading", { name: "Wait tokens", level: 2 }).waitFor();
     await page.locator(".badge.status-waiting").waitFor();
-    await checkPage(page, "execution-waiting-token");
+    await checkStudioPage(page, "execution-waiting-token");
     await page.getByRole("button", { name: "Approve Expense of 120 EUR" }).click();
     await page.locator(".badge.status-succeeded").waitFor({ timeout: 20_000 });
     const token = page.getByRole("article", { name: "Expense of 120 EUR" });
@@ -182,7 +140,7 @@ describe.skipIf(!hasChromium)("Approvals in Studio", () => {
     await page.getByRole("button", { name: "Reject Expense of 4800 EUR" }).click();
     await page.getByText(/^Nothing waits for an answer/).waitFor();
     const rejected = await callRpc(
-      weft.url,
+      platform.weft.url,
       "workflows.getExecution",
       { executionId: second },
       { token: ada.credential },
@@ -194,29 +152,34 @@ describe.skipIf(!hasChromium)("Approvals in Studio", () => {
     timeout: 120_000,
   }, async () => {
     const executionId = await startExpense(75);
-    const outsider = await browserSession("mallory@example.com");
+    const outsider = await signedInStudioContext(platform, "mallory@example.com");
     const theirs = await outsider.newPage();
-    await theirs.goto(`${weft.url}/studio/executions/${executionId}`);
+    await theirs.goto(`${platform.weft.url}/studio/executions/${executionId}`);
     await theirs.getByRole("alert").waitFor();
     expect(await theirs.locator("main").textContent()).toContain("No execution with this id.");
     expect(await theirs.getByRole("button", { name: /^Approve/ }).count()).toBe(0);
-    await theirs.goto(`${weft.url}/studio/approvals`);
+    await theirs.goto(`${platform.weft.url}/studio/approvals`);
     await theirs.getByText(/^Nothing waits for an answer/).waitFor();
 
-    const mallory = await signInToStudio(weft.url, smtp, "mallory@example.com");
-    const refused = await fetch(`${weft.url}/studio/rpc/workflows/answerToken`, {
+    const mallory = await signInToStudio(platform.weft.url, platform.smtp, "mallory@example.com");
+    const refused = await fetch(`${platform.weft.url}/studio/rpc/workflows/answerToken`, {
       method: "POST",
       headers: { "content-type": "application/json", cookie: mallory.cookie, "x-weft-csrf": mallory.csrfToken },
       body: JSON.stringify({ json: { executionId, name: "approval", decision: "approve" } }),
     });
     expect(refused.status).toBe(404);
-    const signedOut = await fetch(`${weft.url}/studio/rpc/workflows/answerToken`, {
+    const signedOut = await fetch(`${platform.weft.url}/studio/rpc/workflows/answerToken`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ json: { executionId, name: "approval", decision: "approve" } }),
     });
     expect(signedOut.status).toBe(401);
-    const still = await callRpc(weft.url, "workflows.getExecution", { executionId }, { token: ada.credential });
+    const still = await callRpc(
+      platform.weft.url,
+      "workflows.getExecution",
+      { executionId },
+      { token: ada.credential },
+    );
     expect(still.json).toMatchObject({ status: "waiting", tokens: [{ status: "pending", completedBy: null }] });
     await outsider.close();
   });
@@ -226,8 +189,8 @@ describe.skipIf(!hasChromium)("Approvals in Studio", () => {
   }, async () => {
     const executionId = await startExpense(30);
     // The platform's clock stands still unless moved: the stream starts after what happened so far…
-    weft.clock.advance(60_000);
-    await page.goto(`${weft.url}/studio/executions/${executionId}`);
+    platform.weft.clock.advance(60_000);
+    await page.goto(`${platform.weft.url}/studio/executions/${executionId}`);
     await page.locator(".badge.status-waiting").waitFor();
     const reads: string[] = [];
     page.on("request", (request) => {
@@ -240,9 +203,9 @@ describe.skipIf(!hasChromium)("Approvals in Studio", () => {
     expect(reads).toEqual([]);
 
     // …and what happens next comes after its start. Answered elsewhere (the API): the page learns it from its stream.
-    weft.clock.advance(1_000);
+    platform.weft.clock.advance(1_000);
     const answered = await callRpc(
-      weft.url,
+      platform.weft.url,
       "workflows.answerToken",
       { executionId, name: "approval", decision: "approve" },
       { token: ada.credential },
@@ -251,29 +214,29 @@ describe.skipIf(!hasChromium)("Approvals in Studio", () => {
     await page.locator(".badge.status-succeeded").waitFor({ timeout: 15_000 });
     expect(navigations).toEqual([]);
     expect(reads.length).toBeGreaterThan(0);
-    await checkPage(page, "execution-live");
+    await checkStudioPage(page, "execution-live");
 
     // A project's executions: a new one appears, and its status changes, without a reload.
-    await page.goto(`${weft.url}/studio/projects/${projectId}/executions`);
+    await page.goto(`${platform.weft.url}/studio/projects/${projectId}/executions`);
     const rows = page.locator("tbody tr");
     await rows.first().waitFor();
     navigations.length = 0;
     const before = await rows.count();
-    weft.clock.advance(1_000);
+    platform.weft.clock.advance(1_000);
     const started = await startExpense(15);
     await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(before + 1);
     const row = page.getByRole("row", { name: new RegExp(started.slice(-8)) });
     await row.locator(".badge.status-waiting").waitFor();
-    weft.clock.advance(1_000);
-    await callRpc(weft.url, "workflows.cancelExecution", { executionId: started }, { token: ada.credential });
+    platform.weft.clock.advance(1_000);
+    await callRpc(platform.weft.url, "workflows.cancelExecution", { executionId: started }, { token: ada.credential });
     await row.locator(".badge.status-cancelled").waitFor({ timeout: 15_000 });
     expect(navigations).toEqual([]);
     expect(problems).toEqual([]);
   });
 
   it("answers the event stream only to a signed-in session from this origin", async () => {
-    const ada = await signInToStudio(weft.url, smtp, email);
-    const url = `${weft.url}/studio/events?projectId=${projectId}`;
+    const ada = await signInToStudio(platform.weft.url, platform.smtp, email);
+    const url = `${platform.weft.url}/studio/events?projectId=${projectId}`;
     expect((await fetch(url)).status).toBe(401);
     const crossSite = await fetch(url, { headers: { cookie: ada.cookie, "sec-fetch-site": "cross-site" } });
     expect(crossSite.status).toBe(403);
@@ -283,7 +246,7 @@ describe.skipIf(!hasChromium)("Approvals in Studio", () => {
       headers: { cookie: ada.cookie },
     });
     expect(twoScopes.status).toBe(400);
-    const foreign = await fetch(`${weft.url}/studio/events?projectId=prj_00000000000000000000000000`, {
+    const foreign = await fetch(`${platform.weft.url}/studio/events?projectId=prj_00000000000000000000000000`, {
       headers: { cookie: ada.cookie, "sec-fetch-site": "same-origin" },
     });
     expect(foreign.status).toBe(404);

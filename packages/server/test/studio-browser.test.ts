@@ -1,25 +1,19 @@
-import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import {
   acceptInvitationLink,
-  accessibilityViolations,
   bundleConfig,
   callRpc,
+  checkStudioPage,
+  collectPageProblems,
   createTestIdentity,
   hasChromium,
   invitationLinkIn,
-  launchChromium,
-  type SmtpSink,
   signInToStudio,
-  startSmtpSink,
-  startTestPlatform,
-  type TestPlatform,
+  studioContext,
+  studioInBrowser,
 } from "@weft/testing";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BrowserContext, Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
 
-const screenshots = fileURLToPath(new URL("../../../test-results/studio", import.meta.url));
 const email = "ada@example.com";
 
 const configSource = `
@@ -56,67 +50,24 @@ const manifest = {
   webhooks: [],
 };
 
-/**
- * Screenshots of the page at desktop width and phone width, in the light and dark themes, and the
- * accessibility violations axe finds in each (none expected, of any impact).
- */
-async function checkPage(page: Page, name: string): Promise<void> {
-  await page.setViewportSize({ width: 1280, height: 900 });
-  await page.screenshot({ path: join(screenshots, `${name}-desktop.png`), fullPage: true });
-  expect(await accessibilityViolations(page), `${name} at 1280 px`).toEqual([]);
-  await page.emulateMedia({ colorScheme: "dark" });
-  await page.screenshot({ path: join(screenshots, `${name}-dark.png`), fullPage: true });
-  expect(await accessibilityViolations(page), `${name} in the dark theme`).toEqual([]);
-  await page.emulateMedia({ colorScheme: "light" });
-  await page.setViewportSize({ width: 375, height: 812 });
-  await page.screenshot({ path: join(screenshots, `${name}-375px.png`), fullPage: true });
-  expect(await accessibilityViolations(page), `${name} at 375 px`).toEqual([]);
-  await page.emulateMedia({ colorScheme: "dark" });
-  expect(await accessibilityViolations(page), `${name} at 375 px in the dark theme`).toEqual([]);
-  await page.emulateMedia({ colorScheme: "light" });
-  const overflow = await page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth");
-  expect(overflow, `${name} is wider than 375 px`).toBeLessThanOrEqual(0);
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
-
 describe.skipIf(!hasChromium)("Studio in a real browser", () => {
-  let smtp: SmtpSink;
-  let weft: TestPlatform;
-  let browser: Browser;
+  const platform = studioInBrowser();
   let context: BrowserContext;
   let page: Page;
   const problems: string[] = [];
 
   beforeAll(async () => {
-    await mkdir(screenshots, { recursive: true });
-    smtp = await startSmtpSink();
-    weft = await startTestPlatform({ env: { SMTP_URL: smtp.url } });
-    // Studio reads ranges (usage per day, the timeline) from the browser's clock: the platform's keeps to it.
-    weft.clock.set(new Date());
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(15_000);
+    context = await studioContext(platform.browser);
     page = await context.newPage();
-    // Failed loads are expected (the session probe answers 401 when signed out); thrown errors are not.
-    page.on("console", (message) => {
-      if (message.type() === "error" && !message.text().startsWith("Failed to load resource"))
-        problems.push(message.text());
-    });
-    page.on("pageerror", (error) => problems.push(error.message));
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await weft?.stop();
-    await smtp?.close();
+    collectPageProblems(page, problems);
   });
 
   it("signs in through the mail and returns to the page that was asked for", { timeout: 120_000 }, async () => {
-    await page.goto(`${weft.url}/studio/projects`);
+    await page.goto(`${platform.weft.url}/studio/projects`);
     await page.getByLabel("Email").waitFor();
     expect(new URL(page.url()).pathname).toBe("/studio/sign-in");
     expect(new URL(page.url()).searchParams.get("next")).toBe("/projects");
-    await checkPage(page, "sign-in");
+    await checkStudioPage(page, "sign-in");
 
     await page.getByLabel("Email").fill(email);
     await page.getByRole("button", { name: "Email me a sign-in link" }).click();
@@ -131,32 +82,39 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
 
     // The mail's link, opened in this browser, signs it in: the tab that asked goes on by itself.
     // The mail goes out over real SMTP: on a loaded machine it can take longer than poll's 1 s default.
-    await expect.poll(() => smtp.received.some((mail) => mail.to.includes(email)), { timeout: 30_000 }).toBe(true);
-    const mail = smtp.received.findLast((message) => message.to.includes(email))?.raw ?? "";
+    await expect
+      .poll(() => platform.smtp.received.some((mail) => mail.to.includes(email)), { timeout: 30_000 })
+      .toBe(true);
+    const mail = platform.smtp.received.findLast((message) => message.to.includes(email))?.raw ?? "";
     expect(mail).toContain("Subject: Sign in to Weft Studio");
     const approval = await context.newPage();
-    await approval.goto(smtp.approvalLinkFor(email));
+    await approval.goto(platform.smtp.approvalLinkFor(email));
     await approval.getByRole("heading", { name: "Sign in to Weft Studio?" }).waitFor();
     await approval.getByRole("button", { name: "Sign in" }).click();
-    await approval.waitForURL(`${weft.url}/studio/`);
+    await approval.waitForURL(`${platform.weft.url}/studio/`);
     await approval.close();
 
     await page.getByRole("heading", { name: "Projects", level: 1 }).waitFor();
     expect(new URL(page.url()).pathname).toBe("/studio/projects");
     // The heading comes before the list has loaded: wait for the answer, not the frame.
     await page.getByText(/^No projects in/).waitFor();
-    await checkPage(page, "projects-empty");
+    await checkStudioPage(page, "projects-empty");
   });
 
   it("shows a project deployed through the API, runs its form, watches the execution succeed and opens its trace", {
     timeout: 180_000,
   }, async () => {
-    const ada = await createTestIdentity(weft, email);
-    const created = await callRpc(weft.url, "projects.create", { name: "Greetings" }, { token: ada.credential });
+    const ada = await createTestIdentity(platform.weft, email);
+    const created = await callRpc(
+      platform.weft.url,
+      "projects.create",
+      { name: "Greetings" },
+      { token: ada.credential },
+    );
     const projectId = (created.json as { id: string }).id;
     const bundle = await bundleConfig(configSource);
     const deployed = await callRpc(
-      weft.url,
+      platform.weft.url,
       "deployments.create",
       { projectId, manifest, bundle },
       { token: ada.credential },
@@ -165,25 +123,30 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
 
     await page.getByRole("link", { name: "Overview", exact: true }).click();
     await page.getByRole("link", { name: "Greetings" }).first().waitFor();
-    await checkPage(page, "overview");
+    await checkStudioPage(page, "overview");
 
     await page.getByRole("link", { name: "Projects", exact: true }).click();
     await page.getByRole("heading", { name: "Projects", level: 1 }).waitFor();
     await page.getByRole("cell", { name: "Greetings" }).waitFor();
-    await checkPage(page, "projects");
+    await checkStudioPage(page, "projects");
     await page.getByRole("link", { name: "Greetings" }).click();
     await page.getByRole("heading", { name: "Greetings", level: 1 }).waitFor();
     await page.getByRole("heading", { name: "greet", exact: true, level: 3 }).waitFor();
     const formUrl = (await page.locator(".copyable .url").first().textContent()) ?? "";
     expect(formUrl).toContain("/greeting");
-    await checkPage(page, "project");
+    await checkStudioPage(page, "project");
 
     // The run editor checks the input against the workflow's JSON Schema before sending it.
     await page.getByRole("button", { name: "Run greet" }).click();
     await page.getByLabel("Input of greet (JSON)").fill('{"name": ""}');
     await page.getByRole("button", { name: "Start execution" }).click();
     expect(await page.getByRole("alert").first().textContent()).toContain("input/name");
-    const executions = await callRpc(weft.url, "workflows.listExecutions", { projectId }, { token: ada.credential });
+    const executions = await callRpc(
+      platform.weft.url,
+      "workflows.listExecutions",
+      { projectId },
+      { token: ada.credential },
+    );
     expect(executions.json).toMatchObject({ totalCount: 0 });
 
     const form = await context.newPage();
@@ -196,14 +159,14 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
 
     await page.getByRole("link", { name: "All executions" }).first().click();
     await page.getByRole("link", { name: "greet" }).first().waitFor();
-    await checkPage(page, "executions");
+    await checkStudioPage(page, "executions");
     await page.getByRole("link", { name: "greet" }).first().click();
-    await page.waitForURL(`${weft.url}/studio/executions/${executionId}`);
+    await page.waitForURL(`${platform.weft.url}/studio/executions/${executionId}`);
     await page.locator(".badge.status-succeeded").waitFor({ timeout: 20_000 });
     expect(await page.locator("main").textContent()).toContain('"greeting": "Hello, Grace"');
     await page.getByRole("heading", { name: "compose", exact: true, level: 3 }).waitFor();
     expect(await page.locator(".logs").first().textContent()).toContain("greeted");
-    await checkPage(page, "execution");
+    await checkStudioPage(page, "execution");
 
     await page.getByRole("link", { name: "Trace", exact: true }).click();
     await page.getByRole("heading", { name: "Trace", level: 1 }).waitFor();
@@ -211,7 +174,7 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
     await page.getByRole("list", { name: "Spans" }).waitFor();
     const spans = await page.locator(".waterfall .span-name").allTextContents();
     expect(spans.some((name) => name.includes("compose"))).toBe(true);
-    await checkPage(page, "trace");
+    await checkStudioPage(page, "trace");
   });
 
   it("adds a project's integration with its secret masked, replaces the secret, and deletes it after a confirmation", {
@@ -227,7 +190,7 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
     const row = page.getByRole("row", { name: /stripe/ });
     await row.getByText("••••1234").waitFor();
     expect(await page.locator("main").textContent()).not.toContain("sk_live_first_value_1234");
-    await checkPage(page, "project-integrations");
+    await checkStudioPage(page, "project-integrations");
 
     await row.getByLabel("New value for stripe").fill("sk_live_second_value_9876");
     await row.getByRole("button", { name: "Replace" }).click();
@@ -244,16 +207,16 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
     await page.getByRole("heading", { name: /^Per project/ }).waitFor();
     await page.getByRole("meter", { name: "Executions of Greetings" }).waitFor();
     await page.getByRole("link", { name: "Greetings" }).first().waitFor();
-    await checkPage(page, "usage");
+    await checkStudioPage(page, "usage");
   });
 
   it("answers an address it has no page for with a page saying so, inside Studio's frame", {
     timeout: 60_000,
   }, async () => {
-    await page.goto(`${weft.url}/studio/no-such-page`);
+    await page.goto(`${platform.weft.url}/studio/no-such-page`);
     await page.getByRole("heading", { name: "Page not found", level: 1 }).waitFor();
     await page.getByRole("link", { name: "Usage", exact: true }).waitFor();
-    await checkPage(page, "not-found");
+    await checkStudioPage(page, "not-found");
     await page.getByRole("main").getByRole("link", { name: "overview", exact: true }).click();
     await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
   });
@@ -265,14 +228,19 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
       .getByRole("button", { name: /^Revoke / })
       .first()
       .waitFor();
-    await checkPage(page, "agents");
+    await checkStudioPage(page, "agents");
   });
 
   it("invites a member to a team workspace and reads the invitation in the audit log", {
     timeout: 90_000,
   }, async () => {
-    const ada = await createTestIdentity(weft, email);
-    const team = await callRpc(weft.url, "access.createWorkspace", { name: "Kitchen" }, { token: ada.credential });
+    const ada = await createTestIdentity(platform.weft, email);
+    const team = await callRpc(
+      platform.weft.url,
+      "access.createWorkspace",
+      { name: "Kitchen" },
+      { token: ada.credential },
+    );
     expect(team.status).toBe(200);
     await page.reload();
     await page.getByLabel("Workspace").selectOption({ label: "Kitchen · owner" });
@@ -287,7 +255,7 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
     await page.getByLabel("Role", { exact: true }).selectOption("viewer");
     await page.getByRole("button", { name: "Invite" }).click();
     await page.getByRole("button", { name: "Cancel invitation of grace@example.com" }).waitFor();
-    await checkPage(page, "members");
+    await checkStudioPage(page, "members");
 
     await page.getByRole("link", { name: "Audit log", exact: true }).click();
     await page.getByRole("cell", { name: "member.invited" }).waitFor();
@@ -295,40 +263,40 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
     await page.getByRole("button", { name: "Filter" }).click();
     await page.getByRole("cell", { name: "member.invited" }).waitFor({ state: "detached" });
     await page.getByRole("cell", { name: "workspace.created" }).waitFor();
-    await checkPage(page, "audit-log");
+    await checkStudioPage(page, "audit-log");
   });
 
   it("shows a viewer no write buttons", { timeout: 90_000 }, async () => {
-    const ada = await createTestIdentity(weft, email);
-    const workspaces = await callRpc(weft.url, "access.listWorkspaces", {}, { token: ada.credential });
+    const ada = await createTestIdentity(platform.weft, email);
+    const workspaces = await callRpc(platform.weft.url, "access.listWorkspaces", {}, { token: ada.credential });
     const kitchen = (workspaces.json as { results: { id: string; name: string }[] }).results.find(
       (workspace) => workspace.name === "Kitchen",
     );
     const created = await callRpc(
-      weft.url,
+      platform.weft.url,
       "projects.create",
       { name: "Pantry", workspaceId: kitchen?.id },
       { token: ada.credential },
     );
     const projectId = (created.json as { id: string }).id;
     const bundle = await bundleConfig(configSource);
-    await callRpc(weft.url, "deployments.create", { projectId, manifest, bundle }, { token: ada.credential });
-    const invitation = smtp.received.find((mail) => mail.to.includes("grace@example.com"));
+    await callRpc(platform.weft.url, "deployments.create", { projectId, manifest, bundle }, { token: ada.credential });
+    const invitation = platform.smtp.received.find((mail) => mail.to.includes("grace@example.com"));
     expect((await acceptInvitationLink(invitationLinkIn(invitation?.raw ?? ""))).status).toBe(200);
 
-    const grace = await signInToStudio(weft.url, smtp, "grace@example.com");
+    const grace = await signInToStudio(platform.weft.url, platform.smtp, "grace@example.com");
     const [name = "", value = ""] = grace.cookie.split("=");
-    const viewerContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    await viewerContext.addCookies([{ name, value, url: `${weft.url}/studio` }]);
+    const viewerContext = await platform.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await viewerContext.addCookies([{ name, value, url: `${platform.weft.url}/studio` }]);
     const viewer = await viewerContext.newPage();
-    await viewer.goto(`${weft.url}/studio/projects/${projectId}`);
+    await viewer.goto(`${platform.weft.url}/studio/projects/${projectId}`);
     await viewer.getByRole("heading", { name: "greet", exact: true, level: 3 }).waitFor();
     expect(await viewer.locator("main").textContent()).toContain("You can look but not change anything");
     // The role was found (not merely missing, which hides the buttons too).
     expect(await viewer.getByRole("option", { name: /^Kitchen · viewer$/ }).count()).toBe(1);
     expect(await viewer.getByRole("button", { name: /^Run / }).count()).toBe(0);
     // And the server refuses the write the page does not offer.
-    const refused = await fetch(`${weft.url}/studio/rpc/workflows/run`, {
+    const refused = await fetch(`${platform.weft.url}/studio/rpc/workflows/run`, {
       method: "POST",
       headers: { "content-type": "application/json", cookie: grace.cookie, "x-weft-csrf": grace.csrfToken },
       body: JSON.stringify({ json: { projectId, workflow: "greet", input: { name: "Grace" } } }),
@@ -359,7 +327,7 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
 
   it("sends a visitor whose session is gone back to sign-in, keeping the page", async () => {
     await context.clearCookies();
-    await page.goto(`${weft.url}/studio/agents`);
+    await page.goto(`${platform.weft.url}/studio/agents`);
     await page.getByLabel("Email").waitFor();
     expect(new URL(page.url()).searchParams.get("next")).toBe("/agents");
     expect(problems).toEqual([]);

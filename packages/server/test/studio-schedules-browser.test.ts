@@ -1,22 +1,20 @@
-import { copyFile, mkdir } from "node:fs/promises";
+import { copyFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
-  accessibilityViolations,
   bundleConfig,
   callRpc,
+  checkStudioPage,
+  collectPageProblems,
   createTestIdentity,
   hasChromium,
-  launchChromium,
-  type SmtpSink,
-  signInToStudio,
-  startSmtpSink,
-  startTestPlatform,
+  signedInStudioContext,
+  studioInBrowser,
+  studioScreenshots,
   type TestIdentity,
-  type TestPlatform,
 } from "@weft/testing";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BrowserContext, Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { ManualClock } from "../src/shared/clock.ts";
 
 /**
@@ -25,7 +23,6 @@ import type { ManualClock } from "../src/shared/clock.ts";
  * zeros, the failed step among the steps, an unknown execution, the top bar at 1280 px, and `/`.
  */
 
-const screenshots = fileURLToPath(new URL("../../../test-results/studio", import.meta.url));
 const readmeImage = fileURLToPath(new URL("../../../docs/images/studio-schedules.png", import.meta.url));
 const email = "ada@example.com";
 
@@ -89,24 +86,21 @@ const manifest = {
   ],
 };
 
-/** Screenshots at desktop width (light and dark) and 375 px, with the accessibility violations axe finds in each (none, of any impact). */
-async function checkPage(page: Page, name: string): Promise<void> {
-  await page.setViewportSize({ width: 1280, height: 900 });
-  await page.screenshot({ path: join(screenshots, `${name}-desktop.png`), fullPage: true });
-  expect(await accessibilityViolations(page), `${name} at 1280 px`).toEqual([]);
-  await page.emulateMedia({ colorScheme: "dark" });
-  await page.screenshot({ path: join(screenshots, `${name}-dark.png`), fullPage: true });
-  expect(await accessibilityViolations(page), `${name} in the dark theme`).toEqual([]);
-  await page.emulateMedia({ colorScheme: "light" });
-  await page.setViewportSize({ width: 375, height: 812 });
-  await page.screenshot({ path: join(screenshots, `${name}-375px.png`), fullPage: true });
-  expect(await accessibilityViolations(page), `${name} at 375 px`).toEqual([]);
-  await page.emulateMedia({ colorScheme: "dark" });
-  expect(await accessibilityViolations(page), `${name} at 375 px in the dark theme`).toEqual([]);
-  await page.emulateMedia({ colorScheme: "light" });
-  const overflow = await page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth");
-  expect(overflow, `${name} is wider than 375 px`).toBeLessThanOrEqual(0);
-  await page.setViewportSize({ width: 1280, height: 900 });
+/**
+ * A clock that runs with real time, so that a trace's spans last what they took, and that a test
+ * can still move ahead (a sleep's end).
+ */
+function realTimeClock(): ManualClock {
+  let offsetMs = 0;
+  return {
+    now: () => new Date(Date.now() + offsetMs),
+    set: (to) => {
+      offsetMs = to.getTime() - Date.now();
+    },
+    advance: (milliseconds) => {
+      offsetMs += milliseconds;
+    },
+  };
 }
 
 interface Box {
@@ -117,9 +111,7 @@ interface Box {
 }
 
 describe.skipIf(!hasChromium)("Schedules, traces and details in Studio", () => {
-  let smtp: SmtpSink;
-  let weft: TestPlatform;
-  let browser: Browser;
+  const platform = studioInBrowser({ clock: realTimeClock() });
   let context: BrowserContext;
   let page: Page;
   let ada: TestIdentity;
@@ -127,7 +119,7 @@ describe.skipIf(!hasChromium)("Schedules, traces and details in Studio", () => {
   const problems: string[] = [];
 
   async function executionOf(executionId: string): Promise<{ status: string; traceId: string }> {
-    const read = await callRpc(weft.url, "workflows.getExecution", { executionId }, { token: ada.credential });
+    const read = await callRpc(platform.weft.url, "workflows.getExecution", { executionId }, { token: ada.credential });
     return read.json as { status: string; traceId: string };
   }
 
@@ -137,47 +129,24 @@ describe.skipIf(!hasChromium)("Schedules, traces and details in Studio", () => {
   }
 
   beforeAll(async () => {
-    await mkdir(screenshots, { recursive: true });
-    smtp = await startSmtpSink();
-    // A clock that runs with real time, so that a trace's spans last what they took, and that a
-    // test can still move ahead (a sleep's end). Studio reads ranges (usage per day) from the
-    // browser's clock, which it keeps to.
-    let offsetMs = 0;
-    const clock: ManualClock = {
-      now: () => new Date(Date.now() + offsetMs),
-      set: (to) => {
-        offsetMs = to.getTime() - Date.now();
-      },
-      advance: (milliseconds) => {
-        offsetMs += milliseconds;
-      },
-    };
-    weft = await startTestPlatform({ env: { SMTP_URL: smtp.url }, clock });
-    browser = await launchChromium();
-    const session = await signInToStudio(weft.url, smtp, email);
-    const [name = "", value = ""] = session.cookie.split("=");
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(15_000);
-    await context.addCookies([{ name, value, url: `${weft.url}/studio` }]);
+    context = await signedInStudioContext(platform, email);
     page = await context.newPage();
+    collectPageProblems(page, problems);
     page.on("console", (message) => {
-      const text = message.text();
-      // A refused call is expected (the unknown execution's 404); a thrown error or a warning is not.
-      if (message.type() === "error" && !text.startsWith("Failed to load resource")) problems.push(text);
-      if (message.type() === "warning") problems.push(`warning: ${text}`);
+      // A thrown error or a warning is not expected.
+      if (message.type() === "warning") problems.push(`warning: ${message.text()}`);
     });
-    page.on("pageerror", (error) => problems.push(error.message));
     page.on("response", (response) => {
       // A page, script, style or icon that is missing (a refused call is a fetch, and expected).
       const kind = response.request().resourceType();
       if (response.status() === 404 && ["document", "script", "stylesheet", "image", "font"].includes(kind))
         problems.push(`404 ${response.url()}`);
     });
-    ada = await createTestIdentity(weft, email);
-    const created = await callRpc(weft.url, "projects.create", { name: "Reports" }, { token: ada.credential });
+    ada = await createTestIdentity(platform.weft, email);
+    const created = await callRpc(platform.weft.url, "projects.create", { name: "Reports" }, { token: ada.credential });
     projectId = (created.json as { id: string }).id;
     const deployed = await callRpc(
-      weft.url,
+      platform.weft.url,
       "deployments.create",
       { projectId, manifest, bundle: await bundleConfig(configSource) },
       { token: ada.credential },
@@ -185,14 +154,8 @@ describe.skipIf(!hasChromium)("Schedules, traces and details in Studio", () => {
     expect(deployed.status).toBe(200);
   }, 120_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await weft?.stop();
-    await smtp?.close();
-  });
-
   it("leads a browser from / to Studio, with the header on one row at 1280 px", { timeout: 60_000 }, async () => {
-    await page.goto(`${weft.url}/`);
+    await page.goto(`${platform.weft.url}/`);
     await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
     expect(new URL(page.url()).pathname).toBe("/studio");
     const tops = await page
@@ -205,39 +168,41 @@ describe.skipIf(!hasChromium)("Schedules, traces and details in Studio", () => {
     expect(bar?.height ?? 0).toBeLessThan(80);
     await page.getByRole("heading", { name: "Next scheduled runs" }).waitFor();
     await page.getByRole("link", { name: "hourly" }).waitFor();
-    await checkPage(page, "overview-schedules");
+    await checkStudioPage(page, "overview-schedules");
   });
 
   it("signs in with Studio's own mail and page: the same browser goes on by itself, another gets a code", {
     timeout: 120_000,
   }, async () => {
     const newcomer = "grace@example.com";
-    const asking = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const asking = await platform.browser.newContext({ viewport: { width: 1280, height: 900 } });
     asking.setDefaultTimeout(15_000);
     const studio = await asking.newPage();
-    await studio.goto(`${weft.url}/studio/schedules`);
+    await studio.goto(`${platform.weft.url}/studio/schedules`);
     await studio.getByLabel("Email").fill(newcomer);
     await studio.getByRole("button", { name: "Email me a sign-in link" }).click();
     await studio.getByText("Waiting for the link…").waitFor();
-    await expect.poll(() => smtp.received.some((mail) => mail.to.includes(newcomer)), { timeout: 30_000 }).toBe(true);
-    const mail = smtp.received.findLast((message) => message.to.includes(newcomer))?.raw ?? "";
+    await expect
+      .poll(() => platform.smtp.received.some((mail) => mail.to.includes(newcomer)), { timeout: 30_000 })
+      .toBe(true);
+    const mail = platform.smtp.received.findLast((message) => message.to.includes(newcomer))?.raw ?? "";
     expect(mail).toContain("Subject: Sign in to Weft Studio");
     expect(mail).not.toContain("AI agent");
 
     // Opened on another device first: the page offers a code for the browser that asked.
-    const phone = await browser.newContext({ viewport: { width: 375, height: 812 } });
+    const phone = await platform.browser.newContext({ viewport: { width: 375, height: 812 } });
     const onPhone = await phone.newPage();
-    await onPhone.goto(smtp.approvalLinkFor(newcomer));
+    await onPhone.goto(platform.smtp.approvalLinkFor(newcomer));
     await onPhone.getByRole("heading", { name: "Sign in to Weft Studio?" }).waitFor();
     expect(await onPhone.locator("#sign-in-email").textContent()).toBe(newcomer);
-    await checkPage(onPhone, "sign-in-approval");
+    await checkStudioPage(onPhone, "sign-in-approval");
     await phone.close();
 
     // Opened in the browser that asked: one click, and the Studio tab goes on to the page it wanted.
     const approval = await asking.newPage();
-    await approval.goto(smtp.approvalLinkFor(newcomer));
+    await approval.goto(platform.smtp.approvalLinkFor(newcomer));
     await approval.getByRole("button", { name: "Sign in" }).click();
-    await approval.waitForURL(`${weft.url}/studio/`);
+    await approval.waitForURL(`${platform.weft.url}/studio/`);
     await studio.getByRole("heading", { name: "Schedules", level: 1 }).waitFor({ timeout: 20_000 });
     expect(new URL(studio.url()).pathname).toBe("/studio/schedules");
     await asking.close();
@@ -247,22 +212,24 @@ describe.skipIf(!hasChromium)("Schedules, traces and details in Studio", () => {
     timeout: 90_000,
   }, async () => {
     const traveller = "hedy@example.com";
-    const asking = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const asking = await platform.browser.newContext({ viewport: { width: 1280, height: 900 } });
     asking.setDefaultTimeout(15_000);
     const studio = await asking.newPage();
-    await studio.goto(`${weft.url}/studio/`);
+    await studio.goto(`${platform.weft.url}/studio/`);
     await studio.getByLabel("Email").fill(traveller);
     await studio.getByRole("button", { name: "Email me a sign-in link" }).click();
     await studio.getByLabel("6-digit code").waitFor();
-    await expect.poll(() => smtp.received.some((mail) => mail.to.includes(traveller)), { timeout: 30_000 }).toBe(true);
-    const phone = await browser.newContext({ viewport: { width: 375, height: 812 } });
+    await expect
+      .poll(() => platform.smtp.received.some((mail) => mail.to.includes(traveller)), { timeout: 30_000 })
+      .toBe(true);
+    const phone = await platform.browser.newContext({ viewport: { width: 375, height: 812 } });
     const onPhone = await phone.newPage();
-    await onPhone.goto(smtp.approvalLinkFor(traveller));
+    await onPhone.goto(platform.smtp.approvalLinkFor(traveller));
     await onPhone.getByRole("button", { name: "Sign in" }).click();
     await onPhone.getByRole("heading", { name: "Type this code in Weft Studio" }).waitFor();
     const code = (await onPhone.locator("#claim-code").textContent())?.trim() ?? "";
     expect(code).toMatch(/^\d{6}$/);
-    await checkPage(onPhone, "sign-in-code");
+    await checkStudioPage(onPhone, "sign-in-code");
     await phone.close();
     await studio.getByLabel("6-digit code").fill(code);
     await studio.getByRole("button", { name: "Sign in" }).click();
@@ -283,7 +250,7 @@ describe.skipIf(!hasChromium)("Schedules, traces and details in Studio", () => {
     await card.getByRole("button", { name: "Pause weekday-mornings" }).click();
     await card.getByText("paused", { exact: true }).waitFor();
     await card.getByText("none while paused").waitFor();
-    const listed = await callRpc(weft.url, "schedules.list", { projectId }, { token: ada.credential });
+    const listed = await callRpc(platform.weft.url, "schedules.list", { projectId }, { token: ada.credential });
     expect((listed.json as { results: { name: string; pausedThroughApi: boolean }[] }).results).toContainEqual(
       expect.objectContaining({ name: "weekday-mornings", pausedThroughApi: true }),
     );
@@ -297,7 +264,7 @@ describe.skipIf(!hasChromium)("Schedules, traces and details in Studio", () => {
     await card.getByRole("region", { name: "Executions started by weekday-mornings" }).waitFor();
     await card.locator(".badge.status-succeeded").waitFor({ timeout: 20_000 });
     const audit = await callRpc(
-      weft.url,
+      platform.weft.url,
       "access.auditLog",
       { workspaceId: ada.personalWorkspaceId, filter: { action: "schedule.run" } },
       { token: ada.credential },
@@ -305,30 +272,30 @@ describe.skipIf(!hasChromium)("Schedules, traces and details in Studio", () => {
     expect((audit.json as { data: { targetId: string }[] }).data).toEqual([
       expect.objectContaining({ targetId: `${projectId}/weekday-mornings` }),
     ]);
-    await checkPage(page, "schedules");
-    await copyFile(join(screenshots, "schedules-desktop.png"), readmeImage);
+    await checkStudioPage(page, "schedules");
+    await copyFile(join(studioScreenshots, "schedules-desktop.png"), readmeImage);
 
     await card.getByRole("button", { name: "Resume weekday-mornings" }).click();
     await card.getByText("active", { exact: true }).waitFor();
 
-    await page.goto(`${weft.url}/studio/projects/${projectId}/schedules`);
+    await page.goto(`${platform.weft.url}/studio/projects/${projectId}/schedules`);
     await page.getByRole("heading", { name: "Schedules of Reports", level: 1 }).waitFor();
     await page.getByRole("article", { name: "hourly" }).getByText("Every hour (UTC)").waitFor();
-    await checkPage(page, "project-schedules");
+    await checkStudioPage(page, "project-schedules");
   });
 
   it("draws a trace's spans on one time axis, each child inside its parent, and opens a span", {
     timeout: 120_000,
   }, async () => {
     const ran = await callRpc(
-      weft.url,
+      platform.weft.url,
       "workflows.run",
       { projectId, workflow: "report", input: { scheduledFor: new Date().toISOString(), team: "eu" } },
       { token: ada.credential },
     );
     const { executionId } = ran.json as { executionId: string };
     const { traceId } = await finished(executionId, "succeeded");
-    await page.goto(`${weft.url}/studio/projects/${projectId}/traces/${traceId}`);
+    await page.goto(`${platform.weft.url}/studio/projects/${projectId}/traces/${traceId}`);
     await page.getByRole("list", { name: "Spans" }).waitFor();
     await page.locator(".waterfall-axis .axis-tick").first().waitFor();
     expect(await page.locator(".waterfall-axis .axis-tick").count()).toBe(5);
@@ -386,21 +353,21 @@ describe.skipIf(!hasChromium)("Schedules, traces and details in Studio", () => {
 
     await page.locator(".waterfall summary", { hasText: "summarise" }).click();
     await page.locator(".waterfall details[open]").getByText("weft.step.name").waitFor();
-    await checkPage(page, "trace-axis");
+    await checkStudioPage(page, "trace-axis");
   });
 
   it("lists the step that threw among the steps, and says at once that an unknown execution is not found", {
     timeout: 90_000,
   }, async () => {
     const ran = await callRpc(
-      weft.url,
+      platform.weft.url,
       "workflows.run",
       { projectId, workflow: "flaky", input: {} },
       { token: ada.credential },
     );
     const { executionId } = ran.json as { executionId: string };
     await finished(executionId, "failed");
-    await page.goto(`${weft.url}/studio/executions/${executionId}`);
+    await page.goto(`${platform.weft.url}/studio/executions/${executionId}`);
     const steps = page
       .getByRole("region", { name: "Steps" })
       .or(page.locator("section[aria-labelledby=steps-heading]"));
@@ -410,7 +377,7 @@ describe.skipIf(!hasChromium)("Schedules, traces and details in Studio", () => {
 
     const unknown = "exe_00000000000000000000000000";
     const startedAt = Date.now();
-    await page.goto(`${weft.url}/studio/executions/${unknown}`);
+    await page.goto(`${platform.weft.url}/studio/executions/${unknown}`);
     await page.getByRole("alert").getByText("No execution with this id.").waitFor({ timeout: 5_000 });
     // Shown from the first answer: no retries of the 404 while "Loading…" stays up.
     expect(Date.now() - startedAt).toBeLessThan(5_000);
@@ -419,17 +386,17 @@ describe.skipIf(!hasChromium)("Schedules, traces and details in Studio", () => {
 
   it("tells a resumed attempt from the first run of its number", { timeout: 90_000 }, async () => {
     const ran = await callRpc(
-      weft.url,
+      platform.weft.url,
       "workflows.run",
       { projectId, workflow: "napper", input: {} },
       { token: ada.credential },
     );
     const { executionId } = ran.json as { executionId: string };
     await expect.poll(async () => (await executionOf(executionId)).status, { timeout: 30_000 }).toBe("sleeping");
-    weft.clock.advance(2 * 60_000);
+    platform.weft.clock.advance(2 * 60_000);
     await finished(executionId, "succeeded");
-    weft.clock.advance(-2 * 60_000);
-    await page.goto(`${weft.url}/studio/executions/${executionId}`);
+    platform.weft.clock.advance(-2 * 60_000);
+    await page.goto(`${platform.weft.url}/studio/executions/${executionId}`);
     const attempts = page.locator("section[aria-labelledby=attempts-heading] li");
     await attempts.first().waitFor();
     const lines = (await attempts.allTextContents()).map((line) => line.split(" · ")[0]?.trim());
@@ -437,7 +404,7 @@ describe.skipIf(!hasChromium)("Schedules, traces and details in Studio", () => {
   });
 
   it("names the actors of the audit log by address, never by a raw account id", { timeout: 60_000 }, async () => {
-    await page.goto(`${weft.url}/studio/audit-log`);
+    await page.goto(`${platform.weft.url}/studio/audit-log`);
     await page.getByRole("cell", { name: "schedule.run" }).waitFor();
     const who = await page.locator("table tbody tr td:nth-child(3)").allTextContents();
     expect(who.length).toBeGreaterThan(0);
@@ -448,7 +415,7 @@ describe.skipIf(!hasChromium)("Schedules, traces and details in Studio", () => {
   it("keeps a table's times and badges on one line at 375 px, scrolling the table instead", {
     timeout: 60_000,
   }, async () => {
-    await page.goto(`${weft.url}/studio/projects/${projectId}/schedules`);
+    await page.goto(`${platform.weft.url}/studio/projects/${projectId}/schedules`);
     const region = page.getByRole("region", { name: "Executions started by weekday-mornings" });
     await region.waitFor();
     await page.setViewportSize({ width: 375, height: 812 });
@@ -465,12 +432,12 @@ describe.skipIf(!hasChromium)("Schedules, traces and details in Studio", () => {
   it("shows usage for each of the last 30 days, zeros included, and names the projects", {
     timeout: 90_000,
   }, async () => {
-    await page.goto(`${weft.url}/studio/usage`);
+    await page.goto(`${platform.weft.url}/studio/usage`);
     const chart = page.getByRole("img", { name: /^Executions per day: \d+ over 30 days$/ });
     await chart.waitFor();
     await page.getByRole("meter", { name: "Executions of Reports" }).waitFor();
     await page.getByRole("link", { name: "Reports" }).first().waitFor();
-    await checkPage(page, "usage-30-days");
+    await checkStudioPage(page, "usage-30-days");
     expect(problems.join("\n")).toBe("");
   });
 });

@@ -1,22 +1,16 @@
-import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import {
   acceptInvitationLink,
-  accessibilityViolations,
   callRpc,
+  checkStudioPage,
+  collectPageProblems,
   createTestIdentity,
   hasChromium,
   invitationLinkIn,
-  launchChromium,
-  type SmtpSink,
-  signInToStudio,
-  startSmtpSink,
-  startTestPlatform,
-  type TestPlatform,
+  signedInStudioContext,
+  studioInBrowser,
 } from "@weft/testing";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BrowserContext, Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
 
 /**
  * Teams in Studio, in Chromium, for a person who has just signed up: a team workspace of their own,
@@ -24,69 +18,29 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
  * removed, by email, with the API's refusals shown where the change was asked.
  */
 
-const screenshots = fileURLToPath(new URL("../../../test-results/studio", import.meta.url));
 const owner = "lin@example.com";
 const invitee = "sam@example.com";
 
-/** Screenshots at desktop width (light and dark) and 375 px, with the accessibility violations axe finds in each (none, of any impact). */
-async function checkPage(page: Page, name: string): Promise<void> {
-  await page.setViewportSize({ width: 1280, height: 900 });
-  await page.screenshot({ path: join(screenshots, `${name}-desktop.png`), fullPage: true });
-  expect(await accessibilityViolations(page), `${name} at 1280 px`).toEqual([]);
-  await page.emulateMedia({ colorScheme: "dark" });
-  await page.screenshot({ path: join(screenshots, `${name}-dark.png`), fullPage: true });
-  expect(await accessibilityViolations(page), `${name} in the dark theme`).toEqual([]);
-  await page.emulateMedia({ colorScheme: "light" });
-  await page.setViewportSize({ width: 375, height: 812 });
-  await page.screenshot({ path: join(screenshots, `${name}-375px.png`), fullPage: true });
-  expect(await accessibilityViolations(page), `${name} at 375 px`).toEqual([]);
-  await page.emulateMedia({ colorScheme: "dark" });
-  expect(await accessibilityViolations(page), `${name} at 375 px in the dark theme`).toEqual([]);
-  await page.emulateMedia({ colorScheme: "light" });
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
-
 describe.skipIf(!hasChromium)("Teams in Studio", () => {
-  let smtp: SmtpSink;
-  let weft: TestPlatform;
-  let browser: Browser;
+  const platform = studioInBrowser();
   let context: BrowserContext;
   let page: Page;
   const problems: string[] = [];
 
   beforeAll(async () => {
-    await mkdir(screenshots, { recursive: true });
-    smtp = await startSmtpSink();
-    weft = await startTestPlatform({ env: { SMTP_URL: smtp.url } });
-    weft.clock.set(new Date());
-    browser = await launchChromium();
     // A new address: signing in to Studio is signing up.
-    const session = await signInToStudio(weft.url, smtp, owner);
-    const [name = "", value = ""] = session.cookie.split("=");
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(15_000);
-    await context.addCookies([{ name, value, url: `${weft.url}/studio` }]);
+    context = await signedInStudioContext(platform, owner);
     page = await context.newPage();
-    page.on("console", (message) => {
-      if (message.type() === "error" && !message.text().startsWith("Failed to load resource"))
-        problems.push(message.text());
-    });
-    page.on("pageerror", (error) => problems.push(error.message));
+    collectPageProblems(page, problems);
   }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await weft?.stop();
-    await smtp?.close();
-  });
 
   it("creates a team workspace, invites a member by email, changes their role and removes them", {
     timeout: 180_000,
   }, async () => {
-    await page.goto(`${weft.url}/studio/members`);
+    await page.goto(`${platform.weft.url}/studio/members`);
     await page.getByRole("heading", { name: "Members", level: 1 }).waitFor();
     await page.getByText(/^A personal workspace has no other members/).waitFor();
-    await checkPage(page, "members-personal");
+    await checkStudioPage(page, "members-personal", { overflow: false });
 
     const create = page.getByRole("form", { name: "Create a team workspace" });
     await create.getByLabel("Team name").fill("Kitchen");
@@ -107,25 +61,27 @@ describe.skipIf(!hasChromium)("Teams in Studio", () => {
     await page.getByLabel("Role", { exact: true }).selectOption("viewer");
     await page.getByRole("button", { name: "Invite" }).click();
     await page.getByRole("button", { name: `Cancel invitation of ${invitee}` }).waitFor();
-    await expect.poll(() => smtp.received.some((mail) => mail.to.includes(invitee)), { timeout: 30_000 }).toBe(true);
-    const invitation = smtp.received.find((mail) => mail.to.includes(invitee));
+    await expect
+      .poll(() => platform.smtp.received.some((mail) => mail.to.includes(invitee)), { timeout: 30_000 })
+      .toBe(true);
+    const invitation = platform.smtp.received.find((mail) => mail.to.includes(invitee));
     expect((await acceptInvitationLink(invitationLinkIn(invitation?.raw ?? ""))).status).toBe(200);
 
     await page.reload();
     const row = page.getByRole("row", { name: new RegExp(invitee) });
     await row.waitFor();
     expect(await row.getByLabel(`Role of ${invitee}`).inputValue()).toBe("viewer");
-    await checkPage(page, "members-team");
+    await checkStudioPage(page, "members-team", { overflow: false });
 
     await row.getByLabel(`Role of ${invitee}`).selectOption("member");
-    const lin = await createTestIdentity(weft, owner);
-    const workspaces = await callRpc(weft.url, "access.listWorkspaces", {}, { token: lin.credential });
+    const lin = await createTestIdentity(platform.weft, owner);
+    const workspaces = await callRpc(platform.weft.url, "access.listWorkspaces", {}, { token: lin.credential });
     const kitchen = (workspaces.json as { results: { id: string; name: string }[] }).results.find(
       (workspace) => workspace.name === "Kitchen",
     );
     const roleOf = async () => {
       const members = await callRpc(
-        weft.url,
+        platform.weft.url,
         "access.listMembers",
         { workspaceId: kitchen?.id },
         { token: lin.credential },
@@ -146,7 +102,12 @@ describe.skipIf(!hasChromium)("Teams in Studio", () => {
     await row.waitFor({ state: "detached" });
     expect(await roleOf()).toBeUndefined();
 
-    const audit = await callRpc(weft.url, "access.auditLog", { workspaceId: kitchen?.id }, { token: lin.credential });
+    const audit = await callRpc(
+      platform.weft.url,
+      "access.auditLog",
+      { workspaceId: kitchen?.id },
+      { token: lin.credential },
+    );
     const actions = (audit.json as { data: { action: string }[] }).data.map((event) => event.action);
     expect(actions).toEqual(
       expect.arrayContaining(["workspace.created", "member.invited", "member.role_changed", "member.removed"]),

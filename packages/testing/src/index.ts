@@ -32,6 +32,7 @@ export * from "./spawn-server.ts";
 export * from "./spawn-worker.ts";
 export * from "./statement-runs.ts";
 export * from "./step-counter.ts";
+export * from "./studio-browser.ts";
 export * from "./studio-session.ts";
 export * from "./tcp-proxy.ts";
 export * from "./test-agents.ts";
