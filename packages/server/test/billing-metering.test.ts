@@ -1,6 +1,12 @@
-import { createTestDatabase, deployTestProject, spawnWorker, type TestDatabase, testServerUrl } from "@weft/testing";
+import {
+  deployTestProject,
+  serverDatabaseForWorkers,
+  spawnWorker,
+  type TestDatabase,
+  testServerUrl,
+} from "@weft/testing";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type MeterRow, readMeterRows } from "../src/billing/read-usage.ts";
 import { createEnqueueBatcher } from "../src/engine/enqueue-batcher.ts";
 import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
@@ -27,14 +33,7 @@ export default defineConfig({
 const webhooks = 1000;
 const runs = 200;
 const projectId = "prj_metered";
-let database: TestDatabase | undefined;
-
-beforeAll(async () => {
-  if (testServerUrl() !== undefined) database = await createTestDatabase();
-});
-afterAll(async () => {
-  await database?.destroy();
-});
+const serverDatabase = serverDatabaseForWorkers();
 
 interface Metered {
   webhook: number;
@@ -87,7 +86,7 @@ async function finished(db: TestDatabase["db"]): Promise<number> {
 // Several processes writing one database need PostgreSQL.
 describe.skipIf(testServerUrl() === undefined)("metering across processes (PostgreSQL only)", () => {
   it("counts a burst of 1 000 webhooks and 200 runs exactly: no double count, no loss, nothing left pending after a clean stop", async () => {
-    if (database?.url === undefined) throw new Error("no server database");
+    const database = serverDatabase();
     const { db } = database;
     const deps = { clock: systemClock, ids: createIdGenerator(systemClock) };
     const deploymentId = await deployTestProject(db, deps, {

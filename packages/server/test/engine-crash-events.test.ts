@@ -1,15 +1,14 @@
 import {
-  createTestDatabase,
-  deployTestProject,
-  enqueueTestExecution,
-  spawnWorker,
-  startStepCounter,
-  type TestDatabase,
+  egressToStepCounter,
+  killWorkerOnceReached,
+  serverDatabaseForWorkers,
+  startCountedRun,
   testServerUrl,
   waitForExecution,
+  workerUntilTestEnds,
 } from "@weft/testing";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { events } from "../src/db/schema/index.ts";
 import { endStatementParts } from "../src/engine-features.ts";
 import { sendEvent } from "../src/events/send-event.ts";
@@ -44,43 +43,27 @@ export default defineConfig({
 });
 `;
 
-const egressToCounter = { WEFT_SANDBOX_EGRESS_ALLOW: "127.0.0.1" };
 const deps = { clock: systemClock, ids: createIdGenerator(systemClock), endStatementParts };
-let database: TestDatabase | undefined;
-
-beforeAll(async () => {
-  if (testServerUrl() !== undefined) database = await createTestDatabase();
-});
-afterAll(async () => {
-  await database?.destroy();
-});
+const serverDatabase = serverDatabaseForWorkers();
 
 describe.skipIf(testServerUrl() === undefined)(
   "a worker killed while an execution waits for an event (PostgreSQL only)",
   () => {
     it("loses nothing: the event resumes it on another worker, which sends its own event once", async () => {
-      if (database?.url === undefined) throw new Error("no server database");
+      const database = serverDatabase();
       const db = database.db;
-      const counter = await startStepCounter();
       const projectId = "prj_crash_event";
-      const deploymentId = await deployTestProject(db, deps, {
+      const { counter, executionId } = await startCountedRun(database, deps, {
         projectId,
         manifest: { version: 1, workflows: [{ name: "fulfil" }] },
         configSource: source,
-      });
-      const executionId = await enqueueTestExecution(db, deps, {
-        projectId,
-        deploymentId,
         workflow: "fulfil",
-        input: { base: counter.base, orderId: "o-1" },
+        input: { orderId: "o-1" },
       });
       const reach = (status: string) =>
         waitForExecution(db, executionId, (row) => row.status === status, { timeoutMs: 30_000, intervalMs: 100 });
 
-      const first = spawnWorker(database.url, egressToCounter);
-      await reach("waiting");
-      first.child.kill("SIGKILL");
-      await first.exited;
+      await killWorkerOnceReached(database.url, egressToStepCounter, () => reach("waiting"));
 
       const sent = await sendEvent(db, deps, {
         projectId,
@@ -90,20 +73,14 @@ describe.skipIf(testServerUrl() === undefined)(
       });
       expect(sent.ok && sent.value.resumed).toBe(1);
 
-      const second = spawnWorker(database.url, egressToCounter);
-      try {
-        const row = await reach("succeeded");
-        expect(row.output).toEqual(["before#1", true, 0, "after#1"]);
-        expect(Object.fromEntries(counter.hits)).toEqual({ before: 1, after: 1 });
-        const names = (await db.select({ name: events.name }).from(events).where(eq(events.projectId, projectId))).map(
-          (event) => event.name,
-        );
-        expect(names.sort()).toEqual(["order.fulfilled", "order.paid"]);
-      } finally {
-        second.child.kill("SIGTERM");
-        await second.exited;
-        counter.close();
-      }
+      workerUntilTestEnds(database.url, egressToStepCounter);
+      const row = await reach("succeeded");
+      expect(row.output).toEqual(["before#1", true, 0, "after#1"]);
+      expect(Object.fromEntries(counter.hits)).toEqual({ before: 1, after: 1 });
+      const names = (await db.select({ name: events.name }).from(events).where(eq(events.projectId, projectId))).map(
+        (event) => event.name,
+      );
+      expect(names.sort()).toEqual(["order.fulfilled", "order.paid"]);
     });
   },
 );

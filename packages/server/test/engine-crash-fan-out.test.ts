@@ -1,15 +1,14 @@
 import {
-  createTestDatabase,
-  deployTestProject,
-  enqueueTestExecution,
-  spawnWorker,
-  startStepCounter,
-  type TestDatabase,
+  egressToStepCounter,
+  killWorkerOnceReached,
+  serverDatabaseForWorkers,
+  startCountedRun,
   testServerUrl,
   waitForExecution,
+  workerUntilTestEnds,
 } from "@weft/testing";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { executionSteps, executions } from "../src/db/schema/index.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
@@ -52,82 +51,57 @@ export default defineConfig({
 });
 `;
 
-// The workflows fetch the test's own loopback counter, through the sandbox's egress proxy.
-const egressToCounter = { WEFT_SANDBOX_EGRESS_ALLOW: "127.0.0.1" };
 const deps = { clock: systemClock, ids: createIdGenerator(systemClock) };
-let database: TestDatabase | undefined;
+const serverDatabase = serverDatabaseForWorkers();
 
-beforeAll(async () => {
-  if (testServerUrl() !== undefined) database = await createTestDatabase();
-});
-afterAll(async () => {
-  await database?.destroy();
-});
-
-// The embedded database belongs to a single process, so several worker processes need PostgreSQL.
 describe.skipIf(testServerUrl() === undefined)("a worker killed in the middle of a fan-out (PostgreSQL only)", () => {
   it("is replaced by another that finishes it: 50 children started once, no parent step run twice", async () => {
-    if (database?.url === undefined) throw new Error("no server database");
-    const counter = await startStepCounter();
-    const deploymentId = await deployTestProject(database.db, deps, {
+    const database = serverDatabase();
+    const { counter, executionId: parentId } = await startCountedRun(database, deps, {
       projectId: "prj_crash_fan_out",
       manifest: { version: 1, workflows: [{ name: "leaf" }, { name: "fan-out" }] },
       configSource: source,
-    });
-    const parentId = await enqueueTestExecution(database.db, deps, {
-      projectId: "prj_crash_fan_out",
-      deploymentId,
       workflow: "fan-out",
-      input: { base: counter.base },
     });
-    const first = spawnWorker(database.url, egressToCounter);
     // The blocked child is running: the fan-out is under way, its other children started or running.
-    await counter.blocked;
-    first.child.kill("SIGKILL");
-    await first.exited;
+    await killWorkerOnceReached(database.url, egressToStepCounter, () => counter.blocked);
 
-    const second = spawnWorker(database.url, egressToCounter);
-    try {
-      const row = await waitForExecution(database.db, parentId, (found) => found.status === "succeeded", {
-        timeoutMs: 90_000,
-        intervalMs: 200,
-      });
-      const started = await database.db
-        .select({ id: executions.id, input: executions.input, status: executions.status })
-        .from(executions)
-        .where(eq(executions.parentExecutionId, parentId));
-      // One child per name: a replay after the crash found the children the first worker started.
-      expect(started).toHaveLength(children);
-      const indexes = started.map((child) => (child.input as { i: number }).i).sort((a, b) => a - b);
-      expect(indexes).toEqual(Array.from({ length: children }, (_, i) => i));
-      expect(started.every((child) => child.status === "succeeded")).toBe(true);
+    workerUntilTestEnds(database.url, egressToStepCounter);
+    const row = await waitForExecution(database.db, parentId, (found) => found.status === "succeeded", {
+      timeoutMs: 90_000,
+      intervalMs: 200,
+    });
+    const started = await database.db
+      .select({ id: executions.id, input: executions.input, status: executions.status })
+      .from(executions)
+      .where(eq(executions.parentExecutionId, parentId));
+    // One child per name: a replay after the crash found the children the first worker started.
+    expect(started).toHaveLength(children);
+    const indexes = started.map((child) => (child.input as { i: number }).i).sort((a, b) => a - b);
+    expect(indexes).toEqual(Array.from({ length: children }, (_, i) => i));
+    expect(started.every((child) => child.status === "succeeded")).toBe(true);
 
-      const output = row.output as { before: string; results: string[]; after: string };
-      expect(output.before).toBe("before#1");
-      expect(output.after).toBe("after#1");
-      expect(counter.hits.get("before")).toBe(1);
-      expect(counter.hits.get("after")).toBe(1);
-      // The blocked child's step was cut off by the kill and ran again; it is stored once.
-      expect(output.results[blockedChild]).toBe("block#2");
-      for (let i = 0; i < children; i += 1) {
-        if (i === blockedChild) continue;
-        // A child's step in flight at the kill may run again; a stored one never does.
-        expect(output.results[i]).toMatch(new RegExp(`^leaf-${i}#[12]$`));
-      }
-      // Each result is the one its child stored.
-      for (const child of started) {
-        const [hit] = await database.db.select().from(executionSteps).where(eq(executionSteps.executionId, child.id));
-        expect(output.results[(child.input as { i: number }).i]).toBe(hit?.result.value);
-      }
-      const parentSteps = await database.db
-        .select({ name: executionSteps.name })
-        .from(executionSteps)
-        .where(eq(executionSteps.executionId, parentId));
-      expect(parentSteps.map((step) => step.name).sort()).toEqual(["after", "before"]);
-    } finally {
-      second.child.kill("SIGTERM");
-      await second.exited;
-      counter.close();
+    const output = row.output as { before: string; results: string[]; after: string };
+    expect(output.before).toBe("before#1");
+    expect(output.after).toBe("after#1");
+    expect(counter.hits.get("before")).toBe(1);
+    expect(counter.hits.get("after")).toBe(1);
+    // The blocked child's step was cut off by the kill and ran again; it is stored once.
+    expect(output.results[blockedChild]).toBe("block#2");
+    for (let i = 0; i < children; i += 1) {
+      if (i === blockedChild) continue;
+      // A child's step in flight at the kill may run again; a stored one never does.
+      expect(output.results[i]).toMatch(new RegExp(`^leaf-${i}#[12]$`));
     }
+    // Each result is the one its child stored.
+    for (const child of started) {
+      const [hit] = await database.db.select().from(executionSteps).where(eq(executionSteps.executionId, child.id));
+      expect(output.results[(child.input as { i: number }).i]).toBe(hit?.result.value);
+    }
+    const parentSteps = await database.db
+      .select({ name: executionSteps.name })
+      .from(executionSteps)
+      .where(eq(executionSteps.executionId, parentId));
+    expect(parentSteps.map((step) => step.name).sort()).toEqual(["after", "before"]);
   }, 150_000);
 });

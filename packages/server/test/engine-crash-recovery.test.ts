@@ -1,17 +1,17 @@
 import {
   attemptSpanNames,
   countedStepsWorkflow,
-  createTestDatabase,
-  deployTestProject,
-  enqueueTestExecution,
+  egressToStepCounter,
+  killWorkerOnceReached,
+  serverDatabaseForWorkers,
   spawnWorker,
-  startStepCounter,
-  type TestDatabase,
+  startCountedRun,
   testServerUrl,
   waitForExecution,
+  workerUntilTestEnds,
 } from "@weft/testing";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { executionSteps, executions } from "../src/db/schema/index.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
@@ -37,35 +37,19 @@ export default defineConfig({
 });
 `;
 
-// The workflow fetches the test's own loopback counter, through the sandbox's egress proxy.
-const egressToCounter = { WEFT_SANDBOX_EGRESS_ALLOW: "127.0.0.1" };
-
 const deps = { clock: systemClock, ids: createIdGenerator(systemClock) };
-let database: TestDatabase | undefined;
-
-beforeAll(async () => {
-  if (testServerUrl() !== undefined) database = await createTestDatabase();
-});
-afterAll(async () => {
-  await database?.destroy();
-});
+const serverDatabase = serverDatabaseForWorkers();
 
 /** The server database, a step counter, and a run of `workflow` deployed into a project of its own. */
 async function startRun(projectId: string, workflow: string) {
-  if (database?.url === undefined) throw new Error("no server database");
-  const counter = await startStepCounter();
-  const deploymentId = await deployTestProject(database.db, deps, {
+  const database = serverDatabase();
+  const run = await startCountedRun(database, deps, {
     projectId,
     manifest: { version: 1, workflows: [{ name: "counted" }, { name: "approved" }] },
     configSource: source,
-  });
-  const executionId = await enqueueTestExecution(database.db, deps, {
-    projectId,
-    deploymentId,
     workflow,
-    input: { base: counter.base },
   });
-  return { database, databaseUrl: database.url, counter, executionId };
+  return { database, databaseUrl: database.url, ...run };
 }
 
 const inStatus = (status: string) => (row: { status: string }) => row.status === status;
@@ -74,27 +58,18 @@ const inStatus = (status: string) => (row: { status: string }) => row.status ===
 describe.skipIf(testServerUrl() === undefined)("a worker killed mid-execution (PostgreSQL only)", () => {
   it("is replaced by another worker that resumes from the last stored step", async () => {
     const { database, databaseUrl, counter, executionId } = await startRun("prj_crash", "counted");
-    const first = spawnWorker(databaseUrl, egressToCounter);
-    await counter.blocked;
-    first.child.kill("SIGKILL");
-    await first.exited;
+    await killWorkerOnceReached(databaseUrl, egressToStepCounter, () => counter.blocked);
 
-    const second = spawnWorker(databaseUrl, egressToCounter);
-    try {
-      const row = await waitForExecution(database.db, executionId, inStatus("succeeded"), {
-        timeoutMs: 30_000,
-        intervalMs: 100,
-      });
-      expect(row.output).toEqual(["first#1", "block#2", "last#1"]);
-      expect(Object.fromEntries(counter.hits)).toEqual({ first: 1, block: 2, last: 1 });
-      const steps = await database.db.select().from(executionSteps).where(eq(executionSteps.executionId, executionId));
-      expect(steps.map((step) => step.name).sort()).toEqual(["block", "first", "last"]);
-      expect(await attemptSpanNames(database.db, executionId)).toEqual(["attempt 1", "attempt 1 (resumed)"]);
-    } finally {
-      second.child.kill("SIGTERM");
-      await second.exited;
-      counter.close();
-    }
+    workerUntilTestEnds(databaseUrl, egressToStepCounter);
+    const row = await waitForExecution(database.db, executionId, inStatus("succeeded"), {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    });
+    expect(row.output).toEqual(["first#1", "block#2", "last#1"]);
+    expect(Object.fromEntries(counter.hits)).toEqual({ first: 1, block: 2, last: 1 });
+    const steps = await database.db.select().from(executionSteps).where(eq(executionSteps.executionId, executionId));
+    expect(steps.map((step) => step.name).sort()).toEqual(["block", "first", "last"]);
+    expect(await attemptSpanNames(database.db, executionId)).toEqual(["attempt 1", "attempt 1 (resumed)"]);
   });
 });
 
@@ -103,7 +78,7 @@ describe.skipIf(testServerUrl() === undefined)("a worker stopped with SIGTERM mi
   it("hands the execution back before it exits: queued, no lease, resumed by the next worker from the last stored step", async () => {
     const { database, databaseUrl, counter, executionId } = await startRun("prj_stopped", "counted");
     // A lease far longer than the test: only the hand-back can free the execution.
-    const lease = { ...egressToCounter, WEFT_WORKER_LEASE_SECONDS: "3600" };
+    const lease = { ...egressToStepCounter, WEFT_WORKER_LEASE_SECONDS: "3600" };
     const first = spawnWorker(databaseUrl, lease);
     await counter.blocked;
     first.child.kill("SIGTERM");
@@ -114,19 +89,13 @@ describe.skipIf(testServerUrl() === undefined)("a worker stopped with SIGTERM mi
       .where(eq(executions.id, executionId));
     expect(handedBack).toEqual({ status: "queued", leaseOwner: null, leaseExpiries: 0 });
 
-    const second = spawnWorker(databaseUrl, lease);
-    try {
-      const row = await waitForExecution(database.db, executionId, inStatus("succeeded"), {
-        timeoutMs: 30_000,
-        intervalMs: 100,
-      });
-      expect(row.output).toEqual(["first#1", "block#2", "last#1"]);
-      expect(Object.fromEntries(counter.hits)).toEqual({ first: 1, block: 2, last: 1 });
-    } finally {
-      second.child.kill("SIGTERM");
-      await second.exited;
-      counter.close();
-    }
+    workerUntilTestEnds(databaseUrl, lease);
+    const row = await waitForExecution(database.db, executionId, inStatus("succeeded"), {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    });
+    expect(row.output).toEqual(["first#1", "block#2", "last#1"]);
+    expect(Object.fromEntries(counter.hits)).toEqual({ first: 1, block: 2, last: 1 });
   }, 90_000);
 });
 
@@ -138,10 +107,7 @@ describe.skipIf(testServerUrl() === undefined)(
       const reach = (status: string) =>
         waitForExecution(database.db, executionId, inStatus(status), { timeoutMs: 30_000, intervalMs: 100 });
 
-      const first = spawnWorker(databaseUrl, egressToCounter);
-      await reach("waiting");
-      first.child.kill("SIGKILL");
-      await first.exited;
+      await killWorkerOnceReached(databaseUrl, egressToStepCounter, () => reach("waiting"));
 
       const steps = await database.db.select().from(executionSteps).where(eq(executionSteps.executionId, executionId));
       const tokenId = steps.find((step) => step.name === "ask")?.result.value;
@@ -149,17 +115,11 @@ describe.skipIf(testServerUrl() === undefined)(
       const completed = await completeWaitToken(database.db, deps, { tokenId, data: { approved: true } });
       expect(completed).toEqual({ ok: true, value: { executionId } });
 
-      const second = spawnWorker(databaseUrl, egressToCounter);
-      try {
-        const row = await reach("succeeded");
-        expect(row.output).toEqual(["before#1", { ok: true, data: { approved: true } }, "after#1", tokenId]);
-        expect(Object.fromEntries(counter.hits)).toEqual({ before: 1, after: 1 });
-        expect(await attemptSpanNames(database.db, executionId)).toEqual(["attempt 1", "attempt 1 (resumed)"]);
-      } finally {
-        second.child.kill("SIGTERM");
-        await second.exited;
-        counter.close();
-      }
+      workerUntilTestEnds(databaseUrl, egressToStepCounter);
+      const row = await reach("succeeded");
+      expect(row.output).toEqual(["before#1", { ok: true, data: { approved: true } }, "after#1", tokenId]);
+      expect(Object.fromEntries(counter.hits)).toEqual({ before: 1, after: 1 });
+      expect(await attemptSpanNames(database.db, executionId)).toEqual(["attempt 1", "attempt 1 (resumed)"]);
     });
   },
 );

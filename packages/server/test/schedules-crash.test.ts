@@ -1,8 +1,8 @@
 import { latestTick } from "@weft/contract";
-import { createTestDatabase, deployTestProject, spawnWorker, type TestDatabase, testServerUrl } from "@weft/testing";
+import { deployTestProject, serverDatabaseForWorkers, spawnWorker, testServerUrl } from "@weft/testing";
 import { eq, sql } from "drizzle-orm";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { executions, schedules, scheduleTicks, workerHeartbeats } from "../src/db/schema/index.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
@@ -14,14 +14,7 @@ export default defineConfig({
 });
 `;
 
-let database: TestDatabase | undefined;
-
-beforeAll(async () => {
-  if (testServerUrl() !== undefined) database = await createTestDatabase();
-});
-afterAll(async () => {
-  await database?.destroy();
-});
+const serverDatabase = serverDatabaseForWorkers();
 
 /** Polls the database (no timed assertion: the limit only stops a test that would hang). */
 async function until<T>(read: () => Promise<T | undefined>, what: string): Promise<T> {
@@ -39,7 +32,7 @@ describe.skipIf(testServerUrl() === undefined)(
   "a worker process killed while it fires a schedule (PostgreSQL only)",
   () => {
     it("loses nothing and runs nothing twice: another worker fires the tick once", async () => {
-      if (database?.url === undefined) throw new Error("no server database");
+      const database = serverDatabase();
       const { db } = database;
       const deps = { clock: systemClock, ids: createIdGenerator(systemClock) };
       await deployTestProject(db, deps, {
