@@ -1,4 +1,4 @@
-import { bundleConfig, callRpc, createTestIdentity, signedInTestPlatform } from "@weft/testing";
+import { bundleConfig, callRpc, createTestIdentity, signedInTestPlatform, untilExecutionStatus } from "@weft/testing";
 import { beforeAll, describe, expect, it } from "vitest";
 
 /**
@@ -123,14 +123,8 @@ async function execution(executionId: string): Promise<ExecutionJson> {
   return (await signedIn.call<ExecutionJson>("workflows.getExecution", { executionId })).json;
 }
 
-async function until(executionId: string, statuses: string[]): Promise<ExecutionJson> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const found = await execution(executionId);
-    if (statuses.includes(found.status)) return found;
-    if (Date.now() > deadline) throw new Error(`execution did not reach ${statuses}: ${JSON.stringify(found)}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+function until(executionId: string, statuses: string[]): Promise<ExecutionJson> {
+  return untilExecutionStatus<ExecutionJson>(signedIn.weft.url, signedIn.identity.credential, executionId, statuses);
 }
 
 async function run(workflow: string, input: unknown): Promise<string> {

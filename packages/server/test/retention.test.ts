@@ -7,6 +7,7 @@ import {
   startTestPlatform,
   type TestIdentity,
   type TestPlatform,
+  untilExecutionStatus,
 } from "@weft/testing";
 import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -67,14 +68,8 @@ async function call<T>(procedure: string, input: unknown) {
   return { status: result.status, json: result.json as T };
 }
 
-async function until(executionId: string, statuses: string[]): Promise<ExecutionJson> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const found = (await call<ExecutionJson>("workflows.getExecution", { executionId })).json;
-    if (statuses.includes(found.status)) return found;
-    if (Date.now() > deadline) throw new Error(`execution did not reach ${statuses}: ${JSON.stringify(found)}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+function until(executionId: string, statuses: string[]): Promise<ExecutionJson> {
+  return untilExecutionStatus<ExecutionJson>(weft.url, owner.credential, executionId, statuses);
 }
 
 async function projectWithWorkflows(name: string): Promise<string> {

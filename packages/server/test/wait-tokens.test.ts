@@ -12,6 +12,7 @@ import {
   randomTokenId,
   signedInTestPlatform,
   type TestIdentity,
+  untilExecutionStatus,
 } from "@weft/testing";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -98,14 +99,8 @@ async function execution(executionId: string): Promise<ExecutionJson> {
   return (await call<ExecutionJson>("workflows.getExecution", { executionId })).json;
 }
 
-async function until(executionId: string, statuses: string[]): Promise<ExecutionJson> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const found = await execution(executionId);
-    if (statuses.includes(found.status)) return found;
-    if (Date.now() > deadline) throw new Error(`execution did not reach ${statuses}: ${JSON.stringify(found)}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+function until(executionId: string, statuses: string[]): Promise<ExecutionJson> {
+  return untilExecutionStatus<ExecutionJson>(signedIn.weft.url, signedIn.identity.credential, executionId, statuses);
 }
 
 /** Starts the approval workflow and returns its execution, waiting, with the token's URL. */

@@ -11,6 +11,7 @@ export * from "./database-gate.ts";
 export * from "./end-executions.ts";
 export * from "./engine-harness.ts";
 export * from "./event-stream.ts";
+export * from "./execution-status.ts";
 export * from "./file-scoped.ts";
 export * from "./fuzz-surface.ts";
 export * from "./gated-workflows.ts";
