@@ -41,6 +41,7 @@ export const executionSummarySchema = z.object({
   createdAt: z.iso.datetime(),
   startedAt: z.iso.datetime().nullable(),
   finishedAt: z.iso.datetime().nullable(),
+  tags: z.array(z.string()),
 });
 
 /**
@@ -82,7 +83,6 @@ export const executionSchema = executionSummarySchema.extend({
   parentExecutionId: z.string().nullable(),
   /** The executions it started, oldest first: at most the first 100. */
   children: z.array(z.object({ id: z.string(), workflow: z.string(), status: executionStatusSchema })),
-  tags: z.array(z.string()),
   traceId: z.string(),
   logs: z.array(logEntrySchema),
   steps: z.array(

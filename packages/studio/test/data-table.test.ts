@@ -82,6 +82,7 @@ const execution = (overrides: Partial<ExecutionSummary>): ExecutionSummary => ({
   createdAt: "2026-11-28T10:00:00.000Z",
   startedAt: "2026-11-28T10:00:00.000Z",
   finishedAt: "2026-11-28T10:00:01.500Z",
+  tags: [],
   ...overrides,
 });
 
@@ -109,5 +110,18 @@ describe("ExecutionTable", () => {
     const cells = screen.getAllByRole("cell").map((cell) => cell.textContent);
     expect(cells[2]).toBe("api");
     expect(cells[4]).toBe("—");
+  });
+
+  it("lists a run's tags under its workflow, and says an expired run never started", () => {
+    render(
+      h(
+        MemoryRouter,
+        null,
+        h(ExecutionTable, { executions: [execution({ status: "expired", tags: ["order-42", "team:eu"] })] }),
+      ),
+    );
+    const tags = screen.getByRole("list", { name: "Tags of greet q6r7s8t9" });
+    expect([...tags.querySelectorAll("li")].map((item) => item.textContent)).toEqual(["order-42", "team:eu"]);
+    expect(screen.getAllByRole("cell")[1]?.textContent).toBe("expired (never started)");
   });
 });

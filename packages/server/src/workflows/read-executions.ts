@@ -49,6 +49,7 @@ export interface ExecutionSummary {
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
+  tags: string[];
 }
 
 export interface ExecutionStep {
@@ -83,7 +84,6 @@ export interface ExecutionDetail extends ExecutionSummary {
   rerunOf: string | null;
   parentExecutionId: string | null;
   children: { id: string; workflow: string; status: ExecutionStatus }[];
-  tags: string[];
   traceId: string;
   logs: LogEntry[];
   steps: ExecutionStep[];
@@ -112,6 +112,7 @@ const summaryColumns = {
   createdAt: executions.createdAt,
   startedAt: executions.startedAt,
   finishedAt: executions.finishedAt,
+  tags: executions.tags,
 };
 
 type SummaryRow = Pick<
@@ -127,6 +128,7 @@ type SummaryRow = Pick<
   | "createdAt"
   | "startedAt"
   | "finishedAt"
+  | "tags"
 >;
 
 function toSummary(row: SummaryRow): ExecutionSummary {

@@ -3,6 +3,7 @@ import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { DataTable } from "./data-table.tsx";
 import { StatusBadge } from "./status-badge.tsx";
+import { TagList } from "./tag-list.tsx";
 import { formatDuration, TimeText } from "./time-text.tsx";
 
 export type ExecutionSummary = Awaited<ReturnType<WeftClient["workflows"]["listExecutions"]>>["results"][number];
@@ -27,6 +28,12 @@ export function ExecutionTable({
             <>
               <Link to={`/executions/${execution.id}`}>{execution.workflow}</Link>{" "}
               <code className="muted small-id">{execution.id.slice(-8)}</code>
+              {execution.tags.length === 0 ? null : (
+                <>
+                  {" "}
+                  <TagList tags={execution.tags} label={`Tags of ${execution.workflow} ${execution.id.slice(-8)}`} />
+                </>
+              )}
             </>
           ),
         },

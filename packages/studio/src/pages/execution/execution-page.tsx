@@ -10,6 +10,7 @@ import { JsonView } from "../../components/json-view.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
 import { QueryState } from "../../components/query-state.tsx";
 import { StatusBadge } from "../../components/status-badge.tsx";
+import { TagList } from "../../components/tag-list.tsx";
 import { formatDuration, TimeText } from "../../components/time-text.tsx";
 import { WaitTokenCard } from "../../components/wait-token-card.tsx";
 import { canWrite, useRoleIn } from "../../components/workspace.tsx";
@@ -129,8 +130,38 @@ function ExecutionView({ execution, writable }: { execution: Execution; writable
               </dd>
             </>
           )}
+          {execution.parentExecutionId === null ? null : (
+            <>
+              <dt>Parent</dt>
+              <dd>
+                <Link to={`/executions/${execution.parentExecutionId}`}>{execution.parentExecutionId}</Link>
+              </dd>
+            </>
+          )}
+          {execution.tags.length === 0 ? null : (
+            <>
+              <dt>Tags</dt>
+              <dd>
+                <TagList tags={execution.tags} projectId={execution.projectId} />
+              </dd>
+            </>
+          )}
         </dl>
       </section>
+      {execution.children.length === 0 ? null : (
+        <section className="card" aria-labelledby="children-heading">
+          <h2 id="children-heading">Child executions</h2>
+          <ul className="plain-list" aria-labelledby="children-heading">
+            {execution.children.map((child) => (
+              <li key={child.id}>
+                <Link to={`/executions/${child.id}`}>{child.workflow}</Link>{" "}
+                <code className="muted small-id">{child.id.slice(-8)}</code> <StatusBadge status={child.status} />
+              </li>
+            ))}
+          </ul>
+          {execution.children.length >= 100 ? <p className="muted">The first 100 are shown.</p> : null}
+        </section>
+      )}
       {execution.tokens.length === 0 ? null : (
         <section className="card" aria-labelledby="tokens-heading">
           <h2 id="tokens-heading">Wait tokens</h2>

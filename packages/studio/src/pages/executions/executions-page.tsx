@@ -7,23 +7,31 @@ import { weftQuery } from "../../api/weft-query.ts";
 import { ExecutionTable } from "../../components/execution-table.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
 import { QueryState } from "../../components/query-state.tsx";
+import { statusChoiceLabel } from "../../components/status-badge.tsx";
 import { useLoadOnScroll } from "../../components/use-load-on-scroll.ts";
 
 const pageSize = 50;
+/** The server's rule for a tag (`runTagSchema`), checked here so that a half-typed bad tag is named, not sent. */
+const tagPattern = /^[A-Za-z0-9_.:/=-]{1,64}$/;
 
 function isStatus(value: string | null): value is ExecutionStatusValue {
   return executionStatuses.some((status) => status === value);
 }
 
-/** A project's executions, newest first, filtered by status and workflow, loading older ones on scroll. */
+/** A project's executions, newest first, filtered by status, workflow and tag, loading older ones on scroll. */
 export function ExecutionsPage(): ReactNode {
   const { projectId = "" } = useParams();
   const [searchParams, setSearchParams] = useSearchParams();
   const statusParam = searchParams.get("status");
   const status = isStatus(statusParam) ? statusParam : undefined;
   const workflow = searchParams.get("workflow") ?? undefined;
+  const tagParam = searchParams.get("tag") ?? "";
+  const tagValid = tagPattern.test(tagParam);
+  const tag = tagValid ? tagParam : undefined;
   const statusId = useId();
   const workflowId = useId();
+  const tagId = useId();
+  const tagHintId = useId();
   const workflows = useQuery(weftQuery.workflows.list.queryOptions({ input: { projectId } }));
   const executions = useInfiniteQuery(
     weftQuery.workflows.listExecutions.infiniteOptions({
@@ -31,6 +39,7 @@ export function ExecutionsPage(): ReactNode {
         projectId,
         ...(status === undefined ? {} : { status }),
         ...(workflow === undefined ? {} : { workflow }),
+        ...(tag === undefined ? {} : { tags: [tag] }),
         pagination: before === null ? { last: pageSize } : { last: pageSize, before },
       }),
       initialPageParam: null,
@@ -69,7 +78,7 @@ export function ExecutionsPage(): ReactNode {
             <option value="">Any status</option>
             {executionStatuses.map((candidate) => (
               <option key={candidate} value={candidate}>
-                {candidate}
+                {statusChoiceLabel(candidate)}
               </option>
             ))}
           </select>
@@ -89,13 +98,32 @@ export function ExecutionsPage(): ReactNode {
             ))}
           </select>
         </div>
+        <div>
+          <label htmlFor={tagId}>Tag</label>
+          <input
+            id={tagId}
+            type="search"
+            value={tagParam}
+            maxLength={64}
+            spellCheck={false}
+            autoComplete="off"
+            aria-invalid={tagParam !== "" && !tagValid}
+            aria-describedby={tagParam !== "" && !tagValid ? tagHintId : undefined}
+            onChange={(event) => setFilter("tag", event.target.value)}
+          />
+          {tagParam !== "" && !tagValid ? (
+            <p id={tagHintId} className="notice error" role="alert">
+              A tag holds only letters, digits and _ . : / = -
+            </p>
+          ) : null}
+        </div>
       </form>
       <QueryState
         query={executions}
         loading="executions"
         isEmpty={() => rows.length === 0}
         empty={
-          status === undefined && workflow === undefined
+          status === undefined && workflow === undefined && tag === undefined
             ? "No executions yet: run a workflow from the project page, or submit one of its forms."
             : "No execution matches these filters."
         }

@@ -1,1 +1,0 @@
-import{H as e}from"./error-notice-D5Cr2akK.js";var t=e();function n({status:e}){return(0,t.jsx)(`span`,{className:`badge status-${e}`,children:e})}export{n as t};
