@@ -6,10 +6,12 @@ import { createStepQuota } from "./billing/step-quota.ts";
 import type { Database } from "./db/database.ts";
 import type { EndStatementParts } from "./engine/execution-state/end-statement-parts.ts";
 import type { WorkerFeatures } from "./engine/worker.ts";
+import { sendEvent } from "./events/send-event.ts";
 import { readIntegrationValues } from "./integrations/read-integration-values.ts";
 import type { SecretKeyring } from "./integrations/secret-sealing.ts";
 import { validateJsonSchema } from "./schemas/validate-json-schema.ts";
 import type { Clock } from "./shared/clock.ts";
+import { createIdGenerator } from "./shared/ids.ts";
 import { countEndedExecution } from "./studio/count-ended-execution.ts";
 
 /**
@@ -36,11 +38,28 @@ export function workerFeatures(deps: { db: Database; clock: Clock }, settings: W
   const { keyring } = settings;
   const catalogue = settings.billing ?? { plans: [unlimitedPlan], defaultPlan: unlimitedPlan.name };
   const quotas = createQuotaGate({ db, clock, catalogue });
+  const ids = createIdGenerator(clock);
   return {
     endStatementParts,
     stepQuota: createStepQuota({ db, clock, catalogue }),
     integrations: keyring === undefined ? undefined : (projectId) => readIntegrationValues(db, keyring, projectId),
     validateInput: validateJsonSchema,
     admitStarts: async (projectId, count) => (await quotas.admit(projectId, count))?.message,
+    sendEvent: async (event, spanExport) => {
+      const sent = await sendEvent(
+        db,
+        { clock, ids, endStatementParts, quotas, spanExport },
+        {
+          projectId: event.projectId,
+          name: event.name,
+          data: event.data,
+          id: event.id,
+          source: { kind: "workflow", name: event.senderExecutionId },
+        },
+      );
+      return sent.ok
+        ? { ok: true, eventId: sent.value.id, executions: sent.value.executions }
+        : { ok: false, message: sent.failure.message };
+    },
   };
 }

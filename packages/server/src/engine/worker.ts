@@ -3,7 +3,6 @@ import { join } from "node:path";
 import type { DatabaseHandle } from "../db/database.ts";
 import { retryWhileUnavailable } from "../db/database-unavailable.ts";
 import type { Clock } from "../shared/clock.ts";
-import { createIdGenerator } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
 import { systemTimers, type Timers } from "../shared/timers.ts";
 import { defaultAttemptTimeoutMs } from "./attempt-timeout.ts";
@@ -12,7 +11,13 @@ import { createAttemptLauncher } from "./attempts/attempt-launch.ts";
 import { createBatchedEnds } from "./attempts/batched-ends.ts";
 import { createBatchedSteps } from "./attempts/batched-steps.ts";
 import type { ReadIntegrations } from "./attempts/project-integrations.ts";
-import type { AdmitStarts, AttemptContext, InputValidator, RunningAttempt } from "./attempts/running-attempt.ts";
+import type {
+  AdmitStarts,
+  AttemptContext,
+  InputValidator,
+  RunningAttempt,
+  SendWorkflowEvent,
+} from "./attempts/running-attempt.ts";
 import type { StepQuota } from "./attempts/step-quota.ts";
 import { cancellationsChannel, executionsChannel } from "./channels.ts";
 import { type ClaimLoop, createClaimLoop } from "./claim-loop.ts";
@@ -88,6 +93,8 @@ export interface WorkerFeatures {
   validateInput?: InputValidator | undefined;
   /** The plan's execution quota, which child workflows pass; without it, none is asked. */
   admitStarts?: AdmitStarts | undefined;
+  /** Sends a workflow's event (`ctx.sendEvent`); without it, a send fails its step. */
+  sendEvent?: SendWorkflowEvent | undefined;
 }
 
 export interface WorkerDependencies {
@@ -258,7 +265,7 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
     stepQuota: deps.features.stepQuota,
     validateInput: deps.features.validateInput,
     admitStarts: deps.features.admitStarts,
-    events: { ids: createIdGenerator(clock), endStatementParts: deps.features.endStatementParts },
+    sendEvent: deps.features.sendEvent,
   };
   const launcher = createAttemptLauncher({
     context,

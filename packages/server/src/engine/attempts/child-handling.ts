@@ -99,6 +99,20 @@ function checkedInput(
   return { ok: true, input: validation.value };
 }
 
+/**
+ * Refuses a wait for a workflow whose start flow control may skip (a rate limit) or fold into
+ * another execution (a debounce): the child the wait names would never end, and the invoke would
+ * end only at its timeout.
+ */
+function waitRefusal(workflow: WorkflowManifest): ExecutionError | undefined {
+  const option =
+    workflow.rateLimit !== undefined ? "rateLimit" : workflow.debounce !== undefined ? "debounce" : undefined;
+  if (option === undefined) return undefined;
+  return refusal(
+    `workflow: "${workflow.name}" has a ${option}, which may skip or fold a start, so it cannot be waited for; start it with ctx.start`,
+  );
+}
+
 /** The callee and the input checked, for one child. */
 async function checkedCallee(
   context: AttemptContext,
@@ -181,6 +195,8 @@ export async function onStartChild(
   try {
     const callee = await checkedCallee(context, run, message);
     if (!callee.ok) return { error: callee.error };
+    const unwaitable = message.wait ? waitRefusal(callee.workflow) : undefined;
+    if (unwaitable !== undefined) return { error: unwaitable };
     const exceeded = await context.admitStarts?.(run.execution.projectId, 1);
     if (exceeded !== undefined) return { error: refusal(`quota: ${exceeded}`) };
     const parent = run.execution;
@@ -248,6 +264,8 @@ export async function onStartChildren(
   try {
     const callee = await calleeOf(context, run, message.workflow);
     if (!callee.ok) return { error: callee.error };
+    const unwaitable = waitRefusal(callee.workflow);
+    if (unwaitable !== undefined) return { error: unwaitable };
     const inputs: unknown[] = [];
     for (const [index, given] of message.inputs.entries()) {
       const checked = checkedInput(context, callee.workflow, given, `inputs.${index}`);

@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import { eventNameSchema, isJsonPath, jsonPathMessage, parseJsonPath } from "@weft/contract";
 import type { ExecutionError } from "../../db/schema/index.ts";
 import { sqlStateOf } from "../../db/sql-state.ts";
-import { sendEvent } from "../../events/send-event.ts";
 import { type EventWaitToken, waitForEvent } from "../execution-state/event-wait-transitions.ts";
 import type { Lease } from "../execution-state/index.ts";
 import type { ChildMessage, EventSentAnswer, TokenAnswer } from "../sandbox/protocol.ts";
@@ -120,34 +119,32 @@ function defaultEventId(executionId: string, step: string): string {
   return `${executionId}:${createHash("sha256").update(step).digest("base64url")}`;
 }
 
-/** `ctx.sendEvent`: sends the event as `events.send` does (without a quota: an execution's sends are its own work). */
+/**
+ * `ctx.sendEvent`: sends the event as `events.send` does (`context.sendEvent`), the executions it
+ * starts passing the plan's quota: a workflow that sends the event it is started by would otherwise
+ * multiply without bound. Not the backlog's refusal, since the sender is already running.
+ */
 export async function onSendEvent(
   context: AttemptContext,
   run: RunningAttempt,
   message: SendEventMessage,
 ): Promise<EventSentAnswer> {
   if (run.done) return { stop: "abandoned" };
-  const events = context.events;
-  if (events === undefined) return { error: { name: "EventSendError", message: "this worker cannot send events" } };
+  const send = context.sendEvent;
+  if (send === undefined) return { error: { name: "EventSendError", message: "this worker cannot send events" } };
   try {
-    const sent = await sendEvent(
-      context.db,
-      {
-        clock: context.clock,
-        ids: events.ids,
-        endStatementParts: events.endStatementParts,
-        spanExport: context.spanExport,
-      },
+    const sent = await send(
       {
         projectId: run.execution.projectId,
         name: message.event.name,
         data: message.event.data,
         id: message.event.id ?? defaultEventId(run.execution.id, message.step),
-        source: { kind: "workflow", name: run.execution.id },
+        senderExecutionId: run.execution.id,
       },
+      context.spanExport,
     );
-    if (!sent.ok) return { error: { name: "EventSendError", message: sent.failure.message } };
-    return { sent: { eventId: sent.value.id, executions: sent.value.executions } };
+    if (!sent.ok) return { error: { name: "EventSendError", message: sent.message } };
+    return { sent: { eventId: sent.eventId, executions: sent.executions } };
   } catch (error) {
     const sqlState = sqlStateOf(error);
     context.logger.error({ executionId: run.execution.id, sqlState }, "could not send an event");

@@ -1,10 +1,9 @@
 import type { JsonSchema } from "@weft/contract";
 import type { Database } from "../../db/database.ts";
 import type { Clock } from "../../shared/clock.ts";
-import type { IdGenerator } from "../../shared/ids.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { type AttemptTimeout, attemptTimeout, type TimeoutPolicy } from "../attempt-timeout.ts";
-import type { ClaimedExecution, EndStatementParts, SpanRow } from "../execution-state/index.ts";
+import type { ClaimedExecution, SpanRow } from "../execution-state/index.ts";
 import type { SandboxRun } from "../sandbox/sandbox-pool.ts";
 import type { SpanExport } from "../span-export.ts";
 import type { StoredHistory } from "../stored-steps.ts";
@@ -88,29 +87,44 @@ export interface AttemptContext {
   stepQuota: StepQuota | undefined;
   /** Checks a child's input against its workflow's schema (`ctx.invoke`, `ctx.start`). */
   validateInput?: InputValidator | undefined;
-  /** The plan's execution quota for child workflows; without it, none is asked. */
+  /** The plan's execution quota, which child workflows pass; without it, none is asked. */
   admitStarts?: AdmitStarts | undefined;
   /** What `ctx.sendEvent` needs to send; without it, a send fails the step. */
-  events?: EventDependencies | undefined;
+  sendEvent?: SendWorkflowEvent | undefined;
 }
-
-/** What a worker needs beside its attempt context to send events: ids, and the cancel's end statement parts. */
-export interface EventDependencies {
-  ids: IdGenerator;
-  endStatementParts: EndStatementParts;
-}
-
-/** An input as a JSON schema reads it (defaults applied), or the issues naming what is wrong. */
-export type InputValidator = (
-  schema: JsonSchema,
-  value: unknown,
-) => { ok: true; value: unknown } | { ok: false; issues: { path: string; message: string }[] };
 
 /**
  * Whether a project's plan lets it start `count` more executions (they are then counted): the
  * refusal's message, or undefined. Child workflows pass it as every other start does.
  */
 export type AdmitStarts = (projectId: string, count: number) => Promise<string | undefined>;
+
+/** An event a workflow sends (`ctx.sendEvent`); `senderExecutionId` is the execution that sends it. */
+export interface WorkflowEvent {
+  projectId: string;
+  name: string;
+  data: unknown;
+  id: string;
+  senderExecutionId: string;
+}
+
+/**
+ * Sends a workflow's event as the events feature sends every event, handed to the engine by the
+ * composition root: the event's id and the executions it started, or the refusal's message.
+ */
+export type SendWorkflowEvent = (
+  event: WorkflowEvent,
+  spanExport: SpanExport | undefined,
+) => Promise<
+  | { ok: true; eventId: string; executions: { workflow: string; executionId: string }[] }
+  | { ok: false; message: string }
+>;
+
+/** An input as a JSON schema reads it (defaults applied), or the issues naming what is wrong. */
+export type InputValidator = (
+  schema: JsonSchema,
+  value: unknown,
+) => { ok: true; value: unknown } | { ok: false; issues: { path: string; message: string }[] };
 
 /** Lets go of an execution another worker took over (or will): nothing more is written for it. */
 export function abandon(context: AttemptContext, run: RunningAttempt): void {
