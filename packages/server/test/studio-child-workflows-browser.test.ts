@@ -39,10 +39,28 @@ const checkout = workflow({
   },
 });
 
-export default defineConfig({ workflows: [charge, checkout] });
+const receipt = workflow({
+  name: "receipt",
+  async run(_input: unknown, ctx) {
+    await ctx.sleep("settle", "1m");
+    return ctx.step("send", async () => "sent");
+  },
+});
+
+const dispatch = workflow({
+  name: "dispatch",
+  async run(_input: unknown, ctx) {
+    return { receiptId: await ctx.start("receipt", receipt, {}) };
+  },
+});
+
+export default defineConfig({ workflows: [charge, checkout, receipt, dispatch] });
 `;
 
-const manifest = { version: 1, workflows: [{ name: "charge" }, { name: "checkout" }] };
+const manifest = {
+  version: 1,
+  workflows: [{ name: "charge" }, { name: "checkout" }, { name: "receipt" }, { name: "dispatch" }],
+};
 
 /** Real time, so that the worker runs at its pace, which a test can move ahead (past a run's ttl). */
 function realTimeClock(): ManualClock {
@@ -222,6 +240,23 @@ describe.skipIf(!hasChromium)("Child workflows, tags and expired runs in Studio"
     expect(await page.getByRole("searchbox", { name: "Tag" }).getAttribute("aria-invalid")).toBe("true");
     // A bad tag is not sent: the list is filtered by status alone.
     await expect.poll(listedIds).toEqual([expiredId]);
+    expect(problems).toEqual([]);
+  });
+
+  it("shows a started child's status change on its finished parent's page, live", { timeout: 120_000 }, async () => {
+    const dispatchId = await run("dispatch");
+    const dispatched = await ends(dispatchId, "succeeded");
+    const receiptId = dispatched.children[0]?.id ?? "";
+    await ends(receiptId, "sleeping");
+    await page.goto(`${platform.weft.url}/studio/executions/${dispatchId}`);
+    const children = page.getByRole("region", { name: "Child executions" });
+    await children.locator(".badge.status-sleeping").waitFor();
+    expect(await children.getByRole("link", { name: "receipt" }).getAttribute("href")).toBe(
+      `/studio/executions/${receiptId}`,
+    );
+    platform.weft.clock.advance(2 * 60_000);
+    // The page is not reloaded: the child's end reaches it through the project's event stream.
+    await children.locator(".badge.status-succeeded").waitFor({ timeout: 30_000 });
     expect(problems).toEqual([]);
   });
 });

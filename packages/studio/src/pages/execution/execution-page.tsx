@@ -26,10 +26,13 @@ export function ExecutionPage(): ReactNode {
   const settled =
     (execution.data !== undefined && finished.has(execution.data.status)) ||
     (execution.data === undefined && execution.error !== null && describeError(execution.error).final);
-  useLiveUpdates(settled ? undefined : { executionId }, [
+  const projectId = execution.data?.projectId;
+  // A child's changes are its own events, not its parent's: while one is unfinished, the page
+  // follows the project's stream, which carries them.
+  const childrenRunning = execution.data?.children.some((child) => !finished.has(child.status)) ?? false;
+  useLiveUpdates(childrenRunning && projectId !== undefined ? { projectId } : settled ? undefined : { executionId }, [
     weftQuery.workflows.getExecution.queryKey({ input: { executionId } }),
   ]);
-  const projectId = execution.data?.projectId;
   const project = useQuery(
     weftQuery.projects.get.queryOptions({ input: projectId === undefined ? skipToken : { projectId } }),
   );
