@@ -49,7 +49,8 @@ export function ExecutionTable({
         {
           name: "Duration",
           cell: (execution) =>
-            execution.startedAt === null || execution.finishedAt === null
+            // An expired run never ran: the moment it was found too late is no duration.
+            execution.startedAt === null || execution.finishedAt === null || execution.status === "expired"
               ? "—"
               : formatDuration(Date.parse(execution.finishedAt) - Date.parse(execution.startedAt)),
         },
