@@ -58,6 +58,8 @@ export const waitTokenSchema = z.object({
   description: z.string().nullable(),
   fields: z.array(z.object({ label: z.string(), value: z.string() })),
   approvers: z.enum(["anyone", "members"]),
+  /** The event it waits for (`ctx.waitForEvent`), which only a send of that event completes; null for a token a person or a call answers. */
+  event: z.string().nullable(),
   /** The signed-in account that completed it; null when completed through its URL, or not completed. */
   completedBy: z.object({ accountId: z.string(), email: z.string().nullable() }).nullable(),
 });

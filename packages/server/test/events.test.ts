@@ -199,6 +199,23 @@ describe("events and flow control", () => {
 });
 
 describe("ctx.waitForEvent", () => {
+  it("is shown with the event it waits for, and no answer to a token completes it", async () => {
+    const waiting = await run("awaits-payment", { orderId: "o-20" });
+    await until(waiting, ["waiting"]);
+    expect((await execution(waiting)).tokens).toEqual([
+      expect.objectContaining({ name: "paid", status: "pending", event: "order.paid" }),
+    ]);
+    const answered = await signedIn.call("workflows.answerToken", {
+      executionId: waiting,
+      name: "paid",
+      decision: "approve",
+    });
+    expect(answered.status).toBe(404);
+    expect((await execution(waiting)).status).toBe("waiting");
+    expect((await send({ name: "order.paid", data: { orderId: "o-20" } })).json.resumed).toBe(1);
+    expect((await until(waiting, ["succeeded", "failed"])).output).toMatchObject({ ok: true });
+  });
+
   it("resumes only the execution waiting for the event's order", async () => {
     const first = await run("awaits-payment", { orderId: "o-10" });
     const second = await run("awaits-payment", { orderId: "o-11" });

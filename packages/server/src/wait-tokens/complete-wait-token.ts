@@ -84,7 +84,7 @@ export async function completeWaitToken(
       sql`update wait_tokens set status = 'completed', data = ${jsonParam(data.value)}::jsonb,
           finished_at = ${at}::timestamptz, completed_by_account_id = ${completedBy}
         where ${target} and status = 'pending' and expires_at > ${at}::timestamptz${ofProject}${byWhom}
-          and child_execution_id is null
+          and child_execution_id is null and event_name is null
         returning execution_id, span_id, name`,
     );
     if (completed === undefined) {

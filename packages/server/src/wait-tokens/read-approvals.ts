@@ -51,7 +51,7 @@ export async function readApprovals(
     .orderBy(asc(waitTokens.createdAt), asc(waitTokens.executionId), asc(waitTokens.name))
     .limit(request.limit + 1);
   return {
-    approvals: rows.slice(0, request.limit).map((row) => ({ ...row, completedBy: null })),
+    approvals: rows.slice(0, request.limit).map((row) => ({ ...row, event: null, completedBy: null })),
     more: rows.length > request.limit,
   };
 }

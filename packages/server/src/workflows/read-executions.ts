@@ -1,5 +1,5 @@
 import { executionsCountCap } from "@weft/contract";
-import { and, arrayContains, asc, count, eq, gte, lte, type SQL } from "drizzle-orm";
+import { and, arrayContains, asc, count, eq, gte, isNull, lte, type SQL } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
 import {
   type CappedCountKeysetPage,
@@ -34,6 +34,8 @@ export interface ExecutionToken {
   description: string | null;
   fields: WaitTokenField[] | null;
   approvers: WaitTokenApprovers;
+  /** The event it waits for (`ctx.waitForEvent`); null for a token a person or a call answers. */
+  event: string | null;
   /** The signed-in account that completed it; null when it was completed through its URL, or is not completed. */
   completedBy: { accountId: string; email: string | null } | null;
 }
@@ -232,12 +234,14 @@ export async function getExecution(
       description: waitTokens.description,
       fields: waitTokens.fields,
       approvers: waitTokens.approvers,
+      event: waitTokens.eventName,
       completedByAccountId: waitTokens.completedByAccountId,
       completedByEmail: accounts.email,
     })
     .from(waitTokens)
     .leftJoin(accounts, eq(accounts.id, waitTokens.completedByAccountId))
-    .where(eq(waitTokens.executionId, row.id))
+    // An invoke's wait is its child, listed among the children (an execution may have 10,000).
+    .where(and(eq(waitTokens.executionId, row.id), isNull(waitTokens.childExecutionId)))
     .orderBy(asc(waitTokens.createdAt), asc(waitTokens.name));
   const tokens = tokenRows.map(
     ({ completedByAccountId, completedByEmail, ...token }): ExecutionToken => ({

@@ -23,6 +23,7 @@ export function toWaitToken(token: ExecutionToken): WaitTokenView {
     title: token.title,
     description: token.description,
     fields: token.fields ?? [],
+    event: token.event,
     approvers: token.approvers,
     completedBy: token.completedBy,
   };
