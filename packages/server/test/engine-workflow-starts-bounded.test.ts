@@ -52,6 +52,12 @@ export default defineConfig({
         return typeof (await ctx.start("child", limited, {}));
       },
     }),
+    workflow({
+      name: "starts-debounced",
+      async run(_input: unknown, ctx) {
+        return ctx.start("child", debounced, {});
+      },
+    }),
   ],
 });
 `;
@@ -64,6 +70,7 @@ const manifest = {
     { name: "echo", on: [{ event: "ping" }] },
     { name: "waits" },
     { name: "starts" },
+    { name: "starts-debounced" },
   ],
 };
 
@@ -100,6 +107,18 @@ describe("a workflow's own starts", () => {
     }
     const started = await engine.waitFor(await engine.run(project, "starts", {}), ended);
     expect(started.output).toBe("string");
+  });
+
+  it("answers ctx.start of a debounced workflow with the queued execution the start was folded into", async () => {
+    const first = await engine.waitFor(await engine.run(project, "starts-debounced", {}), ended);
+    const second = await engine.waitFor(await engine.run(project, "starts-debounced", {}), ended);
+    expect(typeof first.output).toBe("string");
+    expect(second.output).toBe(first.output);
+    const [child] = await engine.database.db
+      .select({ workflow: executions.workflow })
+      .from(executions)
+      .where(eq(executions.id, second.output as string));
+    expect(child).toEqual({ workflow: "debounced" });
   });
 
   it("stops a workflow that sends the event it is started by at the plan's executions per month, the refused send naming the quota", async () => {

@@ -66,7 +66,13 @@ async function refusedBeforeStart(
     endAttempt(context, run, { kind: "cancel" });
     return true;
   }
-  if (execution.transition === "claim" && execution.expiresAt !== null && execution.expiresAt <= run.startedAt) {
+  // A time to live bounds the wait for a first start: a run that started once (a retry) never expires.
+  if (
+    execution.transition === "claim" &&
+    !execution.hasHistory &&
+    execution.expiresAt !== null &&
+    execution.expiresAt <= run.startedAt
+  ) {
     endAttempt(context, run, { kind: "expire" });
     return true;
   }

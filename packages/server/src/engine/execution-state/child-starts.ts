@@ -79,8 +79,14 @@ export function startChild(db: Database, lease: Lease, start: ChildStart): Promi
         return { outcome: "started", childExecutionId: row.earlier, created: false };
       }
       if (await startedTooMany(tx, lease.executionId, 1)) throw new TooManyChildrenError();
-      await insertNewExecutions(tx, [start.child]);
-      return { outcome: "started", childExecutionId: childId, created: true };
+      const { outcomes } = await insertNewExecutions(tx, [start.child]);
+      // A debounce folds the start into the execution already queued: `ctx.start` answers that one.
+      const startedId = outcomes.get(childId)?.executionId ?? childId;
+      if (startedId !== childId) {
+        await tx.execute(sql`update execution_steps set result = jsonb_build_object('value', ${startedId}::text)
+          where execution_id = ${lease.executionId} and name = ${start.name}`);
+      }
+      return { outcome: "started", childExecutionId: startedId, created: true };
     })
     .catch((error: unknown) => {
       if (error instanceof TooManyChildrenError) return { outcome: "tooMany" } as const;
