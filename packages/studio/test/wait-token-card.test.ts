@@ -21,6 +21,7 @@ const pending: WaitTokenView = {
     { label: "Link", value: "javascript:alert(1)" },
   ],
   approvers: "members",
+  event: null,
   completedBy: null,
 };
 
@@ -64,5 +65,12 @@ describe("WaitTokenCard", () => {
     expect(screen.queryAllByRole("button")).toEqual([]);
     expect(screen.getByText("ada@example.com")).toBeTruthy();
     expect(screen.getByText("answered")).toBeTruthy();
+  });
+
+  it("shows a wait for an event with the event it waits for, and no answer, which only a send of it gives", () => {
+    show({ ...pending, title: null, approvers: "anyone", event: "order.paid" }, true);
+    expect(screen.getByText("order.paid")).toBeTruthy();
+    expect(screen.queryByText("Who may answer")).toBeNull();
+    expect(screen.queryAllByRole("button")).toEqual([]);
   });
 });

@@ -69,10 +69,19 @@ export function WaitTokenCard({
             <code>{token.name}</code>
           </dd>
         </div>
-        <div className="fact">
-          <dt>Who may answer</dt>
-          <dd>{token.approvers === "members" ? "members of the workspace" : "anyone with its link"}</dd>
-        </div>
+        {token.event === null ? (
+          <div className="fact">
+            <dt>Who may answer</dt>
+            <dd>{token.approvers === "members" ? "members of the workspace" : "anyone with its link"}</dd>
+          </div>
+        ) : (
+          <div className="fact">
+            <dt>Waits for the event</dt>
+            <dd>
+              <code>{token.event}</code>
+            </dd>
+          </div>
+        )}
         <div className="fact">
           <dt>{token.status === "pending" ? "Expires" : "Ended"}</dt>
           <dd>
@@ -86,7 +95,7 @@ export function WaitTokenCard({
           </div>
         )}
       </dl>
-      {writable && token.status === "pending" ? (
+      {writable && token.status === "pending" && token.event === null ? (
         <div className="row token-actions">
           <button
             type="button"
