@@ -9,10 +9,18 @@ import { QueryState } from "../../components/query-state.tsx";
 import { WaitTokenCard } from "../../components/wait-token-card.tsx";
 import { canWrite, useWorkspace } from "../../components/workspace.tsx";
 
+/** How often the list is read again besides the live stream. */
+const olderTokensRefreshMs = 60_000;
+
 /** Every wait token of the workspace that waits for an answer, oldest first, kept current by the live stream. */
 export function ApprovalsPage(): ReactNode {
   const { workspace } = useWorkspace();
-  const approvals = useQuery(weftQuery.studio.approvals.queryOptions({ input: { workspaceId: workspace.id } }));
+  const approvals = useQuery({
+    ...weftQuery.studio.approvals.queryOptions({ input: { workspaceId: workspace.id } }),
+    // The workspace's stream follows its newest executions; a token of an older one answered or timed
+    // out elsewhere shows here within a minute.
+    refetchInterval: olderTokensRefreshMs,
+  });
   useLiveUpdates({ workspaceId: workspace.id }, [weftQuery.studio.approvals.key()]);
   return (
     <>
