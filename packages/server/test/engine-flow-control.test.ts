@@ -264,6 +264,31 @@ describe("debounce", () => {
   });
 });
 
+describe("a time to live under flow control", () => {
+  it("counts from when a throttled or debounced execution is due, not from its trigger", async () => {
+    const projectId = "prj_flow_ttl";
+    const ttlMs = 60_000;
+    const ttlOf = async (id: string) => {
+      const [row] = await database.db
+        .select({ runAt: executions.runAt, expiresAt: executions.expiresAt })
+        .from(executions)
+        .where(eq(executions.id, id));
+      return (row?.expiresAt?.getTime() ?? 0) - (row?.runAt.getTime() ?? 0);
+    };
+    const deploymentId = await deployed(projectId);
+    const enqueue = (workflow: string, input: unknown) =>
+      enqueueTestExecution(database.db, deps, { projectId, deploymentId, workflow, input, ttlMs });
+    const throttled: string[] = [];
+    for (let n = 0; n < 15; n += 1) throttled.push(await enqueue("throttled", { n }));
+    for (const id of throttled) expect(await ttlOf(id)).toBe(ttlMs);
+
+    const debounced = await enqueue("debounced", { user: "ada" });
+    clock.advance(500);
+    expect(await enqueue("debounced", { user: "ada" })).toBe(debounced);
+    expect(await ttlOf(debounced)).toBe(ttlMs);
+  });
+});
+
 describe("throttle", () => {
   it("delays starts beyond 10 a second, so they start at 10 a second on the clock", async () => {
     const projectId = "prj_throttle";

@@ -287,7 +287,16 @@ async function admitted(
       outcomes.set(row.execution.id, { executionId: row.execution.id, flowControl: "skipped" });
       return;
     }
-    kept.push({ ...row, execution: { ...row.execution, input: candidate.input, runAt: candidate.runAt } });
+    // A throttle may have moved the start later: the time to live counts from when it is due.
+    const { expiresAt, runAt: dueAt } = row.execution;
+    const movedExpiry =
+      expiresAt === null || expiresAt === undefined
+        ? expiresAt
+        : new Date(expiresAt.getTime() + (candidate.runAt.getTime() - dueAt.getTime()));
+    kept.push({
+      ...row,
+      execution: { ...row.execution, input: candidate.input, runAt: candidate.runAt, expiresAt: movedExpiry },
+    });
     outcomes.set(row.execution.id, { executionId: row.execution.id });
   });
   return { rows: kept, outcomes };

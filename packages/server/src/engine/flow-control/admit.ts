@@ -71,14 +71,16 @@ async function throttledRunAt(
 }
 
 /**
- * Moves the queued execution of a debounce key, if there is one, to this trigger's input and time:
- * one that never started (`executions_debounce_idx`), not one queued again for a retry.
+ * Moves the queued execution of a debounce key, if there is one, to this trigger's input and time,
+ * its time to live with it: one that never started (`executions_debounce_idx`), not one queued again
+ * for a retry.
  */
 async function debounceInto(tx: Transaction, candidate: AdmissionCandidate, key: string): Promise<string | undefined> {
   const [row] = await sqlRows<{ id: string }>(
     tx,
     sql`update executions set input = ${JSON.stringify(candidate.input ?? null)}::jsonb,
-        run_at = greatest(run_at, ${candidate.runAt.toISOString()}::timestamptz), deployment_id = ${candidate.deploymentId}
+        run_at = greatest(run_at, ${candidate.runAt.toISOString()}::timestamptz), deployment_id = ${candidate.deploymentId},
+        expires_at = expires_at + (greatest(run_at, ${candidate.runAt.toISOString()}::timestamptz) - run_at)
       where project_id = ${candidate.projectId} and workflow = ${candidate.workflow} and debounce_key = ${key}
         and status = 'queued' and started_at is null
       returning id`,
