@@ -172,6 +172,27 @@ function childRows(
 type StartOptions = { delayMs?: number; ttlMs?: number; tags?: string[] };
 
 /**
+ * What every start of children asks first: a run still this worker's and not cancelled, a step
+ * name, and options in range; the options, or the answer that ends the start.
+ */
+function startAllowed(
+  context: AttemptContext,
+  run: RunningAttempt,
+  message: { name: string; options?: unknown },
+): ({ ok: true } & StartOptions) | { ok: false; answer: ChildStartedAnswer } {
+  if (run.done) return { ok: false, answer: { stop: "abandoned" } };
+  const name = checkStepName(message.name);
+  if (!name.ok) return { ok: false, answer: { error: name.error } };
+  if (run.cancelRequested) {
+    run.sandbox?.abandon();
+    endAttempt(context, run, { kind: "cancel" });
+    return { ok: false, answer: { stop: "cancelled" } };
+  }
+  const options = startOptions(message.options);
+  return options.ok ? options : { ok: false, answer: { error: options.error } };
+}
+
+/**
  * `ctx.invoke` and `ctx.start`: starts a child execution of a workflow of the parent's deployment,
  * once per name (a replay answers the child started before). The child shares the parent's trace,
  * its trigger span under the parent's attempt (or the invoke's wait). A child passes the plan's
@@ -182,16 +203,8 @@ export async function onStartChild(
   run: RunningAttempt,
   message: StartChildMessage,
 ): Promise<ChildStartedAnswer> {
-  if (run.done) return { stop: "abandoned" };
-  const name = checkStepName(message.name);
-  if (!name.ok) return { error: name.error };
-  if (run.cancelRequested) {
-    run.sandbox?.abandon();
-    endAttempt(context, run, { kind: "cancel" });
-    return { stop: "cancelled" };
-  }
-  const options = startOptions(message.options);
-  if (!options.ok) return { error: options.error };
+  const options = startAllowed(context, run, message);
+  if (!options.ok) return options.answer;
   try {
     const callee = await checkedCallee(context, run, message);
     if (!callee.ok) return { error: callee.error };
@@ -251,16 +264,8 @@ export async function onStartChildren(
   run: RunningAttempt,
   message: StartChildrenMessage,
 ): Promise<ChildStartedAnswer> {
-  if (run.done) return { stop: "abandoned" };
-  const name = checkStepName(message.name);
-  if (!name.ok) return { error: name.error };
-  if (run.cancelRequested) {
-    run.sandbox?.abandon();
-    endAttempt(context, run, { kind: "cancel" });
-    return { stop: "cancelled" };
-  }
-  const options = startOptions(message.options);
-  if (!options.ok) return { error: options.error };
+  const options = startAllowed(context, run, message);
+  if (!options.ok) return options.answer;
   try {
     const callee = await calleeOf(context, run, message.workflow);
     if (!callee.ok) return { error: callee.error };
