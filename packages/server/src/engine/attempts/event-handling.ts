@@ -5,12 +5,12 @@ import { sqlStateOf } from "../../db/sql-state.ts";
 import { type EventWaitToken, waitForEvent } from "../execution-state/event-wait-transitions.ts";
 import type { Lease } from "../execution-state/index.ts";
 import type { ChildMessage, EventSentAnswer, TokenAnswer } from "../sandbox/protocol.ts";
-import { replayedToken, tokenResultOf } from "../stored-tokens.ts";
 import { checkLogs, checkStepName, storageBudgetError } from "../stored-values.ts";
 import { newSpanId } from "../trace-ids.ts";
 import { newTokenNonce, tokenHashOf, tokenIdOf } from "../wait-token-ids.ts";
 import { endAttempt } from "./attempt-ending.ts";
-import { type AttemptContext, abandon, type RunningAttempt } from "./running-attempt.ts";
+import type { AttemptContext, RunningAttempt } from "./running-attempt.ts";
+import { decidedWait } from "./token-handling.ts";
 
 type EventWaitMessage = Extract<ChildMessage, { type: "eventWait" }>;
 type SendEventMessage = Extract<ChildMessage, { type: "sendEvent" }>;
@@ -87,28 +87,7 @@ export async function onEventWait(
       matchValue: match === undefined ? null : match.equals,
     },
   );
-  const settled: Promise<void> = deciding.then(noop, noop).finally(() => context.finishing.delete(settled));
-  context.finishing.add(settled);
-  try {
-    const outcome = await deciding;
-    if (outcome.outcome === "refused") {
-      abandon(context, run);
-      return { stop: "abandoned" };
-    }
-    if (outcome.outcome === "waiting") {
-      context.fallsDue(run.execution.accountId, new Date(outcome.token.expires_at));
-      context.release(run.execution.id, false);
-      return { stop: "waiting" };
-    }
-    run.done = false;
-    const { id, url } = replayedToken(context.tokens, outcome.token);
-    return { token: { id, url }, result: tokenResultOf(outcome.token) };
-  } catch (error) {
-    run.done = false;
-    const sqlState = sqlStateOf(error);
-    context.logger.error({ executionId: run.execution.id, sqlState }, "could not store an event wait");
-    return { error: { name: "StorageError", message: "the wait could not be stored" } };
-  }
+  return decidedWait(context, run, deciding, context.tokens, "event wait");
 }
 
 /**
@@ -151,5 +130,3 @@ export async function onSendEvent(
     return { error: { name: "StorageError", message: "the event could not be sent" } };
   }
 }
-
-function noop(): void {}

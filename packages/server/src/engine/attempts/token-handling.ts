@@ -1,7 +1,7 @@
 import type { ExecutionError } from "../../db/schema/index.ts";
 import { sqlStateOf } from "../../db/sql-state.ts";
 import { checkStorableJson, describeUnstorable } from "../../shared/storable-json.ts";
-import { createToken, type Lease, type NewToken, wait } from "../execution-state/index.ts";
+import { createToken, type Lease, type NewToken, type WaitOutcome, wait } from "../execution-state/index.ts";
 import type { ChildMessage, TokenAnswer } from "../sandbox/protocol.ts";
 import { replayedToken, tokenResultOf } from "../stored-tokens.ts";
 import { checkLogs, checkStepName, storageBudgetError } from "../stored-values.ts";
@@ -70,7 +70,7 @@ export async function onToken(
       const { id, url } = replayedToken(issuer, created.token);
       return { token: { id, url } };
     } catch (error) {
-      return { error: storageError(context, run, error) };
+      return { error: storageError(context, run, error, "wait token") };
     }
   }
   // Held while the wait is decided, so that neither a deadline nor the worker's stop ends the attempt meanwhile.
@@ -87,6 +87,21 @@ export async function onToken(
     },
     token,
   );
+  return decidedWait(context, run, deciding, issuer, "wait token");
+}
+
+/**
+ * What the child hears of a wait being decided (`deciding`, while `run.done` holds the attempt): the
+ * worker let go when it waits, abandoned when the lease was lost, or the token's result when it had
+ * already ended. `what` names the wait in the log and the error.
+ */
+export async function decidedWait(
+  context: AttemptContext,
+  run: RunningAttempt,
+  deciding: Promise<WaitOutcome>,
+  issuer: TokenIssuer,
+  what: string,
+): Promise<TokenAnswer> {
   const settled: Promise<void> = deciding.then(noop, noop).finally(() => context.finishing.delete(settled));
   context.finishing.add(settled);
   try {
@@ -105,17 +120,17 @@ export async function onToken(
     return { token: { id, url }, result: tokenResultOf(outcome.token) };
   } catch (error) {
     run.done = false;
-    return { error: storageError(context, run, error) };
+    return { error: storageError(context, run, error, what) };
   }
 }
 
 function noop(): void {}
 
-function storageError(context: AttemptContext, run: RunningAttempt, error: unknown): ExecutionError {
+function storageError(context: AttemptContext, run: RunningAttempt, error: unknown, what: string): ExecutionError {
   const sqlState = sqlStateOf(error);
-  context.logger.error({ executionId: run.execution.id, sqlState }, "could not store a wait token");
+  context.logger.error({ executionId: run.execution.id, sqlState }, `could not store a ${what}`);
   return {
     name: "StorageError",
-    message: `the token could not be stored${sqlState === undefined ? "" : ` (SQLSTATE ${sqlState})`}`,
+    message: `the ${what} could not be stored${sqlState === undefined ? "" : ` (SQLSTATE ${sqlState})`}`,
   };
 }
