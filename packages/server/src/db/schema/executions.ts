@@ -115,6 +115,11 @@ export const executions = pgTable(
     index("executions_keyed_ready_idx")
       .on(table.projectId, table.workflow, table.concurrencyKey, table.priority.desc(), table.runAt)
       .where(sql`${table.status} in ('queued', 'sleeping', 'waiting') and ${table.concurrencyKey} is not null`),
+    // The claim of plain workflows defers a workspace's to its executions of a higher priority:
+    // the projects with due ones, one probe each. Empty while no workflow sets a positive priority.
+    index("executions_prioritised_ready_idx")
+      .on(table.projectId, table.runAt)
+      .where(sql`${table.status} in ('queued', 'sleeping', 'waiting') and ${table.priority} > 0`),
     // Debounce: the one queued execution of a key that never started, which each trigger of a
     // burst moves. One that started and is queued again (a retry) is no longer the burst's.
     uniqueIndex("executions_debounce_idx")

@@ -1,0 +1,1 @@
+CREATE INDEX "executions_prioritised_ready_idx" ON "executions" USING btree ("project_id","run_at") WHERE "executions"."status" in ('queued', 'sleeping', 'waiting') and "executions"."priority" > 0;
