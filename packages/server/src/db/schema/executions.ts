@@ -79,6 +79,13 @@ export const executions = pgTable(
      * output or error), in the statement that ends it. Null for `ctx.start` and other triggers.
      */
     parentWaitName: text("parent_wait_name"),
+    /**
+     * How many starts by executions lead to this one: 0 for a start from outside (the API, a
+     * webhook, a form, a schedule, an event sent from outside), the starter's depth + 1 for a child
+     * (`ctx.invoke`, `ctx.start`) or an execution an event of a workflow starts (`ctx.sendEvent`).
+     * A start past `maxExecutionDepth` is refused, so a workflow that starts itself ends.
+     */
+    depth: integer("depth").notNull().default(0),
     /** Labels given at the start (`workflows.run`'s `tags`), for listing; at most a few short ones. */
     tags: text("tags").array().notNull().default(sql`'{}'::text[]`),
     /** A queued execution not started by then ends `expired` (`workflows.run`'s `ttl`). */

@@ -1,0 +1,1 @@
+ALTER TABLE "executions" ADD COLUMN "depth" integer DEFAULT 0 NOT NULL;
