@@ -20,6 +20,12 @@ export const events = pgTable(
     data: jsonb("data").$type<unknown>(),
     /** The sender's idempotency id: the same one within 24 hours is answered with this row. */
     idempotencyId: text("idempotency_id"),
+    /**
+     * What the idempotency id is bound to (`eventRequestDigest`): the same id with another digest
+     * within 24 hours is refused. Null matches any send: an id that names the send itself (a
+     * workflow step's default one), or a row stored before the digest existed.
+     */
+    requestDigest: text("request_digest"),
     sourceKind: text("source_kind", { enum: eventSourceKinds }).notNull(),
     /** The webhook's name, or the sending execution's id. */
     sourceName: text("source_name"),

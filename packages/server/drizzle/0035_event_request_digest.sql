@@ -1,0 +1,1 @@
+ALTER TABLE "events" ADD COLUMN "request_digest" text;
