@@ -55,6 +55,7 @@ export function workerFeatures(deps: { db: Database; clock: Clock }, settings: W
           data: event.data,
           id: event.id,
           source: { kind: "workflow", name: event.senderExecutionId },
+          depth: event.senderDepth + 1,
         },
       );
       return sent.ok

@@ -43,6 +43,8 @@ export interface EnqueueExecutionRequest {
   /** Queued to start this long from now (`delay`); with `ttlMs`, it ends `expired` if not started that long after it was due. */
   delayMs?: number | undefined;
   ttlMs?: number | undefined;
+  /** How many starts by executions lead to this one (`executions.depth`); 0, from outside, if left out. */
+  depth?: number | undefined;
 }
 
 /** Refuses an input over the 4 MiB limit (or one PostgreSQL cannot store) as the caller's mistake, naming the limit. */
@@ -180,6 +182,7 @@ const newExecutionKeys = [
   "rerunOf",
   "parentExecutionId",
   "parentWaitName",
+  "depth",
   "tags",
   "expiresAt",
   "traceId",
@@ -368,6 +371,7 @@ export function queuedExecutionRows(
       rerunOf: request.rerunOf ?? null,
       parentExecutionId: null,
       parentWaitName: null,
+      depth: request.depth ?? 0,
       tags: [...(request.tags ?? [])],
       expiresAt: request.ttlMs === undefined ? null : new Date(runAt.getTime() + request.ttlMs),
       traceId,

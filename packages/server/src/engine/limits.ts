@@ -31,6 +31,13 @@ export const maxTokenTimeoutMs = 30 * 24 * 60 * 60 * 1000;
 export const maxChildrenPerExecution = 10_000;
 
 /**
+ * The deepest an execution may be started by others (`executions.depth`): a child, or an execution
+ * an event of a workflow starts, is one deeper than its starter, and a start past this is refused.
+ * It ends a workflow that starts itself, or sends the event it is started by, where no quota would.
+ */
+export const maxExecutionDepth = 64;
+
+/**
  * What a wait token shows the person who answers it: a title, a description and a few labelled
  * values, in characters. Small enough to read on one page, and to list many waiting tokens.
  */

@@ -8,6 +8,7 @@ import { type EventSourceKind, events, projects, usageDeltas } from "../db/schem
 import { getActiveDeployment } from "../deployments/read-deployments.ts";
 import { idempotencyWindowMs, insertNewExecutions, queuedExecutionRows } from "../engine/enqueue-execution.ts";
 import type { EndStatementParts } from "../engine/execution-state/index.ts";
+import { maxExecutionDepth } from "../engine/limits.ts";
 import type { SpanExport } from "../engine/span-export.ts";
 import { validateJsonSchema } from "../schemas/validate-json-schema.ts";
 import type { Clock } from "../shared/clock.ts";
@@ -26,6 +27,12 @@ export interface SendEventRequest {
   /** The idempotency id: the same one within 24 hours is answered with the first send's result. */
   id?: string | undefined;
   source: { kind: EventSourceKind; name?: string | undefined };
+  /**
+   * The depth (`executions.depth`) of the executions the event starts: its sending execution's + 1
+   * for `ctx.sendEvent`, 0 (left out) from outside. Past `maxExecutionDepth` a send that would start
+   * any is refused, so a workflow that sends the event it is started by ends.
+   */
+  depth?: number | undefined;
 }
 
 export interface SendEventDependencies {
@@ -68,7 +75,8 @@ interface SendPlan {
  * Sends an event: in one transaction it completes the waits for it (`ctx.waitForEvent`), cancels
  * the executions its `cancelOn` entries select, starts every workflow of the active deployment
  * subscribed to it (`on`, `if`) with the event as input, and stores it with what it did. A refusal
- * (the name, the id, the data, an unknown project, the plan's quota, a backlog) changes nothing.
+ * (the name, the id, the data, an unknown project, the depth of a workflow's send, the plan's quota,
+ * a backlog) changes nothing.
  * `beforeCommit` may throw to roll everything back (the ingress budget).
  */
 export async function sendEvent(
@@ -89,6 +97,8 @@ export async function sendEvent(
     sentAt: "",
   });
   if (starts.length > 0 && (request.id === undefined || (await earlierSend(db, request, now)) === undefined)) {
+    const depth = request.depth ?? 0;
+    if (depth > maxExecutionDepth) return fail.conflict(tooDeepMessage(depth));
     const backlogged = deps.backpressure?.refusal(request.projectId);
     if (backlogged !== undefined) return fail.backlogged(backlogged);
     const exceeded = await deps.quotas?.admit(request.projectId, starts.length);
@@ -108,6 +118,11 @@ export async function sendEvent(
   if (!sent.ok) return sent;
   const { endedNow: _endedNow, ...result } = sent.value;
   return ok(result);
+}
+
+/** Why a workflow's send that would start executions `depth` deep is refused. */
+function tooDeepMessage(depth: number): string {
+  return `depth: the executions this event starts would be ${depth} starts deep, past the limit (maxExecutionDepth) of ${maxExecutionDepth} for executions started by executions, so it is not sent`;
 }
 
 /** The send the idempotency id names, if it was sent within 24 hours. */
@@ -198,6 +213,7 @@ async function sendEventInTransaction(
           workflow: workflow.name,
           input,
           trigger: { kind: "event", name: event.name },
+          depth: request.depth ?? 0,
         },
         workflow,
       ),

@@ -13,7 +13,7 @@ import { createIdGenerator } from "../../shared/ids.ts";
 import { queuedExecutionRows, storableInputFailure } from "../enqueue-execution.ts";
 import { startChild, startChildren } from "../execution-state/child-starts.ts";
 import type { Lease } from "../execution-state/index.ts";
-import { maxChildrenPerExecution } from "../limits.ts";
+import { maxChildrenPerExecution, maxExecutionDepth } from "../limits.ts";
 import type { ChildMessage, ChildStartedAnswer } from "../sandbox/protocol.ts";
 import { checkStepName } from "../stored-values.ts";
 import { newSpanId } from "../trace-ids.ts";
@@ -28,6 +28,11 @@ const refusal = (message: string): ExecutionError => ({ name: "ChildWorkflowStar
 
 const tooManyChildren = refusal(
   `an execution starts at most ${maxChildrenPerExecution} child executions, all its attempts together`,
+);
+
+/** Refuses a start by an execution at the deepest a start may lead to, before the quota counts it. */
+const tooDeep = refusal(
+  `depth: this execution is ${maxExecutionDepth} starts deep, the limit (maxExecutionDepth) for executions started by executions, so it cannot start another`,
 );
 
 /** A start's delay, ttl and tags as the run's are checked, or the error naming the option. */
@@ -145,6 +150,7 @@ function childRows(
       workflow: child.workflow.name,
       input: child.input,
       trigger: { kind: "workflow", name: parent.workflow },
+      depth: parent.depth + 1,
       ...(options.tags === undefined ? {} : { tags: options.tags }),
       ...(options.delayMs === undefined ? {} : { delayMs: options.delayMs }),
       ...(options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs }),
@@ -173,7 +179,8 @@ type StartOptions = { delayMs?: number; ttlMs?: number; tags?: string[] };
 
 /**
  * What every start of children asks first: a run still this worker's and not cancelled, a step
- * name, and options in range; the options, or the answer that ends the start.
+ * name, options in range, and a parent not at `maxExecutionDepth`; the options, or the answer that
+ * ends the start.
  */
 function startAllowed(
   context: AttemptContext,
@@ -188,6 +195,7 @@ function startAllowed(
     endAttempt(context, run, { kind: "cancel" });
     return { ok: false, answer: { stop: "cancelled" } };
   }
+  if (run.execution.depth >= maxExecutionDepth) return { ok: false, answer: { error: tooDeep } };
   const options = startOptions(message.options);
   return options.ok ? options : { ok: false, answer: { error: options.error } };
 }
@@ -195,8 +203,9 @@ function startAllowed(
 /**
  * `ctx.invoke` and `ctx.start`: starts a child execution of a workflow of the parent's deployment,
  * once per name (a replay answers the child started before). The child shares the parent's trace,
- * its trigger span under the parent's attempt (or the invoke's wait). A child passes the plan's
- * execution quota like any start; not the backlog's refusal, since its parent is already running.
+ * its trigger span under the parent's attempt (or the invoke's wait). A child is one deeper than
+ * its parent, and passes the plan's execution quota like any start; not the backlog's refusal,
+ * since its parent is already running.
  */
 export async function onStartChild(
   context: AttemptContext,

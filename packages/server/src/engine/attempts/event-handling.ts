@@ -100,8 +100,9 @@ function defaultEventId(executionId: string, step: string): string {
 
 /**
  * `ctx.sendEvent`: sends the event as `events.send` does (`context.sendEvent`), the executions it
- * starts passing the plan's quota: a workflow that sends the event it is started by would otherwise
- * multiply without bound. Not the backlog's refusal, since the sender is already running.
+ * starts passing the plan's quota and one deeper than the sender: a workflow that sends the event it
+ * is started by would otherwise multiply without bound, and on a plan without a quota it stops at
+ * `maxExecutionDepth`. Not the backlog's refusal, since the sender is already running.
  */
 export async function onSendEvent(
   context: AttemptContext,
@@ -119,6 +120,7 @@ export async function onSendEvent(
         data: message.event.data,
         id: message.event.id ?? defaultEventId(run.execution.id, message.step),
         senderExecutionId: run.execution.id,
+        senderDepth: run.execution.depth,
       },
       context.spanExport,
     );

@@ -99,13 +99,17 @@ export interface AttemptContext {
  */
 export type AdmitStarts = (projectId: string, count: number) => Promise<string | undefined>;
 
-/** An event a workflow sends (`ctx.sendEvent`); `senderExecutionId` is the execution that sends it. */
+/**
+ * An event a workflow sends (`ctx.sendEvent`); `senderExecutionId` is the execution that sends it,
+ * and the executions the event starts are one deeper than `senderDepth` (`executions.depth`).
+ */
 export interface WorkflowEvent {
   projectId: string;
   name: string;
   data: unknown;
   id: string;
   senderExecutionId: string;
+  senderDepth: number;
 }
 
 /**

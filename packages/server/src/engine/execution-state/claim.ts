@@ -44,6 +44,8 @@ export interface ClaimedExecution {
   logBytes: number;
   /** Times the execution was taken over from a worker whose lease lapsed (`expireLease`), this claim included. */
   leaseExpiries: number;
+  /** How many starts by executions lead to this one (`executions.depth`): its children are one deeper. */
+  depth: number;
 }
 
 interface ClaimRow {
@@ -68,6 +70,7 @@ interface ClaimRow {
   attempt_span_id: string;
   log_bytes: number | string;
   lease_expiries: number;
+  depth: number;
 }
 
 /** The row of a claim that leased nothing, which carries only what was read alongside. */
@@ -188,7 +191,7 @@ function leaseAndReturn(request: ClaimRequest, candidates: SQL, alongside?: SQL)
         x.retry_min_delay_ms, x.retry_max_delay_ms, x.timeout_ms, x.trace_id, x.execution_span_id,
         x.cancel_requested_at, x.expires_at, c.previous_started_at, c.previous_status, ${resumedFrom} as resumed,
         substr(replace(gen_random_uuid()::text, '-', ''), 1, 16) as attempt_span_id,
-        octet_length(x.logs::text) as log_bytes, x.lease_expiries,
+        octet_length(x.logs::text) as log_bytes, x.lease_expiries, x.depth,
         ${accountOfProject(sql`x.project_id`)} as account_id),
     attempt_spans as (${insertAttemptSpans(sql`claimed`, request.workerId, request.now)} returning 1)${
       alongside === undefined
@@ -222,6 +225,7 @@ function toClaimed(row: ClaimRow): ClaimedExecution {
     attemptSpanId: row.attempt_span_id,
     logBytes: Number(row.log_bytes),
     leaseExpiries: row.lease_expiries,
+    depth: row.depth,
   };
 }
 

@@ -54,6 +54,7 @@ export function startLocally(
       attemptSpanId,
       logBytes: Buffer.byteLength(JSON.stringify(queued.logs)),
       leaseExpiries: 0,
+      depth: queued.depth,
     },
   };
 }
