@@ -24,7 +24,7 @@ export const eventNameSchema = z
   .string()
   .regex(eventNamePattern, "must start with a letter or digit and use only A-Z, a-z, 0-9, . _ : / - (at most 128)");
 
-/** An event's idempotency id: the same id within 24 hours answers the first send and starts nothing. */
+/** An event's idempotency id: the same id within 24 hours answers the first send if its name and data are the same, and is refused otherwise. */
 export const eventIdempotencyIdSchema = z
   .string()
   .min(1)
@@ -84,7 +84,7 @@ export const eventsContract = {
     .route({
       summary: "Send an event: starts the subscribed workflows, resumes the executions waiting for it",
       description:
-        "Starts every workflow of the active deployment subscribed to the event (`on`) with the event as input, resumes the executions waiting for it (`ctx.waitForEvent`) and cancels those it cancels (`cancelOn`), all at once. With `id`, a second send within 24 hours answers the first one's result and does nothing.",
+        "Starts every workflow of the active deployment subscribed to the event (`on`) with the event as input, resumes the executions waiting for it (`ctx.waitForEvent`) and cancels those it cancels (`cancelOn`), all at once. With `id`, a second send within 24 hours with the same name and data answers the first one's result and does nothing; one with another name or data is refused (CONFLICT) and does nothing.",
       tags: ["events"],
     })
     .input(

@@ -61,7 +61,11 @@ export interface WeftEvent<TData = unknown> {
   sentAt: string;
 }
 
-/** What `ctx.sendEvent` sends; `id` makes the send idempotent for 24 hours (it defaults to one per execution and name). */
+/**
+ * What `ctx.sendEvent` sends; `id` makes the send idempotent for 24 hours, bound to the name and
+ * data (another send with the same id throws `EventSendError`). It defaults to one per execution and
+ * step name, which answers the step's send run again whatever its data.
+ */
 export interface EventToSend {
   name: string;
   data?: unknown;

@@ -54,6 +54,8 @@ export function workerFeatures(deps: { db: Database; clock: Clock }, settings: W
           name: event.name,
           data: event.data,
           id: event.id,
+          // A workflow's own id is bound to the name and data as events.send's is; the default one to nothing.
+          ...(event.defaultId ? { requestDigest: null } : {}),
           source: { kind: "workflow", name: event.senderExecutionId },
           depth: event.senderDepth + 1,
         },

@@ -62,6 +62,17 @@ export default defineConfig({
       },
     }),
     workflow({
+      name: "sender-with-id",
+      async run(input: { orderId: string; note: string }, ctx) {
+        try {
+          const sent = await ctx.sendEvent("announce", { name: "order.announced", data: input, id: "ship-" + input.orderId });
+          return { eventId: sent.eventId };
+        } catch (error) {
+          return { error: \`\${(error as Error).name}: \${(error as Error).message}\` };
+        }
+      },
+    }),
+    workflow({
       name: "sender",
       async run(input: { orderId: string }, ctx) {
         const sent = await ctx.sendEvent("announce", { name: "order.shipped", data: { orderId: input.orderId } });
@@ -89,6 +100,7 @@ const manifest = {
       cancelOn: [{ event: "order.cancelled", match: { event: "$.data.orderId", input: "$.orderId" } }],
     },
     { name: "sender" },
+    { name: "sender-with-id" },
   ],
 };
 
@@ -184,6 +196,61 @@ describe("events.send and subscriptions", () => {
     const later = await send({ name: "order.created", data: { orderId: "o-3", plan: "pro" }, id: "order-o-3" });
     expect(later.json.duplicate).toBe(false);
     expect(later.json.id).not.toBe(first.json.id);
+  });
+});
+
+describe("an id bound to its event's name and data", () => {
+  async function events(): Promise<SentJson[]> {
+    return (await signedIn.call<{ data: SentJson[] }>("events.list", { projectId, limit: 100 })).json.data;
+  }
+
+  it("refuses the id sent again with another name or data as CONFLICT, doing nothing, and still answers a retry", async () => {
+    const event = { name: "order.created", data: { orderId: "o-5", plan: "pro" }, id: "order-o-5" };
+    const first = await send(event);
+    expect(first.json.executions.map((started) => started.workflow).sort()).toEqual(["on-created", "on-pro"]);
+    const before = {
+      events: await events(),
+      created: await executionsOf("on-created"),
+      pro: await executionsOf("on-pro"),
+      shipped: await executionsOf("on-shipped"),
+    };
+
+    for (const reused of [
+      { ...event, data: { orderId: "o-5", plan: "free" } },
+      { ...event, data: undefined },
+      { ...event, name: "order.shipped" },
+    ]) {
+      const refused = await send(reused);
+      expect(refused.status).toBe(409);
+      expect(refused.json).toMatchObject({
+        code: "CONFLICT",
+        message: expect.stringContaining("idempotency key was used with another request"),
+      });
+    }
+    expect(await events()).toEqual(before.events);
+    expect(await executionsOf("on-created")).toBe(before.created);
+    expect(await executionsOf("on-pro")).toBe(before.pro);
+    expect(await executionsOf("on-shipped")).toBe(before.shipped);
+
+    const retry = await send(event);
+    expect(retry.status).toBe(200);
+    expect(retry.json).toMatchObject({ id: first.json.id, duplicate: true, executions: first.json.executions });
+    expect(await executionsOf("on-created")).toBe(before.created);
+  });
+
+  it("binds an id a workflow gives to ctx.sendEvent too: another execution's other data is refused, the same answered", async () => {
+    const first = await until(await run("sender-with-id", { orderId: "o-6", note: "a" }), ["succeeded", "failed"]);
+    const { eventId } = first.output as { eventId: string };
+    expect(eventId).toMatch(/^evn_/);
+    const announced = async () =>
+      (await signedIn.call<{ data: SentJson[] }>("events.list", { projectId, name: "order.announced" })).json.data;
+    expect((await announced()).map((sent) => sent.id)).toEqual([eventId]);
+
+    const other = await until(await run("sender-with-id", { orderId: "o-6", note: "b" }), ["succeeded", "failed"]);
+    expect(other.output).toEqual({ error: expect.stringMatching(/^EventSendError: .*idempotency key was used/) });
+    const same = await until(await run("sender-with-id", { orderId: "o-6", note: "a" }), ["succeeded", "failed"]);
+    expect(same.output).toEqual({ eventId });
+    expect((await announced()).map((sent) => sent.id)).toEqual([eventId]);
   });
 });
 
@@ -417,11 +484,11 @@ describe("a webhook that sends an event", () => {
     });
     expect(deployed.status).toBe(200);
     const url = `${signedIn.weft.url}/triggers/webhooks/${hookProject}/shop`;
-    const post = (headers: Record<string, string>) =>
+    const post = (headers: Record<string, string>, body: unknown = { orderId: "o-50" }) =>
       fetch(url, {
         method: "POST",
         headers: { "content-type": "application/json", "x-shop-secret": "s3cret", ...headers },
-        body: JSON.stringify({ orderId: "o-50" }),
+        body: JSON.stringify(body),
       });
 
     expect((await post({ "x-shop-secret": "wrong" })).status).toBe(401);
@@ -432,11 +499,15 @@ describe("a webhook that sends an event", () => {
     const done = await until(sent.executionIds[0] ?? "", ["succeeded", "failed"]);
     expect(done.output).toMatchObject({ id: sent.eventId, name: "order.created", data: { body: { orderId: "o-50" } } });
 
-    const again = await post({ "idempotency-key": "hook-o-50" });
+    // A retried delivery may change a header (a timestamp, a signature): the key is bound to the body.
+    const again = await post({ "idempotency-key": "hook-o-50", "x-shop-delivery-attempt": "2" });
     expect(await again.json()).toMatchObject({
       eventId: sent.eventId,
       message: "Event already sent with this Idempotency-Key.",
     });
+    const reused = await post({ "idempotency-key": "hook-o-50" }, { orderId: "o-51" });
+    expect(reused.status).toBe(409);
+    expect(await reused.json()).toMatchObject({ error: "idempotency_key_reused", message: expect.any(String) });
     const listed = await signedIn.call<{ data: SentJson[] }>("events.list", { projectId: hookProject });
     expect(listed.json.data).toEqual([
       expect.objectContaining({ id: sent.eventId, source: { kind: "webhook", name: "shop" } }),

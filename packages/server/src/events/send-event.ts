@@ -6,7 +6,13 @@ import type { Database, Transaction } from "../db/database.ts";
 import { retryOnDeadlock } from "../db/deadlock-retry.ts";
 import { type EventSourceKind, events, projects, usageDeltas } from "../db/schema/index.ts";
 import { getActiveDeployment } from "../deployments/read-deployments.ts";
-import { idempotencyWindowMs, insertNewExecutions, queuedExecutionRows } from "../engine/enqueue-execution.ts";
+import {
+  idempotencyKeyReusedMessage,
+  idempotencyWindowMs,
+  insertNewExecutions,
+  queuedExecutionRows,
+  requestDigestOf,
+} from "../engine/enqueue-execution.ts";
 import type { EndStatementParts } from "../engine/execution-state/index.ts";
 import { maxExecutionDepth } from "../engine/limits.ts";
 import type { SpanExport } from "../engine/span-export.ts";
@@ -24,8 +30,18 @@ export interface SendEventRequest {
   projectId: string;
   name: string;
   data: unknown;
-  /** The idempotency id: the same one within 24 hours is answered with the first send's result. */
+  /**
+   * The idempotency id: the same one within 24 hours is answered with the first send's result if
+   * it is the same send (`requestDigest`), and refused otherwise.
+   */
   id?: string | undefined;
+  /**
+   * What `id` is bound to: by default the name and the data as JSON (`eventRequestDigest`). A
+   * webhook binds it to the name and its body as sent, since a retried delivery may change a header
+   * that its data holds; null binds it to nothing, for an id that names the send itself (the default
+   * id of a workflow's send, sent again by its step run again after a crash, whatever it computes).
+   */
+  requestDigest?: string | null | undefined;
   source: { kind: EventSourceKind; name?: string | undefined };
   /**
    * The depth (`executions.depth`) of the executions the event starts: its sending execution's + 1
@@ -75,8 +91,8 @@ interface SendPlan {
  * Sends an event: in one transaction it completes the waits for it (`ctx.waitForEvent`), cancels
  * the executions its `cancelOn` entries select, starts every workflow of the active deployment
  * subscribed to it (`on`, `if`) with the event as input, and stores it with what it did. A refusal
- * (the name, the id, the data, an unknown project, the depth of a workflow's send, the plan's quota,
- * a backlog) changes nothing.
+ * (the name, the id, the data, an id another send used, an unknown project, the depth of a
+ * workflow's send, the plan's quota, a backlog) changes nothing.
  * `beforeCommit` may throw to roll everything back (the ingress budget).
  */
 export async function sendEvent(
@@ -104,11 +120,23 @@ export async function sendEvent(
     const exceeded = await deps.quotas?.admit(request.projectId, starts.length);
     if (exceeded !== undefined) return fail.quotaExceeded(exceeded);
   }
+  const requestDigest =
+    request.id === undefined
+      ? null
+      : request.requestDigest === undefined
+        ? eventRequestDigest(request.name, JSON.stringify(checked.value.data))
+        : request.requestDigest;
   // A waiting execution's token is locked before its row here, the other way round in a cancel:
   // PostgreSQL may pick this transaction as a deadlock's victim, and it runs again whole.
   const sent = await retryOnDeadlock(() =>
     db.transaction(async (tx) => {
-      const result = await sendEventInTransaction(tx, deps, { ...request, data: checked.value.data }, plan, now);
+      const result = await sendEventInTransaction(
+        tx,
+        deps,
+        { ...request, data: checked.value.data, requestDigest },
+        plan,
+        now,
+      );
       // May throw to roll the send back (an ingress request answered 503 meanwhile).
       options.beforeCommit?.();
       return result;
@@ -125,12 +153,20 @@ function tooDeepMessage(depth: number): string {
   return `depth: the executions this event starts would be ${depth} starts deep, past the limit (maxExecutionDepth) of ${maxExecutionDepth} for executions started by executions, so it is not sent`;
 }
 
-/** The send the idempotency id names, if it was sent within 24 hours. */
+/**
+ * What an event's idempotency id is bound to: SHA-256 of its name and its data as the sender wrote
+ * it (as JSON, or a webhook's body), as an idempotency key is bound to its request.
+ */
+export function eventRequestDigest(name: string, dataAsSent: string): string {
+  return requestDigestOf(JSON.stringify([name, dataAsSent]));
+}
+
+/** The send the idempotency id names, if it was sent within 24 hours, with what the id is bound to. */
 async function earlierSend(
   db: Database | Transaction,
   request: Pick<SendEventRequest, "projectId" | "id">,
   now: Date,
-): Promise<SentEvent | undefined> {
+): Promise<(SentEvent & { requestDigest: string | null }) | undefined> {
   if (request.id === undefined) return undefined;
   const [row] = await db
     .select()
@@ -144,7 +180,7 @@ async function earlierSend(
     )
     .orderBy(desc(events.sentAt))
     .limit(1);
-  return row === undefined ? undefined : toSentEvent(row);
+  return row === undefined ? undefined : { ...toSentEvent(row), requestDigest: row.requestDigest };
 }
 
 export function toSentEvent(row: typeof events.$inferSelect): SentEvent {
@@ -165,7 +201,7 @@ export function toSentEvent(row: typeof events.$inferSelect): SentEvent {
 async function sendEventInTransaction(
   tx: Transaction,
   deps: SendEventDependencies,
-  request: SendEventRequest,
+  request: SendEventRequest & { requestDigest: string | null },
   plan: SendPlan,
   now: Date,
 ): Promise<ServiceResult<SendEventResult & { endedNow: string[] }>> {
@@ -177,7 +213,14 @@ async function sendEventInTransaction(
       sql`select pg_advisory_xact_lock(hashtextextended(${JSON.stringify(["event", request.projectId, request.id])}, 0))`,
     );
     const earlier = await earlierSend(tx, request, now);
-    if (earlier !== undefined) return ok({ ...earlier, duplicate: true, skipped: [], endedNow: [] });
+    if (earlier !== undefined) {
+      const { requestDigest, ...sent } = earlier;
+      const sameSend =
+        requestDigest === null || request.requestDigest === null || requestDigest === request.requestDigest;
+      // Nothing is written: a retry is answered, another send under a used id refused, as a run's key is.
+      if (!sameSend) return fail.conflict(idempotencyKeyReusedMessage, "idempotency_key_reused");
+      return ok({ ...sent, duplicate: true, skipped: [], endedNow: [] });
+    }
   }
   const event: EventAsInput = {
     id: deps.ids("event"),
@@ -251,6 +294,7 @@ async function sendEventInTransaction(
     name: stored.name,
     data: stored.data,
     idempotencyId: stored.idempotencyId,
+    requestDigest: request.requestDigest,
     sourceKind: stored.source.kind,
     sourceName: stored.source.name,
     sentAt: now,

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { sendEvent } from "../events/send-event.ts";
+import { eventRequestDigest, sendEvent } from "../events/send-event.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import type { ActiveEventWebhook } from "./find-ingress-definitions.ts";
 import type { Budget } from "./hot-path-budget.ts";
@@ -10,7 +10,8 @@ import { readWebhookCall } from "./webhook-call.ts";
 /**
  * A call of a webhook that sends an event (`webhook({ name, event })`): the call, read as a
  * workflow's webhook input is (method, headers, query, body), is the event's data, and an
- * `Idempotency-Key` its id. The send starts, resumes and cancels as `events.send` does; 202 with the
+ * `Idempotency-Key` its id, bound to the body (the same key with another body is refused, 409
+ * `idempotency_key_reused`). The send starts, resumes and cancels as `events.send` does; 202 with the
  * event's id and the executions it started.
  */
 export async function sendWebhookEvent(
@@ -31,6 +32,8 @@ export async function sendWebhookEvent(
       name: webhook.event,
       data: call.input,
       id: call.idempotencyKey,
+      // The body as sent, not the data: a retried delivery may change a header the data holds.
+      requestDigest: call.idempotencyKey === undefined ? undefined : eventRequestDigest(webhook.event, rawBody),
       source: { kind: "webhook", name: webhook.definition.name },
     },
     // A send whose caller was already told 503 rolls back rather than acting unannounced.

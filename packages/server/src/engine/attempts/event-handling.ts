@@ -119,6 +119,7 @@ export async function onSendEvent(
         name: message.event.name,
         data: message.event.data,
         id: message.event.id ?? defaultEventId(run.execution.id, message.step),
+        defaultId: message.event.id === undefined,
         senderExecutionId: run.execution.id,
         senderDepth: run.execution.depth,
       },

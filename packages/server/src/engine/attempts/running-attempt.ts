@@ -108,6 +108,11 @@ export interface WorkflowEvent {
   name: string;
   data: unknown;
   id: string;
+  /**
+   * The id is the default one (the execution's and the step's), which names the step's one send
+   * whatever its data: a step run again after a crash may compute other data, and is answered.
+   */
+  defaultId: boolean;
   senderExecutionId: string;
   senderDepth: number;
 }
