@@ -83,6 +83,12 @@ export const executionSchema = executionSummarySchema.extend({
   rerunOf: z.string().nullable(),
   /** The execution that started it (`ctx.invoke`, `ctx.start`); null for any other trigger. */
   parentExecutionId: z.string().nullable(),
+  /**
+   * How many starts by executions lead to it: 0 for a run from the API, a webhook, a form, a
+   * schedule or an event sent from outside; its starter's + 1 for a child or an execution a
+   * workflow's event started. A start past the platform's maximum depth is refused.
+   */
+  depth: z.int().min(0),
   /** The executions it started, oldest first: at most the first 100. */
   children: z.array(z.object({ id: z.string(), workflow: z.string(), status: executionStatusSchema })),
   traceId: z.string(),

@@ -22,6 +22,8 @@ const manifest = {
     { name: "ranked", concurrency: 1, priority: "$.p" },
     { name: "urgent", priority: 10 },
     { name: "routine", priority: 0 },
+    { name: "later", priority: -5 },
+    { name: "plain" },
     { name: "debounced", debounce: { periodMs: 1000, key: "$.user" } },
     { name: "throttled", throttle: { limit: 10, periodMs: 1000 } },
     { name: "limited", rateLimit: { limit: 3, periodMs: 60_000, key: "$.customer" } },
@@ -189,6 +191,33 @@ describe("priority", () => {
     await succeed(claimed.map((row) => row.id));
     const next = await claimNow("wrk_priority", 10, 2);
     expect(next.map((row) => row.id)).toEqual([urgent[2], routine[0]]);
+  });
+  it("orders plain workflows as priority 0 among the workspace's others: after higher, before lower", async () => {
+    const projectId = "prj_priority_plain";
+    const later = await run(projectId, "later", { n: 0 });
+    const plain = [];
+    for (let n = 0; n < 2; n += 1) plain.push(await run(projectId, "plain", { n }));
+    clock.advance(1000);
+    const urgent = [];
+    for (let n = 0; n < 2; n += 1) urgent.push(await run(projectId, "urgent", { n }));
+    const order: string[] = [];
+    for (let round = 0; round < 5; round += 1) {
+      const claimed = await claimNow("wrk_priority_plain", 1);
+      expect(claimed).toHaveLength(1);
+      order.push(claimed[0]?.id ?? "");
+      await succeed(claimed.map((row) => row.id));
+    }
+    expect(order).toEqual([...urgent, ...plain, later]);
+  });
+
+  it("leaves the slots a higher priority cannot take, at its limit, to the plain work behind it", async () => {
+    const projectId = "prj_priority_held";
+    const plain = [];
+    for (let n = 0; n < 2; n += 1) plain.push(await run(projectId, "plain", { n }));
+    const ranked = [];
+    for (let n = 0; n < 2; n += 1) ranked.push(await run(projectId, "ranked", { n, p: 5 }));
+    const claimed = await claimNow("wrk_priority_held", 10);
+    expect(claimed.map((row) => row.id).sort()).toEqual([ranked[0], ...plain].sort());
   });
 });
 

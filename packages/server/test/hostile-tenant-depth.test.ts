@@ -53,6 +53,7 @@ interface Listed {
 }
 interface Read {
   status: string;
+  depth: number;
   error: { name: string; message: string } | null;
 }
 
@@ -97,7 +98,7 @@ describe("hostile tenant: a workflow that starts itself on the plan without a qu
     expect(chain).toHaveLength(maxExecutionDepth + 1);
     expect(chain.every((row) => row.status === "failed")).toBe(true);
     const root = await call<Read>("workflows.getExecution", { executionId });
-    expect(root.status).toBe("failed");
+    expect(root).toMatchObject({ status: "failed", depth: 0 });
     expect(root.error?.message).toContain(
       `ChildWorkflowStartError: depth: this execution is ${maxExecutionDepth} starts deep, the limit (maxExecutionDepth)`,
     );
@@ -110,6 +111,7 @@ describe("hostile tenant: a workflow that starts itself on the plan without a qu
     const failed = chain.filter((row) => row.status === "failed");
     expect(failed).toHaveLength(1);
     const last = await call<Read>("workflows.getExecution", { executionId: failed[0]?.id });
+    expect(last.depth).toBe(maxExecutionDepth);
     expect(last.error).toMatchObject({
       name: "EventSendError",
       message: expect.stringContaining(`past the limit (maxExecutionDepth) of ${maxExecutionDepth}`),

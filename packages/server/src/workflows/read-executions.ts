@@ -85,6 +85,8 @@ export interface ExecutionDetail extends ExecutionSummary {
   cancelRequested: boolean;
   rerunOf: string | null;
   parentExecutionId: string | null;
+  /** How many starts by executions lead to it (`executions.depth`). */
+  depth: number;
   children: { id: string; workflow: string; status: ExecutionStatus }[];
   traceId: string;
   logs: LogEntry[];
@@ -269,6 +271,7 @@ export async function getExecution(
     cancelRequested: row.cancelRequestedAt !== null,
     rerunOf: row.rerunOf,
     parentExecutionId: row.parentExecutionId,
+    depth: row.depth,
     children: await db
       .select({ id: executions.id, workflow: executions.workflow, status: executions.status })
       .from(executions)

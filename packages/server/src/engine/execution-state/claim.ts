@@ -85,6 +85,8 @@ interface LimitedGroupRow {
   keyed: boolean;
   /** Whether its claimable executions differ in priority: only then is the order by priority worth a sort. */
   prioritised: boolean;
+  /** The highest priority of its claimable executions. */
+  top_priority: number;
 }
 
 export interface ClaimRequest {
@@ -132,6 +134,14 @@ function accountOfProject(projectId: SQL): SQL {
     where p.id = ${projectId})`;
 }
 
+/** One guard of what is claimable, read in its own index order. */
+interface ClaimablePart {
+  condition: SQL;
+  order: SQL;
+  /** The executions due to start or resume (`claim`, `wake`), as against those under a lapsed lease. */
+  due: boolean;
+}
+
 /**
  * Claimable: by `claim` or `wake`, with `run_at` reached; by `expireLease`, under an expired lease
  * held by another worker (it died; its own live executions are never taken back from under it).
@@ -141,18 +151,19 @@ function accountOfProject(projectId: SQL): SQL {
  * marks an entry of a dead row as dead, so every claim visits the rows that died since the last
  * vacuum, while an index scan marks the dead entries it meets and skips them from then on.
  */
-function claimableParts(request: ClaimRequest): { condition: SQL; order: SQL }[] {
+function claimableParts(request: ClaimRequest): ClaimablePart[] {
   const now = request.now.toISOString();
   const taken = request.transitions ?? claimTransitions;
   const statesOf = (names: readonly ClaimTransition[]) =>
     names.filter((name) => taken.includes(name)).flatMap((name) => transitions[name].from);
   const due = statesOf(["claim", "wake"]);
   const lapsed = statesOf(["expireLease"]);
-  const parts: { condition: SQL; order: SQL }[] = [];
+  const parts: ClaimablePart[] = [];
   if (due.length > 0) {
     parts.push({
       condition: sql`${statusIn(due, "e.status")} and e.run_at <= ${now}::timestamptz`,
       order: sql`e.run_at`,
+      due: true,
     });
   }
   if (lapsed.length > 0) {
@@ -160,6 +171,7 @@ function claimableParts(request: ClaimRequest): { condition: SQL; order: SQL }[]
       condition: sql`${statusIn(lapsed, "e.status")} and e.lease_expires_at < ${now}::timestamptz
         and e.lease_owner <> ${request.workerId}`,
       order: sql`e.lease_expires_at`,
+      due: false,
     });
   }
   return parts;
@@ -229,6 +241,31 @@ function toClaimed(row: ClaimRow): ClaimedExecution {
   };
 }
 
+/** Projects whose due executions of a positive priority one claim looks for, at most: one index probe each. */
+export const prioritisedProjectsPerClaim = 50;
+
+/**
+ * The workspaces with due executions of a positive priority, as a CTE body (`id`): a skip scan of
+ * `executions_prioritised_ready_idx`, one probe per project, whose first entry is its oldest. Their
+ * plain executions, of priority 0, wait for those. A workspace past `prioritisedProjectsPerClaim`
+ * projects with such executions is not deferred: its plain work is claimed in queue order as before.
+ */
+function prioritisedWorkspaces(request: ClaimRequest): SQL {
+  const ready = statusIn(readyStates, "e.status");
+  return sql`prioritised_projects as (
+      (select e.project_id, e.run_at, 1 as probes from executions e where ${ready} and e.priority > 0
+        order by e.project_id, e.run_at limit 1)
+      union all
+      select later.project_id, later.run_at, walked.probes + 1 from prioritised_projects walked cross join lateral (
+        select e.project_id, e.run_at from executions e
+        where ${ready} and e.priority > 0 and e.project_id > walked.project_id
+        order by e.project_id, e.run_at limit 1) later
+      where walked.probes < ${prioritisedProjectsPerClaim}::int
+    ),
+    prioritised_workspaces as (select p.workspace_id as id from prioritised_projects pp join projects p on p.id = pp.project_id
+      where pp.run_at <= ${request.now.toISOString()}::timestamptz)`;
+}
+
 /**
  * Leases up to `limit` claimable executions of workflows without a concurrency limit, at most
  * `workspaceSlots` running per account on this worker, whichever of its workspaces they are in.
@@ -238,13 +275,16 @@ function toClaimed(row: ClaimRow): ClaimedExecution {
  * an account with a long backlog cannot take a whole pass either.
  * Each guard locks up to `limit` rows and the earliest `limit` of both are leased: the others are
  * let go unchanged when the statement ends, and the lapsed leases taken first are those that
- * lapsed first. The groups of claimable concurrency-limited executions are read in the same
- * statement, through their own partial index: a separate read was a statement per claim, mostly
- * to find none.
+ * lapsed first.
+ * The first pass (`deferToPriority`) leaves the due executions of workspaces that have due ones of
+ * a positive priority, which the limited groups' claim takes first, and reads those groups in the
+ * same statement, through their own partial index: a separate read was a statement per claim,
+ * mostly to find none.
  */
 async function claimUnlimited(
   db: Database,
   request: ClaimRequest,
+  deferToPriority: boolean,
 ): Promise<{ executions: ClaimedExecution[]; groups: LimitedGroupRow[] }> {
   const parts = claimableParts(request);
   if (parts.length === 0) return { executions: [], groups: [] };
@@ -254,15 +294,17 @@ async function claimUnlimited(
       from executions e join projects p on p.id = e.project_id
       where e.concurrency_limit is null and ${part.condition}
         and p.workspace_id not in (select id from full_workspaces)
+        ${deferToPriority && part.due ? sql`and p.workspace_id not in (select id from prioritised_workspaces)` : sql``}
       order by ${part.order} limit ${request.limit} for update of e skip locked)`,
   );
   const lockedUnion = sql.join(
     parts.map((_, index) => sql`select * from ${sql.raw(`locked_${index}`)}`),
     sql` union all `,
   );
-  const candidates = sql`with busy as (${busyAccounts(request)}),
+  const candidates = sql`with recursive busy as (${busyAccounts(request)}),
     full_workspaces as (select w.id from workspaces w join busy on busy.account_id = w.billing_account_id
       where busy.running >= ${request.workspaceSlots}::int),
+    ${deferToPriority ? sql`${prioritisedWorkspaces(request)},` : sql``}
     ${sql.join(lockedParts, sql`, `)},
     locked as (${lockedUnion} order by run_at limit ${request.limit}),
     ranked as (select accounted.*,
@@ -271,6 +313,12 @@ async function claimUnlimited(
     select ranked.id, ranked.previous_started_at, ranked.previous_status from ranked
       left join busy on busy.account_id = ranked.account_id
     where ranked.rank <= ${request.workspaceSlots}::int - coalesce(busy.running, 0)`;
+  if (!deferToPriority) {
+    return {
+      executions: (await genericPlanRows<ClaimRow>(db, leaseAndReturn(request, candidates))).map(toClaimed),
+      groups: [],
+    };
+  }
   const limited = parts.map(
     (part) => sql`select e.project_id, e.workflow, e.concurrency_limit, e.concurrency_key, e.priority, e.run_at
       from executions e where e.concurrency_limit is not null and ${part.condition}`,
@@ -278,7 +326,8 @@ async function claimUnlimited(
   // Each workspace's groups in priority order, the workspaces' turns interleaved by age: a
   // priority orders the work of its own workspace, never one workspace's before another's.
   const groups = sql`select claimable.project_id, claimable.workflow, min(claimable.concurrency_limit)::int as concurrency_limit,
-      bool_or(claimable.concurrency_key is not null) as keyed, min(claimable.priority) <> max(claimable.priority) as prioritised
+      bool_or(claimable.concurrency_key is not null) as keyed, min(claimable.priority) <> max(claimable.priority) as prioritised,
+      max(claimable.priority) as top_priority
     from (${sql.join(limited, sql` union all `)}) claimable join projects p on p.id = claimable.project_id
     group by claimable.project_id, claimable.workflow, p.workspace_id
     order by dense_rank() over (partition by p.workspace_id order by max(claimable.priority) desc), min(claimable.run_at)
@@ -467,27 +516,41 @@ export interface ClaimOutcome {
 
 /**
  * Leases up to `limit` executions, honouring each workflow's concurrency limit: the `claim`,
- * `wake` and `expireLease` transitions, whichever each row's state allows.
+ * `wake` and `expireLease` transitions, whichever each row's state allows. Within a workspace the
+ * higher priority goes first, plain workflows counting as 0: the limited groups of a positive
+ * priority before the plain executions their workspace's first pass left, and those before the
+ * groups of priority 0 or less. A group held back by its limit or the share leaves its slots to
+ * the plain work behind it, in the same claim.
  */
 export async function claim(db: Database, request: ClaimRequest): Promise<ClaimOutcome> {
-  const { executions: claimed, groups } = await claimUnlimited(db, request);
+  const { executions: claimed, groups } = await claimUnlimited(db, request, true);
   let left = request.limit - claimed.length;
   if (left <= 0) return { executions: claimed, limitedGroups: 0 };
-  for (const group of groups) {
-    if (left <= 0) break;
-    const more = await claimLimitedGroup(
-      db,
-      { ...request, limit: left },
-      {
-        projectId: group.project_id,
-        workflow: group.workflow,
-        concurrencyLimit: group.concurrency_limit,
-        keyed: group.keyed,
-        prioritised: group.prioritised,
-      },
-    );
-    claimed.push(...more);
-    left -= more.length;
+  const claimGroups = async (taken: readonly LimitedGroupRow[]) => {
+    for (const group of taken) {
+      if (left <= 0) return;
+      const more = await claimLimitedGroup(
+        db,
+        { ...request, limit: left },
+        {
+          projectId: group.project_id,
+          workflow: group.workflow,
+          concurrencyLimit: group.concurrency_limit,
+          keyed: group.keyed,
+          prioritised: group.prioritised,
+        },
+      );
+      claimed.push(...more);
+      left -= more.length;
+    }
+  };
+  const preferred = groups.filter((group) => group.top_priority > 0);
+  await claimGroups(preferred);
+  if (preferred.length > 0 && left > 0) {
+    const deferred = await claimUnlimited(db, { ...request, limit: left }, false);
+    claimed.push(...deferred.executions);
+    left -= deferred.executions.length;
   }
+  await claimGroups(groups.filter((group) => group.top_priority <= 0));
   return { executions: claimed, limitedGroups: groups.length };
 }

@@ -49,6 +49,7 @@ export function toExecution(detail: ExecutionDetail): Execution {
     cancelRequested: detail.cancelRequested,
     rerunOf: detail.rerunOf,
     parentExecutionId: detail.parentExecutionId,
+    depth: detail.depth,
     children: detail.children,
     tags: detail.tags,
     traceId: detail.traceId,
