@@ -546,7 +546,9 @@ export async function claim(db: Database, request: ClaimRequest): Promise<ClaimO
   };
   const preferred = groups.filter((group) => group.top_priority > 0);
   await claimGroups(preferred);
-  if (preferred.length > 0 && left > 0) {
+  // Past `limitedGroupsPerClaim` groups, a deferred workspace's may not be among those read.
+  const deferredSome = preferred.length > 0 || groups.length >= limitedGroupsPerClaim;
+  if (deferredSome && left > 0) {
     const deferred = await claimUnlimited(db, { ...request, limit: left }, false);
     claimed.push(...deferred.executions);
     left -= deferred.executions.length;
