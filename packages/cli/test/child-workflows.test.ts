@@ -89,6 +89,41 @@ describe("child workflows from the CLI", () => {
     expect(tagged.results.map((row) => row.id)).toEqual([started.executionId]);
   });
 
+  it("lists by several tags, those holding all of them, and refuses more tags than a run may hold", async () => {
+    const run = async (tags: string[]) =>
+      parseJson<{ executionId: string }>(
+        await cli([
+          "workflows",
+          "run",
+          "charge",
+          "--input",
+          '{"cents": 5}',
+          "--delay",
+          "1h",
+          ...tags.flatMap((tag) => ["--tag", tag]),
+          "--json",
+        ]),
+      ).executionId;
+    const both = await run(["cli-batch", "region:eu"]);
+    const one = await run(["cli-batch", "region:us"]);
+    const list = async (args: string[]) =>
+      parseJson<{ results: { id: string }[] }>(await cli(["executions", "list", ...args, "--json"])).results.map(
+        (row) => row.id,
+      );
+    expect((await list(["--tag", "cli-batch"])).sort()).toEqual([both, one].sort());
+    expect(await list(["--tag", "cli-batch", "--tag", "region:eu"])).toEqual([both]);
+    expect(await list(["--tag", "region:us", "--tag", "cli-batch"])).toEqual([one]);
+    expect(await list(["--tag", "region:us", "--tag", "region:eu"])).toEqual([]);
+
+    const refused = await cli([
+      "executions",
+      "list",
+      ...Array.from({ length: 11 }, (_, i) => ["--tag", `t${i}`]).flat(),
+    ]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain("tags");
+  });
+
   it.each([
     [["--delay", "400d"], "delay"],
     [["--ttl", "10ms"], "ttl"],
