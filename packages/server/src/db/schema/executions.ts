@@ -127,6 +127,11 @@ export const executions = pgTable(
     index("executions_prioritised_ready_idx")
       .on(table.projectId, table.runAt)
       .where(sql`${table.status} in ('queued', 'sleeping', 'waiting') and ${table.priority} > 0`),
+    // The workers' poll ends the runs never started within their time to live, whether or not a
+    // slot or their concurrency limit would let a claim reach them.
+    index("executions_expiring_idx")
+      .on(table.expiresAt)
+      .where(sql`${table.status} = 'queued' and ${table.startedAt} is null and ${table.expiresAt} is not null`),
     // Debounce: the one queued execution of a key that never started, which each trigger of a
     // burst moves. One that started and is queued again (a retry) is no longer the burst's.
     uniqueIndex("executions_debounce_idx")

@@ -1,0 +1,1 @@
+CREATE INDEX "executions_expiring_idx" ON "executions" USING btree ("expires_at") WHERE "executions"."status" = 'queued' and "executions"."started_at" is null and "executions"."expires_at" is not null;
