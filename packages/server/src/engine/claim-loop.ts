@@ -7,7 +7,7 @@ import type { AttemptLauncher } from "./attempts/attempt-launch.ts";
 import { type RunningAttempt, startAttempt } from "./attempts/running-attempt.ts";
 import { createClaimableAccounts } from "./claimable-accounts.ts";
 import type { EmbeddedMaintenance } from "./embedded-maintenance.ts";
-import { claim, limitedGroupsPerClaim } from "./execution-state/index.ts";
+import { claim, claimExpired, limitedGroupsPerClaim } from "./execution-state/index.ts";
 import { createLocalStartSlot, type LocalStartSlot } from "./local-start-slot.ts";
 import type { LocalStart } from "./local-starts.ts";
 
@@ -39,6 +39,8 @@ export interface ClaimLoop {
   released(accountId: string | undefined, ended: boolean): void;
   /** Forgets what the last passes learnt of accounts left behind, so the next pass claims anyway. */
   forget(): void;
+  /** Ends the runs never started within their time to live, slots free or not; resolves once that pass is over. */
+  expireOverdue(): Promise<void>;
   /** A slot for an execution ingress writes leased to this worker, or `undefined` when a claim would not lease it at once. */
   reserveLocalStart(projectId: string): LocalStart | undefined;
   /** Stops claiming; resolves once the pass under way and any held local start are over. */
@@ -185,6 +187,16 @@ export function createClaimLoop(deps: ClaimLoopDependencies): ClaimLoop {
   });
   const poke = passes.run;
 
+  // Each ends before its code runs, so it takes no slot past the moment its end is written.
+  const expiring = chainedPasses(
+    async () => {
+      const now = clock.now();
+      const expired = await claimExpired(deps.db, { workerId, now, leaseMs, durable: soleWorker });
+      for (const execution of expired) startLeased(execution, undefined, now);
+    },
+    { stopped: () => stopped, onError: (error) => logger.error({ err: error }, "expiring runs failed") },
+  );
+
   return {
     poke,
     announced: (accountIds) => {
@@ -200,10 +212,12 @@ export function createClaimLoop(deps: ClaimLoopDependencies): ClaimLoop {
       if (heldBack || !ended) void poke();
     },
     forget: () => claimable.forget(),
+    expireOverdue: expiring.run,
     reserveLocalStart: (projectId) => localStarts.reserve(projectId),
     stop: async () => {
       stopped = true;
       await passes.settled();
+      await expiring.settled();
       await localStarts.settled();
     },
   };

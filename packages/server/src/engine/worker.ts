@@ -115,7 +115,7 @@ export interface WorkerDependencies {
 
 export interface Worker {
   id: string;
-  /** Looks for claimable executions now, wherever they are (as a poll does); resolves once that pass is over. */
+  /** Looks for claimable and expired executions now, wherever they are (as a poll does); resolves once those passes are over. */
   poke(): Promise<void>;
   /** The deployments that have a warm sandbox process in this worker. */
   sandboxes(): string[];
@@ -177,12 +177,16 @@ async function listenForWork(
   };
 }
 
-/** Every poll interval: a claim pass that forgets what it knew, and a renewal of the leases held (one at a time). */
+/**
+ * Every poll interval: a claim pass that forgets what it knew, the end of the runs past their time
+ * to live, and a renewal of the leases held (one at a time).
+ */
 function startPolling(claims: ClaimLoop, leases: WorkerLeaseDependencies, pollIntervalMs: number): { stop(): void } {
   let beating = false;
   const tick = setInterval(() => {
     claims.forget();
     void claims.poke();
+    void claims.expireOverdue();
     if (beating) return;
     beating = true;
     heartbeat(leases)
@@ -299,9 +303,9 @@ export async function startWorker(deps: WorkerDependencies, options: WorkerOptio
 
   return {
     id: workerId,
-    poke: () => {
+    poke: async () => {
       claims.forget();
-      return claims.poke();
+      await Promise.all([claims.poke(), claims.expireOverdue()]);
     },
     sandboxes: () => pool.deployments(),
     localStarts: soleWorker ? { reserve: claims.reserveLocalStart } : undefined,

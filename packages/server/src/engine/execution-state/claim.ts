@@ -556,3 +556,24 @@ export async function claim(db: Database, request: ClaimRequest): Promise<ClaimO
   await claimGroups(groups.filter((group) => group.top_priority <= 0));
   return { executions: claimed, limitedGroups: groups.length };
 }
+
+/** Runs past their time to live one pass of `claimExpired` ends, at most: each costs an end statement's row. */
+export const expiredPerPass = 100;
+
+/**
+ * Leases the queued runs never started whose time to live has passed, at most `expiredPerPass`,
+ * oldest expiry first, through `executions_expiring_idx`: whatever slots, shares and concurrency
+ * limits would let a claim reach, so that a run reads `expired` once its time is up rather than
+ * when a worker is free for it. The launcher ends each before any of its code runs.
+ */
+export async function claimExpired(
+  db: Database,
+  request: Pick<ClaimRequest, "workerId" | "now" | "leaseMs" | "durable">,
+): Promise<ClaimedExecution[]> {
+  const lease = { ...request, limit: expiredPerPass, workspaceSlots: expiredPerPass };
+  const candidates = sql`select e.id, e.started_at as previous_started_at, e.status as previous_status from executions e
+    where ${statusIn(transitions.claim.from, "e.status")} and e.started_at is null
+      and e.expires_at <= ${request.now.toISOString()}::timestamptz
+    order by e.expires_at limit ${expiredPerPass} for update skip locked`;
+  return (await genericPlanRows<ClaimRow>(db, leaseAndReturn(lease, candidates))).map(toClaimed);
+}

@@ -19,7 +19,7 @@ export {
   succeed,
   type TransitionOutcome,
 } from "./attempt-transitions.ts";
-export { type ClaimedExecution, type ClaimRequest, claim, limitedGroupsPerClaim } from "./claim.ts";
+export { type ClaimedExecution, type ClaimRequest, claim, claimExpired, limitedGroupsPerClaim } from "./claim.ts";
 export type { EndStatementPart, EndStatementParts } from "./end-statement-parts.ts";
 export * from "./execution-states.ts";
 export {
