@@ -60,6 +60,12 @@ export const executions = pgTable(
     priority: integer("priority").notNull().default(0),
     /** The debounce key's value: at most one queued execution per value takes the triggers of a burst. */
     debounceKey: text("debounce_key"),
+    /**
+     * The keys a `cancelOn` entry with a `match` cancels this execution by (`engine/cancel-keys.ts`),
+     * computed at enqueue from its input: empty when its workflow has none, null on the executions
+     * enqueued before the keys were stored.
+     */
+    cancelKeys: text("cancel_keys").array(),
     runAt: timestamptz("run_at").notNull(),
     leaseOwner: text("lease_owner"),
     leaseExpiresAt: timestamptz("lease_expires_at"),
@@ -146,6 +152,19 @@ export const executions = pgTable(
     index("executions_parent_idx").on(table.parentExecutionId).where(sql`${table.parentExecutionId} is not null`),
     // listExecutions' filter on tags (`tags @> array[...]`).
     index("executions_tags_idx").using("gin", table.tags),
+    // A send's `cancelOn` match finds its executions by key (`events/cancel-on-event.ts`): only
+    // those that can still be cancelled, so one already flagged is not read again. Without the
+    // pending list, a lookup never scans the keys inserted since the last vacuum.
+    index("executions_cancel_keys_idx")
+      .using("gin", table.cancelKeys)
+      .with({ fastupdate: false })
+      .where(
+        sql`${table.status} in ('queued', 'sleeping', 'waiting', 'running') and ${table.cancelRequestedAt} is null and cardinality(${table.cancelKeys}) > 0`,
+      ),
+    // The unfinished executions enqueued before `cancel_keys`, which a match still compares by input.
+    index("executions_keyless_unfinished_idx")
+      .on(table.projectId, table.workflow)
+      .where(sql`${table.status} in ('queued', 'sleeping', 'waiting', 'running') and ${table.cancelKeys} is null`),
     // Studio's recent failures of a workspace: per project, newest first, failed rows only.
     index("executions_failures_idx").on(table.projectId, table.finishedAt).where(sql`${table.status} = 'failed'`),
   ],

@@ -1,0 +1,3 @@
+ALTER TABLE "executions" ADD COLUMN "cancel_keys" text[];--> statement-breakpoint
+CREATE INDEX "executions_cancel_keys_idx" ON "executions" USING gin ("cancel_keys") WITH (fastupdate=false) WHERE "executions"."status" in ('queued', 'sleeping', 'waiting', 'running') and "executions"."cancel_requested_at" is null and cardinality("executions"."cancel_keys") > 0;--> statement-breakpoint
+CREATE INDEX "executions_keyless_unfinished_idx" ON "executions" USING btree ("project_id","workflow") WHERE "executions"."status" in ('queued', 'sleeping', 'waiting', 'running') and "executions"."cancel_keys" is null;
