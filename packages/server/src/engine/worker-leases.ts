@@ -33,20 +33,26 @@ export async function takeOverOrphans(
   await forgetLapsedWorkers(db, now);
 }
 
-/** Renews the leases of what runs here and this worker's heartbeat, and acts on the deadlines and cancels it finds. */
+/**
+ * Renews the leases of what runs here and this worker's heartbeat, and acts on the deadlines and
+ * cancels it finds. The answer is about the attempts running when the beat began, and is acted on
+ * for those only: by the time it comes, an execution that let go of its worker (a wait) may have
+ * been claimed again by it, as a new attempt whose lease the renewal never asked about; read as
+ * lost, that attempt was let go of while its row stayed leased to this worker, which never takes a
+ * lease back from itself.
+ */
 export async function heartbeat(deps: WorkerLeaseDependencies): Promise<void> {
   const { db, clock, workerId, leaseMs, running, context } = deps;
   const now = clock.now();
-  for (const run of running.values()) enforceDeadline(context, run, now);
-  const ids = [...running.keys()];
+  const runs = [...running.values()];
+  for (const run of runs) enforceDeadline(context, run, now);
   const expiresAt = new Date(now.getTime() + leaseMs);
   const [held] = await Promise.all([
-    renewLeases(db, { workerId, executionIds: ids, expiresAt }),
+    renewLeases(db, { workerId, executionIds: runs.map((run) => run.execution.id), expiresAt }),
     beat(db, { workerId, now, expiresAt }),
   ]);
   const heldIds = new Map(held.map((entry) => [entry.id, entry.cancelRequestedAt]));
-  for (const id of ids) {
-    const run = running.get(id);
-    if (run !== undefined) afterRenewal(context, run, heldIds.get(id), now);
+  for (const run of runs) {
+    if (running.get(run.execution.id) === run) afterRenewal(context, run, heldIds.get(run.execution.id), now);
   }
 }

@@ -220,8 +220,8 @@ export async function endAttempts<Name extends EndingTransition>(
     target.holder === undefined && ending.withoutHolder !== undefined
       ? sql`${ending.set}, ${ending.withoutHolder}`
       : ending.set;
-  // In the order of their ids, as `renewLeases` locks them: two statements locking rows of one
-  // worker in different orders could deadlock.
+  // In the order of their ids, as every batch of ends locks them: two batches (of two transitions)
+  // locking rows of one worker in different orders could deadlock.
   const rows = [...ends]
     .sort((a, b) => (a.executionId < b.executionId ? -1 : a.executionId > b.executionId ? 1 : 0))
     .map((end) => endRow(end, written));

@@ -1,39 +1,39 @@
-import { and, eq, gte, inArray, ne, notInArray } from "drizzle-orm";
+import { and, eq, gte, inArray, ne, notInArray, sql } from "drizzle-orm";
 import type { Database } from "../../db/database.ts";
 import { executions, workerHeartbeats } from "../../db/schema/index.ts";
+import { sqlRows } from "../sql-rows.ts";
 import { leasedState } from "./execution-states.ts";
+import { statusIn } from "./transition-condition.ts";
 
 /**
  * Renews the leases of the executions a worker runs (not a transition: the state stays the leased
- * one); answers those it still holds, and when a cancel was asked. The rows are locked in the
- * order of their ids, as a batch of ends locks them: two statements locking several rows of one
- * worker in different orders could deadlock.
+ * one); answers those it still holds, and when a cancel was asked. It never waits for a row lock:
+ * the statements that change a worker's rows (a batch of ends, which also makes each invoking parent
+ * due; a wait, which locks its token then its row) lock them in orders of their own, and a renewal
+ * waiting among them, holding the rows it had locked, closed cycles that PostgreSQL broke by
+ * failing one of them. A row another transaction holds now is renewed at the next beat, and is
+ * answered as held by what was committed when the statement began: only a committed change (an
+ * end, a wait, a take-over) lets go of an attempt.
  */
 export async function renewLeases(
   db: Database,
   request: { workerId: string; executionIds: string[]; expiresAt: Date },
 ): Promise<{ id: string; cancelRequestedAt: Date | null }[]> {
   if (request.executionIds.length === 0) return [];
-  const held = db.$with("held").as(
-    db
-      .select({ id: executions.id })
-      .from(executions)
-      .where(
-        and(
-          eq(executions.leaseOwner, request.workerId),
-          eq(executions.status, leasedState),
-          inArray(executions.id, request.executionIds),
-        ),
-      )
-      .orderBy(executions.id)
-      .for("update"),
+  const ours = sql`lease_owner = ${request.workerId} and ${statusIn([leasedState])}
+    and ${inArray(executions.id, request.executionIds)}`;
+  const rows = await sqlRows<{ id: string; cancel_requested_at: Date | string | null }>(
+    db,
+    sql`with held as (select id, cancel_requested_at from executions where ${ours}),
+      free as (select id from executions where ${ours} for no key update skip locked),
+      renewed as (update executions set lease_expires_at = ${request.expiresAt.toISOString()}::timestamptz
+        where id in (select id from free) returning 1)
+    select id, cancel_requested_at from held`,
   );
-  return db
-    .with(held)
-    .update(executions)
-    .set({ leaseExpiresAt: request.expiresAt })
-    .where(inArray(executions.id, db.select({ id: held.id }).from(held)))
-    .returning({ id: executions.id, cancelRequestedAt: executions.cancelRequestedAt });
+  return rows.map((row) => ({
+    id: row.id,
+    cancelRequestedAt: row.cancel_requested_at === null ? null : new Date(row.cancel_requested_at),
+  }));
 }
 
 /**
