@@ -1,5 +1,13 @@
-import { bundleConfig, createTestIdentity, openEventStream, signedInTestPlatform } from "@weft/testing";
+import {
+  bundleConfig,
+  callRpc,
+  createTestIdentity,
+  openEventStream,
+  revokeTestCredential,
+  signedInTestPlatform,
+} from "@weft/testing";
 import { beforeAll, describe, expect, it } from "vitest";
+import { accessRecheckMs } from "../src/rpc/event-stream-route.ts";
 
 const signedIn = signedInTestPlatform("events@example.com", {
   configure: (parsed) => ({ ...parsed, worker: { ...parsed.worker, pollIntervalMs: 25 } }),
@@ -171,6 +179,27 @@ describe("GET /api/events", () => {
       lastEventId: "forged",
     });
     expect(forged.status).toBe(400);
+  });
+
+  it("ends a stream whose credential is revoked at its next access check, and refuses the reconnection", async () => {
+    const reader = await createTestIdentity(signedIn.weft, "stream-reader@example.com");
+    const created = await callRpc(
+      signedIn.weft.url,
+      "projects.create",
+      { name: "Read by a stream" },
+      { token: reader.credential },
+    );
+    const readerProject = (created.json as { id: string }).id;
+    const stream = await openEventStream(signedIn.weft.url, { projectId: readerProject, token: reader.credential });
+    expect(stream.status).toBe(200);
+    await revokeTestCredential(signedIn.weft, reader.credentialId, { announce: true });
+    signedIn.weft.clock.advance(accessRecheckMs);
+    const ended = await stream.next();
+    stream.close();
+    expect(ended.event).toBe("access-ended");
+    expect(JSON.parse(ended.data)).toMatchObject({ error: "forbidden" });
+    const again = await openEventStream(signedIn.weft.url, { projectId: readerProject, token: reader.credential });
+    expect(again.status).toBe(401);
   });
 
   it("streams a project's events as they are recorded and resumes after Last-Event-ID", async () => {

@@ -9,6 +9,7 @@ import {
   emailRegistration,
   emailSequence,
   mailingTestPlatform,
+  openEventStream,
   registerSecret,
   type StudioBrowserSession,
   setCookieHeader,
@@ -19,6 +20,7 @@ import {
 import { count } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { registrations } from "../src/db/schema/index.ts";
+import { accessRecheckMs } from "../src/rpc/event-stream-route.ts";
 import { studioStartUpLine } from "../src/studio/studio-start-up-line.ts";
 
 const log = capturedLogger("debug");
@@ -314,6 +316,28 @@ describe("the session", () => {
     const other = await signInToStudio(platform.weft.url, platform.smtp, email);
     registerSecret(other.csrfToken);
     expect((await studioAgents(other, "revoked")).map((agent) => agent.agent.userAgent)).toEqual(["Weft Studio"]);
+  });
+});
+
+describe("Studio's event stream after signing out", () => {
+  it("ends at its next access check, and the reconnection is refused", async () => {
+    const session = await signInToStudio(platform.weft.url, platform.smtp, nextEmail());
+    registerSecret(session.csrfToken);
+    const created = await studioCall(session, "projects.create", { name: "streamed" });
+    const projectId = (created.json as { id: string }).id;
+    const stream = await openEventStream(platform.weft.url, { projectId, studioCookie: session.cookie });
+    expect(stream.status).toBe(200);
+    const signedOut = await fetch(`${platform.weft.url}/studio/api/sign-out`, {
+      method: "POST",
+      headers: { cookie: session.cookie, "x-weft-csrf": session.csrfToken },
+    });
+    expect(signedOut.status).toBe(204);
+    platform.weft.clock.advance(accessRecheckMs);
+    const ended = await stream.next();
+    stream.close();
+    expect(ended.event).toBe("access-ended");
+    const again = await openEventStream(platform.weft.url, { projectId, studioCookie: session.cookie });
+    expect(again.status).toBe(401);
   });
 });
 

@@ -10,16 +10,29 @@ export interface OpenEventStream {
   close(): void;
 }
 
-/** Opens `GET {base_url}/api/events?projectId=…` as a client would, optionally resuming after `lastEventId`. */
+/**
+ * Opens `GET {base_url}/api/events?projectId=…` as a client would, optionally resuming after
+ * `lastEventId`; with `studioCookie`, Studio's `GET /studio/events?projectId=…` as its page would.
+ */
 export async function openEventStream(
   baseUrl: string,
-  options: { projectId: string; token?: string | undefined; lastEventId?: string | undefined },
+  options: {
+    projectId: string;
+    token?: string | undefined;
+    lastEventId?: string | undefined;
+    studioCookie?: string | undefined;
+  },
 ): Promise<OpenEventStream> {
   const stopped = new AbortController();
   const headers: Record<string, string> = { accept: "text/event-stream" };
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
   if (options.lastEventId !== undefined) headers["last-event-id"] = options.lastEventId;
-  const response = await fetch(`${baseUrl}/api/events?projectId=${encodeURIComponent(options.projectId)}`, {
+  if (options.studioCookie !== undefined) {
+    headers.cookie = options.studioCookie;
+    headers["sec-fetch-site"] = "same-origin";
+  }
+  const path = options.studioCookie === undefined ? "api/events" : "studio/events";
+  const response = await fetch(`${baseUrl}/${path}?projectId=${encodeURIComponent(options.projectId)}`, {
     headers,
     signal: stopped.signal,
   });

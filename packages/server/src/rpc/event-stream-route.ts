@@ -24,6 +24,25 @@ export const eventPollIntervalMs = 1000;
 /** A comment line this often keeps proxies from closing a quiet stream. */
 const keepAliveMs = 15_000;
 const pageSize = 200;
+/**
+ * How often an open stream checks again that its reader may still read it, on the platform's
+ * clock: a credential revoked, a session signed out or an access removed ends the stream within
+ * this long, with an `access-ended` event, and the reconnection is refused.
+ */
+export const accessRecheckMs = 30_000;
+
+/**
+ * Whether an access check passes: its refusal (or any failure to decide) is `false`. The stream it
+ * guards then ends, and the client's reconnection is answered by the full checks.
+ */
+export async function passes(check: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await check();
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * `GET {base_url}/api/events?projectId=…`: the project's execution events as server-sent events, each
@@ -69,7 +88,15 @@ export function eventStreamRoute(context: PlatformContext, resolver: PrincipalRe
       }
       throw error;
     }
-    return streamSSE(c, (stream) => followEvents(context, stream, { scope: { projectId }, after: start }));
+    const stillAllowed = async () => {
+      const again = await authenticateBearer(c.req.header("authorization"), resolver);
+      if (again.status !== "authenticated" || !again.principal.scopes.has("projects:read")) return false;
+      const checked = { ...rpcContext, authentication: again, principal: again.principal };
+      return passes(() => requireProjectAccess(checked, projectId, { access: "read" }));
+    };
+    return streamSSE(c, (stream) =>
+      followEvents(context, stream, { scope: { projectId }, after: start, stillAllowed }),
+    );
   };
 }
 
@@ -80,18 +107,30 @@ export function eventStreamRoute(context: PlatformContext, resolver: PrincipalRe
  */
 export const recheckMs = 5000;
 
-/** Writes the scope's events to the stream from `after` on, until the client goes away. */
+/**
+ * Writes the scope's events to the stream from `after` on, until the client goes away or, at one of
+ * its checks every `accessRecheckMs`, `stillAllowed` answers false.
+ */
 export async function followEvents(
   context: PlatformContext,
   stream: SSEStreamingApi,
-  request: { scope: ListEventsRequest["scope"]; after: EventPosition },
+  request: { scope: ListEventsRequest["scope"]; after: EventPosition; stillAllowed: () => Promise<boolean> },
 ): Promise<void> {
   const stopped = new AbortController();
   stream.onAbort(() => stopped.abort());
   let latest = request.after;
   const sent = new Map<string, number>();
   let quietSince = Date.now();
+  let accessCheckedAt = context.clock.now().getTime();
   while (!stopped.signal.aborted) {
+    if (context.clock.now().getTime() - accessCheckedAt >= accessRecheckMs) {
+      if (!(await request.stillAllowed())) {
+        const message = "This stream's access has ended: sign in again, or use a credential that may read it.";
+        await stream.writeSSE({ event: "access-ended", data: JSON.stringify({ error: "forbidden", message }) });
+        return;
+      }
+      accessCheckedAt = context.clock.now().getTime();
+    }
     const horizon = latest.recordedAt.getTime() - recheckMs;
     let cursor = minPosition(latest, positionAt(new Date(horizon)));
     let wrote = false;

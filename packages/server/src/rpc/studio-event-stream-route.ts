@@ -8,7 +8,7 @@ import { jsonError } from "../http/errors.ts";
 import { requestLogger } from "../http/request-context.ts";
 import type { PlatformContext } from "../platform-context.ts";
 import type { AuthenticatedContext } from "./context.ts";
-import { followEvents, recheckMs } from "./event-stream-route.ts";
+import { followEvents, passes, recheckMs } from "./event-stream-route.ts";
 import { requireProjectAccess, requireWholeWorkspaceReach, requireWorkspaceAccess } from "./project-access.ts";
 import type { StudioAuthentication } from "./studio-session-authentication.ts";
 import { requireExecutionAccess } from "./workflows/execution-access.ts";
@@ -106,6 +106,12 @@ export function studioEventStreamRoute(
         return jsonError(c, 403, "forbidden", error.message);
       throw error;
     }
-    return streamSSE(c, (stream) => followEvents(context, stream, { scope, after: start }));
+    const stillAllowed = async () => {
+      const again = await authenticate(c);
+      if (again.status !== "authenticated") return false;
+      const checked = { ...rpcContext, authentication: again, principal: again.principal };
+      return passes(() => requireScopeAccess(checked, scope));
+    };
+    return streamSSE(c, (stream) => followEvents(context, stream, { scope, after: start, stillAllowed }));
   };
 }
