@@ -563,6 +563,24 @@ function createIntegrations(available: Record<string, IntegrationValues>): Recor
   );
 }
 
+/**
+ * Sends the worker one request under the execution's next sequence number and waits for the answer
+ * to it: a stop (or the execution abandoned meanwhile) halts the execution here, a refusal is thrown.
+ */
+async function exchange(state: ExecutionState, send: (sequence: number) => void): Promise<Reply> {
+  state.sequence += 1;
+  const sequence = state.sequence;
+  const answer = new Promise<Reply>((resolve) => state.waiting.set(sequence, resolve));
+  send(sequence);
+  const reply = await answer;
+  if (reply.stop !== undefined || state.abandoned) {
+    state.abandoned = true;
+    return halt();
+  }
+  if (reply.error !== undefined) throw errorFrom(reply.error);
+  return reply;
+}
+
 /** Asks the worker to create the token or wait for it; a stop halts the execution here. */
 async function askWorker(
   message: RunMessage,
@@ -571,19 +589,12 @@ async function askWorker(
 ): Promise<TokenAnswerMessage> {
   const { name, timeoutMs, wait, details } = asked;
   if (state.abandoned) return halt();
-  state.sequence += 1;
-  const sequence = state.sequence;
-  const answer = new Promise<Reply>((resolve) => state.waiting.set(sequence, resolve));
-  // A wait's logs are stored with it if the execution waits (and it halts); otherwise they stay for the next end.
-  const logs = wait ? [...state.logs] : [];
-  const request = { type: "token", executionId: message.executionId, sequence, name, timeoutMs, wait, details };
-  report({ ...request, logs }, { ...request, logs: [] });
-  const reply = await answer;
-  if (reply.stop !== undefined || state.abandoned) {
-    state.abandoned = true;
-    return halt();
-  }
-  if (reply.error !== undefined) throw errorFrom(reply.error);
+  const reply = await exchange(state, (sequence) => {
+    // A wait's logs are stored with it if the execution waits (and it halts); otherwise they stay for the next end.
+    const logs = wait ? [...state.logs] : [];
+    const request = { type: "token", executionId: message.executionId, sequence, name, timeoutMs, wait, details };
+    report({ ...request, logs }, { ...request, logs: [] });
+  });
   if (reply.type !== "tokenAnswer" || reply.token === undefined) {
     throw namedError("SandboxProtocolError", "the worker answered a token request without a token");
   }
@@ -621,17 +632,10 @@ async function runStep<T>(
     outcome = { ok: false, error: serializeError(error) };
   }
   const durationMs = performance.now() - started;
-  state.sequence += 1;
-  const sequence = state.sequence;
-  const answer = new Promise<Reply>((resolve) => state.waiting.set(sequence, resolve));
-  const step = { type: "step", executionId: message.executionId, sequence, name, durationMs };
-  report({ ...step, outcome, logs }, { ...step, outcome: { ok: false, error: reportError("the step") }, logs: [] });
-  const reply = await answer;
-  if (reply.stop !== undefined || state.abandoned) {
-    state.abandoned = true;
-    return halt();
-  }
-  if (reply.error !== undefined) throw errorFrom(reply.error);
+  await exchange(state, (sequence) => {
+    const step = { type: "step", executionId: message.executionId, sequence, name, durationMs };
+    report({ ...step, outcome, logs }, { ...step, outcome: { ok: false, error: reportError("the step") }, logs: [] });
+  });
   if (!outcome.ok) throw thrown;
   return outcome.result.value as T;
 }
@@ -673,17 +677,10 @@ async function askEventWait(
   asked: { name: string; timeoutMs: number; event: { name: string; match?: EventMatch } },
 ): Promise<TokenAnswerMessage> {
   if (state.abandoned) return halt();
-  state.sequence += 1;
-  const sequence = state.sequence;
-  const answer = new Promise<Reply>((resolve) => state.waiting.set(sequence, resolve));
-  const request = { type: "eventWait", executionId: message.executionId, sequence, ...asked };
-  report({ ...request, logs: [...state.logs] }, { ...request, logs: [] });
-  const reply = await answer;
-  if (reply.stop !== undefined || state.abandoned) {
-    state.abandoned = true;
-    return halt();
-  }
-  if (reply.error !== undefined) throw errorFrom(reply.error);
+  const reply = await exchange(state, (sequence) => {
+    const request = { type: "eventWait", executionId: message.executionId, sequence, ...asked };
+    report({ ...request, logs: [...state.logs] }, { ...request, logs: [] });
+  });
   if (reply.type !== "tokenAnswer" || reply.result === undefined) {
     throw namedError("SandboxProtocolError", "the worker answered a wait for an event without its result");
   }
@@ -707,17 +704,10 @@ async function askSendEvent(
   const data = toStored(read("data"), "the event's data", limits.stepResultBytes, "EventDataTooLargeError");
   if (!data.ok) throw errorFrom(data.error);
   if (state.abandoned) return halt();
-  state.sequence += 1;
-  const sequence = state.sequence;
-  const answer = new Promise<Reply>((resolve) => state.waiting.set(sequence, resolve));
   const sent = { name, data: data.result.value ?? null, ...(id === undefined ? {} : { id }) };
-  report({ type: "sendEvent", executionId: message.executionId, sequence, step, event: sent });
-  const reply = await answer;
-  if (reply.stop !== undefined || state.abandoned) {
-    state.abandoned = true;
-    return halt();
-  }
-  if (reply.error !== undefined) throw errorFrom(reply.error);
+  const reply = await exchange(state, (sequence) =>
+    report({ type: "sendEvent", executionId: message.executionId, sequence, step, event: sent }),
+  );
   if (reply.type !== "eventSent" || reply.sent === undefined) {
     throw namedError("SandboxProtocolError", "the worker answered a sent event without its result");
   }
@@ -776,6 +766,18 @@ function startOptionsOf(options: unknown): Record<string, unknown> {
   return picked;
 }
 
+/** The start options as the worker stores them; options too large to store are thrown. */
+function storedStartOptions(name: string, options: unknown): unknown {
+  const stored = toStored(
+    startOptionsOf(options),
+    `the options of "${name}"`,
+    limits.logLineBytes,
+    "OptionsTooLargeError",
+  );
+  if (!stored.ok) throw errorFrom(stored.error);
+  return stored.result.value;
+}
+
 /** Asks the worker to start a child execution; the answer is its id. */
 async function askStartChild(
   message: RunMessage,
@@ -789,38 +791,40 @@ async function askStartChild(
     "InputTooLargeError",
   );
   if (!input.ok) throw errorFrom(input.error);
-  const options = toStored(
-    startOptionsOf(asked.options),
-    `the options of "${asked.name}"`,
-    limits.logLineBytes,
-    "OptionsTooLargeError",
-  );
-  if (!options.ok) throw errorFrom(options.error);
+  const options = storedStartOptions(asked.name, asked.options);
   if (state.abandoned) return halt();
-  state.sequence += 1;
-  const sequence = state.sequence;
-  const answer = new Promise<Reply>((resolve) => state.waiting.set(sequence, resolve));
-  report({
-    type: "startChild",
-    executionId: message.executionId,
-    sequence,
-    name: asked.name,
-    workflow: asked.workflow,
-    input: input.result.value ?? null,
-    wait: asked.wait,
-    timeoutMs: asked.timeoutMs,
-    options: options.result.value,
-  });
-  const reply = await answer;
-  if (reply.stop !== undefined || state.abandoned) {
-    state.abandoned = true;
-    return halt();
-  }
-  if (reply.error !== undefined) throw errorFrom(reply.error);
+  const reply = await exchange(state, (sequence) =>
+    report({
+      type: "startChild",
+      executionId: message.executionId,
+      sequence,
+      name: asked.name,
+      workflow: asked.workflow,
+      input: input.result.value ?? null,
+      wait: asked.wait,
+      timeoutMs: asked.timeoutMs,
+      options,
+    }),
+  );
   if (reply.type !== "childStarted" || reply.childExecutionId === undefined) {
     throw namedError("SandboxProtocolError", "the worker answered a child's start without its execution id");
   }
   return reply.childExecutionId;
+}
+
+/** Takes `name` as the token a child's end is stored in and waited for: unique among invokes, steps and tokens. */
+function claimChildWait(state: ExecutionState, name: string): void {
+  if (state.tokenNames.has(name) || state.waitedTokens.has(name)) {
+    throw new Error(`the name "${name}" is used twice in this execution (invokes, steps and tokens share names)`);
+  }
+  state.tokenNames.add(name);
+  state.waitedTokens.add(name);
+}
+
+/** How long an invoke waits for its children: the `timeout` option, or a token's longest wait without one. */
+function childTimeout(name: string, options: unknown): number {
+  const hasTimeout = attempt<unknown>(() => (options as { timeout?: unknown })?.timeout, undefined) !== undefined;
+  return hasTimeout ? tokenTimeout(name, options) : limits.tokenTimeoutMs;
 }
 
 /** What an invoke returns for the child's end: its output, or a thrown error naming the child's execution. */
@@ -858,11 +862,7 @@ async function invokeChild(
   call: { rawName: string; workflow: unknown; input: unknown; options: unknown },
 ): Promise<unknown> {
   const name = claimName(state, call.rawName);
-  if (state.tokenNames.has(name) || state.waitedTokens.has(name)) {
-    throw new Error(`the name "${name}" is used twice in this execution (invokes, steps and tokens share names)`);
-  }
-  state.tokenNames.add(name);
-  state.waitedTokens.add(name);
+  claimChildWait(state, name);
   const workflow = calleeName(call.workflow);
   const stored = Object.hasOwn(message.tokens, name) ? message.tokens[name] : undefined;
   if (stored?.result !== undefined) {
@@ -870,9 +870,7 @@ async function invokeChild(
     return childResult(name, workflow, stored.result);
   }
   if (stored === undefined) {
-    const hasTimeout =
-      attempt<unknown>(() => (call.options as { timeout?: unknown })?.timeout, undefined) !== undefined;
-    const timeoutMs = hasTimeout ? tokenTimeout(name, call.options) : limits.tokenTimeoutMs;
+    const timeoutMs = childTimeout(name, call.options);
     await tracked(state, () =>
       askStartChild(message, state, {
         name,
@@ -922,34 +920,21 @@ async function askStartChildren(
       `the inputs of "${asked.name}" are ${formatBytes(bytes)}; the limit is ${formatLimit(limits.outputBytes)} together`,
     );
   }
-  const options = toStored(
-    startOptionsOf(asked.options),
-    `the options of "${asked.name}"`,
-    limits.logLineBytes,
-    "OptionsTooLargeError",
-  );
-  if (!options.ok) throw errorFrom(options.error);
+  const options = storedStartOptions(asked.name, asked.options);
   if (state.abandoned) return halt();
-  state.sequence += 1;
-  const sequence = state.sequence;
-  const answer = new Promise<Reply>((resolve) => state.waiting.set(sequence, resolve));
   const { name, workflow, timeoutMs } = asked;
-  report({
-    type: "startChildren",
-    executionId: message.executionId,
-    sequence,
-    name,
-    workflow,
-    inputs,
-    timeoutMs,
-    options: options.result.value,
-  });
-  const reply = await answer;
-  if (reply.stop !== undefined || state.abandoned) {
-    state.abandoned = true;
-    return halt();
-  }
-  if (reply.error !== undefined) throw errorFrom(reply.error);
+  const reply = await exchange(state, (sequence) =>
+    report({
+      type: "startChildren",
+      executionId: message.executionId,
+      sequence,
+      name,
+      workflow,
+      inputs,
+      timeoutMs,
+      options,
+    }),
+  );
   if (reply.type !== "childStarted" || reply.childExecutionIds?.length !== inputs.length) {
     throw namedError("SandboxProtocolError", "the worker answered the start of children without their ids");
   }
@@ -975,18 +960,10 @@ async function invokeChildren(
     throw new TypeError(`ctx.invokeMany("${name}", …) takes an array of 1 to ${maxInvokeMany} inputs`);
   }
   const names = inputs.map((_, index) => `${name}#${index}`);
-  for (const each of names) {
-    if (state.tokenNames.has(each) || state.waitedTokens.has(each)) {
-      throw new Error(`the name "${each}" is used twice in this execution (invokes, steps and tokens share names)`);
-    }
-    state.tokenNames.add(each);
-    state.waitedTokens.add(each);
-  }
+  for (const each of names) claimChildWait(state, each);
   const workflow = calleeName(call.workflow);
   if (!Object.hasOwn(message.tokens, names[0] ?? "")) {
-    const hasTimeout =
-      attempt<unknown>(() => (call.options as { timeout?: unknown })?.timeout, undefined) !== undefined;
-    const timeoutMs = hasTimeout ? tokenTimeout(name, call.options) : limits.tokenTimeoutMs;
+    const timeoutMs = childTimeout(name, call.options);
     await tracked(state, () =>
       askStartChildren(message, state, { name, workflow, inputs, timeoutMs, options: call.options }),
     );
