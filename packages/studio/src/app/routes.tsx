@@ -58,6 +58,15 @@ export const studioRouter = createBrowserRouter(
           lazy: () => import("../pages/schedules/schedules-page.tsx").then((m) => ({ Component: m.SchedulesPage })),
         },
         {
+          // Not `/events`: `/studio/events` is the server's live stream, which a reload would reach.
+          path: "sent-events",
+          lazy: () => import("../pages/events/events-page.tsx").then((m) => ({ Component: m.EventsPage })),
+        },
+        {
+          path: "projects/:projectId/events",
+          lazy: () => import("../pages/events/events-page.tsx").then((m) => ({ Component: m.EventsPage })),
+        },
+        {
           path: "approvals",
           lazy: () => import("../pages/approvals/approvals-page.tsx").then((m) => ({ Component: m.ApprovalsPage })),
         },

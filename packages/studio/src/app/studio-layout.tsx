@@ -30,6 +30,9 @@ export function StudioLayout(): ReactNode {
                 <NavLink to="/schedules">Schedules</NavLink>
               </li>
               <li>
+                <NavLink to="/sent-events">Events</NavLink>
+              </li>
+              <li>
                 <NavLink to="/approvals">Approvals</NavLink>
               </li>
               <li>

@@ -22,7 +22,8 @@ export function ProjectPage(): ReactNode {
           <PageTitle title={name}>
             <p className="muted">
               <code>{id}</code> · <Link to={`/projects/${projectId}/executions`}>All executions</Link> ·{" "}
-              <Link to={`/projects/${projectId}/schedules`}>Schedules</Link>
+              <Link to={`/projects/${projectId}/schedules`}>Schedules</Link> ·{" "}
+              <Link to={`/projects/${projectId}/events`}>Events</Link>
               {writable ? null : " · You can look but not change anything (viewer)."}
             </p>
           </PageTitle>

@@ -1,0 +1,1 @@
+import{nt as e}from"./error-notice-DuOLz0CY.js";var t=e();function n({value:e,label:n}){return(0,t.jsx)(`section`,{className:`json`,"aria-label":n,tabIndex:0,children:(0,t.jsx)(`pre`,{children:e===void 0?`—`:JSON.stringify(e,null,2)})})}export{n as t};

@@ -1,1 +1,0 @@
-import{H as e}from"./error-notice-D5Cr2akK.js";var t=e();function n({value:e,label:n}){return(0,t.jsx)(`section`,{className:`json`,"aria-label":n,tabIndex:0,children:(0,t.jsx)(`pre`,{children:e===void 0?`—`:JSON.stringify(e,null,2)})})}export{n as t};

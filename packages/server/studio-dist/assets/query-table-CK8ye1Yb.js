@@ -1,1 +1,0 @@
-import{t as e}from"./data-table-BhPKqTxp.js";import{s as t}from"./index-DkXETshw.js";import{H as n}from"./error-notice-D5Cr2akK.js";var r=n();function i({query:n,loading:i,empty:a,...o}){return(0,r.jsx)(t,{query:n,loading:i,...a===void 0?{}:{isEmpty:()=>o.rows.length===0,empty:a},children:()=>(0,r.jsx)(e,{...o})})}export{i as t};

@@ -1,1 +1,0 @@
-import{H as e}from"./error-notice-D5Cr2akK.js";var t=e();function n(e){return e===`expired`?`expired (never started)`:e}function r({status:e}){return(0,t.jsxs)(`span`,{className:`badge status-${e}`,children:[e,e===`expired`?(0,t.jsx)(`span`,{className:`visually-hidden`,children:` (never started)`}):null]})}export{n,r as t};

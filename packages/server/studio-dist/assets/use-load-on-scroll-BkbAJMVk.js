@@ -1,0 +1,1 @@
+import{at as e,rt as t}from"./error-notice-DuOLz0CY.js";var n=e(t(),1);function r(e){let t=(0,n.useRef)(null),{hasNextPage:r,isFetchingNextPage:i,fetchNextPage:a}=e;return(0,n.useEffect)(()=>{let e=t.current;if(e===null||!r)return;let n=new IntersectionObserver(e=>{e.some(e=>e.isIntersecting)&&!i&&a()});return n.observe(e),()=>n.disconnect()},[r,i,a]),t}export{r as t};
