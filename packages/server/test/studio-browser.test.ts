@@ -302,6 +302,14 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
       body: JSON.stringify({ json: { projectId, workflow: "greet", input: { name: "Grace" } } }),
     });
     expect(refused.status).toBe(403);
+    // The Events page lists, and offers no test event to send.
+    await viewer.goto(`${platform.weft.url}/studio/projects/${projectId}/events`);
+    await viewer.getByRole("heading", { name: "Events of Pantry", level: 1 }).waitFor();
+    await viewer
+      .locator(".empty-state")
+      .getByText(/^No events yet/)
+      .waitFor();
+    expect(await viewer.getByText("Send a test event").count()).toBe(0);
     await viewer.getByRole("link", { name: "Members", exact: true }).click();
     await viewer.getByRole("heading", { name: "Members", level: 1 }).waitFor();
     expect(await viewer.getByRole("button", { name: "Invite" }).count()).toBe(0);
