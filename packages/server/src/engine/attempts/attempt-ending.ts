@@ -161,6 +161,13 @@ export function endAttempt(context: AttemptContext, run: RunningAttempt, ending:
   context.finishing.add(settled);
 }
 
+/** Honours a cancel where the child asks something: its sandbox lets go of the execution, and the attempt ends cancelled. */
+export function cancelAttempt(context: AttemptContext, run: RunningAttempt): { stop: "cancelled" } {
+  run.sandbox?.abandon();
+  endAttempt(context, run, { kind: "cancel" });
+  return { stop: "cancelled" };
+}
+
 /** Hands a running attempt back to the queue as the worker stops; its slot is not released (the worker is going). */
 export function requeueOnStop(context: AttemptContext, run: RunningAttempt): Promise<TransitionOutcome> {
   return context.ends("requeue", {

@@ -18,7 +18,7 @@ import type { ChildMessage, ChildStartedAnswer } from "../sandbox/protocol.ts";
 import { checkStepName } from "../stored-values.ts";
 import { newSpanId } from "../trace-ids.ts";
 import { newTokenNonce, tokenHashOf, tokenIdOf } from "../wait-token-ids.ts";
-import { endAttempt } from "./attempt-ending.ts";
+import { requestAllowed } from "./request-allowed.ts";
 import { type AttemptContext, abandon, type RunningAttempt } from "./running-attempt.ts";
 
 type StartChildMessage = Extract<ChildMessage, { type: "startChild" }>;
@@ -187,14 +187,11 @@ function startAllowed(
   run: RunningAttempt,
   message: { name: string; options?: unknown },
 ): ({ ok: true } & StartOptions) | { ok: false; answer: ChildStartedAnswer } {
-  if (run.done) return { ok: false, answer: { stop: "abandoned" } };
-  const name = checkStepName(message.name);
-  if (!name.ok) return { ok: false, answer: { error: name.error } };
-  if (run.cancelRequested) {
-    run.sandbox?.abandon();
-    endAttempt(context, run, { kind: "cancel" });
-    return { ok: false, answer: { stop: "cancelled" } };
-  }
+  const stopped = requestAllowed(context, run, () => {
+    const name = checkStepName(message.name);
+    return name.ok ? undefined : name.error;
+  });
+  if (stopped !== undefined) return { ok: false, answer: stopped };
   if (run.execution.depth >= maxExecutionDepth) return { ok: false, answer: { error: tooDeep } };
   const options = startOptions(message.options);
   return options.ok ? options : { ok: false, answer: { error: options.error } };

@@ -8,7 +8,7 @@ import type { ChildMessage, EventSentAnswer, TokenAnswer } from "../sandbox/prot
 import { checkLogs, checkStepName, storageBudgetError } from "../stored-values.ts";
 import { newSpanId } from "../trace-ids.ts";
 import { newTokenNonce, tokenHashOf, tokenIdOf } from "../wait-token-ids.ts";
-import { endAttempt } from "./attempt-ending.ts";
+import { requestAllowed } from "./request-allowed.ts";
 import type { AttemptContext, RunningAttempt } from "./running-attempt.ts";
 import { decidedWait } from "./token-handling.ts";
 
@@ -49,14 +49,8 @@ export async function onEventWait(
   run: RunningAttempt,
   message: EventWaitMessage,
 ): Promise<TokenAnswer> {
-  if (run.done) return { stop: "abandoned" };
-  const refusal = waitRefusal(run.storedBytes, message);
-  if (refusal !== undefined) return { error: refusal };
-  if (run.cancelRequested) {
-    run.sandbox?.abandon();
-    endAttempt(context, run, { kind: "cancel" });
-    return { stop: "cancelled" };
-  }
+  const stopped = requestAllowed(context, run, () => waitRefusal(run.storedBytes, message));
+  if (stopped !== undefined) return stopped;
   const lease: Lease = { executionId: run.execution.id, workerId: context.workerId };
   const now = context.clock.now();
   const nonce = newTokenNonce();

@@ -2,7 +2,7 @@ import { sqlStateOf } from "../../db/sql-state.ts";
 import { type StepRecord, type StepRecorded, stepSpanOf } from "../execution-state/index.ts";
 import type { ChildMessage, SerializedError } from "../sandbox/protocol.ts";
 import { newSpanId } from "../trace-ids.ts";
-import { endAttempt } from "./attempt-ending.ts";
+import { cancelAttempt } from "./attempt-ending.ts";
 import { checkStep } from "./child-outcomes.ts";
 import { type AttemptContext, abandon, type RunningAttempt } from "./running-attempt.ts";
 import { stopOverStepQuota } from "./step-quota-stop.ts";
@@ -54,11 +54,7 @@ export async function onStep(
     return { stop: "abandoned" };
   }
   run.stepSpans.push(stepSpanOf(run.execution.id, step));
-  if (recorded.cancelRequested || run.cancelRequested) {
-    run.sandbox?.abandon();
-    endAttempt(context, run, { kind: "cancel" });
-    return { stop: "cancelled" };
-  }
+  if (recorded.cancelRequested || run.cancelRequested) return cancelAttempt(context, run);
   if (checked.outcome.ok) run.storedBytes += checked.bytes;
   if (await stopOverStepQuota(context, run)) return { stop: "abandoned" };
   return checked.refused === undefined ? {} : { error: checked.refused };

@@ -7,7 +7,7 @@ import { replayedToken, tokenResultOf } from "../stored-tokens.ts";
 import { checkLogs, checkStepName, storageBudgetError } from "../stored-values.ts";
 import { newSpanId } from "../trace-ids.ts";
 import { newTokenNonce, type TokenIssuer, tokenHashOf, tokenIdOf } from "../wait-token-ids.ts";
-import { endAttempt } from "./attempt-ending.ts";
+import { requestAllowed } from "./request-allowed.ts";
 import { type AttemptContext, abandon, type RunningAttempt } from "./running-attempt.ts";
 
 type TokenMessage = Extract<ChildMessage, { type: "token" }>;
@@ -49,14 +49,8 @@ export async function onToken(
   message: TokenMessage,
 ): Promise<TokenAnswer> {
   const issuer = context.tokens;
-  if (run.done) return { stop: "abandoned" };
-  const refused = refusalOf(run.storedBytes, message);
-  if (refused !== undefined) return { error: refused };
-  if (run.cancelRequested) {
-    run.sandbox?.abandon();
-    endAttempt(context, run, { kind: "cancel" });
-    return { stop: "cancelled" };
-  }
+  const stopped = requestAllowed(context, run, () => refusalOf(run.storedBytes, message));
+  if (stopped !== undefined) return stopped;
   const lease: Lease = { executionId: run.execution.id, workerId: context.workerId };
   const now = context.clock.now();
   const token = newToken(message, issuer, now);
