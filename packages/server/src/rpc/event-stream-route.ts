@@ -1,5 +1,4 @@
 import { setTimeout as delay } from "node:timers/promises";
-import { ORPCError } from "@orpc/server";
 import type { Context } from "hono";
 import { type SSEStreamingApi, streamSSE } from "hono/streaming";
 import {
@@ -11,12 +10,11 @@ import {
 import { type ListEventsRequest, listEvents } from "../execution-events/index.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { jsonError } from "../http/errors.ts";
-import { requestLogger } from "../http/request-context.ts";
 import type { PlatformContext } from "../platform-context.ts";
 import { authenticateBearer, bearerChallenge } from "./bearer-authentication.ts";
-import type { AuthenticatedContext, RpcInitialContext } from "./context.ts";
 import type { PrincipalResolver } from "./principal-cache.ts";
 import { requireProjectAccess } from "./project-access.ts";
+import { accessRefusal, passes, streamContext } from "./stream-access.ts";
 import { toEvent } from "./workflows/list-events.ts";
 
 /** How often a connection looks for new events (the issue's floor: never more than once a second). */
@@ -30,19 +28,6 @@ const pageSize = 200;
  * this long, with an `access-ended` event, and the reconnection is refused.
  */
 export const accessRecheckMs = 30_000;
-
-/**
- * Whether an access check passes: its refusal (or any failure to decide) is `false`. The stream it
- * guards then ends, and the client's reconnection is answered by the full checks.
- */
-export async function passes(check: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await check();
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * `GET {base_url}/api/events?projectId=…`: the project's execution events as server-sent events, each
@@ -70,29 +55,14 @@ export function eventStreamRoute(context: PlatformContext, resolver: PrincipalRe
       return jsonError(c, 400, "invalid_request", "Last-Event-ID is not an event id of this stream.");
     }
     const projectId = c.req.query("projectId") ?? "";
-    const rpcContext: AuthenticatedContext = {
-      platform: context,
-      requestId: c.get("requestId"),
-      requestLogger: () => requestLogger(c),
-      authentication,
-      via: "api",
-      refusedScope: {},
-      retryAfter: {},
-      principal,
-    } satisfies RpcInitialContext & { principal: typeof principal };
-    try {
-      await requireProjectAccess(rpcContext, projectId, { access: "read" });
-    } catch (error) {
-      if (error instanceof ORPCError && error.code === "NOT_FOUND") {
-        return jsonError(c, 404, "not_found", error.message);
-      }
-      throw error;
-    }
+    const refused = await accessRefusal(c, () =>
+      requireProjectAccess(streamContext(c, context, "api", authentication), projectId, { access: "read" }),
+    );
+    if (refused !== undefined) return refused;
     const stillAllowed = async () => {
       const again = await authenticateBearer(c.req.header("authorization"), resolver);
       if (again.status !== "authenticated" || !again.principal.scopes.has("projects:read")) return false;
-      const checked = { ...rpcContext, authentication: again, principal: again.principal };
-      return passes(() => requireProjectAccess(checked, projectId, { access: "read" }));
+      return passes(() => requireProjectAccess(streamContext(c, context, "api", again), projectId, { access: "read" }));
     };
     return streamSSE(c, (stream) =>
       followEvents(context, stream, { scope: { projectId }, after: start, stillAllowed }),

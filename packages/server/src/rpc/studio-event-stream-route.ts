@@ -1,15 +1,14 @@
-import { ORPCError } from "@orpc/server";
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import { decodePosition, type EventPosition, positionAt } from "../execution-events/event-position.ts";
 import type { ListEventsRequest } from "../execution-events/index.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { jsonError } from "../http/errors.ts";
-import { requestLogger } from "../http/request-context.ts";
 import type { PlatformContext } from "../platform-context.ts";
 import type { AuthenticatedContext } from "./context.ts";
-import { followEvents, passes, recheckMs } from "./event-stream-route.ts";
+import { followEvents, recheckMs } from "./event-stream-route.ts";
 import { requireProjectAccess, requireWholeWorkspaceReach, requireWorkspaceAccess } from "./project-access.ts";
+import { accessRefusal, passes, streamContext } from "./stream-access.ts";
 import type { StudioAuthentication } from "./studio-session-authentication.ts";
 import { requireExecutionAccess } from "./workflows/execution-access.ts";
 
@@ -87,30 +86,14 @@ export function studioEventStreamRoute(
     if (start === undefined) {
       return jsonError(c, 400, "invalid_request", "Last-Event-ID is not an event id of this stream.");
     }
-    const rpcContext: AuthenticatedContext = {
-      platform: context,
-      requestId: c.get("requestId"),
-      requestLogger: () => requestLogger(c),
-      authentication,
-      via: "rpc",
-      refusedScope: {},
-      retryAfter: {},
-      principal: authentication.principal,
-    };
-    try {
-      await requireScopeAccess(rpcContext, scope);
-    } catch (error) {
-      if (error instanceof ORPCError && error.code === "NOT_FOUND")
-        return jsonError(c, 404, "not_found", error.message);
-      if (error instanceof ORPCError && error.code === "FORBIDDEN")
-        return jsonError(c, 403, "forbidden", error.message);
-      throw error;
-    }
+    const refused = await accessRefusal(c, () =>
+      requireScopeAccess(streamContext(c, context, "rpc", authentication), scope),
+    );
+    if (refused !== undefined) return refused;
     const stillAllowed = async () => {
       const again = await authenticate(c);
       if (again.status !== "authenticated") return false;
-      const checked = { ...rpcContext, authentication: again, principal: again.principal };
-      return passes(() => requireScopeAccess(checked, scope));
+      return passes(() => requireScopeAccess(streamContext(c, context, "rpc", again), scope));
     };
     return streamSSE(c, (stream) => followEvents(context, stream, { scope, after: start, stillAllowed }));
   };
