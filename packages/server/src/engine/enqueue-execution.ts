@@ -8,6 +8,7 @@ import { deployments, executions, idempotencyKeys, type TriggerKind } from "../d
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
+import { cancelKeysOf } from "./cancel-keys.ts";
 import { executionsChannel } from "./channels.ts";
 import { announcedProjects } from "./claimable-accounts.ts";
 import { initialState, leasedState } from "./execution-state/execution-states.ts";
@@ -176,6 +177,7 @@ const newExecutionKeys = [
   "concurrencyKey",
   "priority",
   "debounceKey",
+  "cancelKeys",
   "runAt",
   "triggerKind",
   "triggerName",
@@ -268,6 +270,7 @@ async function admitted(
     projectId: row.execution.projectId,
     workflow: row.execution.workflow,
     input: row.execution.input,
+    cancelKeys: row.execution.cancelKeys,
     runAt: row.execution.runAt,
     deploymentId: row.execution.deploymentId,
     admission: row.admission,
@@ -298,7 +301,13 @@ async function admitted(
         : new Date(expiresAt.getTime() + (candidate.runAt.getTime() - dueAt.getTime()));
     kept.push({
       ...row,
-      execution: { ...row.execution, input: candidate.input, runAt: candidate.runAt, expiresAt: movedExpiry },
+      execution: {
+        ...row.execution,
+        input: candidate.input,
+        cancelKeys: candidate.cancelKeys,
+        runAt: candidate.runAt,
+        expiresAt: movedExpiry,
+      },
     });
     outcomes.set(row.execution.id, { executionId: row.execution.id });
   });
@@ -365,6 +374,7 @@ export function queuedExecutionRows(
       timeoutMs: workflow.timeoutMs ?? null,
       ...claimColumnsOf(workflow, input),
       debounceKey: workflow.debounce === undefined ? null : keyValue(workflow.debounce.key, input),
+      cancelKeys: cancelKeysOf(workflow, request.projectId, input),
       runAt,
       triggerKind: request.trigger.kind,
       triggerName: request.trigger.name ?? null,

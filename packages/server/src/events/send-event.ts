@@ -231,7 +231,7 @@ async function sendEventInTransaction(
   const resumed = await resolveEventWaits(tx, { projectId: request.projectId, event, now });
   const { cancelled, endedNow } = await cancelOnEvent(tx, deps, {
     projectId: request.projectId,
-    targets: cancelTargets(plan.workflows, event),
+    targets: cancelTargets(plan.workflows, request.projectId, event),
     now,
     limit: eventLimits.cancelledPerSend,
   });

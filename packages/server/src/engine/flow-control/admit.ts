@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Transaction } from "../../db/database.ts";
 import { sqlRows } from "../sql-rows.ts";
+import { textArray } from "../sql-text-array.ts";
 import type { Admission } from "./flow-keys.ts";
 
 /** A row about to be inserted as the enqueue made it, with what its flow control must settle first. */
@@ -9,6 +10,8 @@ export interface AdmissionCandidate {
   projectId: string;
   workflow: string;
   input: unknown;
+  /** The `cancelOn` keys of `input` (`cancel-keys.ts`), which travel with it when a debounce moves it. */
+  cancelKeys: string[] | null;
   runAt: Date;
   deploymentId: string;
   admission: Admission | undefined;
@@ -79,6 +82,7 @@ async function debounceInto(tx: Transaction, candidate: AdmissionCandidate, key:
   const [row] = await sqlRows<{ id: string }>(
     tx,
     sql`update executions set input = ${JSON.stringify(candidate.input ?? null)}::jsonb,
+        cancel_keys = ${candidate.cancelKeys === null ? sql`null` : textArray(candidate.cancelKeys)},
         run_at = greatest(run_at, ${candidate.runAt.toISOString()}::timestamptz), deployment_id = ${candidate.deploymentId},
         expires_at = expires_at + (greatest(run_at, ${candidate.runAt.toISOString()}::timestamptz) - run_at)
       where project_id = ${candidate.projectId} and workflow = ${candidate.workflow} and debounce_key = ${key}
@@ -149,6 +153,7 @@ export async function admit(
       // An earlier trigger of the same batch queued the key's execution: this one moves it, as
       // it would the stored row. Candidates keep their order within a key, so the last input wins.
       holder.input = candidate.input;
+      holder.cancelKeys = candidate.cancelKeys;
       holder.runAt = candidate.runAt;
       outcomes.set(candidate.id, { kind: "debounced", executionId: holder.id });
       continue;
