@@ -13,7 +13,7 @@ export {
   useEmbedded,
   usePostgres,
 } from "./db/database.ts";
-export { credentials, executions, projects, spans, waitTokens } from "./db/schema/index.ts";
+export { credentials, executionSteps, executions, projects, spans, waitTokens } from "./db/schema/index.ts";
 export { createDeployment } from "./deployments/create-deployment.ts";
 export { getActiveDeployment } from "./deployments/read-deployments.ts";
 export type { ResolveHost } from "./engine/egress/resolve-host.ts";

@@ -1,8 +1,11 @@
-import { type EngineHarness, startEngineHarness, startTestWorker } from "@weft/testing";
-import { eq } from "drizzle-orm";
+import {
+  type EngineHarness,
+  resumeOnAnotherWorker,
+  startEngineHarness,
+  storedStepValue,
+  waitingWithoutWorker,
+} from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executionSteps } from "../src/db/schema/index.ts";
-import type { Worker } from "../src/engine/worker.ts";
 import { sendEvent } from "../src/events/send-event.ts";
 
 /**
@@ -12,7 +15,6 @@ import { sendEvent } from "../src/events/send-event.ts";
  */
 
 let engine: EngineHarness;
-let second: Worker | undefined;
 
 const source = `
 import { defineConfig, workflow } from "@weft/sdk";
@@ -41,15 +43,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await second?.stop();
   await engine.stop();
 });
 
 describe("a wait for an event whose worker goes away", () => {
   it("is completed by the send and resumed by another worker, running no step twice", async () => {
-    const executionId = await engine.run("prj_events", "awaits-payment", { orderId: "o-1" });
-    await engine.waitFor(executionId, (row) => row.status === "waiting");
-    await engine.worker.stop();
+    const executionId = await waitingWithoutWorker(engine, "prj_events", "awaits-payment", { orderId: "o-1" });
 
     const sent = await sendEvent(engine.database.db, engine, {
       projectId: "prj_events",
@@ -61,25 +60,16 @@ describe("a wait for an event whose worker goes away", () => {
     expect(sent.value.resumed).toBe(1);
     expect((await engine.execution(executionId)).status).toBe("waiting");
 
-    second = await startTestWorker(
-      { database: engine.database, clock: engine.clock },
-      { concurrency: 4, dataDir: engine.dataDir, sandbox: engine.isolation },
-    );
-    const done = await engine.waitFor(executionId, (row) => row.status === "succeeded" || row.status === "failed");
+    const done = await resumeOnAnotherWorker(engine, executionId);
     expect(done.status).toBe("succeeded");
-    const stored = await engine.database.db
-      .select()
-      .from(executionSteps)
-      .where(eq(executionSteps.executionId, executionId));
-    const value = (name: string) => stored.find((step) => step.name === name)?.result.value;
     // A step run twice would hand the workflow a new random number, not the stored one.
     expect(done.output).toEqual({
-      before: value("before"),
+      before: await storedStepValue(engine, executionId, "before"),
       paid: {
         ok: true,
         event: { id: sent.value.id, name: "order.paid", data: { orderId: "o-1" }, sentAt: expect.any(String) },
       },
-      after: value("after"),
+      after: await storedStepValue(engine, executionId, "after"),
     });
   });
 });

@@ -1,8 +1,12 @@
-import { attemptSpanNames, type EngineHarness, startEngineHarness, startTestWorker } from "@weft/testing";
-import { eq } from "drizzle-orm";
+import {
+  attemptSpanNames,
+  type EngineHarness,
+  resumeOnAnotherWorker,
+  startEngineHarness,
+  storedStepValue,
+  waitingWithoutWorker,
+} from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executionSteps } from "../src/db/schema/index.ts";
-import type { Worker } from "../src/engine/worker.ts";
 import { completeWaitToken } from "../src/wait-tokens/complete-wait-token.ts";
 
 /**
@@ -12,7 +16,6 @@ import { completeWaitToken } from "../src/wait-tokens/complete-wait-token.ts";
  */
 
 let engine: EngineHarness;
-let second: Worker | undefined;
 
 const source = `
 import { defineConfig, workflow } from "@weft/sdk";
@@ -38,37 +41,24 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await second?.stop();
   await engine.stop();
 });
 
 describe("a waiting execution whose worker goes away", () => {
   it("is resumed by another worker once its token is completed, running no step twice", async () => {
-    const executionId = await engine.run("prj_wait", "approved", {});
-    await engine.waitFor(executionId, (row) => row.status === "waiting");
-    await engine.worker.stop();
+    const executionId = await waitingWithoutWorker(engine, "prj_wait", "approved", {});
 
-    const stored = await engine.database.db
-      .select()
-      .from(executionSteps)
-      .where(eq(executionSteps.executionId, executionId));
-    const tokenId = stored.find((step) => step.name === "ask")?.result.value;
-    const before = stored.find((step) => step.name === "before")?.result.value;
+    const tokenId = await storedStepValue(engine, executionId, "ask");
+    const before = await storedStepValue(engine, executionId, "before");
     if (typeof tokenId !== "string") throw new Error("no token id stored");
     expect(await completeWaitToken(engine.database.db, engine, { tokenId, data: { approved: true } })).toEqual({
       ok: true,
       value: { executionId },
     });
 
-    second = await startTestWorker(
-      { database: engine.database, clock: engine.clock },
-      { concurrency: 4, dataDir: engine.dataDir, sandbox: engine.isolation },
-    );
-    const done = await engine.waitFor(executionId, (row) => row.status === "succeeded" || row.status === "failed");
+    const done = await resumeOnAnotherWorker(engine, executionId);
     expect(done.status).toBe("succeeded");
-    const after = (
-      await engine.database.db.select().from(executionSteps).where(eq(executionSteps.executionId, executionId))
-    ).find((step) => step.name === "after")?.result.value;
+    const after = await storedStepValue(engine, executionId, "after");
     // A step run twice would hand the workflow a new random number, not the stored one.
     expect(done.output).toEqual({ before, answer: { ok: true, data: { approved: true } }, tokenId, after });
     expect(await attemptSpanNames(engine.database.db, executionId)).toEqual(["attempt 1", "attempt 1 (resumed)"]);

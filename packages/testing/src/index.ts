@@ -46,4 +46,5 @@ export * from "./test-wait-tokens.ts";
 export * from "./test-workspaces.ts";
 export * from "./token-exchange.ts";
 export * from "./trusting-test-platform.ts";
+export * from "./waiting-handover.ts";
 export * from "./worker-crashes.ts";
