@@ -28,6 +28,13 @@ export default defineConfig({
         await ctx.sleep("nap", "7d");
       },
     }),
+    workflow({
+      name: "cancellable-order",
+      cancelOn: [{ event: "order.cancelled", match: { event: "$.data.orderId", input: "$.orderId" } }],
+      async run(_input: { orderId: string }, ctx) {
+        await ctx.sleep("nap", "7d");
+      },
+    }),
     workflow({ name: "echo", on: Array.from({ length: 20 }, () => ({ event: "order.created" })), run: async (e: unknown) => e }),
   ],
 });
@@ -38,6 +45,10 @@ const manifest = {
   workflows: [
     { name: "awaits-payment" },
     { name: "cancellable", cancelOn: [{ event: "order.cancelled" }] },
+    {
+      name: "cancellable-order",
+      cancelOn: [{ event: "order.cancelled", match: { event: "$.data.orderId", input: "$.orderId" } }],
+    },
     { name: "echo", on: Array.from({ length: 20 }, () => ({ event: "order.created" })) },
   ],
 };
@@ -98,6 +109,36 @@ describe("a send reaches its own project only", () => {
     // Sending into the other tenant's project is refused as if it did not exist.
     const intruding = await as(attacker.credential, "events.send", { projectId: victimProject, name: "order.paid" });
     expect(intruding.status).toBe(404);
+  });
+});
+
+describe("a cancelOn match reaches its own project only", () => {
+  it("cancels nothing of another tenant's executions with the same workflow, event and value", async () => {
+    const victim = signedIn.identity.credential;
+    const victimProject = await deployedProject(victim, "Victim orders");
+    const attackerProject = await deployedProject(attacker.credential, "Attacker orders");
+    const started = await as<{ executionId: string }>(victim, "workflows.run", {
+      projectId: victimProject,
+      workflow: "cancellable-order",
+      input: { orderId: "o-1" },
+    });
+    const executionId = started.json.executionId;
+    await until(victim, executionId, "sleeping");
+    const ownRun = await as<{ executionId: string }>(attacker.credential, "workflows.run", {
+      projectId: attackerProject,
+      workflow: "cancellable-order",
+      input: { orderId: "o-1" },
+    });
+    await until(attacker.credential, ownRun.json.executionId, "sleeping");
+
+    const sent = await as<{ cancelled: number }>(attacker.credential, "events.send", {
+      projectId: attackerProject,
+      name: "order.cancelled",
+      data: { orderId: "o-1" },
+    });
+    expect(sent.json.cancelled).toBe(1);
+    await until(attacker.credential, ownRun.json.executionId, "cancelled");
+    await until(victim, executionId, "sleeping");
   });
 });
 
