@@ -2,11 +2,11 @@ import { copyFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
-  bundleConfig,
   callRpc,
   checkStudioPage,
   collectPageProblems,
   createTestIdentity,
+  deployProject,
   hasChromium,
   signedInStudioContext,
   signInToStudio,
@@ -85,20 +85,7 @@ describe.skipIf(!hasChromium)("Approvals in Studio", () => {
   beforeAll(async () => {
     context = await signedInStudioContext(platform, email);
     ada = await createTestIdentity(platform.weft, email);
-    const created = await callRpc(
-      platform.weft.url,
-      "projects.create",
-      { name: "Expenses" },
-      { token: ada.credential },
-    );
-    projectId = (created.json as { id: string }).id;
-    const deployed = await callRpc(
-      platform.weft.url,
-      "deployments.create",
-      { projectId, manifest, bundle: await bundleConfig(configSource) },
-      { token: ada.credential },
-    );
-    expect(deployed.status).toBe(200);
+    ({ projectId } = await deployProject(platform.weft, ada, { name: "Expenses", source: configSource, manifest }));
     page = await context.newPage();
     collectPageProblems(page, problems);
   }, 120_000);

@@ -1,17 +1,17 @@
 import {
-  bundleConfig,
   callRpc,
   checkStudioPage,
   collectPageProblems,
   createTestIdentity,
+  deployProject,
   hasChromium,
+  realTimeClock,
   signedInStudioContext,
   studioInBrowser,
   type TestIdentity,
 } from "@weft/testing";
 import type { BrowserContext, Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ManualClock } from "../src/shared/clock.ts";
 
 /**
  * Child workflows, tags and the `expired` status in Studio, in Chromium: a parent's page links to
@@ -61,20 +61,6 @@ const manifest = {
   version: 1,
   workflows: [{ name: "charge" }, { name: "checkout" }, { name: "receipt" }, { name: "dispatch" }],
 };
-
-/** Real time, so that the worker runs at its pace, which a test can move ahead (past a run's ttl). */
-function realTimeClock(): ManualClock {
-  let offsetMs = 0;
-  return {
-    now: () => new Date(Date.now() + offsetMs),
-    set: (to) => {
-      offsetMs = to.getTime() - Date.now();
-    },
-    advance: (milliseconds) => {
-      offsetMs += milliseconds;
-    },
-  };
-}
 
 interface ExecutionRead {
   status: string;
@@ -136,15 +122,7 @@ describe.skipIf(!hasChromium)("Child workflows, tags and expired runs in Studio"
     page = await context.newPage();
     collectPageProblems(page, problems);
     ada = await createTestIdentity(platform.weft, email);
-    const created = await callRpc(platform.weft.url, "projects.create", { name: "Shop" }, { token: ada.credential });
-    projectId = (created.json as { id: string }).id;
-    const deployed = await callRpc(
-      platform.weft.url,
-      "deployments.create",
-      { projectId, manifest, bundle: await bundleConfig(configSource) },
-      { token: ada.credential },
-    );
-    expect(deployed.status).toBe(200);
+    ({ projectId } = await deployProject(platform.weft, ada, { name: "Shop", source: configSource, manifest }));
   }, 120_000);
 
   it("runs a tagged parent that invokes a child, an untagged one, and one that expires", {

@@ -2,12 +2,13 @@ import { copyFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
-  bundleConfig,
   callRpc,
   checkStudioPage,
   collectPageProblems,
   createTestIdentity,
+  deployProject,
   hasChromium,
+  realTimeClock,
   signedInStudioContext,
   studioInBrowser,
   studioScreenshots,
@@ -15,7 +16,6 @@ import {
 } from "@weft/testing";
 import type { BrowserContext, Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ManualClock } from "../src/shared/clock.ts";
 
 /**
  * Studio's schedules, traces and the details a person notices, in Chromium: pausing and running a
@@ -86,23 +86,6 @@ const manifest = {
   ],
 };
 
-/**
- * A clock that runs with real time, so that a trace's spans last what they took, and that a test
- * can still move ahead (a sleep's end).
- */
-function realTimeClock(): ManualClock {
-  let offsetMs = 0;
-  return {
-    now: () => new Date(Date.now() + offsetMs),
-    set: (to) => {
-      offsetMs = to.getTime() - Date.now();
-    },
-    advance: (milliseconds) => {
-      offsetMs += milliseconds;
-    },
-  };
-}
-
 interface Box {
   x: number;
   y: number;
@@ -143,15 +126,7 @@ describe.skipIf(!hasChromium)("Schedules, traces and details in Studio", () => {
         problems.push(`404 ${response.url()}`);
     });
     ada = await createTestIdentity(platform.weft, email);
-    const created = await callRpc(platform.weft.url, "projects.create", { name: "Reports" }, { token: ada.credential });
-    projectId = (created.json as { id: string }).id;
-    const deployed = await callRpc(
-      platform.weft.url,
-      "deployments.create",
-      { projectId, manifest, bundle: await bundleConfig(configSource) },
-      { token: ada.credential },
-    );
-    expect(deployed.status).toBe(200);
+    ({ projectId } = await deployProject(platform.weft, ada, { name: "Reports", source: configSource, manifest }));
   }, 120_000);
 
   it("leads a browser from / to Studio, with the header on one row at 1280 px", { timeout: 60_000 }, async () => {

@@ -1,6 +1,6 @@
 import { resolveSandboxIsolation } from "@weft/server/internals";
 import { expect } from "vitest";
-import { bundleConfig } from "./bundle.ts";
+import { deployProject } from "./deployed-projects.ts";
 import { callRpc } from "./rpc-calls.ts";
 import { createTestIdentity, type TestIdentity } from "./test-identities.ts";
 import type { TestPlatform } from "./test-platform.ts";
@@ -40,26 +40,17 @@ export async function deployTenant(
   workflows: TenantWorkflows,
 ): Promise<DeployedTenant> {
   const owner = await createTestIdentity(weft, email);
-  const project = await callRpc(
-    weft.url,
-    "projects.create",
-    { name: email.split("@")[0] },
-    { token: owner.credential },
-  );
-  const projectId = (project.json as { id: string }).id;
   const retries = { maxAttempts: workflows.maxAttempts ?? 1, minDelayMs: 0, maxDelayMs: 0 };
   const manifest = {
     version: 1,
     workflows: workflows.workflows.map((name) => ({ name, retries, timeoutMs: workflows.timeoutsMs?.[name] })),
   };
-  const deployment = await callRpc(
-    weft.url,
-    "deployments.create",
-    { projectId, manifest, bundle: await bundleConfig(workflows.source) },
-    { token: owner.credential },
-  );
-  expect(deployment.status).toBe(200);
-  return { weft, owner, projectId, deploymentId: (deployment.json as { id: string }).id };
+  const deployed = await deployProject(weft, owner, {
+    name: email.split("@")[0] ?? "",
+    source: workflows.source,
+    manifest,
+  });
+  return { weft, owner, ...deployed };
 }
 
 /** An execution as `workflows.getExecution` answers it. */
