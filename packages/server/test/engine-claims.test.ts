@@ -292,19 +292,24 @@ describe("the queue's partial indexes, on a database without statistics", () => 
     ];
     const counted = await database.db.transaction(async (tx) => {
       const found: number[] = [];
-      const before = await executionPagesRead(tx);
+      let read = 0;
       for (const condition of conditions) {
-        const [row] = await sqlRows<{ n: number }>(
-          tx,
-          sql`select count(*)::int as n from executions where ${condition}`,
-        );
+        const statement = sql`select count(*)::int as n from executions where ${condition}`;
+        // Planning reads a few pages of every partial index of the table, however few entries they
+        // hold: counted apart, so that what is left is the scans'.
+        const beforePlanning = await executionPagesRead(tx);
+        await tx.execute(sql`explain ${statement}`);
+        const planning = (await executionPagesRead(tx)) - beforePlanning;
+        const before = await executionPagesRead(tx);
+        const [row] = await sqlRows<{ n: number }>(tx, statement);
         found.push(row?.n ?? -1);
+        read += (await executionPagesRead(tx)) - before - planning;
       }
-      return { found, read: (await executionPagesRead(tx)) - before };
+      return { found, read };
     });
     expect(counted.found).toEqual([2, 2, 0, 0]);
     // A few pages of each small index; an index of the project's history is hundreds.
-    expect(counted.read).toBeLessThan(60);
+    expect(counted.read).toBeLessThan(30);
     const listed = await database.db.transaction(async (tx) => {
       const before = await executionPagesRead(tx);
       const page = await listExecutions(tx, {

@@ -1,11 +1,16 @@
 import { createTestDatabase, deployTestProject, enqueueTestExecution, type TestDatabase } from "@weft/testing";
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { executions } from "../src/db/schema/index.ts";
 import { createDeployment } from "../src/deployments/create-deployment.ts";
 import { createEnqueueBatcher } from "../src/engine/enqueue-batcher.ts";
 import { enqueueExecution } from "../src/engine/enqueue-execution.ts";
-import { type ClaimedExecution, claim, keysPerClaim } from "../src/engine/execution-state/claim.ts";
+import {
+  type ClaimedExecution,
+  claim,
+  keysPerClaim,
+  limitedGroupsWalked,
+} from "../src/engine/execution-state/claim.ts";
 import { createManualClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
 import { valueOrThrow } from "../src/shared/service-result.ts";
@@ -148,6 +153,26 @@ describe("keyed concurrency", () => {
       .from(executions)
       .where(eq(executions.projectId, projectId));
     expect(keys.map((row) => row.key).sort()).toEqual(['"1"', "1", "null"]);
+  });
+});
+
+describe("the groups of limited workflows", () => {
+  it("reaches a due group behind more groups not yet due than one claim walks", async () => {
+    const projectId = "prj_many_groups";
+    const template = await run(projectId, "ranked", { p: 0 });
+    // As many groups again, each of one execution due in an hour, sorting before the due group.
+    await database.db.execute(sql`insert into executions (id, project_id, deployment_id, workflow, status, input,
+        attempt, max_attempts, retry_min_delay_ms, retry_max_delay_ms, concurrency_limit, priority, run_at,
+        trigger_kind, trace_id, execution_span_id, logs, created_at)
+      select 'exe_group' || lpad(g::text, 17, '0'), project_id, deployment_id, 'a-later-' || lpad(g::text, 4, '0'),
+        status, input, attempt, max_attempts, retry_min_delay_ms, retry_max_delay_ms, concurrency_limit, priority,
+        run_at + interval '1 hour', trigger_kind, md5('group' || g), substr(md5('span' || g), 1, 16), logs, created_at
+      from executions, generate_series(1, ${limitedGroupsWalked + 5}::int) g where id = ${template}`);
+    const claimed: string[] = [];
+    for (let round = 0; round < 3 && claimed.length === 0; round += 1) {
+      claimed.push(...(await claimNow("wrk_many_groups")).map((row) => row.id));
+    }
+    expect(claimed).toEqual([template]);
   });
 });
 

@@ -123,6 +123,11 @@ export const executions = pgTable(
     index("executions_limited_groups_idx")
       .on(table.projectId, table.workflow, table.runAt)
       .where(sql`${table.status} in ('queued', 'sleeping', 'waiting') and ${table.concurrencyLimit} is not null`),
+    // The claim of a concurrency-limited group: its highest and lowest priority, one probe each, and
+    // its next executions in priority order, so that neither costs a read of its backlog.
+    index("executions_limited_priority_idx")
+      .on(table.projectId, table.workflow, table.priority.desc(), table.runAt)
+      .where(sql`${table.status} in ('queued', 'sleeping', 'waiting') and ${table.concurrencyLimit} is not null`),
     // A claim of a workflow whose concurrency limit holds per key: the keys with ready executions,
     // one probe each, and each key's next ones in priority order.
     index("executions_keyed_ready_idx")

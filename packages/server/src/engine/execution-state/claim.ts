@@ -140,6 +140,8 @@ interface ClaimablePart {
   order: SQL;
   /** The executions due to start or resume (`claim`, `wake`), as against those under a lapsed lease. */
   due: boolean;
+  /** The part's condition on the state alone. */
+  states: SQL;
 }
 
 /**
@@ -164,6 +166,7 @@ function claimableParts(request: ClaimRequest): ClaimablePart[] {
       condition: sql`${statusIn(due, "e.status")} and e.run_at <= ${now}::timestamptz`,
       order: sql`e.run_at`,
       due: true,
+      states: statusIn(due, "e.status"),
     });
   }
   if (lapsed.length > 0) {
@@ -172,6 +175,7 @@ function claimableParts(request: ClaimRequest): ClaimablePart[] {
         and e.lease_owner <> ${request.workerId}`,
       order: sql`e.lease_expires_at`,
       due: false,
+      states: statusIn(lapsed, "e.status"),
     });
   }
   return parts;
@@ -285,9 +289,9 @@ async function claimUnlimited(
   db: Database,
   request: ClaimRequest,
   deferToPriority: boolean,
-): Promise<{ executions: ClaimedExecution[]; groups: LimitedGroupRow[] }> {
+): Promise<{ executions: ClaimedExecution[]; groups: { rows: LimitedGroupRow[]; walkedAll: boolean } | undefined }> {
   const parts = claimableParts(request);
-  if (parts.length === 0) return { executions: [], groups: [] };
+  if (parts.length === 0) return { executions: [], groups: undefined };
   const lockedParts = parts.map(
     (part, index) => sql`${sql.raw(`locked_${index}`)} as (select e.id, e.started_at as previous_started_at,
         e.status as previous_status, e.run_at, p.workspace_id
@@ -316,41 +320,131 @@ async function claimUnlimited(
   if (!deferToPriority) {
     return {
       executions: (await genericPlanRows<ClaimRow>(db, leaseAndReturn(request, candidates))).map(toClaimed),
-      groups: [],
+      groups: undefined,
     };
   }
-  const limited = parts.map(
-    (part) => sql`select e.project_id, e.workflow, e.concurrency_limit, e.concurrency_key, e.priority, e.run_at
-      from executions e where e.concurrency_limit is not null and ${part.condition}`,
-  );
-  // Each workspace's groups in priority order, the workspaces' turns interleaved by age: a
-  // priority orders the work of its own workspace, never one workspace's before another's.
-  const groups = sql`select claimable.project_id, claimable.workflow, min(claimable.concurrency_limit)::int as concurrency_limit,
-      bool_or(claimable.concurrency_key is not null) as keyed, min(claimable.priority) <> max(claimable.priority) as prioritised,
-      max(claimable.priority) as top_priority
-    from (${sql.join(limited, sql` union all `)}) claimable join projects p on p.id = claimable.project_id
-    group by claimable.project_id, claimable.workflow, p.workspace_id
-    order by dense_rank() over (partition by p.workspace_id order by max(claimable.priority) desc), min(claimable.run_at)
-    limit ${limitedGroupsPerClaim}`;
-  const rows = await genericPlanRows<(ClaimRow | NoClaimRow) & { alongside: LimitedGroupRow[] | null }>(
+  const groups = limitedGroupsRead(request, parts);
+  const rows = await genericPlanRows<(ClaimRow | NoClaimRow) & { alongside: (LimitedGroupRow | WalkEndRow)[] | null }>(
     db,
     leaseAndReturn(request, candidates, groups),
   );
+  const alongside = rows[0]?.alongside;
   return {
     executions: rows.flatMap((row) => (row.id === null ? [] : [toClaimed(row)])),
-    groups: rows[0]?.alongside ?? [],
+    groups: alongside === undefined || alongside === null ? undefined : learnWalk(alongside),
   };
 }
 
-/** Any of the claimable parts, as one condition, for reads within one group of executions. */
-function claimable(request: ClaimRequest): SQL {
-  const parts = claimableParts(request);
-  return parts.length === 0
-    ? sql`false`
-    : sql`(${sql.join(
-        parts.map((part) => sql`(${part.condition})`),
-        sql` or `,
-      )})`;
+/** The last group a walk of `limitedGroupsWalked` groups reached, which the next walk starts after. */
+interface WalkEndRow {
+  project_id: null;
+  walk_end_project: string;
+  walk_end_workflow: string;
+}
+
+/**
+ * Where this process's next walk of the limited groups begins: after the last group the walk before
+ * it reached, when it stopped at `limitedGroupsWalked`. From the first group every time, the groups
+ * that sort last would wait for ever behind as many that have ready executions not yet due. Lost with
+ * the process, which only means the next walk starts from the first group.
+ */
+let groupsCursor: { projectId: string; workflow: string } | undefined;
+
+/** The groups read alongside a claim, with the walk's end noted for the next one. */
+function learnWalk(rows: readonly (LimitedGroupRow | WalkEndRow)[]): { rows: LimitedGroupRow[]; walkedAll: boolean } {
+  const end = rows.find((row): row is WalkEndRow => row.project_id === null);
+  groupsCursor = end === undefined ? undefined : { projectId: end.walk_end_project, workflow: end.walk_end_workflow };
+  return { rows: rows.filter((row): row is LimitedGroupRow => row.project_id !== null), walkedAll: end === undefined };
+}
+
+/** Groups (project, workflow) with ready limited executions one claim walks, at most: one index probe each. */
+export const limitedGroupsWalked = 200;
+
+/**
+ * A skip scan of `executions_limited_groups_idx` for the groups with executions in `states`, one
+ * probe per group reading its oldest, after `from`, up to `gate` groups more: a CTE body named `name`.
+ */
+function groupWalk(name: string, states: SQL, from: SQL, to: SQL, gate: SQL): SQL {
+  const table = sql.raw(name);
+  const limited = sql`e.concurrency_limit is not null and ${states}`;
+  return sql`${table} as (
+      (select e.project_id, e.workflow, e.run_at, e.concurrency_limit, 1 as probes from executions e
+        where ${limited} and ${from} and ${to} and ${gate}
+        order by e.project_id, e.workflow, e.run_at limit 1)
+      union all
+      select later.project_id, later.workflow, later.run_at, later.concurrency_limit, ${table}.probes + 1
+      from ${table} cross join lateral (
+        select e.project_id, e.workflow, e.run_at, e.concurrency_limit from executions e
+        where ${limited} and (e.project_id, e.workflow) > (${table}.project_id, ${table}.workflow) and ${to}
+        order by e.project_id, e.workflow, e.run_at limit 1) later
+      where ${table}.probes < ${limitedGroupsWalked}::int
+    )`;
+}
+
+/**
+ * The groups of claimable concurrency-limited executions, read alongside the unlimited claim: each
+ * workspace's in priority order, the workspaces' turns interleaved by age, so a priority orders the
+ * work of its own workspace, never one workspace's before another's. Its cost is the groups, not
+ * their backlogs: a walk of the groups with ready executions (`groupWalk`, from after the last walk's
+ * end and wrapping round), those whose oldest is due kept, with the groups of lapsed leases; then
+ * per group a probe of the keyed index and two of `executions_limited_priority_idx` for its highest
+ * and lowest priority. The priorities are those of its ready executions, due or not yet, which only
+ * orders a group with a higher priority still to come a little early.
+ */
+function limitedGroupsRead(request: ClaimRequest, parts: readonly ClaimablePart[]): SQL {
+  const now = sql`${request.now.toISOString()}::timestamptz`;
+  const duePart = parts.find((part) => part.due);
+  const lapsedPart = parts.find((part) => !part.due);
+  const cursor = groupsCursor;
+  const after =
+    cursor === undefined ? sql`true` : sql`(e.project_id, e.workflow) > (${cursor.projectId}, ${cursor.workflow})`;
+  const upTo =
+    cursor === undefined ? sql`false` : sql`(e.project_id, e.workflow) <= (${cursor.projectId}, ${cursor.workflow})`;
+  const walks =
+    duePart === undefined
+      ? sql`walked as (select null::text as project_id, null::text as workflow, null::timestamptz as run_at,
+          null::int as concurrency_limit, 0 as probes where false)`
+      : sql`${groupWalk("walk_after", duePart.states, after, sql`true`, sql`true`)},
+    ${groupWalk("walk_wrapped", duePart.states, sql`true`, upTo, sql`(select count(*) from walk_after) < ${limitedGroupsWalked}::int`)},
+    walked as (select * from (select * from walk_after union all
+        select project_id, workflow, run_at, concurrency_limit, ${limitedGroupsWalked}::int + probes from walk_wrapped) both_walks
+      order by probes limit ${limitedGroupsWalked}::int)`;
+  const lapsed =
+    lapsedPart === undefined
+      ? sql``
+      : sql` union all select e.project_id, e.workflow, e.lease_expires_at, e.concurrency_limit,
+          e.concurrency_key is not null, e.priority
+        from executions e where e.concurrency_limit is not null and ${lapsedPart.condition}`;
+  const ofGroup = (alias: string) =>
+    sql.raw(`${alias}.project_id = grouped.project_id and ${alias}.workflow = grouped.workflow`);
+  const ready = (alias: string) => statusIn(readyStates, `${alias}.status`);
+  return sql`with recursive ${walks},
+    found as (select walked.project_id, walked.workflow, walked.run_at, walked.concurrency_limit,
+        false as lapsed_keyed, null::int as lapsed_priority
+      from walked where walked.run_at <= ${now}${lapsed}),
+    grouped as (select found.project_id, found.workflow, min(found.concurrency_limit)::int as concurrency_limit,
+        min(found.run_at) as oldest, bool_or(found.lapsed_keyed) as lapsed_keyed,
+        max(found.lapsed_priority) as lapsed_top, min(found.lapsed_priority) as lapsed_bottom
+      from found group by found.project_id, found.workflow),
+    described as (select grouped.*, p.workspace_id,
+        grouped.lapsed_keyed or exists (select 1 from executions k where ${ofGroup("k")} and ${ready("k")}
+          and k.concurrency_key is not null) as keyed,
+        greatest(grouped.lapsed_top, (select max(x.priority) from executions x
+          where ${ofGroup("x")} and x.concurrency_limit is not null and ${ready("x")})) as top_priority,
+        least(grouped.lapsed_bottom, (select min(x.priority) from executions x
+          where ${ofGroup("x")} and x.concurrency_limit is not null and ${ready("x")})) as bottom_priority
+      from grouped join projects p on p.id = grouped.project_id)
+    select * from (select described.project_id, described.workflow, described.concurrency_limit, described.keyed,
+        coalesce(described.top_priority <> described.bottom_priority, false) as prioritised,
+        coalesce(described.top_priority, 0) as top_priority, null as walk_end_project, null as walk_end_workflow
+      from described
+      order by dense_rank() over (partition by described.workspace_id order by coalesce(described.top_priority, 0) desc),
+        described.oldest
+      limit ${limitedGroupsPerClaim}) chosen
+    union all
+    select null, null, null, null, null, null, last.project_id, last.workflow
+    from (select walked.project_id, walked.workflow from walked order by walked.probes desc limit 1) last
+    where (select count(*) from walked) >= ${limitedGroupsWalked}::int`;
 }
 
 /**
@@ -412,15 +506,33 @@ function groupOrder(group: LimitedGroup): SQL {
   return group.prioritised ? sql`e.priority desc, e.run_at` : sql`e.run_at`;
 }
 
-/** A group whose limit holds for the workflow as a whole: its next executions up to what the limit leaves. */
+/**
+ * A group whose limit holds for the workflow as a whole: its next executions up to what the limit
+ * leaves. Each guard is read in its own index order (the due ones from `executions_limited_groups_idx`,
+ * or `executions_limited_priority_idx` where priorities differ), locking at most that many; one
+ * condition joining them by `or` is read as the group's whole backlog, sorted.
+ */
 function groupCandidates(request: ClaimRequest, group: LimitedGroup): SQL {
-  return sql`select e.id, e.started_at as previous_started_at, e.status as previous_status from executions e
+  const parts = claimableParts(request);
+  if (parts.length === 0) {
+    return sql`select e.id, e.started_at as previous_started_at, e.status as previous_status from executions e where false`;
+  }
+  const guarded = parts.map(
+    (part, index) => sql`${sql.raw(`guard_${index}`)} as (select e.id, e.started_at as previous_started_at,
+        e.status as previous_status, e.priority, ${part.order} as at from executions e
       where e.project_id = ${group.projectId} and e.workflow = ${group.workflow}
-        and e.concurrency_limit is not null and ${claimable(request)}
-      order by ${groupOrder(group)}
-      limit greatest(0, least(${request.limit}::int, ${group.concurrencyLimit}::int - ${runningOfGroup(request, group)},
-        ${slotsLeftOfGroup(request, group)}))
-      for update skip locked`;
+        and e.concurrency_limit is not null and ${part.condition}
+      order by ${part.due ? groupOrder(group) : part.order} limit (select n from room) for update of e skip locked)`,
+  );
+  const union = sql.join(
+    parts.map((_, index) => sql`select * from ${sql.raw(`guard_${index}`)}`),
+    sql` union all `,
+  );
+  return sql`with room as (select greatest(0, least(${request.limit}::int,
+        ${group.concurrencyLimit}::int - ${runningOfGroup(request, group)}, ${slotsLeftOfGroup(request, group)})) as n),
+    ${sql.join(guarded, sql`, `)}
+    select guarded.id, guarded.previous_started_at, guarded.previous_status from (${union}) guarded
+    order by ${group.prioritised ? sql`guarded.priority desc, ` : sql``}guarded.at limit (select n from room)`;
 }
 
 /** Keys of one keyed group one claim looks at, at most: each costs an index probe or two. */
@@ -523,9 +635,10 @@ export interface ClaimOutcome {
  * the plain work behind it, in the same claim.
  */
 export async function claim(db: Database, request: ClaimRequest): Promise<ClaimOutcome> {
-  const { executions: claimed, groups } = await claimUnlimited(db, request, true);
+  const { executions: claimed, groups: read } = await claimUnlimited(db, request, true);
   let left = request.limit - claimed.length;
-  if (left <= 0) return { executions: claimed, limitedGroups: 0 };
+  if (left <= 0 || read === undefined) return { executions: claimed, limitedGroups: 0 };
+  const groups = read.rows;
   const claimGroups = async (taken: readonly LimitedGroupRow[]) => {
     for (const group of taken) {
       if (left <= 0) return;
@@ -546,15 +659,17 @@ export async function claim(db: Database, request: ClaimRequest): Promise<ClaimO
   };
   const preferred = groups.filter((group) => group.top_priority > 0);
   await claimGroups(preferred);
-  // Past `limitedGroupsPerClaim` groups, a deferred workspace's may not be among those read.
-  const deferredSome = preferred.length > 0 || groups.length >= limitedGroupsPerClaim;
+  // Past `limitedGroupsPerClaim` groups, or the walk's, a deferred workspace's may not be among those read.
+  const deferredSome = preferred.length > 0 || groups.length >= limitedGroupsPerClaim || !read.walkedAll;
   if (deferredSome && left > 0) {
     const deferred = await claimUnlimited(db, { ...request, limit: left }, false);
     claimed.push(...deferred.executions);
     left -= deferred.executions.length;
   }
   await claimGroups(groups.filter((group) => group.top_priority <= 0));
-  return { executions: claimed, limitedGroups: groups.length };
+  // A walk that stopped before the last group may have passed claimable ones: the claim loop is told
+  // as many as a full read, so that it does not conclude nothing is left.
+  return { executions: claimed, limitedGroups: read.walkedAll ? groups.length : limitedGroupsPerClaim };
 }
 
 /** Runs past their time to live one pass of `claimExpired` ends, at most: each costs an end statement's row. */

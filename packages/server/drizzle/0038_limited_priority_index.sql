@@ -1,0 +1,1 @@
+CREATE INDEX "executions_limited_priority_idx" ON "executions" USING btree ("project_id","workflow","priority" DESC NULLS LAST,"run_at") WHERE "executions"."status" in ('queued', 'sleeping', 'waiting') and "executions"."concurrency_limit" is not null;
