@@ -38,7 +38,9 @@ async function startAndInspect(env: Record<string, string>) {
   }
 }
 
-describe("start-up: the sandbox in force", () => {
+// Each test is a first start on a fresh data directory (initdb and the migrations), which takes
+// several times its quiet-machine time while the rest of the suite loads the machine.
+describe("start-up: the sandbox in force", { timeout: 90_000 }, () => {
   it("refuses to start with WEFT_SANDBOX=bwrap when bubblewrap is missing, in one line", () => {
     const result = spawnSync(process.execPath, [serverEntry], {
       env: { PATH: pathWithoutBwrap, WEFT_DATA_DIR: dataDir(), PORT: "0", WEFT_SANDBOX: "bwrap" },
