@@ -33,8 +33,12 @@ export function spawnServer(env: Record<string, string>): ServerProcess {
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
-/** Waits until the server prints its start-up banner (or fails if it exits first). */
-export async function waitUntilServing(server: ServerProcess, timeoutMs = 30_000): Promise<void> {
+/**
+ * Waits until the server prints its start-up banner (or fails if it exits first). A first start on a
+ * fresh data directory (initdb, the migrations) takes several times its quiet time while the rest of
+ * the suite loads the machine, hence the long default.
+ */
+export async function waitUntilServing(server: ServerProcess, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!server.stdout().includes("Weft is running at")) {
     if (server.child.exitCode !== null || server.child.signalCode !== null) {
