@@ -82,7 +82,7 @@ describe("hostile tenant: one account cannot take every slot through many worksp
     return row?.n ?? 0;
   };
 
-  it("runs account B's execution within 2 s while 20 of account A's, in 5 workspaces, are stuck", async () => {
+  it("runs account B's execution while 20 of account A's, in 5 workspaces, are stuck", async () => {
     const paidBy = await engine.database.db
       .selectDistinct({ accountId: workspaces.billingAccountId, workspaceId: workspaces.id })
       .from(projects)
@@ -93,16 +93,17 @@ describe("hostile tenant: one account cannot take every slot through many worksp
     for (const projectId of projectsOfA) {
       for (let i = 0; i < 4; i += 1) await engine.run(projectId, "stuck", {});
     }
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 60_000;
     while ((await runningOfA()) < 4) {
       if (Date.now() > deadline) throw new Error("account A's executions were never claimed");
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const id = await engine.run("prj_account_b", "quick", {});
-    expect((await engine.waitFor(id, (row) => row.status === "succeeded", 2000)).output).toBe(42);
+    // A's stuck executions never end, so B finishes only if it was given a slot of its own.
+    expect((await engine.waitFor(id, (row) => row.status === "succeeded", 60_000)).output).toBe(42);
     // Half of the 8 slots, however many workspaces A spreads its executions over.
     expect(await runningOfA()).toBe(4);
-  });
+  }, 150_000);
 });
 
 describe("the number of workspaces an account pays for is a plan limit", () => {
