@@ -570,17 +570,18 @@ describe("hostile tenant: one workspace cannot take every slot", () => {
     return row?.n ?? 0;
   };
 
-  it("runs workspace A's execution within 2 s while 30 of workspace B's are stuck", async () => {
+  it("runs workspace A's execution while 30 of workspace B's are stuck", async () => {
     for (let i = 0; i < 30; i += 1) await engine.run("prj_tenant_b", "stuck", {});
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 60_000;
     while ((await running("prj_tenant_b")) < 4) {
       if (Date.now() > deadline) throw new Error("workspace B's executions were never claimed");
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const id = await engine.run("prj_tenant_a", "quick", {});
-    expect((await engine.waitFor(id, (row) => row.status === "succeeded", 2000)).output).toBe(42);
+    // B's stuck executions never end, so A finishes only if it was given a slot of its own.
+    expect((await engine.waitFor(id, (row) => row.status === "succeeded", 60_000)).output).toBe(42);
     expect(await running("prj_tenant_b")).toBe(4);
-  });
+  }, 150_000);
 });
 
 describe("hostile tenant: size caps", () => {
