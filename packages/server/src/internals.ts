@@ -10,6 +10,7 @@ export {
   type DatabaseHandle,
   openDatabase,
   startEmbeddedCluster,
+  type Transaction,
   useEmbedded,
   usePostgres,
 } from "./db/database.ts";
@@ -27,6 +28,7 @@ export { maxChannelFrameBytes } from "./engine/limits.ts";
 export { processTreeRssBytes } from "./engine/sandbox/process-tree-memory.ts";
 export type { SandboxConfig } from "./engine/sandbox/sandbox-config.ts";
 export { resolveSandboxIsolation, type SandboxIsolation } from "./engine/sandbox/sandbox-isolation.ts";
+export { sqlRows } from "./engine/sql-rows.ts";
 export { newSpanId } from "./engine/trace-ids.ts";
 export { tokenHashOf, waitTokenIssuer } from "./engine/wait-token-ids.ts";
 export { startWorker, type Worker, type WorkerDependencies, type WorkerOptions } from "./engine/worker.ts";

@@ -1,8 +1,13 @@
-import { createTestDatabase, deployTestProject, enqueueTestExecution, type TestDatabase } from "@weft/testing";
+import {
+  createTestDatabase,
+  deployTestProject,
+  enqueueTestExecution,
+  executionPagesReadBy,
+  type TestDatabase,
+} from "@weft/testing";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queueReadingStatement, readQueue } from "../src/backpressure/queue-reading.ts";
-import type { Database } from "../src/db/database.ts";
 import { sqlRows } from "../src/engine/sql-rows.ts";
 import { createManualClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
@@ -29,30 +34,15 @@ async function insertCopies(template: string, copies: { prefix: string; count: n
     from executions, generate_series(1, ${copies.count}::int) g where id = ${template}`);
 }
 
-/** Pages of `executions` and its indexes that scans asked for in the current transaction. */
-async function executionPagesRead(db: Database): Promise<number> {
-  const [row] = await sqlRows<{ pages: number }>(
-    db,
-    sql`select sum(pg_stat_get_xact_blocks_fetched(c.oid))::int as pages from pg_class c
-      where c.oid = 'executions'::regclass or c.oid in (select indexrelid from pg_index where indrelid = 'executions'::regclass)`,
-  );
-  return row?.pages ?? 0;
-}
-
-/**
- * A reading made at `now`, and the pages of `executions` its scans read, counted in the transaction
- * it runs in: those of the reading less those of planning it alone (`explain`). Planning reads a few
- * pages of each partial index of `executions`, however few entries they hold, so that share grows
- * with the table's indexes and says nothing of the queue.
- */
+/** A reading made at `now`, and the pages of `executions` its scans read, planning's taken off. */
 function readingAt(now: Date, slotsPerAccount: number) {
   return database.db.transaction(async (tx) => {
-    const beforePlanning = await executionPagesRead(tx);
-    await tx.execute(sql`explain ${queueReadingStatement({ now, maxDelayMs, slotsPerAccount })}`);
-    const planning = (await executionPagesRead(tx)) - beforePlanning;
-    const before = await executionPagesRead(tx);
-    const reading = await readQueue(tx, { now, maxDelayMs, slotsPerAccount });
-    return { reading, pages: (await executionPagesRead(tx)) - before - planning };
+    const { value: reading, pages } = await executionPagesReadBy(
+      tx,
+      () => readQueue(tx, { now, maxDelayMs, slotsPerAccount }),
+      queueReadingStatement({ now, maxDelayMs, slotsPerAccount }),
+    );
+    return { reading, pages };
   });
 }
 

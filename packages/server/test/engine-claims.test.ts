@@ -3,6 +3,7 @@ import {
   deployTestProject,
   type EngineHarness,
   enqueueTestExecution,
+  executionPagesReadBy,
   startEngineHarness,
   statementRuns,
   type TestDatabase,
@@ -218,15 +219,6 @@ describe.skipIf(testServerUrl() !== undefined)(
   },
 );
 
-/** Pages of `executions` and of its indexes that scans have asked for in the current transaction. */
-async function executionPagesRead(db: Database | Transaction): Promise<number> {
-  const [row] = await sqlRows<{ pages: number }>(
-    db,
-    sql`select sum(pg_stat_get_xact_blocks_fetched(c.oid))::int as pages from pg_class c where ${executionRelations}`,
-  );
-  return row?.pages ?? 0;
-}
-
 describe("the queue's partial indexes, on a database without statistics", () => {
   const clock = createManualClock();
   const deps = { clock, ids: createIdGenerator(clock) };
@@ -295,15 +287,13 @@ describe("the queue's partial indexes, on a database without statistics", () => 
       let read = 0;
       for (const condition of conditions) {
         const statement = sql`select count(*)::int as n from executions where ${condition}`;
-        // Planning reads a few pages of every partial index of the table, however few entries they
-        // hold: counted apart, so that what is left is the scans'.
-        const beforePlanning = await executionPagesRead(tx);
-        await tx.execute(sql`explain ${statement}`);
-        const planning = (await executionPagesRead(tx)) - beforePlanning;
-        const before = await executionPagesRead(tx);
-        const [row] = await sqlRows<{ n: number }>(tx, statement);
-        found.push(row?.n ?? -1);
-        read += (await executionPagesRead(tx)) - before - planning;
+        const { value: rows, pages } = await executionPagesReadBy(
+          tx,
+          () => sqlRows<{ n: number }>(tx, statement),
+          statement,
+        );
+        found.push(rows[0]?.n ?? -1);
+        read += pages;
       }
       return { found, read };
     });
@@ -311,13 +301,14 @@ describe("the queue's partial indexes, on a database without statistics", () => 
     // A few pages of each small index; an index of the project's history is hundreds.
     expect(counted.read).toBeLessThan(30);
     const listed = await database.db.transaction(async (tx) => {
-      const before = await executionPagesRead(tx);
-      const page = await listExecutions(tx, {
-        projectId,
-        status: ["queued"],
-        page: { direction: "forward", size: 50, cursor: undefined },
-      });
-      return { ids: page.rows.map((row) => row.id), read: (await executionPagesRead(tx)) - before };
+      const { value: page, pages } = await executionPagesReadBy(tx, () =>
+        listExecutions(tx, {
+          projectId,
+          status: ["queued"],
+          page: { direction: "forward", size: 50, cursor: undefined },
+        }),
+      );
+      return { ids: page.rows.map((row) => row.id), read: pages };
     });
     expect(listed.ids).toEqual([template, "exe_limited000000000000001"].sort());
     // Walking the primary key in order, or the project's index on status, reads the history.

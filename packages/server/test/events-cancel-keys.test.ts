@@ -1,7 +1,6 @@
-import { createTestDatabase, deployTestProject, type TestDatabase } from "@weft/testing";
+import { createTestDatabase, deployTestProject, executionPagesReadBy, type TestDatabase } from "@weft/testing";
 import { and, count, eq, isNotNull, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Database } from "../src/db/database.ts";
 import { executions } from "../src/db/schema/index.ts";
 import { sqlRows } from "../src/engine/sql-rows.ts";
 import { endStatementParts } from "../src/engine-features.ts";
@@ -76,24 +75,17 @@ async function markRunning(ids: string[], options: { flagged: boolean }): Promis
     where id = any(string_to_array(${ids.join(",")}, ','))`);
 }
 
-/** Pages of `executions` and its indexes that scans asked for in the current transaction. */
-async function executionPagesRead(db: Database): Promise<number> {
-  const [row] = await sqlRows<{ pages: number }>(
-    db,
-    sql`select sum(pg_stat_get_xact_blocks_fetched(c.oid))::int as pages from pg_class c
-      where c.oid = 'executions'::regclass or c.oid in (select indexrelid from pg_index where indrelid = 'executions'::regclass)`,
-  );
-  return row?.pages ?? 0;
-}
-
 /** The cancellations of `order.cancelled` for `orderId` in the victim's project, and the pages of `executions` they read. */
 function cancelOrder(orderId: string) {
   return database.db.transaction(async (tx) => {
     const event = { id: "evt_measured", name: "order.cancelled", data: { orderId }, sentAt: clock.now().toISOString() };
     const targets = cancelTargets(manifest.workflows, victim, event);
-    const before = await executionPagesRead(tx);
-    const { cancelled } = await cancelOnEvent(tx, deps, { projectId: victim, targets, now: clock.now(), limit: 1000 });
-    const pages = (await executionPagesRead(tx)) - before;
+    const {
+      value: { cancelled },
+      pages,
+    } = await executionPagesReadBy(tx, () =>
+      cancelOnEvent(tx, deps, { projectId: victim, targets, now: clock.now(), limit: 1000 }),
+    );
     if (process.env.WEFT_TEST_REPORT_PAGES) console.log(`cancel ${orderId}: ${cancelled} cancelled, ${pages} pages`);
     return { cancelled, pages };
   });
