@@ -123,7 +123,8 @@ describe.skipIf(!hasChromium)("Approvals in Studio", () => {
 
     await page.getByRole("link", { name: "Approvals", exact: true }).click();
     await page.getByRole("article", { name: "Expense of 4800 EUR" }).waitFor();
-    expect(await page.getByRole("article", { name: "Expense of 120 EUR" }).count()).toBe(0);
+    // The list shown from the page's cache at first is read again on arrival: the answered token leaves it.
+    await page.getByRole("article", { name: "Expense of 120 EUR" }).waitFor({ state: "detached" });
     await page.getByRole("button", { name: "Reject Expense of 4800 EUR" }).click();
     await page.getByText(/^Nothing waits for an answer/).waitFor();
     const rejected = await callRpc(
