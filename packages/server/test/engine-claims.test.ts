@@ -4,6 +4,7 @@ import {
   type EngineHarness,
   enqueueTestExecution,
   executionPagesReadBy,
+  executionRelations,
   startEngineHarness,
   statementRuns,
   type TestDatabase,
@@ -79,10 +80,6 @@ async function entriesRead(db: Database | Transaction, which: SQL): Promise<numb
 /** Entries of `executions_ready_idx` that scans have returned so far. */
 const readyIndexEntriesRead = (db: Database | Transaction = engine.database.db) =>
   entriesRead(db, sql`c.relname = 'executions_ready_idx'`);
-
-/** `executions` and each of its indexes, as rows `c` of `pg_class`. */
-const executionRelations = sql`(c.oid = 'executions'::regclass
-  or c.oid in (select indexrelid from pg_index where indrelid = 'executions'::regclass))`;
 
 /** Rows of `executions` that sequential scans returned, and entries that any of its indexes did, so far. */
 const queueEntriesRead = (db: Database | Transaction) => entriesRead(db, executionRelations);

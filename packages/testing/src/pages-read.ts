@@ -1,12 +1,16 @@
 import { type Database, sqlRows, type Transaction } from "@weft/server/internals";
 import { type SQL, sql } from "drizzle-orm";
 
+/** `executions` and each of its indexes, as rows `c` of `pg_class`. */
+export const executionRelations = sql`(c.oid = 'executions'::regclass
+  or c.oid in (select indexrelid from pg_index where indrelid = 'executions'::regclass))`;
+
 /** Pages of `executions` and of its indexes that scans have asked for in the current transaction. */
-export async function executionPagesRead(db: Database | Transaction): Promise<number> {
+async function executionPagesRead(db: Database | Transaction): Promise<number> {
   const [row] = await sqlRows<{ pages: number }>(
     db,
     sql`select coalesce(sum(pg_stat_get_xact_blocks_fetched(c.oid)), 0)::int as pages from pg_class c
-      where c.oid = 'executions'::regclass or c.oid in (select indexrelid from pg_index where indrelid = 'executions'::regclass)`,
+      where ${executionRelations}`,
   );
   return row?.pages ?? 0;
 }
