@@ -42,8 +42,8 @@ describe.skipIf(testServerUrl() === undefined)(
       const worker = new pg.Client({ connectionString: weft.database.url });
       await worker.connect();
       try {
-        // The locks of a worker's ending statement, in its order: the execution's row, then the
-        // project's, which the foreign key of the spans it inserts takes.
+        // The locks of a statement that changes an execution and inserts a row with a foreign key
+        // to its project, in its order: the execution's row, then the project's.
         await worker.query("begin");
         const held = await worker.query("select 1 from executions where project_id = $1 for update", [projectId]);
         expect(held.rowCount).toBe(1);

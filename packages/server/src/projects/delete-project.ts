@@ -4,7 +4,7 @@ import { meterUnfinishedOfProject } from "../billing/metering.ts";
 import { rollUpDeletedProject } from "../billing/usage-roll-up.ts";
 import type { Database } from "../db/database.ts";
 import { retryOnDeadlock } from "../db/deadlock-retry.ts";
-import { projects } from "../db/schema/index.ts";
+import { projects, spans } from "../db/schema/index.ts";
 import type { AnnouncesActiveDeploymentChanges } from "../deployments/active-deployment-changes.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
@@ -19,8 +19,8 @@ export async function deleteProject(
   input: { projectId: string; actor: ProjectActor },
 ): Promise<ServiceResult<{ id: string }>> {
   // The project's row is locked before its executions' (to count the unfinished ones, then by the
-  // cascade), while a worker ending an execution locks the execution's row before the project's
-  // (the foreign key of the spans it writes).
+  // cascade), while a statement writing a row that names an execution and its project (with
+  // foreign keys to both) would lock the execution's row before the project's.
   const removed = await retryOnDeadlock(() =>
     db.transaction(async (tx) => {
       const [locked] = await tx
@@ -32,6 +32,9 @@ export async function deleteProject(
       await meterUnfinishedOfProject(tx, locked.id);
       const [deleted] = await tx.delete(projects).where(eq(projects.id, locked.id)).returning();
       if (deleted === undefined) return false;
+      // Spans have no foreign key to cascade by. Each is inserted in a transaction that locks its
+      // execution's row or the project's, so the cascade has waited for those that wrote any.
+      await tx.delete(spans).where(eq(spans.projectId, deleted.id));
       await rollUpDeletedProject(tx, { projectId: deleted.id, workspaceId: deleted.workspaceId });
       await forgetExecutionCounts(tx, deleted.id);
       await recordAuditEvent(tx, deps, {

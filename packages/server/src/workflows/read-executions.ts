@@ -1,5 +1,5 @@
 import { executionsCountCap } from "@weft/contract";
-import { and, arrayContains, asc, count, eq, gte, isNull, lte, type SQL } from "drizzle-orm";
+import { and, arrayContains, asc, count, eq, gte, isNull, lte, type SQL, sql } from "drizzle-orm";
 import type { Database } from "../db/database.ts";
 import {
   type CappedCountKeysetPage,
@@ -166,9 +166,10 @@ export async function listExecutions(
     request.schedule === undefined
       ? undefined
       : and(eq(executions.triggerKind, "schedule"), eq(executions.triggerName, request.schedule)),
+    // The tags' index holds tagged executions only, and is read only where the filter says so.
     request.tags === undefined || request.tags.length === 0
       ? undefined
-      : arrayContains(executions.tags, [...request.tags]),
+      : and(arrayContains(executions.tags, [...request.tags]), sql`cardinality(${executions.tags}) > 0`),
     request.status === undefined || request.status.length === 0 ? undefined : statusAmong(request.status),
     request.createdFrom === undefined ? undefined : gte(executions.createdAt, request.createdFrom),
     request.createdTo === undefined ? undefined : lte(executions.createdAt, request.createdTo),

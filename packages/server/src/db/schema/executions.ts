@@ -155,8 +155,9 @@ export const executions = pgTable(
     index("executions_finished_idx").on(table.finishedAt).where(sql`${table.finishedAt} is not null`),
     // An execution's children, and the cancellation of a cancelled parent's unfinished ones.
     index("executions_parent_idx").on(table.parentExecutionId).where(sql`${table.parentExecutionId} is not null`),
-    // listExecutions' filter on tags (`tags @> array[...]`).
-    index("executions_tags_idx").using("gin", table.tags),
+    // listExecutions' filter on tags (`tags @> array[...]`, which reads only tagged rows): untagged
+    // executions, most of them, stay out of it, so their claim and end add no entry to it.
+    index("executions_tags_idx").using("gin", table.tags).where(sql`cardinality(${table.tags}) > 0`),
     // A send's `cancelOn` match finds its executions by key (`events/cancel-on-event.ts`): only
     // those that can still be cancelled, so one already flagged is not read again. Without the
     // pending list, a lookup never scans the keys inserted since the last vacuum.
@@ -232,7 +233,9 @@ export const spans = pgTable(
     spanId: text("span_id").primaryKey(),
     traceId: text("trace_id").notNull(),
     parentSpanId: text("parent_span_id"),
-    projectId: ownedBy("project_id", () => projects.id),
+    // No foreign key: its check locked the project's row at every span insert, two or more per
+    // execution, from concurrent transactions. Deleting a project deletes its spans itself.
+    projectId: text("project_id").notNull(),
     executionId: text("execution_id"),
     workflow: text("workflow"),
     name: text("name").notNull(),
