@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { freePort, localPlatformEnv, serverEntry, spawnServer, waitUntilServing } from "@weft/testing";
@@ -20,6 +20,19 @@ function dataDir(): string {
   return dir;
 }
 
+/**
+ * The data directory of the first start, once it has stopped. Each start after it runs on a copy:
+ * these tests are about the sandbox in force, and a warm start takes a fraction of a first one
+ * (initdb and the migrations).
+ */
+let firstStarted: string | undefined;
+
+function dataDirForStart(): string {
+  const dir = dataDir();
+  if (firstStarted !== undefined) cpSync(firstStarted, dir, { recursive: true });
+  return dir;
+}
+
 afterAll(() => {
   for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
 });
@@ -27,7 +40,8 @@ afterAll(() => {
 /** Starts `npm start`'s entry point, reads its banner, stderr and /healthz, then stops it. */
 async function startAndInspect(env: Record<string, string>) {
   const port = await freePort();
-  const server = spawnServer({ ...localPlatformEnv(port, dataDir()), ...env });
+  const dir = dataDirForStart();
+  const server = spawnServer({ ...localPlatformEnv(port, dir), ...env });
   try {
     await waitUntilServing(server);
     const health = await (await fetch(`http://127.0.0.1:${port}/healthz`)).json();
@@ -35,11 +49,12 @@ async function startAndInspect(env: Record<string, string>) {
   } finally {
     server.child.kill("SIGTERM");
     await server.exited;
+    firstStarted ??= dir;
   }
 }
 
-// Each test is a first start on a fresh data directory (initdb and the migrations), which takes
-// several times its quiet-machine time while the rest of the suite loads the machine.
+// The first start initialises its data directory (initdb and the migrations), which takes several
+// times its quiet-machine time while the rest of the suite loads the machine.
 describe("start-up: the sandbox in force", { timeout: 90_000 }, () => {
   it("refuses to start with WEFT_SANDBOX=bwrap when bubblewrap is missing, in one line", () => {
     const result = spawnSync(process.execPath, [serverEntry], {
