@@ -42,14 +42,16 @@ async function startAndInspect(env: Record<string, string>) {
   const port = await freePort();
   const dir = dataDirForStart();
   const server = spawnServer({ ...localPlatformEnv(port, dir), ...env });
+  let served = false;
   try {
     await waitUntilServing(server);
+    served = true;
     const health = await (await fetch(`http://127.0.0.1:${port}/healthz`)).json();
     return { banner: server.stdout(), stderr: server.stderr(), health };
   } finally {
     server.child.kill("SIGTERM");
-    await server.exited;
-    firstStarted ??= dir;
+    // Only a start that served and stopped cleanly leaves a data directory worth copying.
+    if ((await server.exited) === 0 && served) firstStarted ??= dir;
   }
 }
 
