@@ -130,6 +130,8 @@ export interface FaultFigures {
   terminalAfterMs: number;
   stepsRun: number;
   completedStepsRerun: number;
+  /** The most takeovers of one execution from a dead worker (`lease_expiries`). */
+  mostTakeovers: number;
   apiRetries: number;
   apiDuplicates: number;
   answers5xx: Record<Surface, number>;
@@ -206,6 +208,7 @@ export async function collectFigures(
       terminalAfterMs: terminal.elapsedMs,
       stepsRun: counter.runs.length,
       completedStepsRerun: reruns.length,
+      mostTakeovers: rows.reduce((most, row) => Math.max(most, row.leaseExpiries), 0),
       apiRetries: record.apiRetries,
       apiDuplicates,
       answers5xx,

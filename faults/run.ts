@@ -44,7 +44,9 @@ function printFigures(scenario: string, report: ScenarioReport) {
   write(
     `  terminal after ${(f.terminalAfterMs / 1000).toFixed(1)} s past the load (bound ${terminalBoundMs / 1000} s): not terminal ${f.notTerminal}, not succeeded ${f.failed}`,
   );
-  write(`  step runs ${f.stepsRun}; completed steps run again ${f.completedStepsRerun}`);
+  write(
+    `  step runs ${f.stepsRun}; completed steps run again ${f.completedStepsRerun}; most takeovers of one execution ${f.mostTakeovers}`,
+  );
   write(
     `  5xx answers: webhooks ${f.answers5xx.webhook}, forms ${f.answers5xx.form}, workflows.run ${f.answers5xx.api}; ` +
       `no answer (connection reset by a kill) ${f.unanswered}; client timeouts ${f.timedOut}; answers after 5 s ${report.lateAnswers}`,
