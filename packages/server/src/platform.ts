@@ -122,7 +122,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
   const backpressure =
     config.roles.has("ingress") || config.roles.has("api")
       ? startBackpressure(
-          { db: database.db, clock, logger },
+          { db: database.db, clock, logger, timers },
           {
             maxQueueDelaySeconds: config.maxQueueDelaySeconds,
             slotsPerAccount: workspaceSlots(config.worker.concurrency, config.worker.workspaceShare),

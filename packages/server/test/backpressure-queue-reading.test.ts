@@ -7,10 +7,14 @@ import {
 } from "@weft/testing";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startBackpressure } from "../src/backpressure/backpressure.ts";
 import { queueReadingStatement, readQueue } from "../src/backpressure/queue-reading.ts";
 import { sqlRows } from "../src/engine/sql-rows.ts";
 import { createManualClock } from "../src/shared/clock.ts";
 import { createIdGenerator } from "../src/shared/ids.ts";
+import { createLogger } from "../src/shared/logger.ts";
+import type { BacklogRefusal } from "../src/shared/service-result.ts";
+import { createManualTimers } from "../src/shared/timers.ts";
 
 const clock = createManualClock();
 const deps = { clock, ids: createIdGenerator(clock) };
@@ -88,5 +92,34 @@ describe("the queue's reading, beside 100 000 finished executions and 10 000 que
     expect(belowShare.pages).toBeLessThan(30);
     const atShare = await readingAt(later, 1);
     expect(atShare.reading).toEqual({ backlogged: new Set([projectId]), saturatedWaitMs: undefined });
+  });
+
+  it("admits at once within the bound, and answers a refusal only once its pause has passed", async () => {
+    const readingClock = createManualClock(clock.now());
+    const timers = createManualTimers();
+    const backpressure = startBackpressure(
+      { db: database.db, clock: readingClock, logger: createLogger({ level: "silent" }), timers },
+      { maxQueueDelaySeconds: maxDelayMs / 1000, slotsPerAccount: 4, intervalMs: undefined },
+    );
+    try {
+      await backpressure.refresh();
+      expect(await backpressure.refusal(projectId)).toBeUndefined();
+      expect(timers.pending()).toBe(0);
+
+      readingClock.advance(maxDelayMs + 1);
+      await backpressure.refresh();
+      let answer: BacklogRefusal | undefined | "not yet" = "not yet";
+      const refused = backpressure.refusal(projectId).then((refusal) => {
+        answer = refusal;
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(answer).toBe("not yet");
+      expect(timers.pending()).toBe(1);
+      timers.fireAll();
+      await refused;
+      expect(answer).toMatchObject({ scope: "platform", retryAfterSeconds: maxDelayMs / 1000 });
+    } finally {
+      await backpressure.stop();
+    }
   });
 });

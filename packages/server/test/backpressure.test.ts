@@ -157,15 +157,23 @@ describe("backpressure: executions the workers could start wait past the bound (
     weft.clock.advance(1);
     await readQueue(weft);
     const saturated = /The platform is saturated: an execution ready to start has waited more than 5 s/;
-    for (const tenant of [ada, bob]) {
-      await expectIngressRefusal(await webhook(weft, tenant), 503, "unavailable", saturated);
-      await expectIngressRefusal(await programmaticForm(weft, tenant), 503, "unavailable", saturated);
-      const page = await hostedForm(weft, tenant);
-      expect(page.status).toBe(503);
-      expect(page.headers.get("retry-after")).toBe(String(bound));
-      expect(await page.text()).toContain("The platform is saturated");
-      expectRpcRefusal(await run(weft, tenant), 503, "SERVICE_UNAVAILABLE");
-    }
+    // Sent together: each refusal is answered only after its pause.
+    await Promise.all(
+      [ada, bob].map(async (tenant) => {
+        const [hooked, formed, page, ran] = await Promise.all([
+          webhook(weft, tenant),
+          programmaticForm(weft, tenant),
+          hostedForm(weft, tenant),
+          run(weft, tenant),
+        ]);
+        await expectIngressRefusal(hooked, 503, "unavailable", saturated);
+        await expectIngressRefusal(formed, 503, "unavailable", saturated);
+        expect(page.status).toBe(503);
+        expect(page.headers.get("retry-after")).toBe(String(bound));
+        expect(await page.text()).toContain("The platform is saturated");
+        expectRpcRefusal(ran, 503, "SERVICE_UNAVAILABLE");
+      }),
+    );
     expect(await executionCount(weft, ada.projectId)).toBe(3);
     expect(await executionCount(weft, bob.projectId)).toBe(1);
 
@@ -216,10 +224,16 @@ describe("backpressure per workspace, and a queue behind a workflow's own limit 
 
     const backlogged =
       /This workspace's queue is backlogged: its oldest execution ready to start has waited more than 5 s/;
-    await expectIngressRefusal(await webhook(weft, ada), 429, "backlogged", backlogged);
-    await expectIngressRefusal(await programmaticForm(weft, ada), 429, "backlogged", backlogged);
-    expect((await hostedForm(weft, ada)).status).toBe(429);
-    expectRpcRefusal(await run(weft, ada), 429, "TOO_MANY_REQUESTS");
+    const [hooked, formed, page, ran] = await Promise.all([
+      webhook(weft, ada),
+      programmaticForm(weft, ada),
+      hostedForm(weft, ada),
+      run(weft, ada),
+    ]);
+    await expectIngressRefusal(hooked, 429, "backlogged", backlogged);
+    await expectIngressRefusal(formed, 429, "backlogged", backlogged);
+    expect(page.status).toBe(429);
+    expectRpcRefusal(ran, 429, "TOO_MANY_REQUESTS");
     expect(await executionCount(weft, ada.projectId)).toBe(5);
 
     expect((await webhook(weft, bob)).status).toBe(202);

@@ -3,6 +3,7 @@ import { chainedPasses } from "../shared/chained-passes.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { BacklogRefusal } from "../shared/service-result.ts";
+import type { Timers } from "../shared/timers.ts";
 import { emptyQueueReading, type QueueReading, readQueue } from "./queue-reading.ts";
 
 /** How long, in seconds, the oldest ready execution may wait before ingress refuses, unless `WEFT_MAX_QUEUE_DELAY` says otherwise. */
@@ -10,6 +11,15 @@ export const defaultMaxQueueDelaySeconds = 5;
 
 /** How often each process that ingests reads the queue again. */
 export const queueReadingIntervalMs = 1000;
+
+/**
+ * How long a refusal waits before it is answered. A caller that sends again at once, whatever its
+ * `Retry-After` says (a load generator, a sender's eager retry loop), is otherwise refused as fast
+ * as the process can answer, and the refusals take the thread from the executions whose backlog
+ * caused them: on the embedded default, 64 such connections took most of it. Held this long, each
+ * connection is refused at most once a second (docs/decisions/0123-a-refusal-takes-its-time.md).
+ */
+export const refusalPauseMs = 1000;
 
 /**
  * Whether a new execution may be queued, decided on the hot path from a reading of the queue that
@@ -21,9 +31,10 @@ export interface Backpressure {
   /**
    * Why `projectId` may not queue an execution now, or `undefined`: `platform` when an execution
    * the workers could start now has waited past the bound, else `workspace` when the oldest ready
-   * execution of the project's workspace has.
+   * execution of the project's workspace has. `undefined` comes at once, a refusal only after
+   * `refusalPauseMs`.
    */
-  refusal(projectId: string): BacklogRefusal | undefined;
+  refusal(projectId: string): Promise<BacklogRefusal | undefined>;
   /** Reads the queue now (as every interval does); resolves once a reading begun after the call is in force. */
   refresh(): Promise<void>;
   /** Stops reading; resolves once the reading under way is over. */
@@ -34,6 +45,8 @@ export interface BackpressureDependencies {
   db: Database;
   clock: Clock;
   logger: Logger;
+  /** What a refusal's pause waits on. */
+  timers: Timers;
 }
 
 export interface BackpressureOptions {
@@ -63,7 +76,7 @@ function refusalOf(scope: BacklogRefusal["scope"], maxQueueDelaySeconds: number)
  * logged and refuses nothing: the enqueue that follows meets the database itself.
  */
 export function startBackpressure(deps: BackpressureDependencies, options: BackpressureOptions): Backpressure {
-  const { db, clock, logger } = deps;
+  const { db, clock, logger, timers } = deps;
   const { maxQueueDelaySeconds, slotsPerAccount } = options;
   const platformRefusal = refusalOf("platform", maxQueueDelaySeconds);
   const workspaceRefusal = refusalOf("workspace", maxQueueDelaySeconds);
@@ -99,8 +112,14 @@ export function startBackpressure(deps: BackpressureDependencies, options: Backp
 
   return {
     refusal: (projectId) => {
-      if (reading.saturatedWaitMs !== undefined) return platformRefusal;
-      return reading.backlogged.has(projectId) ? workspaceRefusal : undefined;
+      const refused =
+        reading.saturatedWaitMs !== undefined
+          ? platformRefusal
+          : reading.backlogged.has(projectId)
+            ? workspaceRefusal
+            : undefined;
+      if (refused === undefined) return Promise.resolve(undefined);
+      return new Promise((resolve) => timers.after(refusalPauseMs, () => resolve(refused)));
     },
     refresh: passes.run,
     stop: async () => {
