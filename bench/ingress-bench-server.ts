@@ -87,7 +87,8 @@ if (mode === "baseline") {
   const config = loadConfig({
     ...localPlatformEnv(port, dataDir),
     WEFT_LOG_LEVEL: "warn",
-    ...(withWorker ? {} : { WEFT_ROLES: "api,ingress" }),
+    // Without a worker the queue only grows: its delay must not make ingress refuse the load.
+    ...(withWorker ? {} : { WEFT_ROLES: "api,ingress", WEFT_MAX_QUEUE_DELAY: "3600" }),
   });
   const ownDatabase =
     mode === "embedded-worker"
