@@ -86,6 +86,16 @@ function run(weft: TestPlatform, tenant: Tenant, workflow = "echo"): Promise<Rpc
   return callRpcAs(weft, tenant.owner, "workflows.run", { projectId: tenant.projectId, workflow, input: {} });
 }
 
+/** One start through each way in, sent together: a refusal is answered only after its pause. */
+function everySurface(weft: TestPlatform, tenant: Tenant) {
+  return Promise.all([
+    webhook(weft, tenant),
+    programmaticForm(weft, tenant),
+    hostedForm(weft, tenant),
+    run(weft, tenant),
+  ]);
+}
+
 /** Refreshes the platform's reading of the queue, as its interval does. */
 async function readQueue(weft: TestPlatform): Promise<void> {
   const backpressure = weft.platform.context.backpressure;
@@ -157,15 +167,9 @@ describe("backpressure: executions the workers could start wait past the bound (
     weft.clock.advance(1);
     await readQueue(weft);
     const saturated = /The platform is saturated: an execution ready to start has waited more than 5 s/;
-    // Sent together: each refusal is answered only after its pause.
     await Promise.all(
       [ada, bob].map(async (tenant) => {
-        const [hooked, formed, page, ran] = await Promise.all([
-          webhook(weft, tenant),
-          programmaticForm(weft, tenant),
-          hostedForm(weft, tenant),
-          run(weft, tenant),
-        ]);
+        const [hooked, formed, page, ran] = await everySurface(weft, tenant);
         await expectIngressRefusal(hooked, 503, "unavailable", saturated);
         await expectIngressRefusal(formed, 503, "unavailable", saturated);
         expect(page.status).toBe(503);
@@ -224,12 +228,7 @@ describe("backpressure per workspace, and a queue behind a workflow's own limit 
 
     const backlogged =
       /This workspace's queue is backlogged: its oldest execution ready to start has waited more than 5 s/;
-    const [hooked, formed, page, ran] = await Promise.all([
-      webhook(weft, ada),
-      programmaticForm(weft, ada),
-      hostedForm(weft, ada),
-      run(weft, ada),
-    ]);
+    const [hooked, formed, page, ran] = await everySurface(weft, ada);
     await expectIngressRefusal(hooked, 429, "backlogged", backlogged);
     await expectIngressRefusal(formed, 429, "backlogged", backlogged);
     expect(page.status).toBe(429);
