@@ -37,11 +37,11 @@ describe("the fix line of a refusal that says when to retry", () => {
   it.each([
     [
       "SERVICE_UNAVAILABLE",
-      "The platform is saturated: an execution ready to start has waited more than 5 s for a worker.",
+      "The platform is saturated: an execution queued now would wait more than 5 s for a worker.",
     ],
     [
       "TOO_MANY_REQUESTS",
-      "This workspace's queue is backlogged: its oldest execution ready to start has waited more than 5 s.",
+      "This workspace's queue is backlogged: an execution queued in it now would wait more than 5 s for a worker.",
     ],
   ])("turns %s's data.retryAfterSeconds into the seconds to wait, after the server's message", (code, message) => {
     const failure = describeFailure(new RpcError(code, { message, data: { retryAfterSeconds: 5 } }), context);

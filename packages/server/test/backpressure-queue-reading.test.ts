@@ -43,8 +43,8 @@ function readingAt(now: Date, slotsPerAccount: number) {
   return database.db.transaction(async (tx) => {
     const { value: reading, pages } = await executionPagesReadBy(
       tx,
-      () => readQueue(tx, { now, maxDelayMs, slotsPerAccount }),
-      queueReadingStatement({ now, maxDelayMs, slotsPerAccount }),
+      () => readQueue(tx, { now, waitedPastMs: maxDelayMs, slotsPerAccount }),
+      queueReadingStatement({ now, waitedPastMs: maxDelayMs, slotsPerAccount }),
     );
     return { reading, pages };
   });
@@ -69,7 +69,7 @@ describe("the queue's reading, beside 100 000 finished executions and 10 000 que
   });
 
   it("is planned on the queue's partial indexes, never a scan of the table", async () => {
-    const statement = queueReadingStatement({ now: clock.now(), maxDelayMs, slotsPerAccount: 4 });
+    const statement = queueReadingStatement({ now: clock.now(), waitedPastMs: maxDelayMs, slotsPerAccount: 4 });
     const plan = (await sqlRows<{ "QUERY PLAN": string }>(database.db, sql`explain ${statement}`))
       .map((row) => row["QUERY PLAN"])
       .join("\n");
@@ -80,18 +80,21 @@ describe("the queue's reading, beside 100 000 finished executions and 10 000 que
 
   it("reads a few pages while the queue is within the bound, however much waits behind a limit", async () => {
     const { reading, pages } = await readingAt(new Date(clock.now().getTime() + maxDelayMs), 4);
-    expect(reading).toEqual({ backlogged: new Set(), saturatedWaitMs: undefined });
+    expect(reading).toEqual({ backlogged: new Map(), saturatedWaitMs: undefined });
     expect(pages).toBeLessThan(10);
   });
 
   it("past the bound, finds the workspace backlogged, saturated only while its account is below its share", async () => {
     const later = new Date(clock.now().getTime() + maxDelayMs + 1);
     const belowShare = await readingAt(later, 4);
-    expect(belowShare.reading).toEqual({ backlogged: new Set([projectId]), saturatedWaitMs: maxDelayMs + 1 });
+    expect(belowShare.reading).toEqual({
+      backlogged: new Map([[projectId, maxDelayMs + 1]]),
+      saturatedWaitMs: maxDelayMs + 1,
+    });
     // The 200 executions past the bound, in their pages: nothing finished, nothing behind the limit.
     expect(belowShare.pages).toBeLessThan(30);
     const atShare = await readingAt(later, 1);
-    expect(atShare.reading).toEqual({ backlogged: new Set([projectId]), saturatedWaitMs: undefined });
+    expect(atShare.reading).toEqual({ backlogged: new Map([[projectId, maxDelayMs + 1]]), saturatedWaitMs: undefined });
   });
 
   it("admits at once within the bound, and answers a refusal only once its pause has passed", async () => {

@@ -166,7 +166,7 @@ describe("backpressure: executions the workers could start wait past the bound (
 
     weft.clock.advance(1);
     await readQueue(weft);
-    const saturated = /The platform is saturated: an execution ready to start has waited more than 5 s/;
+    const saturated = /The platform is saturated: an execution queued now would wait more than 5 s for a worker/;
     await Promise.all(
       [ada, bob].map(async (tenant) => {
         const [hooked, formed, page, ran] = await everySurface(weft, tenant);
@@ -199,6 +199,17 @@ describe("backpressure: executions the workers could start wait past the bound (
       expect((await run(weft, tenant)).status).toBe(200);
     }
   });
+
+  it("refuses before the oldest has waited the bound when the queue fills and nothing drains it", async () => {
+    // What the last test queued waits 3 s, seen for the first time: within the bound.
+    weft.clock.advance(3000);
+    await readQueue(weft);
+    expect((await webhook(weft, ada)).status).toBe(202);
+    // A second later it waits 4 s: the head stood still, so one queued now would wait past 5 s.
+    weft.clock.advance(1000);
+    await readQueue(weft);
+    await expectIngressRefusal(await webhook(weft, bob), 503, "unavailable", /would wait more than 5 s/);
+  });
 });
 
 describe("backpressure per workspace, and a queue behind a workflow's own limit (a worker runs)", () => {
@@ -227,7 +238,7 @@ describe("backpressure per workspace, and a queue behind a workflow's own limit 
     await readQueue(weft);
 
     const backlogged =
-      /This workspace's queue is backlogged: its oldest execution ready to start has waited more than 5 s/;
+      /This workspace's queue is backlogged: an execution queued in it now would wait more than 5 s for a worker/;
     const [hooked, formed, page, ran] = await everySurface(weft, ada);
     await expectIngressRefusal(hooked, 429, "backlogged", backlogged);
     await expectIngressRefusal(formed, 429, "backlogged", backlogged);

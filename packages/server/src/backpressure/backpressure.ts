@@ -4,9 +4,10 @@ import type { Clock } from "../shared/clock.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { BacklogRefusal } from "../shared/service-result.ts";
 import type { Timers } from "../shared/timers.ts";
-import { emptyQueueReading, type QueueReading, readQueue } from "./queue-reading.ts";
+import { earliestRefusalShare, type OldestWait, waitsPastBound } from "./predicted-wait.ts";
+import { type QueueReading, readQueue } from "./queue-reading.ts";
 
-/** How long, in seconds, the oldest ready execution may wait before ingress refuses, unless `WEFT_MAX_QUEUE_DELAY` says otherwise. */
+/** How long, in seconds, an execution queued now may be expected to wait before ingress refuses, unless `WEFT_MAX_QUEUE_DELAY` says otherwise. */
 export const defaultMaxQueueDelaySeconds = 5;
 
 /** How often each process that ingests reads the queue again. */
@@ -30,9 +31,9 @@ export const refusalPauseMs = 1000;
 export interface Backpressure {
   /**
    * Why `projectId` may not queue an execution now, or `undefined`: `platform` when an execution
-   * the workers could start now has waited past the bound, else `workspace` when the oldest ready
-   * execution of the project's workspace has. `undefined` comes at once, a refusal only after
-   * `refusalPauseMs`.
+   * the workers could start now would wait past the bound (`waitsPastBound`, from the oldest such
+   * execution's wait at the last two readings), else `workspace` when one queued in the project's
+   * workspace would. `undefined` comes at once, a refusal only after `refusalPauseMs`.
    */
   refusal(projectId: string): Promise<BacklogRefusal | undefined>;
   /** Reads the queue now (as every interval does); resolves once a reading begun after the call is in force. */
@@ -59,15 +60,49 @@ export interface BackpressureOptions {
 }
 
 function refusalOf(scope: BacklogRefusal["scope"], maxQueueDelaySeconds: number): BacklogRefusal {
-  const waited = `waited more than ${maxQueueDelaySeconds} s for a worker`;
+  const wait = `would wait more than ${maxQueueDelaySeconds} s for a worker`;
   const retry = `Nothing was queued; retry in ${maxQueueDelaySeconds} seconds.`;
   return {
     scope,
     retryAfterSeconds: maxQueueDelaySeconds,
     message:
       scope === "platform"
-        ? `The platform is saturated: an execution ready to start has ${waited}. ${retry}`
-        : `This workspace's queue is backlogged: its oldest execution ready to start has ${waited}. ${retry}`,
+        ? `The platform is saturated: an execution queued now ${wait}. ${retry}`
+        : `This workspace's queue is backlogged: an execution queued in it now ${wait}. ${retry}`,
+  };
+}
+
+/** What a reading decided, and the oldest waits it decided from, for the next reading to compare. */
+interface Decision {
+  refusesPlatform: boolean;
+  refusedProjects: ReadonlySet<string>;
+  platformOldest: OldestWait | undefined;
+  projectOldest: ReadonlyMap<string, OldestWait>;
+}
+
+const acceptsAll: Decision = {
+  refusesPlatform: false,
+  refusedProjects: new Set(),
+  platformOldest: undefined,
+  projectOldest: new Map(),
+};
+
+/** Who a reading made at `readAtMs` refuses, given the decision of the reading before. */
+function decide(reading: QueueReading, readAtMs: number, before: Decision, boundMs: number): Decision {
+  const platformOldest =
+    reading.saturatedWaitMs === undefined ? undefined : { waitedMs: reading.saturatedWaitMs, readAtMs };
+  const projectOldest = new Map<string, OldestWait>();
+  const refusedProjects = new Set<string>();
+  for (const [projectId, waitedMs] of reading.backlogged) {
+    const oldest = { waitedMs, readAtMs };
+    projectOldest.set(projectId, oldest);
+    if (waitsPastBound(oldest, before.projectOldest.get(projectId), boundMs)) refusedProjects.add(projectId);
+  }
+  return {
+    refusesPlatform: platformOldest !== undefined && waitsPastBound(platformOldest, before.platformOldest, boundMs),
+    refusedProjects,
+    platformOldest,
+    projectOldest,
   };
 }
 
@@ -80,28 +115,31 @@ export function startBackpressure(deps: BackpressureDependencies, options: Backp
   const { maxQueueDelaySeconds, slotsPerAccount } = options;
   const platformRefusal = refusalOf("platform", maxQueueDelaySeconds);
   const workspaceRefusal = refusalOf("workspace", maxQueueDelaySeconds);
-  let reading: QueueReading = emptyQueueReading;
+  const boundMs = maxQueueDelaySeconds * 1000;
+  let decision = acceptsAll;
   let stopped = false;
 
-  function take(next: QueueReading): void {
-    const was = reading.saturatedWaitMs !== undefined;
-    if (!was && next.saturatedWaitMs !== undefined) {
+  function take(next: Decision): void {
+    if (!decision.refusesPlatform && next.refusesPlatform) {
       logger.warn(
-        { waitedMs: next.saturatedWaitMs, maxQueueDelaySeconds },
-        "ingress refuses new executions with 503: an execution ready to start has waited past WEFT_MAX_QUEUE_DELAY",
+        { waitedMs: next.platformOldest?.waitedMs, maxQueueDelaySeconds },
+        "ingress refuses new executions with 503: one queued now would wait past WEFT_MAX_QUEUE_DELAY",
       );
-    } else if (was && next.saturatedWaitMs === undefined) {
+    } else if (decision.refusesPlatform && !next.refusesPlatform) {
       logger.info("ingress accepts new executions again: the queue is back within WEFT_MAX_QUEUE_DELAY");
     }
-    reading = next;
+    decision = next;
   }
 
   const passes = chainedPasses(
     async () => {
       try {
-        take(await readQueue(db, { now: clock.now(), maxDelayMs: maxQueueDelaySeconds * 1000, slotsPerAccount }));
+        const now = clock.now();
+        // A backlog is read from the earliest wait at which it may be refused.
+        const reading = await readQueue(db, { now, waitedPastMs: boundMs * earliestRefusalShare, slotsPerAccount });
+        take(decide(reading, now.getTime(), decision, boundMs));
       } catch (error) {
-        take(emptyQueueReading);
+        take(acceptsAll);
         throw error;
       }
     },
@@ -112,12 +150,11 @@ export function startBackpressure(deps: BackpressureDependencies, options: Backp
 
   return {
     refusal: (projectId) => {
-      const refused =
-        reading.saturatedWaitMs !== undefined
-          ? platformRefusal
-          : reading.backlogged.has(projectId)
-            ? workspaceRefusal
-            : undefined;
+      const refused = decision.refusesPlatform
+        ? platformRefusal
+        : decision.refusedProjects.has(projectId)
+          ? workspaceRefusal
+          : undefined;
       if (refused === undefined) return Promise.resolve(undefined);
       return new Promise((resolve) => timers.after(refusalPauseMs, () => resolve(refused)));
     },

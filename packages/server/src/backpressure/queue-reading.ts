@@ -15,21 +15,20 @@ export const unlimitedExecutionsRead = 10_000;
 /** Concurrency-limited workflows (project, workflow) with ready executions that one reading looks at. */
 export const limitedWorkflowsRead = 1_000;
 
-/** What one reading of the queue found waiting past the bound. */
+/** What one reading of the queue found waiting past the wait it reads from (`waitedPastMs`). */
 export interface QueueReading {
   /**
-   * The projects of every workspace whose oldest ready execution has waited past the bound, unless
+   * The projects of every workspace whose oldest ready execution has waited that long, with that
+   * execution's wait in milliseconds, unless
    * its own workflow's concurrency limit is what holds it.
    */
-  backlogged: ReadonlySet<string>;
+  backlogged: ReadonlyMap<string, number>;
   /**
-   * The longest wait past the bound of an execution the claim loop could start now (its account
+   * The longest such wait of an execution the claim loop could start now (its account
    * below its share of a worker, its workflow below its limit), if one has waited that long.
    */
   saturatedWaitMs: number | undefined;
 }
-
-export const emptyQueueReading: QueueReading = { backlogged: new Set(), saturatedWaitMs: undefined };
 
 interface BackloggedRow {
   project_id: string;
@@ -39,17 +38,18 @@ interface BackloggedRow {
 
 interface QueueReadingRequest {
   now: Date;
-  maxDelayMs: number;
+  /** Executions that have waited this long or less are not read. */
+  waitedPastMs: number;
   slotsPerAccount: number;
 }
 
 /**
  * The statement that reads which workspaces have a ready execution (queued, sleeping or waiting,
- * its `run_at` come) that has waited longer than `maxDelayMs`, and whether such an execution could
+ * its `run_at` come) that has waited longer than `waitedPastMs`, and whether such an execution could
  * start now. Through the queue's partial indexes only, so what finished (any amount of it) is never
  * read:
- * - workflows without a limit: `executions_ready_idx` from its oldest entry to the bound, at most
- *   `unlimitedExecutionsRead` entries; nothing at all while the queue turns over within the bound;
+ * - workflows without a limit: `executions_ready_idx` from its oldest entry to that wait, at most
+ *   `unlimitedExecutionsRead` entries; nothing at all while the queue turns over within it;
  * - limited workflows: the oldest entry of each in `executions_limited_groups_idx`, one probe per
  *   workflow, kept only when the workflow runs fewer executions than its limit: a queue that waits
  *   for its own limit is what its owner asked for, however long;
@@ -57,7 +57,7 @@ interface QueueReadingRequest {
  *   share holds back (at least `slotsPerAccount` running, on any worker) from those that could start.
  */
 export function queueReadingStatement(request: QueueReadingRequest): SQL {
-  const bound = new Date(request.now.getTime() - request.maxDelayMs).toISOString();
+  const bound = new Date(request.now.getTime() - request.waitedPastMs).toISOString();
   const ready = statusIn(readyStates, "e.status");
   return sql`with recursive limited as (
       (select e.project_id, e.workflow, e.run_at, e.concurrency_limit, 1 as probes from executions e
@@ -97,14 +97,14 @@ export function queueReadingStatement(request: QueueReadingRequest): SQL {
       left join busy on busy.account_id = w.billing_account_id`;
 }
 
-/** Reads the queue (`queueReadingStatement`): the backlogged projects, and whether one could start now. */
+/** Reads the queue (`queueReadingStatement`): the backlogged projects with their waits, and whether one could start now. */
 export async function readQueue(db: Database, request: QueueReadingRequest): Promise<QueueReading> {
   const rows = await genericPlanRows<BackloggedRow>(db, queueReadingStatement(request));
-  const backlogged = new Set<string>();
+  const backlogged = new Map<string, number>();
   let saturatedWaitMs: number | undefined;
   for (const row of rows) {
-    backlogged.add(row.project_id);
     const waitedMs = request.now.getTime() - new Date(row.oldest).getTime();
+    backlogged.set(row.project_id, waitedMs);
     if (!row.at_share) saturatedWaitMs = Math.max(saturatedWaitMs ?? 0, waitedMs);
   }
   return { backlogged, saturatedWaitMs };
