@@ -26,6 +26,13 @@ describe("waitsPastBound: would an execution queued now wait past the bound", ()
     expect(waitsPastBound(at(4999, 11_000), at(8000, 10_000), boundMs)).toBe(false);
   });
 
+  it("covers what is queued until the next reading", () => {
+    // At a pace of 0.75, an execution queued a second from now waits (3 500 + 250) / 0.75 = 5 000 ms.
+    expect(waitsPastBound(at(3500, 11_000), at(3250, 10_000), boundMs, 1000)).toBe(false);
+    expect(waitsPastBound(at(3600, 11_000), at(3350, 10_000), boundMs, 1000)).toBe(true);
+    expect(waitsPastBound(at(3600, 11_000), at(3350, 10_000), boundMs)).toBe(false);
+  });
+
   it("takes two readings at the same instant as no reading before", () => {
     expect(waitsPastBound(at(4000, 10_000), at(3000, 10_000), boundMs)).toBe(false);
   });

@@ -88,7 +88,13 @@ const acceptsAll: Decision = {
 };
 
 /** Who a reading made at `readAtMs` refuses, given the decision of the reading before. */
-function decide(reading: QueueReading, readAtMs: number, before: Decision, boundMs: number): Decision {
+function decide(
+  reading: QueueReading,
+  readAtMs: number,
+  before: Decision,
+  bounds: { boundMs: number; aheadMs: number },
+): Decision {
+  const { boundMs, aheadMs } = bounds;
   const platformOldest =
     reading.saturatedWaitMs === undefined ? undefined : { waitedMs: reading.saturatedWaitMs, readAtMs };
   const projectOldest = new Map<string, OldestWait>();
@@ -96,10 +102,11 @@ function decide(reading: QueueReading, readAtMs: number, before: Decision, bound
   for (const [projectId, waitedMs] of reading.backlogged) {
     const oldest = { waitedMs, readAtMs };
     projectOldest.set(projectId, oldest);
-    if (waitsPastBound(oldest, before.projectOldest.get(projectId), boundMs)) refusedProjects.add(projectId);
+    if (waitsPastBound(oldest, before.projectOldest.get(projectId), boundMs, aheadMs)) refusedProjects.add(projectId);
   }
   return {
-    refusesPlatform: platformOldest !== undefined && waitsPastBound(platformOldest, before.platformOldest, boundMs),
+    refusesPlatform:
+      platformOldest !== undefined && waitsPastBound(platformOldest, before.platformOldest, boundMs, aheadMs),
     refusedProjects,
     platformOldest,
     projectOldest,
@@ -137,7 +144,8 @@ export function startBackpressure(deps: BackpressureDependencies, options: Backp
         const now = clock.now();
         // A backlog is read from the earliest wait at which it may be refused.
         const reading = await readQueue(db, { now, waitedPastMs: boundMs * earliestRefusalShare, slotsPerAccount });
-        take(decide(reading, now.getTime(), decision, boundMs));
+        // A decision stands until the next reading: it covers what is queued until then.
+        take(decide(reading, now.getTime(), decision, { boundMs, aheadMs: options.intervalMs ?? 0 }));
       } catch (error) {
         take(acceptsAll);
         throw error;
