@@ -18,9 +18,8 @@ export const limitedWorkflowsRead = 1_000;
 /** What one reading of the queue found waiting past the wait it reads from (`waitedPastMs`). */
 export interface QueueReading {
   /**
-   * The projects of every workspace whose oldest ready execution has waited that long, with that
-   * execution's wait in milliseconds, unless
-   * its own workflow's concurrency limit is what holds it.
+   * The projects of every workspace whose oldest ready execution has waited that long, unless its
+   * own workflow's concurrency limit is what holds it, each with that execution's wait in milliseconds.
    */
   backlogged: ReadonlyMap<string, number>;
   /**
@@ -57,7 +56,7 @@ interface QueueReadingRequest {
  *   share holds back (at least `slotsPerAccount` running, on any worker) from those that could start.
  */
 export function queueReadingStatement(request: QueueReadingRequest): SQL {
-  const bound = new Date(request.now.getTime() - request.waitedPastMs).toISOString();
+  const arrivedBefore = new Date(request.now.getTime() - request.waitedPastMs).toISOString();
   const ready = statusIn(readyStates, "e.status");
   return sql`with recursive limited as (
       (select e.project_id, e.workflow, e.run_at, e.concurrency_limit, 1 as probes from executions e
@@ -74,11 +73,11 @@ export function queueReadingStatement(request: QueueReadingRequest): SQL {
     ),
     waited as (
       (select e.project_id, e.run_at from executions e
-        where ${ready} and e.concurrency_limit is null and e.run_at < ${bound}::timestamptz
+        where ${ready} and e.concurrency_limit is null and e.run_at < ${arrivedBefore}::timestamptz
         order by e.run_at limit ${unlimitedExecutionsRead}::int)
       union all
       select limited.project_id, limited.run_at from limited
-      where limited.run_at < ${bound}::timestamptz and limited.concurrency_limit > (
+      where limited.run_at < ${arrivedBefore}::timestamptz and limited.concurrency_limit > (
         select count(*) from executions r
         where r.project_id = limited.project_id and r.workflow = limited.workflow and ${statusIn([leasedState], "r.status")})
     ),
