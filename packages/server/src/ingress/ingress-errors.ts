@@ -25,7 +25,7 @@ export const ingressErrorStatus = {
   rate_limited: 429,
   /** The workspace's plan has no room for another execution this month. */
   quota_exceeded: 429,
-  /** The workspace's oldest ready execution has waited past `WEFT_MAX_QUEUE_DELAY`. */
+  /** An execution queued in the workspace now would wait past `WEFT_MAX_QUEUE_DELAY`. */
   backlogged: 429,
   /** Over the hot-path budget, the database unreachable, or the platform's queue saturated. */
   unavailable: 503,
