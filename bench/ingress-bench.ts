@@ -2,6 +2,7 @@ import { type ChildProcess, fork } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { defaultMaxQueueDelaySeconds } from "@weft/server/internals";
 import { coreCount, formatLoad, type LoadResult, measureLoad } from "./http-load.ts";
 import type { BenchServerMessage } from "./ingress-bench-server.ts";
 import { median } from "./median.ts";
@@ -321,6 +322,12 @@ function writeWorkerTargets(label: string, round: Map<number, WorkerMeasurement>
     options.write(
       `  ${label}: finished ${atTop.finishedPerSecond.toFixed(0)}/s at c=${top} against ${atBelow.finishedPerSecond.toFixed(0)}/s at c=${below} ` +
         `(${atTop.finishedPerSecond >= atBelow.finishedPerSecond * 0.95 ? "does not fall" : "FALLS"}; target: never below)`,
+    );
+  }
+  if (atTop !== undefined) {
+    const waited = atTop.longestWaitMs / 1000;
+    options.write(
+      `  ${label}: the oldest ready execution waited ${waited.toFixed(1)} s at c=${top} (target: refused before it waits past WEFT_MAX_QUEUE_DELAY, ${defaultMaxQueueDelaySeconds} s${waited > defaultMaxQueueDelaySeconds ? "; MISSED" : ""})`,
     );
   }
   if (atTop !== undefined && label.startsWith("embedded")) {

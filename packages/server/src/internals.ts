@@ -4,6 +4,7 @@
  * rules let no other package import it (see docs/decisions/0060-package-order.md).
  */
 export { allScopes, type Scope } from "@weft/contract";
+export { defaultMaxQueueDelaySeconds } from "./backpressure/backpressure.ts";
 export { unlimitedPlan } from "./billing/plans.ts";
 export {
   type Database,
