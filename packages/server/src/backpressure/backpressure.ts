@@ -80,6 +80,9 @@ interface Decision {
   projectOldest: ReadonlyMap<string, OldestWait>;
 }
 
+/** The answer to every admission, shared: a submission on the hot path allocates no promise for it. */
+const admitted: Promise<undefined> = Promise.resolve(undefined);
+
 const acceptsAll: Decision = {
   refusesPlatform: false,
   refusedProjects: new Set(),
@@ -163,7 +166,7 @@ export function startBackpressure(deps: BackpressureDependencies, options: Backp
         : decision.refusedProjects.has(projectId)
           ? workspaceRefusal
           : undefined;
-      if (refused === undefined) return Promise.resolve(undefined);
+      if (refused === undefined) return admitted;
       return new Promise((resolve) => timers.after(refusalPauseMs, () => resolve(refused)));
     },
     refresh: passes.run,

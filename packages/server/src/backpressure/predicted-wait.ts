@@ -7,8 +7,9 @@ export interface OldestWait {
 
 /**
  * However slowly a queue drains, its oldest execution has waited at least this share of the bound
- * before new executions are refused: a head that did not move between two readings a second apart
- * says little about the next second, when long executions may all end at once.
+ * before new executions are refused (the reading sees no backlog younger than that), and the pace is
+ * taken no lower: a head that did not move between two readings a second apart says little about
+ * the next second, when long executions may all end at once.
  */
 export const earliestRefusalShare = 0.5;
 
