@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { waitsPastBound } from "../src/backpressure/predicted-wait.ts";
+import { type QueueCount, queueAllowance, waitsPastBound } from "../src/backpressure/predicted-wait.ts";
 
 const boundMs = 5000;
 const at = (waitedMs: number, readAtMs: number) => ({ waitedMs, readAtMs });
@@ -35,5 +35,43 @@ describe("waitsPastBound: would an execution queued now wait past the bound", ()
 
   it("takes two readings at the same instant as no reading before", () => {
     expect(waitsPastBound(at(4000, 10_000), at(3000, 10_000), boundMs)).toBe(false);
+  });
+});
+
+/** A count of `queued` whose oldest had waited `oldestWaitedMs`, read at `readAtMs`, with `admitted` after it. */
+const counted = (queued: number | undefined, oldestWaitedMs: number, readAtMs: number, admitted = 0): QueueCount => ({
+  queued,
+  oldestWaitedMs,
+  readAtMs,
+  admitted,
+});
+
+describe("queueAllowance: how many new executions a queue may take until the next reading", () => {
+  it("holds a queue whose oldest has waited half the bound to as many as left it", () => {
+    // 2 000 counted, 900 admitted, 2 100 counted a second later: 800 left; 5 s at 800/s is room for 4 000.
+    expect(queueAllowance(counted(2100, 2501, 11_000), counted(2000, 1800, 10_000, 900), boundMs)).toBe(800);
+    // Before half the bound, the room alone: 4 000 − 2 100.
+    expect(queueAllowance(counted(2100, 2500, 11_000), counted(2000, 1800, 10_000, 900), boundMs)).toBe(1900);
+  });
+
+  it("lets a long queue take only what still starts within the bound", () => {
+    // 1 000 left in a second: 5 000 start within 5 s, 4 600 are queued.
+    expect(queueAllowance(counted(4600, 3000, 11_000), counted(5000, 2500, 10_000, 600), boundMs)).toBe(400);
+    expect(queueAllowance(counted(6000, 3000, 11_000), counted(5000, 2500, 10_000, 2000), boundMs)).toBe(0);
+  });
+
+  it("says nothing of a queue that ran dry between the readings: a burst into it is not the workers' pace", () => {
+    // The oldest now arrived 400 ms ago, after the reading before: the queue had emptied.
+    expect(queueAllowance(counted(3000, 400, 11_000), counted(100, 300, 10_000, 3000), boundMs)).toBeUndefined();
+    // Had it been there at the reading before, 100 left in a second would be the pace, and 3 000 too many.
+    expect(queueAllowance(counted(3000, 1000, 11_000), counted(100, 300, 10_000, 3000), boundMs)).toBe(0);
+  });
+
+  it("says nothing without two counts a while apart, or when nothing left the queue", () => {
+    expect(queueAllowance(counted(100, 2000, 11_000), undefined, boundMs)).toBeUndefined();
+    expect(queueAllowance(counted(100, 2000, 11_000), counted(undefined, 1000, 10_000), boundMs)).toBeUndefined();
+    expect(queueAllowance(counted(undefined, 2000, 11_000), counted(100, 1000, 10_000), boundMs)).toBeUndefined();
+    expect(queueAllowance(counted(100, 2000, 10_000), counted(200, 1000, 10_000), boundMs)).toBeUndefined();
+    expect(queueAllowance(counted(300, 2000, 11_000), counted(200, 1000, 10_000, 100), boundMs)).toBeUndefined();
   });
 });

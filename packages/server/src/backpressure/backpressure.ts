@@ -4,7 +4,13 @@ import type { Clock } from "../shared/clock.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { BacklogRefusal } from "../shared/service-result.ts";
 import type { Timers } from "../shared/timers.ts";
-import { earliestRefusalShare, type OldestWait, waitsPastBound } from "./predicted-wait.ts";
+import {
+  earliestRefusalShare,
+  type OldestWait,
+  type QueueCount,
+  queueAllowance,
+  waitsPastBound,
+} from "./predicted-wait.ts";
 import { type QueueReading, readQueue } from "./queue-reading.ts";
 
 /** How long, in seconds, an execution queued now may be expected to wait before ingress refuses, unless `WEFT_MAX_QUEUE_DELAY` says otherwise. */
@@ -30,12 +36,14 @@ export const refusalPauseMs = 1000;
  */
 export interface Backpressure {
   /**
-   * Why `projectId` may not queue an execution now, or `undefined`: `platform` when an execution
-   * the workers could start now would wait past the bound (`waitsPastBound`, from the oldest such
-   * execution's wait at the last two readings), else `workspace` when one queued in the project's
-   * workspace would. `undefined` comes at once, a refusal only after `refusalPauseMs`.
+   * Why `projectId` may not queue `executions` new executions now, or `undefined`: `platform` when
+   * an execution the workers could start now would wait past the bound (`waitsPastBound`, from the
+   * oldest such execution's wait at the last two readings), else `workspace` when one queued in the
+   * project's workspace would, by that rule or because this process has admitted to the workspace,
+   * since the last reading, as many as its queue allows (`queueAllowance`). `undefined` comes at
+   * once, a refusal only after `refusalPauseMs`.
    */
-  refusal(projectId: string): Promise<BacklogRefusal | undefined>;
+  refusal(projectId: string, executions: number): Promise<BacklogRefusal | undefined>;
   /** Reads the queue now (as every interval does); resolves once a reading begun after the call is in force. */
   refresh(): Promise<void>;
   /** Stops reading; resolves once the reading under way is over. */
@@ -72,12 +80,21 @@ function refusalOf(scope: BacklogRefusal["scope"], maxQueueDelaySeconds: number)
   };
 }
 
-/** What a reading decided, and the oldest waits it decided from, for the next reading to compare. */
+/** A workspace's queue at a reading, with how many new executions it may take until the next (`queueAllowance`). */
+interface HeldQueue extends QueueCount {
+  allowance: number | undefined;
+}
+
+/** What a reading decided, and the oldest waits and queues it decided from, for the next reading to compare. */
 interface Decision {
   refusesPlatform: boolean;
   refusedProjects: ReadonlySet<string>;
   platformOldest: OldestWait | undefined;
   projectOldest: ReadonlyMap<string, OldestWait>;
+  /** The queue of each project's workspace (one object per workspace), for the projects of workspaces with one. */
+  queues: ReadonlyMap<string, HeldQueue>;
+  /** The same, by workspace. */
+  workspaceQueues: ReadonlyMap<string, HeldQueue>;
 }
 
 /** The answer to every admission, shared: a submission on the hot path allocates no promise for it. */
@@ -88,9 +105,11 @@ const acceptsAll: Decision = {
   refusedProjects: new Set(),
   platformOldest: undefined,
   projectOldest: new Map(),
+  queues: new Map(),
+  workspaceQueues: new Map(),
 };
 
-/** Who a reading made at `readAtMs` refuses, given the decision of the reading before. */
+/** Who a reading made at `readAtMs` refuses, and how many each workspace with a queue may still take, given the decision of the reading before. */
 function decide(
   reading: QueueReading,
   readAtMs: number,
@@ -107,12 +126,25 @@ function decide(
     projectOldest.set(projectId, oldest);
     if (waitsPastBound(oldest, before.projectOldest.get(projectId), boundMs, aheadMs)) refusedProjects.add(projectId);
   }
+  const queues = new Map<string, HeldQueue>();
+  const workspaceQueues = new Map<string, HeldQueue>();
+  for (const [projectId, { workspaceId, queued, oldestWaitedMs }] of reading.queues) {
+    let queue = workspaceQueues.get(workspaceId);
+    if (queue === undefined) {
+      const count = { queued, oldestWaitedMs, readAtMs, admitted: 0 };
+      queue = { ...count, allowance: queueAllowance(count, before.workspaceQueues.get(workspaceId), boundMs) };
+      workspaceQueues.set(workspaceId, queue);
+    }
+    queues.set(projectId, queue);
+  }
   return {
     refusesPlatform:
       platformOldest !== undefined && waitsPastBound(platformOldest, before.platformOldest, boundMs, aheadMs),
     refusedProjects,
     platformOldest,
     projectOldest,
+    queues,
+    workspaceQueues,
   };
 }
 
@@ -141,6 +173,14 @@ export function startBackpressure(deps: BackpressureDependencies, options: Backp
     decision = next;
   }
 
+  /** Counts `executions` admitted to a workspace with a queue, or refuses them once its allowance is spent. */
+  function heldBack(queue: HeldQueue | undefined, executions: number): BacklogRefusal | undefined {
+    if (queue === undefined) return undefined;
+    if (queue.allowance !== undefined && queue.admitted >= queue.allowance) return workspaceRefusal;
+    queue.admitted += executions;
+    return undefined;
+  }
+
   const passes = chainedPasses(
     async () => {
       try {
@@ -160,12 +200,12 @@ export function startBackpressure(deps: BackpressureDependencies, options: Backp
   tick?.unref();
 
   return {
-    refusal: (projectId) => {
+    refusal: (projectId, executions) => {
       const refused = decision.refusesPlatform
         ? platformRefusal
         : decision.refusedProjects.has(projectId)
           ? workspaceRefusal
-          : undefined;
+          : heldBack(decision.queues.get(projectId), executions);
       if (refused === undefined) return admitted;
       return new Promise((resolve) => timers.after(refusalPauseMs, () => resolve(refused)));
     },

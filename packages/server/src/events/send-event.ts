@@ -115,7 +115,7 @@ export async function sendEvent(
   if (starts.length > 0 && (request.id === undefined || (await earlierSend(db, request, now)) === undefined)) {
     const depth = request.depth ?? 0;
     if (depth > maxExecutionDepth) return fail.conflict(tooDeepMessage(depth));
-    const backlogged = await deps.backpressure?.refusal(request.projectId);
+    const backlogged = await deps.backpressure?.refusal(request.projectId, starts.length);
     if (backlogged !== undefined) return fail.backlogged(backlogged);
     const exceeded = await deps.quotas?.admit(request.projectId, starts.length);
     if (exceeded !== undefined) return fail.quotaExceeded(exceeded);

@@ -45,7 +45,7 @@ export async function enqueueSubmission(
     rawBody?: string | undefined;
   },
 ): Promise<ServiceResult<{ executionId: string; created: boolean }>> {
-  const backlogged = await ingress.platform.backpressure?.refusal(definition.projectId);
+  const backlogged = await ingress.platform.backpressure?.refusal(definition.projectId, 1);
   if (backlogged !== undefined) return fail.backlogged(backlogged);
   const exceeded = await ingress.platform.quotas.admit(definition.projectId);
   if (exceeded !== undefined) return fail.quotaExceeded(exceeded);

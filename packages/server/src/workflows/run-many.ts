@@ -48,7 +48,7 @@ export async function runWorkflowMany(
   });
   // A bounded report: the first problems say what is wrong with the batch.
   if (issues.length > 0) return fail.invalid("an input does not match the workflow's schema", issues.slice(0, 20));
-  const backlogged = await deps.backpressure?.refusal(request.projectId);
+  const backlogged = await deps.backpressure?.refusal(request.projectId, inputs.length);
   if (backlogged !== undefined) return fail.backlogged(backlogged);
   const exceeded = await deps.quotas?.admit(request.projectId, inputs.length);
   if (exceeded !== undefined) return fail.quotaExceeded(exceeded);

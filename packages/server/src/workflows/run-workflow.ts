@@ -68,7 +68,7 @@ export async function runWorkflow(
     if (!validation.ok) return fail.invalid("the input does not match the workflow's schema", validation.issues);
     input = validation.value;
   }
-  const backlogged = await deps.backpressure?.refusal(request.projectId);
+  const backlogged = await deps.backpressure?.refusal(request.projectId, 1);
   if (backlogged !== undefined) return fail.backlogged(backlogged);
   // Last of the checks, so that only a start that is otherwise good is counted against the quota.
   const exceeded = await deps.quotas?.admit(request.projectId);
