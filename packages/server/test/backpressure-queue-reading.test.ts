@@ -52,6 +52,17 @@ function readingAt(now: Date, slotsPerAccount: number) {
   });
 }
 
+/** Backpressure that reads the queue only when refreshed, on a clock and timers of its own that start at `clock`'s now. */
+function startManualBackpressure(slotsPerAccount: number) {
+  const readingClock = createManualClock(clock.now());
+  const timers = createManualTimers();
+  const backpressure = startBackpressure(
+    { db: database.db, clock: readingClock, logger: createLogger({ level: "silent" }), timers },
+    { maxQueueDelaySeconds: maxDelayMs / 1000, slotsPerAccount, intervalMs: undefined },
+  );
+  return { readingClock, timers, backpressure };
+}
+
 describe("the queue's reading, beside 100 000 finished executions and 10 000 queued behind `concurrency: 1`", () => {
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -89,7 +100,11 @@ describe("the queue's reading, beside 100 000 finished executions and 10 000 que
     const { reading, pages } = await readingAt(new Date(clock.now().getTime() + maxDelayMs), 4);
     // The 201 queued `echo` executions counted; the 10 000 behind `serial`'s limit are not.
     const queue = { workspaceId, queued: 201, oldestWaitedMs: maxDelayMs };
-    expect(reading).toEqual({ backlogged: new Map(), saturatedWaitMs: undefined, queues: new Map([[projectId, queue]]) });
+    expect(reading).toEqual({
+      backlogged: new Map(),
+      saturatedWaitMs: undefined,
+      queues: new Map([[projectId, queue]]),
+    });
     expect(pages).toBeLessThan(20);
   });
 
@@ -107,12 +122,7 @@ describe("the queue's reading, beside 100 000 finished executions and 10 000 que
   });
 
   it("admits at once within the bound, and answers a refusal only once its pause has passed", async () => {
-    const readingClock = createManualClock(clock.now());
-    const timers = createManualTimers();
-    const backpressure = startBackpressure(
-      { db: database.db, clock: readingClock, logger: createLogger({ level: "silent" }), timers },
-      { maxQueueDelaySeconds: maxDelayMs / 1000, slotsPerAccount: 4, intervalMs: undefined },
-    );
+    const { readingClock, timers, backpressure } = startManualBackpressure(4);
     try {
       await backpressure.refresh();
       expect(await backpressure.refusal(projectId, 1)).toBeUndefined();
@@ -136,12 +146,7 @@ describe("the queue's reading, beside 100 000 finished executions and 10 000 que
   });
 
   it("holds a queue that kept the workers busy to as many new executions as left it between two readings", async () => {
-    const readingClock = createManualClock(clock.now());
-    const timers = createManualTimers();
-    const backpressure = startBackpressure(
-      { db: database.db, clock: readingClock, logger: createLogger({ level: "silent" }), timers },
-      { maxQueueDelaySeconds: maxDelayMs / 1000, slotsPerAccount: 1, intervalMs: undefined },
-    );
+    const { readingClock, timers, backpressure } = startManualBackpressure(1);
     // The 201 queued `echo` executions arrived 10 ms apart, from the oldest.
     const arrived = clock.now();
     await database.db.execute(sql`update executions set run_at = ${arrived.toISOString()}::timestamptz
