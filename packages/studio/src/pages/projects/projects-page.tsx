@@ -3,6 +3,7 @@ import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { weftQuery } from "../../api/weft-query.ts";
 import { PageTitle } from "../../components/page-title.tsx";
+import { NoProjectsYet } from "../../components/project-pages.tsx";
 import { QueryTable } from "../../components/query-table.tsx";
 import { TimeText } from "../../components/time-text.tsx";
 import { useWorkspace } from "../../components/workspace.tsx";
@@ -26,11 +27,7 @@ export function ProjectsPage(): ReactNode {
       <QueryTable
         query={projects}
         loading="projects"
-        empty={
-          <>
-            No projects in {workspace.name} yet: run <code>weft init</code> then <code>weft deploy</code>.
-          </>
-        }
+        empty={<NoProjectsYet workspaceName={workspace.name} />}
         label="Projects"
         caption={`Projects of ${workspace.name}`}
         rows={rows}

@@ -1,59 +1,35 @@
-import { useQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { Link, useParams } from "react-router";
-import { weftQuery } from "../../api/weft-query.ts";
 import { PageTitle } from "../../components/page-title.tsx";
-import { QueryState } from "../../components/query-state.tsx";
-import { canWrite, useRoleIn, useWorkspace } from "../../components/workspace.tsx";
+import { OneProjectPage, WorkspaceProjects } from "../../components/project-pages.tsx";
+import { canWrite, useWorkspace } from "../../components/workspace.tsx";
 import { ProjectSchedules } from "./project-schedules.tsx";
 
 /** A project's schedules (`/projects/:projectId/schedules`), or every project's of the workspace (`/schedules`). */
 export function SchedulesPage(): ReactNode {
   const { projectId } = useParams();
-  return projectId === undefined ? <WorkspaceSchedules /> : <OneProjectSchedules projectId={projectId} />;
-}
-
-function OneProjectSchedules({ projectId }: { projectId: string }): ReactNode {
-  const project = useQuery(weftQuery.projects.get.queryOptions({ input: { projectId } }));
-  const writable = canWrite(useRoleIn(project.data?.workspaceId));
+  if (projectId === undefined) return <WorkspaceSchedules />;
   return (
-    <QueryState query={project} loading="the project">
-      {({ name }) => (
-        <>
-          <PageTitle title={`Schedules of ${name}`}>
-            <p className="muted">
-              <Link to={`/projects/${projectId}`}>{name}</Link> · <Link to="/schedules">All schedules</Link>
-            </p>
-          </PageTitle>
-          <ProjectSchedules projectId={projectId} writable={writable} headingLevel={2} />
-        </>
-      )}
-    </QueryState>
+    <OneProjectPage
+      projectId={projectId}
+      title={(name) => `Schedules of ${name}`}
+      everyProject={{ to: "/schedules", label: "All schedules" }}
+    >
+      {(writable) => <ProjectSchedules projectId={projectId} writable={writable} headingLevel={2} />}
+    </OneProjectPage>
   );
 }
 
 function WorkspaceSchedules(): ReactNode {
   const { workspace } = useWorkspace();
   const writable = canWrite(workspace.role);
-  const projects = useQuery(
-    weftQuery.projects.list.queryOptions({ input: { workspaceId: workspace.id, pagination: { first: 100 } } }),
-  );
   return (
     <>
       <PageTitle title="Schedules" />
-      <QueryState
-        query={projects}
-        loading="projects"
-        isEmpty={(data) => data.results.length === 0}
-        empty={
-          <>
-            No projects in {workspace.name} yet: run <code>weft init</code> then <code>weft deploy</code>.
-          </>
-        }
-      >
-        {({ results }) => (
+      <WorkspaceProjects>
+        {(projects) => (
           <div className="stack-large">
-            {results.map((project) => (
+            {projects.map((project) => (
               <section key={project.id} aria-labelledby={`project-${project.id}`}>
                 <h2 id={`project-${project.id}`}>
                   <Link to={`/projects/${project.id}/schedules`}>{project.name}</Link>
@@ -63,7 +39,7 @@ function WorkspaceSchedules(): ReactNode {
             ))}
           </div>
         )}
-      </QueryState>
+      </WorkspaceProjects>
     </>
   );
 }
