@@ -1,0 +1,1 @@
+import{t as e}from"./data-table-Ygt7ANzc.js";import{s as t}from"./index-_W9j_YSy.js";import{nt as n}from"./error-notice-DuOLz0CY.js";var r=n();function i({query:n,loading:i,empty:a,...o}){return(0,r.jsx)(t,{query:n,loading:i,...a===void 0?{}:{isEmpty:()=>o.rows.length===0,empty:a},children:()=>(0,r.jsx)(e,{...o})})}export{i as t};
