@@ -23,7 +23,7 @@ export { createEnqueueBatcher } from "./engine/enqueue-batcher.ts";
 export { enqueueExecution } from "./engine/enqueue-execution.ts";
 export { type ClaimRequest, claim } from "./engine/execution-state/claim.ts";
 export type { EndStatementParts } from "./engine/execution-state/end-statement-parts.ts";
-export { cancel, fail, finalStates, isFinal, succeed } from "./engine/execution-state/index.ts";
+export { cancel, executionStates, fail, finalStates, isFinal, succeed } from "./engine/execution-state/index.ts";
 export { endedCondition } from "./engine/execution-state/status-conditions.ts";
 export { maxChannelFrameBytes } from "./engine/limits.ts";
 export { processTreeRssBytes } from "./engine/sandbox/process-tree-memory.ts";
