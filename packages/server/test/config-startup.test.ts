@@ -38,7 +38,7 @@ describe("start-up with a bad configuration: every entry point", () => {
     const result = start({ WEFT_WORKER_CONCURRENCY: "0" }, workerEntry);
     expect(result.status).toBe(1);
     expect(result.stderr.trim().split("\n")).toEqual([
-      'weft worker: invalid configuration: WEFT_WORKER_CONCURRENCY="0" is not an integer from 1 to 1000: expected for example WEFT_WORKER_CONCURRENCY=50',
+      'weft worker: invalid configuration: WEFT_WORKER_CONCURRENCY="0" is not an integer from 1 to 1000: expected for example WEFT_WORKER_CONCURRENCY=100',
     ]);
     expect(result.stdout).not.toContain("is running");
   });

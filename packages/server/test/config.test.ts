@@ -32,7 +32,7 @@ describe("parseConfig", () => {
       logoUrl: undefined,
       secretKey: undefined,
       logLevel: "info",
-      worker: { concurrency: 50, leaseMs: 30_000, pollIntervalMs: 1000, memoryMb: 256 },
+      worker: { concurrency: 100, leaseMs: 30_000, pollIntervalMs: 1000, memoryMb: 256 },
       otlpEndpoint: undefined,
     });
     expect([...config.roles]).toEqual(["auth", "api", "ingress", "worker"]);

@@ -86,7 +86,7 @@ export const configVariables = {
   WEFT_RATE_LIMIT_REVOKE: { schema: requestCount, default: "30", example: "30" },
   WEFT_RATE_LIMIT_FORMS: { schema: requestCount, default: "60", example: "60" },
   WEFT_LOG_LEVEL: { schema: choice(logLevels, "a log level"), default: "info", example: "debug" },
-  WEFT_WORKER_CONCURRENCY: { schema: integerBetween(1, 1000), default: "50", example: "50" },
+  WEFT_WORKER_CONCURRENCY: { schema: integerBetween(1, 1000), default: "100", example: "100" },
   WEFT_WORKER_LEASE_SECONDS: { schema: integerBetween(2, 3600), default: "30", example: "30" },
   WEFT_CRASH_ATTEMPTS: { schema: integerBetween(1, 100), default: String(defaultCrashAttempts), example: "3" },
   WEFT_WORKER_MEMORY_MB: { schema: integerBetween(32, 65536), default: "256", example: "256" },
