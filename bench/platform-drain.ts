@@ -67,8 +67,8 @@ async function enqueueMany(db: Database, deploymentId: string, total: number): P
 /**
  * Waits until none of the project's executions is left unfinished, then reads the window from the
  * first start to the last end. The wait runs on the platform's thread, so it is one probe of the
- * (project, workflow, status) index every 100 ms: counting the finished ones at each poll took about
- * 3 % of that thread on the embedded database.
+ * (project, workflow, status) index every 100 ms, where counting the finished ones at each poll took
+ * a share of that thread worth measuring (docs/decisions/0126-a-hundred-slots-a-worker.md).
  */
 async function drainWindow(db: Database, total: number): Promise<{ seconds: number }> {
   for (;;) {
