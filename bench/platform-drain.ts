@@ -9,14 +9,13 @@ import {
   createIdGenerator,
   type Database,
   enqueueExecution,
-  executionStates,
   executions,
-  isFinal,
   systemClock,
+  unfinishedCondition,
   valueOrThrow,
 } from "@weft/server/internals";
 import { createTestDatabase, deployManifest, freePort, localPlatformEnv } from "@weft/testing";
-import { and, count, eq, inArray, max, min } from "drizzle-orm";
+import { and, count, eq, max, min } from "drizzle-orm";
 
 /**
  * The drain of queued single-step executions by the platform as `npm start` runs it: every role in
@@ -34,15 +33,15 @@ export interface PlatformDrain {
 }
 
 const projectId = "prj_01jbenchdrain00000000000000";
+const workflowName = "single";
 const singleStep = `
 import { defineConfig, workflow } from "@weft/sdk";
 export default defineConfig({
-  workflows: [workflow({ name: "single", async run(_input: unknown, ctx) {
+  workflows: [workflow({ name: "${workflowName}", async run(_input: unknown, ctx) {
     return ctx.step("only", () => 1);
   } })],
 });
 `;
-const unfinishedStatuses = executionStates.filter((status) => !isFinal(status));
 const deps = { clock: systemClock, ids: createIdGenerator(systemClock) };
 
 async function enqueueMany(db: Database, deploymentId: string, total: number): Promise<void> {
@@ -54,7 +53,7 @@ async function enqueueMany(db: Database, deploymentId: string, total: number): P
           await enqueueExecution(tx, deps, {
             projectId,
             deploymentId,
-            workflow: "single",
+            workflow: workflowName,
             input: {},
             trigger: { kind: "api" },
           }),
@@ -66,22 +65,15 @@ async function enqueueMany(db: Database, deploymentId: string, total: number): P
 
 /**
  * Waits until none of the project's executions is left unfinished, then reads the window from the
- * first start to the last end. The wait runs on the platform's thread, so it is one probe of the
- * (project, workflow, status) index every 100 ms, where counting the finished ones at each poll took
- * a share of that thread worth measuring (docs/decisions/0126-a-hundred-slots-a-worker.md).
+ * first start to the last end. The wait shares the platform's thread, so each poll is a probe of
+ * the small indexes of unfinished executions, not a count of the finished ones.
  */
 async function drainWindow(db: Database, total: number): Promise<{ seconds: number }> {
   for (;;) {
     const unfinished = await db
       .select({ id: executions.id })
       .from(executions)
-      .where(
-        and(
-          eq(executions.projectId, projectId),
-          eq(executions.workflow, "single"),
-          inArray(executions.status, unfinishedStatuses),
-        ),
-      )
+      .where(and(eq(executions.projectId, projectId), unfinishedCondition))
       .limit(1);
     if (unfinished.length === 0) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -90,9 +82,10 @@ async function drainWindow(db: Database, total: number): Promise<{ seconds: numb
     .select({ n: count(), first: min(executions.startedAt), last: max(executions.finishedAt) })
     .from(executions)
     .where(eq(executions.projectId, projectId));
-  if (done === undefined || done.n !== total || done.first === null || done.last === null) {
+  if (done === undefined || done.n !== total) {
     throw new Error(`the drain ended with ${done?.n ?? 0} of ${total} executions`);
   }
+  if (done.first === null || done.last === null) throw new Error("the drain's executions have no start or no end");
   return { seconds: (done.last.getTime() - done.first.getTime()) / 1000 };
 }
 
@@ -115,7 +108,7 @@ export async function drainInThisProcess(postgresUrl: string | undefined, total:
       const deploymentId = await deployManifest(
         { platform: queueing, database },
         projectId,
-        { version: 1, workflows: [{ name: "single" }] },
+        { version: 1, workflows: [{ name: workflowName }] },
         { configSource: singleStep },
       );
       await enqueueMany(database.db, deploymentId, total);
@@ -144,21 +137,32 @@ export async function drainInThisProcess(postgresUrl: string | undefined, total:
   }
 }
 
+/** A drain that has not ended by then is stopped and reported, rather than waited for without end. */
+const drainProcessLimitMs = 10 * 60_000;
+
 /**
- * One drain (`drainInThisProcess`) in a process of its own, as `npm start` runs the platform: the
- * bench's process holds the heaps and pools of the parts before it, whose collections counted in
- * the platform's time and CPU.
+ * One drain (`drainInThisProcess`) in a process of its own, as `npm start` runs the platform,
+ * rather than beside the heaps and pools of the bench's other parts.
  */
 export async function platformDrain(postgresUrl: string | undefined, total: number): Promise<PlatformDrain> {
-  const child = fork(fileURLToPath(new URL("./platform-drain-process.ts", import.meta.url)), [
-    postgresUrl ?? "embedded",
-    String(total),
-  ]);
-  const exited = once(child, "exit");
-  const ended = exited.then(([code]) => {
-    throw new Error(`the drain's process exited with code ${String(code)} before its result`);
+  const child = fork(
+    fileURLToPath(new URL("./platform-drain-process.ts", import.meta.url)),
+    [postgresUrl ?? "embedded", String(total)],
+    { serialization: "advanced" },
+  );
+  let result: PlatformDrain | undefined;
+  child.on("message", (message) => {
+    result = message as PlatformDrain;
   });
-  const [result] = (await Promise.race([once(child, "message"), ended])) as [PlatformDrain];
-  await exited;
-  return result;
+  const limit = setTimeout(() => child.kill("SIGKILL"), drainProcessLimitMs);
+  try {
+    // `close` comes after the IPC channel has shut, so a message sent before the exit has arrived.
+    const [code, signal] = (await once(child, "close")) as [number | null, NodeJS.Signals | null];
+    if (result === undefined) {
+      throw new Error(`the drain's process ended (code ${String(code)}, signal ${String(signal)}) without a result`);
+    }
+    return result;
+  } finally {
+    clearTimeout(limit);
+  }
 }
