@@ -81,9 +81,13 @@ export async function startSandboxHost(
       const filterFd = filter === undefined ? undefined : openSync(filter.path, "r");
       let child: ChildProcess;
       try {
+        // The leader of a process group of its own, so that its kill reaches what it started
+        // (`killSandboxProcess`). When the worker dies, bubblewrap's `--die-with-parent` ends it, or
+        // (without bubblewrap) the end of its channel.
         child = spawn(placed.command, placed.args, {
           env: launch.env,
           stdio: filterFd === undefined ? [...sandboxStdio] : [...sandboxStdio, filterFd],
+          detached: true,
         });
       } finally {
         if (filterFd !== undefined) closeSync(filterFd);

@@ -10,6 +10,7 @@ import { sandboxMemoryBytes } from "./process-tree-memory.ts";
 import type { ParentMessage, SerializedError } from "./protocol.ts";
 import { type ChildEvents, type ChildStartOptions, type Sandbox, startSandboxChild } from "./sandbox-child.ts";
 import type { SandboxHost } from "./sandbox-host.ts";
+import { killSandboxProcess } from "./sandbox-process-group.ts";
 
 type RunMessage = Extract<ParentMessage, { type: "run" }>;
 
@@ -129,7 +130,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
         },
         terminate: () => {
           sandbox.killedByParent = true;
-          sandbox.child.kill("SIGKILL");
+          killSandboxProcess(sandbox.child);
         },
       };
     },
@@ -151,7 +152,7 @@ function killAndWait(sandbox: Sandbox): Promise<void> {
     if (sandbox.child.exitCode !== null || sandbox.child.signalCode !== null) return resolve();
     sandbox.child.once("exit", () => resolve());
     sandbox.killedByParent = true;
-    sandbox.child.kill("SIGKILL");
+    killSandboxProcess(sandbox.child);
   });
 }
 
@@ -175,7 +176,7 @@ function childrenOf(
   const stopChild = (sandbox: Sandbox) => {
     forget(sandbox);
     sandbox.killedByParent = true;
-    sandbox.child.kill("SIGKILL");
+    killSandboxProcess(sandbox.child);
   };
   const send = (sandbox: Sandbox, message: ParentMessage) => sandbox.channel.send(message);
   const release = (sandbox: Sandbox, executionId: string) => {
@@ -187,7 +188,7 @@ function childrenOf(
     if (sandbox.killError !== undefined || sandbox.killedByParent) return;
     sandbox.killError = error;
     forget(sandbox);
-    sandbox.child.kill("SIGKILL");
+    killSandboxProcess(sandbox.child);
   };
   /**
    * A child broke its channel or flooded its output. With one execution in it, that execution did,
