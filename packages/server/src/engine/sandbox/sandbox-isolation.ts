@@ -12,6 +12,7 @@ import {
   sandboxRuntimeFiles,
   sandboxStdio,
 } from "./sandbox-launch.ts";
+import { killSandboxProcess } from "./sandbox-process-group.ts";
 
 /** The isolation in force for workflow code, decided once per process at start-up. */
 export interface SandboxIsolation extends LaunchIsolation {
@@ -75,7 +76,8 @@ function probe(bwrapPath: string, egress: "public" | "all", timeoutMs: number): 
     `require("node:fs").writeSync(${sandboxChannelFd}, "ready")`,
   ];
   return new Promise((resolve) => {
-    const child = spawn(launch.command, args, { env: launch.env, stdio: [...sandboxStdio] });
+    // Started and killed as a sandbox is (`killSandboxProcess`): a timeout during its set-up must not leave its init behind.
+    const child = spawn(launch.command, args, { env: launch.env, stdio: [...sandboxStdio], detached: true });
     let stderr = "";
     let answered = false;
     child.stderr?.on("data", (chunk: Buffer) => {
@@ -84,7 +86,7 @@ function probe(bwrapPath: string, egress: "public" | "all", timeoutMs: number): 
     child.stdio[sandboxChannelFd]?.on("data", () => {
       answered = true;
     });
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    const timer = setTimeout(() => killSandboxProcess(child), timeoutMs);
     child.once("error", (error) => {
       clearTimeout(timer);
       resolve(error.message);
