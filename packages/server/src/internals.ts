@@ -26,8 +26,9 @@ export type { EndStatementParts } from "./engine/execution-state/end-statement-p
 export { cancel, fail, finalStates, isFinal, succeed } from "./engine/execution-state/index.ts";
 export { endedCondition, unfinishedCondition } from "./engine/execution-state/status-conditions.ts";
 export { maxChannelFrameBytes } from "./engine/limits.ts";
-export { processTreeRssBytes } from "./engine/sandbox/process-tree-memory.ts";
+export { processTree, processTreeRssBytes } from "./engine/sandbox/process-tree-memory.ts";
 export type { SandboxConfig } from "./engine/sandbox/sandbox-config.ts";
+export { startSandboxHost } from "./engine/sandbox/sandbox-host.ts";
 export { resolveSandboxIsolation, type SandboxIsolation } from "./engine/sandbox/sandbox-isolation.ts";
 export { sqlRows } from "./engine/sql-rows.ts";
 export { newSpanId } from "./engine/trace-ids.ts";

@@ -10,6 +10,7 @@ import {
   sandboxMemoryBytes,
 } from "../src/engine/sandbox/process-tree-memory.ts";
 import { parseChildMessage } from "../src/engine/sandbox/protocol.ts";
+import { killSandboxProcess } from "../src/engine/sandbox/sandbox-process-group.ts";
 import { checkLogs, checkStepResult, storableError, storageBudgetError } from "../src/engine/stored-values.ts";
 import { workspaceSlots } from "../src/engine/workspace-share.ts";
 import { createManualTimers } from "../src/shared/timers.ts";
@@ -162,20 +163,25 @@ describe("the memory watchdog", () => {
     "counts what a bubblewrap sandbox wrote to its own /tmp, which no RSS shows, and not the host's /tmp",
     async () => {
       const binds = ["/usr", "/bin", "/lib", "/lib64"].filter(existsSync).flatMap((dir) => ["--ro-bind", dir, dir]);
-      const child = spawn("bwrap", [
-        ...binds,
-        "--unshare-all",
-        "--dev",
-        "/dev",
-        "--size",
-        String(32 * 1024 * 1024),
-        "--tmpfs",
-        "/tmp",
-        "--",
-        "sh",
-        "-c",
-        "head -c 16777216 /dev/zero > /tmp/held && exec sleep 60",
-      ]);
+      const child = spawn(
+        "bwrap",
+        [
+          ...binds,
+          "--unshare-all",
+          "--dev",
+          "/dev",
+          "--size",
+          String(32 * 1024 * 1024),
+          "--tmpfs",
+          "/tmp",
+          "--",
+          "sh",
+          "-c",
+          "head -c 16777216 /dev/zero > /tmp/held && exec sleep 60",
+          // A group of its own, killed whole below: bubblewrap's namespace init would outlive it.
+        ],
+        { detached: true },
+      );
       try {
         const tmpfsBytes = () => processTreeTmpfsBytes(child.pid ?? -1);
         const deadline = Date.now() + 10_000;
@@ -195,7 +201,7 @@ describe("the memory watchdog", () => {
         expect(processTreeTmpfsBytes(process.pid)).toBe(tmpfsBytes());
         expect(processTreeTmpfsBytes(process.pid, "/nonexistent")).toBe(0);
       } finally {
-        child.kill("SIGKILL");
+        killSandboxProcess(child);
       }
     },
   );

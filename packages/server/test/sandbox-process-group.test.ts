@@ -1,12 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { sandboxSuitesRunHere, testPlatformLogger } from "@weft/testing";
+import { existsSync, readFileSync } from "node:fs";
+import { sandboxSuitesRunHere, startReadySandboxChild } from "@weft/testing";
 import { describe, expect, it } from "vitest";
-import { startSandboxHost } from "../src/engine/sandbox/sandbox-host.ts";
-import { resolveSandboxIsolation } from "../src/engine/sandbox/sandbox-isolation.ts";
+import { processTree } from "../src/engine/sandbox/process-tree-memory.ts";
 import { killSandboxProcess } from "../src/engine/sandbox/sandbox-process-group.ts";
 
 /** Whether `pid` still runs: a zombie waiting for its reaper has ended. */
@@ -63,38 +60,18 @@ describe("killing a sandbox's process", () => {
 
 describe.skipIf(!(await sandboxSuitesRunHere()))("a bubblewrap sandbox's process", () => {
   it("leads a process group of its own, and its kill leaves none of the sandbox's processes", async () => {
-    const decided = await resolveSandboxIsolation({ mode: "bwrap", egress: "public", egressAllow: [] });
-    if (decided.kind !== "isolated") throw new Error("bubblewrap does not work here");
-    const host = await startSandboxHost(decided.isolation, { logger: testPlatformLogger("process-group") });
-    const directory = mkdtempSync(join(tmpdir(), "weft-process-group-"));
-    writeFileSync(join(directory, "bundle.mjs"), "export default { workflows: [] };");
+    const sandbox = await startReadySandboxChild("process-group");
     try {
-      const child = host.spawn(join(directory, "bundle.mjs"), 128);
-      const channel = child.stdio[3];
-      if (channel === null || channel === undefined || child.pid === undefined) throw new Error("no child");
-      await Promise.race([
-        once(channel, "data"),
-        once(child, "exit").then(([code, signal]) => {
-          throw new Error(`the child ended before it was ready (${code ?? signal})`);
-        }),
-      ]);
       const groupOf = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ")[2]);
-      expect(groupOf(child.pid)).toBe(child.pid);
-      const tree: number[] = [];
-      const pending = [child.pid];
-      for (let pid = pending.pop(); pid !== undefined; pid = pending.pop()) {
-        tree.push(pid);
-        const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8");
-        pending.push(...(children.match(/\d+/g) ?? []).map(Number));
-      }
+      expect(groupOf(sandbox.pid)).toBe(sandbox.pid);
+      const tree = processTree(sandbox.pid);
       // bubblewrap, the namespace's init and the workflow's Node at least.
       expect(tree.length).toBeGreaterThanOrEqual(3);
-      killSandboxProcess(child);
-      await once(child, "exit");
+      killSandboxProcess(sandbox.child);
+      await once(sandbox.child, "exit");
       expect(await ended(tree)).toEqual([]);
     } finally {
-      await host.close();
-      rmSync(directory, { recursive: true, force: true });
+      await sandbox.close();
     }
   });
 });

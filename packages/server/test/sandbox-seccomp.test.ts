@@ -12,10 +12,10 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sandboxSuitesRunHere, testPlatformLogger } from "@weft/testing";
+import { sandboxSuitesRunHere, startReadySandboxChild } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSandboxHost } from "../src/engine/sandbox/sandbox-host.ts";
-import { findExecutable, hostLibraryDirs, resolveSandboxIsolation } from "../src/engine/sandbox/sandbox-isolation.ts";
+import { processTree } from "../src/engine/sandbox/process-tree-memory.ts";
+import { findExecutable, hostLibraryDirs } from "../src/engine/sandbox/sandbox-isolation.ts";
 import {
   sandboxSeccompRefusals,
   seccompFilterFor,
@@ -385,37 +385,16 @@ new Worker("require('node:worker_threads').parentPort.postMessage(6 * 7)", { eva
 
 describe.skipIf(!runHere)("the platform's own sandbox launch", () => {
   it("runs the child's Node under the filter", async () => {
-    const decided = await resolveSandboxIsolation({ mode: "bwrap", egress: "public", egressAllow: [] });
-    if (decided.kind !== "isolated") throw new Error("bubblewrap does not work here");
-    const host = await startSandboxHost(decided.isolation, { logger: testPlatformLogger("seccomp") });
-    const directory = mkdtempSync(join(tmpdir(), "weft-seccomp-bundle-"));
-    writeFileSync(join(directory, "bundle.mjs"), "export default { workflows: [] };");
-    const child = host.spawn(join(directory, "bundle.mjs"), 128);
+    const sandbox = await startReadySandboxChild("seccomp");
     try {
-      // The runtime reports ready on its channel once its bundle is loaded: Node is running by then.
-      const channel = child.stdio[3];
-      if (channel === null || channel === undefined) throw new Error("the child has no channel");
-      await Promise.race([
-        once(channel, "data"),
-        once(child, "exit").then(([code, signal]) => {
-          throw new Error(`the child ended before it was ready (${code ?? signal})`);
-        }),
-      ]);
       const filtersOf = (pid: number | string) =>
         Number(/^Seccomp_filters:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
-      const nodes: number[] = [];
-      const pending = [child.pid ?? -1];
-      for (let pid = pending.pop(); pid !== undefined; pid = pending.pop()) {
-        const argv0 = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0];
-        if (argv0 === realpathSync(process.execPath)) nodes.push(pid);
-        const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8");
-        pending.push(...(children.match(/\d+/g) ?? []).map(Number));
-      }
+      const nodes = processTree(sandbox.pid).filter(
+        (pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0] === realpathSync(process.execPath),
+      );
       expect(nodes.map(filtersOf)).toEqual([filtersOf("self") + 1]);
     } finally {
-      child.kill("SIGKILL");
-      await host.close();
-      rmSync(directory, { recursive: true, force: true });
+      await sandbox.close();
     }
   });
 });

@@ -25,6 +25,7 @@ export * from "./mailing-test-platform.ts";
 export * from "./missing-call-target.ts";
 export * from "./oauth-client.ts";
 export * from "./pages-read.ts";
+export * from "./ready-sandbox-child.ts";
 export * from "./real-time-clock.ts";
 export * from "./rpc-calls.ts";
 export * from "./rpc-refusals.ts";

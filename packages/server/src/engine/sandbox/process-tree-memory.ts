@@ -67,7 +67,7 @@ function readLink(path: string): string | undefined {
 }
 
 /** The process and its descendants, at most `maxTreeSize` of them. */
-function processTree(pid: number, proc: string): number[] {
+export function processTree(pid: number, proc = "/proc"): number[] {
   const pending = [pid];
   const seen = new Set<number>();
   for (let current = pending.pop(); current !== undefined && seen.size < maxTreeSize; current = pending.pop()) {

@@ -1,0 +1,50 @@
+import type { ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { resolveSandboxIsolation, startSandboxHost } from "@weft/server/internals";
+import { testPlatformLogger } from "./log-capture.ts";
+
+/** A sandbox child the platform's own host started under bubblewrap, its runtime ready. */
+export interface ReadySandboxChild {
+  child: ChildProcess;
+  /** The child's pid: bubblewrap's, the root of the sandbox's process tree. */
+  pid: number;
+  /** Kills the child if it still runs, closes its host and removes its bundle. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a bubblewrap sandbox as the worker does, on a bundle with no workflows, and waits until
+ * its runtime reports ready on its channel: bubblewrap, the namespace's init and the workflow's
+ * Node all run by then. Throws where bubblewrap does not work.
+ */
+export async function startReadySandboxChild(label: string): Promise<ReadySandboxChild> {
+  const decided = await resolveSandboxIsolation({ mode: "bwrap", egress: "public", egressAllow: [] });
+  if (decided.kind !== "isolated") throw new Error("bubblewrap does not work here");
+  const host = await startSandboxHost(decided.isolation, { logger: testPlatformLogger(label) });
+  const directory = mkdtempSync(join(tmpdir(), `weft-${label}-`));
+  writeFileSync(join(directory, "bundle.mjs"), "export default { workflows: [] };");
+  const child = host.spawn(join(directory, "bundle.mjs"), 128);
+  const close = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    await host.close();
+    rmSync(directory, { recursive: true, force: true });
+  };
+  try {
+    const channel = child.stdio[3];
+    const pid = child.pid;
+    if (channel === null || channel === undefined || pid === undefined) throw new Error("the child has no channel");
+    await Promise.race([
+      once(channel, "data"),
+      once(child, "exit").then(([code, signal]) => {
+        throw new Error(`the child ended before it was ready (${code ?? signal})`);
+      }),
+    ]);
+    return { child, pid, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
