@@ -4,15 +4,14 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { testServerUrl } from "@weft/testing";
 import { runBigTablesBench } from "./big-tables.ts";
+import { runDrainBench } from "./drain-bench.ts";
 import { runDurabilityBench } from "./durability-bench.ts";
 import { benchEngine } from "./engine.ts";
-import { graphileDrain } from "./graphile-drain.ts";
 import { runGroupCommitBench } from "./group-commit-cost.ts";
 import { formatLoad, measureLoad } from "./http-load.ts";
 import { runIngressBench, runWorkerWebhookBench } from "./ingress-bench.ts";
 import { runMemoryBench } from "./memory-bench.ts";
 import { runNeighboursBench } from "./neighbours.ts";
-import { platformDrain } from "./platform-drain.ts";
 import { defaultResultsPath, describeRun, recordPartResults } from "./results-file.ts";
 import { runSchedulesBench } from "./schedules.ts";
 import { runStudioBench } from "./studio.ts";
@@ -175,29 +174,13 @@ await benchPart("worker", async () => {
 });
 
 await benchPart("drain", async () => {
-  const jobs = Number(process.env.BENCH_DRAIN_EXECUTIONS ?? 10_000);
-  write(`Drain of ${jobs} queued single-step executions by the platform as npm start runs it (defaults, one process)`);
-  const postgresUrl = process.env.WEFT_TEST_DATABASE_URL;
-  const graphile = postgresUrl === undefined ? undefined : await graphileDrain(postgresUrl, jobs);
-  if (graphile === undefined) {
-    write(
-      "  graphile-worker and PostgreSQL: skipped (set WEFT_TEST_DATABASE_URL to a PostgreSQL server to include them)",
-    );
-  } else {
-    write(
-      `  graphile-worker 0.18 (its defaults) on the PostgreSQL server: ${jobs} no-op jobs in ${graphile.seconds.toFixed(2)} s, ${graphile.perSecond.toFixed(0)} jobs/s`,
-    );
-  }
-  for (const [label, serverUrl] of engineDatabases) {
-    const weft = await platformDrain(serverUrl, jobs);
-    const beside =
-      graphile === undefined
-        ? ""
-        : `, ${((weft.perSecond / graphile.perSecond) * 100).toFixed(0)} % of graphile-worker's rate (target ≥ 100 %)`;
-    write(
-      `  Weft, ${label}: ${weft.seconds.toFixed(2)} s, ${weft.perSecond.toFixed(0)} executions/s (worker concurrency ${weft.concurrency}, workspace share ${weft.workspaceShare}), ${weft.cpuMicros.toFixed(0)} µs of the platform process's CPU per execution${beside}`,
-    );
-  }
+  await runDrainBench({
+    jobs: wholeNumber("BENCH_DRAIN_EXECUTIONS", 10_000),
+    rounds: wholeNumber("BENCH_DRAIN_ROUNDS", 3),
+    postgresUrl: process.env.WEFT_TEST_DATABASE_URL,
+    databases: engineDatabases,
+    write,
+  });
 });
 
 await benchPart("big", async () => {
