@@ -27,7 +27,7 @@ const spread = (values: readonly number[], format: (value: number) => string) =>
 export async function runDrainBench(options: DrainBenchOptions): Promise<void> {
   const { jobs, rounds, postgresUrl, databases, write } = options;
   write(
-    `Drain of ${jobs} queued single-step executions by the platform as npm start runs it (defaults, one process), ${rounds} rounds in turn`,
+    `Drain of ${jobs} queued single-step executions by the platform as npm start runs it (defaults, one process), ${rounds === 1 ? "one round" : `${rounds} rounds in turn`}`,
   );
   if (postgresUrl === undefined) {
     write(

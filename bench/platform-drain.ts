@@ -102,7 +102,8 @@ export async function drainInThisProcess(postgresUrl: string | undefined, total:
       WEFT_LOG_LEVEL: "warn",
       ...(serverDatabase?.url === undefined ? {} : { DATABASE_URL: serverDatabase.url }),
     };
-    const queueing = await startPlatform(loadConfig({ ...env, WEFT_ROLES: "api,ingress" }));
+    // With no worker yet, its backpressure warns of the queue it is told to fill: not news here.
+    const queueing = await startPlatform(loadConfig({ ...env, WEFT_ROLES: "api,ingress", WEFT_LOG_LEVEL: "error" }));
     try {
       const database = queueing.context.database;
       const deploymentId = await deployManifest(
