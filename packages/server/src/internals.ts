@@ -30,6 +30,7 @@ export { processTree, processTreeRssBytes } from "./engine/sandbox/process-tree-
 export type { SandboxConfig } from "./engine/sandbox/sandbox-config.ts";
 export { startSandboxHost } from "./engine/sandbox/sandbox-host.ts";
 export { resolveSandboxIsolation, type SandboxIsolation } from "./engine/sandbox/sandbox-isolation.ts";
+export { killSandboxProcess } from "./engine/sandbox/sandbox-process-group.ts";
 export { sqlRows } from "./engine/sql-rows.ts";
 export { newSpanId } from "./engine/trace-ids.ts";
 export { tokenHashOf, waitTokenIssuer } from "./engine/wait-token-ids.ts";

@@ -163,6 +163,7 @@ describe("the memory watchdog", () => {
     "counts what a bubblewrap sandbox wrote to its own /tmp, which no RSS shows, and not the host's /tmp",
     async () => {
       const binds = ["/usr", "/bin", "/lib", "/lib64"].filter(existsSync).flatMap((dir) => ["--ro-bind", dir, dir]);
+      // A process group of its own, killed whole below: bubblewrap's namespace init would outlive it.
       const child = spawn(
         "bwrap",
         [
@@ -178,7 +179,6 @@ describe("the memory watchdog", () => {
           "sh",
           "-c",
           "head -c 16777216 /dev/zero > /tmp/held && exec sleep 60",
-          // A group of its own, killed whole below: bubblewrap's namespace init would outlive it.
         ],
         { detached: true },
       );

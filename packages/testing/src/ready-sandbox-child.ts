@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { resolveSandboxIsolation, startSandboxHost } from "@weft/server/internals";
+import { killSandboxProcess, resolveSandboxIsolation, startSandboxHost } from "@weft/server/internals";
 import { testPlatformLogger } from "./log-capture.ts";
 
 /** A sandbox child the platform's own host started under bubblewrap, its runtime ready. */
@@ -11,7 +11,7 @@ export interface ReadySandboxChild {
   child: ChildProcess;
   /** The child's pid: bubblewrap's, the root of the sandbox's process tree. */
   pid: number;
-  /** Kills the child if it still runs, closes its host and removes its bundle. */
+  /** Kills the child's process group if it still runs, closes its host and removes its bundle. */
   close(): Promise<void>;
 }
 
@@ -28,7 +28,11 @@ export async function startReadySandboxChild(label: string): Promise<ReadySandbo
   writeFileSync(join(directory, "bundle.mjs"), "export default { workflows: [] };");
   const child = host.spawn(join(directory, "bundle.mjs"), 128);
   const close = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = once(child, "exit");
+      killSandboxProcess(child);
+      await exited;
+    }
     await host.close();
     rmSync(directory, { recursive: true, force: true });
   };
