@@ -26,7 +26,7 @@ export type { EndStatementParts } from "./engine/execution-state/end-statement-p
 export { cancel, fail, finalStates, isFinal, succeed } from "./engine/execution-state/index.ts";
 export { endedCondition, unfinishedCondition } from "./engine/execution-state/status-conditions.ts";
 export { maxChannelFrameBytes } from "./engine/limits.ts";
-export { processTree, processTreeRssBytes } from "./engine/sandbox/process-tree-memory.ts";
+export { processTreeRssBytes } from "./engine/sandbox/process-tree-memory.ts";
 export type { SandboxConfig } from "./engine/sandbox/sandbox-config.ts";
 export { startSandboxHost } from "./engine/sandbox/sandbox-host.ts";
 export { resolveSandboxIsolation, type SandboxIsolation } from "./engine/sandbox/sandbox-isolation.ts";
