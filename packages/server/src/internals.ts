@@ -18,6 +18,7 @@ export {
 export { credentials, executionSteps, executions, projects, spans, waitTokens } from "./db/schema/index.ts";
 export { createDeployment } from "./deployments/create-deployment.ts";
 export { getActiveDeployment } from "./deployments/read-deployments.ts";
+export type { EgressAllowEntry } from "./engine/egress/address-policy.ts";
 export type { ResolveHost } from "./engine/egress/resolve-host.ts";
 export { createEnqueueBatcher } from "./engine/enqueue-batcher.ts";
 export { enqueueExecution } from "./engine/enqueue-execution.ts";

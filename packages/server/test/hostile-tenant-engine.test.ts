@@ -594,6 +594,9 @@ describe("hostile tenant: size caps", () => {
     "forged-big-step": `forge({ type: "step", executionId: ctx.execution.id, sequence: 99, name: "forged",
         outcome: { ok: true, result: { value: "x".repeat(5 * 1024 * 1024) } }, durationMs: 0, logs: [] });
       return ctx.step("honest", () => "small");`,
+    "forged-ahead-step": `forge({ type: "step", executionId: ctx.execution.id, sequence: 99, name: "forged", ahead: true,
+        outcome: { ok: true, result: { value: "x".repeat(5 * 1024 * 1024) } }, durationMs: 0, logs: [] });
+      return ctx.step("honest", () => "small");`,
     echo: `return ctx.step("echo", () => input);`,
   };
 
@@ -639,6 +642,16 @@ describe("hostile tenant: size caps", () => {
     expect(await storedStepNames(engine, id)).toEqual(["honest"]);
   });
 
+  it("fails the attempt of a forged step the code claims to have gone on from, and ends its process", async () => {
+    const id = await engine.run("prj_sizes", "forged-ahead-step", {});
+    const failed = await engine.waitFor(id, ended, 10_000);
+    expect(failed.status).toBe("failed");
+    expect(failed.error?.message).toMatch(/^the result of step "forged" is 5\.0 MiB; the limit is 4 MiB/);
+    expect(await storedStepNames(engine, id)).toEqual([]);
+    const after = await engine.run("prj_sizes", "echo", { text: "still served" });
+    expect((await engine.waitFor(after, ended, 10_000)).output).toEqual({ text: "still served" });
+  });
+
   it("refuses an input over 4 MiB at enqueue, naming the limit and queuing nothing", async () => {
     const before = await engine.database.db.select({ n: count() }).from(executions);
     const run = await runWorkflow(engine.database.db, engine, {
@@ -666,7 +679,11 @@ describe("hostile tenant: a database that refuses what the worker records", () =
   let engine: EngineHarness;
   const bodies: Bodies = {
     doomed: `return ctx.step("fine", () => "stored");`,
-    "refused-step": `try { await ctx.step("refused", () => 1); } catch (error: any) { return error.name + ": " + error.message; }`,
+    // Over 64 KiB, the step's answer is waited for: the code catches the refusal itself.
+    "refused-step": `try { await ctx.step("refused", () => "x".repeat(70 * 1024)); } catch (error: any) { return error.name + ": " + error.message; }`,
+    // A small step the code goes on from: the refusal fails the attempt, and nothing past it is stored.
+    "refused-ahead": `try { await ctx.step("refused", () => 1); } catch { return "caught"; }
+      return ctx.step("after", () => 2);`,
   };
 
   beforeAll(async () => {
@@ -710,6 +727,22 @@ describe("hostile tenant: a database that refuses what the worker records", () =
     expect((await engine.waitFor(id, ended, 10_000)).output).toBe(
       "StorageError: the step could not be stored (SQLSTATE P0001)",
     );
+  });
+
+  it("fails the attempt with the refusal of a small step the code went on from, storing nothing past it", async () => {
+    const id = await engine.run("prj_refusals", "refused-ahead", {});
+    const failed = await engine.waitFor(id, ended, 10_000);
+    if (engine.isolation.mode !== "bwrap") {
+      // Without the egress forwarder each step waits for its answer, as over 64 KiB.
+      expect(failed.output).toBe("caught");
+      return;
+    }
+    expect(failed.status).toBe("failed");
+    expect(failed.error).toMatchObject({
+      name: "StorageError",
+      message: "the step could not be stored (SQLSTATE P0001)",
+    });
+    expect(await storedStepNames(engine, id)).toEqual([]);
   });
 });
 

@@ -11,12 +11,13 @@ import { createAttemptLauncher } from "./attempts/attempt-launch.ts";
 import { createBatchedEnds } from "./attempts/batched-ends.ts";
 import { createBatchedSteps } from "./attempts/batched-steps.ts";
 import type { ReadIntegrations } from "./attempts/project-integrations.ts";
-import type {
-  AdmitStarts,
-  AttemptContext,
-  InputValidator,
-  RunningAttempt,
-  SendWorkflowEvent,
+import {
+  type AdmitStarts,
+  type AttemptContext,
+  hearCancel,
+  type InputValidator,
+  type RunningAttempt,
+  type SendWorkflowEvent,
 } from "./attempts/running-attempt.ts";
 import type { StepQuota } from "./attempts/step-quota.ts";
 import { cancellationsChannel, executionsChannel } from "./channels.ts";
@@ -168,7 +169,7 @@ async function listenForWork(
   const unlistenCancellations = await retryWhileUnavailable(() =>
     database.listen(cancellationsChannel, (executionId) => {
       const run = running.get(executionId);
-      if (run !== undefined) run.cancelRequested = true;
+      if (run !== undefined) hearCancel(run);
     }),
   );
   return async () => {

@@ -175,6 +175,7 @@ export function createAttemptLauncher(deps: AttemptLaunchDependencies): AttemptL
       );
       // It timed out or was cancelled while its process was still starting (see `heartbeat`).
       if (run.done) run.sandbox.abandon();
+      else if (run.cancelRequested) run.sandbox.cancelRequested();
     } catch (error) {
       const failure =
         error instanceof Error

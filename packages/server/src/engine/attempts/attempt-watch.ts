@@ -1,7 +1,7 @@
 import { timeoutError } from "../attempt-timeout.ts";
 import { cancelGraceMs } from "../limits.ts";
 import { endAttempt } from "./attempt-ending.ts";
-import { type AttemptContext, abandon, type RunningAttempt } from "./running-attempt.ts";
+import { type AttemptContext, abandon, hearCancel, type RunningAttempt } from "./running-attempt.ts";
 
 /**
  * What the worker's heartbeat does for each running attempt: enforce its time limit, and after a
@@ -33,7 +33,7 @@ export function afterRenewal(
     return;
   }
   if (cancelRequestedAt === null) return;
-  run.cancelRequested = true;
+  hearCancel(run);
   // A step that never returns (a loop) never reaches the boundary where a cancel is honoured.
   if (cancelGraceOver(run, cancelRequestedAt, now)) {
     run.cancelKilled = true;

@@ -22,6 +22,8 @@ export interface RunningAttempt {
   deadline: number;
   sandbox: SandboxRun | undefined;
   cancelRequested: boolean;
+  /** A step was taken since the cancel was heard: it is where the cancel is honoured, and later ones are not stored. */
+  cancelStepTaken: boolean;
   timedOut: boolean;
   /** The cancel was not honoured within `cancelGraceMs`, so the worker killed the sandbox process. */
   cancelKilled: boolean;
@@ -51,6 +53,7 @@ export function startAttempt(
     deadline: now.getTime() + timeout.ms,
     sandbox: undefined,
     cancelRequested: false,
+    cancelStepTaken: false,
     timedOut: false,
     cancelKilled: false,
     storedBytes: (history?.bytes ?? 0) + execution.logBytes,
@@ -136,6 +139,13 @@ export type InputValidator = (
 ) => { ok: true; value: unknown } | { ok: false; issues: { path: string; message: string }[] };
 
 /** Lets go of an execution another worker took over (or will): nothing more is written for it. */
+/** Notes a cancel requested for the attempt, and tells its child, which then stops going ahead of its steps. */
+export function hearCancel(run: RunningAttempt): void {
+  if (run.cancelRequested) return;
+  run.cancelRequested = true;
+  run.sandbox?.cancelRequested();
+}
+
 export function abandon(context: AttemptContext, run: RunningAttempt): void {
   run.done = true;
   run.sandbox?.abandon();

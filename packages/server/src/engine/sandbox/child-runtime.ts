@@ -82,7 +82,11 @@ interface ChildStartedMessage {
   error?: SerializedError;
 }
 type Reply = StepStoredMessage | TokenAnswerMessage | EventSentMessage | ChildStartedMessage;
-type Incoming = RunMessage | Reply | { type: "abandon"; executionId: string };
+type Incoming =
+  | RunMessage
+  | Reply
+  | { type: "abandon"; executionId: string }
+  | { type: "cancelRequested"; executionId: string };
 type Outcome = { ok: true; result: { value?: unknown } } | { ok: false; error: SerializedError };
 
 interface ExecutionState {
@@ -111,6 +115,10 @@ interface ExecutionState {
   waitTurn: Promise<unknown>;
   /** The workflow's `run` has returned or thrown: what its stray calls ask is never sent. */
   ended: boolean;
+  /** Steps the workflow went on from before their answers came (`storeBehind`), until they come. */
+  unstored: Set<Promise<void>>;
+  /** The worker heard of a cancel: the execution stops at its next step, and goes ahead of none. */
+  cancelRequested: boolean;
 }
 
 const KiB = 1024;
@@ -131,6 +139,10 @@ const limits = {
   errorNameLength: 200,
   errorTextLength: 16 * KiB,
   channelFrameBytes: 16 * MiB,
+  /** A step whose message is larger waits for its answer: its refusal stays an error `ctx.step` throws. */
+  storedBehindBytes: 64 * KiB,
+  /** Steps of one execution the workflow may run past before their answers come. */
+  storedBehindSteps: 64,
 };
 /** What the worker sends (replays included) is bounded by what it stores; this only guards the child. */
 const incomingFrameBytes = 1024 * MiB;
@@ -145,22 +157,39 @@ const PlatformHeaders = globalThis.Headers;
 
 const stepScope = new AsyncLocalStorage<LogEntry[]>();
 const executions = new Map<string, ExecutionState>();
-let workflows: Workflow[] = [];
 
 /**
- * Sends `message`, or `fallback` if it cannot be written as JSON or is over the size of a frame.
- * (`write` answering false only means the frame is queued behind others: it still goes.)
+ * Steps are stored behind the workflow only where whatever it sends out of the sandbox passes the
+ * egress forwarder (egress-forwarder.ts), which holds each byte until the steps reported before it
+ * are stored. Requests to the worker wait for them too (`exchange`), so nothing outside the
+ * sandbox sees a step's effects before the steps before it are stored.
+ */
+const holdEgress = (globalThis as Record<symbol, unknown>)[Symbol.for("weft.holdEgress")];
+const storesBehind = typeof holdEgress === "function";
+if (typeof holdEgress === "function") holdEgress(unstoredSteps);
+let workflows: Workflow[] = [];
+
+/** `message` as JSON text of at most `maxBytes`, or undefined when it cannot be. */
+function jsonWithin(message: unknown, maxBytes: number): string | undefined {
+  try {
+    const text: unknown = stringify(message);
+    return typeof text === "string" && byteLength(text) <= maxBytes ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Sends `message`, or `fallback` if it cannot be written as JSON or is over the size of a frame
+ * (the parent's timeout is the last resort). `write` answering false only means the frame is
+ * queued behind others: it still goes.
  */
 function report(message: unknown, fallback?: unknown): void {
   for (const candidate of fallback === undefined ? [message] : [message, fallback]) {
-    try {
-      const text: unknown = stringify(candidate);
-      if (typeof text !== "string" || byteLength(text) > limits.channelFrameBytes) continue;
-      channel.write(encodeFrame(text));
-      return;
-    } catch {
-      // The next candidate is plainer; the parent's timeout is the last resort.
-    }
+    const text = jsonWithin(candidate, limits.channelFrameBytes);
+    if (text === undefined) continue;
+    channel.write(encodeFrame(text));
+    return;
   }
 }
 
@@ -563,15 +592,28 @@ function createIntegrations(available: Record<string, IntegrationValues>): Recor
   );
 }
 
-/**
- * Sends the worker one request under the execution's next sequence number and waits for the answer
- * to it: a stop (or the execution abandoned meanwhile) halts the execution here, a refusal is thrown.
- */
-async function exchange(state: ExecutionState, send: (sequence: number) => void): Promise<Reply> {
+/** Resolves once the steps of every execution reported so far are answered; undefined when none waits. */
+function unstoredSteps(): Promise<unknown> | undefined {
+  const steps: Promise<void>[] = [];
+  for (const state of executions.values()) steps.push(...state.unstored);
+  return steps.length === 0 ? undefined : Promise.all(steps);
+}
+
+/** Waits until the steps the execution went on from are stored; one stopped or ended meanwhile halts here. */
+async function stored(state: ExecutionState): Promise<void> {
+  while (state.unstored.size > 0) await Promise.all(state.unstored);
+  if (state.abandoned || state.ended) return halt();
+}
+
+/** The execution's next sequence number, and the answer the worker will give under it. */
+function nextAnswer(state: ExecutionState): { sequence: number; answer: Promise<Reply> } {
   state.sequence += 1;
   const sequence = state.sequence;
-  const answer = new Promise<Reply>((resolve) => state.waiting.set(sequence, resolve));
-  send(sequence);
+  return { sequence, answer: new Promise<Reply>((resolve) => state.waiting.set(sequence, resolve)) };
+}
+
+/** The answer: a stop (or the execution abandoned meanwhile) halts the execution here, a refusal is thrown. */
+async function answered(state: ExecutionState, answer: Promise<Reply>): Promise<Reply> {
   const reply = await answer;
   if (reply.stop !== undefined || state.abandoned) {
     state.abandoned = true;
@@ -579,6 +621,32 @@ async function exchange(state: ExecutionState, send: (sequence: number) => void)
   }
   if (reply.error !== undefined) throw errorFrom(reply.error);
   return reply;
+}
+
+/** Sends the worker one request once the execution's steps are stored, and waits for the answer. */
+async function exchange(state: ExecutionState, send: (sequence: number) => void): Promise<Reply> {
+  await stored(state);
+  const { sequence, answer } = nextAnswer(state);
+  send(sequence);
+  return answered(state, answer);
+}
+
+/** Whether the execution may go on from its next small step before the worker has stored it. */
+function mayGoAhead(state: ExecutionState): boolean {
+  return storesBehind && !state.ended && !state.cancelRequested && state.unstored.size < limits.storedBehindSteps;
+}
+
+/**
+ * Counts a step the workflow went on from as unstored until its answer comes. The worker never
+ * answers such a step with a refusal: it ends the process instead, with whatever it held back. A
+ * stop halts the execution at its next call.
+ */
+function storeBehind(state: ExecutionState, answer: Promise<Reply>): void {
+  const step: Promise<void> = answer.then((reply) => {
+    state.unstored.delete(step);
+    if (reply.stop !== undefined || reply.error !== undefined) state.abandoned = true;
+  });
+  state.unstored.add(step);
 }
 
 /** Asks the worker to create the token or wait for it; a stop halts the execution here. */
@@ -601,7 +669,11 @@ async function askWorker(
   return reply;
 }
 
-/** `ctx.step`: a stored step is replayed; a new one runs, and the worker stores its outcome before it is returned. */
+/**
+ * `ctx.step`: a stored step is replayed; a new one runs, and the worker stores its outcome. A small
+ * result is returned before the answer where egress is held (`storeBehind`); a large one, or an
+ * error, once the worker has stored it.
+ */
 async function runStep<T>(
   message: RunMessage,
   state: ExecutionState,
@@ -632,10 +704,18 @@ async function runStep<T>(
     outcome = { ok: false, error: serializeError(error) };
   }
   const durationMs = performance.now() - started;
-  await exchange(state, (sequence) => {
-    const step = { type: "step", executionId: message.executionId, sequence, name, durationMs };
-    report({ ...step, outcome, logs }, { ...step, outcome: { ok: false, error: reportError("the step") }, logs: [] });
-  });
+  const { sequence, answer } = nextAnswer(state);
+  const step = { type: "step", executionId: message.executionId, sequence, name, durationMs };
+  if (outcome.ok && mayGoAhead(state)) {
+    const ahead = jsonWithin({ ...step, outcome, logs, ahead: true }, limits.storedBehindBytes);
+    if (ahead !== undefined) {
+      channel.write(encodeFrame(ahead));
+      storeBehind(state, answer);
+      return outcome.result.value as T;
+    }
+  }
+  report({ ...step, outcome, logs }, { ...step, outcome: { ok: false, error: reportError("the step") }, logs: [] });
+  await answered(state, answer);
   if (!outcome.ok) throw thrown;
   return outcome.result.value as T;
 }
@@ -1020,6 +1100,7 @@ function createContext(message: RunMessage, state: ExecutionState) {
       }
       const durationMs = sleepDuration(name, duration);
       if (state.abandoned) return halt();
+      await stored(state);
       state.abandoned = true;
       const sleep = { type: "sleep", executionId: message.executionId, name, durationMs };
       const logs = state.logs.splice(0);
@@ -1091,6 +1172,8 @@ async function run(message: RunMessage): Promise<void> {
     idle: [],
     waitTurn: Promise.resolve(),
     ended: false,
+    unstored: new Set(),
+    cancelRequested: false,
     replaysLeft:
       Object.keys(message.steps).length +
       Object.values(message.tokens).filter((token) => token.result !== undefined).length,
@@ -1107,6 +1190,7 @@ async function run(message: RunMessage): Promise<void> {
     outcome = { ok: false, error: serializeError(error) };
   }
   state.ended = true;
+  while (state.unstored.size > 0) await Promise.all(state.unstored);
   executions.delete(message.executionId);
   if (state.abandoned) return;
   const finished = { type: "finished", executionId: message.executionId };
@@ -1131,6 +1215,10 @@ function receive(message: Incoming): void {
   }
   const state = executions.get(message.executionId);
   if (state === undefined) return;
+  if (message.type === "cancelRequested") {
+    state.cancelRequested = true;
+    return;
+  }
   if (message.type === "abandon") {
     state.abandoned = true;
     for (const resolve of state.waiting.values()) resolve({ ...message, type: "stepStored", sequence: 0 });

@@ -13,11 +13,16 @@
  * remembered reason fails with an Error whose message is that reason, the original as its cause.
  * A connection cut without an answer (the child's byte budget ran out) is explained by asking the
  * proxy for the child's budget.
+ *
+ * And it holds what goes out until the steps reported before it are stored: child-runtime.ts, which
+ * loads after this file and before any user code, hands it the wait through `holdEgress` (once), and
+ * then lets a workflow go on from a small step before the worker has stored it.
  */
 import http, { type ClientRequest, type IncomingMessage } from "node:http";
 import https from "node:https";
 import { syncBuiltinESMExports } from "node:module";
 import { connect, createServer, type Socket } from "node:net";
+import { Transform } from "node:stream";
 
 /** As egress-refusal.ts names them: this file imports nothing of the platform. */
 const refusalHeader = "x-weft-egress-refusal";
@@ -38,6 +43,26 @@ function destinationKey(host: string, port: number | string): string {
 }
 
 const refusals = new Map<string, string>();
+
+/** What the relay waits for before it sends a chunk on: the steps reported so far, stored. */
+let unstoredSteps: () => Promise<unknown> | undefined = () => undefined;
+let held = false;
+function holdEgress(wait: () => Promise<unknown> | undefined): void {
+  if (held) return;
+  held = true;
+  unstoredSteps = wait;
+}
+
+/** The client's bytes, each chunk held until the steps reported before it arrived are stored. */
+function heldUntilStored(): Transform {
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      const waiting = unstoredSteps();
+      if (waiting === undefined) done(null, chunk);
+      else waiting.then(() => done(null, chunk));
+    },
+  });
+}
 
 function remember(destination: string, reason: string | undefined): void {
   refusals.delete(destination);
@@ -306,10 +331,11 @@ if (socketPath !== undefined && proxyUrl !== undefined) {
     const unreachable = watchExchange(client, upstream);
     client.on("error", () => upstream.destroy());
     upstream.on("error", unreachable);
-    client.pipe(upstream);
+    client.pipe(heldUntilStored()).pipe(upstream);
     upstream.pipe(client);
   });
   server.unref();
+  Object.defineProperty(globalThis, Symbol.for("weft.holdEgress"), { value: holdEgress });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(Number(new URL(proxyUrl).port), "127.0.0.1", () => resolve());

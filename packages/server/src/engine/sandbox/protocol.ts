@@ -13,8 +13,9 @@ import {
 
 /**
  * Messages between a worker (parent) and a sandbox child process running one deployment's bundle.
- * The parent owns the database: the child asks it to store each step result and waits for the
- * answer before the workflow goes on. `child-runtime.ts` repeats these shapes because it may import
+ * The parent owns the database: the child asks it to store each step result, and waits for the
+ * answer before anything the workflow does reaches outside the sandbox (a small step's result is
+ * returned before it, see `storeBehind` in child-runtime.ts). `child-runtime.ts` repeats these shapes because it may import
  * nothing outside its own file (the child can read only its bundle and its runtime).
  *
  * User code can call `process.send` itself, so what the child sends is parsed here like any
@@ -100,7 +101,9 @@ export type ParentMessage =
       stop?: "cancelled" | "abandoned" | undefined;
       error?: SerializedError | undefined;
     }
-  | { type: "abandon"; executionId: string };
+  | { type: "abandon"; executionId: string }
+  /** The worker heard of a cancel: the child goes ahead of no more of the execution's steps. */
+  | { type: "cancelRequested"; executionId: string };
 
 /** The answer to `ctx.invoke`'s or `ctx.start`'s start of a child, before the pool addresses it. */
 export type ChildStartedAnswer = Omit<
@@ -149,6 +152,8 @@ export const childMessageSchema = z.discriminatedUnion("type", [
     outcome: outcomeSchema,
     durationMs: z.number().min(0).max(maxSleepMs),
     logs: z.array(logEntrySchema),
+    /** The workflow went on before the answer: a refusal can no longer be thrown from `ctx.step`. */
+    ahead: z.literal(true).optional(),
   }),
   z.object({
     type: z.literal("sleep"),

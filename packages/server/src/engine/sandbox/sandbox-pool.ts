@@ -19,6 +19,8 @@ export interface SandboxRun {
   abandon(): void;
   /** Kills the child process, and with it every execution it runs (a timeout, or a cancel it ignores). */
   terminate(): void;
+  /** Tells the child a cancel was requested: it goes ahead of no more of the execution's steps. */
+  cancelRequested(): void;
 }
 
 export interface SandboxPoolOptions {
@@ -132,6 +134,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
           sandbox.killedByParent = true;
           killSandboxProcess(sandbox.child);
         },
+        cancelRequested: () => children.send(sandbox, { type: "cancelRequested", executionId: message.executionId }),
       };
     },
     deployments: () => [...new Set([...sandboxes.values()].map((sandbox) => sandbox.deploymentId))],
