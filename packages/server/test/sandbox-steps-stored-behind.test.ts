@@ -16,6 +16,10 @@ const bundle = `export default { workflows: [
     return ctx.step("c", async () => (await fetch(input.url)).text());
   } },
   { name: "ends", async run(_input, ctx) { return ctx.step("a", () => "done"); } },
+  { name: "sleepy", async run(_input, ctx) {
+    await ctx.step("slow", () => new Promise((resolve) => setTimeout(() => resolve(1), 300)));
+    return ctx.step("after", () => 2);
+  } },
   { name: "sends", async run(_input, ctx) {
     await ctx.step("a", () => 1);
     return ctx.sendEvent("notify", { name: "order.paid", data: {} });
@@ -166,6 +170,21 @@ describe.skipIf(!runsHere)("steps stored behind the workflow, under bubblewrap",
     expect(await channel.nextWithin(quietMs)).toBeUndefined();
     channel.stored(b, { stop: "cancelled" });
     expect(await channel.nextWithin(quietMs)).toBeUndefined();
+  });
+
+  it("sends no step of an abandoned execution ahead, which would hold the process's egress for good", async () => {
+    const channel = drive(child);
+    channel.run("exe_sleepy", "sleepy");
+    channel.send({ type: "abandon", executionId: "exe_sleepy" });
+    const slow = await channel.next();
+    expect(slow.name).toBe("slow");
+    expect(slow.ahead).toBeUndefined();
+    channel.run("exe_after_abandon", "fetches", { url });
+    const a = await channel.next();
+    const b = await channel.next();
+    channel.stored(a);
+    channel.stored(b);
+    expect(await channel.next()).toMatchObject({ name: "c", outcome: { ok: true, result: { value: "fetched" } } });
   });
 
   it("waits for the answer to a step whose result is over 64 KiB", async () => {

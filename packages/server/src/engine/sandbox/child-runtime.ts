@@ -117,7 +117,7 @@ interface ExecutionState {
   ended: boolean;
   /** Steps the workflow went on from before their answers came (`storeBehind`), until they come. */
   unstored: Set<Promise<void>>;
-  /** The worker heard of a cancel: the execution stops at its next step, and goes ahead of none. */
+  /** The worker heard of a cancel, which its answer to the next step honours: no step goes ahead of it. */
   cancelRequested: boolean;
 }
 
@@ -631,9 +631,13 @@ async function exchange(state: ExecutionState, send: (sequence: number) => void)
   return answered(state, answer);
 }
 
-/** Whether the execution may go on from its next small step before the worker has stored it. */
+/**
+ * Whether the execution may go on from its next small step before the worker has stored it. Not
+ * once it is abandoned: the worker may have let go of it, and would then answer no step of it.
+ */
 function mayGoAhead(state: ExecutionState): boolean {
-  return storesBehind && !state.ended && !state.cancelRequested && state.unstored.size < limits.storedBehindSteps;
+  if (!storesBehind || state.abandoned || state.ended || state.cancelRequested) return false;
+  return state.unstored.size < limits.storedBehindSteps;
 }
 
 /**
