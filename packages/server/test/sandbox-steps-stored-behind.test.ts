@@ -1,7 +1,15 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { type ReadySandboxChild, sandboxSuitesRunHere, startReadySandboxChild } from "@weft/testing";
+import {
+  type EngineHarness,
+  type ReadySandboxChild,
+  sandboxSuitesRunHere,
+  startEngineHarness,
+  startReadySandboxChild,
+} from "@weft/testing";
+import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { executionSteps } from "../src/db/schema/index.ts";
 import { createFrameDecoder, encodeFrame } from "../src/engine/sandbox/channel-frames.ts";
 
 /**
@@ -229,5 +237,34 @@ describe.skipIf(!runsHere)("steps without the egress forwarder (WEFT_SANDBOX=pro
     expect(await channel.nextWithin(quietMs)).toBeUndefined();
     channel.stored(a);
     expect((await channel.next()).name).toBe("b");
+  });
+});
+
+describe.skipIf(!runsHere)("a workflow of many small steps, run by a worker", () => {
+  let engine: EngineHarness;
+  const steps = 12_000;
+
+  beforeAll(async () => {
+    engine = await startEngineHarness();
+    const source = `import { defineConfig, workflow } from "@weft/sdk";
+export default defineConfig({ workflows: [workflow({ name: "many-steps", async run(_input: unknown, ctx) {
+  for (let i = 0; i < ${steps}; i += 1) await ctx.step("s" + i, () => i);
+  return "done";
+} })] });`;
+    await engine.deploy("prj_many_steps", source, { version: 1, workflows: [{ name: "many-steps" }] });
+  });
+  afterAll(async () => {
+    await engine?.stop();
+  });
+
+  it("runs to its end, each of its steps stored once, 64 at most ahead of their answers at a time", async () => {
+    const id = await engine.run("prj_many_steps", "many-steps", {});
+    const done = await engine.waitFor(id, (row) => row.status !== "queued" && row.status !== "running", 60_000);
+    expect(done).toMatchObject({ status: "succeeded", output: "done" });
+    const [stored] = await engine.database.db
+      .select({ n: count() })
+      .from(executionSteps)
+      .where(eq(executionSteps.executionId, id));
+    expect(stored?.n).toBe(steps);
   });
 });

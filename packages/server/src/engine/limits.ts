@@ -86,8 +86,9 @@ export const defaultSandboxIdleMs = 300_000;
 export const maxChannelFrameBytes = 16 * MiB;
 
 /**
- * Messages a sandbox child may send its worker in one second. Each step waits for the worker's
- * answer, which costs a database write, so an honest child stays far below; a flood ends the child.
+ * Messages a sandbox child may send its worker in one second. A step waits for the worker's answer,
+ * which costs a database write, or is sent ahead of it at most half this often (the runtime's
+ * `aheadStepsPerSecond`), so an honest child stays below; a flood ends the child.
  */
 export const maxChannelFramesPerSecond = 10_000;
 

@@ -173,6 +173,7 @@ export function createAttemptLauncher(deps: AttemptLaunchDependencies): AttemptL
         },
         sandboxHandlers(context, run),
       );
+      run.handedAt = context.clock.now().getTime();
       // It timed out or was cancelled while its process was still starting (see `heartbeat`).
       if (run.done) run.sandbox.abandon();
       else if (run.cancelRequested) run.sandbox.cancelRequested();

@@ -21,6 +21,8 @@ export interface RunningAttempt {
   timeout: AttemptTimeout;
   deadline: number;
   sandbox: SandboxRun | undefined;
+  /** When the child was handed the run (the worker's clock, ms): the steps' starts count from it. */
+  handedAt: number | undefined;
   cancelRequested: boolean;
   /** A step was taken since the cancel was heard: it is where the cancel is honoured, and later ones are not stored. */
   cancelStepTaken: boolean;
@@ -52,6 +54,7 @@ export function startAttempt(
     timeout,
     deadline: now.getTime() + timeout.ms,
     sandbox: undefined,
+    handedAt: undefined,
     cancelRequested: false,
     cancelStepTaken: false,
     timedOut: false,

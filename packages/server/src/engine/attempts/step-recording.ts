@@ -7,6 +7,8 @@ import { checkStep } from "./child-outcomes.ts";
 import { type AttemptContext, abandon, type RunningAttempt } from "./running-attempt.ts";
 import { stopOverStepQuota } from "./step-quota-stop.ts";
 
+type StepMessage = Extract<ChildMessage, { type: "step" }>;
+
 /** The answer to the child: go on, stop (cancelled, or the lease is lost), or throw `error` from `ctx.step`. */
 export type StepAnswer = { stop?: "cancelled" | "abandoned"; error?: SerializedError };
 
@@ -16,11 +18,7 @@ export type StepAnswer = { stop?: "cancelled" | "abandoned"; error?: SerializedE
  * the limits refuse is recorded as failed and thrown in the child (`failAhead` when the workflow went
  * on from it). The first step taken after the worker heard of a cancel is stored and honours it.
  */
-export async function onStep(
-  context: AttemptContext,
-  run: RunningAttempt,
-  message: Extract<ChildMessage, { type: "step" }>,
-): Promise<StepAnswer> {
+export async function onStep(context: AttemptContext, run: RunningAttempt, message: StepMessage): Promise<StepAnswer> {
   if (run.done) return { stop: "abandoned" };
   if (run.cancelRequested) {
     if (run.cancelStepTaken) return { stop: "cancelled" };
@@ -31,12 +29,12 @@ export async function onStep(
   if (checked.refused !== undefined && message.ahead) return failAhead(context, run, checked.refused);
   // Counted now, not once stored: the child may report the next steps before this one's answer.
   if (checked.outcome.ok) run.storedBytes += checked.bytes;
-  const finishedAt = context.clock.now();
+  const { startedAt, finishedAt } = stepTimes(run, message, context.clock.now());
   const step: StepRecord = {
     name: checked.name,
     attempt: run.execution.attempt,
     sequence: message.sequence,
-    startedAt: new Date(finishedAt.getTime() - Math.round(message.durationMs)),
+    startedAt,
     finishedAt,
     durationMs: message.durationMs,
     logs: checked.outcome.ok ? message.logs : [],
@@ -72,6 +70,23 @@ export async function onStep(
   if (recorded.cancelRequested || run.cancelRequested) return cancelAttempt(context, run);
   if (await stopOverStepQuota(context, run)) return { stop: "abandoned" };
   return checked.refused === undefined ? {} : { error: checked.refused };
+}
+
+/**
+ * A step's start and end on the worker's clock. The child says when it started, counted from the
+ * run's hand-over: steps sent ahead arrive in bursts, so an arrival says little of when its step
+ * ran, and the spans of steps one after the other would overlap. Kept within the attempt and
+ * before the arrival.
+ */
+function stepTimes(run: RunningAttempt, message: StepMessage, arrivedAt: Date): { startedAt: Date; finishedAt: Date } {
+  const durationMs = Math.round(message.durationMs);
+  const latest = arrivedAt.getTime() - durationMs;
+  const reported =
+    run.handedAt === undefined || message.startedMs === undefined
+      ? latest
+      : run.handedAt + Math.round(message.startedMs);
+  const start = Math.max(run.startedAt.getTime(), Math.min(reported, latest));
+  return { startedAt: new Date(start), finishedAt: new Date(Math.min(start + durationMs, arrivedAt.getTime())) };
 }
 
 /**

@@ -119,6 +119,8 @@ interface ExecutionState {
   unstored: Set<Promise<void>>;
   /** The worker heard of a cancel, which its answer to the next step honours: no step goes ahead of it. */
   cancelRequested: boolean;
+  /** `performance.now()` as the run arrived: each step says when it started counted from it. */
+  arrivedAt: number;
 }
 
 const KiB = 1024;
@@ -143,6 +145,12 @@ const limits = {
   storedBehindBytes: 64 * KiB,
   /** Steps of one execution the workflow may run past before their answers come. */
   storedBehindSteps: 64,
+  /**
+   * Steps sent ahead in one second, all executions together: half of the messages a second the
+   * worker takes from a child (maxChannelFramesPerSecond). Past it steps wait for their answers,
+   * which paces them at the worker's commits, as before steps went ahead.
+   */
+  aheadStepsPerSecond: 5000,
 };
 /** What the worker sends (replays included) is bounded by what it stores; this only guards the child. */
 const incomingFrameBytes = 1024 * MiB;
@@ -167,6 +175,8 @@ const executions = new Map<string, ExecutionState>();
 const holdEgress = (globalThis as Record<symbol, unknown>)[Symbol.for("weft.holdEgress")];
 const storesBehind = typeof holdEgress === "function";
 if (typeof holdEgress === "function") holdEgress(unstoredSteps);
+/** Steps sent ahead since `since` (a second at most ago), for `aheadStepsPerSecond`. */
+const aheadWindow = { since: 0, steps: 0 };
 let workflows: Workflow[] = [];
 
 /** `message` as JSON text of at most `maxBytes`, or undefined when it cannot be. */
@@ -637,7 +647,13 @@ async function exchange(state: ExecutionState, send: (sequence: number) => void)
  */
 function mayGoAhead(state: ExecutionState): boolean {
   if (!storesBehind || state.abandoned || state.ended || state.cancelRequested) return false;
-  return state.unstored.size < limits.storedBehindSteps;
+  if (state.unstored.size >= limits.storedBehindSteps) return false;
+  const now = performance.now();
+  if (now - aheadWindow.since >= 1000) {
+    aheadWindow.since = now;
+    aheadWindow.steps = 0;
+  }
+  return aheadWindow.steps < limits.aheadStepsPerSecond;
 }
 
 /**
@@ -709,10 +725,12 @@ async function runStep<T>(
   }
   const durationMs = performance.now() - started;
   const { sequence, answer } = nextAnswer(state);
-  const step = { type: "step", executionId: message.executionId, sequence, name, durationMs };
+  const startedMs = started - state.arrivedAt;
+  const step = { type: "step", executionId: message.executionId, sequence, name, durationMs, startedMs };
   if (outcome.ok && mayGoAhead(state)) {
     const ahead = jsonWithin({ ...step, outcome, logs, ahead: true }, limits.storedBehindBytes);
     if (ahead !== undefined) {
+      aheadWindow.steps += 1;
       channel.write(encodeFrame(ahead));
       storeBehind(state, answer);
       return outcome.result.value as T;
@@ -1178,6 +1196,7 @@ async function run(message: RunMessage): Promise<void> {
     ended: false,
     unstored: new Set(),
     cancelRequested: false,
+    arrivedAt: performance.now(),
     replaysLeft:
       Object.keys(message.steps).length +
       Object.values(message.tokens).filter((token) => token.result !== undefined).length,
