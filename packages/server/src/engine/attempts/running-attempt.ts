@@ -141,7 +141,6 @@ export type InputValidator = (
   value: unknown,
 ) => { ok: true; value: unknown } | { ok: false; issues: { path: string; message: string }[] };
 
-/** Lets go of an execution another worker took over (or will): nothing more is written for it. */
 /** Notes a cancel requested for the attempt, and tells its child, which then stops going ahead of its steps. */
 export function hearCancel(run: RunningAttempt): void {
   if (run.cancelRequested) return;
@@ -149,6 +148,7 @@ export function hearCancel(run: RunningAttempt): void {
   run.sandbox?.cancelRequested();
 }
 
+/** Lets go of an execution another worker took over (or will): nothing more is written for it. */
 export function abandon(context: AttemptContext, run: RunningAttempt): void {
   run.done = true;
   run.sandbox?.abandon();

@@ -75,8 +75,8 @@ export async function onStep(context: AttemptContext, run: RunningAttempt, messa
 /**
  * A step's start and end on the worker's clock. The child says when it started, counted from the
  * run's hand-over: steps sent ahead arrive in bursts, so an arrival says little of when its step
- * ran, and the spans of steps one after the other would overlap. Kept within the attempt and
- * before the arrival.
+ * ran, and the spans of steps one after the other would overlap. A step never ends after its
+ * arrival, whatever the child says.
  */
 function stepTimes(run: RunningAttempt, message: StepMessage, arrivedAt: Date): { startedAt: Date; finishedAt: Date } {
   const durationMs = Math.round(message.durationMs);
@@ -85,8 +85,8 @@ function stepTimes(run: RunningAttempt, message: StepMessage, arrivedAt: Date): 
     run.handedAt === undefined || message.startedMs === undefined
       ? latest
       : run.handedAt + Math.round(message.startedMs);
-  const start = Math.max(run.startedAt.getTime(), Math.min(reported, latest));
-  return { startedAt: new Date(start), finishedAt: new Date(Math.min(start + durationMs, arrivedAt.getTime())) };
+  const start = Math.min(reported, latest);
+  return { startedAt: new Date(start), finishedAt: new Date(start + durationMs) };
 }
 
 /**

@@ -151,7 +151,7 @@ export const childMessageSchema = z.discriminatedUnion("type", [
     name: z.string().min(1).max(maxStepNameLength),
     outcome: outcomeSchema,
     durationMs: z.number().min(0).max(maxSleepMs),
-    /** When the step started, in ms from the child's receipt of the run (the worker keeps it within the attempt). */
+    /** When the step started, in ms from the child's receipt of the run (the worker ends it no later than its arrival). */
     startedMs: z.number().min(0).max(maxSleepMs).optional(),
     logs: z.array(logEntrySchema),
     /** The workflow went on before the answer: a refusal can no longer be thrown from `ctx.step`. */
