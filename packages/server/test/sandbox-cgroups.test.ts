@@ -419,8 +419,11 @@ describe.runIf(realCgroups !== undefined)("sandbox processes in real cgroups", (
       const dirs = await vi.waitFor(
         () => {
           const found = groupsOf(pid, cgroups);
-          if (!found.cpu.includes(`weft-sandboxes-${process.pid}/`))
-            throw new Error(`not in its group yet: ${found.cpu}`);
+          // Under cgroup v1 the cpu and cpuacct hierarchies may be apart, the child joined to each in turn:
+          // until it is in both, the root's usage (the whole machine's) would be read.
+          for (const dir of [found.cpu, found.cpuUsage]) {
+            if (!dir.includes(`weft-sandboxes-${process.pid}/`)) throw new Error(`not in its groups yet: ${dir}`);
+          }
           return found;
         },
         { timeout: 10_000 },
