@@ -162,7 +162,8 @@ describe.skipIf(!hasChromium)("Studio in a real browser", () => {
     await checkStudioPage(page, "executions");
     await page.getByRole("link", { name: "greet" }).first().click();
     await page.waitForURL(`${platform.weft.url}/studio/executions/${executionId}`);
-    await page.locator(".badge.status-succeeded").waitFor({ timeout: 20_000 });
+    // The list's badges may still be on screen when the URL changes; the status region is the execution page's.
+    await page.getByRole("region", { name: "Status" }).locator(".badge.status-succeeded").waitFor({ timeout: 20_000 });
     expect(await page.locator("main").textContent()).toContain('"greeting": "Hello, Grace"');
     await page.getByRole("heading", { name: "compose", exact: true, level: 3 }).waitFor();
     expect(await page.locator(".logs").first().textContent()).toContain("greeted");
