@@ -129,16 +129,61 @@ describe("the worker's end of a child's channel", () => {
     expect(test.violations).toEqual(["bytes that are not a frame (7d 0a)"]);
   });
 
-  it("ends a flood: more frames in one second than the limit", async () => {
+  it("hands on at most the second's message budget, holds the rest unread, and hands it on in the next seconds", async () => {
     const test = channelUnderTest({ maxFramesPerSecond: 100 });
-    await test.fromChild(Buffer.concat(Array.from({ length: 100 }, () => frame(1))));
-    expect(test.violations).toEqual([]);
+    await test.fromChild(Buffer.concat(Array.from({ length: 250 }, (_, index) => frame(index))));
+    expect(test.messages).toHaveLength(100);
+    expect(test.socket.isPaused()).toBe(true);
+    // Read while paused (bytes the socket had already taken): held behind the others, in order.
+    await test.fromChild(frame(250));
+    expect(test.messages).toHaveLength(100);
     test.advance(1000);
-    await test.fromChild(Buffer.concat(Array.from({ length: 100 }, () => frame(1))));
-    expect(test.violations).toEqual([]);
-    await test.fromChild(frame(1));
-    expect(test.violations).toEqual(["more than 100 messages in one second"]);
+    test.timers.fireAll();
     expect(test.messages).toHaveLength(200);
+    expect(test.socket.isPaused()).toBe(true);
+    test.advance(1000);
+    test.timers.fireAll();
+    expect(test.messages).toEqual(Array.from({ length: 251 }, (_, index) => index));
+    expect(test.socket.isPaused()).toBe(false);
+    expect(test.violations).toEqual([]);
+  });
+
+  it("turns a handler that throws on a held frame, handed on by the timer, into a violation", () => {
+    const socket = new PassThrough();
+    const timers = createManualTimers();
+    let now = 0;
+    const handled: unknown[] = [];
+    const violations: string[] = [];
+    openChildChannel({
+      socket,
+      limits: { maxFrameBytes: 1024, maxFramesPerSecond: 1, maxBytesPerSecond: 10_000, maxPendingBytes: 1000 },
+      now: () => now,
+      timers,
+      onMessage: (raw) => {
+        handled.push(raw);
+        if (raw === "throw") throw new RangeError("boom");
+      },
+      onViolation: (problem) => violations.push(problem),
+    });
+    socket.emit("data", Buffer.concat([frame(1), frame("throw")]));
+    expect(handled).toEqual([1]);
+    now += 1000;
+    expect(() => timers.fireAll()).not.toThrow();
+    expect(handled).toEqual([1, "throw"]);
+    expect(violations).toEqual(["a message that could not be handled (RangeError)"]);
+  });
+
+  it("counts the frames of one second against its budget, whichever reads they came in", async () => {
+    const test = channelUnderTest({ maxFramesPerSecond: 100 });
+    for (let read = 0; read < 99; read += 1) await test.fromChild(frame(read));
+    expect(test.socket.isPaused()).toBe(false);
+    await test.fromChild(Buffer.concat([frame(99), frame(100)]));
+    expect(test.messages).toHaveLength(100);
+    expect(test.socket.isPaused()).toBe(true);
+    test.advance(1000);
+    test.timers.fireAll();
+    expect(test.messages).toHaveLength(101);
+    expect(test.socket.isPaused()).toBe(false);
   });
 
   it("stops reading for the rest of the second past its byte budget, then reads on", async () => {

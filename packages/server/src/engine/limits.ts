@@ -86,9 +86,9 @@ export const defaultSandboxIdleMs = 300_000;
 export const maxChannelFrameBytes = 16 * MiB;
 
 /**
- * Messages a sandbox child may send its worker in one second. A step waits for the worker's answer,
- * which costs a database write, or is sent ahead of it at most half this often (the runtime's
- * `aheadStepsPerSecond`), so an honest child stays below; a flood ends the child.
+ * Messages of a sandbox child the worker handles in one second; the rest wait unread until the
+ * second is over. The worker's own reading paces the child: a busy deployment's steps are answered
+ * later, and a flood costs the worker no more than this.
  */
 export const maxChannelFramesPerSecond = 10_000;
 

@@ -4,6 +4,7 @@ import { createFrameDecoder, encodeFrame } from "./channel-frames.ts";
 
 export interface ChildChannelLimits {
   maxFrameBytes: number;
+  /** Past this many messages in a second the rest wait, unread, until the second is over. */
   maxFramesPerSecond: number;
   /** Past this many bytes in a second the channel is not read until the second is over. */
   maxBytesPerSecond: number;
@@ -31,6 +32,10 @@ export interface ChildChannel {
 
 const { parse, stringify } = JSON;
 
+function unhandled(error: unknown): string {
+  return `a message that could not be handled (${error instanceof Error ? error.name : "unknown"})`;
+}
+
 /**
  * The worker's side of a child's channel. Every byte the child writes is read here by bounded code
  * that reports what is wrong as a violation, never by throwing: the child is the tenant's code.
@@ -43,6 +48,9 @@ export function openChildChannel(options: ChildChannelOptions): ChildChannel {
   let framesInWindow = 0;
   let bytesInWindow = 0;
   let paused = false;
+  /** Frames read past the second's message budget: at most one read's worth, since reading pauses. */
+  let held: string[] = [];
+  let nextHeld = 0;
 
   function violate(problem: string): void {
     if (violated) return;
@@ -59,17 +67,30 @@ export function openChildChannel(options: ChildChannelOptions): ChildChannel {
     bytesInWindow = 0;
   }
 
-  function receive(chunk: Buffer): void {
-    roll(options.now());
-    bytesInWindow += chunk.length;
-    const decoded = decoder.push(chunk);
-    for (const text of decoded.frames) {
+  /** Reads nothing more until the second is over, then hands on what is held and reads on. */
+  function pauseForTheSecond(): void {
+    if (paused) return;
+    paused = true;
+    socket.pause();
+    options.timers.after(Math.max(0, windowStart + 1000 - options.now()), () => {
+      paused = false;
       if (violated) return;
-      framesInWindow += 1;
-      if (framesInWindow > limits.maxFramesPerSecond) {
-        violate(`more than ${limits.maxFramesPerSecond} messages in one second`);
+      roll(options.now());
+      handOn();
+      if (!paused && !violated) socket.resume();
+    });
+  }
+
+  /** Hands on the held frames the second's budget allows; past it, pauses with the rest held. */
+  function handOn(): void {
+    while (nextHeld < held.length && !violated) {
+      if (framesInWindow >= limits.maxFramesPerSecond) {
+        pauseForTheSecond();
         return;
       }
+      const text = held[nextHeld] ?? "";
+      nextHeld += 1;
+      framesInWindow += 1;
       let value: unknown;
       try {
         value = parse(text);
@@ -77,27 +98,35 @@ export function openChildChannel(options: ChildChannelOptions): ChildChannel {
         violate("a frame whose text is not JSON");
         return;
       }
-      options.onMessage(value);
+      try {
+        options.onMessage(value);
+      } catch (error) {
+        violate(unhandled(error));
+        return;
+      }
     }
+    held = [];
+    nextHeld = 0;
+  }
+
+  function receive(chunk: Buffer): void {
+    roll(options.now());
+    bytesInWindow += chunk.length;
+    const decoded = decoder.push(chunk);
+    for (const text of decoded.frames) held.push(text);
+    handOn();
     if (!decoded.ok) {
       violate(decoded.problem);
       return;
     }
-    if (bytesInWindow > limits.maxBytesPerSecond && !paused) {
-      paused = true;
-      socket.pause();
-      options.timers.after(Math.max(0, windowStart + 1000 - options.now()), () => {
-        paused = false;
-        if (!violated) socket.resume();
-      });
-    }
+    if (bytesInWindow > limits.maxBytesPerSecond) pauseForTheSecond();
   }
 
   socket.on("data", (chunk: Buffer) => {
     try {
       receive(chunk);
     } catch (error) {
-      violate(`a message that could not be handled (${error instanceof Error ? error.name : "unknown"})`);
+      violate(unhandled(error));
     }
   });
   // The child's end closing or failing is the child's business: its exit settles its executions.

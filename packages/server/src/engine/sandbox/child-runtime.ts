@@ -145,12 +145,6 @@ const limits = {
   storedBehindBytes: 64 * KiB,
   /** Steps of one execution the workflow may run past before their answers come. */
   storedBehindSteps: 64,
-  /**
-   * Steps sent ahead in one second, all executions together: half of the messages a second the
-   * worker takes from a child (maxChannelFramesPerSecond). Past it steps wait for their answers,
-   * which paces them at the worker's commits, as before steps went ahead.
-   */
-  aheadStepsPerSecond: 5000,
 };
 /** What the worker sends (replays included) is bounded by what it stores; this only guards the child. */
 const incomingFrameBytes = 1024 * MiB;
@@ -175,8 +169,6 @@ const executions = new Map<string, ExecutionState>();
 const holdEgress = (globalThis as Record<symbol, unknown>)[Symbol.for("weft.holdEgress")];
 const storesBehind = typeof holdEgress === "function";
 if (typeof holdEgress === "function") holdEgress(unstoredSteps);
-/** Steps sent ahead since `since` (a second at most ago), for `aheadStepsPerSecond`. */
-const aheadWindow = { since: 0, steps: 0 };
 let workflows: Workflow[] = [];
 
 /** `message` as JSON text of at most `maxBytes`, or undefined when it cannot be. */
@@ -647,13 +639,7 @@ async function exchange(state: ExecutionState, send: (sequence: number) => void)
  */
 function mayGoAhead(state: ExecutionState): boolean {
   if (!storesBehind || state.abandoned || state.ended || state.cancelRequested) return false;
-  if (state.unstored.size >= limits.storedBehindSteps) return false;
-  const now = performance.now();
-  if (now - aheadWindow.since >= 1000) {
-    aheadWindow.since = now;
-    aheadWindow.steps = 0;
-  }
-  return aheadWindow.steps < limits.aheadStepsPerSecond;
+  return state.unstored.size < limits.storedBehindSteps;
 }
 
 /**
@@ -730,7 +716,6 @@ async function runStep<T>(
   if (outcome.ok && mayGoAhead(state)) {
     const ahead = jsonWithin({ ...step, outcome, logs, ahead: true }, limits.storedBehindBytes);
     if (ahead !== undefined) {
-      aheadWindow.steps += 1;
       channel.write(encodeFrame(ahead));
       storeBehind(state, answer);
       return outcome.result.value as T;
