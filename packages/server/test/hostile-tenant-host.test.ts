@@ -1,6 +1,7 @@
 import {
   attackerHelpers,
   callRpc,
+  capturedLogger,
   type DeployedTenant,
   deployTenant,
   runToEnd,
@@ -10,8 +11,8 @@ import {
   waitForEnd,
   waitForStatus,
 } from "@weft/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { maxChannelFrameBytes } from "../src/engine/limits.ts";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { maxChannelFrameBytes, maxChannelFramesPerSecond } from "../src/engine/limits.ts";
 
 /**
  * Workflow code that attacks what crosses the sandbox's boundary into the worker: its channel, its
@@ -45,6 +46,14 @@ export default defineConfig({
       for (let i = 0; i < 100; i += 1) write(batch);
       await forever();
     } }),
+    workflow({ name: "flood-after-return", async run() {
+      const body = Buffer.from(JSON.stringify({ type: "ready" }));
+      const frame = Buffer.concat([header(body.length), body]);
+      const batch = Buffer.concat(Array.from({ length: 1000 }, () => frame));
+      setTimeout(() => { for (;;) write(batch); }, 100);
+      return "returned";
+    } }),
+    workflow({ name: "noop", async run() { return "served"; } }),
     workflow({ name: "stdout-flood", async run() {
       const line = "x".repeat(64 * 1024) + "\\n";
       for (;;) await new Promise((resolve) => process.stdout.write(line, resolve));
@@ -69,10 +78,12 @@ const MiB = 1024 * 1024;
 describe.skipIf(!runHere)("hostile tenant: what crosses the sandbox's boundary", () => {
   let attack: DeployedTenant;
   let victim: DeployedTenant;
+  const logs = capturedLogger("warn");
 
   beforeAll(async () => {
     const weft = await startTestPlatform({
       configure: (parsed) => ({ ...parsed, worker: { ...parsed.worker, pollIntervalMs: 25 } }),
+      logger: logs.logger,
     });
     attack = await deployTenant(weft, "mallory@example.com", {
       source: attacker,
@@ -82,6 +93,8 @@ describe.skipIf(!runHere)("hostile tenant: what crosses the sandbox's boundary",
         "garbage",
         "frame-over-cap",
         "tiny-frames",
+        "flood-after-return",
+        "noop",
         "stdout-flood",
         "fill-root",
         "fill-tmp",
@@ -124,11 +137,10 @@ describe.skipIf(!runHere)("hostile tenant: what crosses the sandbox's boundary",
     await expectNeighbourServed();
   });
 
-  it("reads a flood of tiny frames at the channel's budget a second, serving the other tenant meanwhile", async () => {
+  it("reads a flood of tiny frames without ending the child, serving the other tenant, until the attempt's timeout", async () => {
     const rssBefore = process.memoryUsage().rss;
     const executionId = await startExecution(attack, "tiny-frames", {});
     await waitForStatus(attack, executionId, ["running"]);
-    // 100 000 messages, read at most maxChannelFramesPerSecond a second: the flood outlasts this.
     await expectNeighbourServed();
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(64 * MiB);
     attack.weft.clock.advance(31_000);
@@ -137,6 +149,23 @@ describe.skipIf(!runHere)("hostile tenant: what crosses the sandbox's boundary",
       status: "failed",
       error: { name: "TimeoutError", message: expect.stringMatching(/the attempt exceeded .* of 30000 ms/) },
     });
+    await expectNeighbourServed();
+  });
+
+  it("ends a child that floods its channel past the budget while it runs no execution", async () => {
+    const returned = await runToEnd(attack, "flood-after-return", {});
+    expect(returned).toMatchObject({ status: "succeeded", output: "returned" });
+    await vi.waitFor(
+      () =>
+        expect(logs.lines).toContainEqual(
+          expect.objectContaining({
+            msg: "a workflow process broke its channel and was stopped",
+            problem: `more than ${maxChannelFramesPerSecond} messages in one second while it ran no execution`,
+          }),
+        ),
+      { timeout: 20_000 },
+    );
+    expect(await runToEnd(attack, "noop", {})).toMatchObject({ status: "succeeded", output: "served" });
     await expectNeighbourServed();
   });
 

@@ -59,7 +59,12 @@ describe("the channel's frame decoder", () => {
   });
 });
 
-function channelUnderTest(limits: Partial<ChildChannelLimits> = {}) {
+interface ChannelHooks {
+  onMessage?(raw: unknown): void;
+  onViolation?(problem: string): void;
+}
+
+function channelUnderTest(limits: Partial<ChildChannelLimits> = {}, hooks: ChannelHooks = {}) {
   const socket = new PassThrough();
   const written: Buffer[] = [];
   const toChild = new PassThrough();
@@ -73,6 +78,7 @@ function channelUnderTest(limits: Partial<ChildChannelLimits> = {}) {
   const timers = createManualTimers();
   const messages: unknown[] = [];
   const violations: string[] = [];
+  let overBudget = 0;
   const channel = openChildChannel({
     socket: duplex,
     limits: {
@@ -84,8 +90,17 @@ function channelUnderTest(limits: Partial<ChildChannelLimits> = {}) {
     },
     now: () => now,
     timers,
-    onMessage: (raw) => messages.push(raw),
-    onViolation: (problem) => violations.push(problem),
+    onMessage: (raw) => {
+      messages.push(raw);
+      hooks.onMessage?.(raw);
+    },
+    onOverBudget: () => {
+      overBudget += 1;
+    },
+    onViolation: (problem) => {
+      violations.push(problem);
+      hooks.onViolation?.(problem);
+    },
   });
   return {
     socket,
@@ -94,6 +109,7 @@ function channelUnderTest(limits: Partial<ChildChannelLimits> = {}) {
     messages,
     violations,
     written,
+    overBudget: () => overBudget,
     advance: (ms: number) => {
       now += ms;
     },
@@ -104,6 +120,9 @@ function channelUnderTest(limits: Partial<ChildChannelLimits> = {}) {
     },
   };
 }
+
+const frames = (from: number, to: number) =>
+  Buffer.concat(Array.from({ length: to - from }, (_, i) => frame(from + i)));
 
 describe("the worker's end of a child's channel", () => {
   it("hands each JSON frame on, and writes frames back", async () => {
@@ -131,12 +150,14 @@ describe("the worker's end of a child's channel", () => {
 
   it("hands on at most the second's message budget, holds the rest unread, and hands it on in the next seconds", async () => {
     const test = channelUnderTest({ maxFramesPerSecond: 100 });
-    await test.fromChild(Buffer.concat(Array.from({ length: 250 }, (_, index) => frame(index))));
+    await test.fromChild(frames(0, 250));
     expect(test.messages).toHaveLength(100);
     expect(test.socket.isPaused()).toBe(true);
-    // Read while paused (bytes the socket had already taken): held behind the others, in order.
+    expect(test.overBudget()).toBe(1);
+    // Bytes delivered while paused (a child's exit resumes its streams) wait behind the others.
     await test.fromChild(frame(250));
     expect(test.messages).toHaveLength(100);
+    expect(test.timers.pending()).toBe(1);
     test.advance(1000);
     test.timers.fireAll();
     expect(test.messages).toHaveLength(200);
@@ -145,32 +166,54 @@ describe("the worker's end of a child's channel", () => {
     test.timers.fireAll();
     expect(test.messages).toEqual(Array.from({ length: 251 }, (_, index) => index));
     expect(test.socket.isPaused()).toBe(false);
+    expect(test.overBudget()).toBe(2);
     expect(test.violations).toEqual([]);
   });
 
-  it("turns a handler that throws on a held frame, handed on by the timer, into a violation", () => {
-    const socket = new PassThrough();
-    const timers = createManualTimers();
-    let now = 0;
-    const handled: unknown[] = [];
-    const violations: string[] = [];
-    openChildChannel({
-      socket,
-      limits: { maxFrameBytes: 1024, maxFramesPerSecond: 1, maxBytesPerSecond: 10_000, maxPendingBytes: 1000 },
-      now: () => now,
-      timers,
-      onMessage: (raw) => {
-        handled.push(raw);
-        if (raw === "throw") throw new RangeError("boom");
+  it("drops what it holds once the child has exited, and reads and sends nothing after", async () => {
+    const test = channelUnderTest({ maxFramesPerSecond: 100 });
+    await test.fromChild(frames(0, 150));
+    test.channel.close();
+    expect(test.timers.pending()).toBe(0);
+    test.socket.resume();
+    await test.fromChild(frames(150, 160));
+    test.advance(1000);
+    test.timers.fireAll();
+    test.channel.send({ type: "abandon", executionId: "exe_1" });
+    expect(test.messages).toHaveLength(100);
+    expect(test.written).toEqual([]);
+    expect(test.violations).toEqual([]);
+  });
+
+  it("reports a held frame that is not JSON when it is reached, and hands on nothing after it", async () => {
+    const test = channelUnderTest({ maxFramesPerSecond: 2 });
+    await test.fromChild(Buffer.concat([frame(1), frame(2), frame(3), encodeFrame("}"), frame(5)]));
+    expect(test.violations).toEqual([]);
+    test.advance(1000);
+    test.timers.fireAll();
+    expect(test.messages).toEqual([1, 2, 3]);
+    expect(test.violations).toEqual(["a frame whose text is not JSON"]);
+    expect(test.socket.isPaused()).toBe(true);
+  });
+
+  it("turns handlers that throw on a held frame, handed on by the timer, into one violation", async () => {
+    const test = channelUnderTest(
+      { maxFramesPerSecond: 1 },
+      {
+        onMessage: (raw) => {
+          if (raw === "throw") throw new RangeError("boom");
+        },
+        onViolation: () => {
+          throw new TypeError("the violation's own handler failed");
+        },
       },
-      onViolation: (problem) => violations.push(problem),
-    });
-    socket.emit("data", Buffer.concat([frame(1), frame("throw")]));
-    expect(handled).toEqual([1]);
-    now += 1000;
-    expect(() => timers.fireAll()).not.toThrow();
-    expect(handled).toEqual([1, "throw"]);
-    expect(violations).toEqual(["a message that could not be handled (RangeError)"]);
+    );
+    await test.fromChild(Buffer.concat([frame(1), frame("throw")]));
+    expect(test.messages).toEqual([1]);
+    test.advance(1000);
+    expect(() => test.timers.fireAll()).not.toThrow();
+    expect(test.messages).toEqual([1, "throw"]);
+    expect(test.violations).toEqual(["a message that could not be handled (RangeError)"]);
   });
 
   it("counts the frames of one second against its budget, whichever reads they came in", async () => {
@@ -216,6 +259,7 @@ describe("the worker's end of a child's channel", () => {
       onMessage: () => {
         throw new TypeError("boom");
       },
+      onOverBudget: () => undefined,
       onViolation: (problem) => violations.push(problem),
     });
     socket.emit("data", frame(1));

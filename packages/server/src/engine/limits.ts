@@ -88,7 +88,8 @@ export const maxChannelFrameBytes = 16 * MiB;
 /**
  * Messages of a sandbox child the worker handles in one second; the rest wait unread until the
  * second is over. The worker's own reading paces the child: a busy deployment's steps are answered
- * later, and a flood costs the worker no more than this.
+ * later, and a flood costs the worker no more than this. A child over it while it runs no
+ * execution is ended.
  */
 export const maxChannelFramesPerSecond = 10_000;
 

@@ -21,6 +21,8 @@ export interface ChildChannelOptions {
   timers: Timers;
   /** One parsed message, to be checked like any untrusted input. */
   onMessage(raw: unknown): void;
+  /** The child sent more messages than the second's budget (told once a second): the rest wait, unread. */
+  onOverBudget(): void;
   /** The child broke the channel's rules: called once, and nothing is read after it. */
   onViolation(problem: string): void;
 }
@@ -28,6 +30,8 @@ export interface ChildChannelOptions {
 export interface ChildChannel {
   /** Writes one message; nothing when the channel is closed or broken. */
   send(message: unknown): void;
+  /** The child has exited: what is held is dropped, and nothing more is read or sent. */
+  close(): void;
 }
 
 const { parse, stringify } = JSON;
@@ -43,19 +47,28 @@ function unhandled(error: unknown): string {
 export function openChildChannel(options: ChildChannelOptions): ChildChannel {
   const { socket, limits } = options;
   const decoder = createFrameDecoder(limits.maxFrameBytes);
-  let violated = false;
+  /** A violation was reported or the channel closed: nothing more is read or sent. */
+  let ended = false;
   let windowStart = options.now();
   let framesInWindow = 0;
   let bytesInWindow = 0;
-  let paused = false;
+  let overBudgetTold = false;
+  let cancelPause: (() => void) | undefined;
   /** Frames read past the second's message budget: at most one read's worth, since reading pauses. */
   let held: string[] = [];
   let nextHeld = 0;
 
-  function violate(problem: string): void {
-    if (violated) return;
-    violated = true;
+  function end(): void {
+    ended = true;
     socket.pause();
+    cancelPause?.();
+    held = [];
+    nextHeld = 0;
+  }
+
+  function violate(problem: string): void {
+    if (ended) return;
+    end();
     options.onViolation(problem);
   }
 
@@ -65,27 +78,36 @@ export function openChildChannel(options: ChildChannelOptions): ChildChannel {
     windowStart = now;
     framesInWindow = 0;
     bytesInWindow = 0;
+    overBudgetTold = false;
   }
 
   /** Reads nothing more until the second is over, then hands on what is held and reads on. */
   function pauseForTheSecond(): void {
-    if (paused) return;
-    paused = true;
+    // Again even when already paused: a child's exit resumes its streams to drain them.
     socket.pause();
-    options.timers.after(Math.max(0, windowStart + 1000 - options.now()), () => {
-      paused = false;
-      if (violated) return;
-      roll(options.now());
-      handOn();
-      if (!paused && !violated) socket.resume();
+    if (cancelPause !== undefined) return;
+    cancelPause = options.timers.after(Math.max(0, windowStart + 1000 - options.now()), () => {
+      cancelPause = undefined;
+      if (ended) return;
+      try {
+        roll(options.now());
+        handOn();
+        if (cancelPause === undefined && !ended) socket.resume();
+      } catch (error) {
+        violate(unhandled(error));
+      }
     });
   }
 
   /** Hands on the held frames the second's budget allows; past it, pauses with the rest held. */
   function handOn(): void {
-    while (nextHeld < held.length && !violated) {
+    while (nextHeld < held.length && !ended) {
       if (framesInWindow >= limits.maxFramesPerSecond) {
         pauseForTheSecond();
+        if (!overBudgetTold) {
+          overBudgetTold = true;
+          options.onOverBudget();
+        }
         return;
       }
       const text = held[nextHeld] ?? "";
@@ -110,6 +132,7 @@ export function openChildChannel(options: ChildChannelOptions): ChildChannel {
   }
 
   function receive(chunk: Buffer): void {
+    if (ended) return;
     roll(options.now());
     bytesInWindow += chunk.length;
     const decoded = decoder.push(chunk);
@@ -134,12 +157,13 @@ export function openChildChannel(options: ChildChannelOptions): ChildChannel {
 
   return {
     send(message) {
-      if (violated || socket.destroyed || !socket.writable) return;
+      if (ended || socket.destroyed || !socket.writable) return;
       if (socket.writableLength > limits.maxPendingBytes) {
         violate(`it stopped reading its channel (${socket.writableLength} bytes waiting)`);
         return;
       }
       socket.write(encodeFrame(stringify(message)));
     },
+    close: end,
   };
 }

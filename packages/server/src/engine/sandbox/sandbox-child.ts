@@ -168,6 +168,13 @@ export async function startSandboxChild(
   let settleReady: ReadySettlement | undefined;
   const channelSocket = child.stdio[3];
   if (!(channelSocket instanceof Duplex)) throw new Error("a sandbox child was started without its channel");
+  const brokeChannel = (problem: string) => {
+    options.logger.warn({ deploymentId, problem }, "a workflow process broke its channel and was stopped");
+    events.misconduct(
+      sandbox,
+      protocolError(`the workflow process broke its channel to the worker: it sent ${problem}`),
+    );
+  };
   const sandbox: Sandbox = {
     deploymentId,
     key: target.key,
@@ -190,13 +197,12 @@ export async function startSandboxChild(
           events.kill(sandbox, protocolError("a message of the workflow process could not be handled"));
         }
       },
-      onViolation: (problem) => {
-        options.logger.warn({ deploymentId, problem }, "a workflow process broke its channel and was stopped");
-        events.misconduct(
-          sandbox,
-          protocolError(`the workflow process broke its channel to the worker: it sent ${problem}`),
-        );
+      // An honest child sends only for the executions it runs: past the budget with none, it floods.
+      onOverBudget: () => {
+        if (sandbox.running.size === 0)
+          brokeChannel(`more than ${maxChannelFramesPerSecond} messages in one second while it ran no execution`);
       },
+      onViolation: (problem) => brokeChannel(problem),
     }),
     ready: new Promise<void>((resolve, reject) => {
       settleReady = { resolve, reject };
@@ -218,6 +224,7 @@ export async function startSandboxChild(
   readOutputOf(options, sandbox, events);
   child.on("error", (error) => options.logger.debug({ err: error, deploymentId }, "sandbox process error"));
   child.once("exit", (code, signal) => {
+    sandbox.channel.close();
     events.exited(sandbox);
     const error = exitError(options, sandbox, code, signal);
     settleReady?.reject(Object.assign(new Error(error.message), { name: error.name }));
