@@ -12,7 +12,11 @@ import {
   waitForStatus,
 } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { maxChannelFrameBytes, maxChannelFramesPerSecond } from "../src/engine/limits.ts";
+import {
+  maxChannelFrameBytes,
+  maxChannelFramesPerSecond,
+  maxIdleSecondsOverChannelBudget,
+} from "../src/engine/limits.ts";
 
 /**
  * Workflow code that attacks what crosses the sandbox's boundary into the worker: its channel, its
@@ -152,7 +156,7 @@ describe.skipIf(!runHere)("hostile tenant: what crosses the sandbox's boundary",
     await expectNeighbourServed();
   });
 
-  it("ends a child that floods its channel past the budget while it runs no execution", async () => {
+  it("ends a child that floods its channel past the budget for seconds in a row while it runs no execution", async () => {
     const returned = await runToEnd(attack, "flood-after-return", {});
     expect(returned).toMatchObject({ status: "succeeded", output: "returned" });
     await vi.waitFor(
@@ -160,7 +164,7 @@ describe.skipIf(!runHere)("hostile tenant: what crosses the sandbox's boundary",
         expect(logs.lines).toContainEqual(
           expect.objectContaining({
             msg: "a workflow process broke its channel and was stopped",
-            problem: `more than ${maxChannelFramesPerSecond} messages in one second while it ran no execution`,
+            problem: `more than ${maxChannelFramesPerSecond} messages a second for ${maxIdleSecondsOverChannelBudget} s in a row while it ran no execution`,
           }),
         ),
       { timeout: 20_000 },

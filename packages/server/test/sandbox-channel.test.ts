@@ -78,7 +78,7 @@ function channelUnderTest(limits: Partial<ChildChannelLimits> = {}, hooks: Chann
   const timers = createManualTimers();
   const messages: unknown[] = [];
   const violations: string[] = [];
-  let overBudget = 0;
+  const overBudget: number[] = [];
   const channel = openChildChannel({
     socket: duplex,
     limits: {
@@ -94,9 +94,7 @@ function channelUnderTest(limits: Partial<ChildChannelLimits> = {}, hooks: Chann
       messages.push(raw);
       hooks.onMessage?.(raw);
     },
-    onOverBudget: () => {
-      overBudget += 1;
-    },
+    onOverBudget: (secondsInRow) => overBudget.push(secondsInRow),
     onViolation: (problem) => {
       violations.push(problem);
       hooks.onViolation?.(problem);
@@ -153,7 +151,7 @@ describe("the worker's end of a child's channel", () => {
     await test.fromChild(frames(0, 250));
     expect(test.messages).toHaveLength(100);
     expect(test.socket.isPaused()).toBe(true);
-    expect(test.overBudget()).toBe(1);
+    expect(test.overBudget()).toEqual([1]);
     // Bytes delivered while paused (a child's exit resumes its streams) wait behind the others.
     await test.fromChild(frame(250));
     expect(test.messages).toHaveLength(100);
@@ -166,8 +164,38 @@ describe("the worker's end of a child's channel", () => {
     test.timers.fireAll();
     expect(test.messages).toEqual(Array.from({ length: 251 }, (_, index) => index));
     expect(test.socket.isPaused()).toBe(false);
-    expect(test.overBudget()).toBe(2);
+    expect(test.overBudget()).toEqual([1, 2]);
     expect(test.violations).toEqual([]);
+  });
+
+  it("counts the seconds in a row over the budget, from one again after a second within it", async () => {
+    const test = channelUnderTest({ maxFramesPerSecond: 10 });
+    const overSecond = async (from: number) => {
+      await test.fromChild(frames(from, from + 11));
+      test.advance(1000);
+      test.timers.fireAll();
+    };
+    await overSecond(0);
+    await overSecond(100);
+    await overSecond(200);
+    expect(test.overBudget()).toEqual([1, 2, 3]);
+    // The frames held past the third second go in the fourth, which stays within its budget.
+    test.advance(1000);
+    await overSecond(300);
+    expect(test.overBudget()).toEqual([1, 2, 3, 1]);
+    expect(test.violations).toEqual([]);
+  });
+
+  it("hands on the frames held before bytes that are not a frame, then reports them", async () => {
+    const test = channelUnderTest({ maxFramesPerSecond: 2 });
+    await test.fromChild(Buffer.concat([frames(0, 4), Buffer.from("}\n")]));
+    expect(test.messages).toEqual([0, 1]);
+    expect(test.violations).toEqual([]);
+    test.advance(1000);
+    test.timers.fireAll();
+    expect(test.messages).toEqual([0, 1, 2, 3]);
+    expect(test.violations).toEqual(["bytes that are not a frame (7d 0a)"]);
+    expect(test.socket.isPaused()).toBe(true);
   });
 
   it("drops what it holds once the child has exited, and reads and sends nothing after", async () => {

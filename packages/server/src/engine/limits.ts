@@ -88,10 +88,17 @@ export const maxChannelFrameBytes = 16 * MiB;
 /**
  * Messages of a sandbox child the worker handles in one second; the rest wait unread until the
  * second is over. The worker's own reading paces the child: a busy deployment's steps are answered
- * later, and a flood costs the worker no more than this. A child over it while it runs no
- * execution is ended.
+ * later, and a flood costs the worker no more than this.
  */
 export const maxChannelFramesPerSecond = 10_000;
+
+/**
+ * Seconds in a row a child may stay over maxChannelFramesPerSecond while it runs no execution
+ * before it is ended as a flood. An honest child sends only for its executions, and for those the
+ * worker just let go of until it hears so (at most storedBehindSteps each): at the default slots,
+ * less than one second of the budget.
+ */
+export const maxIdleSecondsOverChannelBudget = 3;
 
 /** Bytes a sandbox child's messages may carry in one second before the worker stops reading until the next. */
 export const maxChannelBytesPerSecond = 64 * MiB;

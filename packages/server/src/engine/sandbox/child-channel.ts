@@ -21,8 +21,11 @@ export interface ChildChannelOptions {
   timers: Timers;
   /** One parsed message, to be checked like any untrusted input. */
   onMessage(raw: unknown): void;
-  /** The child sent more messages than the second's budget (told once a second): the rest wait, unread. */
-  onOverBudget(): void;
+  /**
+   * The child sent more messages than the second's budget (told once a second, with how many
+   * seconds in a row it has been so): the rest wait, unread.
+   */
+  onOverBudget(secondsInRow: number): void;
   /** The child broke the channel's rules: called once, and nothing is read after it. */
   onViolation(problem: string): void;
 }
@@ -53,6 +56,9 @@ export function openChildChannel(options: ChildChannelOptions): ChildChannel {
   let framesInWindow = 0;
   let bytesInWindow = 0;
   let overBudgetTold = false;
+  let secondsOverInRow = 0;
+  /** Bytes past the held frames that are not a frame: reported once those are handed on. */
+  let brokenAfterHeld: string | undefined;
   let cancelPause: (() => void) | undefined;
   /** Frames read past the second's message budget: at most one read's worth, since reading pauses. */
   let held: string[] = [];
@@ -75,6 +81,8 @@ export function openChildChannel(options: ChildChannelOptions): ChildChannel {
   /** Starts a new one-second window when the current one is over. */
   function roll(now: number): void {
     if (now - windowStart < 1000) return;
+    // A window over its budget ends in its pause's timer, so the next one follows it at once.
+    if (!overBudgetTold) secondsOverInRow = 0;
     windowStart = now;
     framesInWindow = 0;
     bytesInWindow = 0;
@@ -106,7 +114,8 @@ export function openChildChannel(options: ChildChannelOptions): ChildChannel {
         pauseForTheSecond();
         if (!overBudgetTold) {
           overBudgetTold = true;
-          options.onOverBudget();
+          secondsOverInRow += 1;
+          options.onOverBudget(secondsOverInRow);
         }
         return;
       }
@@ -129,6 +138,7 @@ export function openChildChannel(options: ChildChannelOptions): ChildChannel {
     }
     held = [];
     nextHeld = 0;
+    if (brokenAfterHeld !== undefined) violate(brokenAfterHeld);
   }
 
   function receive(chunk: Buffer): void {
@@ -137,9 +147,11 @@ export function openChildChannel(options: ChildChannelOptions): ChildChannel {
     bytesInWindow += chunk.length;
     const decoded = decoder.push(chunk);
     for (const text of decoded.frames) held.push(text);
+    // The frames before bad bytes are the child's too: an honest execution's end may be among them.
+    if (!decoded.ok) brokenAfterHeld ??= decoded.problem;
     handOn();
     if (!decoded.ok) {
-      violate(decoded.problem);
+      socket.pause();
       return;
     }
     if (bytesInWindow > limits.maxBytesPerSecond) pauseForTheSecond();

@@ -15,6 +15,7 @@ import {
   maxChildOutputBytesPerSecond,
   maxChildOutputLineBytes,
   maxChildOutputSecondsOverBudget,
+  maxIdleSecondsOverChannelBudget,
 } from "../limits.ts";
 import { type ChildChannel, openChildChannel } from "./child-channel.ts";
 import { readChildOutput } from "./child-output.ts";
@@ -168,6 +169,8 @@ export async function startSandboxChild(
   let settleReady: ReadySettlement | undefined;
   const channelSocket = child.stdio[3];
   if (!(channelSocket instanceof Duplex)) throw new Error("a sandbox child was started without its channel");
+  /** Seconds in a row over the channel's message budget with no execution running. */
+  let idleSecondsOver = 0;
   const brokeChannel = (problem: string) => {
     options.logger.warn({ deploymentId, problem }, "a workflow process broke its channel and was stopped");
     events.misconduct(
@@ -197,10 +200,13 @@ export async function startSandboxChild(
           events.kill(sandbox, protocolError("a message of the workflow process could not be handled"));
         }
       },
-      // An honest child sends only for the executions it runs: past the budget with none, it floods.
-      onOverBudget: () => {
-        if (sandbox.running.size === 0)
-          brokeChannel(`more than ${maxChannelFramesPerSecond} messages in one second while it ran no execution`);
+      onOverBudget: (secondsInRow) => {
+        idleSecondsOver = sandbox.running.size > 0 ? 0 : secondsInRow === 1 ? 1 : idleSecondsOver + 1;
+        if (idleSecondsOver < maxIdleSecondsOverChannelBudget) return;
+        sandbox.channel.close();
+        brokeChannel(
+          `more than ${maxChannelFramesPerSecond} messages a second for ${idleSecondsOver} s in a row while it ran no execution`,
+        );
       },
       onViolation: (problem) => brokeChannel(problem),
     }),
