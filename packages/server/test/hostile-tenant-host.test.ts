@@ -9,7 +9,6 @@ import {
   startExecution,
   startTestPlatform,
   waitForEnd,
-  waitForStatus,
 } from "@weft/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
@@ -43,7 +42,8 @@ export default defineConfig({
       write(Buffer.alloc(1024 * 1024, "x"));
       await forever();
     } }),
-    workflow({ name: "tiny-frames", timeout: "30s", async run() {
+    workflow({ name: "tiny-frames", timeout: "30s", async run(input, ctx) {
+      await ctx.step("started", () => 1);
       const body = Buffer.from(JSON.stringify({ type: "ready" }));
       const frame = Buffer.concat([header(body.length), body]);
       const batch = Buffer.concat(Array.from({ length: 1000 }, () => frame));
@@ -144,7 +144,19 @@ describe.skipIf(!runHere)("hostile tenant: what crosses the sandbox's boundary",
   it("reads a flood of tiny frames without ending the child, serving the other tenant, until the attempt's timeout", async () => {
     const rssBefore = process.memoryUsage().rss;
     const executionId = await startExecution(attack, "tiny-frames", {});
-    await waitForStatus(attack, executionId, ["running"]);
+    // The deadline kills the process only once it runs the attempt: before, nothing would end the flood.
+    await vi.waitFor(
+      async () => {
+        const { json } = await callRpc(
+          attack.weft.url,
+          "workflows.getExecution",
+          { executionId },
+          { token: attack.owner.credential },
+        );
+        expect(json).toMatchObject({ steps: [{ name: "started" }] });
+      },
+      { timeout: 20_000, interval: 25 },
+    );
     await expectNeighbourServed();
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(64 * MiB);
     attack.weft.clock.advance(31_000);

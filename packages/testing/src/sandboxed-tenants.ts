@@ -74,11 +74,10 @@ export async function startExecution(target: DeployedTenant, workflow: string, i
   return (ran.json as { executionId: string }).executionId;
 }
 
-/** Polls an execution until its status is one of `statuses`. */
-export async function waitForStatus(
+/** Polls an execution until it is final; every hostile execution must end, never stay running. */
+export async function waitForEnd(
   target: DeployedTenant,
   executionId: string,
-  statuses: readonly string[],
   withinMs = 20_000,
 ): Promise<ExecutionView> {
   const deadline = Date.now() + withinMs;
@@ -90,16 +89,10 @@ export async function waitForStatus(
       { token: target.owner.credential },
     );
     const execution = json as ExecutionView;
-    if (statuses.includes(execution.status)) return execution;
-    if (Date.now() > deadline)
-      throw new Error(`execution did not reach ${statuses.join(" or ")}: ${JSON.stringify(execution)}`);
+    if (["succeeded", "failed", "cancelled"].includes(execution.status)) return execution;
+    if (Date.now() > deadline) throw new Error(`execution did not end: ${JSON.stringify(execution)}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-}
-
-/** Polls an execution until it is final; every hostile execution must end, never stay running. */
-export function waitForEnd(target: DeployedTenant, executionId: string, withinMs = 20_000): Promise<ExecutionView> {
-  return waitForStatus(target, executionId, ["succeeded", "failed", "cancelled"], withinMs);
 }
 
 /** Runs one execution of `workflow` and waits until it ends. */

@@ -43,20 +43,45 @@ function unhandled(error: unknown): string {
   return `a message that could not be handled (${error instanceof Error ? error.name : "unknown"})`;
 }
 
-/**
- * The worker's side of a child's channel. Every byte the child writes is read here by bounded code
- * that reports what is wrong as a violation, never by throwing: the child is the tenant's code.
- */
-export function openChildChannel(options: ChildChannelOptions): ChildChannel {
+/** One second of what a child wrote, against the channel's budgets. */
+interface BudgetWindow {
+  start: number;
+  frames: number;
+  bytes: number;
+  /** `onOverBudget` was called in this second. */
+  overTold: boolean;
+  /** Seconds in a row, this one included, that went over the message budget. */
+  overInRow: number;
+}
+
+/** Starts a new one-second window when the current one is over. */
+function roll(window: BudgetWindow, now: number): void {
+  if (now - window.start < 1000) return;
+  // A window over its budget ends in its pause's timer, so the next one follows it at once.
+  if (!window.overTold) window.overInRow = 0;
+  window.start = now;
+  window.frames = 0;
+  window.bytes = 0;
+  window.overTold = false;
+}
+
+/** What the channel's reading needs of the channel: whether it has ended, and how to end it for a violation. */
+interface ReadingEnd {
+  ended(): boolean;
+  violate(problem: string): void;
+}
+
+/** Reads a child's frames within the budgets of a second, holding those past the message budget. */
+interface BudgetedReader {
+  receive(chunk: Buffer): void;
+  /** Drops what is held and the pending pause: the channel has ended. */
+  drop(): void;
+}
+
+function budgetedReader(options: ChildChannelOptions, channel: ReadingEnd): BudgetedReader {
   const { socket, limits } = options;
   const decoder = createFrameDecoder(limits.maxFrameBytes);
-  /** A violation was reported or the channel closed: nothing more is read or sent. */
-  let ended = false;
-  let windowStart = options.now();
-  let framesInWindow = 0;
-  let bytesInWindow = 0;
-  let overBudgetTold = false;
-  let secondsOverInRow = 0;
+  const window: BudgetWindow = { start: options.now(), frames: 0, bytes: 0, overTold: false, overInRow: 0 };
   /** Bytes past the held frames that are not a frame: reported once those are handed on. */
   let brokenAfterHeld: string | undefined;
   let cancelPause: (() => void) | undefined;
@@ -64,12 +89,96 @@ export function openChildChannel(options: ChildChannelOptions): ChildChannel {
   let held: string[] = [];
   let nextHeld = 0;
 
+  /** Reads nothing more until the second is over, then hands on what is held and reads on. */
+  function pauseForTheSecond(): void {
+    // Again even when already paused: a child's exit resumes its streams to drain them.
+    socket.pause();
+    if (cancelPause !== undefined) return;
+    cancelPause = options.timers.after(Math.max(0, window.start + 1000 - options.now()), () => {
+      cancelPause = undefined;
+      if (channel.ended()) return;
+      try {
+        roll(window, options.now());
+        handOn();
+        if (cancelPause === undefined && !channel.ended()) socket.resume();
+      } catch (error) {
+        channel.violate(unhandled(error));
+      }
+    });
+  }
+
+  /** Hands on the held frames the second's budget allows; past it, pauses with the rest held. */
+  function handOn(): void {
+    while (nextHeld < held.length && !channel.ended()) {
+      if (window.frames >= limits.maxFramesPerSecond) {
+        pauseForTheSecond();
+        if (!window.overTold) {
+          window.overTold = true;
+          window.overInRow += 1;
+          options.onOverBudget(window.overInRow);
+        }
+        return;
+      }
+      const text = held[nextHeld] ?? "";
+      nextHeld += 1;
+      window.frames += 1;
+      let value: unknown;
+      try {
+        value = parse(text);
+      } catch {
+        channel.violate("a frame whose text is not JSON");
+        return;
+      }
+      try {
+        options.onMessage(value);
+      } catch (error) {
+        channel.violate(unhandled(error));
+        return;
+      }
+    }
+    held = [];
+    nextHeld = 0;
+    if (brokenAfterHeld !== undefined) channel.violate(brokenAfterHeld);
+  }
+
+  return {
+    receive(chunk) {
+      if (channel.ended()) return;
+      roll(window, options.now());
+      window.bytes += chunk.length;
+      const decoded = decoder.push(chunk);
+      for (const text of decoded.frames) held.push(text);
+      // The frames before bad bytes are the child's too: an honest execution's end may be among them.
+      if (!decoded.ok) brokenAfterHeld ??= decoded.problem;
+      handOn();
+      if (!decoded.ok) {
+        socket.pause();
+        return;
+      }
+      if (window.bytes > limits.maxBytesPerSecond) pauseForTheSecond();
+    },
+    drop() {
+      cancelPause?.();
+      cancelPause = undefined;
+      held = [];
+      nextHeld = 0;
+    },
+  };
+}
+
+/**
+ * The worker's side of a child's channel. Every byte the child writes is read here by bounded code
+ * that reports what is wrong as a violation, never by throwing: the child is the tenant's code.
+ */
+export function openChildChannel(options: ChildChannelOptions): ChildChannel {
+  const { socket, limits } = options;
+  /** A violation was reported or the channel closed: nothing more is read or sent. */
+  let ended = false;
+
   function end(): void {
     ended = true;
     socket.pause();
-    cancelPause?.();
-    held = [];
-    nextHeld = 0;
+    reader.drop();
   }
 
   function violate(problem: string): void {
@@ -78,88 +187,10 @@ export function openChildChannel(options: ChildChannelOptions): ChildChannel {
     options.onViolation(problem);
   }
 
-  /** Starts a new one-second window when the current one is over. */
-  function roll(now: number): void {
-    if (now - windowStart < 1000) return;
-    // A window over its budget ends in its pause's timer, so the next one follows it at once.
-    if (!overBudgetTold) secondsOverInRow = 0;
-    windowStart = now;
-    framesInWindow = 0;
-    bytesInWindow = 0;
-    overBudgetTold = false;
-  }
-
-  /** Reads nothing more until the second is over, then hands on what is held and reads on. */
-  function pauseForTheSecond(): void {
-    // Again even when already paused: a child's exit resumes its streams to drain them.
-    socket.pause();
-    if (cancelPause !== undefined) return;
-    cancelPause = options.timers.after(Math.max(0, windowStart + 1000 - options.now()), () => {
-      cancelPause = undefined;
-      if (ended) return;
-      try {
-        roll(options.now());
-        handOn();
-        if (cancelPause === undefined && !ended) socket.resume();
-      } catch (error) {
-        violate(unhandled(error));
-      }
-    });
-  }
-
-  /** Hands on the held frames the second's budget allows; past it, pauses with the rest held. */
-  function handOn(): void {
-    while (nextHeld < held.length && !ended) {
-      if (framesInWindow >= limits.maxFramesPerSecond) {
-        pauseForTheSecond();
-        if (!overBudgetTold) {
-          overBudgetTold = true;
-          secondsOverInRow += 1;
-          options.onOverBudget(secondsOverInRow);
-        }
-        return;
-      }
-      const text = held[nextHeld] ?? "";
-      nextHeld += 1;
-      framesInWindow += 1;
-      let value: unknown;
-      try {
-        value = parse(text);
-      } catch {
-        violate("a frame whose text is not JSON");
-        return;
-      }
-      try {
-        options.onMessage(value);
-      } catch (error) {
-        violate(unhandled(error));
-        return;
-      }
-    }
-    held = [];
-    nextHeld = 0;
-    if (brokenAfterHeld !== undefined) violate(brokenAfterHeld);
-  }
-
-  function receive(chunk: Buffer): void {
-    if (ended) return;
-    roll(options.now());
-    bytesInWindow += chunk.length;
-    const decoded = decoder.push(chunk);
-    for (const text of decoded.frames) held.push(text);
-    // The frames before bad bytes are the child's too: an honest execution's end may be among them.
-    if (!decoded.ok) brokenAfterHeld ??= decoded.problem;
-    handOn();
-    if (!decoded.ok) {
-      socket.pause();
-      return;
-    }
-    if (bytesInWindow > limits.maxBytesPerSecond) pauseForTheSecond();
-  }
-
+  const reader = budgetedReader(options, { ended: () => ended, violate });
   socket.on("data", (chunk: Buffer) => {
     try {
-      receive(chunk);
+      reader.receive(chunk);
     } catch (error) {
       violate(unhandled(error));
     }
