@@ -679,6 +679,7 @@ describe("hostile tenant: a database that refuses what the worker records", () =
   let engine: EngineHarness;
   const bodies: Bodies = {
     doomed: `return ctx.step("fine", () => "stored");`,
+    "end-unreachable-once": `return ctx.step("fine", () => "stored");`,
     // Over 64 KiB, the step's answer is waited for: the code catches the refusal itself.
     "refused-step": `try { await ctx.step("refused", () => "x".repeat(70 * 1024)); } catch (error: any) { return error.name + ": " + error.message; }`,
     // A small step the code goes on from: the refusal fails the attempt, and nothing past it is stored.
@@ -703,6 +704,19 @@ describe("hostile tenant: a database that refuses what the worker records", () =
     await engine.database.db.execute(
       sql`create trigger weft_test_refuse before update on executions for each row execute function weft_test_refuse_end()`,
     );
+    // A server restarting under the end, once: a sequence, since the failed transaction undoes any write.
+    await engine.database.db.execute(sql`create sequence weft_test_unreachable_ends`);
+    await engine.database.db.execute(sql`create function weft_test_unreachable_end() returns trigger language plpgsql as $$
+      begin
+        if new.workflow = 'end-unreachable-once' and new.status = 'succeeded'
+          and nextval('weft_test_unreachable_ends') = 1 then
+          raise exception 'terminating connection due to administrator command' using errcode = '57P01';
+        end if;
+        return new;
+      end $$`);
+    await engine.database.db.execute(
+      sql`create trigger weft_test_unreachable before update on executions for each row execute function weft_test_unreachable_end()`,
+    );
     await engine.database.db.execute(
       sql`create trigger weft_test_refuse before insert on execution_steps for each row execute function weft_test_refuse_step()`,
     );
@@ -720,6 +734,13 @@ describe("hostile tenant: a database that refuses what the worker records", () =
       message: "the end of the attempt could not be stored (SQLSTATE P0001)",
     });
     expect(failed.leaseOwner).toBeNull();
+  });
+
+  it("ends an execution whose end met a restarting server once, instead of failing it", async () => {
+    const id = await engine.run("prj_refusals", "end-unreachable-once", {});
+    const succeeded = await engine.waitFor(id, ended, 10_000);
+    expect(succeeded).toMatchObject({ status: "succeeded", output: "stored", error: null });
+    expect(succeeded.leaseOwner).toBeNull();
   });
 
   it("fails a step the database refuses, in the workflow's own code", async () => {

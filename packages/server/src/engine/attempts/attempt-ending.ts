@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable, retryWhileUnavailable } from "../../db/database-unavailable.ts";
 import type { ExecutionError, LogEntry } from "../../db/schema/index.ts";
 import { sqlStateOf } from "../../db/sql-state.ts";
 import {
@@ -31,7 +32,8 @@ function closeOf(context: AttemptContext, run: RunningAttempt, status: SpanStatu
     attemptSpanId: run.attemptSpanId,
     attemptStatus: status,
     logs: logs.map((entry) => ({ ...entry, attemptSpanId: run.attemptSpanId })),
-    stepSpans: run.stepSpans.splice(0),
+    // Copied, not taken: an end tried again after the database came back carries them too.
+    stepSpans: [...run.stepSpans],
   };
 }
 
@@ -132,15 +134,23 @@ async function failForStorage(context: AttemptContext, run: RunningAttempt, sqlS
 }
 
 /**
- * Ends the attempt once, then frees its slot. If the database refuses the end, the execution
- * fails with a storage error; only if that too fails (the database is gone) does the lease lapse.
- * Database errors are logged by SQLSTATE: their text quotes the statement's parameters.
+ * Ends the attempt once, then frees its slot. An end the database could not be reached for (a
+ * restart, a failover) is tried again while it cannot be, for as long as a restart takes: the end
+ * is taken only by the lease's holder, so one that did commit is not taken twice. If the database
+ * refuses the end, the execution fails with a storage error; only if that too fails (the database
+ * is gone) does the lease lapse. Database errors are logged by SQLSTATE: their text quotes the
+ * statement's parameters.
  */
 export function endAttempt(context: AttemptContext, run: RunningAttempt, ending: AttemptEnding): void {
   if (run.done) return;
   run.done = true;
   const executionId = run.execution.id;
   const settled: Promise<void> = takeEnding(context, run, ending)
+    .catch((error: unknown) =>
+      isDatabaseUnavailable(error)
+        ? retryWhileUnavailable(() => takeEnding(context, run, ending))
+        : Promise.reject(error),
+    )
     .catch(async (error: unknown) => {
       const sqlState = sqlStateOf(error);
       context.logger.error({ executionId, sqlState }, "could not record the end of an attempt; failing the execution");
