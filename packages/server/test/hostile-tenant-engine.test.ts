@@ -546,6 +546,33 @@ export default defineConfig({ workflows: [workflow({ name: "stuck-at-load", asyn
     const failed = await engine.waitFor(id, ended, 10_000);
     expect(failed.error).toMatchObject({ name: "TimeoutError" });
   });
+
+  it("runs none of the code of an attempt that timed out while its process was starting", async () => {
+    const slowLoad = `${gatedConfigPreamble}
+import { defineConfig, workflow } from "@weft/sdk";
+await gate("loaded");
+let runs = 0;
+export default defineConfig({
+  workflows: [
+    workflow({ name: "late", async run() { runs += 1; return runs; } }),
+    workflow({ name: "runs", async run() { return runs; } }),
+  ],
+});`;
+    const deploymentId = await engine.deploy("prj_slow_load", slowLoad, {
+      version: 1,
+      workflows: [
+        { name: "late", retries: once },
+        { name: "runs", retries: once },
+      ],
+    });
+    const late = await engine.run("prj_slow_load", "late", {});
+    await engine.waitFor(late, (row) => row.status === "running", 10_000);
+    engine.clock.advance(60_001);
+    expect((await engine.waitFor(late, ended, 10_000)).error).toMatchObject({ name: "TimeoutError" });
+    const counted = await engine.run("prj_slow_load", "runs", {});
+    openGate(engine.dataDir, deploymentId, "loaded");
+    expect(await engine.waitFor(counted, ended, 20_000)).toMatchObject({ status: "succeeded", output: 0 });
+  });
 });
 
 describe("hostile tenant: one workspace cannot take every slot", () => {

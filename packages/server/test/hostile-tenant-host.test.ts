@@ -144,7 +144,7 @@ describe.skipIf(!runHere)("hostile tenant: what crosses the sandbox's boundary",
   it("reads a flood of tiny frames without ending the child, serving the other tenant, until the attempt's timeout", async () => {
     const rssBefore = process.memoryUsage().rss;
     const executionId = await startExecution(attack, "tiny-frames", {});
-    // The deadline kills the process only once it runs the attempt: before, nothing would end the flood.
+    // Past the first step the flood is under way: the deadline must end it, not keep it from starting.
     await vi.waitFor(
       async () => {
         const { json } = await callRpc(

@@ -159,7 +159,7 @@ export function createAttemptLauncher(deps: AttemptLaunchDependencies): AttemptL
     }
     run.scrub = secretScrubber(integrations.value.secrets);
     try {
-      run.sandbox = await pool.run(
+      const sandbox = await pool.run(
         execution.deploymentId,
         {
           type: "run",
@@ -172,11 +172,16 @@ export function createAttemptLauncher(deps: AttemptLaunchDependencies): AttemptL
           integrations: integrations.value.values,
         },
         sandboxHandlers(context, run),
+        () => !run.done,
       );
+      // It timed out, was cancelled or taken over while its process was still starting (see
+      // `enforceDeadline`): the process never heard of it.
+      if (sandbox === undefined) return;
+      run.sandbox = sandbox;
       run.handedAt = context.clock.now().getTime();
-      // It timed out or was cancelled while its process was still starting (see `heartbeat`).
-      if (run.done) run.sandbox.abandon();
-      else if (run.cancelRequested) run.sandbox.cancelRequested();
+      // It ended between the hand-over and this line (a renewal's answer comes as a promise).
+      if (run.done) sandbox.abandon();
+      else if (run.cancelRequested) sandbox.cancelRequested();
     } catch (error) {
       const failure =
         error instanceof Error

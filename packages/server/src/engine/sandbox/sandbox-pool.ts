@@ -54,7 +54,17 @@ export interface SandboxPoolOptions {
 }
 
 export interface SandboxPool {
-  run(deploymentId: string, message: RunMessage, handlers: ExecutionHandlers): Promise<SandboxRun>;
+  /**
+   * Hands the execution to a child of its deployment once the child is ready, unless `wanted` then
+   * says its attempt ended while the process started (a timeout, a cancel, a lease lost):
+   * `undefined`, and none of its code ran.
+   */
+  run(
+    deploymentId: string,
+    message: RunMessage,
+    handlers: ExecutionHandlers,
+    wanted: () => boolean,
+  ): Promise<SandboxRun | undefined>;
   /** The deployments that have a child process now. */
   deployments(): string[];
   close(): Promise<void>;
@@ -118,9 +128,15 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
   }
 
   return {
-    run: async (deploymentId, message, handlers) => {
+    run: async (deploymentId, message, handlers, wanted) => {
       const alone = suspects.delete(message.executionId);
       const sandbox = await acquire(deploymentId, alone ? `${deploymentId}/${message.executionId}` : deploymentId);
+      if (!wanted()) {
+        // Its next attempt still runs alone; a child started for this one alone is stopped.
+        if (alone) suspects.add(message.executionId);
+        children.release(sandbox, message.executionId);
+        return undefined;
+      }
       sandbox.running.set(message.executionId, handlers);
       // Before the child hears of the execution: the bytes it may move grow by this execution's budget.
       options.host.egressOf(sandbox.child)?.executionStarted();
