@@ -1,5 +1,6 @@
 import type { Duplex } from "node:stream";
 import type { Timers } from "../../shared/timers.ts";
+import { budgetSecond, overBudget, rollSecond } from "./budget-second.ts";
 import { createFrameDecoder, encodeFrame } from "./channel-frames.ts";
 
 export interface ChildChannelLimits {
@@ -43,28 +44,6 @@ function unhandled(error: unknown): string {
   return `a message that could not be handled (${error instanceof Error ? error.name : "unknown"})`;
 }
 
-/** One second of what a child wrote, against the channel's budgets. */
-interface BudgetWindow {
-  start: number;
-  frames: number;
-  bytes: number;
-  /** `onOverBudget` was called in this second. */
-  overTold: boolean;
-  /** Seconds in a row, this one included, that went over the message budget. */
-  overInRow: number;
-}
-
-/** Starts a new one-second window when the current one is over. */
-function roll(window: BudgetWindow, now: number): void {
-  if (now - window.start < 1000) return;
-  // A window over its budget ends in its pause's timer, so the next one follows it at once.
-  if (!window.overTold) window.overInRow = 0;
-  window.start = now;
-  window.frames = 0;
-  window.bytes = 0;
-  window.overTold = false;
-}
-
 /** What the channel's reading needs of the channel: whether it has ended, and how to end it for a violation. */
 interface ReadingEnd {
   ended(): boolean;
@@ -81,7 +60,7 @@ interface BudgetedReader {
 function budgetedReader(options: ChildChannelOptions, channel: ReadingEnd): BudgetedReader {
   const { socket, limits } = options;
   const decoder = createFrameDecoder(limits.maxFrameBytes);
-  const window: BudgetWindow = { start: options.now(), frames: 0, bytes: 0, overTold: false, overInRow: 0 };
+  const second = budgetSecond(options.now());
   /** Bytes past the held frames that are not a frame: reported once those are handed on. */
   let brokenAfterHeld: string | undefined;
   let cancelPause: (() => void) | undefined;
@@ -94,11 +73,11 @@ function budgetedReader(options: ChildChannelOptions, channel: ReadingEnd): Budg
     // Again even when already paused: a child's exit resumes its streams to drain them.
     socket.pause();
     if (cancelPause !== undefined) return;
-    cancelPause = options.timers.after(Math.max(0, window.start + 1000 - options.now()), () => {
+    cancelPause = options.timers.after(Math.max(0, second.start + 1000 - options.now()), () => {
       cancelPause = undefined;
       if (channel.ended()) return;
       try {
-        roll(window, options.now());
+        rollSecond(second, options.now());
         handOn();
         if (cancelPause === undefined && !channel.ended()) socket.resume();
       } catch (error) {
@@ -110,18 +89,15 @@ function budgetedReader(options: ChildChannelOptions, channel: ReadingEnd): Budg
   /** Hands on the held frames the second's budget allows; past it, pauses with the rest held. */
   function handOn(): void {
     while (nextHeld < held.length && !channel.ended()) {
-      if (window.frames >= limits.maxFramesPerSecond) {
+      if (second.frames >= limits.maxFramesPerSecond) {
         pauseForTheSecond();
-        if (!window.overTold) {
-          window.overTold = true;
-          window.overInRow += 1;
-          options.onOverBudget(window.overInRow);
-        }
+        const inRow = overBudget(second);
+        if (inRow !== undefined) options.onOverBudget(inRow);
         return;
       }
       const text = held[nextHeld] ?? "";
       nextHeld += 1;
-      window.frames += 1;
+      second.frames += 1;
       let value: unknown;
       try {
         value = parse(text);
@@ -144,8 +120,8 @@ function budgetedReader(options: ChildChannelOptions, channel: ReadingEnd): Budg
   return {
     receive(chunk) {
       if (channel.ended()) return;
-      roll(window, options.now());
-      window.bytes += chunk.length;
+      rollSecond(second, options.now());
+      second.bytes += chunk.length;
       const decoded = decoder.push(chunk);
       for (const text of decoded.frames) held.push(text);
       // The frames before bad bytes are the child's too: an honest execution's end may be among them.
@@ -155,7 +131,7 @@ function budgetedReader(options: ChildChannelOptions, channel: ReadingEnd): Budg
         socket.pause();
         return;
       }
-      if (window.bytes > limits.maxBytesPerSecond) pauseForTheSecond();
+      if (second.bytes > limits.maxBytesPerSecond) pauseForTheSecond();
     },
     drop() {
       cancelPause?.();

@@ -1,5 +1,6 @@
 import type { Readable } from "node:stream";
 import type { Timers } from "../../shared/timers.ts";
+import { budgetSecond, overBudget, rollSecond } from "./budget-second.ts";
 
 export interface ChildOutputOptions {
   maxBytesPerSecond: number;
@@ -22,35 +23,28 @@ export interface ChildOutputOptions {
  * error of the stream is the child's, never the worker's.
  */
 export function readChildOutput(stream: Readable, options: ChildOutputOptions): void {
-  let windowStart = options.now();
-  let bytesInWindow = 0;
+  const second = budgetSecond(options.now());
   let paused = false;
-  let secondsOverBudget = 0;
   let flooded = false;
 
   stream.on("data", (chunk: Buffer) => {
     try {
       const now = options.now();
-      if (now - windowStart >= 1000) {
-        // A window that saw no more than the budget breaks the run of seconds over it.
-        if (bytesInWindow <= options.maxBytesPerSecond || now - windowStart >= 2000) secondsOverBudget = 0;
-        windowStart = now;
-        bytesInWindow = 0;
-      }
-      bytesInWindow += chunk.length;
+      rollSecond(second, now);
+      second.bytes += chunk.length;
       const kept = chunk.subarray(0, options.maxPieceBytes).toString("utf8");
       options.onText(
         chunk.length > options.maxPieceBytes ? `${kept}… (${chunk.length - options.maxPieceBytes} bytes more)` : kept,
       );
-      if (bytesInWindow > options.maxBytesPerSecond && !paused) {
-        secondsOverBudget += 1;
-        if (secondsOverBudget >= options.maxSecondsOverBudget && !flooded) {
+      if (second.bytes > options.maxBytesPerSecond && !paused) {
+        const inRow = overBudget(second) ?? 0;
+        if (inRow >= options.maxSecondsOverBudget && !flooded) {
           flooded = true;
           options.onFlood();
         }
         paused = true;
         stream.pause();
-        options.timers.after(Math.max(0, windowStart + 1000 - now), () => {
+        options.timers.after(Math.max(0, second.start + 1000 - now), () => {
           paused = false;
           stream.resume();
         });
