@@ -16,7 +16,9 @@ import { loadConfig } from "../src/config/load-config.ts";
 import type { DatabaseHandle } from "../src/db/database.ts";
 import { DurableNodeFS } from "../src/db/durable-node-fs.ts";
 import { embeddedStartParams } from "../src/db/embedded-durability.ts";
+import { renewLeases } from "../src/engine/execution-state/index.ts";
 import { sqlRows } from "../src/engine/sql-rows.ts";
+import { beat } from "../src/engine/worker-heartbeats.ts";
 import { type RunningPlatform, startPlatform } from "../src/platform.ts";
 
 const projectId = "prj_01jdurability0000000000000a";
@@ -101,6 +103,29 @@ describe("the embedded database by default (WEFT_EMBEDDED_DURABILITY=full)", () 
     const atTheAnswer = syncsOf(weft);
     await acceptedExecution(weft, response);
     expect(atTheAnswer).toBeGreaterThan(beforeSending);
+  });
+
+  it("commits a worker's lease renewal and heartbeat without waiting for a flush", async () => {
+    const executionId = await acceptedExecution(weft, await postOrder(weft));
+    const workerId = "wrk_durability";
+    // Leased as a claim leaves it: the platform here runs no worker of its own.
+    await weft.database.db.execute(
+      sql`update executions set status = 'running', lease_owner = ${workerId},
+        lease_expires_at = now() + interval '30 seconds' where id = ${executionId}`,
+    );
+    const expiresAt = new Date(Date.now() + 60_000);
+    const before = syncsOf(weft);
+    const held = await renewLeases(weft.database.db, { workerId, executionIds: [executionId], expiresAt });
+    await beat(weft.database.db, { workerId, now: new Date(), expiresAt });
+    await beat(weft.database.db, { workerId, now: new Date(), expiresAt });
+    expect(syncsOf(weft)).toBe(before);
+    expect(held).toEqual([{ id: executionId, cancelRequestedAt: null }]);
+    const [written] = await sqlRows<{ lease: Date | string; beat: Date | string }>(
+      weft.database.db,
+      sql`select (select lease_expires_at from executions where id = ${executionId}) as lease,
+        (select expires_at from worker_heartbeats where worker_id = ${workerId}) as beat`,
+    );
+    expect([new Date(written?.lease ?? 0), new Date(written?.beat ?? 0)]).toEqual([expiresAt, expiresAt]);
   });
 
   it("flushes nothing for a request that writes nothing", async () => {

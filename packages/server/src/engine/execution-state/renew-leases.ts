@@ -1,7 +1,7 @@
 import { and, eq, gte, inArray, ne, notInArray, sql } from "drizzle-orm";
 import type { Database } from "../../db/database.ts";
 import { executions, workerHeartbeats } from "../../db/schema/index.ts";
-import { sqlRows } from "../sql-rows.ts";
+import { relaxedCommit, relaxedCommitUsed, sqlRows } from "../sql-rows.ts";
 import { leasedState } from "./execution-states.ts";
 import { statusIn } from "./transition-condition.ts";
 
@@ -13,7 +13,9 @@ import { statusIn } from "./transition-condition.ts";
  * waiting among them, holding the rows it had locked, closed cycles that PostgreSQL broke by
  * failing one of them. A row another transaction holds now is renewed at the next beat, and is
  * answered as held by what was committed when the statement began: only a committed change (an
- * end, a wait, a take-over) lets go of an attempt.
+ * end, a wait, a take-over) lets go of an attempt. Its commit does not wait for the WAL flush
+ * (`relaxedCommit`): a renewal lost in a crash of the database leaves the lease a beat shorter, and
+ * the next beat renews it.
  */
 export async function renewLeases(
   db: Database,
@@ -24,11 +26,11 @@ export async function renewLeases(
     and ${inArray(executions.id, request.executionIds)}`;
   const rows = await sqlRows<{ id: string; cancel_requested_at: Date | string | null }>(
     db,
-    sql`with held as (select id, cancel_requested_at from executions where ${ours}),
+    sql`with ${relaxedCommit}, held as (select id, cancel_requested_at from executions where ${ours}),
       free as (select id from executions where ${ours} for no key update skip locked),
       renewed as (update executions set lease_expires_at = ${request.expiresAt.toISOString()}::timestamptz
         where id in (select id from free) returning 1)
-    select id, cancel_requested_at from held`,
+    select id, cancel_requested_at, ${relaxedCommitUsed} as relaxed from held`,
   );
   return rows.map((row) => ({
     id: row.id,
