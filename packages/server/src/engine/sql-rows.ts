@@ -14,11 +14,12 @@ export function jsonParam(value: unknown): string {
 
 /**
  * A CTE (`relaxed_commit`) that makes the statement's implicit transaction commit without waiting
- * for the WAL flush. The worker's writes that may be lost and redone use it (claims, attempt ends):
- * a crash of the database (on the embedded one, of the process) can lose the last of them, and the
- * execution is then claimed again and replays its stored steps. Step results never use it (a
- * stored step is never run again), nor do triggers or API writes (an accepted trigger is never
- * lost). The CTE must be referenced (`relaxedCommitUsed`) for PostgreSQL to evaluate it.
+ * for the WAL flush. The worker's writes that may be lost and redone use it (claims, attempt ends,
+ * lease renewals and its heartbeat): a crash of the database (on the embedded one, of the process)
+ * can lose the last of them, and the execution is then claimed again and replays its stored steps.
+ * Step results never use it (a stored step is never run again), nor do triggers or API writes (an
+ * accepted trigger is never lost). The CTE must be referenced (`relaxedCommitUsed`) for PostgreSQL
+ * to evaluate it.
  */
 export const relaxedCommit = sql`relaxed_commit as (select set_config('synchronous_commit', 'off', true) as setting)`;
 export const relaxedCommitUsed = sql`(select count(*) from relaxed_commit)`;
