@@ -85,13 +85,14 @@ export default defineConfig({
 const runHere = await sandboxSuitesRunHere();
 const MiB = 1024 * 1024;
 /**
- * What the platform's JavaScript holds: its heap and the buffers outside it. Not the process's
- * resident memory, which V8's compilation of PostgreSQL's parser grows by hundreds of MB for some
- * seconds after a database opens in a process, whatever a child writes.
+ * What the platform's JavaScript holds: its heap and its buffers, where a flood it kept would
+ * show. Not the process's resident memory, which V8's compilation of PostgreSQL's parser grows by
+ * hundreds of MB for some seconds after a database opens in a process, and not V8's `external`,
+ * which counts the embedded database's WebAssembly memory as it grows by tens of MB at a time.
  */
 function heldBytes(): number {
-  const { heapTotal, external } = process.memoryUsage();
-  return heapTotal + external;
+  const { heapTotal, arrayBuffers } = process.memoryUsage();
+  return heapTotal + arrayBuffers;
 }
 
 describe.skipIf(!runHere)("hostile tenant: what crosses the sandbox's boundary", () => {
