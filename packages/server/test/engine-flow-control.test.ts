@@ -1,6 +1,6 @@
 import { createTestDatabase, deployTestProject, enqueueTestExecution, type TestDatabase } from "@weft/testing";
 import { and, eq, sql } from "drizzle-orm";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { executions } from "../src/db/schema/index.ts";
 import { createDeployment } from "../src/deployments/create-deployment.ts";
 import { createEnqueueBatcher } from "../src/engine/enqueue-batcher.ts";
@@ -80,13 +80,15 @@ async function runningOf(projectId: string, name: string) {
     .where(and(eq(executions.projectId, projectId), eq(executions.workflow, name), eq(executions.status, "running")));
 }
 
-// A database per test: a claim reads every project's queue.
-beforeEach(async () => {
+beforeAll(async () => {
   database = await createTestDatabase();
-  deployments.clear();
 });
-afterEach(async () => {
-  await database.destroy();
+// No execution of an earlier test: a claim reads every project's queue.
+beforeEach(async () => {
+  await database.db.delete(executions);
+});
+afterAll(async () => {
+  await database?.destroy();
 });
 
 describe("keyed concurrency", () => {
