@@ -1,6 +1,16 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { captureChildOutput, registerSecret } from "./log-capture.ts";
+
+/**
+ * Node's compile cache for the processes a test process starts (the platform, the CLI): each
+ * would otherwise compile the same modules again, which is most of a short CLI command's time.
+ * Node keeps nothing between runs otherwise, so each run's subprocesses share one directory.
+ */
+export const subprocessCompileCache = mkdtempSync(join(tmpdir(), "weft-test-compile-cache-"));
 
 /** The file `npm start` runs. */
 export const serverEntry = fileURLToPath(import.meta.resolve("@weft/server/main"));
@@ -16,7 +26,7 @@ export interface ServerProcess {
 /** Runs `src/main.ts` as its own process, the way `npm start` does, with the given environment. */
 export function spawnServer(env: Record<string, string>): ServerProcess {
   const child = spawn(process.execPath, [serverEntry], {
-    env: { PATH: process.env.PATH ?? "", WEFT_LOG_LEVEL: "warn", ...env },
+    env: { PATH: process.env.PATH ?? "", WEFT_LOG_LEVEL: "warn", NODE_COMPILE_CACHE: subprocessCompileCache, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   captureChildOutput(child, "server");

@@ -3,6 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { subprocessCompileCache } from "@weft/testing";
 
 export const cliEntry = fileURLToPath(new URL("../../src/bin.ts", import.meta.url));
 
@@ -46,7 +47,12 @@ export function startCli(args: string[], options: Omit<RunOptions, "input"> & { 
     : [process.execPath, cliEntry, ...args];
   const child = spawn(file, fileArgs, {
     cwd: options.cwd ?? process.cwd(),
-    env: { PATH: process.env.PATH ?? "", HOME: options.env?.HOME ?? isolatedHome(), ...options.env },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: options.env?.HOME ?? isolatedHome(),
+      NODE_COMPILE_CACHE: subprocessCompileCache,
+      ...options.env,
+    },
     stdio: ["pipe", "pipe", "pipe"],
   });
   let stdout = "";
