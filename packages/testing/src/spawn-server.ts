@@ -5,12 +5,17 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { captureChildOutput, registerSecret } from "./log-capture.ts";
 
+let compileCache: string | undefined;
+
 /**
- * Node's compile cache for the processes a test process starts (the platform, the CLI): each
- * would otherwise compile the same modules again, which is most of a short CLI command's time.
- * Node keeps nothing between runs otherwise, so each run's subprocesses share one directory.
+ * The directory of Node's compile cache (`NODE_COMPILE_CACHE`) that the processes a test process
+ * starts share, the platform's and the CLI's: without one, each compiles the same modules again,
+ * most of a short CLI command's time.
  */
-export const subprocessCompileCache = mkdtempSync(join(tmpdir(), "weft-test-compile-cache-"));
+export function subprocessCompileCache(): string {
+  compileCache ??= mkdtempSync(join(tmpdir(), "weft-test-compile-cache-"));
+  return compileCache;
+}
 
 /** The file `npm start` runs. */
 export const serverEntry = fileURLToPath(import.meta.resolve("@weft/server/main"));
@@ -26,7 +31,7 @@ export interface ServerProcess {
 /** Runs `src/main.ts` as its own process, the way `npm start` does, with the given environment. */
 export function spawnServer(env: Record<string, string>): ServerProcess {
   const child = spawn(process.execPath, [serverEntry], {
-    env: { PATH: process.env.PATH ?? "", WEFT_LOG_LEVEL: "warn", NODE_COMPILE_CACHE: subprocessCompileCache, ...env },
+    env: { PATH: process.env.PATH ?? "", WEFT_LOG_LEVEL: "warn", NODE_COMPILE_CACHE: subprocessCompileCache(), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   captureChildOutput(child, "server");

@@ -50,7 +50,7 @@ export function startCli(args: string[], options: Omit<RunOptions, "input"> & { 
     env: {
       PATH: process.env.PATH ?? "",
       HOME: options.env?.HOME ?? isolatedHome(),
-      NODE_COMPILE_CACHE: subprocessCompileCache,
+      NODE_COMPILE_CACHE: subprocessCompileCache(),
       ...options.env,
     },
     stdio: ["pipe", "pipe", "pipe"],
