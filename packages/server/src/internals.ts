@@ -15,6 +15,7 @@ export {
   useEmbedded,
   usePostgres,
 } from "./db/database.ts";
+export { pgliteWasmModule } from "./db/pglite-wasm-module.ts";
 export { credentials, executionSteps, executions, projects, spans, waitTokens } from "./db/schema/index.ts";
 export { createDeployment } from "./deployments/create-deployment.ts";
 export { getActiveDeployment } from "./deployments/read-deployments.ts";

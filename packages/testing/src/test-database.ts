@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
-import { type DatabaseHandle, openDatabase, useEmbedded, usePostgres } from "@weft/server/internals";
+import { type DatabaseHandle, openDatabase, pgliteWasmModule, useEmbedded, usePostgres } from "@weft/server/internals";
 import pg from "pg";
 
 /**
@@ -50,7 +50,7 @@ async function runAsAdmin(serverUrl: string, statement: string): Promise<void> {
 /** An in-memory PGlite, a copy of the run's migrated template when there is one. */
 function newInMemoryPGlite(): Promise<PGlite> {
   const template = embeddedTemplate();
-  return template === undefined ? PGlite.create() : PGlite.create({ loadDataDir: template });
+  return PGlite.create({ pgliteWasmModule: pgliteWasmModule(), loadDataDir: template });
 }
 
 /**
@@ -112,7 +112,7 @@ export async function createEmptyServerDatabase(
  * database, for every test database to copy; answers the teardown that removes them.
  */
 export async function makeDatabaseTemplates(directory: string): Promise<() => Promise<void>> {
-  const embedded = new PGlite();
+  const embedded = new PGlite({ pgliteWasmModule: pgliteWasmModule() });
   await useEmbedded(embedded);
   const dump = `${directory}/pglite-template.tar`;
   writeFileSync(dump, Buffer.from(await (await embedded.dumpDataDir("none")).arrayBuffer()));

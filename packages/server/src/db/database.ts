@@ -11,6 +11,7 @@ import { type EmbeddedDurability, embeddedStartParams } from "./embedded-durabil
 import { createEmbeddedCluster } from "./embedded-initdb.ts";
 import { withStatementCache } from "./embedded-statement-cache.ts";
 import { migrateEmbedded, migratePostgres } from "./migrate.ts";
+import { pgliteWasmModule } from "./pglite-wasm-module.ts";
 import * as schema from "./schema/index.ts";
 
 export type Schema = typeof schema;
@@ -194,6 +195,7 @@ export async function startEmbeddedCluster(
   const fs = new DurableNodeFS(directory, { onFlushFailed });
   const client = await PGlite.create({
     fs,
+    pgliteWasmModule: pgliteWasmModule(),
     // PostgreSQL's 128 MB of shared buffers are resident in PGlite's WebAssembly memory (about 120 MB
     // of an idle platform's); its files are read through the operating system's cache anyway.
     postgresqlconf: [embeddedSharedBuffers],

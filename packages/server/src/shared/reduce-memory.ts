@@ -12,6 +12,10 @@ import { runInNewContext } from "node:vm";
  *
  * V8 offers that collection to JavaScript only through its `gc` extension, which a context made
  * while `--expose-gc` is set holds; the flag is cleared again at once, so no later context sees it.
+ *
+ * The collection keeps the baseline (Liftoff) code of the WebAssembly functions compiled so far,
+ * which it would otherwise drop to be compiled again on the next call: compiled again, PostgreSQL's
+ * parser would get back the tier-up that `pgliteWasmModule` compiled it without.
  */
 export function reduceMemory(): void {
   setFlagsFromString("--expose-gc");
@@ -21,5 +25,10 @@ export function reduceMemory(): void {
   } finally {
     setFlagsFromString("--no-expose-gc");
   }
-  gc({ type: "major", execution: "sync", flavor: "last-resort" });
+  setFlagsFromString("--no-flush-liftoff-code");
+  try {
+    gc({ type: "major", execution: "sync", flavor: "last-resort" });
+  } finally {
+    setFlagsFromString("--flush-liftoff-code");
+  }
 }
