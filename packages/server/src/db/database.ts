@@ -5,6 +5,7 @@ import { drizzle as drizzlePostgres } from "drizzle-orm/node-postgres";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import pg from "pg";
+import { reduceMemory } from "../shared/reduce-memory.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { DurableNodeFS } from "./durable-node-fs.ts";
 import { type EmbeddedDurability, embeddedStartParams } from "./embedded-durability.ts";
@@ -191,6 +192,9 @@ export async function startEmbeddedCluster(
   onFlushFailed: (error: unknown) => void = exitOnFailedFlush,
 ): Promise<{ client: PGlite; fs: DurableNodeFS }> {
   const created = !existsSync(join(directory, "PG_VERSION"));
+  // What loading the modules left goes back before PostgreSQL's memory, and a new cluster's files (or
+  // initdb's process beside this one), join it: the start's peak is their sum.
+  reduceMemory();
   if (created) await createEmbeddedCluster(directory);
   const fs = new DurableNodeFS(directory, { onFlushFailed });
   const client = await PGlite.create({
