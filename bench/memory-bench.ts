@@ -34,10 +34,12 @@ export async function runMemoryBench(options: MemoryBenchOptions): Promise<void>
     const first = await startAndRead(dataDir, restMs);
     const warm = await startAndRead(dataDir, restMs);
     const within = (ok: boolean) => (ok ? "within" : "NOT within");
+    // Sampled, the tree's peak can miss the platform's own, which the kernel records exactly.
+    const firstPeak = Math.max(first.treePeakBytes ?? Infinity, first.platformPeakBytes ?? Infinity);
     write(
       `  first start, fresh data directory: healthy after ${first.healthySeconds.toFixed(1)} s (target < ${firstStartHealthyTargetSeconds} s: ${within(first.healthySeconds < firstStartHealthyTargetSeconds)}); ` +
-        `peak ${formatMiB(first.treePeakBytes)} for the process tree (target < ${formatMiB(firstStartPeakTargetBytes)}: ${within((first.treePeakBytes ?? Infinity) < firstStartPeakTargetBytes)}), ` +
-        `${formatMiB(first.platformPeakBytes)} for the platform process alone (VmHWM); at rest ${formatMiB(first.restBytes)}`,
+        `peak ${formatMiB(first.treePeakBytes)} for the process tree, ${formatMiB(first.platformPeakBytes)} for the platform process alone (VmHWM) ` +
+        `(the larger against the target < ${formatMiB(firstStartPeakTargetBytes)}: ${within(firstPeak < firstStartPeakTargetBytes)}); at rest ${formatMiB(first.restBytes)}`,
     );
     write(
       `  warm start: healthy after ${warm.healthySeconds.toFixed(1)} s; peak ${formatMiB(warm.platformPeakBytes)} (VmHWM); ` +
