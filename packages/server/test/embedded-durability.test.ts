@@ -16,6 +16,7 @@ import { loadConfig } from "../src/config/load-config.ts";
 import type { DatabaseHandle } from "../src/db/database.ts";
 import { DurableNodeFS } from "../src/db/durable-node-fs.ts";
 import { embeddedStartParams } from "../src/db/embedded-durability.ts";
+import { flushTree } from "../src/db/flush-tree.ts";
 import { renewLeases } from "../src/engine/execution-state/index.ts";
 import { sqlRows } from "../src/engine/sql-rows.ts";
 import { beat } from "../src/engine/worker-heartbeats.ts";
@@ -185,16 +186,14 @@ describe("DurableNodeFS", () => {
     }
   });
 
-  it("flushes every file and directory of a data directory it was handed, and the directory that holds it", async () => {
+  it("flushes every file and directory of a new data directory, and the directory that holds it", async () => {
     const parent = mkdtempSync(join(tmpdir(), "weft-flush-all-"));
     const directory = join(parent, "pgdata");
     mkdirSync(join(directory, "base"), { recursive: true });
     writeFileSync(join(directory, "PG_VERSION"), "17\n");
     writeFileSync(join(directory, "base", "1"), "");
-    const fs = new DurableNodeFS(directory);
     try {
-      await fs.flushAll();
-      expect(fs.syncs).toBe(5);
+      expect(await flushTree(directory)).toBe(5);
     } finally {
       rmSync(parent, { recursive: true, force: true });
     }

@@ -191,11 +191,10 @@ export async function startEmbeddedCluster(
   durability: EmbeddedDurability,
   onFlushFailed: (error: unknown) => void = exitOnFailedFlush,
 ): Promise<{ client: PGlite; fs: DurableNodeFS }> {
-  const created = !existsSync(join(directory, "PG_VERSION"));
   // What loading the modules left goes back before PostgreSQL's memory, and a new cluster's files (or
   // initdb's process beside this one), join it: the start's peak is their sum.
   reduceMemory();
-  if (created) await createEmbeddedCluster(directory);
+  if (!existsSync(join(directory, "PG_VERSION"))) await createEmbeddedCluster(directory);
   const fs = new DurableNodeFS(directory, { onFlushFailed });
   const client = await PGlite.create({
     fs,
@@ -205,7 +204,6 @@ export async function startEmbeddedCluster(
     postgresqlconf: [embeddedSharedBuffers],
     startParams: embeddedStartParams(durability),
   });
-  if (created && durability === "full") await fs.flushAll();
   return { client, fs };
 }
 

@@ -1,6 +1,4 @@
 import { fdatasyncSync } from "node:fs";
-import { open, readdir } from "node:fs/promises";
-import { dirname, join } from "node:path";
 import { NodeFS } from "@electric-sql/pglite/nodefs";
 
 type ModuleOptions = Parameters<NodeFS["init"]>[1];
@@ -52,32 +50,6 @@ export class DurableNodeFS extends NodeFS {
       nodefs.stream_ops.fsync = (stream) => nodefs.tryFSOperation(() => this.#flush(stream.nfd));
     };
     return { emscriptenOpts: { ...emscriptenOpts, preRun: [...(emscriptenOpts.preRun ?? []), addFlush] } };
-  }
-
-  /**
-   * Flushes every file and directory of the data directory, as initdb does when it has written
-   * one: PGlite unpacks a new data directory from initdb's output without that flush, and its
-   * files, the catalog and the control file among them, would otherwise wait for the operating
-   * system's writeback while the commits that depend on them were already on the disk. The
-   * directory that holds it too: its entry for the data directory is new (a rename, for one). Several
-   * at once (libuv's threads): the disk serves concurrent flushes together.
-   */
-  async flushAll(): Promise<void> {
-    const entries = await readdir(this.rootDir, { recursive: true, withFileTypes: true });
-    const paths = entries
-      .filter((entry) => entry.isFile() || entry.isDirectory())
-      .map((entry) => join(entry.parentPath, entry.name));
-    await Promise.all(
-      [dirname(this.rootDir), this.rootDir, ...paths].map(async (path) => {
-        const file = await open(path, "r");
-        try {
-          await file.datasync();
-        } finally {
-          await file.close();
-        }
-        this.#syncs += 1;
-      }),
-    );
   }
 
   #flush(fd: number): void {

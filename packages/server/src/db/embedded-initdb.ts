@@ -1,8 +1,10 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { renameSync, rmSync } from "node:fs";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type ClusterSource, shippedClusterSource, unpackClusterTemplate } from "./embedded-cluster-template.ts";
+import { flushPath, flushTree } from "./flush-tree.ts";
 
 const initdbProcess = fileURLToPath(new URL("./embedded-initdb-process.ts", import.meta.url));
 
@@ -16,8 +18,8 @@ const stderrTailBytes = 4096;
  * took about 690 MB and two seconds of CPU for the same 40 MB of files. Otherwise initdb runs, in a
  * process of its own so that all it needed goes back to the system when it exits. Nothing of initdb
  * runs twice, so that process runs without V8's optimizing compiler (`--liftoff-only`). Either way
- * the work goes beside `directory` and is renamed into place once complete: a start stopped
- * half-way leaves no half-made database.
+ * the work goes beside `directory`, reaches the disk, and is renamed into place: neither a start
+ * stopped half-way nor a power loss leaves a half-made database where a made one is looked for.
  */
 export async function createEmbeddedCluster(
   directory: string,
@@ -28,8 +30,10 @@ export async function createEmbeddedCluster(
   try {
     if (source.kind === "template") unpackTemplate(source.file, directory, work);
     else await runInitdb(directory, work);
+    await flushTree(work);
     rmSync(directory, { recursive: true, force: true });
     renameSync(work, directory);
+    await flushPath(dirname(directory));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
