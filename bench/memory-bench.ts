@@ -35,7 +35,8 @@ export async function runMemoryBench(options: MemoryBenchOptions): Promise<void>
     const warm = await startAndRead(dataDir, restMs);
     const within = (ok: boolean) => (ok ? "within" : "NOT within");
     // Sampled, the tree's peak can miss the platform's own, which the kernel records exactly.
-    const firstPeak = Math.max(first.treePeakBytes ?? Infinity, first.platformPeakBytes ?? Infinity);
+    const readings = [first.treePeakBytes, first.platformPeakBytes].filter((bytes) => bytes !== undefined);
+    const firstPeak = readings.length === 0 ? Infinity : Math.max(...readings);
     write(
       `  first start, fresh data directory: healthy after ${first.healthySeconds.toFixed(1)} s (target < ${firstStartHealthyTargetSeconds} s: ${within(first.healthySeconds < firstStartHealthyTargetSeconds)}); ` +
         `peak ${formatMiB(first.treePeakBytes)} for the process tree, ${formatMiB(first.platformPeakBytes)} for the platform process alone (VmHWM) ` +

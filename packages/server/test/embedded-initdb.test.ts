@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
@@ -6,7 +6,10 @@ import { describe, expect, it } from "vitest";
 import { openDatabase } from "../src/db/database.ts";
 import { clusterTemplateFile, shippedClusterSource } from "../src/db/embedded-cluster-template.ts";
 import { createEmbeddedCluster } from "../src/db/embedded-initdb.ts";
+import { installedPgliteVersion } from "../src/db/pglite-package.ts";
 import { accounts } from "../src/db/schema/index.ts";
+
+const shippedFile = clusterTemplateFile(installedPgliteVersion() ?? "(no version)");
 
 /** Every file and directory under `directory`, as paths relative to it, sorted. */
 function tree(directory: string): string[] {
@@ -18,28 +21,32 @@ describe("the embedded database of a new data directory", () => {
     const source = shippedClusterSource();
     expect(
       source,
-      `no cluster is shipped for this PGlite: run \`npm run db:embedded-cluster\` and commit ${clusterTemplateFile()}`,
-    ).toEqual({ kind: "template", file: clusterTemplateFile() });
+      `no cluster is shipped for this PGlite: run \`npm run db:embedded-cluster\` and commit ${shippedFile}`,
+    ).toEqual({ kind: "template", file: shippedFile });
   });
 
   it("is the same cluster unpacked from the template as initdb makes, and PGlite opens it", async () => {
     const parent = mkdtempSync(join(tmpdir(), "weft-initdb-"));
     const unpacked = join(parent, "unpacked");
     const initialized = join(parent, "initialized");
-    await createEmbeddedCluster(unpacked, { kind: "template", file: clusterTemplateFile() });
-    await createEmbeddedCluster(initialized, { kind: "initdb" });
-
-    expect(tree(unpacked)).toEqual(tree(initialized));
-    expect(readFileSync(join(unpacked, "PG_VERSION"), "utf8")).toBe(
-      readFileSync(join(initialized, "PG_VERSION"), "utf8"),
-    );
-    expect(readdirSync(parent).sort()).toEqual(["initialized", "unpacked"]);
-    const pglite = await PGlite.create({ dataDir: unpacked });
     try {
-      const { rows } = await pglite.query<{ name: string }>("select current_database() as name");
-      expect(rows).toEqual([{ name: "postgres" }]);
+      await createEmbeddedCluster(unpacked, { kind: "template", file: shippedFile });
+      await createEmbeddedCluster(initialized, { kind: "initdb" });
+
+      expect(tree(unpacked)).toEqual(tree(initialized));
+      expect(readFileSync(join(unpacked, "PG_VERSION"), "utf8")).toBe(
+        readFileSync(join(initialized, "PG_VERSION"), "utf8"),
+      );
+      expect(readdirSync(parent).sort()).toEqual(["initialized", "unpacked"]);
+      const pglite = await PGlite.create({ dataDir: unpacked });
+      try {
+        const { rows } = await pglite.query<{ name: string }>("select current_database() as name");
+        expect(rows).toEqual([{ name: "postgres" }]);
+      } finally {
+        await pglite.close();
+      }
     } finally {
-      await pglite.close();
+      rmSync(parent, { recursive: true, force: true });
     }
   }, 120_000);
 

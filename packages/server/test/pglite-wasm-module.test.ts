@@ -1,13 +1,13 @@
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { pgliteBinaryPath } from "../src/db/pglite-package.ts";
 import { findParserFunction } from "../src/db/pglite-wasm-module.ts";
 import { functionsNaming, readWasmLayout, signedLeb128, unsignedLeb128 } from "../src/db/wasm-binary.ts";
 
-const pgliteBinary = readFileSync(createRequire(import.meta.url).resolve("@electric-sql/pglite/pglite.wasm"));
+const pgliteBinary = readFileSync(pgliteBinaryPath());
 const parseManyStatements = fileURLToPath(new URL("./fixtures/parse-many-statements.ts", import.meta.url));
 
 describe("PGlite's module as the platform compiles it", () => {
@@ -25,6 +25,7 @@ describe("PGlite's module as the platform compiles it", () => {
   });
 
   it("leaves a binary it cannot read, or with no such function, as it is", () => {
+    expect(findParserFunction(Buffer.from("not WebAssembly at all"))).toBeUndefined();
     expect(findParserFunction(pgliteBinary.subarray(0, 1000))).toBeUndefined();
     expect(findParserFunction(Buffer.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]))).toBeUndefined();
   });

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { setFlagsFromString } from "node:v8";
 import type { PGliteOptions } from "@electric-sql/pglite";
+import { pgliteBinaryPath } from "./pglite-package.ts";
 import { functionsNaming, readWasmLayout, unsignedLeb128, type WasmBinaryLayout } from "./wasm-binary.ts";
 
 /**
@@ -35,8 +35,9 @@ export function findParserFunction(bytes: Buffer): { layout: WasmBinaryLayout; i
   let layout: WasmBinaryLayout;
   try {
     layout = readWasmLayout(bytes);
-  } catch {
-    return undefined;
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
   }
   const named = functionsNaming(bytes, layout, parserFunctionName);
   const [index] = named;
@@ -63,27 +64,38 @@ let compiled: PGliteWasmModule | undefined;
  * V8 decides whether a function's Liftoff code counts towards tiering up when it compiles that code
  * (`--wasm-tier-up-filter`, read then). So the parser is compiled with the module (a compilation
  * hint, which V8 reads under `--experimental-wasm-compilation-hints`) while the filter names a
- * function that does not exist, and both flags are set back before anything else is compiled: the
- * rest of the module compiles lazily, on first use, with V8's ordinary tiering. If the parser
- * cannot be found (another PGlite build), the module is compiled as it is.
+ * function that does not exist, and both flags are set back to V8's defaults before anything else
+ * is compiled: the rest of the module compiles lazily, on first use, with V8's ordinary tiering.
+ * V8 would drop all Liftoff code under memory pressure (at a last-resort collection, near the heap's
+ * limit, with its code space nearly full) and compile it again on the next call, the parser then
+ * with its tier-up: the process keeps its Liftoff code from then on (`--no-flush-liftoff-code`,
+ * about 10 MB here). If the parser cannot be found (another PGlite build), or the hinted module does
+ * not compile, the module is compiled as it is.
  */
 export function pgliteWasmModule(): PGliteWasmModule {
   if (compiled !== undefined) return compiled;
-  const bytes = readFileSync(createRequire(import.meta.url).resolve("@electric-sql/pglite/pglite.wasm"));
+  const bytes = readFileSync(pgliteBinaryPath());
   const parser = findParserFunction(bytes);
-  if (parser === undefined) {
-    compiled = new Module(bytes);
-    return compiled;
-  }
+  compiled = (parser === undefined ? undefined : compiledWithParserAtBaseline(bytes, parser)) ?? new Module(bytes);
+  return compiled;
+}
+
+function compiledWithParserAtBaseline(
+  bytes: Buffer,
+  parser: { layout: WasmBinaryLayout; index: number },
+): PGliteWasmModule | undefined {
   const hinted = withParserHint(bytes, parser.layout, parser.index);
   setFlagsFromString("--experimental-wasm-compilation-hints");
   const noFunction = parser.layout.importedFunctions + parser.layout.definedFunctions;
   setFlagsFromString(`--wasm-tier-up-filter=${noFunction}`);
   try {
-    compiled = new Module(hinted);
+    const module = new Module(hinted);
+    setFlagsFromString("--no-flush-liftoff-code");
+    return module;
+  } catch {
+    return undefined;
   } finally {
     setFlagsFromString("--wasm-tier-up-filter=-1");
     setFlagsFromString("--no-experimental-wasm-compilation-hints");
   }
-  return compiled;
 }

@@ -29,14 +29,33 @@ class Reader {
     return this.bytes[this.offset++] as number;
   }
 
+  /** An unsigned LEB128 integer of at most 32 bits, as the binary's counts and sizes are. */
   unsigned(): number {
     let result = 0;
     for (let shift = 0; shift < 35; shift += 7) {
       const byte = this.byte();
       result += (byte & 0x7f) * 2 ** shift;
-      if ((byte & 0x80) === 0) return result;
+      if ((byte & 0x80) === 0) {
+        if (result > 0xffff_ffff) break;
+        return result;
+      }
     }
     throw new RangeError("an integer longer than 32 bits");
+  }
+
+  /** A signed LEB128 integer of at most 32 bits, as an `i32.const` holds. */
+  signed(): number {
+    let result = 0;
+    for (let shift = 0; shift < 35; shift += 7) {
+      const byte = this.byte();
+      result += (byte & 0x7f) * 2 ** shift;
+      if ((byte & 0x80) === 0) {
+        if ((byte & 0x40) !== 0) result -= 2 ** (shift + 7);
+        if (result < -(2 ** 31) || result > 2 ** 31 - 1) break;
+        return result;
+      }
+    }
+    throw new RangeError("an i32 longer than 32 bits");
   }
 
   skip(length: number): void {
@@ -95,7 +114,7 @@ function readBodies(reader: Reader): Array<[number, number]> {
 const i32Const = 0x41;
 const end = 0x0b;
 
-/** Active segments placed by an `i32.const` address; the others are left out. */
+/** Active segments and where they are placed; passive ones are left out. */
 function readDataSegments(reader: Reader): WasmBinaryLayout["dataSegments"] {
   const segments: WasmBinaryLayout["dataSegments"] = [];
   const count = reader.unsigned();
@@ -105,9 +124,9 @@ function readDataSegments(reader: Reader): WasmBinaryLayout["dataSegments"] {
     let address: number | undefined;
     if (flags !== 1) {
       const opcode = reader.byte();
-      const value = reader.unsigned();
+      if (opcode !== i32Const) throw new RangeError("a data segment placed by other than an i32.const");
+      address = reader.signed();
       if (reader.byte() !== end) throw new RangeError("a data segment's address is not a constant");
-      if (opcode === i32Const) address = value;
     }
     const length = reader.unsigned();
     if (address !== undefined) segments.push({ address, start: reader.offset, end: reader.offset + length });
@@ -117,8 +136,11 @@ function readDataSegments(reader: Reader): WasmBinaryLayout["dataSegments"] {
 }
 
 /** Reads the layout of a WebAssembly binary; throws a RangeError on one it cannot read. */
+const preamble = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
+
 export function readWasmLayout(bytes: Uint8Array): WasmBinaryLayout {
-  const reader = new Reader(bytes, 8);
+  if (preamble.some((byte, index) => bytes[index] !== byte)) throw new RangeError("not a WebAssembly binary");
+  const reader = new Reader(bytes, preamble.length);
   const layout: WasmBinaryLayout = {
     importedFunctions: 0,
     definedFunctions: 0,
@@ -131,12 +153,14 @@ export function readWasmLayout(bytes: Uint8Array): WasmBinaryLayout {
     const id = reader.byte();
     const size = reader.unsigned();
     const sectionEnd = reader.offset + size;
+    if (sectionEnd > bytes.length) throw new RangeError("a section runs past the end of the binary");
     if (id === sectionIds.import) layout.importedFunctions = readImports(reader);
     else if (id === sectionIds.function) layout.definedFunctions = reader.unsigned();
     else if (id === sectionIds.code) {
       layout.codeSectionOffset = sectionOffset;
       layout.bodies = readBodies(reader);
     } else if (id === sectionIds.data) layout.dataSegments = readDataSegments(reader);
+    if (reader.offset > sectionEnd) throw new RangeError(`section ${id} runs past its size`);
     reader.offset = sectionEnd;
   }
   if (layout.codeSectionOffset < 0 || layout.bodies.length !== layout.definedFunctions) {
@@ -160,6 +184,7 @@ export function signedLeb128(value: number): Buffer {
 
 /** An unsigned integer as LEB128. */
 export function unsignedLeb128(value: number): Buffer {
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`not an unsigned integer: ${value}`);
   const bytes: number[] = [];
   let rest = value;
   do {

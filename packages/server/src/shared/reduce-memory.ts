@@ -7,15 +7,12 @@ import { runInNewContext } from "node:vm";
  * server's modules, opening the database), and V8 grows its young generation to the most it allows
  * for it; it would give that back once it saw the allocation rate fall, but it measures that rate
  * only at a collection, and a process at rest runs none. So the process calls this once start-up is
- * over, and before a new data directory's initdb process starts beside it. Under load the young
- * generation grows again as far as the load needs it.
+ * over, and before the embedded database's memory (and a new data directory's files, or its initdb
+ * process) joins what start-up left. Under load the young generation grows again as far as the load
+ * needs it.
  *
  * V8 offers that collection to JavaScript only through its `gc` extension, which a context made
  * while `--expose-gc` is set holds; the flag is cleared again at once, so no later context sees it.
- *
- * The collection keeps the baseline (Liftoff) code of the WebAssembly functions compiled so far,
- * which it would otherwise drop to be compiled again on the next call: compiled again, PostgreSQL's
- * parser would get back the tier-up that `pgliteWasmModule` compiled it without.
  */
 export function reduceMemory(): void {
   setFlagsFromString("--expose-gc");
@@ -25,10 +22,5 @@ export function reduceMemory(): void {
   } finally {
     setFlagsFromString("--no-expose-gc");
   }
-  setFlagsFromString("--no-flush-liftoff-code");
-  try {
-    gc({ type: "major", execution: "sync", flavor: "last-resort" });
-  } finally {
-    setFlagsFromString("--flush-liftoff-code");
-  }
+  gc({ type: "major", execution: "sync", flavor: "last-resort" });
 }
