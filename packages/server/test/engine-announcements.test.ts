@@ -1,7 +1,7 @@
-import { type EngineHarness, startEngineHarness } from "@weft/testing";
+import { type EngineHarness, startEngineHarness, testServerUrl } from "@weft/testing";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { executionSteps, projects, workspaces } from "../src/db/schema/index.ts";
+import { executionSteps, executions, projects, workspaces } from "../src/db/schema/index.ts";
 import { executionsChannel } from "../src/engine/channels.ts";
 import { completeWaitToken } from "../src/wait-tokens/complete-wait-token.ts";
 
@@ -73,5 +73,22 @@ describe("the announcement that executions became claimable", () => {
       expect(await completeWaitToken(engine.database.db, engine, { tokenId, data: "yes" })).toMatchObject({ ok: true });
     }, [accountId]);
     expect((await engine.waitFor(id, (row) => row.status === "succeeded")).output).toEqual({ ok: true, data: "yes" });
+  });
+});
+
+// On the embedded database the worker hears an announcement inside the commit that made it, on the
+// one connection: claimed there and then, the claim ran before whoever committed went on (a
+// webhook's answer waited for it). On PostgreSQL it arrives later, over the network.
+describe.skipIf(testServerUrl() !== undefined)("the claim an announcement starts (embedded database)", () => {
+  it("waits until the commit that announced the execution has returned to its caller", async () => {
+    for (let run = 0; run < 3; run++) {
+      const id = await engine.run("prj_announced", "noop", {});
+      const [row] = await engine.database.db
+        .select({ status: executions.status })
+        .from(executions)
+        .where(eq(executions.id, id));
+      expect(row?.status).toBe("queued");
+      await engine.waitFor(id, (finished) => finished.status === "succeeded");
+    }
   });
 });

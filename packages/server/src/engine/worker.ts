@@ -163,7 +163,10 @@ async function listenForWork(
 ): Promise<() => Promise<void>> {
   const unlistenExecutions = await retryWhileUnavailable(() =>
     database.listen(executionsChannel, (payload) => {
-      claims.announced(announcedAccounts(payload));
+      const accounts = announcedAccounts(payload);
+      // Heard inside the commit that announced them: claimed at once, the claim would take the
+      // embedded database before the committer went on (a webhook's answer waited for it).
+      setImmediate(() => claims.announced(accounts));
     }),
   );
   const unlistenCancellations = await retryWhileUnavailable(() =>
