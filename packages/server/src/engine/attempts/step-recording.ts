@@ -29,7 +29,7 @@ export async function onStep(context: AttemptContext, run: RunningAttempt, messa
   if (checked.refused !== undefined && message.ahead) return failAhead(context, run, checked.refused);
   // Counted now, not once stored: the child may report the next steps before this one's answer.
   if (checked.outcome.ok) run.storedBytes += checked.bytes;
-  const { startedAt, finishedAt } = stepTimes(run, message, context.clock.now());
+  const { startedAt, finishedAt } = stepTimes(run.handedAt, message, context.clock.now());
   const step: StepRecord = {
     name: checked.name,
     attempt: run.execution.attempt,
@@ -78,15 +78,17 @@ export async function onStep(context: AttemptContext, run: RunningAttempt, messa
  * ran, and the spans of steps one after the other would overlap. A step never ends after its
  * arrival, whatever the child says.
  */
-function stepTimes(run: RunningAttempt, message: StepMessage, arrivedAt: Date): { startedAt: Date; finishedAt: Date } {
-  const durationMs = Math.round(message.durationMs);
-  const latest = arrivedAt.getTime() - durationMs;
-  const reported =
-    run.handedAt === undefined || message.startedMs === undefined
-      ? latest
-      : run.handedAt + Math.round(message.startedMs);
+export function stepTimes(
+  handedAt: number | undefined,
+  message: Pick<StepMessage, "durationMs" | "startedMs">,
+  arrivedAt: Date,
+): { startedAt: Date; finishedAt: Date } {
+  const latest = arrivedAt.getTime() - message.durationMs;
+  const reported = handedAt === undefined || message.startedMs === undefined ? latest : handedAt + message.startedMs;
   const start = Math.min(reported, latest);
-  return { startedAt: new Date(start), finishedAt: new Date(start + durationMs) };
+  // The instants are rounded, not the offset and the duration apart: a step that started as the
+  // one before it ended would otherwise start a millisecond before that one's end.
+  return { startedAt: new Date(Math.round(start)), finishedAt: new Date(Math.round(start + message.durationMs)) };
 }
 
 /**
