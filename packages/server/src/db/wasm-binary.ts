@@ -31,31 +31,27 @@ class Reader {
 
   /** An unsigned LEB128 integer of at most 32 bits, as the binary's counts and sizes are. */
   unsigned(): number {
-    let result = 0;
-    for (let shift = 0; shift < 35; shift += 7) {
-      const byte = this.byte();
-      result += (byte & 0x7f) * 2 ** shift;
-      if ((byte & 0x80) === 0) {
-        if (result > 0xffff_ffff) break;
-        return result;
-      }
-    }
-    throw new RangeError("an integer longer than 32 bits");
+    return this.#integer(false);
   }
 
   /** A signed LEB128 integer of at most 32 bits, as an `i32.const` holds. */
   signed(): number {
+    return this.#integer(true);
+  }
+
+  #integer(signed: boolean): number {
     let result = 0;
     for (let shift = 0; shift < 35; shift += 7) {
       const byte = this.byte();
       result += (byte & 0x7f) * 2 ** shift;
       if ((byte & 0x80) === 0) {
-        if ((byte & 0x40) !== 0) result -= 2 ** (shift + 7);
-        if (result < -(2 ** 31) || result > 2 ** 31 - 1) break;
-        return result;
+        if (signed && (byte & 0x40) !== 0) result -= 2 ** (shift + 7);
+        const [least, most] = signed ? [-(2 ** 31), 2 ** 31 - 1] : [0, 0xffff_ffff];
+        if (result >= least && result <= most) return result;
+        break;
       }
     }
-    throw new RangeError("an i32 longer than 32 bits");
+    throw new RangeError("an integer longer than 32 bits");
   }
 
   skip(length: number): void {
@@ -135,9 +131,9 @@ function readDataSegments(reader: Reader): WasmBinaryLayout["dataSegments"] {
   return segments;
 }
 
-/** Reads the layout of a WebAssembly binary; throws a RangeError on one it cannot read. */
 const preamble = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
 
+/** Reads the layout of a WebAssembly binary; throws a RangeError on one it cannot read. */
 export function readWasmLayout(bytes: Uint8Array): WasmBinaryLayout {
   if (preamble.some((byte, index) => bytes[index] !== byte)) throw new RangeError("not a WebAssembly binary");
   const reader = new Reader(bytes, preamble.length);
