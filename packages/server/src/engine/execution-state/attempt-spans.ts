@@ -1,4 +1,4 @@
-import { type SQL, sql } from "drizzle-orm";
+import { type Placeholder, type SQL, sql } from "drizzle-orm";
 import { insertSpans, type SpanRow } from "./span-writes.ts";
 
 /**
@@ -45,11 +45,12 @@ export function attemptSpanRow(execution: AttemptSpanSource, spanId: string, wor
 /**
  * The insert of the attempt spans of the rows of `claimed`, a CTE with the columns
  * `attempt_span_id`, `trace_id`, `execution_span_id`, `project_id`, `id`, `workflow`, `attempt`
- * and `resumed`: the claim leases and opens its attempts in one statement.
+ * and `resumed`: the claim leases and opens its attempts in one statement. `now` is the claim's
+ * instant as ISO text.
  */
-export function insertAttemptSpans(claimed: SQL, workerId: string, now: Date): SQL {
+export function insertAttemptSpans(claimed: SQL, workerId: string | Placeholder, now: string | Placeholder): SQL {
   return insertSpans(sql`select attempt_span_id, trace_id, execution_span_id, project_id, id, workflow,
-      'attempt ' || attempt || case when resumed then ' (resumed)' else '' end, 'attempt', ${now.toISOString()}::timestamptz, null,
+      'attempt ' || attempt || case when resumed then ' (resumed)' else '' end, 'attempt', ${now}::timestamptz, null,
       jsonb_build_object('weft.execution.attempt', attempt, 'weft.worker.id', ${workerId}::text,
         'weft.resumed', resumed),
       'unset', null

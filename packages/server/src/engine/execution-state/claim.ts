@@ -1,6 +1,7 @@
-import { type SQL, sql } from "drizzle-orm";
+import { type Placeholder, type SQL, sql } from "drizzle-orm";
 import type { Database, Transaction } from "../../db/database.ts";
-import { genericPlanRows } from "../../db/generic-plan.ts";
+import { genericPlan, genericPlanRows } from "../../db/generic-plan.ts";
+import { type PreparedSql, preparedSql } from "../../db/prepared-sql.ts";
 import { relaxedCommit, relaxedCommitUsed, relaxTransactionCommit } from "../sql-rows.ts";
 import { insertAttemptSpans } from "./attempt-spans.ts";
 import {
@@ -110,11 +111,41 @@ export interface ClaimRequest {
 }
 
 /**
+ * What a claim's statement reads of its request, each value written in (`Unset` never) or a
+ * placeholder (`Unset` = `Placeholder`). The worker's claim is prepared once per shape
+ * (`unlimitedClaimStatement`) with placeholders; the other claims are built with their values.
+ */
+interface ClaimSql<Unset = Placeholder> {
+  workerId: string | Unset;
+  /** The claim's instant, as ISO text. */
+  now: string | Unset;
+  /** When the leases it takes lapse, as ISO text. */
+  expires: string | Unset;
+  limit: number | Unset;
+  workspaceSlots: number | Unset;
+  transitions: readonly ClaimTransition[];
+  durable: boolean;
+}
+
+/** The statement values of `request`. */
+function claimSql(request: ClaimRequest): ClaimSql<never> {
+  return {
+    workerId: request.workerId,
+    now: request.now.toISOString(),
+    expires: new Date(request.now.getTime() + request.leaseMs).toISOString(),
+    limit: request.limit,
+    workspaceSlots: request.workspaceSlots,
+    transitions: request.transitions ?? claimTransitions,
+    durable: request.durable === true,
+  };
+}
+
+/**
  * This worker's running executions per account that pays for their workspaces, as a CTE body
  * (`account_id`, `running`). A workspace's executions are among its account's, so the account's
  * share bounds each of its workspaces too.
  */
-function busyAccounts(request: ClaimRequest): SQL {
+function busyAccounts(request: Pick<ClaimSql, "workerId">): SQL {
   return sql`select w.billing_account_id as account_id, count(*)::int as running from executions r
       join projects p on p.id = r.project_id join workspaces w on w.id = p.workspace_id
     where ${statusIn([leasedState], "r.status")} and r.lease_owner = ${request.workerId} group by w.billing_account_id`;
@@ -153,9 +184,9 @@ interface ClaimablePart {
  * marks an entry of a dead row as dead, so every claim visits the rows that died since the last
  * vacuum, while an index scan marks the dead entries it meets and skips them from then on.
  */
-function claimableParts(request: ClaimRequest): ClaimablePart[] {
-  const now = request.now.toISOString();
-  const taken = request.transitions ?? claimTransitions;
+function claimableParts(request: ClaimSql): ClaimablePart[] {
+  const now = request.now;
+  const taken = request.transitions;
   const statesOf = (names: readonly ClaimTransition[]) =>
     names.filter((name) => taken.includes(name)).flatMap((name) => transitions[name].from);
   const due = statesOf(["claim", "wake"]);
@@ -193,10 +224,9 @@ const tookOver = statusIn(transitions.expireLease.from, "c.previous_status");
  * fewer than `limit` rows were leased, whose rows come back as one JSON array in the column
  * `alongside` of every row, and in one row with no execution when nothing was leased.
  */
-function leaseAndReturn(request: ClaimRequest, candidates: SQL, alongside?: SQL): SQL {
-  const now = request.now.toISOString();
-  const expires = new Date(request.now.getTime() + request.leaseMs).toISOString();
-  const relaxed = request.durable !== true;
+function leaseAndReturn(request: ClaimSql, candidates: SQL, alongside?: SQL): SQL {
+  const { now, expires } = request;
+  const relaxed = !request.durable;
   const relaxedUsed = relaxed ? sql`${relaxedCommitUsed} as relaxed,` : sql``;
   return sql`with ${relaxed ? sql`${relaxedCommit}, ` : sql``}candidates as (${candidates}),
     claimed as (update executions x set ${claimedStatus}, lease_owner = ${request.workerId},
@@ -254,7 +284,7 @@ export const prioritisedProjectsPerClaim = 50;
  * plain executions, of priority 0, wait for those. A workspace past `prioritisedProjectsPerClaim`
  * projects with such executions is not deferred: its plain work is claimed in queue order as before.
  */
-function prioritisedWorkspaces(request: ClaimRequest): SQL {
+function prioritisedWorkspaces(request: ClaimSql): SQL {
   const ready = statusIn(readyStates, "e.status");
   return sql`prioritised_projects as (
       (select e.project_id, e.run_at, 1 as probes from executions e where ${ready} and e.priority > 0
@@ -267,7 +297,7 @@ function prioritisedWorkspaces(request: ClaimRequest): SQL {
       where walked.probes < ${prioritisedProjectsPerClaim}::int
     ),
     prioritised_workspaces as (select p.workspace_id as id from prioritised_projects pp join projects p on p.id = pp.project_id
-      where pp.run_at <= ${request.now.toISOString()}::timestamptz)`;
+      where pp.run_at <= ${request.now}::timestamptz)`;
 }
 
 /**
@@ -290,8 +320,77 @@ async function claimUnlimited(
   request: ClaimRequest,
   deferToPriority: boolean,
 ): Promise<{ executions: ClaimedExecution[]; groups: { rows: LimitedGroupRow[]; walkedAll: boolean } | undefined }> {
+  const values = claimSql(request);
+  if (claimableParts(values).length === 0) return { executions: [], groups: undefined };
+  const cursor = deferToPriority ? groupsCursor : undefined;
+  const statement = unlimitedClaimStatement({
+    transitions: values.transitions,
+    durable: values.durable,
+    deferToPriority,
+    fromCursor: cursor !== undefined,
+  });
+  const { workerId, now, expires, limit, workspaceSlots } = values;
+  const rows = await statement.execute(db, {
+    workerId,
+    now,
+    expires,
+    limit,
+    workspaceSlots,
+    cursorProject: cursor?.projectId,
+    cursorWorkflow: cursor?.workflow,
+  });
+  const alongside = rows[0]?.alongside;
+  return {
+    executions: rows.flatMap((row) => (row.id === null ? [] : [toClaimed(row)])),
+    groups: alongside === undefined || alongside === null ? undefined : learnWalk(alongside),
+  };
+}
+
+/** A row of the unlimited claim: a leased execution, or none with the groups read alongside. */
+type UnlimitedClaimRow = (ClaimRow | NoClaimRow) & { alongside?: (LimitedGroupRow | WalkEndRow)[] | null };
+
+/** What the text of an unlimited claim's statement depends on, beside its values. */
+interface UnlimitedClaimShape {
+  transitions: readonly ClaimTransition[];
+  durable: boolean;
+  deferToPriority: boolean;
+  /** Whether the walk of the limited groups starts after the last walk's end (`groupsCursor`). */
+  fromCursor: boolean;
+}
+
+const unlimitedClaimStatements = new Map<string, PreparedSql<UnlimitedClaimRow>>();
+
+/**
+ * The unlimited claim of `shape`, built and rendered once: the worker claims whenever work is
+ * announced, and building the statement's text was a good part of a claim's cost (figures in
+ * docs/decisions/0128-per-child-budgets-and-the-engine-path.md).
+ */
+function unlimitedClaimStatement(shape: UnlimitedClaimShape): PreparedSql<UnlimitedClaimRow> {
+  const transitionsKey = shape.transitions.map((name) => name.slice(0, 1)).join("");
+  const name = `claim_unlimited_${transitionsKey}_${shape.durable ? "durable" : "relaxed"}${shape.deferToPriority ? "_deferring" : ""}${shape.fromCursor ? "_cursor" : ""}`;
+  let statement = unlimitedClaimStatements.get(name);
+  if (statement === undefined) {
+    const values: ClaimSql = {
+      workerId: sql.placeholder("workerId"),
+      now: sql.placeholder("now"),
+      expires: sql.placeholder("expires"),
+      limit: sql.placeholder("limit"),
+      workspaceSlots: sql.placeholder("workspaceSlots"),
+      transitions: shape.transitions,
+      durable: shape.durable,
+    };
+    const cursor = shape.fromCursor
+      ? { projectId: sql.placeholder("cursorProject"), workflow: sql.placeholder("cursorWorkflow") }
+      : undefined;
+    statement = preparedSql(name, () => sql`${genericPlan}${unlimitedClaimSql(values, shape.deferToPriority, cursor)}`);
+    unlimitedClaimStatements.set(name, statement);
+  }
+  return statement;
+}
+
+/** The statement of `claimUnlimited`. */
+function unlimitedClaimSql(request: ClaimSql, deferToPriority: boolean, cursor: GroupsCursor | undefined): SQL {
   const parts = claimableParts(request);
-  if (parts.length === 0) return { executions: [], groups: undefined };
   const lockedParts = parts.map(
     (part, index) => sql`${sql.raw(`locked_${index}`)} as (select e.id, e.started_at as previous_started_at,
         e.status as previous_status, e.run_at, p.workspace_id
@@ -317,22 +416,9 @@ async function claimUnlimited(
     select ranked.id, ranked.previous_started_at, ranked.previous_status from ranked
       left join busy on busy.account_id = ranked.account_id
     where ranked.rank <= ${request.workspaceSlots}::int - coalesce(busy.running, 0)`;
-  if (!deferToPriority) {
-    return {
-      executions: (await genericPlanRows<ClaimRow>(db, leaseAndReturn(request, candidates))).map(toClaimed),
-      groups: undefined,
-    };
-  }
-  const groups = limitedGroupsRead(request, parts);
-  const rows = await genericPlanRows<(ClaimRow | NoClaimRow) & { alongside: (LimitedGroupRow | WalkEndRow)[] | null }>(
-    db,
-    leaseAndReturn(request, candidates, groups),
-  );
-  const alongside = rows[0]?.alongside;
-  return {
-    executions: rows.flatMap((row) => (row.id === null ? [] : [toClaimed(row)])),
-    groups: alongside === undefined || alongside === null ? undefined : learnWalk(alongside),
-  };
+  return deferToPriority
+    ? leaseAndReturn(request, candidates, limitedGroupsRead(request, parts, cursor))
+    : leaseAndReturn(request, candidates);
 }
 
 /** The last group a walk of `limitedGroupsWalked` groups reached, which the next walk starts after. */
@@ -349,6 +435,12 @@ interface WalkEndRow {
  * the process, which only means the next walk starts from the first group.
  */
 let groupsCursor: { projectId: string; workflow: string } | undefined;
+
+/** Where a walk of the limited groups starts: after this group. */
+interface GroupsCursor {
+  projectId: string | Placeholder;
+  workflow: string | Placeholder;
+}
 
 /** The groups read alongside a claim, with the walk's end noted for the next one. */
 function learnWalk(rows: readonly (LimitedGroupRow | WalkEndRow)[]): { rows: LimitedGroupRow[]; walkedAll: boolean } {
@@ -391,11 +483,10 @@ function groupWalk(name: string, states: SQL, from: SQL, to: SQL, gate: SQL): SQ
  * and lowest priority. The priorities are those of its ready executions, due or not yet, which only
  * orders a group with a higher priority still to come a little early.
  */
-function limitedGroupsRead(request: ClaimRequest, parts: readonly ClaimablePart[]): SQL {
-  const now = sql`${request.now.toISOString()}::timestamptz`;
+function limitedGroupsRead(request: ClaimSql, parts: readonly ClaimablePart[], cursor: GroupsCursor | undefined): SQL {
+  const now = sql`${request.now}::timestamptz`;
   const duePart = parts.find((part) => part.due);
   const lapsedPart = parts.find((part) => !part.due);
-  const cursor = groupsCursor;
   const after =
     cursor === undefined ? sql`true` : sql`(e.project_id, e.workflow) > (${cursor.projectId}, ${cursor.workflow})`;
   const upTo =
@@ -462,6 +553,7 @@ async function claimLimitedGroup(
     await tx.execute(
       sql`select pg_advisory_xact_lock(hashtextextended(${`concurrency:${group.projectId}:${group.workflow}`}, 0))`,
     );
+    const values = claimSql(request);
     let candidates: SQL;
     if (group.keyed) {
       const cursor = `${group.projectId}:${group.workflow}`;
@@ -469,11 +561,11 @@ async function claimLimitedGroup(
       const last = keys[keys.length - 1];
       if (last === undefined) keyCursors.delete(cursor);
       else keyCursors.set(cursor, last);
-      candidates = keyedCandidates(request, group, keys);
+      candidates = keyedCandidates(values, group, keys);
     } else {
-      candidates = groupCandidates(request, group);
+      candidates = groupCandidates(values, group);
     }
-    return (await genericPlanRows<ClaimRow>(tx, leaseAndReturn(request, candidates))).map(toClaimed);
+    return (await genericPlanRows<ClaimRow>(tx, leaseAndReturn(values, candidates))).map(toClaimed);
   });
 }
 
@@ -486,15 +578,15 @@ interface LimitedGroup {
 }
 
 /** Running executions of the group (whose lease is live, or this worker's), of one concurrency key if `key` is given. */
-function runningOfGroup(request: ClaimRequest, group: LimitedGroup, key?: SQL): SQL {
+function runningOfGroup(request: ClaimSql, group: LimitedGroup, key?: SQL): SQL {
   return sql`(select count(*)::int from executions r
     where r.project_id = ${group.projectId} and r.workflow = ${group.workflow} and ${statusIn([leasedState], "r.status")}
       ${key === undefined ? sql`` : sql`and r.concurrency_key = ${key}`}
-      and (r.lease_expires_at >= ${request.now.toISOString()}::timestamptz or r.lease_owner = ${request.workerId}))`;
+      and (r.lease_expires_at >= ${request.now}::timestamptz or r.lease_owner = ${request.workerId}))`;
 }
 
 /** What the workspace share leaves this worker of the group's account. */
-function slotsLeftOfGroup(request: ClaimRequest, group: LimitedGroup): SQL {
+function slotsLeftOfGroup(request: ClaimSql, group: LimitedGroup): SQL {
   return sql`${request.workspaceSlots}::int - coalesce((
     select busy.running from (${busyAccounts(request)}) busy
     where busy.account_id = ${accountOfProject(sql`${group.projectId}`)}
@@ -512,7 +604,7 @@ function groupOrder(group: LimitedGroup): SQL {
  * or `executions_limited_priority_idx` where priorities differ), locking at most that many; one
  * condition joining them by `or` is read as the group's whole backlog, sorted.
  */
-function groupCandidates(request: ClaimRequest, group: LimitedGroup): SQL {
+function groupCandidates(request: ClaimSql, group: LimitedGroup): SQL {
   const parts = claimableParts(request);
   if (parts.length === 0) {
     return sql`select e.id, e.started_at as previous_started_at, e.status as previous_status from executions e where false`;
@@ -590,7 +682,7 @@ async function nextKeys(tx: Transaction, group: LimitedGroup, after: string | un
  * up to the claim's limit and the account's share. The rows are locked once chosen: the group's
  * advisory lock keeps other claims of it away, so only rows some other statement holds are skipped.
  */
-function keyedCandidates(request: ClaimRequest, group: LimitedGroup, keys: readonly string[]): SQL {
+function keyedCandidates(request: ClaimSql, group: LimitedGroup, keys: readonly string[]): SQL {
   const ofGroup = sql`e.project_id = ${group.projectId} and e.workflow = ${group.workflow}`;
   const room = sql`least(${request.limit}::int, ${group.concurrencyLimit}::int - coalesce(running.n, 0))`;
   const perKey = claimableParts(request).map(
@@ -602,10 +694,10 @@ function keyedCandidates(request: ClaimRequest, group: LimitedGroup, keys: reado
   return sql`with all_keys as (select unnest(${`{${keys.map((key) => JSON.stringify(key)).join(",")}}`}::text[]) as key union
       select e.concurrency_key from executions e
       where ${ofGroup} and ${statusIn(lapsed, "e.status")} and e.concurrency_key is not null
-        and e.lease_expires_at < ${request.now.toISOString()}::timestamptz),
+        and e.lease_expires_at < ${request.now}::timestamptz),
     running as (select r.concurrency_key as key, count(*)::int as n from executions r
       where r.project_id = ${group.projectId} and r.workflow = ${group.workflow} and ${statusIn([leasedState], "r.status")}
-        and (r.lease_expires_at >= ${request.now.toISOString()}::timestamptz or r.lease_owner = ${request.workerId})
+        and (r.lease_expires_at >= ${request.now}::timestamptz or r.lease_owner = ${request.workerId})
       group by r.concurrency_key),
     picked as (select c.id, c.priority, c.run_at from all_keys left join running on running.key = all_keys.key
       cross join lateral (select * from (${sql.join(perKey, sql` union all `)}) found
@@ -690,5 +782,5 @@ export async function claimExpired(
     where ${statusIn(transitions.claim.from, "e.status")} and e.started_at is null
       and e.expires_at <= ${request.now.toISOString()}::timestamptz
     order by e.expires_at limit ${expiredPerPass} for update skip locked`;
-  return (await genericPlanRows<ClaimRow>(db, leaseAndReturn(lease, candidates))).map(toClaimed);
+  return (await genericPlanRows<ClaimRow>(db, leaseAndReturn(claimSql(lease), candidates))).map(toClaimed);
 }
