@@ -1,9 +1,12 @@
 import {
+  callRpcAs,
   createDatabaseGate,
+  createTestIdentity,
   deployManifest,
   executionCount,
   startTestPlatform,
   statementRuns,
+  type TestIdentity,
   type TestPlatform,
 } from "@weft/testing";
 import { sql } from "drizzle-orm";
@@ -13,8 +16,9 @@ import { sqlRows } from "../src/engine/sql-rows.ts";
 import { createManualTimers } from "../src/shared/timers.ts";
 
 /**
- * On the embedded database, ingress writes a webhook's execution already leased to the process's
- * worker when a claim would have leased it at once, and the worker runs it without a claim.
+ * On the embedded database, ingress writes a webhook's execution (and `workflows.run` its own)
+ * already leased to the process's worker when a claim would have leased it at once, and the worker
+ * runs it without a claim.
  */
 
 const config = `import { defineConfig, webhook, workflow } from "@weft/sdk";
@@ -32,6 +36,9 @@ export default defineConfig({
     workflow({ name: "one-at-a-time", concurrency: 1, async run(input: { n: number }, ctx) {
       return ctx.step("triple", () => input.n * 3);
     } }),
+    workflow({ name: "doubled", async run(input: { n: number }, ctx) {
+      return ctx.step("double", () => input.n * 2);
+    } }),
   ],
   webhooks: [
     webhook({ name: "short", workflow: "short" }),
@@ -43,7 +50,13 @@ export default defineConfig({
 `;
 const manifest = {
   version: 1 as const,
-  workflows: [{ name: "short" }, { name: "keys" }, { name: "lingering" }, { name: "one-at-a-time", concurrency: 1 }],
+  workflows: [
+    { name: "short" },
+    { name: "keys" },
+    { name: "lingering" },
+    { name: "one-at-a-time", concurrency: 1 },
+    { name: "doubled" },
+  ],
   webhooks: [
     { name: "short", workflow: "short" },
     { name: "keys", workflow: "keys" },
@@ -170,5 +183,79 @@ describe("a webhook's execution on the embedded database", () => {
     const claimsBefore = await claims();
     expect(await finished(await hook("short", { n: 6 }))).toMatchObject({ status: "succeeded", output: 12 });
     expect(await claims()).toBe(claimsBefore);
+  });
+});
+
+describe("an execution started by workflows.run on the embedded database", () => {
+  let owner: TestIdentity;
+  let runsProject: string;
+
+  beforeAll(async () => {
+    owner = await createTestIdentity(weft, "local-runs@example.com");
+    const created = await callRpcAs(weft, owner, "projects.create", { name: "local-runs" });
+    expect(created.status).toBe(200);
+    runsProject = (created.json as { id: string }).id;
+    await deployManifest(weft, runsProject, manifest, { configSource: config });
+  });
+
+  async function run(options: Record<string, unknown>): Promise<string> {
+    const answer = await callRpcAs(weft, owner, "workflows.run", {
+      projectId: runsProject,
+      workflow: "doubled",
+      ...options,
+    });
+    expect(answer.status).toBe(200);
+    return (answer.json as { executionId: string }).executionId;
+  }
+
+  const audited = async () =>
+    (
+      await sqlRows<{ n: number }>(
+        weft.database.db,
+        sql`select count(*)::int as n from audit_events where action = 'execution.started'`,
+      )
+    )[0]?.n ?? 0;
+
+  it("is claimed while the worker has not seen its project, then written leased and run without a claim", async () => {
+    const before = await claims();
+    const claimed = await finished(await run({ input: { n: 1 } }));
+    expect(claimed).toMatchObject({ status: "succeeded", output: 2 });
+    const afterFirst = await claims();
+    expect(afterFirst).toBeGreaterThan(before);
+    const auditedBefore = await audited();
+
+    for (let n = 2; n <= 4; n += 1) {
+      const started = await finished(await run({ input: { n } }));
+      expect(started).toMatchObject({ status: "succeeded", output: n * 2 });
+      expect(started.attempt_spans).toEqual(claimed.attempt_spans);
+    }
+    expect(await claims()).toBe(afterFirst);
+    // The start is still an audit event, in the transaction that wrote the row.
+    expect(await audited()).toBe(auditedBefore + 3);
+  });
+
+  it("is started at once with no delay, and left to a claim with a time to live", async () => {
+    const before = await claims();
+    expect((await finished(await run({ input: { n: 5 }, delay: 0 }))).status).toBe("succeeded");
+    expect(await claims()).toBe(before);
+    expect((await finished(await run({ input: { n: 5 }, ttl: "1m" }))).status).toBe("succeeded");
+    expect(await claims()).toBeGreaterThan(before);
+  });
+
+  it("gives its slot back when the idempotency key names an earlier execution", async () => {
+    const first = await finished(await run({ input: { n: 7 } }));
+    expect(first.status).toBe("succeeded");
+    const keyed = await run({ input: { n: 8 }, idempotencyKey: "local-start-key" });
+    expect(await finished(keyed)).toMatchObject({ status: "succeeded", output: 16 });
+    expect(await run({ input: { n: 8 }, idempotencyKey: "local-start-key" })).toBe(keyed);
+    // A slot kept would hold every claim back, and this execution would never run.
+    const claimsBefore = await claims();
+    expect(await finished(await run({ input: { n: 9 } }))).toMatchObject({ status: "succeeded", output: 18 });
+    expect(await claims()).toBe(claimsBefore);
+  });
+
+  it("waits in the queue when delayed", async () => {
+    const delayed = await run({ input: { n: 6 }, delay: "1h" });
+    expect(await executionOf(delayed)).toMatchObject({ status: "queued", lease_owner: null, attempt_spans: [] });
   });
 });

@@ -9,12 +9,11 @@ import {
   type EnqueueExecutionRequest,
   type EnqueueOutcome,
   insertNewExecutions,
-  type NewExecutionRows,
   queuedExecutionRows,
 } from "./enqueue-execution.ts";
-import { startLocally } from "./execution-state/local-start.ts";
-import { hasFlowControl } from "./flow-control/flow-keys.ts";
+import { startLocally, startsAtOnce } from "./execution-state/local-start.ts";
 import type { LocalStarts } from "./local-starts.ts";
+import type { NewExecutionRows } from "./new-execution-rows.ts";
 
 /** Says, just before a commit, whether the caller still wants the row (its deadline has not passed). */
 export interface CommitDeadline {
@@ -67,12 +66,7 @@ export function createEnqueueBatcher(deps: {
 }): EnqueueBatcher {
   /** The first execution of the batch that the local worker takes at once, leased to it; one at most. */
   function startOneLocally(live: { index: number; item: BatchedEnqueueRequest; row: NewExecutionRows }[]) {
-    // A delayed run waits for its time in the queue, as a claim would leave it.
-    const entry = live.find(
-      (candidate) =>
-        !hasFlowControl(candidate.item.workflow) &&
-        candidate.row.execution.runAt.getTime() <= candidate.row.execution.createdAt.getTime(),
-    );
+    const entry = live.find((candidate) => startsAtOnce(candidate.item.workflow, candidate.row));
     const slot = entry === undefined ? undefined : deps.localStarts?.reserve(entry.item.request.projectId);
     if (entry === undefined || slot === undefined) return undefined;
     const started = startLocally(entry.row, slot);

@@ -11,10 +11,14 @@ import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import { cancelKeysOf } from "./cancel-keys.ts";
 import { executionsChannel } from "./channels.ts";
 import { announcedProjects } from "./claimable-accounts.ts";
+import type { ClaimedExecution } from "./execution-state/claim.ts";
 import { initialState, leasedState } from "./execution-state/execution-states.ts";
-import { insertSpans, type SpanRow, spansFromJson } from "./execution-state/span-writes.ts";
+import { startLocally, startsAtOnce } from "./execution-state/local-start.ts";
+import { insertSpans, spansFromJson } from "./execution-state/span-writes.ts";
 import { type AdmissionOutcome, admit, rateLimitedErrorName } from "./flow-control/admit.ts";
-import { type Admission, admissionOf, claimColumnsOf, keyValue } from "./flow-control/flow-keys.ts";
+import { admissionOf, claimColumnsOf, keyValue } from "./flow-control/flow-keys.ts";
+import type { LocalStart } from "./local-starts.ts";
+import { type NewExecutionRows, newExecutionKeys } from "./new-execution-rows.ts";
 import { retryPolicyOf } from "./retry-policy.ts";
 import { checkInput } from "./stored-values.ts";
 import { newSpanId, newTraceId } from "./trace-ids.ts";
@@ -46,6 +50,12 @@ export interface EnqueueExecutionRequest {
   ttlMs?: number | undefined;
   /** How many starts by executions lead to this one (`executions.depth`); 0, from outside, if left out. */
   depth?: number | undefined;
+  /**
+   * A slot of this process's worker (`LocalStarts.reserve`): a new execution that a claim would
+   * lease at once (`startsAtOnce`) is written leased to it, and comes back as `started`. The caller
+   * gives the slot to the worker once the transaction has committed (`begin`), or gives it up.
+   */
+  localStart?: LocalStart | undefined;
 }
 
 /** Refuses an input over the 4 MiB limit (or one PostgreSQL cannot store) as the caller's mistake, naming the limit. */
@@ -70,13 +80,21 @@ export function idempotencyScopeOf(request: Pick<EnqueueExecutionRequest, "trigg
  * Inserts a queued execution in the caller's transaction (so whoever answers 2xx does so only once
  * the row is committed) and wakes the workers with NOTIFY, which PostgreSQL delivers at commit.
  * With an idempotency key already used in the project within 24 hours, nothing is inserted and the
- * earlier execution's id is returned with `created: false`.
+ * earlier execution's id is returned with `created: false`. Given a `localStart` slot, an execution
+ * written leased to it is returned as `started`, for the worker once the transaction commits.
  */
 export async function enqueueExecution(
   tx: Transaction,
   deps: { clock: Clock; ids: IdGenerator },
   request: EnqueueExecutionRequest,
-): Promise<ServiceResult<{ executionId: string; created: boolean; flowControl?: EnqueueOutcome["flowControl"] }>> {
+): Promise<
+  ServiceResult<{
+    executionId: string;
+    created: boolean;
+    flowControl?: EnqueueOutcome["flowControl"];
+    started?: ClaimedExecution;
+  }>
+> {
   const unstorable = storableInputFailure(request.input);
   if (unstorable !== undefined) return unstorable;
   const now = deps.clock.now();
@@ -117,8 +135,13 @@ export async function enqueueExecution(
   if (workflow === undefined) {
     return fail.notFound({ message: `The deployment defines no workflow "${request.workflow}".` });
   }
-  const rows = queuedExecutionRows(deps, request, workflow);
-  const { outcomes } = await insertNewExecutions(tx, [rows]);
+  const queued = queuedExecutionRows(deps, request, workflow);
+  const local =
+    request.localStart !== undefined && startsAtOnce(workflow, queued)
+      ? startLocally(queued, request.localStart)
+      : undefined;
+  const rows = local?.rows ?? queued;
+  const { outcomes, leasedInputs } = await insertNewExecutions(tx, [rows]);
   const outcome = outcomes.get(rows.execution.id) ?? { executionId: rows.execution.id };
   const { executionId } = outcome;
   if (request.idempotencyKey !== undefined) {
@@ -143,6 +166,7 @@ export async function enqueueExecution(
     executionId,
     created: true,
     ...(outcome.flowControl === undefined ? {} : { flowControl: outcome.flowControl }),
+    ...(local === undefined ? {} : { started: { ...local.execution, input: leasedInputs.get(executionId) } }),
   });
 }
 
@@ -157,49 +181,6 @@ export const idempotencyKeyReusedMessage =
 export function requestDigestOf(text: string): string {
   return createHash("sha256").update(text).digest("base64url");
 }
-
-export type NewExecutionRows = ReturnType<typeof queuedExecutionRows>;
-
-/** The columns a new execution is written with (the others keep their defaults); the lease's are set when it starts at once (`local-starts.ts`). */
-const newExecutionKeys = [
-  "id",
-  "projectId",
-  "deploymentId",
-  "workflow",
-  "status",
-  "input",
-  "attempt",
-  "maxAttempts",
-  "retryMinDelayMs",
-  "retryMaxDelayMs",
-  "timeoutMs",
-  "concurrencyLimit",
-  "concurrencyKey",
-  "priority",
-  "debounceKey",
-  "cancelKeys",
-  "runAt",
-  "triggerKind",
-  "triggerName",
-  "rerunOf",
-  "parentExecutionId",
-  "parentWaitName",
-  "depth",
-  "tags",
-  "expiresAt",
-  "traceId",
-  "executionSpanId",
-  "logs",
-  "createdAt",
-  "leaseOwner",
-  "leaseExpiresAt",
-  "startedAt",
-  "finishedAt",
-  "error",
-] as const;
-type NewExecution = Required<Pick<typeof executions.$inferInsert, (typeof newExecutionKeys)[number]>> & {
-  id: string;
-};
 
 const executionRows = jsonRowsInsert(executions, newExecutionKeys);
 
@@ -339,7 +320,7 @@ export function queuedExecutionRows(
   deps: { clock: Clock; ids: IdGenerator },
   request: EnqueueExecutionRequest,
   workflow: WorkflowManifest,
-): { execution: NewExecution; spans: SpanRow[]; admission?: Admission | undefined } {
+): NewExecutionRows {
   const now = deps.clock.now();
   const input = request.input ?? null;
   const admission = admissionOf(workflow, input);

@@ -6,6 +6,7 @@ import type { Database, Transaction } from "../db/database.ts";
 import type { TriggerKind } from "../db/schema/index.ts";
 import { getActiveDeployment } from "../deployments/read-deployments.ts";
 import { enqueueExecution, requestDigestOf, storableInputFailure } from "../engine/enqueue-execution.ts";
+import type { LocalStart, LocalStarts } from "../engine/local-starts.ts";
 import { validateJsonSchema } from "../schemas/validate-json-schema.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
@@ -49,11 +50,19 @@ export async function findActiveWorkflow(
  * Starts a workflow of the project's active deployment: the input is validated against the
  * workflow's schema (invalid, with one issue per problem), the queue must not be backlogged
  * (`backpressure`) and the workspace's plan must have room (`quotas`; both left out by the engine's
- * own callers, which neither limits), then an execution is queued.
+ * own callers, which neither limits), then an execution is queued. Given `localStarts` (the worker of
+ * this process, on the embedded database), one that a claim would lease at once is written leased
+ * to that worker, which runs it without a claim, as ingress does (`local-starts.ts`).
  */
 export async function runWorkflow(
   db: Database,
-  deps: { clock: Clock; ids: IdGenerator; quotas?: QuotaGate | undefined; backpressure?: Backpressure | undefined },
+  deps: {
+    clock: Clock;
+    ids: IdGenerator;
+    quotas?: QuotaGate | undefined;
+    backpressure?: Backpressure | undefined;
+    localStarts?: LocalStarts | undefined;
+  },
   request: RunWorkflowRequest,
 ): Promise<ServiceResult<{ executionId: string; created: boolean; flowControl?: "debounced" | "skipped" }>> {
   const found = await findActiveWorkflow(db, request.projectId, request.workflow);
@@ -73,33 +82,59 @@ export async function runWorkflow(
   // Last of the checks, so that only a start that is otherwise good is counted against the quota.
   const exceeded = await deps.quotas?.admit(request.projectId);
   if (exceeded !== undefined) return fail.quotaExceeded(exceeded);
-  return db.transaction(async (tx) => {
-    const queued = await enqueueExecution(tx, deps, {
-      projectId: request.projectId,
-      deploymentId,
-      workflow: request.workflow,
-      input,
-      trigger: request.trigger ?? { kind: "api" },
-      ...(request.idempotencyKey === undefined
-        ? {}
-        : { idempotencyKey: request.idempotencyKey, requestDigest: requestDigestOf(JSON.stringify(request.input)) }),
-      ...(request.rerunOf === undefined ? {} : { rerunOf: request.rerunOf }),
-      tags: request.tags,
-      delayMs: request.delayMs,
-      ttlMs: request.ttlMs,
-    });
-    if (queued.ok && queued.value.created && request.audit !== undefined) {
-      await recordAuditEvent(tx, deps, {
-        action: request.rerunOf === undefined ? "execution.started" : "execution.rerun",
-        targetType: "execution",
-        targetId: queued.value.executionId,
-        workspaceId: request.audit.workspaceId,
-        actor: request.audit.actor,
-        data: { projectId: request.projectId, workflow: request.workflow, rerunOf: request.rerunOf },
-      });
-    }
-    if (queued.ok && queued.value.created && request.alsoOnStart !== undefined)
-      await request.alsoOnStart(tx, queued.value.executionId);
+  const slot = deps.localStarts?.reserve(request.projectId);
+  let queued: Awaited<ReturnType<typeof enqueueExecution>>;
+  try {
+    queued = await db.transaction((tx) => enqueueAndRecord(tx, deps, request, deploymentId, input, slot));
+  } catch (error) {
+    slot?.cancel();
+    throw error;
+  }
+  if (!queued.ok) {
+    slot?.cancel();
     return queued;
+  }
+  const { started, ...value } = queued.value;
+  if (started === undefined) slot?.cancel();
+  else slot?.begin(started);
+  return ok(value);
+}
+
+/** The execution queued (or, in `slot`, started) and what else the start records, in one transaction. */
+async function enqueueAndRecord(
+  tx: Transaction,
+  deps: { clock: Clock; ids: IdGenerator },
+  request: RunWorkflowRequest,
+  deploymentId: string,
+  input: unknown,
+  slot: LocalStart | undefined,
+): ReturnType<typeof enqueueExecution> {
+  const queued = await enqueueExecution(tx, deps, {
+    projectId: request.projectId,
+    deploymentId,
+    workflow: request.workflow,
+    input,
+    trigger: request.trigger ?? { kind: "api" },
+    ...(request.idempotencyKey === undefined
+      ? {}
+      : { idempotencyKey: request.idempotencyKey, requestDigest: requestDigestOf(JSON.stringify(request.input)) }),
+    ...(request.rerunOf === undefined ? {} : { rerunOf: request.rerunOf }),
+    tags: request.tags,
+    delayMs: request.delayMs,
+    ttlMs: request.ttlMs,
+    localStart: slot,
   });
+  if (queued.ok && queued.value.created && request.audit !== undefined) {
+    await recordAuditEvent(tx, deps, {
+      action: request.rerunOf === undefined ? "execution.started" : "execution.rerun",
+      targetType: "execution",
+      targetId: queued.value.executionId,
+      workspaceId: request.audit.workspaceId,
+      actor: request.audit.actor,
+      data: { projectId: request.projectId, workflow: request.workflow, rerunOf: request.rerunOf },
+    });
+  }
+  if (queued.ok && queued.value.created && request.alsoOnStart !== undefined)
+    await request.alsoOnStart(tx, queued.value.executionId);
+  return queued;
 }

@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
 import type { Database, Transaction } from "../../db/database.ts";
-import { insertNewExecutions, type NewExecutionRows } from "../enqueue-execution.ts";
+import { insertNewExecutions } from "../enqueue-execution.ts";
 import { maxChildrenPerExecution } from "../limits.ts";
+import type { NewExecutionRows } from "../new-execution-rows.ts";
 import { sqlRows } from "../sql-rows.ts";
 import type { Lease } from "./attempt-transitions.ts";
 import { insertSpans } from "./span-writes.ts";

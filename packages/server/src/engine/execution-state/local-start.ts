@@ -1,9 +1,21 @@
-import type { NewExecutionRows } from "../enqueue-execution.ts";
+import type { WorkflowManifest } from "@weft/contract";
+import { hasFlowControl } from "../flow-control/flow-keys.ts";
 import type { LocalStart } from "../local-starts.ts";
+import type { NewExecutionRows } from "../new-execution-rows.ts";
 import { newSpanId } from "../trace-ids.ts";
 import { attemptSpanRow } from "./attempt-spans.ts";
 import type { ClaimedExecution } from "./claim.ts";
 import { isAllowed, transitions } from "./execution-states.ts";
+
+/**
+ * Whether a claim would lease a new execution of `workflow` at once, so that it may start locally:
+ * no flow control (a concurrency limit or key, a rate, a debounce: the claim's own to apply), due
+ * now (a delayed run waits for its time in the queue), and no time to live to check at its start.
+ */
+export function startsAtOnce(workflow: WorkflowManifest, rows: NewExecutionRows): boolean {
+  const { runAt, createdAt, expiresAt } = rows.execution;
+  return !hasFlowControl(workflow) && runAt.getTime() <= createdAt.getTime() && expiresAt === null;
+}
 
 /**
  * `startLocally`: a new execution's rows, about to be written in the state it would have been
