@@ -28,6 +28,7 @@ export type { EndStatementParts } from "./engine/execution-state/end-statement-p
 export { cancel, fail, finalStates, isFinal, succeed } from "./engine/execution-state/index.ts";
 export { endedCondition, unfinishedCondition } from "./engine/execution-state/status-conditions.ts";
 export { maxChannelFrameBytes } from "./engine/limits.ts";
+export type { LocalStarts } from "./engine/local-starts.ts";
 export { processTreeRssBytes } from "./engine/sandbox/process-tree-memory.ts";
 export type { SandboxConfig } from "./engine/sandbox/sandbox-config.ts";
 export { startSandboxHost } from "./engine/sandbox/sandbox-host.ts";
@@ -50,3 +51,4 @@ export { reduceMemory } from "./shared/reduce-memory.ts";
 export { type ServiceResult, valueOrThrow } from "./shared/service-result.ts";
 export { systemTimers, type Timers } from "./shared/timers.ts";
 export { rollUpExecutionCounts } from "./studio/execution-count-roll-up.ts";
+export { runWorkflow } from "./workflows/run-workflow.ts";
