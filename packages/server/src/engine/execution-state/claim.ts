@@ -363,7 +363,7 @@ const unlimitedClaimStatements = new Map<string, PreparedSql<UnlimitedClaimRow>>
 /**
  * The unlimited claim of `shape`, built and rendered once: the worker claims whenever work is
  * announced, and building the statement's text was a good part of a claim's cost (figures in
- * docs/decisions/0128-per-child-budgets-and-the-engine-path.md).
+ * docs/decisions/0134-a-run-started-without-a-claim.md).
  */
 function unlimitedClaimStatement(shape: UnlimitedClaimShape): PreparedSql<UnlimitedClaimRow> {
   const transitionsKey = shape.transitions.map((name) => name.slice(0, 1)).join("");
