@@ -94,15 +94,24 @@ interface ExecutionRow {
   lease_owner: string | null;
   started_at: Date | string | null;
   output: unknown;
-  attempt_spans: { name: string; under_execution: boolean; attributes: Record<string, unknown> }[];
+  /** The lease starts no earlier than the execution was created. */
+  started_after_created: boolean | null;
+  attempt_spans: {
+    name: string;
+    under_execution: boolean;
+    /** It starts no earlier than the execution's span, as a trace draws a child inside its parent. */
+    within_execution: boolean;
+    attributes: Record<string, unknown>;
+  }[];
 }
 
 async function executionOf(executionId: string): Promise<ExecutionRow> {
   const [row] = await sqlRows<ExecutionRow>(
     weft.database.db,
-    sql`select status, lease_owner, started_at, output,
+    sql`select status, lease_owner, started_at, output, started_at >= created_at as started_after_created,
         (select coalesce(json_agg(json_build_object('name', s.name, 'attributes', s.attributes,
-            'under_execution', s.parent_span_id = e.execution_span_id)), '[]')
+            'under_execution', s.parent_span_id = e.execution_span_id,
+            'within_execution', s.start_time >= (select x.start_time from spans x where x.span_id = e.execution_span_id))), '[]')
           from spans s where s.execution_id = e.id and s.kind = 'attempt') as attempt_spans
       from executions e where id = ${executionId}`,
   );
@@ -226,20 +235,25 @@ describe("an execution started by workflows.run on the embedded database", () =>
 
     for (let n = 2; n <= 4; n += 1) {
       const started = await finished(await run({ input: { n } }));
-      expect(started).toMatchObject({ status: "succeeded", output: n * 2 });
+      expect(started).toMatchObject({ status: "succeeded", output: n * 2, started_after_created: true });
       expect(started.attempt_spans).toEqual(claimed.attempt_spans);
+      expect(started.attempt_spans[0]?.within_execution).toBe(true);
     }
     expect(await claims()).toBe(afterFirst);
     // The start is still an audit event, in the transaction that wrote the row.
     expect(await audited()).toBe(auditedBefore + 3);
   });
 
-  it("is started at once with no delay, and left to a claim with a time to live", async () => {
+  it("is started at once with no delay, and left to a claim with a time to live or a concurrency limit", async () => {
     const before = await claims();
     expect((await finished(await run({ input: { n: 5 }, delay: 0 }))).status).toBe("succeeded");
     expect(await claims()).toBe(before);
     expect((await finished(await run({ input: { n: 5 }, ttl: "1m" }))).status).toBe("succeeded");
-    expect(await claims()).toBeGreaterThan(before);
+    const afterTtl = await claims();
+    expect(afterTtl).toBeGreaterThan(before);
+    const limited = await run({ input: { n: 5 }, workflow: "one-at-a-time" });
+    expect(await finished(limited)).toMatchObject({ status: "succeeded", output: 15 });
+    expect(await claims()).toBeGreaterThan(afterTtl);
   });
 
   it("gives its slot back when the idempotency key names an earlier execution", async () => {
@@ -248,14 +262,24 @@ describe("an execution started by workflows.run on the embedded database", () =>
     const keyed = await run({ input: { n: 8 }, idempotencyKey: "local-start-key" });
     expect(await finished(keyed)).toMatchObject({ status: "succeeded", output: 16 });
     expect(await run({ input: { n: 8 }, idempotencyKey: "local-start-key" })).toBe(keyed);
+    const reused = await callRpcAs(weft, owner, "workflows.run", {
+      projectId: runsProject,
+      workflow: "doubled",
+      input: { n: 10 },
+      idempotencyKey: "local-start-key",
+    });
+    expect(reused.status).toBe(409);
     // A slot kept would hold every claim back, and this execution would never run.
     const claimsBefore = await claims();
     expect(await finished(await run({ input: { n: 9 } }))).toMatchObject({ status: "succeeded", output: 18 });
     expect(await claims()).toBe(claimsBefore);
   });
 
-  it("waits in the queue when delayed", async () => {
+  it("waits in the queue when delayed, and leaves the next run its start", async () => {
     const delayed = await run({ input: { n: 6 }, delay: "1h" });
     expect(await executionOf(delayed)).toMatchObject({ status: "queued", lease_owner: null, attempt_spans: [] });
+    const claimsBefore = await claims();
+    expect(await finished(await run({ input: { n: 11 } }))).toMatchObject({ status: "succeeded", output: 22 });
+    expect(await claims()).toBe(claimsBefore);
   });
 });

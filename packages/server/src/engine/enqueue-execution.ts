@@ -11,13 +11,12 @@ import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
 import { cancelKeysOf } from "./cancel-keys.ts";
 import { executionsChannel } from "./channels.ts";
 import { announcedProjects } from "./claimable-accounts.ts";
-import type { ClaimedExecution } from "./execution-state/claim.ts";
 import { initialState, leasedState } from "./execution-state/execution-states.ts";
 import { startLocally, startsAtOnce } from "./execution-state/local-start.ts";
 import { insertSpans, spansFromJson } from "./execution-state/span-writes.ts";
 import { type AdmissionOutcome, admit, rateLimitedErrorName } from "./flow-control/admit.ts";
 import { admissionOf, claimColumnsOf, keyValue } from "./flow-control/flow-keys.ts";
-import type { LocalStart } from "./local-starts.ts";
+import type { LocallyStarted, LocalStarts } from "./local-starts.ts";
 import { type NewExecutionRows, newExecutionKeys } from "./new-execution-rows.ts";
 import { retryPolicyOf } from "./retry-policy.ts";
 import { checkInput } from "./stored-values.ts";
@@ -51,11 +50,11 @@ export interface EnqueueExecutionRequest {
   /** How many starts by executions lead to this one (`executions.depth`); 0, from outside, if left out. */
   depth?: number | undefined;
   /**
-   * A slot of this process's worker (`LocalStarts.reserve`): a new execution that a claim would
-   * lease at once (`startsAtOnce`) is written leased to it, and comes back as `started`. The caller
-   * gives the slot to the worker once the transaction has committed (`begin`), or gives it up.
+   * This process's worker: a new execution that a claim would lease at once (`startsAtOnce`) is
+   * written leased to it when it has a slot free, and comes back as `started`, which the caller
+   * begins once its transaction has committed or cancels if it does not.
    */
-  localStart?: LocalStart | undefined;
+  localStarts?: LocalStarts | undefined;
 }
 
 /** Refuses an input over the 4 MiB limit (or one PostgreSQL cannot store) as the caller's mistake, naming the limit. */
@@ -80,8 +79,8 @@ export function idempotencyScopeOf(request: Pick<EnqueueExecutionRequest, "trigg
  * Inserts a queued execution in the caller's transaction (so whoever answers 2xx does so only once
  * the row is committed) and wakes the workers with NOTIFY, which PostgreSQL delivers at commit.
  * With an idempotency key already used in the project within 24 hours, nothing is inserted and the
- * earlier execution's id is returned with `created: false`. Given a `localStart` slot, an execution
- * written leased to it is returned as `started`, for the worker once the transaction commits.
+ * earlier execution's id is returned with `created: false`. Given `localStarts`, an execution
+ * written leased to the worker is returned as `started`, for the worker once the transaction commits.
  */
 export async function enqueueExecution(
   tx: Transaction,
@@ -92,7 +91,7 @@ export async function enqueueExecution(
     executionId: string;
     created: boolean;
     flowControl?: EnqueueOutcome["flowControl"];
-    started?: ClaimedExecution;
+    started?: LocallyStarted;
   }>
 > {
   const unstorable = storableInputFailure(request.input);
@@ -136,11 +135,35 @@ export async function enqueueExecution(
     return fail.notFound({ message: `The deployment defines no workflow "${request.workflow}".` });
   }
   const queued = queuedExecutionRows(deps, request, workflow);
-  const local =
-    request.localStart !== undefined && startsAtOnce(workflow, queued)
-      ? startLocally(queued, request.localStart)
-      : undefined;
-  const rows = local?.rows ?? queued;
+  // Reserved once the rows are made, so that the lease starts no earlier than the execution.
+  const slot = startsAtOnce(workflow, queued) ? request.localStarts?.reserve(request.projectId) : undefined;
+  try {
+    const local = slot === undefined ? undefined : startLocally(queued, slot);
+    const written = await insertQueued(tx, request, local?.rows ?? queued, now, scope);
+    const started =
+      local === undefined || slot === undefined
+        ? undefined
+        : { slot, execution: { ...local.execution, input: written.leasedInput } };
+    return ok({
+      executionId: written.executionId,
+      created: true,
+      ...(written.flowControl === undefined ? {} : { flowControl: written.flowControl }),
+      ...(started === undefined ? {} : { started }),
+    });
+  } catch (error) {
+    slot?.cancel();
+    throw error;
+  }
+}
+
+/** The rows of a new execution inserted, and the idempotency key of the request stored with them. */
+async function insertQueued(
+  tx: Transaction,
+  request: EnqueueExecutionRequest,
+  rows: NewExecutionRows,
+  now: Date,
+  scope: string,
+): Promise<EnqueueOutcome & { leasedInput: unknown }> {
   const { outcomes, leasedInputs } = await insertNewExecutions(tx, [rows]);
   const outcome = outcomes.get(rows.execution.id) ?? { executionId: rows.execution.id };
   const { executionId } = outcome;
@@ -162,12 +185,7 @@ export async function enqueueExecution(
         set: { executionId, requestDigest, expiresAt },
       });
   }
-  return ok({
-    executionId,
-    created: true,
-    ...(outcome.flowControl === undefined ? {} : { flowControl: outcome.flowControl }),
-    ...(local === undefined ? {} : { started: { ...local.execution, input: leasedInputs.get(executionId) } }),
-  });
+  return { ...outcome, leasedInput: leasedInputs.get(executionId) };
 }
 
 export const idempotencyKeyReusedMessage =

@@ -19,6 +19,15 @@ export interface LocalStart {
   cancel(): void;
 }
 
+/**
+ * A new execution written leased to this process's worker by its caller's transaction: once that
+ * commits, `slot.begin(execution)` hands it to the worker; if it does not, `slot.cancel()`.
+ */
+export interface LocallyStarted {
+  slot: LocalStart;
+  execution: ClaimedExecution;
+}
+
 export interface LocalStarts {
   /**
    * A slot for an execution of `projectId`'s workflow without a concurrency limit, when the worker

@@ -1,13 +1,9 @@
 import { and, eq } from "drizzle-orm";
 import { type ProjectChange, recordAuditEvent } from "../audit/record-audit-event.ts";
-import type { Backpressure } from "../backpressure/backpressure.ts";
-import type { QuotaGate } from "../billing/quota-gate.ts";
 import type { Database } from "../db/database.ts";
 import { schedules } from "../db/schema/index.ts";
-import type { Clock } from "../shared/clock.ts";
-import type { IdGenerator } from "../shared/ids.ts";
 import { fail, ok, type ServiceResult } from "../shared/service-result.ts";
-import { runWorkflow } from "../workflows/run-workflow.ts";
+import { type RunWorkflowDependencies, runWorkflow } from "../workflows/run-workflow.ts";
 import type { ScheduleRecord } from "./schedule-record.ts";
 
 export interface RunScheduleNowRequest extends ProjectChange {
@@ -23,7 +19,7 @@ export interface RunScheduleNowRequest extends ProjectChange {
  */
 export async function runScheduleNow(
   db: Database,
-  deps: { clock: Clock; ids: IdGenerator; quotas?: QuotaGate | undefined; backpressure?: Backpressure | undefined },
+  deps: RunWorkflowDependencies,
   request: RunScheduleNowRequest,
 ): Promise<ServiceResult<{ executionId: string; schedule: ScheduleRecord }>> {
   const where = and(eq(schedules.projectId, request.projectId), eq(schedules.name, request.name));

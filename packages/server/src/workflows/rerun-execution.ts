@@ -1,17 +1,13 @@
 import type { AuditedChange } from "../audit/record-audit-event.ts";
-import type { Backpressure } from "../backpressure/backpressure.ts";
-import type { QuotaGate } from "../billing/quota-gate.ts";
 import type { Database } from "../db/database.ts";
-import type { Clock } from "../shared/clock.ts";
-import type { IdGenerator } from "../shared/ids.ts";
 import { ok, type ServiceResult } from "../shared/service-result.ts";
 import { getExecution } from "./read-executions.ts";
-import { runWorkflow } from "./run-workflow.ts";
+import { type RunWorkflowDependencies, runWorkflow } from "./run-workflow.ts";
 
 /** Starts a new execution of the same workflow with the same input, on the active deployment. */
 export async function rerunExecution(
   db: Database,
-  deps: { clock: Clock; ids: IdGenerator; quotas?: QuotaGate | undefined; backpressure?: Backpressure | undefined },
+  deps: RunWorkflowDependencies,
   request: { executionId: string; projectId?: string | undefined; audit?: AuditedChange | undefined },
 ): Promise<ServiceResult<{ executionId: string }>> {
   const found = await getExecution(db, request);

@@ -6,7 +6,7 @@ import type { Database, Transaction } from "../db/database.ts";
 import type { TriggerKind } from "../db/schema/index.ts";
 import { getActiveDeployment } from "../deployments/read-deployments.ts";
 import { enqueueExecution, requestDigestOf, storableInputFailure } from "../engine/enqueue-execution.ts";
-import type { LocalStart, LocalStarts } from "../engine/local-starts.ts";
+import type { LocallyStarted, LocalStarts } from "../engine/local-starts.ts";
 import { validateJsonSchema } from "../schemas/validate-json-schema.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
@@ -27,6 +27,16 @@ export interface RunWorkflowRequest {
   audit?: AuditedChange | undefined;
   /** More of the same change, in the transaction that queues the execution (run only when it is new). */
   alsoOnStart?: ((tx: Transaction, executionId: string) => Promise<void>) | undefined;
+}
+
+/** What starting a run takes; the platform's context has all of it. */
+export interface RunWorkflowDependencies {
+  clock: Clock;
+  ids: IdGenerator;
+  quotas?: QuotaGate | undefined;
+  backpressure?: Backpressure | undefined;
+  /** This process's worker, which takes a new execution at once when it can (the embedded database). */
+  localStarts?: LocalStarts | undefined;
 }
 
 /** The workflow of a project's active deployment, or not_found naming what is missing. */
@@ -56,13 +66,7 @@ export async function findActiveWorkflow(
  */
 export async function runWorkflow(
   db: Database,
-  deps: {
-    clock: Clock;
-    ids: IdGenerator;
-    quotas?: QuotaGate | undefined;
-    backpressure?: Backpressure | undefined;
-    localStarts?: LocalStarts | undefined;
-  },
+  deps: RunWorkflowDependencies,
   request: RunWorkflowRequest,
 ): Promise<ServiceResult<{ executionId: string; created: boolean; flowControl?: "debounced" | "skipped" }>> {
   const found = await findActiveWorkflow(db, request.projectId, request.workflow);
@@ -82,38 +86,38 @@ export async function runWorkflow(
   // Last of the checks, so that only a start that is otherwise good is counted against the quota.
   const exceeded = await deps.quotas?.admit(request.projectId);
   if (exceeded !== undefined) return fail.quotaExceeded(exceeded);
-  const slot = deps.localStarts?.reserve(request.projectId);
+  // Set as soon as the execution is written leased, so that a transaction that fails after it
+  // gives the slot back.
+  const local: { started?: LocallyStarted } = {};
   let queued: Awaited<ReturnType<typeof enqueueExecution>>;
   try {
-    queued = await db.transaction((tx) => enqueueAndRecord(tx, deps, request, deploymentId, input, slot));
+    queued = await db.transaction((tx) => enqueueAndRecord(tx, deps, request, { deploymentId, input }, local));
   } catch (error) {
-    slot?.cancel();
+    local.started?.slot.cancel();
     throw error;
   }
-  if (!queued.ok) {
-    slot?.cancel();
-    return queued;
-  }
-  const { started, ...value } = queued.value;
-  if (started === undefined) slot?.cancel();
-  else slot?.begin(started);
+  local.started?.slot.begin(local.started.execution);
+  if (!queued.ok) return queued;
+  const { started: _handedOn, ...value } = queued.value;
   return ok(value);
 }
 
-/** The execution queued (or, in `slot`, started) and what else the start records, in one transaction. */
+/**
+ * The execution queued, or written leased to the local worker (then noted in `local`), and what
+ * else the start records, in one transaction.
+ */
 async function enqueueAndRecord(
   tx: Transaction,
-  deps: { clock: Clock; ids: IdGenerator },
+  deps: RunWorkflowDependencies,
   request: RunWorkflowRequest,
-  deploymentId: string,
-  input: unknown,
-  slot: LocalStart | undefined,
+  run: { deploymentId: string; input: unknown },
+  local: { started?: LocallyStarted },
 ): ReturnType<typeof enqueueExecution> {
   const queued = await enqueueExecution(tx, deps, {
     projectId: request.projectId,
-    deploymentId,
+    deploymentId: run.deploymentId,
     workflow: request.workflow,
-    input,
+    input: run.input,
     trigger: request.trigger ?? { kind: "api" },
     ...(request.idempotencyKey === undefined
       ? {}
@@ -122,8 +126,9 @@ async function enqueueAndRecord(
     tags: request.tags,
     delayMs: request.delayMs,
     ttlMs: request.ttlMs,
-    localStart: slot,
+    localStarts: deps.localStarts,
   });
+  if (queued.ok) local.started = queued.value.started;
   if (queued.ok && queued.value.created && request.audit !== undefined) {
     await recordAuditEvent(tx, deps, {
       action: request.rerunOf === undefined ? "execution.started" : "execution.rerun",

@@ -366,8 +366,9 @@ const unlimitedClaimStatements = new Map<string, PreparedSql<UnlimitedClaimRow>>
  * docs/decisions/0134-a-run-started-without-a-claim.md).
  */
 function unlimitedClaimStatement(shape: UnlimitedClaimShape): PreparedSql<UnlimitedClaimRow> {
-  const transitionsKey = shape.transitions.map((name) => name.slice(0, 1)).join("");
-  const name = `claim_unlimited_${transitionsKey}_${shape.durable ? "durable" : "relaxed"}${shape.deferToPriority ? "_deferring" : ""}${shape.fromCursor ? "_cursor" : ""}`;
+  // By position in `claimTransitions`: the names in full would pass PostgreSQL's 63 bytes.
+  const transitionsKey = shape.transitions.map((name) => claimTransitions.indexOf(name)).join("");
+  const name = `claim_unlimited_t${transitionsKey}_${shape.durable ? "durable" : "relaxed"}${shape.deferToPriority ? "_deferring" : ""}${shape.fromCursor ? "_cursor" : ""}`;
   let statement = unlimitedClaimStatements.get(name);
   if (statement === undefined) {
     const values: ClaimSql = {
