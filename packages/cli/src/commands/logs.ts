@@ -16,11 +16,15 @@ interface LogsOptions {
 
 type Scope = { executionId: string } | { projectId: string };
 
-/** Every recorded event of the scope, page after page; answers where the stream goes on. */
+/**
+ * Every recorded event of the scope, page after page, or those up to the page read when `signal`
+ * aborts; answers where the stream goes on.
+ */
 async function readHistory(
   context: CommandContext,
   scope: Scope,
   onEvent: (event: ExecutionEvent) => void,
+  signal?: AbortSignal,
 ): Promise<string | undefined> {
   const client = connect(context);
   let cursor: string | undefined;
@@ -28,7 +32,7 @@ async function readHistory(
     const page = await client.workflows.listEvents({ ...scope, limit: eventsPageLimit, ...(cursor ? { cursor } : {}) });
     for (const event of page.data) onEvent(event);
     cursor = page.nextCursor;
-    if (page.data.length < eventsPageLimit) return cursor;
+    if (page.data.length < eventsPageLimit || signal?.aborted === true) return cursor;
   }
 }
 
@@ -45,17 +49,24 @@ async function logs(context: CommandContext, options: LogsOptions): Promise<void
       : { executionId: options.execution };
   const history: ExecutionEvent[] = [];
   let ended = false;
-  const after = await readHistory(context, scope, (event) => {
-    if (event.kind === "execution.ended") ended = true;
-    history.push(event);
-    if (options.follow === true || !output.json) printEvent(output, event);
-  });
-  if (options.follow !== true) {
+  // Heard from the start: Ctrl-C while the history prints ends as quietly as once it streams.
+  const interrupted = options.follow === true ? interruptSignal() : undefined;
+  const after = await readHistory(
+    context,
+    scope,
+    (event) => {
+      if (event.kind === "execution.ended") ended = true;
+      history.push(event);
+      if (options.follow === true || !output.json) printEvent(output, event);
+    },
+    interrupted,
+  );
+  if (interrupted === undefined) {
     if (output.json) output.result({ events: history, nextCursor: after }, () => undefined);
     else if (history.length === 0) output.line("No events yet.");
     return;
   }
-  if ("executionId" in scope && ended) return;
+  if (("executionId" in scope && ended) || interrupted.aborted) return;
   const projectId =
     "projectId" in scope
       ? scope.projectId
@@ -63,7 +74,7 @@ async function logs(context: CommandContext, options: LogsOptions): Promise<void
   await followEvents(context, {
     projectId,
     after,
-    signal: interruptSignal(),
+    signal: interrupted,
     onEvent: (event) => {
       if ("executionId" in scope && event.executionId !== scope.executionId) return undefined;
       printEvent(output, event);
