@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { type EngineHarness, startEngineHarness } from "@weft/testing";
@@ -458,7 +458,13 @@ describe.runIf(realCgroups !== undefined)("sandbox processes in real cgroups", (
       if (child?.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       await host.close();
     }
-    expect(existsSync(parentGroup(cgroups))).toBe(false);
+    // Removed once empty. Only another sandbox host of this test process (an earlier file's, in the
+    // same worker) may keep it, with a group of its own in it.
+    const parent = parentGroup(cgroups);
+    if (existsSync(parent)) {
+      const groups = readdirSync(parent, { withFileTypes: true }).filter((entry) => entry.isDirectory());
+      expect(groups).not.toEqual([]);
+    }
   }, 60_000);
 });
 
