@@ -1,6 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Database, Transaction } from "../../db/database.ts";
-import { genericPlanRows } from "../../db/generic-plan.ts";
+import { genericPlanStatement } from "../../db/generic-plan.ts";
+import type { PreparedSql } from "../../db/prepared-sql.ts";
 import type { ExecutionError, LogEntry } from "../../db/schema/index.ts";
 import { cancellationsChannel } from "../channels.ts";
 import { jsonParam, relaxedCommit, relaxedCommitUsed, sqlRows } from "../sql-rows.ts";
@@ -182,13 +183,80 @@ export async function endAttempts<Name extends EndingTransition>(
   ends: readonly AttemptEnd<Name>[],
 ): Promise<TransitionOutcome[]> {
   if (ends.length === 0) return [];
-  const ending: Ending<EndingTransition> = endings[target.transition];
-  const relaxed = target.holder !== undefined && target.durable !== true;
   const stepSpans = ends.flatMap((end) => end.close.stepSpans ?? []);
-  const flushSpans =
-    stepSpans.length === 0
-      ? sql``
-      : sql`, step_spans as (${insertSpans(sql`${spansFromJson(jsonParam(stepSpans))} where s.execution_id in (select id from changed)`)} returning 1)`;
+  const { statement, written } = endStatement({
+    transition: target.transition,
+    byWorker: target.holder !== undefined,
+    relaxed: target.holder !== undefined && target.durable !== true,
+    withStepSpans: stepSpans.length > 0,
+    parts: target.parts,
+  });
+  // In the order of their ids, as every batch of ends locks them: two batches (of two transitions)
+  // locking rows of one worker in different orders could deadlock.
+  const rows = [...ends]
+    .sort((a, b) => (a.executionId < b.executionId ? -1 : a.executionId > b.executionId ? 1 : 0))
+    .map((end) => endRow(end, written));
+  const [row] = await statement.execute(db, {
+    rows: jsonParam(rows),
+    stepSpans: jsonParam(stepSpans),
+    workerId: target.holder?.workerId ?? null,
+  });
+  const taken = new Set(row?.taken ?? []);
+  return ends.map((end) => (taken.has(end.executionId) ? "taken" : "refused"));
+}
+
+/** What decides the text of an end statement; its values are placeholders. */
+interface EndShape {
+  transition: EndingTransition;
+  /** A worker ends attempts it holds the lease of (`workerId`); the API, those no lease guards. */
+  byWorker: boolean;
+  relaxed: boolean;
+  withStepSpans: boolean;
+  parts: EndStatementParts;
+}
+
+interface EndStatement {
+  statement: PreparedSql<{ taken: string[] }>;
+  /** The values of the parts that join it, which each end's row carries. */
+  written: WrittenSteps[];
+}
+
+/** The end statements of each list of parts (one per platform), by the rest of their shape. */
+const endStatements = new WeakMap<EndStatementParts, Map<string, EndStatement>>();
+
+/**
+ * The statement of `shape`, built and rendered once: a worker ends an attempt at every execution,
+ * and building the statement's text cost about 0.35 ms of an end (figures in
+ * docs/decisions/0135-the-end-built-once.md).
+ */
+function endStatement(shape: EndShape): EndStatement {
+  let shapes = endStatements.get(shape.parts);
+  if (shapes === undefined) {
+    shapes = new Map();
+    endStatements.set(shape.parts, shapes);
+  }
+  const key = `${shape.transition} ${shape.byWorker} ${shape.relaxed} ${shape.withStepSpans}`;
+  let found = shapes.get(key);
+  if (found === undefined) {
+    const ending: Ending<EndingTransition> = endings[shape.transition];
+    const parts = partsJoining(shape.parts, shape.transition, ending.final !== undefined);
+    const written = parts.flatMap((part) => part.writtenSteps ?? []);
+    found = { statement: genericPlanStatement(() => endStatementSql(shape, ending, parts, written)), written };
+    shapes.set(key, found);
+  }
+  return found;
+}
+
+/** The text of an end statement, its values the placeholders `rows`, `stepSpans` and `workerId`. */
+function endStatementSql(
+  shape: EndShape,
+  ending: Ending<EndingTransition>,
+  parts: readonly EndStatementPart[],
+  written: readonly WrittenSteps[],
+): SQL {
+  const flushSpans = shape.withStepSpans
+    ? sql`, step_spans as (${insertSpans(sql`${spansFromJson(sql.placeholder("stepSpans"))} where s.execution_id in (select id from changed)`)} returning 1)`
+    : sql``;
   const attemptSpans = spanEnds(sql`changed where attempt_span_id is not null`, {
     spanId: sql`attempt_span_id`,
     endTime: sql`ended_at`,
@@ -196,14 +264,12 @@ export async function endAttempts<Name extends EndingTransition>(
     message: sql`attempt_message`,
   });
   const tokens = closeTokensOfEnded();
-  const children = childEndCtes(target.transition === "cancel");
+  const children = childEndCtes(shape.transition === "cancel");
   const closedTokens = ending.final === undefined ? sql`` : sql`, ${tokens.cte}${children.ctes}`;
-  const parts = partsJoining(target.parts, target.transition, ending.final !== undefined);
   const partCtes = sql.join(
     parts.map((part) => sql`, ${part.cte}`),
     sql``,
   );
-  const written = parts.flatMap((part) => part.writtenSteps ?? []);
   const columns = [...endColumns, ...written.map((value) => `${value.column} ${value.type}`)].join(", ");
   const writtenColumns = written.map((value) => `, e.${value.column}`).join("");
   const closedSpans = closeSpans(
@@ -216,28 +282,19 @@ export async function endAttempts<Name extends EndingTransition>(
           children.spans,
         ],
   );
+  const holder = shape.byWorker ? { workerId: sql.placeholder("workerId") } : undefined;
   const set =
-    target.holder === undefined && ending.withoutHolder !== undefined
+    holder === undefined && ending.withoutHolder !== undefined
       ? sql`${ending.set}, ${ending.withoutHolder}`
       : ending.set;
-  // In the order of their ids, as every batch of ends locks them: two batches (of two transitions)
-  // locking rows of one worker in different orders could deadlock.
-  const rows = [...ends]
-    .sort((a, b) => (a.executionId < b.executionId ? -1 : a.executionId > b.executionId ? 1 : 0))
-    .map((end) => endRow(end, written));
-  const [row] = await genericPlanRows<{ taken: string[] }>(
-    db,
-    sql`with ${relaxed ? sql`${relaxedCommit},` : sql``} changed as (update executions set ${setStatusOf(target.transition)}, ${set},
+  return sql`with ${shape.relaxed ? sql`${relaxedCommit},` : sql``} changed as (update executions set ${setStatusOf(shape.transition)}, ${set},
           lease_owner = null, lease_expires_at = null, logs = logs || e.new_logs
-        from json_to_recordset(${jsonParam(rows)}::json) as e(${sql.raw(columns)})
-        where id = e.execution_id and ${allowedBy(target.transition, target.holder)}
+        from json_to_recordset(${sql.placeholder("rows")}::json) as e(${sql.raw(columns)})
+        where id = e.execution_id and ${allowedBy(shape.transition, holder)}
         returning id, project_id, workflow, deployment_id, attempt, execution_span_id, trigger_kind, created_at, status,
           input, output, error, parent_execution_id, parent_wait_name, e.ended_at, e.attempt_span_id, e.attempt_code, e.attempt_message${sql.raw(writtenColumns)})${flushSpans}${closedTokens},
       closed_spans as (${closedSpans} returning 1)${partCtes}
-      select array(select id from changed) as taken${ending.final === undefined ? sql`` : children.selects}${relaxed ? sql`, ${relaxedCommitUsed} as relaxed` : sql``}`,
-  );
-  const taken = new Set(row?.taken ?? []);
-  return ends.map((end) => (taken.has(end.executionId) ? "taken" : "refused"));
+      select array(select id from changed) as taken${ending.final === undefined ? sql`` : children.selects}${shape.relaxed ? sql`, ${relaxedCommitUsed} as relaxed` : sql``}`;
 }
 
 /** Ends one attempt: `endAttempts` of one. */
