@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { readFile, rename, writeFile } from "node:fs/promises";
 import { availableParallelism, loadavg } from "node:os";
+import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /**
@@ -32,11 +33,15 @@ export interface RunDescription {
   settings: string[];
 }
 
-/** Reads the description of the run that starts now from git, the machine and the environment. */
-export function describeRun(env: NodeJS.ProcessEnv): RunDescription {
+/**
+ * Reads the description of the run that starts now from git, the machine and the environment. The
+ * results file it writes (`resultsPath`) does not count as a change to the code: an earlier run's
+ * figures not yet committed would otherwise mark every later run "with uncommitted changes".
+ */
+export function describeRun(env: NodeJS.ProcessEnv, resultsPath: string | undefined): RunDescription {
   return {
     startedAt: new Date(),
-    commit: currentCommit(),
+    commit: currentCommit(resultsPath),
     node: process.version,
     cores: availableParallelism(),
     loadAverage: loadavg()[0] ?? 0,
@@ -48,10 +53,13 @@ export function describeRun(env: NodeJS.ProcessEnv): RunDescription {
   };
 }
 
-function currentCommit(): string {
+function currentCommit(resultsPath: string | undefined): string {
   try {
     const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
-    const changes = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { encoding: "utf8" });
+    const besideResults = resultsPath === undefined ? [] : ["--", ":/", `:(exclude)${resolve(resultsPath)}`];
+    const changes = execFileSync("git", ["status", "--porcelain", "--untracked-files=no", ...besideResults], {
+      encoding: "utf8",
+    });
     return changes.trim() === "" ? commit : `${commit} with uncommitted changes`;
   } catch {
     return "unknown (not a git checkout)";

@@ -35,7 +35,7 @@ import { runStudioBench } from "./studio.ts";
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const durationSeconds = Number(process.env.BENCH_SECONDS ?? 5);
 const resultsPath = process.env.BENCH_RESULTS === "none" ? undefined : process.env.BENCH_RESULTS || defaultResultsPath;
-const run = describeRun(process.env);
+const run = describeRun(process.env, resultsPath);
 /** The lines the part under way has printed, for its section of the results file. */
 let partLines: string[] = [];
 const write = (line: string) => {
