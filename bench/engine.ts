@@ -163,7 +163,8 @@ async function finished(bench: Bench, id: string): Promise<typeof executions.$in
   }
 }
 
-const engineRuns = Number(process.env.BENCH_ENGINE_RUNS ?? 5);
+// A median of five moved by half between runs on this machine (docs/decisions/0135-the-end-built-once.md).
+const engineRuns = Number(process.env.BENCH_ENGINE_RUNS ?? 21);
 
 /** One execution's wall time (enqueued → finished) and the part of it spent in user code. */
 async function runOnce(bench: Bench, workflow: string): Promise<{ totalMs: number; userMs: number }> {
