@@ -6,7 +6,7 @@ import type { ExecutionError, LogEntry } from "../../db/schema/index.ts";
 import { cancellationsChannel } from "../channels.ts";
 import { jsonParam, relaxedCommit, relaxedCommitUsed, sqlRows } from "../sql-rows.ts";
 import { childEndCtes } from "./child-writes.ts";
-import type { EndStatementPart, EndStatementParts } from "./end-statement-parts.ts";
+import { type EndStatementPart, type EndStatementParts, noEndStatementParts } from "./end-statement-parts.ts";
 import type { FinalTransition } from "./execution-states.ts";
 import {
   closeSpans,
@@ -382,7 +382,7 @@ export function sleep(
     return endAttempt(
       tx,
       // No part joins an end that leaves the execution unfinished.
-      { transition: "sleep", holder: holderOf(lease), durable: true, parts: [] },
+      { transition: "sleep", holder: holderOf(lease), durable: true, parts: noEndStatementParts },
       { executionId: lease.executionId, close, values: { runAt: nap.wakeAt } },
     );
   });

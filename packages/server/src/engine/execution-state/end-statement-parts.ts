@@ -25,3 +25,9 @@ export interface EndStatementPart {
 }
 
 export type EndStatementParts = readonly EndStatementPart[];
+
+/**
+ * The parts of an end that joins none (a sleep's or a wait's, which end no execution): one list, so
+ * that their end statements, kept per list of parts, are built once.
+ */
+export const noEndStatementParts: EndStatementParts = [];

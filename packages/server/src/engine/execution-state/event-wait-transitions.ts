@@ -3,6 +3,7 @@ import type { Database, Transaction } from "../../db/database.ts";
 import { jsonParam, sqlRows } from "../sql-rows.ts";
 import { textArray } from "../sql-text-array.ts";
 import { type AttemptClose, endAttempt, type Lease } from "./attempt-transitions.ts";
+import { noEndStatementParts } from "./end-statement-parts.ts";
 import { insertSpans } from "./span-writes.ts";
 import { allowedBy } from "./transition-condition.ts";
 import { expireTokens, type NewToken, type TokenRow, type WaitOutcome } from "./wait-transitions.ts";
@@ -80,7 +81,7 @@ export function waitForEvent(
     if (stored.status !== "pending") return { outcome: "ended", token: stored };
     const outcome = await endAttempt(
       tx,
-      { transition: "wait", holder: holderOf(lease), durable: true, parts: [] },
+      { transition: "wait", holder: holderOf(lease), durable: true, parts: noEndStatementParts },
       { executionId: lease.executionId, close, values: { runAt: new Date(stored.expires_at) } },
     );
     return outcome === "taken" ? { outcome: "waiting", token: stored } : { outcome: "refused" };

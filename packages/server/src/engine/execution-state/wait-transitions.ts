@@ -4,6 +4,7 @@ import type { WaitTokenDetails, WaitTokenStatus } from "../../db/schema/index.ts
 import { executionsChannel } from "../channels.ts";
 import { jsonParam, relaxTransactionCommit, sqlRows } from "../sql-rows.ts";
 import { type AttemptClose, endAttempt, type Lease } from "./attempt-transitions.ts";
+import { noEndStatementParts } from "./end-statement-parts.ts";
 import { type TransitionName, transitions } from "./execution-states.ts";
 import { closeSpans, endedWith, insertSpans, spanEnds } from "./span-writes.ts";
 import { tokenSpanStatus } from "./token-writes.ts";
@@ -130,7 +131,7 @@ export function wait(db: Database, lease: Lease, close: AttemptClose, token: New
     const outcome = await endAttempt(
       tx,
       // No part joins an end that leaves the execution unfinished.
-      { transition: "wait", holder: holderOf(lease), durable: true, parts: [] },
+      { transition: "wait", holder: holderOf(lease), durable: true, parts: noEndStatementParts },
       { executionId: lease.executionId, close, values: { runAt: new Date(stored.expires_at) } },
     );
     return outcome === "taken" ? { outcome: "waiting", token: stored } : { outcome: "refused" };
