@@ -163,7 +163,8 @@ async function finished(bench: Bench, id: string): Promise<typeof executions.$in
   }
 }
 
-// A median of five moved by half between runs on this machine (docs/decisions/0135-the-end-built-once.md).
+// Medians of five moved too far between runs to be read against a target of 1 ms a step
+// (docs/decisions/0135-the-end-built-once.md).
 const engineRuns = Number(process.env.BENCH_ENGINE_RUNS ?? 21);
 
 /** One execution's wall time (enqueued → finished) and the part of it spent in user code. */

@@ -226,7 +226,7 @@ const endStatements = new WeakMap<EndStatementParts, Map<string, EndStatement>>(
 
 /**
  * The statement of `shape`, built and rendered once: a worker ends an attempt at every execution,
- * and building the statement's text cost about 0.35 ms of an end (figures in
+ * and building the statement's text was a good part of an end's cost (figures in
  * docs/decisions/0135-the-end-built-once.md).
  */
 function endStatement(shape: EndShape): EndStatement {
