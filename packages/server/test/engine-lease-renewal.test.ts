@@ -1,19 +1,22 @@
 import { type EngineStage, engineSecretKey, startEngineStage, testServerUrl } from "@weft/testing";
 import pg from "pg";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { defaultAttemptTimeoutMs } from "../src/engine/attempt-timeout.ts";
+import { endAttempt } from "../src/engine/attempts/attempt-ending.ts";
 import { createBatchedEnds } from "../src/engine/attempts/batched-ends.ts";
 import { createBatchedSteps } from "../src/engine/attempts/batched-steps.ts";
 import { type AttemptContext, type RunningAttempt, startAttempt } from "../src/engine/attempts/running-attempt.ts";
+import { onStep } from "../src/engine/attempts/step-recording.ts";
 import { type ClaimedExecution, claim, renewLeases, sleep } from "../src/engine/execution-state/index.ts";
 import { waitTokenIssuer } from "../src/engine/wait-token-ids.ts";
 import { beat } from "../src/engine/worker-heartbeats.ts";
 import { heartbeat } from "../src/engine/worker-leases.ts";
 
 /**
- * A worker's heartbeat among the other statements that change its rows (PostgreSQL only: the
- * interleavings are made by a second connection holding a lock, which one embedded connection
- * cannot). The clock moves only when a test moves it, so no lease lapses on its own.
+ * A worker's heartbeat, and an attempt's end, among the other statements that change its rows
+ * (PostgreSQL only: the interleavings are made by a second connection holding a lock, which one
+ * embedded connection cannot). The clock moves only when a test moves it, so no lease lapses on its
+ * own.
  */
 
 const source = `
@@ -67,6 +70,26 @@ async function claimNew(workerId: string, count: number): Promise<ClaimedExecuti
   return executions;
 }
 
+/** What a worker's attempts need of it, on the stage's database; `released` collects the executions let go of. */
+function contextOf(workerId: string, released: string[] = []): AttemptContext {
+  const db = stage.database.db;
+  return {
+    db,
+    clock: stage.clock,
+    logger: stage.logger,
+    workerId,
+    tokens: waitTokenIssuer({ secretKey: engineSecretKey, baseUrl: "http://localhost:3000" }),
+    release: (executionId) => {
+      released.push(executionId);
+    },
+    fallsDue: () => undefined,
+    ends: createBatchedEnds(db, workerId, []),
+    steps: createBatchedSteps(db, workerId),
+    finishing: new Set(),
+    stepQuota: undefined,
+  };
+}
+
 async function leaseExpiryOf(executionId: string): Promise<number | undefined> {
   return (await stage.execution(executionId)).leaseExpiresAt?.getTime();
 }
@@ -98,21 +121,7 @@ describe.skipIf(testServerUrl() === undefined)("renewing a worker's leases (Post
     const [napping, watched] = await claimNew(workerId, 2);
     if (napping === undefined || watched === undefined) throw new Error("two executions were claimed");
     const released: string[] = [];
-    const context: AttemptContext = {
-      db,
-      clock: stage.clock,
-      logger: stage.logger,
-      workerId,
-      tokens: waitTokenIssuer({ secretKey: engineSecretKey, baseUrl: "http://localhost:3000" }),
-      release: (executionId) => {
-        released.push(executionId);
-      },
-      fallsDue: () => undefined,
-      ends: createBatchedEnds(db, workerId, []),
-      steps: createBatchedSteps(db, workerId),
-      finishing: new Set(),
-      stepQuota: undefined,
-    };
+    const context = contextOf(workerId, released);
     const attemptOf = (execution: ClaimedExecution) =>
       startAttempt(execution, undefined, stage.clock.now(), timeoutPolicy);
     const first = attemptOf(napping);
@@ -159,5 +168,70 @@ describe.skipIf(testServerUrl() === undefined)("renewing a worker's leases (Post
     await heartbeat({ db, clock: stage.clock, logger: stage.logger, workerId, leaseMs, running, context });
     expect(second?.done).toBe(false);
     expect(await leaseExpiryOf(napping.id)).toBe(stage.clock.now().getTime() + leaseMs);
+  });
+});
+
+describe.skipIf(testServerUrl() === undefined)("an attempt's end among its steps' statements (PostgreSQL only)", () => {
+  it("waits for a step's statement under way, so that the step is stored before the execution is let go of", async () => {
+    const workerId = newWorkerId();
+    const [execution] = await claimNew(workerId, 1);
+    if (execution === undefined) throw new Error("an execution was claimed");
+    const context = contextOf(workerId);
+    // Whether each end was taken while the step's statement still waited: one committed then would
+    // let go of the execution before its step is stored, and the next claim would run the step again.
+    let stepWaits = true;
+    const endsTakenWhileStepWaits: boolean[] = [];
+    const ends = context.ends;
+    context.ends = (transition, end) => {
+      endsTakenWhileStepWaits.push(stepWaits);
+      return ends(transition, end);
+    };
+    const run = startAttempt(execution, undefined, stage.clock.now(), timeoutPolicy);
+    // Another transaction inserting the same step holds the worker's statement at its conflict check.
+    const blocker = new pg.Client({ connectionString: stage.database.url });
+    await blocker.connect();
+    try {
+      await blocker.query("begin");
+      await blocker.query(
+        `insert into execution_steps (execution_id, name, kind, result, attempt, started_at, finished_at, logs, sequence)
+         values ($1, 'first', 'step', '{}'::jsonb, 1, now(), now(), '[]'::jsonb, 1)`,
+        [execution.id],
+      );
+      const answered = onStep(context, run, {
+        type: "step",
+        executionId: execution.id,
+        sequence: 1,
+        name: "first",
+        outcome: { ok: true, result: { value: "ran" } },
+        durationMs: 1,
+        logs: [],
+        ahead: true,
+      });
+      await vi.waitFor(
+        async () => {
+          const waiting = await blocker.query(
+            "select 1 from pg_stat_activity where pg_backend_pid() = any(pg_blocking_pids(pid))",
+          );
+          expect(waiting.rowCount).toBe(1);
+        },
+        { timeout: 10_000, interval: 20 },
+      );
+      // The worker lets go of the execution (as it does when it stops) while the step's statement waits.
+      endAttempt(context, run, { kind: "requeue", reason: "the worker stopped" });
+      // Whatever the end does without waiting for the database, it has done by the next turn.
+      await new Promise((resolve) => setImmediate(resolve));
+      stepWaits = false;
+      await blocker.query("rollback");
+      expect(await answered).toEqual({});
+    } finally {
+      await blocker.end();
+    }
+    await Promise.all([...context.finishing]);
+    expect(endsTakenWhileStepWaits).toEqual([false]);
+    const row = await stage.execution(execution.id);
+    expect({ status: row.status, leaseOwner: row.leaseOwner }).toEqual({ status: "queued", leaseOwner: null });
+    expect(
+      (await other.query("select result from execution_steps where execution_id = $1", [execution.id])).rows,
+    ).toEqual([{ result: { value: "ran" } }]);
   });
 });

@@ -145,7 +145,8 @@ export function endAttempt(context: AttemptContext, run: RunningAttempt, ending:
   if (run.done) return;
   run.done = true;
   const executionId = run.execution.id;
-  const settled: Promise<void> = takeEnding(context, run, ending)
+  const settled: Promise<void> = stepsSettled(run)
+    .then(() => takeEnding(context, run, ending))
     .catch((error: unknown) =>
       isDatabaseUnavailable(error)
         ? retryWhileUnavailable(() => takeEnding(context, run, ending))
@@ -178,8 +179,17 @@ export function cancelAttempt(context: AttemptContext, run: RunningAttempt): { s
   return { stop: "cancelled" };
 }
 
+/**
+ * Once the statements storing the attempt's steps have settled (`RunningAttempt.storing`): an end
+ * taken meanwhile could commit before a step the attempt went on from, and let another attempt run it.
+ */
+async function stepsSettled(run: RunningAttempt): Promise<void> {
+  await Promise.allSettled(run.storing);
+}
+
 /** Hands a running attempt back to the queue as the worker stops; its slot is not released (the worker is going). */
-export function requeueOnStop(context: AttemptContext, run: RunningAttempt): Promise<TransitionOutcome> {
+export async function requeueOnStop(context: AttemptContext, run: RunningAttempt): Promise<TransitionOutcome> {
+  await stepsSettled(run);
   return context.ends("requeue", {
     executionId: run.execution.id,
     close: closeOf(context, run, { code: "error", message: "the worker stopped" }, []),

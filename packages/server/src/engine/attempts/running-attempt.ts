@@ -33,6 +33,12 @@ export interface RunningAttempt {
   storedBytes: number;
   /** Spans of this attempt's steps, written when it ends. */
   stepSpans: SpanRow[];
+  /**
+   * The statements storing this attempt's steps that are under way. Its end waits for them: on
+   * PostgreSQL a step statement that began while the attempt held its lease could otherwise commit
+   * after the end let go of it, and a claim in between would run the step again.
+   */
+  storing: Set<Promise<unknown>>;
   /** Set once a final transition is under way, so no second one starts. */
   done: boolean;
   /** Takes the project's secret values out of the logs and error messages the attempt stores. */
@@ -61,6 +67,7 @@ export function startAttempt(
     cancelKilled: false,
     storedBytes: (history?.bytes ?? 0) + execution.logBytes,
     stepSpans: [],
+    storing: new Set(),
     done: false,
     scrub: (text) => text,
   };

@@ -48,8 +48,10 @@ export async function onStep(context: AttemptContext, run: RunningAttempt, messa
     outcome: checked.outcome,
   };
   let recorded: StepRecorded;
+  const storing = context.steps({ executionId: run.execution.id, step, ended: () => run.done });
+  run.storing.add(storing);
   try {
-    recorded = await context.steps({ executionId: run.execution.id, step, ended: () => run.done });
+    recorded = await storing;
   } catch (error) {
     const sqlState = sqlStateOf(error);
     context.logger.error({ executionId: run.execution.id, sqlState }, "could not record a step");
@@ -58,6 +60,8 @@ export async function onStep(context: AttemptContext, run: RunningAttempt, messa
       message: `the step could not be stored${sqlState === undefined ? "" : ` (SQLSTATE ${sqlState})`}`,
     };
     return message.ahead ? failAhead(context, run, failure) : { error: failure };
+  } finally {
+    run.storing.delete(storing);
   }
   if (recorded.outcome === "refused") {
     if (run.done) return { stop: "abandoned" };
